@@ -1,0 +1,336 @@
+"""SQLite storage through sqlite-utils: schema migrations, WAL, and the queries the bot needs.
+
+Tables (see :data:`MIGRATIONS`):
+
+- ``boards``: the forums the bot watches (url, platform).
+- ``duels``: one row per duel topic: ruleset, status (``open`` -> ``running`` -> ``finished``),
+  the current rule state as JSON, the dice commitment.
+- ``duellists``: the duellists of a duel (name, forum user id, year).
+- ``posts_seen``: every post read, with a SHA-256 of its own text (edit detection).
+- ``turns``: each resolved turn: the inputs (state before, posts, dice) and the outcome.
+- ``dice_rolls``: every roll the bot made or read (value, post, time, source).
+- ``declarations``: drafts -> approved -> published, with a unique idempotency key.
+- ``violations``: proposed / applied / waived / confirmed / dismissed rule breaks.
+- ``audit_log``: who changed what, when, before and after.
+
+All timestamps are ISO 8601 UTC strings; every function takes ``now`` where it writes one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+from sqlite_utils import Migrations
+
+MIGRATIONS = Migrations("forumbot")
+
+
+@MIGRATIONS()
+def m001_initial(db: sqlite_utils.Database) -> None:
+    """First schema."""
+    db["boards"].create(
+        {"id": int, "url": str, "platform": str, "created_at": str}, pk="id", not_null={"url"}
+    )
+    db["boards"].create_index(["url"], unique=True)
+    db["duels"].create(
+        {
+            "id": int,
+            "board_id": int,
+            "forum_id": int,
+            "topic_id": int,
+            "title": str,
+            "ruleset": str,
+            "status": str,
+            "state_json": str,
+            "stakes": str,
+            "dice_secret": str,
+            "dice_commitment": str,
+            "opening_post_id": int,
+            "last_post_id": int,
+            "created_at": str,
+            "finished_at": str,
+        },
+        pk="id",
+        foreign_keys=[("board_id", "boards", "id")],
+    )
+    db["duels"].create_index(["board_id", "topic_id"], unique=True)
+    db["duellists"].create(
+        {"id": int, "duel_id": int, "name": str, "user_id": int, "year": str, "side": str},
+        pk="id",
+        foreign_keys=[("duel_id", "duels", "id")],
+    )
+    db["duellists"].create_index(["duel_id", "name"], unique=True)
+    db["posts_seen"].create(
+        {
+            "board_id": int,
+            "topic_id": int,
+            "post_id": int,
+            "author": str,
+            "author_id": int,
+            "posted_at": str,
+            "content_hash": str,
+            "text": str,
+            "bold_json": str,
+            "action_json": str,
+            "edited_count": int,
+            "first_seen_at": str,
+            "last_seen_at": str,
+            "hash_changes": int,
+        },
+        pk=("board_id", "post_id"),
+    )
+    db["posts_seen"].create_index(["board_id", "topic_id", "post_id"])
+    db["turns"].create(
+        {
+            "id": int,
+            "duel_id": int,
+            "number": int,
+            "state_before_json": str,
+            "posts_json": str,
+            "dice_json": str,
+            "outcome_json": str,
+            "created_at": str,
+        },
+        pk="id",
+        foreign_keys=[("duel_id", "duels", "id")],
+    )
+    db["turns"].create_index(["duel_id", "number"], unique=True)
+    db["dice_rolls"].create(
+        {
+            "id": int,
+            "duel_id": int,
+            "turn": int,
+            "post_id": int,
+            "name": str,
+            "values_json": str,
+            "source": str,
+            "derivation": str,
+            "rolled_at": str,
+        },
+        pk="id",
+    )
+    db["dice_rolls"].create_index(["duel_id", "post_id", "name"], unique=True)
+    db["declarations"].create(
+        {
+            "id": int,
+            "duel_id": int,
+            "turn": int,
+            "kind": str,
+            "idempotency_key": str,
+            "status": str,
+            "text": str,
+            "text_edited": int,
+            "context_json": str,
+            "overrides_json": str,
+            "waived_json": str,
+            "marker": str,
+            "created_at": str,
+            "updated_at": str,
+            "publish_after": str,
+            "attempts": int,
+            "last_error": str,
+            "published_post_id": int,
+            "published_at": str,
+            "version": int,
+        },
+        pk="id",
+        not_null={"idempotency_key"},
+    )
+    db["declarations"].create_index(["idempotency_key"], unique=True)
+    db["violations"].create(
+        {
+            "id": int,
+            "duel_id": int,
+            "turn": int,
+            "duellist": str,
+            "rule": str,
+            "post_id": int,
+            "evidence": str,
+            "penalty": int,
+            "status": str,
+            "decided_by": str,
+            "reason": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+    )
+    db["audit_log"].create(
+        {
+            "id": int,
+            "at": str,
+            "actor": str,
+            "action": str,
+            "target": str,
+            "before": str,
+            "after": str,
+        },
+        pk="id",
+    )
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 hex digest of a post's own text (whitespace-normalised)."""
+    normalised = "\n".join(line.rstrip() for line in text.strip().splitlines())
+    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()
+
+
+def iso(ts: datetime) -> str:
+    """An aware datetime as an ISO 8601 string."""
+    return ts.isoformat()
+
+
+@dataclass
+class Storage:
+    """The bot's database. Open with :func:`open_storage`.
+
+    Attributes:
+        db: the sqlite-utils Database (WAL mode, foreign keys on).
+        path: the file path, or ``":memory:"``.
+    """
+
+    db: sqlite_utils.Database
+    path: str
+
+    # -- boards -------------------------------------------------------------------------
+    def board_id(self, url: str, platform: str, now: datetime) -> int:
+        """The id of the board row for ``url``, created on first use."""
+        rows = list(self.db["boards"].rows_where("url = ?", [url]))
+        if rows:
+            return int(rows[0]["id"])
+        return int(
+            self.db["boards"]
+            .insert({"url": url, "platform": platform, "created_at": iso(now)})
+            .last_pk
+        )
+
+    # -- duels --------------------------------------------------------------------------
+    def duels(self, status: str | None = None) -> list[dict[str, Any]]:
+        """Duel rows, optionally only those with ``status``."""
+        if status is None:
+            return list(self.db["duels"].rows_where(order_by="id"))
+        return list(self.db["duels"].rows_where("status = ?", [status], order_by="id"))
+
+    def duel(self, duel_id: int) -> dict[str, Any]:
+        """One duel row. Raises ``sqlite_utils.db.NotFoundError`` when absent."""
+        return dict(self.db["duels"].get(duel_id))
+
+    def duel_by_topic(self, board_id: int, topic_id: int) -> dict[str, Any] | None:
+        """The duel held in ``topic_id`` on that board, or None."""
+        rows = list(
+            self.db["duels"].rows_where("board_id = ? and topic_id = ?", [board_id, topic_id])
+        )
+        return rows[0] if rows else None
+
+    def duellists(self, duel_id: int) -> list[dict[str, Any]]:
+        """Duellist rows of a duel, in sign-up order."""
+        return list(self.db["duellists"].rows_where("duel_id = ?", [duel_id], order_by="id"))
+
+    def update_duel(self, duel_id: int, **fields: Any) -> None:
+        """Set columns of a duel row."""
+        self.db["duels"].update(duel_id, fields)
+
+    # -- posts --------------------------------------------------------------------------
+    def seen_post(self, board_id: int, post_id: int) -> dict[str, Any] | None:
+        """The stored row of a post, or None."""
+        try:
+            return dict(self.db["posts_seen"].get((board_id, post_id)))
+        except sqlite_utils.db.NotFoundError:
+            return None
+
+    def topic_posts(self, board_id: int, topic_id: int) -> list[dict[str, Any]]:
+        """Stored posts of a topic, by post id."""
+        return list(
+            self.db["posts_seen"].rows_where(
+                "board_id = ? and topic_id = ?", [board_id, topic_id], order_by="post_id"
+            )
+        )
+
+    def last_post_id(self, board_id: int, topic_id: int) -> int | None:
+        """Highest post id stored for that topic, or None."""
+        row = self.db.execute(
+            "select max(post_id) from posts_seen where board_id = ? and topic_id = ?",
+            [board_id, topic_id],
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    # -- declarations -------------------------------------------------------------------
+    def declaration(self, decl_id: int) -> dict[str, Any]:
+        """One declaration row. Raises ``sqlite_utils.db.NotFoundError`` when absent."""
+        return dict(self.db["declarations"].get(decl_id))
+
+    def declaration_by_key(self, key: str) -> dict[str, Any] | None:
+        """The declaration with that idempotency key, or None."""
+        rows = list(self.db["declarations"].rows_where("idempotency_key = ?", [key]))
+        return rows[0] if rows else None
+
+    def declarations(
+        self, statuses: tuple[str, ...] | None = None, duel_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Declarations filtered by status and/or duel, oldest first."""
+        where, args = [], []
+        if statuses:
+            marks = ",".join("?" * len(statuses))
+            where.append(f"status in ({marks})")
+            args.extend(statuses)
+        if duel_id is not None:
+            where.append("duel_id = ?")
+            args.append(duel_id)
+        return list(
+            self.db["declarations"].rows_where(" and ".join(where) or None, args, order_by="id")
+        )
+
+    # -- audit --------------------------------------------------------------------------
+    def audit(
+        self, actor: str, action: str, target: str, before: Any, after: Any, now: datetime
+    ) -> None:
+        """Append one line to the audit log (before/after stored as JSON)."""
+        self.db["audit_log"].insert(
+            {
+                "at": iso(now),
+                "actor": actor,
+                "action": action,
+                "target": target,
+                "before": json.dumps(before, ensure_ascii=False, default=str),
+                "after": json.dumps(after, ensure_ascii=False, default=str),
+            }
+        )
+
+    def audit_entries(self, target_prefix: str | None = None) -> list[dict[str, Any]]:
+        """Audit log lines, oldest first, optionally for targets starting with a prefix."""
+        if target_prefix is None:
+            return list(self.db["audit_log"].rows_where(order_by="id"))
+        return list(
+            self.db["audit_log"].rows_where(
+                "target like ?", [target_prefix.replace("%", r"\%") + "%"], order_by="id"
+            )
+        )
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+
+def open_storage(path: str | Path) -> Storage:
+    """Open (creating if needed) the database at ``path`` and apply pending migrations.
+
+    WAL journal mode and a 30 s busy timeout are set so the scheduler's jobs and the CLI
+    can share the file. ``":memory:"`` gives a private in-memory database (tests).
+    """
+    path_s = str(path)
+    if path_s == ":memory:":
+        db = sqlite_utils.Database(memory=True)
+    else:
+        Path(path_s).parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite_utils.Database(path_s)
+        db.enable_wal()
+    db.execute("PRAGMA busy_timeout = 30000")
+    db.execute("PRAGMA foreign_keys = ON")
+    MIGRATIONS.apply(db)
+    return Storage(db=db, path=path_s)
