@@ -1,0 +1,194 @@
+"""The bot's configuration: one TOML file (``forumbot init`` writes a commented example).
+
+Settings are declared once, with their unit in the name (``poll_interval_s``,
+``review_delay_s``). The bot account's password is never stored in the file: it comes from
+the environment variable named by ``bot.password_env`` or from ``bot.password_file`` (a file
+readable only by the service user).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+ReviewDelay = int | Literal["manual"]
+
+EXAMPLE_CONFIG = """\
+# forumbot configuration. Every setting has a comment; units are in the names.
+
+[board]
+# Base URL of the forum (no trailing slash), e.g. "https://monforum.example/forum".
+url = "http://127.0.0.1:8080"
+# "phpbb3" or "forumactif".
+platform = "phpbb3"
+# The board's timezone (Forumactif prints local dates without an offset).
+timezone = "Europe/Paris"
+
+[bot]
+# The forum account the bot posts with (an ordinary member is enough; on phpBB grant it
+# "Can ignore flood limit" to avoid waiting between declarations).
+username = "Hibou"
+# The password is read from this environment variable ...
+password_env = "FORUMBOT_PASSWORD"
+# ... or from this file (readable by the service user only). Leave empty to use the variable.
+password_file = ""
+
+[club]
+# Ruleset: "classic" (seed 000).
+ruleset = "classic"
+# Seconds a draft declaration waits for the referee before it is published.
+# 0 = publish at once; "manual" = publish only when a referee approves it.
+review_delay_s = 600
+# Name the declarations are signed with (the adult referee the bot drafts for).
+referee_name = "L'arbitre"
+# Language of player-facing text ("fr").
+language = "fr"
+
+[poll]
+# Seconds between two polls of each watched forum.
+poll_interval_s = 120
+# Seconds between two passes of the publisher (drafts whose delay is over).
+publish_interval_s = 15
+# Seconds to wait after a flood-limit refusal (phpBB default flood_interval is 15).
+flood_interval_s = 15
+
+[storage]
+# SQLite database file (WAL mode). Relative paths are relative to this file.
+database = "forumbot.db"
+
+# One [[watch]] table per forum holding duel topics. New topics whose first post names
+# the duellists as "Name (5e année) contre Name (4e année)" are adopted automatically;
+# others with `forumbot duels adopt`.
+[[watch]]
+forum_id = 3
+"""
+
+
+class ConfigError(Exception):
+    """The configuration file is missing, unreadable or has a bad setting (message names it)."""
+
+
+@dataclass(frozen=True)
+class WatchedForum:
+    """A forum whose topics are duel topics."""
+
+    forum_id: int
+
+
+@dataclass(frozen=True)
+class Config:
+    """Parsed configuration. See :data:`EXAMPLE_CONFIG` for every setting's meaning."""
+
+    board_url: str
+    platform: str
+    username: str
+    password_env: str = "FORUMBOT_PASSWORD"
+    password_file: str = ""
+    timezone: str = "Europe/Paris"
+    ruleset: str = "classic"
+    review_delay_s: ReviewDelay = 600
+    referee_name: str = "L'arbitre"
+    language: str = "fr"
+    poll_interval_s: float = 120.0
+    publish_interval_s: float = 15.0
+    flood_interval_s: float = 15.0
+    database: str = "forumbot.db"
+    watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
+
+    def password(self, environ: dict[str, str] | None = None) -> str:
+        """The bot account's password from the environment or the password file.
+
+        Raises:
+            ConfigError: when neither gives one.
+        """
+        env = os.environ if environ is None else environ
+        if self.password_file:
+            path = Path(self.password_file)
+            try:
+                return path.read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ConfigError(f"cannot read bot.password_file {path}: {exc}") from exc
+        value = env.get(self.password_env, "")
+        if not value:
+            raise ConfigError(
+                f"no password: set the environment variable {self.password_env} "
+                "(bot.password_env) or bot.password_file"
+            )
+        return value
+
+
+def _review_delay(value: object) -> ReviewDelay:
+    if value == "manual":
+        return "manual"
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ConfigError(f'club.review_delay_s must be seconds >= 0 or "manual", got {value!r}')
+    return int(value)
+
+
+def parse_config(text: str, base_dir: Path | None = None) -> Config:
+    """Parse the TOML text of a configuration file.
+
+    Relative ``storage.database`` and ``bot.password_file`` paths are made relative to
+    ``base_dir``. Raises :class:`ConfigError` naming the bad setting.
+    """
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"invalid TOML: {exc}") from exc
+    board = data.get("board", {})
+    bot = data.get("bot", {})
+    club = data.get("club", {})
+    poll = data.get("poll", {})
+    storage = data.get("storage", {})
+    if not board.get("url"):
+        raise ConfigError("board.url is required")
+    platform = board.get("platform", "phpbb3")
+    if platform not in ("phpbb3", "forumactif"):
+        raise ConfigError(f'board.platform must be "phpbb3" or "forumactif", got {platform!r}')
+    if not bot.get("username"):
+        raise ConfigError("bot.username is required")
+    watch = []
+    for item in data.get("watch", []):
+        if not isinstance(item.get("forum_id"), int):
+            raise ConfigError("each [[watch]] needs an integer forum_id")
+        watch.append(WatchedForum(forum_id=item["forum_id"]))
+    base = base_dir or Path.cwd()
+    database = str(storage.get("database", "forumbot.db"))
+    if database != ":memory:" and not Path(database).is_absolute():
+        database = str(base / database)
+    password_file = str(bot.get("password_file", ""))
+    if password_file and not Path(password_file).is_absolute():
+        password_file = str(base / password_file)
+    try:
+        return Config(
+            board_url=str(board["url"]).rstrip("/"),
+            platform=platform,
+            timezone=str(board.get("timezone", "Europe/Paris")),
+            username=str(bot["username"]),
+            password_env=str(bot.get("password_env", "FORUMBOT_PASSWORD")),
+            password_file=password_file,
+            ruleset=str(club.get("ruleset", "classic")),
+            review_delay_s=_review_delay(club.get("review_delay_s", 600)),
+            referee_name=str(club.get("referee_name", "L'arbitre")),
+            language=str(club.get("language", "fr")),
+            poll_interval_s=float(poll.get("poll_interval_s", 120)),
+            publish_interval_s=float(poll.get("publish_interval_s", 15)),
+            flood_interval_s=float(poll.get("flood_interval_s", 15)),
+            database=database,
+            watch=tuple(watch),
+        )
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"bad setting: {exc}") from exc
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and parse a configuration file. Raises :class:`ConfigError`."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read configuration {p}: {exc}") from exc
+    return parse_config(text, base_dir=p.resolve().parent)
