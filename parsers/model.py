@@ -29,6 +29,7 @@ class Edit:
 
     by: str
     count: int
+    at: datetime | None = None  # when the notice gives a date (Forumactif), aware
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class DiceRoll:
 
     name: str
     values: tuple[int, ...]
+    faces: tuple[str, ...] = ()  # raw faces as shown (Forumactif img alt), also non-numeric
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class Post:
     dice: tuple[DiceRoll, ...] = ()
     is_dice_post: bool = False
     html: str = ""
+    dice_roller: str | None = None  # Forumactif dice post: the member who rolled
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,8 @@ class ReplyForm:
 
     action: str
     fields: dict[str, str] = field(default_factory=dict)
+    # every (name, value) pair in form order, repeated names kept (Forumactif ``auth[]`` x2)
+    items: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
