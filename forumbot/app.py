@@ -1,0 +1,133 @@
+"""Wiring (the one ``bootstrap``): config -> storage, forum client, referee; and the jobs.
+
+Nothing here does I/O at import time. ``Bot`` holds the wired parts; the scheduler
+(:mod:`forumbot.scheduler`), the CLI and the demo all drive the same two jobs:
+:meth:`Bot.poll` (read watched forums, draft) and :meth:`Bot.publish` (publish due drafts).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import httpx
+
+from forumbot.config import Config
+from forumbot.errors import ForumError, LoginFailed
+from forumbot.forums.base import ForumClient
+from forumbot.poster import publish_due
+from forumbot.referee import PollReport, Referee
+from forumbot.storage import Storage, open_storage
+
+log = logging.getLogger("forumbot")
+
+
+def utc_now() -> datetime:
+    """The real clock (aware, UTC). Only the shell reads it."""
+    return datetime.now(UTC)
+
+
+def make_client(
+    config: Config, password: str, transport: httpx.BaseTransport | None = None
+) -> ForumClient:
+    """The forum client for ``config.platform``.
+
+    Raises:
+        ValueError: for an unknown platform.
+    """
+    if config.platform == "phpbb3":
+        from forumbot.forums.phpbb import PhpbbClient
+
+        return PhpbbClient(
+            config.board_url,
+            config.username,
+            password,
+            transport=transport,
+            flood_interval_s=config.flood_interval_s,
+        )
+    if config.platform == "forumactif":
+        from forumbot.forums.forumactif import ForumactifClient  # type: ignore[import-not-found]
+
+        return ForumactifClient(  # type: ignore[no-any-return]
+            config.board_url,
+            config.username,
+            password,
+            transport=transport,
+            flood_interval_s=config.flood_interval_s,
+            timezone=config.timezone,
+        )
+    raise ValueError(f"unknown platform {config.platform!r}")
+
+
+@dataclass
+class Bot:
+    """The wired bot: one board, one database."""
+
+    config: Config
+    storage: Storage
+    client: ForumClient
+    referee: Referee
+    now: Callable[[], datetime]
+
+    def poll(self) -> list[PollReport]:
+        """Poll every watched forum once (the scheduler's poll job)."""
+        reports = []
+        for watched in self.config.watch:
+            try:
+                reports.append(self.referee.poll_forum(watched.forum_id))
+            except LoginFailed:
+                raise
+            except ForumError as exc:
+                log.warning("forum %s: poll failed: %s", watched.forum_id, exc)
+        for report in reports:
+            log.info(
+                "forum %s: %d topics, %d read, %d new posts, %d edited, %d drafts",
+                report.forum_id,
+                report.topics_listed,
+                report.topics_read,
+                report.new_posts,
+                report.edited_posts,
+                report.drafts,
+            )
+        return reports
+
+    def publish(self) -> list[int]:
+        """Publish due declarations (the scheduler's publish job)."""
+        return publish_due(
+            self.storage, self.client, self.now, manual=self.config.review_delay_s == "manual"
+        )
+
+    def close(self) -> None:
+        """Close the database."""
+        self.storage.close()
+
+
+def bootstrap(
+    config: Config,
+    *,
+    password: str | None = None,
+    transport: httpx.BaseTransport | None = None,
+    storage: Storage | None = None,
+    now: Callable[[], datetime] = utc_now,
+    rng: random.Random | None = None,
+) -> Bot:
+    """Wire a :class:`Bot` from ``config``; real adapters unless fakes are given."""
+    store = storage if storage is not None else open_storage(config.database)
+    client = make_client(config, password if password is not None else config.password(), transport)
+    referee = Referee(
+        store,
+        client,
+        board_url=config.board_url,
+        platform=config.platform,
+        ruleset_name=config.ruleset,
+        review_delay_s=config.review_delay_s,
+        now=now,
+        rng=rng if rng is not None else random.SystemRandom(),
+        language=config.language,
+        referee_name=config.referee_name,
+        bot_username=config.username,
+    )
+    return Bot(config=config, storage=store, client=client, referee=referee, now=now)

@@ -1,0 +1,163 @@
+"""Publish due declarations exactly once.
+
+Life of a declaration: ``draft`` -> (``approved``) -> ``publishing`` -> ``published``;
+``held`` waits for a referee. A draft is due when its review delay is over
+(``publish_after`` <= now) or a referee approved it; with ``review_delay_s = "manual"``
+only approved drafts are due.
+
+Exactly once, across crashes: before the POST the row is marked ``publishing`` and its
+attempt counter incremented, in its own committed transaction. A row found ``publishing``
+(an earlier attempt crashed or failed with an unknown outcome) is first looked for in the
+topic by its marker (``forumbot·<idempotency key>``); only when the topic does not hold it is
+it posted again. The forum client itself re-reads the topic for the marker after any
+ambiguous POST outcome (timeout, FORM_INVALID, post review).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import rules
+from forumbot.errors import ForumError, LoginFailed
+from forumbot.forums.base import ForumClient
+from forumbot.render import marker_line
+from forumbot.storage import Storage, iso
+
+log = logging.getLogger("forumbot.poster")
+
+
+def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[dict[str, Any]]:
+    """Declarations to publish now, oldest first (see module docstring)."""
+    due = []
+    for row in storage.declarations(("draft", "approved", "publishing")):
+        if row["status"] in ("approved", "publishing"):
+            due.append(row)
+        elif not manual and row["publish_after"] and row["publish_after"] <= iso(now):
+            due.append(row)
+    return due
+
+
+def publish_one(
+    storage: Storage,
+    client: ForumClient,
+    decl: dict[str, Any],
+    now: Callable[[], datetime],
+    on_published: Callable[[dict[str, Any]], None] | None = None,
+) -> int | None:
+    """Publish one declaration; returns its post id, or None when it failed this time.
+
+    ``on_published(row)`` runs after the row is marked published (advances the duel).
+    Login failures propagate (they stop the bot); other forum errors are logged and the
+    row stays ``publishing`` so the next attempt checks the marker first.
+    """
+    duel = storage.duel(decl["duel_id"])
+    topic_id = duel["topic_id"]
+    retrying = decl["status"] == "publishing"
+    storage.db["declarations"].update(
+        decl["id"],
+        {"status": "publishing", "attempts": (decl["attempts"] or 0) + 1, "updated_at": iso(now())},
+    )
+    try:
+        post_id = None
+        if retrying:
+            post_id = client.find_marker(topic_id, decl["marker"], duel["opening_post_id"])
+            if post_id is not None:
+                log.info("declaration %s: found already published as post %s", decl["id"], post_id)
+        if post_id is None:
+            message = decl["text"].rstrip() + "\n" + marker_line(decl["idempotency_key"])
+            post_id = client.reply(topic_id, message, decl["marker"])
+    except LoginFailed:
+        raise
+    except ForumError as exc:
+        storage.db["declarations"].update(
+            decl["id"], {"last_error": f"{type(exc).__name__}: {exc}", "updated_at": iso(now())}
+        )
+        log.warning("declaration %s: publish failed (%s); will retry", decl["id"], exc)
+        return None
+    # Marking it published and advancing the duel happen in one transaction: a crash
+    # leaves either both undone (the marker check finds the post next time) or both done.
+    with storage.db.atomic():
+        storage.db["declarations"].update(
+            decl["id"],
+            {
+                "status": "published",
+                "published_post_id": post_id,
+                "published_at": iso(now()),
+                "last_error": None,
+                "updated_at": iso(now()),
+            },
+        )
+        storage.audit(
+            "forumbot",
+            "declaration.publish",
+            f"declaration:{decl['id']}",
+            {"status": decl["status"]},
+            {"status": "published", "post_id": post_id},
+            now(),
+        )
+        if on_published is not None:
+            on_published(storage.declaration(decl["id"]))
+    log.info(
+        "duel %s: declaration %s (%s) published as post %s",
+        decl["duel_id"],
+        decl["id"],
+        decl["idempotency_key"],
+        post_id,
+    )
+    return post_id
+
+
+def apply_published(storage: Storage, row: dict[str, Any], now: datetime) -> None:
+    """Advance the duel once a declaration is out: the opening starts it; a turn's outcome
+    (with the referee's overrides) becomes the duel's state; a final one finishes it."""
+    duel = storage.duel(row["duel_id"])
+    ctx = json.loads(row["context_json"])
+    if row["kind"] == "opening":
+        state = rules.DuelState.from_dict(json.loads(duel["state_json"]))
+        state = rules.start_duel(state)
+        storage.update_duel(
+            duel["id"],
+            status="running",
+            opening_post_id=row["published_post_id"],
+            state_json=json.dumps(state.to_dict(), ensure_ascii=False),
+        )
+        return
+    outcome = ctx["outcome"]
+    storage.db["turns"].insert(
+        {
+            "duel_id": duel["id"],
+            "number": row["turn"],
+            "state_before_json": json.dumps(ctx["inputs"]["state_before"], ensure_ascii=False),
+            "posts_json": json.dumps(ctx["inputs"]["posts"], ensure_ascii=False),
+            "dice_json": json.dumps(ctx["inputs"]["dice"]),
+            "outcome_json": json.dumps(outcome, ensure_ascii=False),
+            "created_at": iso(now),
+        },
+        replace=True,
+    )
+    fields: dict[str, Any] = {"state_json": json.dumps(outcome["state"], ensure_ascii=False)}
+    if outcome["finished"]:
+        fields.update(status="finished", finished_at=iso(now))
+    storage.update_duel(duel["id"], **fields)
+
+
+def publish_due(
+    storage: Storage,
+    client: ForumClient,
+    now: Callable[[], datetime],
+    *,
+    manual: bool = False,
+) -> list[int]:
+    """Publish every due declaration; returns the post ids published this pass."""
+    published = []
+    for decl in due_declarations(storage, now(), manual):
+        post_id = publish_one(
+            storage, client, decl, now, on_published=lambda r: apply_published(storage, r, now())
+        )
+        if post_id is not None:
+            published.append(post_id)
+    return published

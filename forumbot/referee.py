@@ -1,0 +1,538 @@
+"""The referee loop's decisions: read duel topics, assemble turns, roll dice, draft declarations.
+
+Functional core, imperative shell: this module gathers facts (pages through a forum client,
+rows from storage), asks the pure ``parsers`` and ``rules`` what they mean, and records drafts.
+Publishing is :mod:`forumbot.poster`'s job. Nothing here posts to the forum.
+
+Classic turn assembly (seed 000, "Pour chaque tour, les deux duellistes posteront l'un après
+l'autre"): after the last published declaration, the first post of each duellist forms the
+turn; when both are in, the bot rolls two "Duel" d6 per post (attack, defense), resolves the
+turn and drafts the declaration. Further posts by the same duellist before the declaration are
+left for the referee (noted in the draft). A post edited before the declaration is published
+recomputes the draft; its dice never change (they derive from the post id, not its wording).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from parsers.action import parse_action
+
+import rules
+from forumbot.forums.base import ForumClient
+from forumbot.render import marker_text, render
+from forumbot.rulesets import load_ruleset
+from forumbot.storage import Storage, content_hash, iso
+from parsers.duel_setup import find_duellists
+from parsers.model import Post
+from rules.dice import commitment, derive_roll
+
+log = logging.getLogger("forumbot.referee")
+
+DRAFT_EDITABLE = ("draft", "approved", "held")
+
+
+@dataclass(frozen=True)
+class PollReport:
+    """What one poll of a forum did (for logs, tests and the benchmark)."""
+
+    forum_id: int
+    topics_listed: int
+    topics_read: int
+    new_posts: int
+    edited_posts: int
+    drafts: int
+
+
+class Referee:
+    """Drafts declarations for the duels of one board.
+
+    Args:
+        storage: the bot's database.
+        client: a logged-in-capable :class:`ForumClient` (phpBB or Forumactif).
+        board_url, platform: identify the board row.
+        ruleset_name: ruleset for newly adopted duels (e.g. ``"classic"``).
+        review_delay_s: seconds before a draft is published, or ``"manual"``.
+        now: clock returning an aware UTC datetime.
+        rng: source of the duels' secret dice seeds (``random.SystemRandom()`` in production,
+            a seeded ``random.Random`` in tests).
+        language: template language; referee_name: the signature.
+    """
+
+    def __init__(
+        self,
+        storage: Storage,
+        client: ForumClient,
+        *,
+        board_url: str,
+        platform: str,
+        ruleset_name: str = "classic",
+        review_delay_s: int | str = 600,
+        now: Callable[[], datetime],
+        rng: random.Random,
+        language: str = "fr",
+        referee_name: str = "L'arbitre",
+        bot_username: str = "",
+    ) -> None:
+        self.storage = storage
+        self.client = client
+        self.platform = platform
+        self.ruleset_name = ruleset_name
+        self.review_delay_s = review_delay_s
+        self.now = now
+        self.rng = rng
+        self.language = language
+        self.referee_name = referee_name
+        self.bot_username = bot_username
+        self.board_id = storage.board_id(board_url, platform, now())
+
+    # -- forum level --------------------------------------------------------------------
+    def poll_forum(self, forum_id: int) -> PollReport:
+        """One poll of a watched forum: 1 listing request + 1 read per changed topic.
+
+        New topics naming two duellists with their years are adopted (opening declaration
+        drafted); known duel topics whose last post changed are read and advanced.
+        """
+        topics = self.client.list_topics(forum_id)
+        read = new = edited = drafts = 0
+        for summary in topics:
+            duel = self.storage.duel_by_topic(self.board_id, summary.topic_id)
+            if duel is not None and duel["status"] in ("finished", "ignored"):
+                if duel["status"] == "finished" or duel["last_post_id"] == summary.last_post_id:
+                    continue
+            if duel is not None and duel["last_post_id"] == summary.last_post_id:
+                continue
+            try:
+                if duel is None or duel["status"] == "ignored":
+                    duel = self.try_adopt(forum_id, summary.topic_id, summary.title, summary)
+                    read += 1
+                    if duel is None:
+                        continue
+                counts = self.poll_duel(duel["id"])
+                read += 1
+                new += counts[0]
+                edited += counts[1]
+                drafts += counts[2]
+            except Exception:  # one bad topic never stops the loop
+                log.exception("topic %s: poll failed; will retry next cycle", summary.topic_id)
+        return PollReport(forum_id, len(topics), read, new, edited, drafts)
+
+    def try_adopt(
+        self, forum_id: int, topic_id: int, title: str, summary: Any = None
+    ) -> dict[str, Any] | None:
+        """Adopt ``topic_id`` as a duel when its title or first post names both duellists.
+
+        Otherwise remember it as ``ignored`` at its current last post id (so it is not read
+        again until it changes). Returns the duel row or None.
+        """
+        posts = self.client.read_topic(topic_id, None)
+        first_text = title + "\n" + (posts[0].text if posts else "")
+        found = find_duellists(first_text)
+        last = posts[-1].post_id if posts else None
+        existing = self.storage.duel_by_topic(self.board_id, topic_id)
+        if found is None:
+            row = {"last_post_id": last, "status": "ignored", "title": title}
+            if existing:
+                self.storage.update_duel(existing["id"], **row)
+            else:
+                self.storage.db["duels"].insert(
+                    {
+                        "board_id": self.board_id,
+                        "forum_id": forum_id,
+                        "topic_id": topic_id,
+                        "created_at": iso(self.now()),
+                        **row,
+                    }
+                )
+            log.info("topic %s: not a duel topic (no 'A (année) contre B (année)')", topic_id)
+            return None
+        if existing:
+            self.storage.db["duels"].delete(existing["id"])
+        duel_id = self.adopt(forum_id, topic_id, title, list(found), first_post_id=None)
+        return self.storage.duel(duel_id)
+
+    def adopt(
+        self,
+        forum_id: int,
+        topic_id: int,
+        title: str,
+        duellists: Sequence[tuple[str, str]],
+        *,
+        stakes: str | None = None,
+        first_post_id: int | None = None,
+        actor: str = "forumbot",
+    ) -> int:
+        """Register a duel held in ``topic_id`` and draft its opening declaration.
+
+        ``duellists`` are ``(name, year)`` pairs. Returns the duel id.
+
+        Raises:
+            ValueError: when the topic already holds a duel.
+        """
+        if self.storage.duel_by_topic(self.board_id, topic_id) is not None:
+            raise ValueError(f"topic {topic_id} already holds a duel")
+        ruleset = load_ruleset(self.ruleset_name)
+        state = rules.new_duel(ruleset, list(duellists), stakes=stakes)
+        secret = self.rng.randbytes(32)
+        now = self.now()
+        duel_id = int(
+            self.storage.db["duels"]
+            .insert(
+                {
+                    "board_id": self.board_id,
+                    "forum_id": forum_id,
+                    "topic_id": topic_id,
+                    "title": title,
+                    "ruleset": self.ruleset_name,
+                    "status": "open",
+                    "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
+                    "stakes": stakes,
+                    "dice_secret": secret.hex(),
+                    "dice_commitment": commitment(secret),
+                    "last_post_id": None,
+                    "created_at": iso(now),
+                }
+            )
+            .last_pk
+        )
+        for i, (name, year) in enumerate(duellists):
+            self.storage.db["duellists"].insert(
+                {"duel_id": duel_id, "name": name, "year": year, "side": "AB"[i % 2]}
+            )
+        context = {
+            "title": title,
+            "duellists": [
+                {"name": d.name, "year": d.year, "points": d.points} for d in state.duellists
+            ],
+            "unit": ruleset.unit,
+            "stakes": stakes,
+            "commitment": commitment(secret),
+            "referee_name": self.referee_name,
+        }
+        text = render("opening.bbcode.j2", context, self.language)
+        self._upsert_draft(duel_id, 0, "opening", text, context, now)
+        self.storage.audit(
+            actor,
+            "duel.adopt",
+            f"duel:{duel_id}",
+            None,
+            {"topic_id": topic_id, "duellists": list(duellists)},
+            now,
+        )
+        log.info(
+            "duel %s: adopted topic %s (%s)",
+            duel_id,
+            topic_id,
+            " vs ".join(n for n, _ in duellists),
+        )
+        return duel_id
+
+    # -- topic level --------------------------------------------------------------------
+    def poll_duel(self, duel_id: int) -> tuple[int, int, int]:
+        """Read a duel topic's new posts, record them, and (re)draft what they call for.
+
+        Returns ``(new_posts, edited_posts, drafts_written)``.
+        """
+        duel = self.storage.duel(duel_id)
+        since = self._read_from(duel)
+        posts = self.client.read_topic(duel["topic_id"], since)
+        new, edited = self._record_posts(duel, posts)
+        if posts:
+            last = max(p.post_id for p in posts)
+            if duel["last_post_id"] is None or last > duel["last_post_id"]:
+                self.storage.update_duel(duel_id, last_post_id=last)
+        drafts = self.advance(duel_id)
+        return new, edited, drafts
+
+    def _read_from(self, duel: dict[str, Any]) -> int | None:
+        """Read from the last published declaration (posts after it may still be edited)."""
+        published = [
+            d["published_post_id"]
+            for d in self.storage.declarations(("published",), duel["id"])
+            if d["published_post_id"]
+        ]
+        return max(published) if published else None
+
+    def _record_posts(self, duel: dict[str, Any], posts: Sequence[Post]) -> tuple[int, int]:
+        ruleset = load_ruleset(duel["ruleset"])
+        spellbook = ruleset.spellbook_names()
+        new = edited = 0
+        now = iso(self.now())
+        for post in posts:
+            digest = content_hash(post.text)
+            stored = self.storage.seen_post(self.board_id, post.post_id)
+            try:
+                action = parse_action(post, spellbook)
+                action_json = json.dumps(asdict(action), ensure_ascii=False)
+            except Exception as exc:  # a malformed post is reported, never crashes the loop
+                log.warning("post %s: action not readable: %s", post.post_id, exc)
+                action_json = json.dumps({"error": str(exc)})
+            row = {
+                "board_id": self.board_id,
+                "topic_id": duel["topic_id"],
+                "post_id": post.post_id,
+                "author": post.author,
+                "author_id": post.author_id,
+                "posted_at": post.posted_at.isoformat() if post.posted_at else None,
+                "content_hash": digest,
+                "text": post.text,
+                "bold_json": json.dumps(list(post.bold), ensure_ascii=False),
+                "action_json": action_json,
+                "edited_count": post.edited.count if post.edited else 0,
+                "last_seen_at": now,
+            }
+            if stored is None:
+                row.update(first_seen_at=now, hash_changes=0)
+                self.storage.db["posts_seen"].insert(row)
+                new += 1
+            elif stored["content_hash"] != digest:
+                row["hash_changes"] = (stored["hash_changes"] or 0) + 1
+                self.storage.db["posts_seen"].update((self.board_id, post.post_id), row)
+                edited += 1
+                log.info("post %s: content changed (edit)", post.post_id)
+            else:
+                self.storage.db["posts_seen"].update(
+                    (self.board_id, post.post_id), {"last_seen_at": now}
+                )
+        return new, edited
+
+    # -- turn level ---------------------------------------------------------------------
+    def advance(self, duel_id: int) -> int:
+        """Draft what the duel's recorded posts call for. Returns the drafts written (0/1)."""
+        duel = self.storage.duel(duel_id)
+        if duel["status"] != "running":
+            return 0
+        ruleset = load_ruleset(duel["ruleset"])
+        state = rules.DuelState.from_dict(json.loads(duel["state_json"]))
+        if state.finished:
+            return 0
+        turn_no = state.turn + 1
+        key = self._key(duel_id, f"turn{turn_no}")
+        existing = self.storage.declaration_by_key(key)
+        if existing is not None and existing["status"] not in DRAFT_EDITABLE:
+            return 0
+        since = self._read_from(duel) or duel["opening_post_id"] or 0
+        names = [d["name"] for d in self.storage.duellists(duel_id)]
+        folded = {n.casefold(): n for n in names}
+        turn_rows: dict[str, dict[str, Any]] = {}
+        extra: list[int] = []
+        for row in self.storage.topic_posts(self.board_id, duel["topic_id"]):
+            if row["post_id"] <= since:
+                continue
+            name = folded.get((row["author"] or "").casefold())
+            if name is None:
+                continue
+            if name in turn_rows:
+                extra.append(row["post_id"])
+            else:
+                turn_rows[name] = row
+        if len(turn_rows) < len(names):
+            return 0
+        dice_per_post = int(ruleset.dice_per_post)
+        secret = bytes.fromhex(duel["dice_secret"])
+        turn_posts = []
+        dice: dict[int, tuple[int, ...]] = {}
+        for name in names:
+            row = turn_rows[name]
+            action = json.loads(row["action_json"])
+            turn_posts.append(
+                rules.TurnPost(
+                    duellist=name,
+                    post_id=row["post_id"],
+                    spell=action.get("spell"),
+                    spell_text=action.get("spell_text"),
+                    kind=action.get("kind"),
+                    bet=tuple(action["bet"]) if action.get("bet") else None,
+                    target=action.get("target"),
+                )
+            )
+            dice[row["post_id"]] = self._roll(
+                duel_id, secret, turn_no, row["post_id"], ruleset.dice_name, dice_per_post
+            )
+        overrides = json.loads(existing["overrides_json"] or "{}") if existing else {}
+        waived = json.loads(existing["waived_json"] or "[]") if existing else []
+        outcome = rules.resolve_turn(
+            state,
+            turn_posts,
+            dice,
+            ruleset=ruleset,
+            overrides=overrides,
+            waived={tuple(w) for w in waived},
+        )
+        inputs = {
+            "state_before": state.to_dict(),
+            "posts": [asdict(p) for p in turn_posts],
+            "dice": {str(k): list(v) for k, v in dice.items()},
+            "extra_posts": extra,
+        }
+        self.write_turn_draft(duel_id, turn_no, inputs, outcome, existing)
+        return 1
+
+    def _roll(
+        self, duel_id: int, secret: bytes, turn: int, post_id: int, name: str, count: int
+    ) -> tuple[int, ...]:
+        """Derive and record a post's dice (recorded once; the same inputs give the same roll)."""
+        values = derive_roll(secret, self._duel_key(duel_id), turn, post_id, name, count)
+        self.storage.db["dice_rolls"].insert(
+            {
+                "duel_id": duel_id,
+                "turn": turn,
+                "post_id": post_id,
+                "name": name,
+                "values_json": json.dumps(list(values)),
+                "source": "bot",
+                "derivation": f"hmac-sha256 v1 {self._duel_key(duel_id)}|{turn}|{post_id}|{name}",
+                "rolled_at": iso(self.now()),
+            },
+            ignore=True,
+        )
+        return values
+
+    def write_turn_draft(
+        self,
+        duel_id: int,
+        turn_no: int,
+        inputs: dict[str, Any],
+        outcome: Any,
+        existing: dict[str, Any] | None,
+    ) -> int:
+        """Render and store the turn's draft declaration (and its proposed violations)."""
+        duel = self.storage.duel(duel_id)
+        ruleset = load_ruleset(duel["ruleset"])
+        context = self.turn_context(duel, ruleset, inputs, outcome)
+        text = render("turn.bbcode.j2", context, self.language)
+        now = self.now()
+        decl_id = self._upsert_draft(
+            duel_id, turn_no, "turn", text, context, now, inputs=inputs, outcome=outcome
+        )
+        self.storage.db["violations"].delete_where(
+            "duel_id = ? and turn = ? and status in ('proposed', 'applied', 'waived')",
+            [duel_id, turn_no],
+        )
+        for v in outcome.violations:
+            self.storage.db["violations"].insert(
+                {
+                    "duel_id": duel_id,
+                    "turn": turn_no,
+                    "duellist": v.duellist,
+                    "rule": v.rule,
+                    "post_id": v.post_id,
+                    "evidence": v.evidence,
+                    "penalty": v.penalty,
+                    "status": v.status,
+                    "created_at": iso(now),
+                    "updated_at": iso(now),
+                }
+            )
+        log.info(
+            "duel %s turn %s: draft %s (posts %s; winner %s)",
+            duel_id,
+            turn_no,
+            decl_id,
+            ",".join(str(p["post_id"]) for p in inputs["posts"]),
+            outcome.winner,
+        )
+        return decl_id
+
+    def turn_context(
+        self, duel: dict[str, Any], ruleset: Any, inputs: dict[str, Any], outcome: Any
+    ) -> dict[str, Any]:
+        """The template context of a turn declaration (also stored with the draft)."""
+        data = outcome.to_dict()
+        return {
+            "title": duel["title"],
+            "turn": outcome.turn,
+            "unit": ruleset.unit,
+            "outcome": data,
+            "dice": inputs["dice"],
+            "posts": inputs["posts"],
+            "extra_posts": inputs.get("extra_posts", []),
+            "stakes": duel["stakes"],
+            "referee_name": self.referee_name,
+            "dice_secret": duel["dice_secret"] if outcome.finished else None,
+            "commitment": duel["dice_commitment"],
+        }
+
+    def _upsert_draft(
+        self,
+        duel_id: int,
+        turn: int,
+        kind: str,
+        text: str,
+        context: dict[str, Any],
+        now: datetime,
+        *,
+        inputs: dict[str, Any] | None = None,
+        outcome: Any = None,
+    ) -> int:
+        key = self._key(duel_id, "opening" if kind == "opening" else f"turn{turn}")
+        existing = self.storage.declaration_by_key(key)
+        publish_after = (
+            None
+            if self.review_delay_s == "manual"
+            else iso(now + timedelta(seconds=int(self.review_delay_s)))
+        )
+        ctx_json = json.dumps(
+            {
+                "context": context,
+                "inputs": inputs,
+                "outcome": outcome.to_dict() if outcome is not None else None,
+            },
+            ensure_ascii=False,
+        )
+        if existing is None:
+            return int(
+                self.storage.db["declarations"]
+                .insert(
+                    {
+                        "duel_id": duel_id,
+                        "turn": turn,
+                        "kind": kind,
+                        "idempotency_key": key,
+                        "status": "draft",
+                        "text": text,
+                        "text_edited": 0,
+                        "context_json": ctx_json,
+                        "overrides_json": "{}",
+                        "waived_json": "[]",
+                        "marker": marker_text(key),
+                        "created_at": iso(now),
+                        "updated_at": iso(now),
+                        "publish_after": publish_after,
+                        "attempts": 0,
+                        "version": 1,
+                    }
+                )
+                .last_pk
+            )
+        if existing["status"] not in DRAFT_EDITABLE:
+            return int(existing["id"])
+        changes: dict[str, Any] = {
+            "context_json": ctx_json,
+            "updated_at": iso(now),
+            "version": existing["version"] + 1,
+        }
+        if existing["text_edited"]:
+            if existing["text"] != text and existing["status"] != "held":
+                changes["status"] = "held"
+                changes["last_error"] = (
+                    "inputs changed after the referee edited the text: held for review"
+                )
+        else:
+            changes["text"] = text
+        self.storage.db["declarations"].update(existing["id"], changes)
+        return int(existing["id"])
+
+    def _duel_key(self, duel_id: int) -> str:
+        duel = self.storage.duel(duel_id)
+        return f"{self.platform}:{duel['topic_id']}"
+
+    def _key(self, duel_id: int, what: str) -> str:
+        duel = self.storage.duel(duel_id)
+        return f"b{self.board_id}t{duel['topic_id']}-{what}"

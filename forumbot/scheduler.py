@@ -1,0 +1,118 @@
+"""Unattended operation: APScheduler 3 runs the poll and publish jobs.
+
+Job settings, on purpose:
+
+- ``max_instances=1``: a slow poll never overlaps the next one (the board sees one bot).
+- ``coalesce=True``: after downtime (laptop asleep, server paused) missed runs collapse
+  into one run instead of a burst of requests.
+- ``misfire_grace_time`` = one interval: a run late by less than that still happens;
+  later than that it is skipped (the next one comes soon anyway).
+
+A second ``forumbot run`` on the same database refuses to start: :func:`single_instance`
+takes an exclusive lock on ``<database>.lock`` (released by the OS if the process dies).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from apscheduler.schedulers.blocking import BlockingScheduler
+from filelock import FileLock, Timeout
+
+from forumbot.app import Bot
+from forumbot.errors import LoginFailed
+
+log = logging.getLogger("forumbot.scheduler")
+
+
+class AlreadyRunning(Exception):
+    """Another ``forumbot run`` holds the database lock."""
+
+
+@contextmanager
+def single_instance(database: str) -> Iterator[None]:
+    """Hold the exclusive run lock of ``database`` for the ``with`` block.
+
+    Raises:
+        AlreadyRunning: when another process holds it.
+    """
+    lock = FileLock(database + ".lock", blocking=False)
+    try:
+        lock.acquire()
+    except Timeout as exc:
+        raise AlreadyRunning(
+            f"another forumbot run is already using {database} (lock {database}.lock)"
+        ) from exc
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def _guard(name: str, job: Any, scheduler: BlockingScheduler) -> Any:
+    def run() -> None:
+        try:
+            job()
+        except LoginFailed as exc:
+            log.error("%s: login refused (%s): stopping; fix the credentials", name, exc)
+            scheduler.shutdown(wait=False)
+        except Exception:  # the loop survives anything else; next run retries
+            log.exception("%s: failed; will run again at the next interval", name)
+
+    return run
+
+
+def build_scheduler(bot: Bot) -> BlockingScheduler:
+    """The scheduler with the poll and publish jobs of ``bot`` (not started)."""
+    scheduler = BlockingScheduler(timezone="UTC")
+    poll_s = bot.config.poll_interval_s
+    publish_s = bot.config.publish_interval_s
+    scheduler.add_job(
+        _guard("poll", bot.poll, scheduler),
+        "interval",
+        seconds=poll_s,
+        id="poll",
+        max_instances=1,
+        coalesce=True,
+        misfire_grace_time=int(max(1, poll_s)),
+    )
+    scheduler.add_job(
+        _guard("publish", bot.publish, scheduler),
+        "interval",
+        seconds=publish_s,
+        id="publish",
+        max_instances=1,
+        coalesce=True,
+        misfire_grace_time=int(max(1, publish_s)),
+    )
+    return scheduler
+
+
+def run_forever(bot: Bot) -> None:
+    """Run until SIGINT/SIGTERM. Publishes anything left ``publishing`` by a crash first.
+
+    Raises:
+        AlreadyRunning: when another instance runs on the same database.
+    """
+    with single_instance(bot.config.database):
+        scheduler = build_scheduler(bot)
+
+        def stop(signum: int, _frame: Any) -> None:
+            log.info("signal %s: stopping", signum)
+            scheduler.shutdown(wait=False)
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        log.info(
+            "forumbot running: %s, forums %s, poll every %ss",
+            bot.config.board_url,
+            [w.forum_id for w in bot.config.watch],
+            bot.config.poll_interval_s,
+        )
+        _guard("publish", bot.publish, scheduler)()
+        _guard("poll", bot.poll, scheduler)()
+        scheduler.start()
