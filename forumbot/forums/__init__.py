@@ -1,0 +1,8 @@
+"""Forum clients: the :class:`~forumbot.forums.base.ForumClient` interface and its
+implementations (:class:`~forumbot.forums.phpbb.PhpbbClient`)."""
+
+from __future__ import annotations
+
+from forumbot.forums.base import ForumClient, TopicSummary
+
+__all__ = ["ForumClient", "TopicSummary"]

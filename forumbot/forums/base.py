@@ -1,0 +1,97 @@
+"""The forum-client interface the rest of the bot uses (phpBB now, Forumactif later).
+
+Every implementation takes, in its constructor, ``transport: httpx.BaseTransport | None`` (None =
+the real network), ``sleep: Callable[[float], None]`` (seconds) and ``clock: Callable[[], float]``
+(monotonic seconds), so tests replace the network and time.
+
+Errors raised are those of :mod:`forumbot.errors`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from parsers.model import Post
+
+
+@dataclass(frozen=True)
+class TopicSummary:
+    """One topic row of a forum listing.
+
+    Attributes:
+        topic_id: the forum's topic id (phpBB ``t``).
+        title: the topic title.
+        last_post_id: id of the topic's last post (phpBB: the "last post" link ``p=N``),
+            or None when the listing does not show it.
+        replies: number of replies (posts - 1).
+        author: the topic starter's name, or None.
+    """
+
+    topic_id: int
+    title: str
+    last_post_id: int | None
+    replies: int
+    author: str | None
+
+
+@runtime_checkable
+class ForumClient(Protocol):
+    """What the bot needs from a board. All methods may raise :class:`forumbot.errors.ForumError`."""
+
+    def login(self) -> None:
+        """Log in with the configured credentials.
+
+        Raises: LoginFailed, CaptchaRequired (never retry), ServerError.
+        """
+        ...
+
+    def is_logged_in(self) -> bool:
+        """True when the last page read showed the bot's user name in the header."""
+        ...
+
+    def list_topics(self, forum_id: int) -> list[TopicSummary]:
+        """Topics of forum ``forum_id`` as its first listing page shows them (one request).
+
+        Raises: TopicNotFound (no such forum), SessionExpired, ServerError.
+        """
+        ...
+
+    def read_topic(self, topic_id: int, after_post_id: int | None) -> list[Post]:
+        """Posts of topic ``topic_id`` with ``post_id > after_post_id`` (all posts when None),
+        in topic order. Works by post id, not page offset (deleted posts shift pages).
+
+        Raises: TopicNotFound, SessionExpired, ServerError.
+        """
+        ...
+
+    def reply(self, topic_id: int, message: str, marker: str) -> int:
+        """Post ``message`` (which contains the unique text ``marker``) in ``topic_id``;
+        returns the new post id. Never posts twice: before any resend, looks for ``marker``.
+
+        Raises: FloodLimited, FormInvalid, PostReview, PostQueued, TopicNotFound,
+        PermissionDenied, SessionExpired, AmbiguousPost, ServerError.
+        """
+        ...
+
+    def send_pm(
+        self, user_id: int | None, username: str, subject: str, message: str, marker: str
+    ) -> None:
+        """Send a private message to ``user_id`` (or, when None, to ``username``).
+
+        Raises: FloodLimited, FormInvalid, PermissionDenied, SessionExpired, AmbiguousPost,
+        ServerError.
+        """
+        ...
+
+    def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
+        """Post id of a post by the bot, after ``after_post_id``, whose text contains
+        ``marker``; None when there is none."""
+        ...
+
+    def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
+        """Open a new topic in ``forum_id``; returns the new topic id.
+
+        Raises: like :meth:`reply`.
+        """
+        ...

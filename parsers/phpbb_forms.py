@@ -1,0 +1,501 @@
+"""Pure parsing of phpBB 3.3 (prosilver) pages other than topic pages.
+
+What this module reads (all from HTML text, no I/O):
+
+* forms, as a browser would submit them (:func:`parse_form`);
+* the viewer's login state from the header (:func:`logged_in_user`, :func:`is_login_box`);
+* error boxes and notices answered to a POST (:func:`classify_notice`): flood, FORM_INVALID,
+  post review, queued for approval, PM sent, CAPTCHA, wrong credentials, login required,
+  not found, permission denied;
+* viewforum topic rows (:func:`parse_topic_list`);
+* private-message folders and messages (:func:`parse_pm_folder`, :func:`parse_pm_message_text`);
+* the ``<meta http-equiv="refresh">`` target (:func:`meta_refresh_url`).
+
+Source of every string matched: the real phpBB 3.3.15 captures in ``fixtures/html/phpbb`` (French
+language pack and English), see ``FLOWS.md``. French pages use the typographic apostrophe (’) and
+NO-BREAK SPACEs, so every match goes through :func:`normalize_text`.
+
+Player text is untrusted: before looking for board messages, post bodies (``div.post``,
+``#topicreview``, ``textarea``) are removed so a post quoting "Vous ne pouvez pas poster…" cannot
+fake a flood error.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+from urllib.parse import parse_qs, urlsplit
+
+from bs4 import BeautifulSoup
+
+from parsers.errors import ParseError
+
+NoticeKind = Literal[
+    "flood",
+    "form_invalid",
+    "post_review",
+    "queued",
+    "pm_sent",
+    "captcha",
+    "wrong_credentials",
+    "login_required",
+    "not_found",
+    "permission_denied",
+    "other_error",
+    "none",
+]
+
+# Board strings, FR then EN, already normalized (see normalize_text).
+FLOOD_TEXTS = (
+    "vous ne pouvez pas poster un nouveau message, si tôt après le dernier",
+    "you cannot make another post so soon after your last",
+)
+FORM_INVALID_TEXTS = (
+    "le formulaire envoyé n'est pas valide",
+    "the submitted form was invalid",
+)
+POST_REVIEW_TEXTS = (
+    "au moins un nouveau message a été ajouté",
+    "at least one new post has been made",
+)
+QUEUED_TEXTS = (
+    "requiert l'approbation d'un modérateur",
+    "approved by a moderator",
+)
+PM_SENT_TEXTS = (
+    "votre message a été envoyé",
+    "your message has been sent successfully",
+)
+CAPTCHA_TEXTS = (
+    "nombre maximum autorisé de tentatives",
+    "maximum allowed number of login attempts",
+)
+WRONG_CREDENTIALS_TEXTS = (
+    "mot de passe incorrect",
+    "nom d'utilisateur incorrect",
+    "incorrect password",
+    "incorrect username",
+)
+NOT_FOUND_TEXTS = (
+    "le sujet demandé n'existe pas",
+    "le forum demandé n'existe pas",
+    "the requested topic does not exist",
+    "the requested forum does not exist",
+    "le forum que vous avez tenté d'atteindre n'existe pas",
+    "the forum you selected does not exist",
+)
+PERMISSION_TEXTS = (
+    "vous n'êtes pas autorisé",
+    "you are not authorised",
+    "you are not authorized",
+)
+
+
+def normalize_text(text: str) -> str:
+    """Lower-case ``text``, turn typographic apostrophes into ``'`` and collapse white space.
+
+    NO-BREAK SPACE (U+00A0) and NARROW NO-BREAK SPACE (U+202F) count as spaces.
+    """
+    text = text.replace("\u2019", "'").replace("\u00a0", " ").replace("\u202f", " ")
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _soup(html: str | bytes) -> Any:
+    return BeautifulSoup(html, "lxml")
+
+
+def _contains_any(text: str, needles: tuple[str, ...]) -> bool:
+    return any(needle in text for needle in needles)
+
+
+@dataclass(frozen=True)
+class HtmlForm:
+    """A form as a browser would submit it.
+
+    Attributes:
+        form_id: the ``id`` attribute, or None.
+        action: the ``action`` attribute, entities decoded (relative, e.g.
+            ``./posting.php?mode=reply&t=2``).
+        fields: successful controls in document order (hidden/text/password inputs, checked
+            checkboxes and radios, textareas, selects), submit buttons excluded. A name may occur
+            twice (phpBB's login form has two ``redirect``); PHP keeps the last.
+        submits: ``(name, value)`` of each submit button, in document order.
+    """
+
+    form_id: str | None
+    action: str
+    fields: tuple[tuple[str, str], ...]
+    submits: tuple[tuple[str, str], ...]
+
+    def value(self, name: str) -> str | None:
+        """Value of field ``name`` as PHP sees it (the last one wins), or None."""
+        found: str | None = None
+        for key, val in self.fields:
+            if key == name:
+                found = val
+        return found
+
+    def has(self, name: str) -> bool:
+        """True when the form has a field (not a button) called ``name``."""
+        return any(key == name for key, _ in self.fields)
+
+    def submit_value(self, name: str) -> str | None:
+        """The value (label) of submit button ``name``, or None when absent."""
+        for key, val in self.submits:
+            if key == name:
+                return val
+        return None
+
+    @property
+    def has_captcha(self) -> bool:
+        """True when the form asks for a CAPTCHA (phpBB ``confirm_code`` / ``confirm_id``)."""
+        return self.has("confirm_code") or self.has("confirm_id")
+
+    def payload(self, overrides: dict[str, str], submit: str | None) -> list[tuple[str, str]]:
+        """Body fields for a POST: every field, ``overrides`` replacing (or adding) values,
+        then the single submit button ``submit`` with its own value.
+
+        Raises:
+            ParseError: when ``submit`` names a button the form does not have.
+        """
+        body: list[tuple[str, str]] = []
+        done: set[str] = set()
+        for key, val in self.fields:
+            if key in overrides:
+                if key in done:
+                    continue
+                body.append((key, overrides[key]))
+                done.add(key)
+            else:
+                body.append((key, val))
+        for key, val in overrides.items():
+            if key not in done:
+                body.append((key, val))
+        if submit is not None:
+            label = self.submit_value(submit)
+            if label is None:
+                raise ParseError(f"form {self.form_id!r} has no submit button {submit!r}")
+            body.append((submit, label))
+        return body
+
+
+def _form_from_tag(tag: Any) -> HtmlForm:
+    fields: list[tuple[str, str]] = []
+    submits: list[tuple[str, str]] = []
+    for control in tag.find_all(["input", "textarea", "select", "button"]):
+        name = control.get("name")
+        if not name or control.has_attr("disabled"):
+            continue
+        if control.name == "textarea":
+            fields.append((name, control.get_text()))
+            continue
+        if control.name == "select":
+            options = control.find_all("option")
+            chosen = [o for o in options if o.has_attr("selected")] or options[:1]
+            for option in chosen:
+                value = option.get("value")
+                fields.append((name, value if value is not None else option.get_text()))
+            continue
+        kind = (control.get("type") or ("submit" if control.name == "button" else "text")).lower()
+        value = control.get("value") or ""
+        if kind in ("submit", "image"):
+            submits.append((name, value))
+        elif kind in ("checkbox", "radio"):
+            if control.has_attr("checked"):
+                fields.append((name, control.get("value") or "on"))
+        elif kind in ("file", "reset", "button"):
+            continue
+        else:
+            fields.append((name, value))
+    return HtmlForm(
+        form_id=tag.get("id"),
+        action=tag.get("action") or "",
+        fields=tuple(fields),
+        submits=tuple(submits),
+    )
+
+
+def parse_form(html: str | bytes, form_id: str) -> HtmlForm | None:
+    """The form ``<form id=form_id>`` of the page, or None when the page has none.
+
+    phpBB form ids: ``login`` (login page / login box), ``postform`` (posting and PM compose),
+    ``qr_postform`` (quick reply at the bottom of a topic's last page).
+    """
+    tag = _soup(html).find("form", id=form_id)
+    return None if tag is None else _form_from_tag(tag)
+
+
+def logged_in_user(html: str | bytes) -> str | None:
+    """The viewer's user name from the header (``li#username_logged_in span.username``),
+    or None for a guest (the header then shows a "Connexion"/"Login" link instead)."""
+    return _logged_in_user(_soup(html))
+
+
+def _logged_in_user(soup: Any) -> str | None:
+    item = soup.find(id="username_logged_in")
+    if item is None:
+        return None
+    name = item.find(class_="username") or item.find(class_="username-coloured")
+    if name is None:
+        return None
+    text = name.get_text(strip=True)
+    return text or None
+
+
+def is_login_box(html: str | bytes) -> bool:
+    """True when the page is (or embeds) the login form answered to a guest.
+
+    Covers the login page itself and the "Vous devez être connecté pour …" boxes answered with
+    HTTP 200 when a session silently expired.
+    """
+    soup = _soup(html)
+    return soup.find("form", id="login") is not None and _logged_in_user(soup) is None
+
+
+def _board_text(soup: Any) -> str:
+    """Normalized text of the page body with player content removed."""
+    body = soup.find(id="page-body") or soup
+    for selector in ("div.post", "#topicreview", "textarea", "div.content", "blockquote"):
+        for node in body.select(selector):
+            node.decompose()
+    return normalize_text(body.get_text(" "))
+
+
+def error_messages(html: str | bytes) -> tuple[str, ...]:
+    """Texts of the error boxes (``div.error`` on login pages, ``p.error`` in posting forms),
+    in order, white space collapsed (case kept)."""
+    soup = _soup(html)
+    body = soup.find(id="page-body") or soup
+    out = []
+    for node in body.select("div.error, p.error"):
+        text = re.sub(r"\s+", " ", node.get_text(" ").replace("\u00a0", " ")).strip()
+        if text:
+            out.append(text)
+    return tuple(out)
+
+
+def message_box_text(html: str | bytes) -> str | None:
+    """Text of phpBB's information box (``div#message``), or None when the page has none."""
+    node = _soup(html).find("div", id="message")
+    if node is None:
+        return None
+    paragraphs = node.find_all("p")
+    text = " ".join(p.get_text(" ") for p in paragraphs) if paragraphs else node.get_text(" ")
+    return re.sub(r"\s+", " ", text.replace("\u00a0", " ")).strip()
+
+
+def meta_refresh_url(html: str | bytes) -> str | None:
+    """The URL of ``<meta http-equiv="refresh" content="N; url=…">``, or None."""
+    soup = _soup(html)
+    for meta in soup.find_all("meta"):
+        if (meta.get("http-equiv") or "").lower() != "refresh":
+            continue
+        match = re.search(r"url=(.+)$", meta.get("content") or "", re.IGNORECASE)
+        if match:
+            return str(match.group(1).strip())
+    return None
+
+
+@dataclass(frozen=True)
+class PageNotice:
+    """What a phpBB answer page says about the request just made.
+
+    Attributes:
+        kind: see :data:`NoticeKind`; ``"none"`` when nothing was recognised.
+        message: the board's own text (error box or information box), or None.
+    """
+
+    kind: NoticeKind
+    message: str | None = None
+
+
+def classify_notice(html: str | bytes) -> PageNotice:
+    """Classify an answer page (typically the 200 answer to a POST).
+
+    Order of checks: CAPTCHA, FORM_INVALID, flood, wrong credentials, post review, PM sent,
+    queued for approval, not found, permission denied, login required, other error box.
+    """
+    errors = error_messages(html)
+    error_text = normalize_text(" ".join(errors))
+    soup = _soup(html)
+    login_form = soup.find("form", id="login")
+    logged_in = _logged_in_user(soup) is not None
+    captcha_in_form = login_form is not None and (
+        login_form.find(attrs={"name": "confirm_code"}) is not None
+        or login_form.find(attrs={"name": "confirm_id"}) is not None
+    )
+    text = _board_text(soup)
+    first_error = errors[0] if errors else None
+    if captcha_in_form or _contains_any(error_text, CAPTCHA_TEXTS):
+        return PageNotice("captcha", first_error)
+    if _contains_any(error_text, FORM_INVALID_TEXTS):
+        return PageNotice("form_invalid", first_error)
+    if _contains_any(error_text, FLOOD_TEXTS):
+        return PageNotice("flood", first_error)
+    if _contains_any(error_text, WRONG_CREDENTIALS_TEXTS):
+        return PageNotice("wrong_credentials", first_error)
+    if _contains_any(text, POST_REVIEW_TEXTS):
+        return PageNotice("post_review", None)
+    box = message_box_text(html)
+    box_text = normalize_text(box or "")
+    if _contains_any(box_text, PM_SENT_TEXTS):
+        return PageNotice("pm_sent", box)
+    if _contains_any(box_text, QUEUED_TEXTS):
+        return PageNotice("queued", box)
+    if _contains_any(box_text, NOT_FOUND_TEXTS):
+        return PageNotice("not_found", box)
+    if _contains_any(text, PERMISSION_TEXTS):
+        return PageNotice("permission_denied", box)
+    if login_form is not None and not logged_in:
+        title = login_form.find(class_="login-title")
+        return PageNotice("login_required", title.get_text(strip=True) if title else None)
+    if first_error is not None:
+        return PageNotice("other_error", first_error)
+    return PageNotice("none", box)
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    """One topic row of a viewforum page.
+
+    Attributes:
+        topic_id: phpBB ``t``.
+        title: the topic title as displayed.
+        last_post_id: ``p`` of the "last post" link (``viewtopic.php?p=N#pN``), or None.
+        replies: the "Réponses"/"Replies" count.
+        author: the topic starter's name, or None.
+    """
+
+    topic_id: int
+    title: str
+    last_post_id: int | None
+    replies: int
+    author: str | None
+
+
+def _query_int(href: str, key: str) -> int | None:
+    values = parse_qs(urlsplit(href).query).get(key)
+    if not values:
+        return None
+    try:
+        return int(values[0])
+    except ValueError:
+        return None
+
+
+def _leading_int(text: str) -> int:
+    match = re.search(r"\d+", text.replace("\u00a0", "").replace(" ", ""))
+    return int(match.group(0)) if match else 0
+
+
+def parse_topic_list(html: str | bytes, source: str = "<html>") -> tuple[TopicRow, ...]:
+    """Topic rows of a ``viewforum.php`` page (sub-forum rows excluded), in page order.
+
+    Raises:
+        ParseError: when the page has no topic list at all (neither rows nor the
+            "no topics" panel), e.g. a login box or an error page.
+    """
+    soup = _soup(html)
+    lists = soup.select("ul.topiclist.topics")
+    if not lists:
+        if soup.find("form", id="login") is not None or soup.find(id="message") is not None:
+            raise ParseError("no topic list on this page", source)
+        return ()  # an empty forum: "Il n’y a aucun sujet ou message dans ce forum."
+    rows: list[TopicRow] = []
+    for ul in lists:
+        for li in ul.select("li.row"):
+            title_link = li.select_one("a.topictitle")
+            if title_link is None:
+                continue
+            topic_id = _query_int(title_link.get("href") or "", "t")
+            if topic_id is None:
+                continue
+            last_post_id = None
+            lastpost = li.select_one("dd.lastpost")
+            if lastpost is not None:
+                for link in lastpost.find_all("a"):
+                    pid = _query_int(link.get("href") or "", "p")
+                    if pid is not None:
+                        last_post_id = pid
+                        break
+            posts = li.select_one("dd.posts")
+            replies = _leading_int(posts.find(string=True) or "") if posts is not None else 0
+            poster = li.select_one(
+                "div.topic-poster a.username, div.topic-poster a.username-coloured"
+            )
+            rows.append(
+                TopicRow(
+                    topic_id=topic_id,
+                    title=title_link.get_text(strip=True),
+                    last_post_id=last_post_id,
+                    replies=replies,
+                    author=poster.get_text(strip=True) if poster is not None else None,
+                )
+            )
+    return tuple(rows)
+
+
+@dataclass(frozen=True)
+class PmRow:
+    """One row of a private-message folder (inbox, outbox, sentbox).
+
+    Attributes:
+        msg_id: phpBB message id (``p`` of the ``mode=view`` link).
+        subject: the subject as displayed.
+        other_user: the sender (inbox) or first recipient (outbox/sentbox), or None.
+        href: the row's link to the message, entities decoded.
+    """
+
+    msg_id: int
+    subject: str
+    other_user: str | None
+    href: str
+
+
+def parse_pm_folder(html: str | bytes) -> tuple[PmRow, ...]:
+    """Rows of a PM folder page (``ucp.php?i=pm&folder=…``), newest first as displayed.
+
+    An empty folder ("Pas de message") gives ``()``.
+    """
+    soup = _soup(html)
+    rows: list[PmRow] = []
+    for li in soup.select("ul.pmlist li.row"):
+        link = li.select_one("a.topictitle")
+        if link is None:
+            continue
+        href = link.get("href") or ""
+        msg_id = _query_int(href, "p")
+        if msg_id is None:
+            continue
+        user = li.select_one("a.username, a.username-coloured")
+        rows.append(
+            PmRow(
+                msg_id=msg_id,
+                subject=link.get_text(strip=True),
+                other_user=user.get_text(strip=True) if user is not None else None,
+                href=href,
+            )
+        )
+    return tuple(rows)
+
+
+def parse_pm_message_text(html: str | bytes) -> str | None:
+    """Text of the message shown by ``ucp.php?i=pm&mode=view&p=N`` (first ``div.content``),
+    one line per displayed line, or None when the page shows no message."""
+    node = _soup(html).select_one("div.postbody div.content")
+    if node is None:
+        return None
+    for br in node.find_all("br"):
+        br.replace_with("\n")
+    # prosilver writes "<br>" followed by a newline: one displayed line break each.
+    return str(node.get_text()).replace("\n\n", "\n").strip()
+
+
+def sent_pm_id(html: str | bytes) -> int | None:
+    """Message id of the PM just sent, from the confirmation page's meta refresh
+    (``ucp.php?i=pm&mode=view&p=N``), or None."""
+    url = meta_refresh_url(html)
+    if url is None:
+        return None
+    return _query_int(url.replace("&amp;", "&"), "p")
