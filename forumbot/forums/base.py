@@ -37,7 +37,10 @@ class TopicSummary:
 
 @runtime_checkable
 class ForumClient(Protocol):
-    """What the bot needs from a board. All methods may raise :class:`forumbot.errors.ForumError`."""
+    """What the bot needs from a board.
+
+    All methods may raise :class:`forumbot.errors.ForumError` subclasses.
+    """
 
     def login(self) -> None:
         """Log in with the configured credentials.
