@@ -1,0 +1,353 @@
+"""The ``forumbot`` command line: parses arguments and calls the library (nothing more).
+
+Library errors become ``click.ClickException`` with a clear one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+
+from forumbot.config import EXAMPLE_CONFIG, Config, ConfigError, load_config
+
+DEFAULT_CONFIG = "forumbot.toml"
+
+
+def _setup_logging(verbose: bool) -> None:
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)
+
+
+def _config(path: str) -> Config:
+    try:
+        return load_config(path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def _actor(by: str | None) -> str:
+    return by or os.environ.get("USER") or "referee"
+
+
+@click.group()
+@click.option("-v", "--verbose", is_flag=True, help="Debug logging.")
+@click.version_option(package_name="forumbot")
+def main(verbose: bool) -> None:
+    """forumbot referees role-play wizard duels on phpBB and Forumactif boards."""
+    _setup_logging(verbose)
+
+
+@main.command()
+@click.argument("path", default=DEFAULT_CONFIG, type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init(path: str, force: bool) -> None:
+    """Write a commented example configuration to PATH (default forumbot.toml)."""
+    target = Path(path)
+    if target.exists() and not force:
+        raise click.ClickException(f"{target} exists (use --force to overwrite)")
+    target.write_text(EXAMPLE_CONFIG, encoding="utf-8")
+    click.echo(f"wrote {target}; set the bot password in $FORUMBOT_PASSWORD, then: forumbot check")
+
+
+@main.command()
+@click.option("-c", "--config", "config_path", default=DEFAULT_CONFIG, show_default=True)
+def run(config_path: str) -> None:
+    """Referee unattended: poll the watched forums, draft, publish after the review delay."""
+    from forumbot.app import bootstrap
+    from forumbot.scheduler import AlreadyRunning, run_forever
+
+    config = _config(config_path)
+    try:
+        bot = bootstrap(config)
+        run_forever(bot)
+    except (AlreadyRunning, ConfigError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@main.command()
+@click.option("-c", "--config", "config_path", default=DEFAULT_CONFIG, show_default=True)
+def check(config_path: str) -> None:
+    """Dry run against the live board: log in, find the duel topics, print the drafts the bot
+    would post. Posts nothing and leaves the database unchanged (works on a copy)."""
+    from forumbot.checking import dry_run
+
+    config = _config(config_path)
+    try:
+        for line in dry_run(config):
+            click.echo(line)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@main.command("parse-page")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--platform",
+    type=click.Choice(["auto", "phpbb3", "forumactif"]),
+    default="auto",
+    show_default=True,
+)
+@click.option("--ruleset", default="classic", show_default=True, help="Spellbook to match.")
+@click.option("--now", "now_iso", default=None, help="ISO datetime for relative dates.")
+@click.option("--timezone", default="Europe/Paris", show_default=True)
+def parse_page_cmd(
+    file: str, platform: str, ruleset: str, now_iso: str | None, timezone: str
+) -> None:
+    """Print one JSON object with the page's facts and posts (the public JSON contract)."""
+    from parsers.contract import page_to_json, parse_page
+
+    from forumbot.rulesets import load_ruleset
+    from parsers.errors import ParseError
+
+    now = datetime.fromisoformat(now_iso) if now_iso else datetime.now(UTC)
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    data = Path(file).read_bytes()
+    try:
+        page = parse_page(data, platform, source=file, now=now, timezone=timezone)
+    except ParseError as exc:
+        raise click.ClickException(str(exc)) from exc
+    spellbook = load_ruleset(ruleset).spellbook_names()
+    click.echo(json.dumps(page_to_json(page, spellbook), ensure_ascii=False, indent=2))
+
+
+# -- drafts -------------------------------------------------------------------------------
+@main.group()
+def drafts() -> None:
+    """List, show, edit, approve or hold draft declarations."""
+
+
+def _storage(config_path: str) -> Any:
+    from forumbot.storage import open_storage
+
+    return open_storage(_config(config_path).database)
+
+
+_config_opt = click.option(
+    "-c", "--config", "config_path", default=DEFAULT_CONFIG, show_default=True
+)
+
+
+@drafts.command("list")
+@_config_opt
+@click.option("--all", "show_all", is_flag=True, help="Include published declarations.")
+def drafts_list(config_path: str, show_all: bool) -> None:
+    """Pending declarations: id, duel, turn, status, when it publishes."""
+    storage = _storage(config_path)
+    statuses = None if show_all else ("draft", "approved", "held", "publishing")
+    rows = storage.declarations(statuses)
+    if not rows:
+        click.echo("no pending draft")
+    for d in rows:
+        duel = storage.duel(d["duel_id"])
+        when = d["publish_after"] or "on approval"
+        click.echo(
+            f"#{d['id']:<4} duel {d['duel_id']} (topic {duel['topic_id']}) {d['kind']:<7} "
+            f"turn {d['turn']:<3} {d['status']:<10} v{d['version']} publish: {when}"
+        )
+
+
+@drafts.command("show")
+@_config_opt
+@click.argument("decl_id", type=int)
+@click.option("--trail", is_flag=True, help="Also print the rule trail behind every number.")
+def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
+    """Print a draft's text (and its rule trail)."""
+    storage = _storage(config_path)
+    try:
+        d = storage.declaration(decl_id)
+    except Exception as exc:
+        raise click.ClickException(f"no declaration {decl_id}") from exc
+    click.echo(
+        f"# declaration {decl_id} ({d['kind']}, turn {d['turn']}, {d['status']}, v{d['version']})"
+    )
+    if d["last_error"]:
+        click.echo(f"# note: {d['last_error']}")
+    click.echo(d["text"])
+    if trail:
+        outcome = json.loads(d["context_json"]).get("outcome") or {}
+        for entry in outcome.get("trail", []):
+            click.echo(
+                f"  {entry['quantity']} = {entry['value']}  [{entry['rule']}] "
+                f"{entry.get('detail', '')}"
+            )
+
+
+@drafts.command("edit")
+@_config_opt
+@click.argument("decl_id", type=int)
+@click.option(
+    "--text-file",
+    type=click.File("r", encoding="utf-8"),
+    help="New text (use - for standard input).",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help='Set a computed number, e.g. --set "Cassius Thorne.points=12".',
+)
+@click.option("--waive", multiple=True, metavar="DUELLIST:RULE", help="Waive a violation.")
+@click.option("--by", default=None, help="Who makes the change (audit log); default $USER.")
+def drafts_edit(
+    config_path: str,
+    decl_id: int,
+    text_file: Any,
+    sets: tuple[str, ...],
+    waive: tuple[str, ...],
+    by: str | None,
+) -> None:
+    """Edit a draft: its text, a computed number (the text follows), or a violation."""
+    from forumbot.overrides import OverrideError, edit_text, parse_value, set_numbers, set_violation
+
+    storage = _storage(config_path)
+    now = datetime.now(UTC)
+    actor = _actor(by)
+    if not (text_file or sets or waive):
+        raise click.ClickException("nothing to change: give --text-file, --set or --waive")
+    try:
+        if sets:
+            values = {}
+            for item in sets:
+                key, sep, raw = item.rpartition("=")
+                if not sep or not key:
+                    raise OverrideError(f"--set wants KEY=VALUE, got {item!r}")
+                values[key.strip()] = parse_value(raw)
+            set_numbers(storage, decl_id, values, actor, now)
+        for item in waive:
+            name, sep, rule = item.rpartition(":")
+            if not sep:
+                raise OverrideError(f"--waive wants DUELLIST:RULE, got {item!r}")
+            set_violation(storage, decl_id, name.strip(), rule.strip(), True, actor, now)
+        if text_file:
+            edit_text(storage, decl_id, text_file.read(), actor, now)
+    except OverrideError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(storage.declaration(decl_id)["text"])
+
+
+def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> None:
+    from forumbot.overrides import OverrideError, set_status
+
+    storage = _storage(config_path)
+    try:
+        set_status(storage, decl_id, status, _actor(by), datetime.now(UTC))
+    except OverrideError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"declaration {decl_id}: {status}")
+
+
+@drafts.command("approve")
+@_config_opt
+@click.argument("decl_id", type=int)
+@click.option("--by", default=None)
+def drafts_approve(config_path: str, decl_id: int, by: str | None) -> None:
+    """Approve a draft: it is published at the next publish pass."""
+    _set_status(config_path, decl_id, "approved", by)
+
+
+@drafts.command("hold")
+@_config_opt
+@click.argument("decl_id", type=int)
+@click.option("--by", default=None)
+def drafts_hold(config_path: str, decl_id: int, by: str | None) -> None:
+    """Hold a draft: it waits until a referee approves it."""
+    _set_status(config_path, decl_id, "held", by)
+
+
+# -- duels --------------------------------------------------------------------------------
+@main.group()
+def duels() -> None:
+    """List duels, or adopt a topic as a duel."""
+
+
+@duels.command("list")
+@_config_opt
+def duels_list(config_path: str) -> None:
+    """Duels the bot referees, with their state."""
+    storage = _storage(config_path)
+    for duel in storage.duels():
+        if duel["status"] == "ignored":
+            continue
+        state = json.loads(duel["state_json"] or "{}")
+        people = ", ".join(f"{d['name']} {d['points']}" for d in state.get("duellists", []))
+        click.echo(
+            f"duel {duel['id']}: topic {duel['topic_id']} {duel['status']} "
+            f"turn {state.get('turn', 0)}: {people}"
+        )
+
+
+@duels.command("adopt")
+@_config_opt
+@click.argument("topic_id", type=int)
+@click.option("--forum", "forum_id", type=int, required=True)
+@click.option("--duellist", "duellists", multiple=True, required=True, metavar="NAME:YEAR")
+@click.option("--stakes", default=None, help="Stakes agreed by both duellists.")
+@click.option("--by", default=None)
+def duels_adopt(
+    config_path: str,
+    topic_id: int,
+    forum_id: int,
+    duellists: tuple[str, ...],
+    stakes: str | None,
+    by: str | None,
+) -> None:
+    """Referee an existing topic: drafts its opening declaration."""
+    from forumbot.app import bootstrap
+
+    pairs = []
+    for item in duellists:
+        name, sep, year = item.rpartition(":")
+        if not sep:
+            raise click.ClickException(f"--duellist wants NAME:YEAR, got {item!r}")
+        pairs.append((name.strip(), year.strip()))
+    if len(pairs) != 2:
+        raise click.ClickException("a classic duel has exactly two duellists")
+    bot = bootstrap(_config(config_path))
+    try:
+        duel_id = bot.referee.adopt(
+            forum_id, topic_id, f"topic {topic_id}", pairs, stakes=stakes, actor=_actor(by)
+        )
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"duel {duel_id} adopted; opening declaration drafted")
+
+
+@main.command()
+@click.option("--port", default=8080, show_default=True)
+@click.option("--platform", type=click.Choice(["phpbb3", "forumactif"]), default="phpbb3")
+def sandbox(port: int, platform: str) -> None:
+    """Serve the sandbox board on 127.0.0.1 (a test double of the real board)."""
+    from forumbot.demo import serve_sandbox
+
+    serve_sandbox(port, platform)
+
+
+@main.command()
+@click.option("--platform", type=click.Choice(["phpbb3", "forumactif"]), default="phpbb3")
+@click.option("--seed", default=7, show_default=True, help="Seed of the scripted duellists.")
+def demo(platform: str, seed: int) -> None:
+    """Start the sandbox, let two scripted duellists play a classic duel, referee it
+    (review delay 0) until a winner; prints each declaration and the winner."""
+    from forumbot.demo import run_demo
+
+    result = run_demo(platform=platform, seed=seed, echo=click.echo)
+    if result.winner is None and not result.draw:
+        raise click.ClickException("the demo ended without a winner")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
