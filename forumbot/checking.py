@@ -1,0 +1,107 @@
+"""``forumbot check``: a dry run against the live board that posts nothing.
+
+It logs in, polls the watched forums with the real client, and prints the drafts the bot
+would post. It works on an in-memory copy of the database (so the real one is untouched)
+and its forum client refuses every write (:class:`ReadOnlyClient`).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from forumbot.app import bootstrap, make_client
+from forumbot.config import Config
+from forumbot.errors import ForumError
+from forumbot.forums.base import ForumClient, TopicSummary
+from forumbot.storage import MIGRATIONS, Storage
+from parsers.model import Post
+
+
+class DryRunWrite(ForumError):
+    """A write was attempted during a dry run (it was not sent)."""
+
+
+class ReadOnlyClient:
+    """Wraps a forum client: reads pass through, writes raise :class:`DryRunWrite`."""
+
+    def __init__(self, inner: ForumClient) -> None:
+        self.inner = inner
+        self.refused: list[str] = []
+
+    def login(self) -> None:
+        self.inner.login()
+
+    def is_logged_in(self) -> bool:
+        return self.inner.is_logged_in()
+
+    def list_topics(self, forum_id: int) -> list[TopicSummary]:
+        return self.inner.list_topics(forum_id)
+
+    def read_topic(self, topic_id: int, after_post_id: int | None) -> list[Post]:
+        return self.inner.read_topic(topic_id, after_post_id)
+
+    def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
+        return self.inner.find_marker(topic_id, marker, after_post_id)
+
+    def _refuse(self, what: str) -> Any:
+        self.refused.append(what)
+        raise DryRunWrite(f"dry run: {what} not sent")
+
+    def reply(self, topic_id: int, message: str, marker: str) -> int:
+        return int(self._refuse(f"reply to topic {topic_id}"))
+
+    def send_pm(
+        self, user_id: int | None, username: str, subject: str, message: str, marker: str
+    ) -> None:
+        self._refuse(f"private message to {username}")
+
+    def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
+        return int(self._refuse(f"new topic in forum {forum_id}"))
+
+
+def _memory_copy(path: str) -> Storage:
+    memory = sqlite3.connect(":memory:", check_same_thread=False)
+    if Path(path).exists():
+        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        source.backup(memory)
+        source.close()
+    db = sqlite_utils.Database(memory)
+    MIGRATIONS.apply(db)
+    return Storage(db=db, path=":memory:")
+
+
+def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
+    """Log in, poll, and yield printable lines: the drafts the bot would post.
+
+    Raises:
+        ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login.
+    """
+    real = client if client is not None else make_client(config, config.password())
+    readonly = ReadOnlyClient(real)
+    readonly.login()
+    yield f"logged in to {config.board_url} as {config.username}"
+    storage = _memory_copy(config.database)
+    bot = bootstrap(config, password="", storage=storage)
+    bot.client = readonly
+    bot.referee.client = readonly
+    for report in bot.poll():
+        yield (
+            f"forum {report.forum_id}: {report.topics_listed} topics, "
+            f"{report.topics_read} read, {report.new_posts} new posts"
+        )
+    for duel in storage.duels():
+        if duel["status"] in ("open", "running", "finished"):
+            yield f"duel topic {duel['topic_id']} ({duel['title']}): {duel['status']}"
+    pending = storage.declarations(("draft", "approved", "held", "publishing"))
+    if not pending:
+        yield "no declaration would be posted now"
+    for decl in pending:
+        duel = storage.duel(decl["duel_id"])
+        yield f"--- would post in topic {duel['topic_id']} ({decl['kind']} {decl['turn']}) ---"
+        yield decl["text"]
+    yield "dry run: nothing was posted"
