@@ -53,7 +53,8 @@ def _duel_post(rng: random.Random, me: str, them: str, spell: str) -> str:
 
 def _known_spells(year: str) -> list[str]:
     ruleset = load_ruleset("classic")
-    return ruleset.spells_for_year(year)
+    top = ruleset.max_level_for(year)
+    return [s.name for s in ruleset.spells if top is None or s.level <= top]
 
 
 def make_demo_board(platform: str = "phpbb3", **kwargs: Any) -> Any:

@@ -22,13 +22,12 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from parsers.action import parse_action
-
 import rules
 from forumbot.forums.base import ForumClient
 from forumbot.render import marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, content_hash, iso
+from parsers.action import SpellMatcher, parse_action
 from parsers.duel_setup import find_duellists
 from parsers.model import Post
 from rules.dice import commitment, derive_roll
@@ -261,14 +260,14 @@ class Referee:
 
     def _record_posts(self, duel: dict[str, Any], posts: Sequence[Post]) -> tuple[int, int]:
         ruleset = load_ruleset(duel["ruleset"])
-        spellbook = ruleset.spellbook_names()
+        matcher = SpellMatcher(ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)
         new = edited = 0
         now = iso(self.now())
         for post in posts:
             digest = content_hash(post.text)
             stored = self.storage.seen_post(self.board_id, post.post_id)
             try:
-                action = parse_action(post, spellbook)
+                action = parse_action(post, matcher)
                 action_json = json.dumps(asdict(action), ensure_ascii=False)
             except Exception as exc:  # a malformed post is reported, never crashes the loop
                 log.warning("post %s: action not readable: %s", post.post_id, exc)
