@@ -1,0 +1,180 @@
+"""Theme-independent strategies for customised Forumactif templates.
+
+Admins may rewrite the post loop entirely (the real AwesomeBB page uses ``pab_*``
+classes). What survives (REPORT.md section 2): class ``post--{ID}``, an element
+``id="{ID}"`` / ``id="p{ID}"``, and the JSON-LD. This module finds post containers
+from those, and the message slot by class-name hints or by locating the JSON-LD
+text of the post inside the container.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from parsers.forumactif.htmltext import (
+    INLINE_TAGS,
+    Element,
+    SkipPredicate,
+    class_tokens,
+    iter_text_nodes,
+    tag_of,
+)
+
+_POST_CLASS_RE = re.compile(r"^post--(\d+)$")
+_P_ID_RE = re.compile(r"^p(\d+)$")
+_SLOT_CLASS_RE = re.compile(
+    r"(?:^|[-_])(?:post[-_]?(?:body|content|message|entry|text|msg)|entry[-_]content"
+    r"|message[-_]?(?:body|content))(?:$|[-_])",
+    re.IGNORECASE,
+)
+_WS_RE = re.compile(r"\s+")
+
+
+def _by_post_class(tree: Element) -> list[tuple[int, Element]]:
+    found: dict[int, Element] = {}
+    for el in tree.xpath("//*[contains(@class, 'post--')]"):
+        for token in class_tokens(el):
+            match = _POST_CLASS_RE.match(token)
+            if match and int(match.group(1)) > 0:
+                found.setdefault(int(match.group(1)), el)
+    return list(found.items())
+
+
+def _climb(anchors: Sequence[tuple[int, Element]]) -> list[tuple[int, Element]]:
+    """For each anchor, its highest ancestor holding no other anchor (below ``<body>``)."""
+    counts: dict[Element, int] = {}
+    for _post_id, anchor in anchors:
+        for ancestor in anchor.iterancestors():
+            counts[ancestor] = counts.get(ancestor, 0) + 1
+    result: list[tuple[int, Element]] = []
+    for post_id, anchor in anchors:
+        el = anchor
+        while True:
+            parent = el.getparent()
+            if parent is None or tag_of(parent) in ("body", "html") or counts.get(parent, 0) > 1:
+                break
+            el = parent
+        result.append((post_id, el))
+    return result
+
+
+def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[int, Element]]:
+    """``(post_id, container)`` in page order, or ``[]``.
+
+    Tried in order: class ``post--ID`` (``post--0`` excluded, first element kept per
+    id: phpBB2 has two rows per post); elements ``id="pID"``; elements whose ``id`` is
+    one of ``known_ids`` (JSON-LD post ids). For the two id strategies the container
+    is the anchor's highest ancestor holding no other post's anchor.
+    """
+    by_class = _by_post_class(tree)
+    if by_class:
+        return by_class
+    anchors: dict[int, Element] = {}
+    for el in tree.xpath("//*[starts-with(@id, 'p')]"):
+        match = _P_ID_RE.match(el.get("id", ""))
+        if match:
+            anchors.setdefault(int(match.group(1)), el)
+    if not anchors:
+        wanted = {str(i) for i in known_ids}
+        if wanted:
+            for el in tree.xpath("//*[@id]"):
+                if el.get("id") in wanted:
+                    anchors.setdefault(int(el.get("id")), el)
+    if not anchors:
+        return []
+    return _climb(list(anchors.items()))
+
+
+def slot_by_class(container: Element) -> Element | None:
+    """The innermost descendant whose class looks like a message body, or None."""
+    candidates = [
+        el
+        for el in container.iter()
+        if el is not container and any(_SLOT_CLASS_RE.search(t) for t in class_tokens(el))
+    ]
+    for el in candidates:
+        if not any(other is not el and _is_ancestor(el, other) for other in candidates):
+            return el
+    return None
+
+
+def _is_ancestor(ancestor: Element, el: Element) -> bool:
+    return any(a is ancestor for a in el.iterancestors())
+
+
+def _compact(text: str) -> str:
+    return _WS_RE.sub("", text)
+
+
+def contains_text(el: Element, text: str, skip: SkipPredicate) -> bool:
+    """Whether the first non-blank line of ``text`` (whitespace ignored) is inside ``el``."""
+    lines = [_compact(line) for line in text.splitlines() if _compact(line)]
+    if not lines:
+        return False
+    haystack = _compact("".join(t for t, _ in iter_text_nodes(el, skip)))
+    return lines[0][:40] in haystack
+
+
+def slot_by_text(container: Element, text: str, skip: SkipPredicate) -> Element | None:
+    """Locate ``text`` (JSON-LD plain text of the post) in ``container``.
+
+    Returns the lowest common ancestor of the text nodes holding the start of the
+    first line and the end of the last line (lifted out of inline elements), or None.
+    Whitespace is ignored; linear in the container size.
+    """
+    lines = [_compact(line) for line in text.splitlines() if _compact(line)]
+    if not lines:
+        return None
+    pieces: list[tuple[int, Element]] = []
+    buffer: list[str] = []
+    offset = 0
+    for value, owner in iter_text_nodes(container, skip):
+        compact = _compact(value)
+        if compact:
+            pieces.append((offset, owner))
+            buffer.append(compact)
+            offset += len(compact)
+    haystack = "".join(buffer)
+    start_at = -1
+    for line in lines[:3]:
+        start_at = haystack.find(line[:40])
+        if start_at >= 0:
+            break
+    if start_at < 0:
+        return None
+    end_at = -1
+    for line in reversed(lines[-3:]):
+        tail = line[-40:]
+        found = haystack.rfind(tail)
+        if found >= start_at:
+            end_at = found + len(tail) - 1
+            break
+    if end_at < 0:
+        end_at = start_at
+    first = _owner_at(pieces, start_at)
+    last = _owner_at(pieces, end_at)
+    node = _common_ancestor(first, last)
+    while tag_of(node) in INLINE_TAGS and node.getparent() is not None and node is not container:
+        node = node.getparent()
+    return node
+
+
+def _owner_at(pieces: Sequence[tuple[int, Element]], offset: int) -> Element:
+    low, high = 0, len(pieces) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if pieces[middle][0] <= offset:
+            low = middle
+        else:
+            high = middle - 1
+    return pieces[low][1]
+
+
+def _common_ancestor(a: Element, b: Element) -> Element:
+    chain = [a, *a.iterancestors()]
+    members = set(chain)
+    for el in [b, *b.iterancestors()]:
+        if el in members:
+            return el
+    return chain[-1]

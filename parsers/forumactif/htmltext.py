@@ -1,0 +1,166 @@
+"""Own-content extraction from a Forumactif message slot (lxml elements).
+
+Rules (fixtures README section 2): *own content* is the message slot minus
+``<blockquote>`` subtrees, the signature, code boxes and the edit line; lines are
+split at ``<br>`` and block-element boundaries; images contribute no text; bold is
+the text of every outermost ``<strong>``/``<b>`` of the own content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeAlias
+
+#: ``lxml.html.HtmlElement`` (lxml ships no type stubs in this environment).
+Element: TypeAlias = Any
+SkipPredicate = Callable[[Element], bool]
+
+BLOCK_TAGS = frozenset(
+    "address article aside blockquote center dd details div dl dt fieldset figure footer "
+    "form h1 h2 h3 h4 h5 h6 header hr li main nav ol p pre section summary table tbody "
+    "thead tfoot tr td th ul".split()
+)
+INLINE_TAGS = frozenset(
+    "a abbr b big cite code em font i label mark q s small span strike strong sub sup u".split()
+)
+_IGNORED_TAGS = frozenset({"script", "style", "noscript", "template", "textarea", "select"})
+_WS_RE = re.compile(r"\s+")
+
+
+def squash(text: str) -> str:
+    """Collapse runs of whitespace (incl. NBSP) to one space and strip."""
+    return _WS_RE.sub(" ", text).strip()
+
+
+def tag_of(el: object) -> str:
+    """Lower-case tag name, or ``""`` for comments / processing instructions."""
+    tag = getattr(el, "tag", None)
+    return tag.lower() if isinstance(tag, str) else ""
+
+
+def class_tokens(el: Element) -> list[str]:
+    """The element's class names."""
+    return (el.get("class") or "").split()
+
+
+def has_class(name: str) -> str:
+    """XPath predicate body testing the class token ``name``."""
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+@dataclass
+class Line:
+    """One displayed line: its text and the images shown on it."""
+
+    text: str = ""
+    images: list[Element] = field(default_factory=list)
+
+
+@dataclass
+class Extracted:
+    """Result of :func:`extract`: displayed lines and bold texts, in document order."""
+
+    lines: list[Line]
+    bold: list[str]
+
+    def texts(self) -> list[str]:
+        """Whitespace-normalised text of every line (blank lines included)."""
+        return [squash(line.text) for line in self.lines]
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.lines: list[Line] = [Line()]
+        self.bold: list[str] = []
+        self._bold_buf: list[str] | None = None
+
+    def text(self, value: str | None) -> None:
+        if value:
+            self.lines[-1].text += value
+            if self._bold_buf is not None:
+                self._bold_buf.append(value)
+
+    def newline(self) -> None:
+        if self.lines[-1].text or self.lines[-1].images:
+            self.lines.append(Line())
+        elif len(self.lines) > 1 and (self.lines[-2].text or self.lines[-2].images):
+            self.lines.append(Line())  # keep one blank line (``<br /><br />``)
+        if self._bold_buf is not None:
+            self._bold_buf.append(" ")
+
+    def walk(self, el: Element, skip: SkipPredicate) -> None:
+        tag = tag_of(el)
+        if not tag or tag in _IGNORED_TAGS:
+            return
+        block = tag in BLOCK_TAGS
+        if skip(el):
+            if block:
+                self.newline()
+            return
+        if tag == "br":
+            self.newline()
+            return
+        if tag == "img":
+            self.lines[-1].images.append(el)
+            return
+        if block:
+            self.newline()
+        starts_bold = tag in ("strong", "b") and self._bold_buf is None
+        if starts_bold:
+            self._bold_buf = []
+        self.text(el.text)
+        for child in el:
+            self.walk(child, skip)
+            self.text(child.tail)
+        if starts_bold and self._bold_buf is not None:
+            value = squash("".join(self._bold_buf))
+            self._bold_buf = None
+            if value:
+                self.bold.append(value)
+        if block:
+            self.newline()
+
+
+def extract(root: Element, skip: SkipPredicate) -> Extracted:
+    """Lines and bold of ``root``'s content, leaving out subtrees where ``skip`` is true.
+
+    ``root``'s own tail is not part of its content. Linear in the size of ``root``.
+    """
+    builder = _Builder()
+    builder.text(root.text)
+    for child in root:
+        builder.walk(child, skip)
+        builder.text(child.tail)
+    return Extracted(lines=builder.lines, bold=builder.bold)
+
+
+def iter_text_nodes(root: Element, skip: SkipPredicate) -> Iterator[tuple[str, Element]]:
+    """``(text, owner)`` for every text node under ``root`` in document order.
+
+    ``owner`` is the element whose content holds the text (the parent for a tail).
+    Subtrees where ``skip`` is true, scripts and styles are left out.
+    """
+    stack: list[tuple[Element, bool]] = [(root, False)]
+    while stack:
+        el, is_tail_marker = stack.pop()
+        if is_tail_marker:
+            parent = el.getparent()
+            if el.tail and parent is not None:
+                yield el.tail, parent
+            continue
+        tag = tag_of(el)
+        if el is not root:
+            stack.append((el, True))
+        if not tag or tag in _IGNORED_TAGS or (el is not root and skip(el)):
+            continue
+        if el.text:
+            yield el.text, el
+        for child in reversed(list(el)):
+            stack.append((child, False))
+
+
+def text_excluding(root: Element, skip: SkipPredicate) -> str:
+    """All text of ``root`` (tails of children included) except skipped subtrees."""
+    return "".join(text for text, _owner in iter_text_nodes(root, skip))
