@@ -356,7 +356,8 @@ SYNTHETIC = """<!DOCTYPE html><html><head>
 <div class="pagination">3 messages &bull; Page <strong>1</strong> sur <strong>1</strong></div>
 <div id="p70" class="post has-profile bg2"><div class="inner"><div class="postbody">
 <p class="author"><span class="responsive-hide">par <strong>
-<span class="username">Ancien membre</span></strong></span><time datetime="2026-01-02T10:00:00+00:00">x</time></p>
+<span class="username">Ancien membre</span></strong></span>
+<time datetime="2026-01-02T10:00:00+00:00">x</time></p>
 <div class="content">Intro <b>gras <strong>imbriqué</strong></b><br>
 <blockquote class="uncited"><div>cité <strong>Non</strong></div></blockquote>
 <div class="codebox"><p>Code : </p><pre><code>&lt;b&gt;<strong>Pas ça</strong></code></pre></div>
