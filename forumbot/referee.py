@@ -105,7 +105,11 @@ class Referee:
             if duel is not None and duel["status"] in ("finished", "ignored"):
                 if duel["status"] == "finished" or duel["last_post_id"] == summary.last_post_id:
                     continue
-            if duel is not None and duel["last_post_id"] == summary.last_post_id:
+            if (
+                duel is not None
+                and duel["last_post_id"] == summary.last_post_id
+                and not self._has_pending_draft(duel["id"])
+            ):
                 continue
             try:
                 if duel is None or duel["status"] == "ignored":
@@ -121,6 +125,12 @@ class Referee:
             except Exception:  # one bad topic never stops the loop
                 log.exception("topic %s: poll failed; will retry next cycle", summary.topic_id)
         return PollReport(forum_id, len(topics), read, new, edited, drafts)
+
+    def _has_pending_draft(self, duel_id: int) -> bool:
+        """True while a turn draft waits: its posts may still be edited, so re-read them."""
+        return any(
+            d["kind"] == "turn" for d in self.storage.declarations(DRAFT_EDITABLE, duel_id)
+        )
 
     def try_adopt(
         self, forum_id: int, topic_id: int, title: str, summary: Any = None

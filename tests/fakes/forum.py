@@ -1,0 +1,125 @@
+"""An in-memory ForumClient for unit tests of the referee and poster (no HTTP)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from forumbot.errors import AmbiguousPost
+from forumbot.forums.base import TopicSummary
+from parsers.model import Post
+
+_BOLD = re.compile(r"\[b\](.*?)\[/b\]", re.S)
+
+
+@dataclass
+class FakeForum:
+    """Topics of one forum, posts as :class:`Post`, and knobs to inject failures.
+
+    ``fail_next_reply``: the next reply raises AmbiguousPost *after* storing the post (the
+    outcome a timeout gives); ``refuse_next_reply``: raises before storing.
+    """
+
+    bot: str = "Hibou"
+    topics: dict[int, dict[str, object]] = field(default_factory=dict)
+    posts: dict[int, list[Post]] = field(default_factory=dict)
+    next_post_id: int = 100
+    replies_sent: int = 0
+    fail_next_reply: bool = False
+    refuse_next_reply: bool = False
+    start: datetime = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+    def add_topic(self, topic_id: int, title: str, author: str, text: str) -> int:
+        self.topics[topic_id] = {"title": title}
+        self.posts[topic_id] = []
+        return self.add_post(topic_id, author, text)
+
+    def add_post(self, topic_id: int, author: str, text: str) -> int:
+        self.next_post_id += 1
+        pid = self.next_post_id
+        plain = _BOLD.sub(r"\1", text)
+        self.posts[topic_id].append(
+            Post(
+                post_id=pid,
+                author=author,
+                author_id=None,
+                posted_at=self.start + timedelta(minutes=pid),
+                edited=None,
+                text=plain,
+                bold=tuple(m.strip() for m in _BOLD.findall(text)),
+                quotes=(),
+                line_count=sum(1 for line in plain.splitlines() if line.strip()),
+            )
+        )
+        return pid
+
+    def edit_post(self, topic_id: int, post_id: int, text: str) -> None:
+        plain = _BOLD.sub(r"\1", text)
+        self.posts[topic_id] = [
+            Post(
+                p.post_id,
+                p.author,
+                p.author_id,
+                p.posted_at,
+                p.edited,
+                plain,
+                tuple(m.strip() for m in _BOLD.findall(text)),
+                (),
+                sum(1 for line in plain.splitlines() if line.strip()),
+            )
+            if p.post_id == post_id
+            else p
+            for p in self.posts[topic_id]
+        ]
+
+    # -- ForumClient ----------------------------------------------------------------------
+    def login(self) -> None:
+        return None
+
+    def is_logged_in(self) -> bool:
+        return True
+
+    def list_topics(self, forum_id: int) -> list[TopicSummary]:
+        return [
+            TopicSummary(
+                tid,
+                str(t["title"]),
+                self.posts[tid][-1].post_id,
+                len(self.posts[tid]) - 1,
+                self.posts[tid][0].author,
+            )
+            for tid, t in self.topics.items()
+        ]
+
+    def read_topic(self, topic_id: int, after_post_id: int | None) -> list[Post]:
+        return [
+            p for p in self.posts[topic_id] if after_post_id is None or p.post_id > after_post_id
+        ]
+
+    def reply(self, topic_id: int, message: str, marker: str) -> int:
+        if self.refuse_next_reply:
+            self.refuse_next_reply = False
+            raise AmbiguousPost("connection reset before sending")
+        self.replies_sent += 1
+        pid = self.add_post(topic_id, self.bot, message)
+        if self.fail_next_reply:
+            self.fail_next_reply = False
+            raise AmbiguousPost("read timeout after sending")
+        return pid
+
+    def send_pm(
+        self, user_id: int | None, username: str, subject: str, message: str, marker: str
+    ) -> None:
+        raise NotImplementedError
+
+    def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
+        for p in self.read_topic(topic_id, after_post_id):
+            if p.author == self.bot and marker in p.text:
+                return p.post_id
+        return None
+
+    def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
+        tid = max(self.topics, default=0) + 1
+        self.add_topic(tid, subject, self.bot, message)
+        return tid

@@ -1,0 +1,197 @@
+"""The referee loop and the poster against an in-memory forum: a classic duel end to end."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from forumbot.overrides import OverrideError, edit_text, set_numbers, set_status
+from forumbot.poster import publish_due
+from forumbot.referee import Referee
+from forumbot.storage import open_storage
+from tests.fakes.forum import FakeForum
+
+OPENING = "Les adversaires : Aurora Vexley (1re année) contre Cassius Thorne (2e année)."
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += timedelta(seconds=seconds)
+
+
+def make(review_delay_s: int | str = 0) -> tuple[FakeForum, Referee, Clock]:
+    forum = FakeForum()
+    forum.add_topic(7, "Duel : Aurora contre Cassius", "Arbitre", OPENING)
+    clock = Clock()
+    storage = open_storage(":memory:")
+    referee = Referee(
+        storage,
+        forum,
+        board_url="http://board.invalid",
+        platform="phpbb3",
+        review_delay_s=review_delay_s,
+        now=clock,
+        rng=random.Random(1),
+    )
+    return forum, referee, clock
+
+
+def turn_post(forum: FakeForum, who: str, spell: str) -> int:
+    return forum.add_post(7, who, f"{who} lève sa baguette.\nIl se concentre.\n[b]{spell}[/b]")
+
+
+def cycle(forum: FakeForum, referee: Referee, clock: Clock) -> list[int]:
+    referee.poll_forum(3)
+    return publish_due(referee.storage, forum, clock)
+
+
+def bot_posts(forum: FakeForum) -> list[str]:
+    return [p.text for p in forum.posts[7] if p.author == "Hibou"]
+
+
+def test_adopts_topic_and_publishes_opening_once() -> None:
+    forum, referee, clock = make()
+    assert cycle(forum, referee, clock)
+    duel = referee.storage.duels("running")[0]
+    assert duel["opening_post_id"] == forum.posts[7][-1].post_id
+    assert "Top !" in bot_posts(forum)[0]
+    # polling again publishes nothing more
+    assert cycle(forum, referee, clock) == []
+    assert len(bot_posts(forum)) == 1
+
+
+def test_turn_is_drafted_when_both_duellists_posted_and_state_advances() -> None:
+    forum, referee, clock = make()
+    cycle(forum, referee, clock)
+    turn_post(forum, "Aurora Vexley", "Sortilège de Désarmement")
+    assert cycle(forum, referee, clock) == []  # one post: no turn yet
+    turn_post(forum, "Cassius Thorne", "Sortilège de Chatouillis")
+    published = cycle(forum, referee, clock)
+    assert len(published) == 1
+    text = bot_posts(forum)[-1]
+    assert "tour 1" in text and "Aurora Vexley" in text and "Cassius Thorne" in text
+    duel = referee.storage.duels()[0]
+    state = json.loads(duel["state_json"])
+    assert state["turn"] == 1
+    rolls = list(referee.storage.db["dice_rolls"].rows)
+    assert len(rolls) == 2 and all(len(json.loads(r["values_json"])) == 2 for r in rolls)
+    turns = list(referee.storage.db["turns"].rows)
+    assert [t["number"] for t in turns] == [1]
+
+
+def test_duel_runs_to_a_winner_with_each_declaration_posted_once() -> None:
+    forum, referee, clock = make()
+    cycle(forum, referee, clock)
+    spells = ["Sortilège de Désarmement", "Sortilège de Chatouillis"]
+    for turn in range(60):
+        if referee.storage.duels()[0]["status"] == "finished":
+            break
+        turn_post(forum, "Aurora Vexley", spells[turn % 2])
+        turn_post(forum, "Cassius Thorne", spells[(turn + 1) % 2])
+        assert len(cycle(forum, referee, clock)) == 1
+    duel = referee.storage.duels()[0]
+    assert duel["status"] == "finished"
+    state = json.loads(duel["state_json"])
+    assert state["winner"] in ("Aurora Vexley", "Cassius Thorne") or state["draw"]
+    texts = bot_posts(forum)
+    markers = [d["marker"] for d in referee.storage.declarations(("published",))]
+    assert len(markers) == len(texts) == state["turn"] + 1
+    for m in markers:
+        assert sum(m in t for t in texts) == 1
+    assert "Fin du duel" in texts[-1]
+    assert duel["dice_secret"] in texts[-1]  # seed revealed at the end
+
+
+def test_ambiguous_publish_is_not_posted_twice() -> None:
+    forum, referee, clock = make()
+    forum.fail_next_reply = True  # the post goes through but the client sees a timeout
+    assert cycle(forum, referee, clock) == []
+    assert referee.storage.declarations(("publishing",))
+    assert cycle(forum, referee, clock) != []  # found by its marker, not re-posted
+    assert len(bot_posts(forum)) == 1 and forum.replies_sent == 1
+
+
+def test_failed_publish_before_sending_is_retried() -> None:
+    forum, referee, clock = make()
+    forum.refuse_next_reply = True
+    assert cycle(forum, referee, clock) == []
+    assert cycle(forum, referee, clock) != []
+    assert len(bot_posts(forum)) == 1
+
+
+def test_review_delay_and_manual_mode() -> None:
+    forum, referee, clock = make(review_delay_s=600)
+    referee.poll_forum(3)
+    assert publish_due(referee.storage, forum, clock) == []
+    clock.advance(601)
+    assert publish_due(referee.storage, forum, clock) != []
+
+    forum, referee, clock = make(review_delay_s="manual")
+    referee.poll_forum(3)
+    clock.advance(10**6)
+    assert publish_due(referee.storage, forum, clock, manual=True) == []
+    decl = referee.storage.declarations(("draft",))[0]
+    set_status(referee.storage, decl["id"], "approved", "arbitre", clock())
+    assert publish_due(referee.storage, forum, clock, manual=True) != []
+
+
+def test_referee_sets_a_number_and_the_text_follows_with_audit() -> None:
+    forum, referee, clock = make(review_delay_s="manual")
+    referee.poll_forum(3)
+    set_status(referee.storage, referee.storage.declarations()[0]["id"], "approved", "a", clock())
+    publish_due(referee.storage, forum, clock, manual=True)
+    turn_post(forum, "Aurora Vexley", "Sortilège de Désarmement")
+    turn_post(forum, "Cassius Thorne", "Sortilège de Chatouillis")
+    referee.poll_forum(3)
+    decl = referee.storage.declarations(("draft",))[0]
+    set_numbers(referee.storage, decl["id"], {"Cassius Thorne.points": 3}, "Maelis", clock())
+    after = referee.storage.declaration(decl["id"])
+    assert "Cassius Thorne : 3 PD" in after["text"]
+    audit = referee.storage.audit_entries("declaration:")
+    assert audit[-1]["actor"] == "Maelis" and audit[-1]["action"] == "draft.set_numbers"
+    # a stale form cannot overwrite a newer version
+    with pytest.raises(OverrideError):
+        edit_text(
+            referee.storage, decl["id"], "x", "Maelis", clock(), expected_version=decl["version"]
+        )
+    set_status(referee.storage, decl["id"], "approved", "Maelis", clock())
+    publish_due(referee.storage, forum, clock, manual=True)
+    state = json.loads(referee.storage.duels()[0]["state_json"])
+    assert [d["points"] for d in state["duellists"] if d["name"] == "Cassius Thorne"] == [3]
+
+
+def test_edit_before_publication_recomputes_but_keeps_dice() -> None:
+    forum, referee, clock = make(review_delay_s=600)
+    referee.poll_forum(3)
+    clock.advance(601)
+    publish_due(referee.storage, forum, clock)
+    turn_post(forum, "Aurora Vexley", "Sortilège de Désarmement")
+    pid = turn_post(forum, "Cassius Thorne", "Sortilège de Chatouillis")
+    referee.poll_forum(3)
+    before = referee.storage.declarations(("draft",))[0]
+    dice_before = list(referee.storage.db["dice_rolls"].rows)
+    forum.edit_post(7, pid, "Cassius hésite.\nPuis se reprend.\n[b]Sortilège de chant[/b]")
+    referee.poll_forum(3)  # the topic is re-read while a draft is pending
+    after = referee.storage.declaration(before["id"])
+    assert after["version"] > before["version"]
+    assert "Sortilège de chant" in after["text"]
+    assert list(referee.storage.db["dice_rolls"].rows) == dice_before
+
+
+def test_player_text_cannot_inject_bbcode() -> None:
+    forum, referee, clock = make()
+    cycle(forum, referee, clock)
+    forum.add_post(7, "Aurora Vexley", "Je lance...\n[b][url=http://evil]Sort[/url][/b]")
+    turn_post(forum, "Cassius Thorne", "Sortilège de Chatouillis")
+    cycle(forum, referee, clock)
+    text = bot_posts(forum)[-1]
+    assert "[url" not in text and "［url=http://evil］" in text
