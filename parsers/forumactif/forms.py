@@ -19,7 +19,7 @@ from typing import TypeAlias
 from lxml import html as lxml_html
 
 from parsers.forumactif.encoding import decode_html
-from parsers.forumactif.htmltext import Element, squash
+from parsers.forumactif.htmltext import Element, squash, text_excluding
 from parsers.model import ReplyForm
 
 #: A page: its HTML (text or bytes) or an already parsed lxml tree.
@@ -239,10 +239,7 @@ DEFAULT_NEW_POST_PATTERNS: tuple[str, ...] = (
 
 
 def _page_text(page: Page) -> str:
-    tree = _tree(page)
-    for junk in tree.xpath("//script|//style"):
-        junk.drop_tree()
-    return squash(tree.text_content())
+    return squash(text_excluding(_tree(page), lambda el: False))
 
 
 def _find(page: Page, patterns: Sequence[str]) -> str | None:

@@ -22,7 +22,7 @@ from parsers.forumactif.htmltext import (
 )
 
 _POST_CLASS_RE = re.compile(r"^post--(\d+)$")
-_P_ID_RE = re.compile(r"^p(\d+)$")
+_P_ID_RE = re.compile(r"^(?:p|post-?)(\d+)$")
 _SLOT_CLASS_RE = re.compile(
     r"(?:^|[-_])(?:post[-_]?(?:body|content|message|entry|text|msg)|entry[-_]content"
     r"|message[-_]?(?:body|content))(?:$|[-_])",
@@ -63,8 +63,9 @@ def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[
     """``(post_id, container)`` in page order, or ``[]``.
 
     Tried in order: class ``post--ID`` (``post--0`` excluded, first element kept per
-    id: phpBB2 has two rows per post); elements ``id="pID"``; elements whose ``id`` is
-    one of ``known_ids`` (JSON-LD post ids). For the two id strategies the container
+    id: phpBB2 has two rows per post); elements ``id="pID"`` / ``id="post-ID"``;
+    elements with a numeric ``id`` when some of them are ``known_ids`` (JSON-LD post
+    ids). For the two id strategies the container
     is the anchor's highest ancestor holding no other post's anchor.
     """
     by_class = _by_post_class(tree)
@@ -76,11 +77,13 @@ def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[
         if match:
             anchors.setdefault(int(match.group(1)), el)
     if not anchors:
+        numeric = [el for el in tree.xpath("//*[@id]") if el.get("id", "").isdigit()]
         wanted = {str(i) for i in known_ids}
-        if wanted:
-            for el in tree.xpath("//*[@id]"):
-                if el.get("id") in wanted:
-                    anchors.setdefault(int(el.get("id")), el)
+        if wanted & {el.get("id") for el in numeric}:
+            # The page follows Forumactif's ``id="{ID}"`` convention: take every
+            # numeric id (the first post of page 1 is not among JSON-LD comments).
+            for el in numeric:
+                anchors.setdefault(int(el.get("id")), el)
     if not anchors:
         return []
     return _climb(list(anchors.items()))
