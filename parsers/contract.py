@@ -26,7 +26,7 @@ from typing import Any, Literal, cast
 
 from parsers.action import SpellMatcher, parse_action
 from parsers.detect import detect_platform
-from parsers.errors import UnknownPageError
+from parsers.errors import ParseError, UnknownPageError
 from parsers.model import Post, TopicPage
 from parsers.phpbb import parse_topic_page as parse_phpbb_topic_page
 
@@ -100,16 +100,37 @@ def _load_forumactif(source: str) -> ForumactifParser:
 
 
 def _call_forumactif(
-    parser: ForumactifParser, html: str | bytes, options: Mapping[str, Any]
+    parser: ForumactifParser, html: str | bytes, source: str, options: Mapping[str, Any]
 ) -> TopicPage:
-    """Call the Forumactif parser with the keyword options its signature accepts."""
+    """Call the Forumactif parser with the keyword options its signature accepts.
+
+    ``timezone`` is passed as ``board_tz`` when the parser names it so
+    (``parsers.forumactif.parse_topic_page(html, source, *, now, board_tz, ...)``).
+    """
     try:
         params = inspect.signature(parser).parameters
     except (TypeError, ValueError):
-        return parser(html, **options)
+        return parser(html, source=source, **options)
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return parser(html, **options)
-    return parser(html, **{k: v for k, v in options.items() if k in params})
+        return parser(html, source=source, **options)
+    kwargs: dict[str, Any] = {"source": source} if "source" in params else {}
+    for name, value in options.items():
+        if name == "timezone" and "timezone" not in params and "board_tz" in params:
+            kwargs["board_tz"] = value
+        elif name in params:
+            kwargs[name] = value
+    missing = [
+        name
+        for name, p in params.items()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+        and p.default is inspect.Parameter.empty
+        and name not in kwargs
+    ]
+    if missing:
+        raise ParseError(
+            f"the Forumactif parser needs {', '.join(missing)} (e.g. now = capture time)", source
+        )
+    return parser(html, **kwargs)
 
 
 def parse_page(
@@ -131,22 +152,24 @@ def parse_page(
         forumactif_parser: the Forumactif parser to use; default
             ``parsers.forumactif.parse_topic_page``, imported lazily.
         now: capture time (aware) for Forumactif's relative/yearless dates; phpBB ignores it.
-        timezone: IANA zone of the board's displayed dates (Forumactif); phpBB ignores it.
+        timezone: IANA zone of the board's displayed dates (Forumactif ``board_tz``); phpBB
+            ignores it.
 
     Raises:
         UnknownPageError: unknown platform name, undetectable page, or Forumactif page while
             the Forumactif parser cannot be imported.
-        ParseError: the chosen parser could not read the page (e.g. phpBB 404 topic page).
+        ParseError: the chosen parser could not read the page (e.g. phpBB 404 topic page),
+            or the Forumactif parser needs ``now`` and none was given.
     """
     chosen = detect_platform(html, source) if platform == "auto" else platform
     if chosen == "phpbb3":
         return parse_phpbb_topic_page(html, source)
     if chosen == "forumactif":
         parser = forumactif_parser if forumactif_parser is not None else _load_forumactif(source)
-        options: dict[str, Any] = {"source": source}
+        options: dict[str, Any] = {}
         if now is not None:
             options["now"] = now
         if timezone is not None:
             options["timezone"] = timezone
-        return _call_forumactif(parser, html, options)
+        return _call_forumactif(parser, html, source, options)
     raise UnknownPageError(f"unknown platform {platform!r} (auto, phpbb3, forumactif)", source)
