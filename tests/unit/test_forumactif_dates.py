@@ -1,0 +1,71 @@
+"""French Forumactif dates -> aware datetimes (parsers.forumactif.dates)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from parsers.forumactif.dates import find_date, parse_forumactif_date
+
+PARIS = ZoneInfo("Europe/Paris")
+NOW = datetime(2025, 3, 4, 15, 0, tzinfo=PARIS)  # a Tuesday
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Aujourd'hui à 14:32", datetime(2025, 3, 4, 14, 32)),
+        ("Aujourd’hui à 0:05", datetime(2025, 3, 4, 0, 5)),
+        ("Hier à 23:58", datetime(2025, 3, 3, 23, 58)),
+        ("Lun 3 Mar - 14:32", datetime(2025, 3, 3, 14, 32)),
+        ("Dim 29 Déc 2024 - 18:30", datetime(2024, 12, 29, 18, 30)),
+        ("Lun 30 Déc 2024 - 9:05", datetime(2024, 12, 30, 9, 5)),
+        ("Jeu 2 Jan - 21:47", datetime(2025, 1, 2, 21, 47)),
+        ("Mar 26 Mar 2013 - 10:01", datetime(2013, 3, 26, 10, 1)),
+        ("Ven 28 Juil - 23:04", datetime(2024, 7, 28, 23, 4)),  # year-less, after now -> last year
+        ("Mer 5 Mar - 10:00", datetime(2024, 3, 5, 10, 0)),
+        ("Jeu 1 Aoû 2024 - 12:00", datetime(2024, 8, 1, 12, 0)),
+        ("Mer 5 Fév 2025 - 8:00", datetime(2025, 2, 5, 8, 0)),
+        ("Sam 29 Fév - 10:00", datetime(2024, 2, 29, 10, 0)),
+        ("05.04.23 17:14", datetime(2023, 4, 5, 17, 14)),
+        ("06.04.23 9:41", datetime(2023, 4, 6, 9, 41)),
+        ("Wed 29 Jul 2015 - 15:51", datetime(2015, 7, 29, 15, 51)),
+        ("Today at 9:00", datetime(2025, 3, 4, 9, 0)),
+    ],
+)
+def test_parse_forumactif_date(raw: str, expected: datetime) -> None:
+    result = parse_forumactif_date(raw, now=NOW, board_tz="Europe/Paris")
+    assert result == expected.replace(tzinfo=PARIS)
+    assert result is not None and result.tzinfo is not None
+
+
+def test_now_in_another_zone_is_converted_to_board_time() -> None:
+    now_utc = datetime(2025, 3, 4, 23, 30, tzinfo=ZoneInfo("UTC"))  # already 5 March in Paris
+    result = parse_forumactif_date("Aujourd'hui à 0:10", now=now_utc)
+    assert result == datetime(2025, 3, 5, 0, 10, tzinfo=PARIS)
+
+
+def test_board_timezone_is_attached() -> None:
+    result = parse_forumactif_date("Dim 29 Déc 2024 - 18:30", now=NOW, board_tz="America/Montreal")
+    assert result == datetime(2024, 12, 29, 18, 30, tzinfo=ZoneInfo("America/Montreal"))
+
+
+@pytest.mark.parametrize("raw", ["", "pas une date", "Invité"])
+def test_not_a_date(raw: str) -> None:
+    assert parse_forumactif_date(raw, now=NOW) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("par Invité Dim 2 Mar - 16:40", "Dim 2 Mar - 16:40"),
+        ("Sujet: Re: Duel officiel : Éloïse   Sam 4 Jan - 11:20", "Sam 4 Jan - 11:20"),
+        ("#10 Re: Duel Aujourd'hui à 14:32", "Aujourd'hui à 14:32"),
+        ("05.04.23 17:14", "05.04.23 17:14"),
+        ("aucune date ici", None),
+    ],
+)
+def test_find_date(text: str, expected: str | None) -> None:
+    assert find_date(text) == expected
