@@ -115,13 +115,8 @@ def _first_text(container: Element, xpaths: Sequence[str]) -> tuple[str | None, 
 
 
 def _user_id_in(el: Element) -> int | None:
-    candidates = [el, *el.iterancestors("a")] if tag_of(el) == "a" else [el]
-    for node in candidates:
-        for link in node.iter("a"):
-            match = _USER_HREF_RE.match(link.get("href") or "")
-            if match:
-                return int(match.group(1))
-    for link in el.iterancestors("a"):
+    """``/uN`` of the first profile link in or around the author element."""
+    for link in [*el.iter("a"), *el.iterancestors("a")]:
         match = _USER_HREF_RE.match(link.get("href") or "")
         if match:
             return int(match.group(1))
