@@ -16,17 +16,18 @@ Markup relied on (FLOWS.md, "Reading"):
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import lxml.etree
 
 from parsers.errors import ParseError, UnknownPageError
 from parsers.htmltext import has_class, inner_html, own_bold, own_text
 from parsers.model import Edit, Post, Quote, ReplyForm, TopicPage
-from parsers.text import collapse_ws, count_lines
+from parsers.text import collapse_ws, count_lines, fold
 
-__all__ = ["parse_topic_page", "parse_edit_notice", "looks_like_phpbb"]
+__all__ = ["looks_like_phpbb", "parse_display_date", "parse_edit_notice", "parse_topic_page"]
 
 Element = Any
 
@@ -86,12 +87,84 @@ def _int_or_none(pattern: re.Pattern[str], value: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def parse_edit_notice(notice: Element) -> Edit | None:
+_MONTHS = {
+    "jan": 1,
+    "fev": 2,
+    "feb": 2,
+    "mar": 3,
+    "avr": 4,
+    "apr": 4,
+    "mai": 5,
+    "may": 5,
+    "juin": 6,
+    "jun": 6,
+    "juil": 7,
+    "jul": 7,
+    "aou": 8,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+_DISPLAY_DATE_RE = re.compile(
+    r"\b(\d{1,2})\s+([a-z]{3,9})\.?\s+(\d{4}),?\s+(?:a\s+)?(\d{1,2}):(\d{2})\b"
+)
+_UTC_OFFSET_RE = re.compile(r"UTC\s*([+-])(\d{1,2}):?(\d{2})?")
+
+
+def parse_display_date(text: str, zone: tzinfo) -> datetime | None:
+    """A date as phpBB displays it with the default format ``D j M Y H:i``, read in ``zone``.
+
+    Returns an aware UTC datetime, or None when ``text`` holds no such date (e.g. a board
+    using relative dates such as "Aujourd’hui").
+
+    Examples:
+        >>> from datetime import timezone, timedelta
+        >>> parse_display_date("le lun. 30 nov. 2026 12:43, modifié", timezone(timedelta(hours=1)))
+        datetime.datetime(2026, 11, 30, 11, 43, tzinfo=datetime.timezone.utc)
+        >>> parse_display_date("on Mon 30 Nov 2026 12:43, edited", timezone.utc)
+        datetime.datetime(2026, 11, 30, 12, 43, tzinfo=datetime.timezone.utc)
+    """
+    m = _DISPLAY_DATE_RE.search(fold(text))
+    if m is None:
+        return None
+    word = m.group(2)
+    month = _MONTHS.get(word[:4]) or _MONTHS.get(word[:3])
+    if month is None:
+        return None
+    try:
+        local = datetime(
+            int(m.group(3)), month, int(m.group(1)), int(m.group(4)), int(m.group(5)), tzinfo=zone
+        )
+    except ValueError:
+        return None
+    return local.astimezone(UTC)
+
+
+def _board_zone(root: Element) -> tzinfo | None:
+    """The zone of displayed dates, from the footer ``<span title="Europe/Paris">UTC+01:00``."""
+    for span in root.xpath("//div[@id='page-footer']//li/span[@title]"):
+        name = str(span.get("title") or "")
+        if "/" in name or name == "UTC":
+            try:
+                return ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                pass
+        m = _UTC_OFFSET_RE.search(_text(span))
+        if m:
+            minutes = int(m.group(2)) * 60 + int(m.group(3) or 0)
+            return timezone(timedelta(minutes=minutes if m.group(1) == "+" else -minutes))
+    return None
+
+
+def parse_edit_notice(notice: Element, zone: tzinfo | None = None) -> Edit | None:
     """Read a phpBB ``div.notice`` edit line into :class:`Edit`, or None if it is not one.
 
     Handles "Modifié en dernier par X le …, modifié N fois." and "Last edited by X on …, edited
     N time(s) in total." The moderator's reason (``<strong>Raison :</strong> <em>…</em>``) is
-    ignored.
+    ignored. ``at`` (UTC, minute precision) is read from the displayed date when the board's
+    zone is known, else None.
     """
     text = _text(notice)
     count_m = _EDIT_COUNT_RE.search(text)
@@ -105,7 +178,8 @@ def parse_edit_notice(notice: Element) -> Edit | None:
         if by_m is None:
             return None
         by = by_m.group(1)
-    return Edit(by=by, count=int(count_m.group(1)))
+    at = parse_display_date(text, zone) if zone is not None else None
+    return Edit(by=by, count=int(count_m.group(1)), at=at)
 
 
 def _quote_of(blockquote: Element) -> Quote:
@@ -128,7 +202,7 @@ def _quote_of(blockquote: Element) -> Quote:
     return Quote(author=author, post_id=post_id)
 
 
-def _parse_post(div: Element, post_id: int, source: str) -> Post:
+def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) -> Post:
     contents = [el for el in div.xpath(_CONTENT_XPATH) if has_class(el, "content")]
     if not contents:
         raise ParseError(f"post p{post_id} has no div.content", source)
@@ -163,7 +237,7 @@ def _parse_post(div: Element, post_id: int, source: str) -> Post:
 
     edited: Edit | None = None
     for notice in (el for el in div.xpath(_NOTICE_XPATH) if has_class(el, "notice")):
-        edited = parse_edit_notice(notice)
+        edited = parse_edit_notice(notice, zone)
         if edited is not None:
             break
 
@@ -281,8 +355,9 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
             raise ParseError(f"topic does not exist (forum says: {message!r})", source)
         raise ParseError(f"topic page without posts (forum says: {message!r})", source)
 
+    zone = _board_zone(root)
     posts = tuple(
-        _parse_post(div, int(_POST_ID_RE.match(div.get("id")).group(1)), source)  # type: ignore[union-attr]
+        _parse_post(div, int(_POST_ID_RE.match(div.get("id")).group(1)), source, zone)  # type: ignore[union-attr]
         for div in post_divs
     )
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from parsers.errors import ParseError, UnknownPageError
 from parsers.model import Edit, Post, Quote, TopicPage
-from parsers.phpbb import parse_topic_page
+from parsers.phpbb import parse_display_date, parse_topic_page
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "html" / "phpbb"
 VIEWTOPIC_PAGES = sorted(p.name for p in FIXTURES.glob("viewtopic_*.html"))
@@ -217,26 +218,30 @@ def test_quoted_text_and_bold_do_not_leak_into_own_content() -> None:
     assert p14.bold == ()
 
 
+AT_1243 = datetime(2026, 11, 30, 11, 43, tzinfo=UTC)  # displayed 12:43 Europe/Paris
+AT_1245 = datetime(2026, 11, 30, 11, 45, tzinfo=UTC)
+
+
 def test_edits_by_author_and_by_moderator() -> None:
     p1 = by_id(load("viewtopic_t2_page1_fr.html"))
-    assert p1[3].edited == Edit(by="Aurora Vexley", count=1)
+    assert p1[3].edited == Edit(by="Aurora Vexley", count=1, at=AT_1243)
     assert "Modifié" not in p1[3].text
     assert [i for i, p in p1.items() if p.edited] == [3]
     en = by_id(load("viewtopic_t2_page1_en.html"))
-    assert en[3].edited == Edit(by="Aurora Vexley", count=1)
+    assert en[3].edited == Edit(by="Aurora Vexley", count=1, at=AT_1243)
     p2 = by_id(load("viewtopic_t2_page2_fr.html"))
-    assert p2[13].edited == Edit(by="Cassius Thorne", count=1)
+    assert p2[13].edited == Edit(by="Cassius Thorne", count=1, at=AT_1243)
     assert [i for i, p in p2.items() if p.edited] == [13]
     before = by_id(load("viewtopic_t2_page3_fr.html"))
     after = by_id(load("viewtopic_t2_page3_after_moderator_edit_fr.html"))
     assert before[24].edited is None
-    assert after[24].edited == Edit(by="admin", count=1)
+    assert after[24].edited == Edit(by="admin", count=1, at=AT_1245)
     assert "Correction du score" not in after[24].text
     assert "Raison" not in after[24].text
     assert after[24].text.endswith("(Score vérifié par l'administration.)")
     assert not before[24].text.endswith("(Score vérifié par l'administration.)")
     edited = by_id(load("viewtopic_edited_post_fr.html"))
-    assert edited[3].edited == Edit(by="Aurora Vexley", count=1)
+    assert edited[3].edited == Edit(by="Aurora Vexley", count=1, at=AT_1243)
     assert edited[3].text.splitlines()[-1] == "(Précision : la lance vise l'épaule gauche.)"
 
 
@@ -386,3 +391,40 @@ def test_post_without_content_is_a_parse_error() -> None:
     broken = SYNTHETIC.replace('<div class="content">', '<div class="contents-missing">')
     with pytest.raises(ParseError, match="p70 has no div.content"):
         parse_topic_page(broken, "synthetic")
+
+
+@pytest.mark.parametrize(
+    ("notice", "expected"),
+    [
+        (
+            "Modifié en dernier par X le mar. 3 févr. 2026 09:05, modifié 2 fois.",
+            datetime(2026, 2, 3, 8, 5, tzinfo=UTC),
+        ),
+        (
+            "Last edited by X on Sat 4 Jul 2026 23:30, edited 3 times in total.",
+            datetime(2026, 7, 4, 21, 30, tzinfo=UTC),
+        ),
+        ("Modifié en dernier par X le Aujourd’hui, 12:43, modifié 1 fois.", None),
+    ],
+)
+def test_display_dates_in_the_board_zone(notice: str, expected: datetime | None) -> None:
+    assert parse_display_date(notice, ZoneInfo("Europe/Paris")) == expected
+
+
+def test_edit_time_unknown_without_footer_zone() -> None:
+    html = SYNTHETIC.replace(
+        '<div id="sig70"',
+        '<div class="notice">Modifié en dernier par <a class="username">Ancien membre</a> '
+        'le lun. 30 nov. 2026 12:43, modifié 4 fois.</div><div id="sig70"',
+    )
+    (post,) = parse_topic_page(html, "synthetic").posts
+    assert post.edited == Edit(by="Ancien membre", count=4, at=None)
+    with_zone = html.replace(
+        "</body>",
+        '<div id="page-footer"><ul><li>Heures au format <span title="">UTC-05:00</span></li>'
+        "</ul></div></body>",
+    )
+    (post,) = parse_topic_page(with_zone, "synthetic").posts
+    assert post.edited == Edit(
+        by="Ancien membre", count=4, at=datetime(2026, 11, 30, 17, 43, tzinfo=UTC)
+    )
