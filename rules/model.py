@@ -130,6 +130,10 @@ class DuellistState:
         violations: every violation recorded in the duel, in order.
         disqualified: True once the referee disqualified the duellist.
         magic_types: magic types (fatigue), empty in classic.
+        last_action: action kind of the previous post (fatigue: ``"cast"``, ``"dodge"``,
+            ``"dodge_riposte"``; None when none or in classic). Fatigue's ``dodge_twice``.
+        spells_used_on: (spell, target) pairs: spells that affected or directly targeted
+            ``target`` (fatigue's ``reused_spell``); empty in classic.
     """
 
     name: str
@@ -140,6 +144,8 @@ class DuellistState:
     violations: tuple[Violation, ...] = ()
     disqualified: bool = False
     magic_types: tuple[str, ...] = ()
+    last_action: str | None = None
+    spells_used_on: tuple[tuple[str, str], ...] = ()
 
     def to_dict(self) -> JsonDict:
         """JSON-ready table."""
@@ -152,6 +158,8 @@ class DuellistState:
             "violations": [v.to_dict() for v in self.violations],
             "disqualified": self.disqualified,
             "magic_types": list(self.magic_types),
+            "last_action": self.last_action,
+            "spells_used_on": [list(pair) for pair in self.spells_used_on],
         }
 
     @classmethod
@@ -167,6 +175,10 @@ class DuellistState:
             violations=tuple(Violation.from_dict(v) for v in _get(data, c, "violations")),
             disqualified=bool(_get(data, c, "disqualified")),
             magic_types=tuple(data.get("magic_types", ())),
+            last_action=data.get("last_action"),
+            spells_used_on=tuple(
+                (str(pair[0]), str(pair[1])) for pair in data.get("spells_used_on", ())
+            ),
         )
 
 
@@ -183,6 +195,9 @@ class DuelState:
         winner: the winner's name, or None (running, draw, or no winner).
         draw: True for an exact tie at the end.
         stakes: the stakes agreed by both duellists, or None for a friendly duel.
+        pending: posts already declared but not yet resolved, with their ``dice`` in force
+            (fatigue 1v1: the initiative post between the first and second declarations);
+            empty between turns and in classic.
     """
 
     ruleset: str
@@ -193,6 +208,7 @@ class DuelState:
     winner: str | None = None
     draw: bool = False
     stakes: str | None = None
+    pending: tuple[TurnPost, ...] = ()
 
     def duellist(self, name: str) -> DuellistState:
         """The duellist called ``name``. Raises RuleError(``"duellist"``) when absent."""
@@ -212,6 +228,7 @@ class DuelState:
             "winner": self.winner,
             "draw": self.draw,
             "stakes": self.stakes,
+            "pending": [p.to_dict() for p in self.pending],
         }
 
     @classmethod
@@ -227,6 +244,7 @@ class DuelState:
             winner=_get(data, c, "winner"),
             draw=bool(_get(data, c, "draw")),
             stakes=_get(data, c, "stakes"),
+            pending=tuple(TurnPost.from_dict(p) for p in data.get("pending", ())),
         )
 
 
@@ -244,6 +262,8 @@ class TurnPost:
         bet: faces bet on (fatigue), None in classic.
         target: the target line, or None.
         before_start: True when posted before the referee's start ("top").
+        dice: the post's die values in force once declared (a pending post, overrides
+            applied), else None: dice are passed to the resolver separately.
     """
 
     duellist: str
@@ -254,6 +274,7 @@ class TurnPost:
     bet: tuple[int, ...] | None = None
     target: str | None = None
     before_start: bool = False
+    dice: tuple[int, ...] | None = None
 
     def to_dict(self) -> JsonDict:
         """JSON-ready table."""
@@ -266,6 +287,7 @@ class TurnPost:
             "bet": None if self.bet is None else list(self.bet),
             "target": self.target,
             "before_start": self.before_start,
+            "dice": None if self.dice is None else list(self.dice),
         }
 
     @classmethod
@@ -273,6 +295,7 @@ class TurnPost:
         """Inverse of :meth:`to_dict`."""
         c = "TurnPost"
         bet = data.get("bet")
+        dice = data.get("dice")
         return cls(
             duellist=_get(data, c, "duellist"),
             post_id=int(_get(data, c, "post_id")),
@@ -282,6 +305,7 @@ class TurnPost:
             bet=None if bet is None else tuple(int(b) for b in bet),
             target=data.get("target"),
             before_start=bool(data.get("before_start", False)),
+            dice=None if dice is None else tuple(int(v) for v in dice),
         )
 
 
