@@ -424,10 +424,9 @@ def _read_cast(ctx: _Context, me: DuellistState, post: TurnPost, rolled: tuple[i
         )
     elif post.spell is None:
         text = post.spell_text or ""
-        damage = " (damage too)" if cfg.unlisted_advantage_damage else ""
+        damage = ", for damage too" if cfg.unlisted_advantage_damage else ""
         proposal = (
             UNLISTED_PROPOSAL.format(n=cfg.unlisted_spell_advantage, damage=damage)
-            + "; or disqualification"
             if cfg.unlisted_spell_proposal == "advantage"
             else "disqualification"
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -474,8 +475,7 @@ def test_seed000_unlisted_spell_gives_opponent_next_attack_advantage_used() -> N
         "proposed",
         "Avada Kedavra",
     )
-    assert violation.proposal is not None
-    assert "advantage: +2 to the opponent's next attack die" in violation.proposal
+    assert violation.proposal == "advantage: +2 to the opponent's next attack die, for damage too"
     assert first.effects_next[C] == (
         AttackModifier(amount=2, affects_damage=True, source="unlisted_spell", caster=A),
     )
@@ -862,3 +862,21 @@ def test_property_only_dice_values_1_to_6_are_accepted(value: int, attack: bool)
     with pytest.raises(RuleError) as err:
         play(duel(), GLACE, dice, FEU, (1, 1))
     assert err.value.rule == "classic.dice"
+
+
+def test_unlisted_advantage_without_damage_setting() -> None:
+    """RULES.md: "+2 to the opponent's next attack die, for damage too [D]" - a setting."""
+    ruleset = variant(unlisted_advantage_damage="false")
+    first = play(
+        duel(ruleset=ruleset), None, (6, 2), CHATOUILLIS, (1, 6), a_text="Avada", ruleset=ruleset
+    )
+    assert first.violations[0].proposal == "advantage: +2 to the opponent's next attack die"
+    second = play(first.state, GLACE, (1, 4), DESARMEMENT, (3, 6), ruleset=ruleset)
+    used = attack_of(second, C)
+    assert used.attack_value == 5 and used.landed and used.damage == 3
+
+
+def test_resolve_turn_needs_a_registered_engine() -> None:
+    with pytest.raises(RuleError) as err:
+        play(duel(), GLACE, (1, 1), FEU, (1, 1), ruleset=replace(RS, engine="fatigue-draft"))
+    assert err.value.rule == "engine"
