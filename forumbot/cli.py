@@ -349,5 +349,59 @@ def demo(platform: str, seed: int) -> None:
         raise click.ClickException("the demo ended without a winner")
 
 
+# -- operations (issue 7) ------------------------------------------------------------------
+@main.command()
+@_config_opt
+@click.option("--offline", is_flag=True, help="Skip the checks that contact the board.")
+def doctor(config_path: str, offline: bool) -> None:
+    """Check config, password, board and login, database integrity, migrations and clock.
+    Exits 1 when a check fails."""
+    from forumbot.ops import doctor as run_doctor
+
+    checks = run_doctor(config_path, offline=offline)
+    for item in checks:
+        click.echo(f"[{item.status:>4}] {item.name}: {item.detail}")
+    if any(item.failed for item in checks):
+        raise click.exceptions.Exit(1)
+
+
+@main.command()
+@_config_opt
+@click.option("--dest", default=None, help="Backup folder [default: <database folder>/backups].")
+@click.option("--keep", default=7, show_default=True, help="Daily backups to keep.")
+def backup(config_path: str, dest: str | None, keep: int) -> None:
+    """Copy the database (safe while the bot runs) and keep the newest KEEP daily backups."""
+    from forumbot.ops import BackupError
+    from forumbot.ops import backup as run_backup
+
+    database = _config(config_path).database
+    folder = Path(dest) if dest else Path(database).parent / "backups"
+    try:
+        path = run_backup(database, folder, datetime.now(UTC), keep=keep)
+    except (BackupError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(str(path))
+
+
+@main.command()
+@click.argument("backup_file", type=click.Path(exists=True, dir_okay=False))
+@_config_opt
+def restore(backup_file: str, config_path: str) -> None:
+    """Put BACKUP_FILE back as the database (refused while forumbot run is running); the
+    current database is saved next to it first."""
+    from forumbot.ops import RestoreError
+    from forumbot.ops import restore as run_restore
+    from forumbot.scheduler import AlreadyRunning
+
+    database = _config(config_path).database
+    try:
+        safety = run_restore(backup_file, database)
+    except (AlreadyRunning, RestoreError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"restored {backup_file} into {database}")
+    if safety is not None:
+        click.echo(f"previous database saved as {safety}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
