@@ -738,7 +738,7 @@ class SandboxBoard:
             pages.post_html(self._post_view(p), i, logged_in) for i, p in enumerate(shown)
         )
         quick_reply = None
-        if logged_in and page == pages_count:
+        if logged_in:  # the real board shows the quick reply on every page
             quick_reply = [
                 *self._form_key(session, "posting"),
                 ("topic_cur_post_id", str(posts[-1].post_id)),
@@ -1129,7 +1129,8 @@ def parse_form_body(content_type: str, body: bytes) -> list[tuple[str, str]]:
             name = part.get_param("name", header="content-disposition")
             if not name or part.get_filename():
                 continue
-            payload = part.get_payload(decode=True) or b""
+            raw = part.get_payload(decode=True)
+            payload = raw if isinstance(raw, bytes) else b""
             out.append((str(name), payload.decode("utf-8", "replace")))
         return out
     return parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True)
