@@ -608,14 +608,14 @@ def configure_json_logging(level: int = logging.INFO, stream: IO[str] | None = N
 def log_decision(
     logger: logging.Logger,
     message: str,
-    *,
+    *args: object,
     duel: int,
     turn: int | None = None,
     post_ids: Iterable[int] = (),
     **fields: Any,
 ) -> None:
     """Log one referee decision at INFO with ``event="decision"``, ``duel``, ``turn`` and
-    ``post_ids`` (plus ``fields``) as structured fields.
+    ``post_ids`` (plus ``fields``) as structured fields; ``message % args`` is the text.
 
     Raises:
         KeyError: when a field name clashes with a LogRecord attribute (``msg``, ``name``...).
@@ -625,4 +625,4 @@ def log_decision(
     clash = sorted(set(extra) & _RECORD_ATTRS)
     if clash:
         raise KeyError(f"log field names clash with LogRecord attributes: {clash}")
-    logger.info(message, extra=extra)
+    logger.info(message, *args, extra=extra)
