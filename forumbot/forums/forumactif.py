@@ -1,0 +1,766 @@
+"""Forumactif (Forumotion) HTTP client: log in, list a forum, read topics, reply (optionally
+asking the board to roll dice), open topics, send private messages.
+
+Flows from ``fixtures/forumactif/REPORT.md`` (section 6; real AwesomeBB pages + production
+scripts), with the same safety rules as :mod:`forumbot.forums.phpbb`:
+
+* one ``httpx.Client`` with a cookie jar and one User-Agent; GETs follow redirects, POSTs do not;
+* every page read checks ``_userdata["session_logged_in"]`` / ``_userdata["username"]`` (core
+  prints them on every page, every version): a page showing a guest (or somebody else) means
+  the session was silently lost -> one re-login, then :class:`~forumbot.errors.SessionExpired`;
+* GETs are retried (tenacity) on transport errors, 5xx and 429, exponential backoff capped at
+  ``backoff_cap_s``, ``Retry-After`` honoured; every wait goes through the injected ``sleep``;
+* POSTs are never retried blindly: after a timeout, a 5xx, "a new message has been posted" or
+  an unreadable answer, the topic is searched for the message's ``marker`` (posts after the
+  form's ``lt``) before anything is sent again;
+* the admin-set flood delay ("Flood control ..." page) is waited out: the delay the message
+  gives (e.g. "10 second(s)") plus ``flood_margin_s``, else ``flood_interval_s``, then a fresh
+  form is posted.
+
+Pages are read with :func:`parsers.forumactif.parse_topic_page` (``timezone``, ``gm_names``,
+``gm_ids`` and the injected ``now`` are passed to it), so dice rolled by the board arrive as
+``Post.dice`` on the roller's post and ``is_dice_post`` on the Game Master's post.
+Boards created before 2008 serve windows-1252: pages are decoded per their charset and forms are
+sent in it, characters outside it as ``&#NNNN;`` (REPORT.md section 8).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from urllib.parse import urlencode, urljoin
+
+import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+
+from forumbot.errors import (
+    AmbiguousPost,
+    CaptchaRequired,
+    FloodLimited,
+    FormInvalid,
+    ForumError,
+    LoginFailed,
+    PermissionDenied,
+    PostReview,
+    ServerError,
+    SessionExpired,
+    TopicNotFound,
+)
+from forumbot.forums.base import TopicSummary
+from forumbot.forums.forumactif_pages import (
+    Answer,
+    classify_answer,
+    login_error,
+    parse_pm_folder,
+    parse_topic_listing,
+    pm_message_text,
+)
+from forumbot.forums.phpbb import parse_retry_after
+from parsers.errors import UnknownPageError
+from parsers.forumactif import parse_topic_page
+from parsers.forumactif.encoding import decode_html, normalise_charset
+from parsers.forumactif.forms import (
+    DEFAULT_FLOOD_PATTERNS,
+    FormData,
+    parse_login_form,
+    parse_pm_form,
+    parse_posting_form,
+)
+from parsers.forumactif.topic import DEFAULT_GM_NAMES
+from parsers.forumactif.userdata import logged_in_username, parse_userdata
+from parsers.model import Post, TopicPage
+
+DEFAULT_USER_AGENT = "forumbot/0.1 (+referee bot for role-play duels)"
+
+_RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+_PER_PAGE_RE = re.compile(r"start\s*=\s*\(\s*start\s*-\s*1\s*\)\s*\*\s*(\d+)")
+_CHARSET_RE = re.compile(r"charset=[\"']?([\w.:-]+)", re.IGNORECASE)
+
+
+def utc_now() -> datetime:
+    """The real clock, aware UTC (the default ``now`` of the client)."""
+    return datetime.now(UTC)
+
+
+class _RetryableStatus(Exception):
+    """Internal: a GET answered 5xx/429; carries the Retry-After delay when given."""
+
+    def __init__(self, status: int, retry_after_s: float | None) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+
+def topic_path(topic_id: int, start: int = 0) -> str:
+    """``/t{T}-a`` or ``/t{T}p{start}-a`` (Forumactif ignores the slug: LALF uses ``-a``)."""
+    return f"/t{topic_id}p{start}-a" if start else f"/t{topic_id}-a"
+
+
+class ForumactifClient:
+    """A :class:`~forumbot.forums.base.ForumClient` for Forumactif boards (all six versions).
+
+    Args:
+        base_url: the board's root, e.g. ``"https://club-de-duel.forumactif.com"``.
+        username, password: the bot's account.
+        transport: httpx transport (tests: respx / ``httpx.MockTransport``); None = network.
+        sleep: called with seconds to wait (tests: a fake advancing a fake clock).
+        clock: monotonic seconds (unused by the flows today except through ``sleep``; kept for
+            the common client signature).
+        now: aware "now" used to resolve the board's displayed dates (``Aujourd'hui à``,
+            year-less dates).
+        timezone: the board's IANA zone (its dates carry no offset), default Europe/Paris.
+        gm_names, gm_ids: the board's "Game Master" account(s) posting dice results.
+        dice_names: only keep these dice from the Game Master's posts (None: all).
+        user_agent: sent on every request.
+        max_retries: retries of a GET after a transport error / 5xx / 429; also bounds how many
+            times a post is re-attempted after flood or "new message meanwhile".
+        flood_interval_s: seconds to wait after a flood refusal that gives no delay (the
+            admin-set flood delay of the board; Forumactif has no documented default).
+        flood_margin_s: seconds added to a delay the flood message gives.
+        posts_per_page: used only when a topic page does not tell its page size.
+        backoff_cap_s: upper bound of one exponential-backoff wait, seconds.
+        max_retry_after_s: upper bound honoured for a ``Retry-After``, seconds.
+        timeout_s: httpx timeout of one request, seconds.
+        flood_patterns: regexes recognising the flood error (see
+            :data:`parsers.forumactif.forms.DEFAULT_FLOOD_PATTERNS`).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        username: str,
+        password: str,
+        *,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = utc_now,
+        timezone: str = "Europe/Paris",
+        gm_names: Sequence[str] = DEFAULT_GM_NAMES,
+        gm_ids: Sequence[int] = (),
+        dice_names: Sequence[str] | None = None,
+        user_agent: str = DEFAULT_USER_AGENT,
+        max_retries: int = 4,
+        flood_interval_s: float = 15.0,
+        flood_margin_s: float = 1.0,
+        posts_per_page: int = 15,
+        backoff_cap_s: float = 60.0,
+        max_retry_after_s: float = 600.0,
+        timeout_s: float = 30.0,
+        flood_patterns: Sequence[str] = DEFAULT_FLOOD_PATTERNS,
+    ) -> None:
+        self._base = base_url.rstrip("/") + "/"
+        self.username = username
+        self._password = password
+        self._sleep = sleep
+        self._clock = clock
+        self._now = now
+        self.timezone = timezone
+        self.gm_names = tuple(gm_names)
+        self.gm_ids = tuple(gm_ids)
+        self.dice_names = tuple(dice_names) if dice_names is not None else None
+        self.max_retries = max_retries
+        self.flood_interval_s = flood_interval_s
+        self.flood_margin_s = flood_margin_s
+        self.posts_per_page = posts_per_page
+        self.backoff_cap_s = backoff_cap_s
+        self.max_retry_after_s = max_retry_after_s
+        self.flood_patterns = tuple(flood_patterns)
+        self.charset = "utf-8"
+        self._logged_in = False
+        self._http = httpx.Client(
+            transport=transport,
+            headers={"User-Agent": user_agent},
+            follow_redirects=False,
+            timeout=timeout_s,
+        )
+
+    # ------------------------------------------------------------------ plumbing
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._http.close()
+
+    def _url(self, path: str) -> str:
+        return urljoin(self._base, path.lstrip("/"))
+
+    def _wait(self, retry_state: RetryCallState) -> float:
+        outcome = retry_state.outcome
+        exc = outcome.exception() if outcome is not None else None
+        if isinstance(exc, _RetryableStatus) and exc.retry_after_s is not None:
+            return min(exc.retry_after_s, self.max_retry_after_s)
+        return float(min(self.backoff_cap_s, 2 ** (retry_state.attempt_number - 1)))
+
+    def _text(self, resp: httpx.Response) -> str:
+        """The body decoded per the ``Content-Type`` charset / ``<meta charset>``; remembers
+        the board's charset for the forms sent later."""
+        match = _CHARSET_RE.search(resp.headers.get("content-type", ""))
+        declared = match.group(1) if match else None
+        text = decode_html(resp.content, declared)
+        if declared:
+            self.charset = normalise_charset(declared)
+        else:
+            meta = _CHARSET_RE.search(text[:4096])
+            if meta:
+                self.charset = normalise_charset(meta.group(1))
+        return text
+
+    def _get(self, path: str) -> httpx.Response:
+        """GET (redirects followed) with retries on transport errors, 5xx and 429.
+
+        Raises: ServerError after ``max_retries`` retries.
+        """
+
+        def once() -> httpx.Response:
+            resp = self._http.get(self._url(path), follow_redirects=True)
+            if resp.status_code in _RETRYABLE_STATUS:
+                raise _RetryableStatus(
+                    resp.status_code,
+                    parse_retry_after(resp.headers.get("retry-after"), resp.headers.get("date")),
+                )
+            return resp
+
+        retrying = Retrying(
+            stop=stop_after_attempt(self.max_retries + 1),
+            wait=self._wait,
+            retry=retry_if_exception_type((httpx.TransportError, _RetryableStatus)),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        try:
+            return retrying(once)
+        except _RetryableStatus as exc:
+            raise ServerError(f"GET {path}: HTTP {exc.status} after retries") from exc
+        except httpx.TransportError as exc:
+            raise ServerError(f"GET {path}: {type(exc).__name__} after retries") from exc
+
+    def _encode(self, body: Sequence[tuple[str, str]]) -> bytes:
+        """urlencoded in the board's charset; characters outside it as ``&#NNNN;``."""
+        return urlencode(list(body), encoding=self.charset, errors="xmlcharrefreplace").encode(
+            "ascii"
+        )
+
+    def _post(self, action: str, body: Sequence[tuple[str, str]]) -> httpx.Response:
+        """One POST (urlencoded, redirects not followed). Transport errors propagate."""
+        return self._http.post(
+            self._url(action),
+            content=self._encode(body),
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+            follow_redirects=False,
+        )
+
+    def _answer_text(self, resp: httpx.Response) -> str:
+        """The answer page of a POST: the body, or the page a redirect points to."""
+        if resp.status_code in (301, 302, 303, 307) and resp.headers.get("location"):
+            return self._text(self._get(resp.headers["location"]))
+        return self._text(resp)
+
+    def _is_me(self, html: str) -> bool | None:
+        """True/False when the page's ``_userdata`` says who is logged in; None without it."""
+        data = parse_userdata(html)
+        if not data:
+            return None
+        name = logged_in_username(data)
+        return name is not None and name.casefold() == self.username.casefold()
+
+    def _read(self, path: str) -> tuple[str, str]:
+        """GET a page that needs the session; re-login once when it shows a guest.
+
+        Returns: ``(html, final_url)``.
+        Raises: TopicNotFound (404), SessionExpired, LoginFailed, ServerError.
+        """
+        for attempt in range(2):
+            resp = self._get(path)
+            html = self._text(resp)
+            me = self._is_me(html)
+            if me is not None:
+                self._logged_in = me
+            if me is False and attempt == 0:
+                self.login()
+                continue
+            if resp.status_code == 404:
+                raise TopicNotFound(f"{path}: HTTP 404")
+            if me is False:
+                raise SessionExpired(f"{path}: still not logged in after logging in again")
+            if resp.status_code >= 400:
+                raise ServerError(f"GET {path}: HTTP {resp.status_code}")
+            return html, str(resp.url)
+        raise SessionExpired(f"{path}: still a guest")  # pragma: no cover - loop always returns
+
+    # ------------------------------------------------------------------ session
+
+    def login(self) -> None:
+        """Log in: GET ``/login``, POST its form with ``username``, ``password``,
+        ``autologin=on`` and ``login`` (REPORT.md 6.1), follow the redirect, and check that the
+        page's ``_userdata`` shows this user.
+
+        Raises:
+            CaptchaRequired: the login page or its answer asks for a CAPTCHA.
+            LoginFailed: the board still shows a guest (its refusal text as ``reason``).
+            ServerError: network / 5xx (the login POST itself is not retried).
+        """
+        resp = self._get("/login")
+        html = self._text(resp)
+        if self._is_me(html):
+            self._logged_in = True
+            return
+        form = parse_login_form(html)
+        items: list[tuple[str, str]]
+        action = "/login"
+        if form is None:
+            items = []
+        else:
+            action = form.form.action or "/login"
+            skip = {form.username_field, form.password_field, "autologin", "login"}
+            items = [(k, v) for k, v in form.form.items if k not in skip]
+        if any(marker in html.lower() for marker in ("g-recaptcha", "funcaptcha", "h-captcha")):
+            raise CaptchaRequired("the login page asks for a CAPTCHA")
+        button = "Connexion"
+        if form is not None:
+            button = next((v for k, v in form.form.buttons if k == "login"), "") or button
+        body = [
+            *items,
+            (form.username_field if form else "username", self.username),
+            (form.password_field if form else "password", self._password),
+            ("autologin", "on"),
+            ("login", button),
+        ]
+        try:
+            answer = self._post(action, body)
+        except httpx.TransportError as exc:
+            raise ServerError(f"login POST: {type(exc).__name__}") from exc
+        if answer.status_code >= 500 or answer.status_code == 429:
+            raise ServerError(f"login POST: HTTP {answer.status_code}")
+        page = self._answer_text(answer)
+        if self._is_me(page):
+            self._logged_in = True
+            return
+        if answer.status_code in (301, 302, 303) and self._is_me(page) is None:
+            check = self._text(self._get("/"))
+            if self._is_me(check):
+                self._logged_in = True
+                return
+        self._logged_in = False
+        if any(marker in page.lower() for marker in ("g-recaptcha", "funcaptcha", "h-captcha")):
+            raise CaptchaRequired("the board asks for a CAPTCHA after the login")
+        raise LoginFailed(login_error(page) or "the board still shows a guest after the login")
+
+    def is_logged_in(self) -> bool:
+        """True when the last page read showed this user in ``_userdata`` (no request)."""
+        return self._logged_in
+
+    # ------------------------------------------------------------------ reading
+
+    def list_topics(self, forum_id: int) -> list[TopicSummary]:
+        """Topics of ``/f{forum_id}-a`` (first listing page, one request), in page order.
+
+        Raises: TopicNotFound (no such forum), SessionExpired, ServerError.
+        """
+        html, _url = self._read(f"/f{forum_id}-a")
+        return parse_topic_listing(html)
+
+    def _parse(self, html: str, source: str) -> TopicPage:
+        return parse_topic_page(
+            html,
+            source,
+            now=self._now(),
+            board_tz=self.timezone,
+            gm_names=self.gm_names,
+            gm_ids=self.gm_ids,
+            dice_names=self.dice_names,
+        )
+
+    def _topic_page(self, path: str) -> tuple[TopicPage, int]:
+        """Parsed page and its page size (posts per page).
+
+        Raises: TopicNotFound (404 or no post on the page), SessionExpired, ServerError.
+        """
+        html, _url = self._read(path)
+        try:
+            page = self._parse(html, path)
+        except UnknownPageError as exc:
+            raise TopicNotFound(f"{path}: not a topic page ({exc.reason})") from exc
+        match = _PER_PAGE_RE.search(html)
+        if match and int(match.group(1)) > 0:
+            per_page = int(match.group(1))
+        elif page.page < page.pages and page.posts:
+            per_page = len(page.posts)
+        else:
+            per_page = self.posts_per_page
+        return page, per_page
+
+    def _scan(
+        self, topic_id: int, first: TopicPage, per_page: int, after: int | None
+    ) -> list[Post]:
+        """Posts newer than ``after`` on ``first`` and every later page."""
+        posts = [p for p in first.posts if after is None or p.post_id > after]
+        page = first
+        while page.page < page.pages:
+            page, per_page = self._topic_page(topic_path(topic_id, page.page * per_page))
+            posts.extend(p for p in page.posts if after is None or p.post_id > after)
+        return posts
+
+    def read_topic(self, topic_id: int, after_post_id: int | None) -> list[Post]:
+        """Posts of ``topic_id`` with id > ``after_post_id`` (all when None), in topic order,
+        dice rolled by the board attached (``Post.dice``).
+
+        Incremental by post id, not by page offset (deleted posts shift pages):
+
+        * ``after_post_id`` given: GET ``/viewtopic?t=T&p=<after_post_id>`` (the board
+          redirects to the page holding that post, ``/t{T}p{start}-slug#P``), then the later
+          pages ``/t{T}p{start}-a``;
+        * that post gone: GET ``/t{T}-a?view=newest`` (the page of the newest post) and walk
+          back page by page until a page starts at or before ``after_post_id``;
+        * ``after_post_id`` None: page 1, then every later page.
+
+        Requests: one per page read.
+        Raises: TopicNotFound, SessionExpired, ServerError.
+        """
+        if after_post_id is None:
+            first, per_page = self._topic_page(topic_path(topic_id))
+            return self._scan(topic_id, first, per_page, None)
+        try:
+            page, per_page = self._topic_page(f"/viewtopic?t={topic_id}&p={after_post_id}")
+        except TopicNotFound:
+            page = None
+        if page is not None and page.topic_id in (None, topic_id):
+            if any(p.post_id == after_post_id for p in page.posts):
+                return self._scan(topic_id, page, per_page, after_post_id)
+        page, per_page = self._topic_page(f"{topic_path(topic_id)}?view=newest")
+        collected: list[TopicPage] = [page]
+        while page.page > 1 and page.posts and page.posts[0].post_id > after_post_id:
+            page, per_page = self._topic_page(topic_path(topic_id, (page.page - 2) * per_page))
+            collected.insert(0, page)
+        posts: list[Post] = []
+        for item in collected:
+            posts.extend(p for p in item.posts if p.post_id > after_post_id)
+        last = collected[-1]
+        if last.page < last.pages:  # "newest" was not the last page: read on
+            posts.extend(self._scan(topic_id, last, per_page, after_post_id)[len(posts) :])
+        return posts
+
+    def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
+        """Id of the first post by this client's user after ``after_post_id`` whose text (or
+        raw HTML) contains ``marker``; None when there is none."""
+        me = self.username.casefold()
+        for post in self.read_topic(topic_id, after_post_id):
+            if post.author.casefold() == me and (marker in post.text or marker in post.html):
+                return post.post_id
+        return None
+
+    def _find_topic_marker(self, forum_id: int, subject: str, marker: str) -> int | None:
+        """Topic id of a topic titled ``subject`` opened by this user whose first post
+        contains ``marker``, or None."""
+        me = self.username.casefold()
+        for row in self.list_topics(forum_id):
+            if row.title != subject or (row.author is not None and row.author.casefold() != me):
+                continue
+            posts = self.read_topic(row.topic_id, None)
+            if posts and posts[0].author.casefold() == me:
+                if marker in posts[0].text or marker in posts[0].html:
+                    return row.topic_id
+        return None
+
+    # ------------------------------------------------------------------ posting
+
+    def _posting_form(self, path: str) -> FormData:
+        """The full posting form of ``path`` (``/post?t=T&mode=reply`` ...).
+
+        Raises: TopicNotFound / PermissionDenied when the board answers a message instead.
+        """
+        html, _url = self._read(path)
+        form = parse_posting_form(html)
+        if form is not None:
+            return form.form
+        self._raise_for_answer(classify_answer(html, flood_patterns=self.flood_patterns), path)
+        raise ForumError(f"{path}: no posting form on the page")
+
+    def _raise_for_answer(self, answer: Answer, what: str) -> None:
+        if answer.kind == "not_found":
+            raise TopicNotFound(f"{what}: {answer.message}")
+        if answer.kind == "permission_denied":
+            raise PermissionDenied(f"{what}: {answer.message}")
+        if answer.kind == "captcha":
+            raise CaptchaRequired(f"{what}: {answer.message}")
+        if answer.kind == "invalid":
+            raise FormInvalid(f"{what}: the board refused it: {answer.message}")
+
+    def _flood_wait(self, answer: Answer) -> float:
+        if answer.wait_s is not None:
+            return answer.wait_s + self.flood_margin_s
+        return self.flood_interval_s
+
+    @staticmethod
+    def _dice_fields(form: FormData, dice: Sequence[tuple[str, int]]) -> list[tuple[str, str]]:
+        """``post_dice_N`` / ``nb_rolls_N`` for each ``(dice name, rolls)`` (REPORT.md 5).
+
+        Raises: FormInvalid when the form offers no dice of that name.
+        """
+        options = form.selects.get("post_dice_0", ())
+        fields: list[tuple[str, str]] = []
+        for index, (name, rolls) in enumerate(dice):
+            value = next(
+                (v for v, label in options if v and label.casefold() == name.casefold()), None
+            )
+            if value is None:
+                raise FormInvalid(f"the board offers no dice named {name!r}")
+            fields += [(f"post_dice_{index}", value), (f"nb_rolls_{index}", str(rolls))]
+        return fields
+
+    def reply(
+        self,
+        topic_id: int,
+        message: str,
+        marker: str,
+        *,
+        dice: Sequence[tuple[str, int]] = (),
+    ) -> int:
+        """Reply in ``topic_id`` with ``message`` (which must contain ``marker``).
+
+        Flow (REPORT.md 6.3): GET the full form ``/post?t=T&mode=reply``, POST ``/post`` with
+        every field of it (``auth[]`` twice, ``mode``, ``t``, ``lt``, ...), ``message`` and the
+        submit ``post``; ``dice`` = ``[("Duel", 2)]`` asks the board to roll (fields
+        ``post_dice_0`` = the dice's id, ``nb_rolls_0`` = 2). Success is the confirmation page
+        ("... enregistré avec succès") whose link ``/viewtopic?t=T&p=P#P`` gives P. Flood: wait
+        (the delay the message gives, else ``flood_interval_s``) then a fresh form. "A new
+        message has been posted", timeout, 5xx, an unreadable answer: search the topic for
+        ``marker`` (posts after the form's ``lt``) and return that post when found, else submit
+        again.
+
+        Returns: the new post id.
+        Raises: FloodLimited, FormInvalid, PostReview, TopicNotFound, PermissionDenied,
+            CaptchaRequired, SessionExpired, AmbiguousPost, ServerError.
+        """
+        after: list[int | None] = [None]
+
+        def find() -> int | None:
+            return self.find_marker(topic_id, marker, after[0])
+
+        def extra(form: FormData) -> list[tuple[str, str]]:
+            lt = form.first("lt")
+            if after[0] is None and lt is not None and lt.isdigit():
+                after[0] = int(lt)
+            return self._dice_fields(form, dice) if dice else []
+
+        return self._submit(f"/post?t={topic_id}&mode=reply", message, None, find, extra)
+
+    def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
+        """Open a topic ``subject`` in ``forum_id`` (``/post?f=F&mode=newtopic``); the
+        confirmation link ``/viewtopic?t=T&p=P`` gives T.
+
+        Same safety as :meth:`reply`; the marker is looked for in the first post of topics of
+        the forum titled ``subject`` and opened by this user.
+
+        Raises: like :meth:`reply`.
+        """
+        return self._submit(
+            f"/post?f={forum_id}&mode=newtopic",
+            message,
+            subject,
+            lambda: self._find_topic_marker(forum_id, subject, marker),
+            lambda form: [],
+            want_topic=True,
+        )
+
+    def _submit(
+        self,
+        form_path: str,
+        message: str,
+        subject: str | None,
+        find: Callable[[], int | None],
+        extra: Callable[[FormData], list[tuple[str, str]]],
+        *,
+        want_topic: bool = False,
+    ) -> int:
+        """The posting loop shared by reply and create_topic (see :meth:`reply`)."""
+        uncertain = False  # a previous POST may have been saved
+        relogged = False
+        floods = reviews = failures = 0
+        last_wait = self.flood_interval_s
+        while True:
+            if uncertain:
+                found = find()
+                if found is not None:
+                    return found
+            if floods > self.max_retries:
+                raise FloodLimited("still flood-limited", last_wait)
+            if reviews > self.max_retries:
+                raise PostReview("new messages keep arriving while posting")
+            if failures > self.max_retries:
+                raise AmbiguousPost(f"{form_path}: no answer and no trace of the post")
+            form = self._posting_form(form_path)
+            added = extra(form)
+            replaced = {"message", "subject", *(k for k, _ in added)}
+            body = [(k, v) for k, v in form.items if k not in replaced]
+            body += added
+            if subject is not None:
+                body.append(("subject", subject))
+            elif form.first("subject") is not None:
+                body.append(("subject", form.first("subject") or ""))
+            body.append(("message", message))
+            button = next((v for k, v in form.buttons if k == "post"), "") or "Envoyer"
+            body.append(("post", button))
+            try:
+                resp = self._post(form.action or "/post", body)
+            except httpx.TransportError:
+                uncertain = True
+                failures += 1
+                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                continue
+            if resp.status_code >= 500 or resp.status_code == 429:
+                uncertain = True
+                failures += 1
+                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                continue
+            if resp.status_code == 404:
+                raise TopicNotFound(f"{form_path}: HTTP 404")
+            try:
+                html = self._answer_text(resp)
+            except ServerError:
+                uncertain = True
+                failures += 1
+                continue
+            answer = classify_answer(html, flood_patterns=self.flood_patterns)
+            if answer.kind == "posted":
+                new_id = answer.topic_id if want_topic else answer.post_id
+                if new_id is not None:
+                    return new_id
+                uncertain = True
+                failures += 1
+            elif answer.kind == "flood":
+                floods += 1
+                last_wait = self._flood_wait(answer)
+                self._sleep(last_wait)
+            elif answer.kind == "new_post":
+                reviews += 1
+                uncertain = True
+            elif answer.kind == "login_required":
+                if relogged:
+                    raise SessionExpired(f"{form_path}: logged out while posting")
+                relogged = True
+                self.login()
+            elif answer.kind in ("not_found", "permission_denied", "captcha", "invalid"):
+                self._raise_for_answer(answer, form_path)
+            else:
+                found = find()
+                if found is not None:
+                    return found
+                raise AmbiguousPost(f"{form_path}: unexpected answer (HTTP {resp.status_code})")
+
+    # ------------------------------------------------------------------ private messages
+
+    def find_pm_marker(self, subject: str, marker: str, limit: int = 10) -> bool:
+        """True when a PM among the ``limit`` newest of the outbox and the sentbox has
+        ``marker`` in its subject, or has subject ``subject`` and ``marker`` in its text."""
+        for folder in ("outbox", "sentbox"):
+            html, _url = self._read(f"/privmsg?folder={folder}")
+            for row in parse_pm_folder(html)[:limit]:
+                if marker in row.subject:
+                    return True
+                if row.subject != subject:
+                    continue
+                page, _url = self._read(row.href)
+                if marker in pm_message_text(page):
+                    return True
+        return False
+
+    def _pm_body(
+        self, user_id: int | None, username: str, subject: str, message: str
+    ) -> tuple[str, list[tuple[str, str]]]:
+        """Action and fields of a PM: the compose form's fields when it can be read, else the
+        plain fields production scripts send (REPORT.md 6.4)."""
+        path = "/privmsg?mode=post" + (f"&u={user_id}" if user_id is not None else "")
+        html, _url = self._read(path)
+        form = parse_pm_form(html)
+        if form is None:
+            self._raise_for_answer(classify_answer(html), path)
+            base: list[tuple[str, str]] = [("folder", "inbox"), ("mode", "post")]
+            return "/privmsg", [
+                *base,
+                ("username[]", username),
+                ("subject", subject),
+                ("message", message),
+                ("post", "1"),
+            ]
+        recipients = [v for k, v in form.items if k in ("username[]", "username") and v.strip()]
+        body = [
+            (k, v)
+            for k, v in form.items
+            if k not in ("username[]", "username", "subject", "message")
+        ]
+        if not any(k == "folder" for k, _ in body):
+            body.append(("folder", "inbox"))
+        if not any(k == "mode" for k, _ in body):
+            body.append(("mode", "post"))
+        name = username or (recipients[0] if recipients else "")
+        body += [("username[]", name), ("subject", subject), ("message", message)]
+        button = next((v for k, v in form.buttons if k == "post"), "") or "1"
+        body.append(("post", button))
+        return form.action or "/privmsg", body
+
+    def send_pm(
+        self, user_id: int | None, username: str, subject: str, message: str, marker: str
+    ) -> None:
+        """Send a PM to ``username`` (compose form ``/privmsg?mode=post[&u=user_id]``, then
+        ``POST /privmsg`` with ``username[]``, ``subject``, ``message``, ``mode=post``,
+        ``folder=inbox``, ``post``).
+
+        Success: "Votre message a été envoyé" / "Your message has been sent". Flood: wait, a
+        fresh form. Timeout / 5xx / unreadable answer: look for ``marker`` in the outbox and
+        sentbox before sending again.
+
+        Raises: FloodLimited, FormInvalid (unknown recipient, refused text), PermissionDenied,
+            CaptchaRequired, SessionExpired, AmbiguousPost, ServerError.
+        """
+        uncertain = False
+        relogged = False
+        floods = failures = 0
+        last_wait = self.flood_interval_s
+        while True:
+            if uncertain and self.find_pm_marker(subject, marker):
+                return
+            if floods > self.max_retries:
+                raise FloodLimited("PM still flood-limited", last_wait)
+            if failures > self.max_retries:
+                raise AmbiguousPost("PM: no answer and no trace of it in the outbox/sentbox")
+            action, body = self._pm_body(user_id, username, subject, message)
+            try:
+                resp = self._post(action, body)
+            except httpx.TransportError:
+                uncertain = True
+                failures += 1
+                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                continue
+            if resp.status_code >= 500 or resp.status_code == 429:
+                uncertain = True
+                failures += 1
+                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                continue
+            try:
+                html = self._answer_text(resp)
+            except ServerError:
+                uncertain = True
+                failures += 1
+                continue
+            answer = classify_answer(html, flood_patterns=self.flood_patterns)
+            if answer.kind == "pm_sent":
+                return
+            if answer.kind == "flood":
+                floods += 1
+                last_wait = self._flood_wait(answer)
+                self._sleep(last_wait)
+            elif answer.kind == "login_required":
+                if relogged:
+                    raise SessionExpired("logged out while sending a PM")
+                relogged = True
+                self.login()
+            elif answer.kind == "not_found":
+                raise FormInvalid(f"PM recipient {username!r} refused: {answer.message}")
+            elif answer.kind in ("permission_denied", "captcha", "invalid"):
+                self._raise_for_answer(answer, "PM")
+            else:
+                if self.find_pm_marker(subject, marker):
+                    return
+                raise AmbiguousPost(f"PM: unexpected answer (HTTP {resp.status_code})")

@@ -1,0 +1,356 @@
+"""Reading Forumactif (Forumotion) pages the client needs besides topics: forum listings,
+PM folders, and the answers to ``POST /post`` / ``POST /privmsg`` / ``POST /login``.
+
+Pure functions (HTML in, values out); the topic pages themselves are read by
+:func:`parsers.forumactif.parse_topic_page`. Sources (``fixtures/forumactif/REPORT.md``):
+
+* listing rows: ``a.topictitle`` (phpBB3/phpBB2/PunBB/Invision), AwesomeBB
+  ``.posts-description h3 a[href^="/t"]``; topic links ``/t{T}-slug``, pages ``/t{T}p{start}-slug``,
+  the last-post link points at ``/t{T}p{start}-slug#{P}`` (section 3 and 6.2);
+* POST answers (section 6.3-6.4): success "enregistré avec succès" (MODERACTOR, French) / "has been
+  entered successfully" (CHALO) with a link ``/viewtopic?t=T&p=P#P`` (FAM), maybe in a meta
+  refresh; errors "Flood control", "A new message has been posted", "is too long." (CHALO);
+  captcha ``#funcaptcha`` / ``g-recaptcha``; PM success "Your message has been sent" (CHALO).
+  French error wordings are not documented anywhere: the French patterns below are ASSUMED and
+  every pattern list is a parameter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from lxml import html as lxml_html
+
+from forumbot.forums.base import TopicSummary
+from parsers.forumactif.encoding import decode_html
+from parsers.forumactif.forms import (
+    DEFAULT_FLOOD_PATTERNS,
+    DEFAULT_NEW_POST_PATTERNS,
+    find_flood_error,
+    find_new_post_warning,
+    parse_login_form,
+)
+from parsers.forumactif.userdata import logged_in_username, parse_userdata
+
+Element = lxml_html.HtmlElement
+
+_TOPIC_HREF_RE = re.compile(
+    r"^(?:https?://[^/]+)?/t(?P<t>\d+)(?:p(?P<start>\d+))?-[^#?]*(?:\?[^#]*)?(?:#p?(?P<p>\d+))?$"
+)
+_VIEWTOPIC_RE = re.compile(r"/viewtopic\?(?P<q>[^\"'#\s<>]+)")
+_QUERY_INT_RE = r"(?:^|&(?:amp;)?){key}=(\d+)"
+_USER_HREF_RE = re.compile(r"^(?:https?://[^/]+)?/u(\d+)(?:[-/?#]|$)")
+_INT_RE = re.compile(r"\d+")
+_PM_READ_RE = re.compile(r"[?&](?:amp;)?p=(\d+)")
+
+#: Success of ``POST /post``: French from MODERACTOR's regex, English from CHALO.
+POSTED_PATTERNS: tuple[str, ...] = (
+    r"enregistr[ée] avec succ[èe]s",
+    r"has been (?:entered|posted) successfully",
+)
+#: Success of ``POST /privmsg``: English real (CHALO); French ASSUMED.
+PM_SENT_PATTERNS: tuple[str, ...] = (
+    r"your message has been sent",
+    r"votre message (?:priv[ée] )?a (?:bien )?[ée]t[ée] envoy[ée]",
+)
+#: Unknown topic/forum/post/user. English real (CHALO "do not exist"); French ASSUMED.
+NOT_FOUND_PATTERNS: tuple[str, ...] = (
+    r"(?:sujet|message|forum|topic|post)[^.]{0,40}n['’]existe pas",
+    r"does not exist|do not exist|n['’]existe(?:nt)? pas",
+)
+#: The board refuses the action (locked topic, group rights). ASSUMED wordings.
+DENIED_PATTERNS: tuple[str, ...] = (
+    r"d[ée]sol[ée],? mais seuls",
+    r"sorry,? but only",
+    r"vous n['’][êe]tes pas autoris[ée]",
+    r"vous n['’]avez pas (?:la permission|les droits|l['’]autorisation)",
+    r"ce sujet est verrouill[ée]",
+    r"this topic is locked",
+)
+#: The message or subject is refused as is ("is too long." real, CHALO).
+INVALID_PATTERNS: tuple[str, ...] = (
+    r"is too long",
+    r"est trop long",
+    r"trop peu de caract[èe]res",
+    r"vous devez (?:entrer|indiquer|sp[ée]cifier)",
+    r"you must (?:enter|specify)",
+)
+
+_CAPTCHA_MARKERS = ("g-recaptcha", "funcaptcha", "h-captcha", 'name="confirm_code"')
+_DELAY_RE = re.compile(
+    r"(?P<n>\d+(?:[.,]\d+)?)\s*(?P<unit>secondes?|seconds?|sec\b|s\b|\(s\)|minutes?|min\b)",
+    re.IGNORECASE,
+)
+
+
+def _tree(html: str | bytes) -> Element:
+    return lxml_html.document_fromstring(decode_html(html) or "<html></html>")
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def page_text(html: str | bytes) -> str:
+    """Visible text of a page (scripts and styles left out), whitespace squashed."""
+    tree = _tree(html)
+    for el in tree.xpath("//script | //style | //noscript"):
+        el.drop_tree()
+    return _squash(tree.text_content())
+
+
+def _search(text: str, patterns: Sequence[str]) -> str | None:
+    for pattern in patterns:
+        match = re.search(r"[^.!]*(?:" + pattern + r")[^.!]*[.!]?", text, re.IGNORECASE)
+        if match:
+            return _squash(match.group(0))
+    return None
+
+
+# ---------------------------------------------------------------------------- listings
+
+
+def _row_of(link: Element, topic_id: int) -> Element:
+    """The link's highest ancestor that links to no other topic (the listing row)."""
+    row = link
+    for ancestor in link.iterancestors():
+        if ancestor.tag in ("body", "html"):
+            break
+        other = False
+        for a in ancestor.iter("a"):
+            match = _TOPIC_HREF_RE.match(a.get("href") or "")
+            if match and int(match.group("t")) != topic_id:
+                other = True
+                break
+        if other:
+            break
+        row = ancestor
+    return row
+
+
+def _replies(row: Element) -> int:
+    for el in row.iter():
+        if not isinstance(el.tag, str):
+            continue
+        classes = (el.get("class") or "").split()
+        if any(c in ("posts", "posts-statistics-replies", "replies", "tc2") for c in classes):
+            match = _INT_RE.search(el.text_content().replace("\xa0", "").replace(" ", ""))
+            if match:
+                return int(match.group(0))
+    return 0
+
+
+def parse_topic_listing(html: str | bytes) -> list[TopicSummary]:
+    """Topic rows of a forum page (``/f{F}-slug``), in page order.
+
+    Each row: ``topic_id`` and ``title`` from the title link (``a.topictitle``, else the first
+    topic link whose text is not a page number), ``last_post_id`` from the highest ``#P``
+    fragment of a link to the same topic in the row (the last-post link), ``replies`` from
+    the replies cell (``dd.posts``, ``.posts-statistics-replies``), ``author`` from the first
+    profile link ``/uN`` of the row (guests: None). Sub-forum links (``/f``) are ignored.
+    """
+    tree = _tree(html)
+    titles: dict[int, Element] = {}
+    for link in tree.iter("a"):
+        match = _TOPIC_HREF_RE.match(link.get("href") or "")
+        if match is None or match.group("p") or match.group("start"):
+            continue
+        text = _squash(link.text_content())
+        if not text or text.isdigit():
+            continue
+        topic_id = int(match.group("t"))
+        is_title = "topictitle" in (link.get("class") or "").split()
+        if topic_id not in titles or (
+            is_title and "topictitle" not in (titles[topic_id].get("class") or "").split()
+        ):
+            titles[topic_id] = link
+    rows: list[TopicSummary] = []
+    for topic_id, link in titles.items():
+        row = _row_of(link, topic_id)
+        last: int | None = None
+        for a in row.iter("a"):
+            match = _TOPIC_HREF_RE.match(a.get("href") or "")
+            if match and int(match.group("t")) == topic_id and match.group("p"):
+                last = max(last or 0, int(match.group("p")))
+        author: str | None = None
+        for a in row.iter("a"):
+            if _USER_HREF_RE.match(a.get("href") or "") and _squash(a.text_content()):
+                author = _squash(a.text_content())
+                break
+        rows.append(
+            TopicSummary(
+                topic_id=topic_id,
+                title=_squash(link.text_content()),
+                last_post_id=last,
+                replies=_replies(row),
+                author=author,
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class PmRow:
+    """One private message of a folder listing: its id, subject and read URL."""
+
+    msg_id: int
+    subject: str
+    href: str
+
+
+def parse_pm_folder(html: str | bytes) -> list[PmRow]:
+    """Messages of a PM folder page (``/privmsg?folder=...``): links ``a.topictitle``
+    (default ``privmsgs_body`` of every version) to ``/privmsg?...&p=N``, newest first."""
+    tree = _tree(html)
+    rows: list[PmRow] = []
+    for link in tree.iter("a"):
+        href = link.get("href") or ""
+        if "/privmsg" not in href or "topictitle" not in (link.get("class") or "").split():
+            continue
+        match = _PM_READ_RE.search(href)
+        if match:
+            rows.append(PmRow(int(match.group(1)), _squash(link.text_content()), href))
+    return rows
+
+
+def pm_message_text(html: str | bytes) -> str:
+    """Text of a PM read page: the message body (``div.postbody``/``div.content``/
+    ``.post-entry``/``.post-content``), else the whole page text."""
+    tree = _tree(html)
+    for xpath in (
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' content ')]",
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' post-content ')]",
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' postbody ')]",
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' post-entry ')]",
+    ):
+        found = tree.xpath(xpath)
+        if found:
+            return "\n".join(_squash(el.text_content()) for el in found)
+    return page_text(html)
+
+
+# ---------------------------------------------------------------------------- answers
+
+AnswerKind = Literal[
+    "posted",
+    "pm_sent",
+    "flood",
+    "new_post",
+    "captcha",
+    "login_required",
+    "not_found",
+    "permission_denied",
+    "invalid",
+    "unknown",
+]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a ``POST /post`` or ``POST /privmsg`` answer says.
+
+    Attributes:
+        kind: see :data:`AnswerKind`.
+        message: the board's sentence that decided ``kind`` (None when none).
+        post_id / topic_id: from the confirmation link ``/viewtopic?t=T&p=P`` when present.
+        wait_s: seconds the flood message asks to wait, when it says (else None).
+    """
+
+    kind: AnswerKind
+    message: str | None = None
+    post_id: int | None = None
+    topic_id: int | None = None
+    wait_s: float | None = None
+
+
+def parse_delay(text: str) -> float | None:
+    """Seconds from a wait hint such as "wait 10 second(s)", "patienter 12 secondes",
+    "2 minutes"; None when the text gives none."""
+    match = _DELAY_RE.search(text)
+    if match is None:
+        return None
+    value = float(match.group("n").replace(",", "."))
+    return value * 60 if match.group("unit").lower().startswith("min") else value
+
+
+def _int_param(query: str, key: str) -> int | None:
+    match = re.search(_QUERY_INT_RE.format(key=key), query)
+    return int(match.group(1)) if match else None
+
+
+def confirmation_ids(html: str) -> tuple[int | None, int | None]:
+    """``(topic_id, post_id)`` of the first ``/viewtopic?t=T&p=P`` link, meta refresh or
+    ``location.href`` of a confirmation page; ``(None, None)`` when there is none."""
+    for match in _VIEWTOPIC_RE.finditer(html):
+        query = match.group("q")
+        post_id = _int_param(query, "p")
+        topic_id = _int_param(query, "t")
+        if post_id is not None or topic_id is not None:
+            return topic_id, post_id
+    return None, None
+
+
+def is_guest_page(html: str) -> bool:
+    """True when the page's ``_userdata`` says nobody is logged in (False when absent)."""
+    data = parse_userdata(html)
+    return bool(data) and logged_in_username(data) is None
+
+
+def classify_answer(
+    html: str,
+    *,
+    flood_patterns: Sequence[str] = DEFAULT_FLOOD_PATTERNS,
+    new_post_patterns: Sequence[str] = DEFAULT_NEW_POST_PATTERNS,
+) -> Answer:
+    """Classify the HTML answer to a posting / PM POST (first match wins, in this order:
+    flood, captcha, new post meanwhile, success, PM sent, guest, not found, denied, invalid)."""
+    flood = find_flood_error(html, flood_patterns)
+    text = page_text(html)
+    if flood is not None:
+        at = text.find(flood[:30])
+        window = text[at : at + len(flood) + 200] if at >= 0 else flood
+        return Answer("flood", flood, wait_s=parse_delay(window))
+    lowered = html.lower()
+    if any(marker in lowered for marker in _CAPTCHA_MARKERS):
+        return Answer("captcha", "the board asks for a CAPTCHA")
+    warning = find_new_post_warning(html, new_post_patterns)
+    if warning is not None:
+        return Answer("new_post", warning)
+    posted = _search(text, POSTED_PATTERNS)
+    topic_id, post_id = confirmation_ids(html)
+    if posted is not None:
+        return Answer("posted", posted, post_id=post_id, topic_id=topic_id)
+    sent = _search(text, PM_SENT_PATTERNS)
+    if sent is not None:
+        return Answer("pm_sent", sent)
+    if is_guest_page(html) and parse_login_form(html) is not None:
+        return Answer("login_required", "the answer is a guest page with a login form")
+    for kind, patterns in (
+        ("not_found", NOT_FOUND_PATTERNS),
+        ("permission_denied", DENIED_PATTERNS),
+        ("invalid", INVALID_PATTERNS),
+    ):
+        found = _search(text, patterns)
+        if found is not None:
+            return Answer(kind, found)  # type: ignore[arg-type]
+    if post_id is not None:
+        return Answer("posted", None, post_id=post_id, topic_id=topic_id)
+    return Answer("unknown", None)
+
+
+def login_error(html: str) -> str | None:
+    """The board's refusal text on a login answer (the sentence around "incorrect" /
+    "mot de passe" / "password"), or None."""
+    return _search(
+        page_text(html),
+        (
+            r"incorrect",
+            r"invalide",
+            r"n['’]existe pas",
+            r"wrong|invalid",
+            r"compte (?:n['’]est pas|est) (?:activ[ée]|d[ée]sactiv[ée]|bloqu[ée])",
+        ),
+    )
