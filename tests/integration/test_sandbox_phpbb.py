@@ -14,7 +14,7 @@ import httpx
 import lxml.html
 import pytest
 
-from forumbot.errors import LoginFailed
+from forumbot.errors import CaptchaRequired, LoginFailed, TopicNotFound
 from forumbot.forums.phpbb import PhpbbClient
 from forumbot.sandbox import SandboxBoard
 from parsers.model import Post, TopicPage
@@ -98,8 +98,6 @@ def test_wrong_password_and_captcha(board: SandboxBoard, clock: SharedClock) -> 
     for _ in range(3):
         with pytest.raises(LoginFailed, match="mot de passe incorrect"):
             bad.login()
-    from forumbot.errors import CaptchaRequired
-
     with pytest.raises(CaptchaRequired):
         bad.login()
     with pytest.raises(CaptchaRequired):  # even the right password needs the CAPTCHA now
@@ -118,6 +116,22 @@ def test_reply_returns_the_new_post_and_marker_finds_it(
     assert hibou.find_marker(topic, "forumbot·k1", post_id) is None
     new_topic = hibou.create_topic(3, "Compte rendu", "Résumé forumbot·k2", "forumbot·k2")
     assert board.posts(new_topic)[0].text == "Résumé forumbot·k2"
+
+
+def test_board_accepts_multipart_bodies_like_a_browser(
+    board: SandboxBoard, clock: SharedClock
+) -> None:
+    topic = duel(board, 1)
+    hibou = client_for(board, clock, "Hibou", "pw-h")
+    hibou.login()
+    url = f"{board.base_url}/posting.php?mode=reply&t={topic}"
+    form = parse_form(hibou._http.get(url).text, "postform")
+    assert form is not None
+    clock.now += 2
+    body = dict(form.payload({"message": "envoyé en multipart é"}, "post"))
+    resp = hibou._http.post(url, data=body, files={"fileupload": ("", b"")})
+    assert resp.status_code == 302
+    assert board.posts(topic)[-1].text == "envoyé en multipart é"
 
 
 def test_flood_limit_is_waited_out(board: SandboxBoard, clock: SharedClock) -> None:
@@ -214,8 +228,6 @@ def test_state_survives_a_restart(tmp_path: Path, clock: SharedClock) -> None:
 
 
 def test_missing_topic_is_a_404(board: SandboxBoard, clock: SharedClock) -> None:
-    from forumbot.errors import TopicNotFound
-
     hibou = client_for(board, clock, "Hibou", "pw-h")
     with pytest.raises(TopicNotFound):
         hibou.read_topic(999, None)
