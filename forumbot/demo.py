@@ -165,8 +165,8 @@ def run_demo(
 
 def serve_sandbox(port: int, platform: str) -> None:
     """Serve the demo board on 127.0.0.1:port until interrupted."""
-    board = make_demo_board(platform, port=port)
-    url = board.start()
+    board = make_demo_board(platform)
+    url = board.start(port=port)
     print(f"sandbox {platform} board at {url} (bot {BOT} / {BOT_PASSWORD}); Ctrl-C stops it")
     try:
         while True:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import signal
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -28,6 +30,16 @@ from forumbot.render import marker_line
 from forumbot.storage import Storage, iso
 
 log = logging.getLogger("forumbot.poster")
+
+CRASH_POINT_ENV = "FORUMBOT_CRASH_POINT"
+
+
+def crash_point(name: str) -> None:
+    """Fault injection for the crash tests: when the environment variable
+    ``FORUMBOT_CRASH_POINT`` equals ``name``, the process kills itself with SIGKILL here
+    (points: ``before_post``, ``after_post``). Never set in production."""
+    if os.environ.get(CRASH_POINT_ENV) == name:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[dict[str, Any]]:
@@ -69,7 +81,9 @@ def publish_one(
                 log.info("declaration %s: found already published as post %s", decl["id"], post_id)
         if post_id is None:
             message = decl["text"].rstrip() + "\n" + marker_line(decl["idempotency_key"])
+            crash_point("before_post")
             post_id = client.reply(topic_id, message, decl["marker"])
+            crash_point("after_post")
     except LoginFailed:
         raise
     except ForumError as exc:

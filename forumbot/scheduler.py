@@ -2,7 +2,8 @@
 
 Job settings, on purpose:
 
-- ``max_instances=1``: a slow poll never overlaps the next one (the board sees one bot).
+- ``max_instances=1`` and a single worker thread: a slow poll never overlaps the next one
+  nor a publish pass (the board sees one bot; the SQLite connection is used serially).
 - ``coalesce=True``: after downtime (laptop asleep, server paused) missed runs collapse
   into one run instead of a burst of requests.
 - ``misfire_grace_time`` = one interval: a run late by less than that still happens;
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.blocking import BlockingScheduler
 from filelock import FileLock, Timeout
 
@@ -68,7 +70,8 @@ def _guard(name: str, job: Any, scheduler: BlockingScheduler) -> Any:
 
 def build_scheduler(bot: Bot) -> BlockingScheduler:
     """The scheduler with the poll and publish jobs of ``bot`` (not started)."""
-    scheduler = BlockingScheduler(timezone="UTC")
+    # One worker thread: jobs never run concurrently, so they share one SQLite connection.
+    scheduler = BlockingScheduler(timezone="UTC", executors={"default": ThreadPoolExecutor(1)})
     poll_s = bot.config.poll_interval_s
     publish_s = bot.config.publish_interval_s
     scheduler.add_job(

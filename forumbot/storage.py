@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -321,16 +322,20 @@ def open_storage(path: str | Path) -> Storage:
     """Open (creating if needed) the database at ``path`` and apply pending migrations.
 
     WAL journal mode and a 30 s busy timeout are set so the scheduler's jobs and the CLI
-    can share the file. ``":memory:"`` gives a private in-memory database (tests).
+    can share the file; the connection may be used from the scheduler's single worker thread.
+    ``":memory:"`` gives a private in-memory database (tests).
     """
     path_s = str(path)
     if path_s == ":memory:":
         db = sqlite_utils.Database(memory=True)
     else:
         Path(path_s).parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite_utils.Database(path_s)
+        # The scheduler runs jobs in one worker thread (serially), not the opening thread.
+        conn = sqlite3.connect(path_s, check_same_thread=False, timeout=30)
+        db = sqlite_utils.Database(conn)
         db.enable_wal()
     db.execute("PRAGMA busy_timeout = 30000")
     db.execute("PRAGMA foreign_keys = ON")
     MIGRATIONS.apply(db)
     return Storage(db=db, path=path_s)
+import forumbot.web.schema  # noqa: E402,F401  (review page tables, issue 6)
