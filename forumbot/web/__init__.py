@@ -1,0 +1,23 @@
+"""The review web page (issue 6): referees change drafts, admins judge violations.
+
+Public surface:
+
+- :func:`create_app` (lazy: importing :mod:`forumbot.web` does not import Starlette, so
+  :mod:`forumbot.storage` can load :mod:`forumbot.web.schema` without the web extras).
+- :mod:`forumbot.web.users`: accounts (argon2 hashes), roles, duel referees.
+- :mod:`forumbot.web.judging`: admins' confirm / dismiss of violations, filters, CSV.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "create_app":
+        from forumbot.web.app import create_app
+
+        return create_app
+    raise AttributeError(name)

@@ -1,0 +1,188 @@
+"""French page text with an English switch.
+
+Templates write their French text through ``_("...")``; :data:`ENGLISH` maps it to English.
+The language comes from ``?lang=fr|en`` (remembered in the ``lang`` cookie) or that cookie;
+French is the default. A missing English entry prints the French text (never an error).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+LANGUAGES = ("fr", "en")
+DEFAULT_LANGUAGE = "fr"
+
+ENGLISH: dict[str, str] = {
+    # layout
+    "Relecture forumbot": "forumbot review",
+    "Brouillons": "Drafts",
+    "Duels": "Duels",
+    "Violations": "Violations",
+    "Connexion": "Log in",
+    "Déconnexion": "Log out",
+    "Connecté : %s (%s)": "Logged in: %s (%s)",
+    "arbitre": "referee",
+    "admin": "admin",
+    "Identifiant": "Username",
+    "Mot de passe": "Password",
+    "Se connecter": "Log in",
+    "Identifiant ou mot de passe incorrect.": "Wrong username or password.",
+    "Trop de tentatives : réessayez dans %s min.": "Too many attempts: try again in %s min.",
+    "Connectez-vous pour continuer.": "Log in to continue.",
+    # queue
+    "File des brouillons": "Draft queue",
+    "Aucun brouillon en attente.": "No pending draft.",
+    "Déclaration n°%s": "Declaration #%s",
+    "tour %s": "turn %s",
+    "ouverture": "opening",
+    "Statut": "Status",
+    "Version": "Version",
+    "Publication automatique dans %s": "Auto-publish in %s",
+    "Publication automatique dès maintenant": "Auto-publish due now",
+    "Retenu : attend la décision d'un arbitre": "Held: waits for a referee",
+    "Approuvé : publié au prochain passage": "Approved: published at the next pass",
+    "Publication en cours": "Publishing",
+    "Publié (message %s)": "Published (post %s)",
+    "Mode manuel : publié seulement sur approbation": "Manual mode: published only on approval",
+    "Note": "Note",
+    "Texte de la déclaration": "Declaration text",
+    "texte modifié à la main : les nombres ne le réécrivent plus": (
+        "text edited by hand: numbers no longer rewrite it"
+    ),
+    "Enregistrer le texte": "Save text",
+    "Messages auxquels elle répond": "Posts it answers",
+    "Message n°%s": "Post #%s",
+    "par %s": "by %s",
+    "%s lignes": "%s lines",
+    "message non enregistré": "post not stored",
+    "Messages supplémentaires laissés à l'arbitre : %s": "Extra posts left to the referee: %s",
+    "Dés": "Dice",
+    "Nombres calculés": "Computed numbers",
+    "Modifier": "Change",
+    "oui": "yes",
+    "non": "no",
+    "Points de %s": "%s's points",
+    "Attaque de %s touche": "%s's attack lands",
+    "Dégâts de %s": "%s's damage",
+    "%s disqualifié": "%s disqualified",
+    "Dé d'attaque de %s": "%s's attack die",
+    "Dé de défense de %s": "%s's defense die",
+    "Pourquoi ces nombres (règles)": "Why these numbers (rules)",
+    "Quantité": "Quantity",
+    "Valeur": "Value",
+    "Règle": "Rule",
+    "Source": "Source",
+    "Calcul": "Computation",
+    "Attaques": "Attacks",
+    "Violations proposées": "Proposed violations",
+    "Aucune violation.": "No violation.",
+    "Lever": "Waive",
+    "Rétablir": "Restore",
+    "Retenir": "Hold",
+    "Remettre en brouillon": "Back to draft",
+    "Approuver": "Approve",
+    "Publier maintenant": "Publish now",
+    "Voir le duel": "See the duel",
+    "Ouvrir": "Open",
+    "Ce brouillon a changé entre-temps : rechargez la page avant de le modifier.": (
+        "This draft changed meanwhile: reload the page before changing it."
+    ),
+    "Ce brouillon ne peut plus changer (%s).": "This draft can no longer change (%s).",
+    "Modification refusée : %s": "Change refused: %s",
+    "Enregistré.": "Saved.",
+    "Publié (message %s).": "Published (post %s).",
+    "Approuvé ; la publication a échoué : %s": "Approved; publishing failed: %s",
+    # statuses
+    "brouillon": "draft",
+    "approuvé": "approved",
+    "retenu": "held",
+    "publication en cours": "publishing",
+    "publié": "published",
+    "proposée": "proposed",
+    "appliquée": "applied",
+    "levée": "waived",
+    "confirmée": "confirmed",
+    "rejetée": "dismissed",
+    "en cours": "running",
+    "ouvert": "open",
+    "terminé": "finished",
+    "ignoré": "ignored",
+    # duels
+    "Duel n°%s": "Duel #%s",
+    "Sujet %s": "Topic %s",
+    "Duellistes": "Duellists",
+    "Arbitres": "Referees",
+    "Aucun arbitre désigné.": "No referee assigned.",
+    "Désigner": "Assign",
+    "Retirer": "Remove",
+    "Aucun duel visible.": "No visible duel.",
+    "Historique des tours": "Turn history",
+    "Aucun tour publié.": "No published turn.",
+    "Tour": "Turn",
+    "Points dans le temps": "Points over time",
+    "Audit des dés": "Dice audit",
+    "Engagement (SHA-256 du secret)": "Commitment (SHA-256 of the secret)",
+    "Secret révélé": "Revealed secret",
+    "secret révélé à la fin du duel": "secret revealed at the end of the duel",
+    "Message": "Post",
+    "Nom": "Name",
+    "Valeurs": "Values",
+    "Dérivation": "Derivation",
+    "Vérifié": "Verified",
+    "Modifications (journal d'audit)": "Overrides (audit log)",
+    "Aucune modification.": "No change.",
+    "Quand": "When",
+    "Qui": "Who",
+    "Action": "Action",
+    "Cible": "Target",
+    "Avant": "Before",
+    "Après": "After",
+    "Brouillons en attente": "Pending drafts",
+    "Vainqueur : %s": "Winner: %s",
+    "Égalité": "Draw",
+    "attaque %s contre défense %s": "attack %s vs defense %s",
+    "touche": "lands",
+    "manque": "misses",
+    "sans attaque (%s)": "no attack (%s)",
+    # violations
+    "Duel": "Duel",
+    "Duelliste": "Duellist",
+    "tous": "all",
+    "Filtrer": "Filter",
+    "Exporter en CSV": "Export as CSV",
+    "Preuve": "Evidence",
+    "Pénalité": "Penalty",
+    "Décision": "Decision",
+    "Motif": "Reason",
+    "Confirmer": "Confirm",
+    "Rejeter": "Dismiss",
+    "décidée par %s : %s": "decided by %s: %s",
+    "Aucune violation pour ces filtres.": "No violation for these filters.",
+    "Décision enregistrée.": "Decision recorded.",
+    "Décision refusée : %s": "Decision refused: %s",
+    # errors
+    "Accès refusé.": "Access denied.",
+    "Page introuvable.": "Page not found.",
+    "Jeton de formulaire invalide : rechargez la page.": "Invalid form token: reload the page.",
+    "Réservé aux administrateurs.": "Admins only.",
+    "Retour": "Back",
+    "Langue": "Language",
+}
+
+
+def pick_language(query_value: str | None, cookie_value: str | None) -> str:
+    """The page language: the query's, else the cookie's, else French."""
+    for value in (query_value, cookie_value):
+        if value in LANGUAGES:
+            return value
+    return DEFAULT_LANGUAGE
+
+
+def translator(language: str) -> Callable[..., str]:
+    """``_(french, *args)``: the text in ``language`` with ``%s`` filled by ``args``."""
+
+    def _(text: str, *args: object) -> str:
+        out = ENGLISH.get(text, text) if language == "en" else text
+        return out % args if args else out
+
+    return _

@@ -1,0 +1,199 @@
+"""Accounts of the review page: argon2id password hashes, roles, duel referees.
+
+Roles: ``admin`` (sees every duel, judges violations, assigns referees) and ``referee``
+(sees and changes the drafts of the duels assigned to them in ``duel_referees``).
+Usernames are stored as given and looked up case-insensitively.
+
+Errors: :class:`UserError` (unknown role, duplicate user, empty password, unknown user).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
+import forumbot.web.schema  # noqa: F401  (registers the migration even if storage did not)
+from forumbot.storage import Storage, iso
+
+ROLES = ("referee", "admin")
+MIN_PASSWORD_CHARS = 8
+
+_HASHER = PasswordHasher()
+# Verified against when the user does not exist, so a miss costs as long as a hit.
+_DUMMY_HASH = _HASHER.hash("forumbot-no-such-user")
+
+
+class UserError(Exception):
+    """An account operation was refused (message in English says why)."""
+
+
+@dataclass(frozen=True)
+class User:
+    """A logged-in account.
+
+    Attributes:
+        username: as stored.
+        role: ``"referee"`` or ``"admin"``.
+    """
+
+    username: str
+    role: str
+
+    @property
+    def is_admin(self) -> bool:
+        """True for the ``admin`` role."""
+        return self.role == "admin"
+
+
+def _row(storage: Storage, username: str) -> dict[str, Any] | None:
+    rows = list(storage.db["users"].rows_where("username = ? collate nocase", [username]))
+    return rows[0] if rows else None
+
+
+def add_user(storage: Storage, username: str, password: str, role: str, now: datetime) -> User:
+    """Create an account with an argon2id hash of ``password``.
+
+    Raises:
+        UserError: unknown role, empty/invalid name, password under 8 characters, or the
+            name is taken.
+    """
+    name = username.strip()
+    if role not in ROLES:
+        raise UserError(f"unknown role {role!r} (expected one of {', '.join(ROLES)})")
+    if not name or any(c.isspace() for c in name) or len(name) > 64:
+        raise UserError("a username is 1 to 64 characters without spaces")
+    if len(password) < MIN_PASSWORD_CHARS:
+        raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
+    if _row(storage, name) is not None:
+        raise UserError(f"user {name!r} exists already")
+    storage.db["users"].insert(
+        {
+            "username": name,
+            "password_hash": _HASHER.hash(password),
+            "role": role,
+            "disabled": 0,
+            "created_at": iso(now),
+        }
+    )
+    storage.audit("forumbot", "user.add", f"user:{name}", None, {"role": role}, now)
+    return User(name, role)
+
+
+def set_password(storage: Storage, username: str, password: str, now: datetime) -> None:
+    """Replace a user's password hash.
+
+    Raises:
+        UserError: unknown user or a password under 8 characters.
+    """
+    row = _row(storage, username)
+    if row is None:
+        raise UserError(f"no user {username!r}")
+    if len(password) < MIN_PASSWORD_CHARS:
+        raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
+    storage.db["users"].update(row["username"], {"password_hash": _HASHER.hash(password)})
+    storage.audit("forumbot", "user.password", f"user:{row['username']}", None, None, now)
+
+
+def get_user(storage: Storage, username: str) -> User | None:
+    """The enabled account called ``username`` (case-insensitive), or None."""
+    row = _row(storage, username)
+    if row is None or row["disabled"]:
+        return None
+    return User(row["username"], row["role"])
+
+
+def list_users(storage: Storage) -> list[User]:
+    """Every enabled account, by name."""
+    return [
+        User(r["username"], r["role"])
+        for r in storage.db["users"].rows_where("disabled = 0", order_by="username")
+    ]
+
+
+def authenticate(storage: Storage, username: str, password: str) -> User | None:
+    """The account when ``password`` matches its hash, else None (same cost either way).
+
+    A hash made with older argon2 parameters is upgraded on success.
+    """
+    row = _row(storage, username)
+    stored = row["password_hash"] if row is not None else _DUMMY_HASH
+    try:
+        _HASHER.verify(stored, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return None
+    if row is None or row["disabled"]:
+        return None
+    if _HASHER.check_needs_rehash(stored):
+        storage.db["users"].update(row["username"], {"password_hash": _HASHER.hash(password)})
+    return User(row["username"], row["role"])
+
+
+# -- duel referees ----------------------------------------------------------------------
+def duel_referees(storage: Storage, duel_id: int) -> list[str]:
+    """Usernames assigned to referee ``duel_id``, by name."""
+    return [
+        r["username"]
+        for r in storage.db["duel_referees"].rows_where(
+            "duel_id = ?", [duel_id], order_by="username"
+        )
+    ]
+
+
+def refereed_duels(storage: Storage, username: str) -> set[int]:
+    """Ids of the duels ``username`` referees."""
+    return {
+        int(r["duel_id"])
+        for r in storage.db["duel_referees"].rows_where("username = ? collate nocase", [username])
+    }
+
+
+def visible_duel_ids(storage: Storage, user: User) -> set[int] | None:
+    """The duels ``user`` may see: None means all (admin)."""
+    return None if user.is_admin else refereed_duels(storage, user.username)
+
+
+def can_see_duel(storage: Storage, user: User, duel_id: int) -> bool:
+    """True when ``user`` is an admin or referees ``duel_id``."""
+    visible = visible_duel_ids(storage, user)
+    return visible is None or duel_id in visible
+
+
+def assign_referee(
+    storage: Storage, duel_id: int, username: str, actor: str, now: datetime
+) -> None:
+    """Let ``username`` referee ``duel_id`` (audit-logged; idempotent).
+
+    Raises:
+        UserError: unknown or disabled user, or unknown duel.
+    """
+    user = get_user(storage, username)
+    if user is None:
+        raise UserError(f"no user {username!r}")
+    if not list(storage.db["duels"].rows_where("id = ?", [duel_id])):
+        raise UserError(f"no duel {duel_id}")
+    if user.username in duel_referees(storage, duel_id):
+        return
+    storage.db["duel_referees"].insert(
+        {
+            "duel_id": duel_id,
+            "username": user.username,
+            "assigned_by": actor,
+            "assigned_at": iso(now),
+        }
+    )
+    storage.audit(actor, "duel.assign_referee", f"duel:{duel_id}", None, user.username, now)
+
+
+def unassign_referee(
+    storage: Storage, duel_id: int, username: str, actor: str, now: datetime
+) -> None:
+    """Remove ``username`` from the referees of ``duel_id`` (audit-logged; idempotent)."""
+    current = [n for n in duel_referees(storage, duel_id) if n.casefold() == username.casefold()]
+    if not current:
+        return
+    storage.db["duel_referees"].delete((duel_id, current[0]))
+    storage.audit(actor, "duel.unassign_referee", f"duel:{duel_id}", current[0], None, now)

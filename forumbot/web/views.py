@@ -1,0 +1,296 @@
+"""What the pages show, gathered from storage into plain dicts for the templates.
+
+Nothing here writes. Shapes:
+
+- :func:`draft_view`: one pending declaration with its duel, the posts it answers, the dice,
+  the rule trail, one override field per computed number, its violations and its countdown.
+- :func:`duel_view`: a duel's turns, points series, dice audit and audit log.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from forumbot.storage import Storage
+from forumbot.web.users import duel_referees
+from rules.dice import derive_roll, verify_seed
+
+PENDING = ("draft", "approved", "held", "publishing")
+DRAFT_STATUS_FR = {
+    "draft": "brouillon",
+    "approved": "approuvé",
+    "held": "retenu",
+    "publishing": "publication en cours",
+    "published": "publié",
+}
+VIOLATION_STATUS_FR = {
+    "proposed": "proposée",
+    "applied": "appliquée",
+    "waived": "levée",
+    "confirmed": "confirmée",
+    "dismissed": "rejetée",
+}
+DUEL_STATUS_FR = {
+    "open": "ouvert",
+    "running": "en cours",
+    "finished": "terminé",
+    "ignored": "ignoré",
+}
+
+
+@dataclass(frozen=True)
+class NumberField:
+    """One computed number a referee may override (an engine override key).
+
+    Attributes:
+        key: override key, e.g. ``"Cassius Thorne.points"`` or ``"Aurora Vexley.landed"``.
+        label: French label template and its argument (translated by the page).
+        name: the duellist the number belongs to.
+        value: the current value (int or bool).
+        kind: ``"int"`` or ``"bool"``.
+        overridden: True when the referee already set this key.
+        trail: the trail entries that decided it.
+    """
+
+    key: str
+    label: str
+    name: str
+    value: int | bool
+    kind: str
+    overridden: bool
+    trail: tuple[dict[str, Any], ...]
+
+
+def _loads(raw: str | None, default: Any) -> Any:
+    if not raw:
+        return default
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return default
+
+
+# Override field -> the trail quantities (after "<name>.") that decide it (rules/classic.py).
+FIELD_TRAIL: dict[str, tuple[str, ...]] = {
+    "attack_die": ("attack.die", "attack_die"),
+    "defense_die": ("defense.die", "defense_die"),
+    "landed": ("attack.landed", "landed"),
+    "damage": ("attack.damage", "attack.extra_damage", "damage"),
+    "points": ("points",),
+    "disqualified": ("disqualified",),
+}
+FIELD_LABEL = {
+    "points": "Points de %s",
+    "disqualified": "%s disqualifié",
+    "attack_die": "Dé d'attaque de %s",
+    "defense_die": "Dé de défense de %s",
+    "landed": "Attaque de %s touche",
+    "damage": "Dégâts de %s",
+}
+
+
+def _trail_for(trail: list[dict[str, Any]], name: str, field: str) -> tuple[dict[str, Any], ...]:
+    """Trail entries that decided ``name``'s override ``field`` (see :data:`FIELD_TRAIL`)."""
+    wanted = {f"{name}.{q}" for q in FIELD_TRAIL[field]}
+    return tuple(t for t in trail if t.get("quantity") in wanted)
+
+
+def number_fields(outcome: dict[str, Any], overrides: dict[str, Any]) -> list[NumberField]:
+    """The override fields of a turn outcome, keyed as ``rules.resolve_turn(overrides=...)``
+    takes them (``"<duellist>.<field>"``, rules/classic.py): per attack its dice, landed flag
+    and damage; per duellist the points after the turn and the disqualification."""
+    trail = list(outcome.get("trail") or [])
+    fields: list[NumberField] = []
+
+    def add(name: str, field: str, value: int | bool) -> None:
+        key = f"{name}.{field}"
+        kind = "bool" if isinstance(value, bool) else "int"
+        fields.append(
+            NumberField(
+                key,
+                FIELD_LABEL[field],
+                name,
+                value,
+                kind,
+                key in overrides,
+                _trail_for(trail, name, field),
+            )
+        )
+
+    attacks = list(outcome.get("attacks") or [])
+    defense = {a["defender"]: int(a["defense_die"]) for a in attacks}
+    for a in attacks:
+        name = a["attacker"]
+        add(name, "attack_die", int(a["attack_die"]))
+        if name in defense:
+            add(name, "defense_die", defense[name])
+        add(name, "landed", bool(a["landed"]))
+        add(name, "damage", int(a["damage"]))
+    for d in (outcome.get("state") or {}).get("duellists", []):
+        add(d["name"], "points", int(d["points"]))
+        add(d["name"], "disqualified", bool(d.get("disqualified", False)))
+    return fields
+
+
+def countdown(decl: dict[str, Any], now: datetime) -> tuple[str, int | None]:
+    """(state, seconds left): state is ``held``, ``approved``, ``publishing``, ``published``,
+    ``manual``, ``due`` or ``waiting`` (then seconds left before auto-publish)."""
+    status = decl["status"]
+    if status in ("held", "approved", "publishing", "published"):
+        return status, None
+    if not decl["publish_after"]:
+        return "manual", None
+    left = int((datetime.fromisoformat(decl["publish_after"]) - now).total_seconds())
+    return ("due", 0) if left <= 0 else ("waiting", left)
+
+
+def duration_text(seconds: int) -> str:
+    """``"1 h 02 min"``, ``"7 min 05 s"`` or ``"42 s"``."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"
+
+
+def post_view(storage: Storage, board_id: int, post_id: int) -> dict[str, Any]:
+    """A stored post (author, date, text, line count), or a stub saying it is not stored."""
+    row = storage.seen_post(board_id, post_id)
+    if row is None:
+        return {"post_id": post_id, "stored": False}
+    text = row["text"] or ""
+    return {
+        "post_id": post_id,
+        "stored": True,
+        "author": row["author"],
+        "posted_at": row["posted_at"],
+        "text": text,
+        "lines": len([line for line in text.splitlines() if line.strip()]),
+        "edited_count": row["edited_count"],
+        "bold": _loads(row["bold_json"], []),
+    }
+
+
+def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """Everything the queue and the draft page show about one declaration."""
+    duel = storage.duel(decl["duel_id"])
+    stored = _loads(decl["context_json"], {})
+    inputs = stored.get("inputs") or {}
+    outcome = stored.get("outcome") or {}
+    overrides = _loads(decl["overrides_json"], {})
+    posts = [
+        {**post_view(storage, duel["board_id"], int(p["post_id"])), "turn_post": p}
+        for p in inputs.get("posts", [])
+    ]
+    dice = list(
+        storage.db["dice_rolls"].rows_where(
+            "duel_id = ? and turn = ?", [decl["duel_id"], decl["turn"]], order_by="id"
+        )
+    )
+    for roll in dice:
+        roll["values"] = _loads(roll["values_json"], [])
+    state, left = countdown(decl, now)
+    return {
+        "row": decl,
+        "duel": duel,
+        "status_fr": DRAFT_STATUS_FR.get(decl["status"], decl["status"]),
+        "editable": decl["status"] in ("draft", "approved", "held"),
+        "countdown": state,
+        "seconds_left": left,
+        "left_text": duration_text(left) if left else "",
+        "posts": posts,
+        "extra_posts": inputs.get("extra_posts", []),
+        "dice": dice,
+        "trail": outcome.get("trail") or [],
+        "attacks": outcome.get("attacks") or [],
+        "fields": number_fields(outcome, overrides) if decl["kind"] == "turn" else [],
+        "overrides": overrides,
+        "violations": outcome.get("violations") or [],
+        "winner": outcome.get("winner"),
+        "draw": outcome.get("draw", False),
+    }
+
+
+def verify_roll(duel: dict[str, Any], roll: dict[str, Any]) -> bool | None:
+    """Recompute a bot roll from the revealed secret: True/False, or None when it cannot be
+    checked yet (secret not revealed: duel not finished, or a roll read from the forum)."""
+    if duel["status"] != "finished" or not duel["dice_secret"] or roll["source"] != "bot":
+        return None
+    prefix = "hmac-sha256 v1 "
+    derivation = roll["derivation"] or ""
+    if not derivation.startswith(prefix):
+        return None
+    parts = derivation[len(prefix) :].split("|")
+    if len(parts) != 4:
+        return None
+    duel_key, turn, post_id, name = parts
+    secret = bytes.fromhex(duel["dice_secret"])
+    if duel["dice_commitment"] and not verify_seed(secret, duel["dice_commitment"]):
+        return False
+    values = tuple(_loads(roll["values_json"], []))
+    return derive_roll(secret, duel_key, int(turn), int(post_id), name, len(values)) == values
+
+
+def points_series(storage: Storage, duel: dict[str, Any]) -> dict[str, list[int]]:
+    """Duellist -> points at the start and after each recorded turn."""
+    turns = list(storage.db["turns"].rows_where("duel_id = ?", [duel["id"]], order_by="number"))
+    series: dict[str, list[int]] = {}
+    if turns:
+        start = _loads(turns[0]["state_before_json"], {})
+        states = [start] + [(_loads(t["outcome_json"], {}).get("state") or {}) for t in turns]
+    else:
+        states = [_loads(duel["state_json"], {})]
+    for state in states:
+        for d in state.get("duellists", []):
+            series.setdefault(d["name"], []).append(int(d["points"]))
+    return series
+
+
+def duel_view(storage: Storage, duel_id: int) -> dict[str, Any]:
+    """A duel's page: duellists, referees, turns, points series, dice audit, audit log."""
+    duel = storage.duel(duel_id)
+    state = _loads(duel["state_json"], {})
+    turns = []
+    for t in storage.db["turns"].rows_where("duel_id = ?", [duel_id], order_by="number"):
+        outcome = _loads(t["outcome_json"], {})
+        turns.append(
+            {
+                "number": t["number"],
+                "posts": _loads(t["posts_json"], []),
+                "dice": _loads(t["dice_json"], {}),
+                "attacks": outcome.get("attacks") or [],
+                "points": [
+                    (d["name"], d["points"])
+                    for d in (outcome.get("state") or {}).get("duellists", [])
+                ],
+                "violations": outcome.get("violations") or [],
+                "created_at": t["created_at"],
+            }
+        )
+    rolls = []
+    for roll in storage.db["dice_rolls"].rows_where("duel_id = ?", [duel_id], order_by="id"):
+        rolls.append(
+            {**roll, "values": _loads(roll["values_json"], []), "verified": verify_roll(duel, roll)}
+        )
+    decls = storage.declarations(None, duel_id)
+    targets = {f"duel:{duel_id}"} | {f"declaration:{d['id']}" for d in decls}
+    violation_ids = [r["id"] for r in storage.db["violations"].rows_where("duel_id = ?", [duel_id])]
+    targets |= {f"violation:{v}" for v in violation_ids}
+    audit = [e for e in storage.audit_entries() if e["target"] in targets]
+    return {
+        "duel": duel,
+        "status_fr": DUEL_STATUS_FR.get(duel["status"], duel["status"]),
+        "state": state,
+        "duellists": storage.duellists(duel_id),
+        "referees": duel_referees(storage, duel_id),
+        "turns": turns,
+        "series": points_series(storage, duel),
+        "rolls": rolls,
+        "audit": audit,
+        "pending": [d for d in decls if d["status"] in PENDING],
+    }
