@@ -403,5 +403,63 @@ def restore(backup_file: str, config_path: str) -> None:
         click.echo(f"previous database saved as {safety}")
 
 
+# -- review web page (issue 6) -------------------------------------------------------------
+@main.command()
+@_config_opt
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True)
+@click.option(
+    "--publish-now/--no-publish-now",
+    default=False,
+    show_default=True,
+    help="Let 'publish now' post at once (the web process logs in to the board).",
+)
+def web(config_path: str, host: str, port: int, publish_now: bool) -> None:
+    """Serve the review page: referees change drafts, admins judge violations."""
+    from forumbot.web.serve import serve
+
+    try:
+        serve(_config(config_path), host, port, publish_now)
+    except (ValueError, ConfigError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@main.group()
+def users() -> None:
+    """Accounts of the review page."""
+
+
+@users.command("add")
+@_config_opt
+@click.argument("name")
+@click.option("--role", type=click.Choice(["referee", "admin"]), required=True)
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def users_add(config_path: str, name: str, role: str, password_stdin: bool) -> None:
+    """Create an account NAME with a password (asked for, or read from standard input)."""
+    from forumbot.web.users import UserError, add_user
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    try:
+        user = add_user(_storage(config_path), name, password, role, datetime.now(UTC))
+    except UserError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"user {user.username} added ({user.role})")
+
+
+@users.command("list")
+@_config_opt
+def users_list(config_path: str) -> None:
+    """Accounts and the duels each referee reviews."""
+    from forumbot.web.users import list_users, refereed_duels
+
+    storage = _storage(config_path)
+    for user in list_users(storage):
+        duels = ", ".join(str(d) for d in sorted(refereed_duels(storage, user.username)))
+        click.echo(f"{user.username}\t{user.role}\t{'all' if user.is_admin else duels or '-'}")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

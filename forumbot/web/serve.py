@@ -1,0 +1,80 @@
+"""Run the review page for a configured bot: ``forumbot web`` (uvicorn, 127.0.0.1 by default).
+
+Session key: ``$FORUMBOT_WEB_SECRET`` (at least 32 characters) or, when unset, a random key
+kept in ``<database>.web-secret`` (created once, mode 0600), so sessions survive a restart.
+
+"Publish now" posts at once only with ``publish_now=True`` (the web process then logs in to
+the board itself); otherwise an approved draft goes out at the next pass of ``forumbot run``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from forumbot.config import Config
+from forumbot.storage import Storage, open_storage
+
+SECRET_ENV = "FORUMBOT_WEB_SECRET"
+
+
+def secret_key(database: str, environ: Mapping[str, str] | None = None) -> str:
+    """The session signing key (see module docstring).
+
+    Raises:
+        ValueError: when ``$FORUMBOT_WEB_SECRET`` is set but shorter than 32 characters.
+    """
+    env = os.environ if environ is None else environ
+    value = env.get(SECRET_ENV)
+    if value is not None:
+        if len(value) < 32:
+            raise ValueError(f"${SECRET_ENV} must have at least 32 characters")
+        return value
+    if database == ":memory:":
+        return secrets.token_hex(32)
+    path = Path(database + ".web-secret")
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(secrets.token_hex(32))
+    return path.read_text(encoding="ascii").strip()
+
+
+def board_publisher(config: Config, storage: Storage) -> Callable[[int], None]:
+    """``publisher(declaration_id)`` that posts an approved declaration to the board now
+    (through :func:`forumbot.poster.publish_one`, exactly once, advancing the duel)."""
+    from forumbot.app import bootstrap
+    from forumbot.poster import apply_published, publish_one
+
+    bot = bootstrap(config, storage=storage)
+
+    def publish(decl_id: int) -> None:
+        decl = storage.declaration(decl_id)
+        if decl["status"] not in ("approved", "publishing"):
+            return
+        publish_one(
+            storage,
+            bot.client,
+            decl,
+            bot.now,
+            on_published=lambda row: apply_published(storage, row, bot.now()),
+        )
+
+    return publish
+
+
+def serve(
+    config: Config, host: str = "127.0.0.1", port: int = 8000, publish_now: bool = False
+) -> None:
+    """Serve the review page until interrupted (blocking)."""
+    import uvicorn
+
+    from forumbot.web.app import create_app
+
+    storage = open_storage(config.database)
+    publisher = board_publisher(config, storage) if publish_now else None
+    app = create_app(storage, secret_key=secret_key(config.database), publisher=publisher)
+    uvicorn.run(app, host=host, port=port, log_level="info")

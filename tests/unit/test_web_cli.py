@@ -1,0 +1,69 @@
+"""``forumbot users add/list`` and the ``web`` command's wiring (session key, options)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from forumbot.cli import main
+from forumbot.storage import open_storage
+from forumbot.web.serve import SECRET_ENV, secret_key
+from forumbot.web.users import authenticate
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    runner = CliRunner()
+    path = tmp_path / "forumbot.toml"
+    assert runner.invoke(main, ["init", str(path)]).exit_code == 0
+    return path
+
+
+def test_users_add_and_list(config: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    r = runner.invoke(
+        main,
+        ["users", "add", "alice", "--role", "admin", "-c", str(config), "--password-stdin"],
+        input="long enough secret\n",
+    )
+    assert r.exit_code == 0, r.output
+    assert "user alice added (admin)" in r.output
+    r = runner.invoke(
+        main,
+        ["users", "add", "rita", "--role", "referee", "-c", str(config), "--password-stdin"],
+        input="another secret\n",
+    )
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(main, ["users", "list", "-c", str(config)])
+    assert r.output.splitlines() == ["alice\tadmin\tall", "rita\treferee\t-"]
+    storage = open_storage(tmp_path / "forumbot.db")
+    assert authenticate(storage, "alice", "long enough secret") is not None
+
+
+def test_users_add_refusals(config: Path) -> None:
+    runner = CliRunner()
+    args = ["users", "add", "bob", "-c", str(config), "--password-stdin"]
+    r = runner.invoke(main, [*args, "--role", "king"], input="long enough\n")
+    assert r.exit_code != 0 and "king" in r.output
+    r = runner.invoke(main, [*args, "--role", "referee"], input="short\n")
+    assert r.exit_code == 1 and "8 characters" in r.output
+
+
+def test_web_command_is_registered_with_local_default() -> None:
+    r = CliRunner().invoke(main, ["web", "--help"])
+    assert r.exit_code == 0 and "127.0.0.1" in r.output and "--port" in r.output
+
+
+def test_secret_key_from_env_or_private_file(tmp_path: Path) -> None:
+    assert secret_key("x.db", {SECRET_ENV: "e" * 40}) == "e" * 40
+    with pytest.raises(ValueError):
+        secret_key("x.db", {SECRET_ENV: "short"})
+    db = str(tmp_path / "bot.db")
+    first = secret_key(db, {})
+    assert len(first) == 64 and secret_key(db, {}) == first
+    mode = stat.S_IMODE(os.stat(db + ".web-secret").st_mode)
+    assert mode == 0o600
