@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import urlencode, urljoin
 
@@ -70,7 +71,7 @@ from parsers.forumactif.forms import (
 )
 from parsers.forumactif.topic import DEFAULT_GM_NAMES
 from parsers.forumactif.userdata import logged_in_username, parse_userdata
-from parsers.model import Post, TopicPage
+from parsers.model import DiceRoll, Post, TopicPage
 
 DEFAULT_USER_AGENT = "forumbot/0.1 (+referee bot for role-play duels)"
 
@@ -91,6 +92,32 @@ class _RetryableStatus(Exception):
         super().__init__(f"HTTP {status}")
         self.status = status
         self.retry_after_s = retry_after_s
+
+
+def attach_dice(posts: Sequence[Post]) -> list[Post]:
+    """Re-attach the Game Master's dice to the rollers' posts across page boundaries.
+
+    The parser attaches a dice post's rolls to the nearest preceding post of the roller on the
+    same page only; ``posts`` here is a contiguous run of the topic up to its end (several
+    pages), so every dice post following a roller's post is in it. Non-dice posts get the rolls
+    of the dice posts that designate them (their ``dice`` only ever comes from such posts).
+    """
+    attached: dict[int, tuple[DiceRoll, ...]] = {}
+    for index, post in enumerate(posts):
+        if not post.is_dice_post or post.dice_roller is None:
+            continue
+        wanted = post.dice_roller.casefold()
+        for back in range(index - 1, -1, -1):
+            target = posts[back]
+            if not target.is_dice_post and target.author.casefold() == wanted:
+                attached[target.post_id] = attached.get(target.post_id, ()) + post.dice
+                break
+    return [
+        p
+        if p.is_dice_post or attached.get(p.post_id, ()) == p.dice
+        else replace(p, dice=attached.get(p.post_id, ()))
+        for p in posts
+    ]
 
 
 def topic_path(topic_id: int, start: int = 0) -> str:
@@ -418,6 +445,9 @@ class ForumactifClient:
         Requests: one per page read.
         Raises: TopicNotFound, SessionExpired, ServerError.
         """
+        return attach_dice(self._read_posts(topic_id, after_post_id))
+
+    def _read_posts(self, topic_id: int, after_post_id: int | None) -> list[Post]:
         if after_post_id is None:
             first, per_page = self._topic_page(topic_path(topic_id))
             return self._scan(topic_id, first, per_page, None)

@@ -1,0 +1,684 @@
+"""Forumactif-like markup for the Forumactif sandbox board, two display versions.
+
+Written for the sandbox after the STRUCTURE of Forumactif's default templates and real pages
+(``fixtures/forumactif``: REPORT.md sections 1-3, 5, 6): what a client or the parser relies on,
+chrome trimmed. Nothing is copied from the fixtures:
+
+* every page: the ``_userdata`` script core prints (``session_logged_in``, ``username``,
+  ``user_id``, ``tpl_used``, ``user_level``, ``page_logout``; AwesomeBB has an extra first block);
+* topic pages: JSON-LD ``BreadcrumbList`` + ``DiscussionForumPosting`` (``comment[]`` = every post
+  of the page but the topic's first, ``url`` ending ``#<post id>``, ISO dates with offset),
+  post containers with class ``post--{ID}`` and an element ``id="{ID}"``, the version's slots
+  (prosilver ``div.content > div``, ``p.author``; AwesomeBB ``div.post-content``,
+  ``span.post-author-name``, ``span.post-date``), the edit line
+  ``Dernière édition par X le DATE, édité N fois``, pagination "Page X sur Y" with the
+  ``start = (start - 1) * N`` script, the quick reply (``tid``, ``t``, ``lt``, ``auth[]`` x2);
+* Game Master dice posts (README A5): ``Le membre 'X' a effectué l'action suivante : Lancer des
+  dés<br /><br />'Duel' : <img alt="3"/><img alt="5"/>``;
+* the full posting form (``/post``: ``auth[]`` x2, ``mode``, ``t``, ``lt``, ``post_dice_0`` select,
+  ``nb_rolls_0``), the PM compose form, forum listings, message pages.
+
+User-supplied values are escaped here; post bodies arrive rendered by :func:`render_message`.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+VERSIONS = ("prosilver", "awesomebb")
+
+_DAYS = ("Lun", "Mar", "Mer", "Jeu", "Ven", "Sam", "Dim")
+_MONTHS = ("Jan", "Fév", "Mar", "Avr", "Mai", "Juin", "Juil", "Aoû", "Sep", "Oct", "Nov", "Déc")
+
+
+def esc(text: str) -> str:
+    """Escape text for HTML content and double-quoted attributes."""
+    return html.escape(text, quote=True)
+
+
+def slug(text: str) -> str:
+    """URL slug of a title, as Forumactif builds them (``duel-aurora-contre-cassius``)."""
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", folded.lower()).strip("-") or "sujet"
+
+
+def local(epoch_s: float, zone: ZoneInfo) -> datetime:
+    """Board-local aware datetime of an epoch time (seconds)."""
+    return datetime.fromtimestamp(epoch_s, UTC).astimezone(zone)
+
+
+def format_date(epoch_s: float, zone: ZoneInfo) -> str:
+    """French default date display: ``Lun 30 Déc 2024 - 9:05`` (hour not zero-padded)."""
+    at = local(epoch_s, zone)
+    return f"{_DAYS[at.weekday()]} {at.day} {_MONTHS[at.month - 1]} {at.year} - {at.hour}:{at:%M}"
+
+
+def iso(epoch_s: float, zone: ZoneInfo) -> str:
+    """JSON-LD date: ISO 8601 with the board's offset, whole seconds."""
+    return local(int(epoch_s), zone).isoformat()
+
+
+# ---------------------------------------------------------------------------- BBCode
+
+_SIMPLE = {"b": "strong", "i": "em", "u": "u"}
+_TAG_RE = re.compile(r"\[(/?)(b|i|u|quote|url)(?:=(&quot;[^\]]*?&quot;|[^\]]*))?\]", re.I)
+
+
+def _closer(name: str) -> str:
+    if name == "quote":
+        return "</div></blockquote>"
+    if name == "url":
+        return "</a>"
+    return f"</{_SIMPLE[name]}>"
+
+
+def render_message(source: str) -> str:
+    """BBCode -> Forumactif HTML: ``[b]`` -> ``<strong>``, ``[i]``, ``[u]``,
+    ``[quote=Name]`` -> ``<blockquote><div><cite>Name a écrit:</cite>…</div></blockquote>``
+    (README A4), ``[url]`` (http/https only), newlines -> ``<br />``. Everything else is
+    escaped; unbalanced tags stay literal."""
+    text = esc(source.replace("\r\n", "\n"))
+    out: list[str] = []
+    stack: list[str] = []
+    pos = 0
+    for match in _TAG_RE.finditer(text):
+        out.append(text[pos : match.start()])
+        pos = match.end()
+        closing, name, arg = match.group(1), match.group(2).lower(), match.group(3)
+        if closing:
+            if stack and stack[-1] == name:
+                stack.pop()
+                out.append(_closer(name))
+            else:
+                out.append(match.group(0))
+            continue
+        if name == "quote":
+            who = (arg or "").replace("&quot;", "").strip()
+            cite = f"<cite>{who} a écrit:</cite>" if who else ""
+            out.append(f"<blockquote><div>{cite}")
+        elif name == "url":
+            target = (arg or "").strip()
+            if not re.match(r"^https?://[^\s<>\"]+$", target):
+                out.append(match.group(0))
+                continue
+            out.append(f'<a href="{target}" target="_blank" rel="nofollow">')
+        else:
+            out.append(f"<{_SIMPLE[name]}>")
+        stack.append(name)
+    out.append(text[pos:])
+    rendered = "".join(out)
+    for name in reversed(stack):  # close what was left open, as the board does
+        rendered += _closer(name)
+    return rendered.replace("\n", "<br />")
+
+
+def plain_text(source: str) -> str:
+    """JSON-LD ``text`` of a post: the BBCode source without tags, blank lines collapsed."""
+    text = re.sub(r"\[/?(?:b|i|u|quote|url)(?:=[^\]]*)?\]", "", source, flags=re.I)
+    return re.sub(r"\n\s*\n+", "\n", text).strip()
+
+
+def dice_html(roller: str, rolls: Sequence[tuple[str, Sequence[int]]]) -> str:
+    """The Game Master's dice result (README A5): header, then one line per die type with
+    one face image per roll, value in ``alt``."""
+    parts = [f"Le membre '{esc(roller)}' a effectué l'action suivante : Lancer des dés"]
+    for name, values in rolls:
+        images = "".join(
+            f'<img src="/dice/{slug(name)}-{value}.png" alt="{value}" border="0" />'
+            for value in values
+        )
+        parts.append(f"<br /><br />'{esc(name)}' : {images}")
+    return "".join(parts)
+
+
+def dice_text(roller: str, rolls: Sequence[tuple[str, Sequence[int]]]) -> str:
+    """JSON-LD text of a dice post (the face images are lost, as on the real page)."""
+    lines = [f"Le membre '{roller}' a effectué l'action suivante : Lancer des dés"]
+    lines += [f"'{name}' : " for name, _values in rolls]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- layout
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who looks at a page; ``user_id`` -1 and ``name`` None for a guest."""
+
+    user_id: int
+    name: str | None
+    level: int = 0
+    posts: int = 0
+    unread_pms: int = 0
+    logout: str = ""
+
+
+def _js(value: str | int) -> str:
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False).replace("</", "<\\/")
+
+
+def userdata_script(viewer: Viewer, version: str) -> str:
+    """``{HOSTING_JS}``: the ``_userdata`` / ``_lang`` / ``_board`` assignments of every page."""
+    logged = viewer.name is not None
+    pairs: list[tuple[str, str | int]] = [
+        ("session_logged_in", 1 if logged else 0),
+        ("username", viewer.name if logged and viewer.name else "Anonymous"),
+        ("user_id", viewer.user_id),
+        ("tpl_used", version),
+        ("user_level", viewer.level),
+        ("user_lang", "fr"),
+        ("user_posts", viewer.posts),
+        ("user_nb_privmsg", viewer.unread_pms),
+    ]
+    lines = [
+        'if(typeof(_userdata) == "undefined")',
+        "\tvar _userdata = new Object();",
+        *(f'_userdata["{key}"] = {_js(value)};' for key, value in pairs),
+        'if(typeof(_lang) == "undefined")',
+        "\tvar _lang = new Object();",
+        '_lang["Login"] = "Connexion";',
+        '_lang["Logout"] = "Déconnexion";',
+        'if(typeof(_board) == "undefined")',
+        "\tvar _board = new Object();",
+        '_board["Forumotion"] = "Forumactif";',
+        f'_board["tpl_version"] = "{version}";',
+    ]
+    body = "\n".join(lines)
+    return f'<script type="text/javascript">\n//<![CDATA[\n{body}\n//]]>\n</script>'
+
+
+def _awesome_first_block(viewer: Viewer) -> str:
+    """AwesomeBB's extra first block (real page): pages and ``page_logout``."""
+    lines = [
+        "var _userdata = _userdata || {};",
+        '_userdata["tpl_used"] = "awesomebb";',
+        f'_userdata["session_logged_in"] = {1 if viewer.name is not None else 0};',
+        '_userdata["page_login"] = "/login";',
+        f'_userdata["page_logout"] = {_js(viewer.logout)};',
+        '_userdata["page_home"] = "/";',
+    ]
+    return '<script type="text/javascript">\n' + "\n".join(lines) + "\n</script>"
+
+
+def _navbar(viewer: Viewer) -> str:
+    if viewer.name is None:
+        return (
+            '<a href="/login" rel="nofollow" class="mainmenu">Connexion</a> '
+            '<a href="/register" class="mainmenu">S\'enregistrer</a>'
+        )
+    return (
+        f'<a href="/privmsg?folder=inbox" class="mainmenu">Messages privés '
+        f"({viewer.unread_pms})</a> "
+        f'<a href="{esc(viewer.logout)}" class="mainmenu">Déconnexion [ {esc(viewer.name)} ]</a>'
+    )
+
+
+def layout(
+    title: str,
+    body: str,
+    viewer: Viewer,
+    version: str,
+    *,
+    head_extra: str = "",
+    canonical: str | None = None,
+    refresh: str | None = None,
+) -> str:
+    """A whole page of ``version`` around ``body``."""
+    head = [
+        f"<title>{esc(title)}</title>",
+        '<meta http-equiv="content-type" content="text/html; charset=utf-8" />',
+    ]
+    if canonical:
+        head.append(f'<link rel="canonical" href="{esc(canonical)}" />')
+    if refresh:
+        head.append(f'<meta http-equiv="refresh" content="3;url={esc(refresh)}" />')
+    head.append(head_extra)
+    if version == "awesomebb":
+        head.insert(0, _awesome_first_block(viewer))
+        head.append(userdata_script(viewer, version))
+        return (
+            '<!DOCTYPE html>\n<html lang="fr">\n<head>\n'
+            + "\n".join(head)
+            + '\n</head>\n<body id="top"><div id="dimmer"></div>\n'
+            + '<header class="main-header"><nav class="main-nav">'
+            + _navbar(viewer)
+            + "</nav></header>\n"
+            + f'<main id="main-content">\n{body}\n</main>\n</body>\n</html>\n'
+        )
+    head.append(userdata_script(viewer, version))
+    return (
+        '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" '
+        '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml" dir="ltr" lang="fr" xml:lang="fr">\n<head>\n'
+        + "\n".join(head)
+        + '\n</head>\n<body id="phpbb">\n<div id="wrap">\n<div id="page-header">'
+        + '<div class="navbar"><ul class="linklist navlinks"><li>'
+        + _navbar(viewer)
+        + "</li></ul></div></div>\n"
+        + f'<div id="page-body">\n{body}\n</div>\n</div>\n</body>\n</html>\n'
+    )
+
+
+def message_page(title: str, text: str, version: str) -> str:
+    """``message_body``: a title and a text (confirmations, errors)."""
+    if version == "awesomebb":
+        return (
+            f'<div class="block"><div class="block-header">{esc(title)}</div>'
+            f'<div class="block-content">{text}</div></div>'
+        )
+    return (
+        '<div class="panel"><div class="inner"><span class="corners-top"><span></span></span>'
+        f'<h1 class="page-title">{esc(title)}</h1><p>{text}</p>'
+        '<span class="corners-bottom"><span></span></span></div></div>'
+    )
+
+
+# ---------------------------------------------------------------------------- topics
+
+
+@dataclass(frozen=True)
+class PostView:
+    """One post ready to display (``content_html`` already rendered)."""
+
+    post_id: int
+    subject: str
+    author_id: int | None
+    author: str
+    author_posts: int
+    time_s: float
+    content_html: str
+    edit_by: str | None = None
+    edit_time_s: float | None = None
+    edit_count: int = 0
+
+
+def poster_name(user_id: int | None, name: str) -> str:
+    """``POSTER_NAME``: a coloured group link for members, plain ``Invité`` for guests."""
+    if user_id is None:
+        return esc(name)
+    return (
+        f'<a href="/u{user_id}"><span class="group-3 usr_grp_clr" style="color:#2E7D32">'
+        f"<strong>{esc(name)}</strong></span></a>"
+    )
+
+
+def _edited(view: PostView, zone: ZoneInfo) -> str:
+    if not view.edit_count or view.edit_by is None or view.edit_time_s is None:
+        return ""
+    return (
+        f"<br /><br />Dernière édition par {esc(view.edit_by)} le "
+        f"{format_date(view.edit_time_s, zone)}, édité {view.edit_count} fois"
+    )
+
+
+def post_html(view: PostView, index: int, topic_url: str, version: str, zone: ZoneInfo) -> str:
+    """One post container of ``version``."""
+    row = "row1" if index % 2 == 0 else "row2"
+    pid = view.post_id
+    name = poster_name(view.author_id, view.author)
+    date = format_date(view.time_s, zone)
+    quote = (
+        f'<a href="/post?p={pid}&amp;mode=quote"><img src="/empty.gif" class="i_icon_quote" '
+        'alt="Répondre en citant" title="Répondre en citant" /></a>'
+    )
+    if version == "awesomebb":
+        return (
+            f'<div id="post-{pid}" class="post-wrap {row} post--{pid}">\n'
+            f'<div id="{pid}" class="post-header"><h2><span><a href="{topic_url}#{pid}">'
+            f"{esc(view.subject)}</a></span></h2>"
+            f'<div class="post-buttons"><ul><li class="btn-quote">{quote}</li></ul></div></div>\n'
+            '<div class="post-body"><div class="post">\n'
+            f'<div class="post-content">\n{view.content_html}\n{_edited(view, zone)}\n</div>\n'
+            f'<div class="post-footer"><span class="post-date">{date}</span></div>\n'
+            '</div><aside class="post-aside"><div class="post-author">'
+            f'<span class="post-author-name">{name}</span>'
+            f'<span class="post-author-title">Messages : {view.author_posts}</span>'
+            "</div></aside></div>\n</div>\n"
+        )
+    return (
+        f'<div id="p{pid}" class="post {row} post--{pid}" style="">\n'
+        '<div class="inner"><span class="corners-top"><span></span></span>\n'
+        f'<div style="position: relative; top: -30px; width: 1px;" id="{pid}"></div>\n'
+        '<div class="postbody">\n'
+        f'<ul class="profile-icons"><li>{quote}</li></ul>\n'
+        f'<h2 class="topic-title"> <a href="{topic_url}#{pid}">{esc(view.subject)}</a></h2>\n'
+        '<p class="author"><img src="/empty.gif" alt="Message" title="Message" />'
+        f"&nbsp;par&nbsp;{name} {date}</p>\n"
+        '<div class="clearfix"></div>\n'
+        f'<div class="content clearfix">\n<div>{view.content_html}</div>\n</div>\n'
+        f"{_edited(view, zone)}\n</div>\n"
+        f'<div class="postprofile" id="profile{pid}"><dl><dt>'
+        f'<strong style="font-size:1.2em">{name}</strong></dt>'
+        f'<dd><span class="label">Messages : </span>{view.author_posts}</dd></dl></div>\n'
+        '<div class="clear"></div>\n'
+        '<span class="corners-bottom"><span></span></span></div>\n</div>\n'
+    )
+
+
+def pagination(topic_id: int, topic_slug: str, page: int, pages: int, per_page: int) -> str:
+    """``{PAGINATION}`` with the page-jump script (``start = (start - 1) * N``), or ``""``."""
+    if pages <= 1:
+        return ""
+    script = (
+        '<script type="text/javascript">\n//<![CDATA[\nfunction do_pagination_start()\n{\n'
+        "    var start = document.go_page.start.value;\n"
+        f"    start = (start > {pages}) ? {pages} : start;\n"
+        f"    start = (start - 1) * {per_page};\n"
+        "    start = (isNaN(start) || start < 0 ) ? 0 : start;\n"
+        f"self.location.href = ['','t{topic_id}p'+start+'-{topic_slug}'].join('/');\n"
+        "}\n//]]>\n</script>"
+    )
+    links: list[str] = []
+    for number in range(1, pages + 1):
+        if number == page:
+            links.append(f"<strong>{number}</strong>")
+            continue
+        start = (number - 1) * per_page
+        href = f"/t{topic_id}p{start}-{topic_slug}" if start else f"/t{topic_id}-{topic_slug}"
+        links.append(f'<a href="{href}">{number}</a>')
+    return (
+        f'<div class="pagination">{script}<a href="javascript:Pagination();">'
+        f"Page <strong>{page}</strong> sur <strong>{pages}</strong></a> &bull;<span> "
+        + '<span class="page-sep">, </span>'.join(links)
+        + "</span></div>"
+    )
+
+
+def hidden(name: str, value: str) -> str:
+    """``<input type="hidden">``."""
+    return f'<input type="hidden" name="{esc(name)}" value="{esc(value)}" />'
+
+
+def quick_reply(fields: Sequence[tuple[str, str]]) -> str:
+    """``{QUICK_REPLY_FORM}`` (AwesomeBB real markup, REPORT.md 6.3; the same fields in every
+    version, A8)."""
+    head = [(k, v) for k, v in fields if k != "auth[]"]
+    auth = [(k, v) for k, v in fields if k == "auth[]"]
+    return (
+        '<div class="block quick-reply"><form id="quick_reply" action="/post" method="post" '
+        'name="post">'
+        + "".join(hidden(k, v) for k, v in head)
+        + '<textarea id="text_editor_textarea" name="message" rows="1"></textarea>'
+        '<input name="post" type="submit" value="send" title="Envoyer"/>'
+        '<input name="preview" type="submit" value="visibility" title="Prévisualisation"/>'
+        + "".join(hidden(k, v) for k, v in auth)
+        + "</form></div>"
+    )
+
+
+def jsonld(
+    *,
+    base: str,
+    forum_id: int,
+    forum_name: str,
+    topic_url: str,
+    page_url: str,
+    title: str,
+    pages: int,
+    first: PostView,
+    on_page: Sequence[PostView],
+    first_on_page: bool,
+    zone: ZoneInfo,
+    texts: dict[int, str],
+) -> str:
+    """``BreadcrumbList`` + ``DiscussionForumPosting`` scripts of a topic page."""
+    crumbs = {
+        "@context": "https://schema.org",
+        "@type": "BreadcrumbList",
+        "itemListElement": [
+            {"@type": "ListItem", "position": 1, "item": {"@id": base + "/", "name": "Accueil"}},
+            {
+                "@type": "ListItem",
+                "position": 2,
+                "item": {"@id": f"{base}/f{forum_id}-{slug(forum_name)}", "name": forum_name},
+            },
+            {"@type": "ListItem", "position": 3, "item": {"@id": topic_url, "name": title}},
+        ],
+    }
+
+    def author(view: PostView) -> dict[str, str]:
+        if view.author_id is None:
+            return {"@type": "Person", "name": "Anonymous", "url": f"{base}/u-1"}
+        return {"@type": "Person", "name": view.author, "url": f"{base}/u{view.author_id}"}
+
+    comments = [
+        {
+            "@type": "Comment",
+            "text": texts[view.post_id],
+            "datePublished": iso(view.time_s, zone),
+            "author": author(view),
+            "url": f"{page_url}#{view.post_id}",
+        }
+        for view in on_page
+        if not (first_on_page and view.post_id == first.post_id)
+    ]
+    posting = {
+        "@context": "https://schema.org",
+        "@type": "DiscussionForumPosting",
+        "headline": title,
+        "name": title,
+        "url": topic_url,
+        "datePublished": iso(first.time_s, zone),
+        "pageStart": "1",
+        "pageEnd": str(pages),
+        "author": author(first),
+        "text": texts.get(first.post_id, ""),
+        "comment": comments,
+    }
+    return "".join(
+        '<script type="application/ld+json">'
+        + json.dumps(block, ensure_ascii=True).replace("/", "\\/")
+        + "</script>"
+        for block in (crumbs, posting)
+    )
+
+
+def topic_body(
+    *,
+    title: str,
+    topic_url: str,
+    posts_html: str,
+    pagination_html: str,
+    quick_reply_html: str,
+    version: str,
+) -> str:
+    """``viewtopic_body``: title, pagination, posts, pagination, quick reply."""
+    if version == "awesomebb":
+        head = f'<div class="page-title"><h1><a href="{topic_url}">{esc(title)}</a></h1></div>'
+    else:
+        head = f'<h2 class="topic-title"><a href="{topic_url}">{esc(title)}</a></h2>'
+    return (
+        f'{head}\n<div class="topic-actions">{pagination_html}</div>\n{posts_html}\n'
+        f'<div class="topic-actions">{pagination_html}</div>\n{quick_reply_html}'
+    )
+
+
+# ---------------------------------------------------------------------------- listings
+
+
+@dataclass(frozen=True)
+class TopicRow:
+    """One row of a forum listing."""
+
+    topic_id: int
+    title: str
+    author_id: int
+    author: str
+    replies: int
+    last_post_id: int
+    last_post_url: str
+    last_author_id: int
+    last_author: str
+    last_time: str
+
+
+def forum_body(forum_name: str, rows: Sequence[TopicRow], version: str) -> str:
+    """``viewforum_body`` + ``topics_list_box`` of ``version``."""
+    items: list[str] = []
+    for row in rows:
+        url = f"/t{row.topic_id}-{slug(row.title)}"
+        author = poster_name(row.author_id, row.author)
+        last = poster_name(row.last_author_id, row.last_author)
+        if version == "awesomebb":
+            items.append(
+                '<div class="posts-section"><div class="posts-icon"></div>'
+                f'<div class="posts-description"><h3><a href="{url}">{esc(row.title)}</a></h3>'
+                f"<p>par {author}</p></div>"
+                '<div class="posts-statistics">'
+                f'<span class="posts-statistics-replies">{row.replies} <span>Réponses</span></span>'
+                "</div>"
+                f'<div class="posts-lastpost"><span>{last}</span>'
+                f'<a class="posts-lastpost-time" href="{row.last_post_url}">{row.last_time}</a>'
+                "</div></div>"
+            )
+        else:
+            items.append(
+                '<li class="row row1"><dl class="icon"><dd class="dterm">'
+                '<div class="topic-title-container"><h2 class="topic-title hierarchy">'
+                f'<a class="topictitle" href="{url}">{esc(row.title)}</a></h2></div><br />'
+                f'<span class="span-tab">par <strong>{author}</strong></span></dd>'
+                f'<dd class="posts">{row.replies} <dfn>Réponses</dfn></dd>'
+                '<dd class="views">0 <dfn>Vues</dfn></dd>'
+                f'<dd class="lastpost"><span>{last}&nbsp;<dfn>Dernier message</dfn> '
+                f'<a href="{row.last_post_url}"><img src="/icon_latest_reply.gif" '
+                'alt="Voir le dernier message" /></a><br style="clear:left;" />'
+                f"{row.last_time}</span></dd></dl></li>"
+            )
+    if not items:
+        items.append("<p>Il n'y a pas de messages dans ce forum.</p>")
+    if version == "awesomebb":
+        return (
+            f'<h1 class="page-title">{esc(forum_name)}</h1><div class="posts-list">'
+            + "".join(items)
+            + "</div>"
+        )
+    return (
+        f'<h1 class="page-title">{esc(forum_name)}</h1>'
+        '<div class="forumbg"><ul class="topiclist topics bg_none">'
+        + "".join(items)
+        + "</ul></div>"
+    )
+
+
+def index_body(forums: Sequence[tuple[int, str, int]]) -> str:
+    """Board index: one link ``/f{F}-slug`` per forum with its topic count."""
+    rows = "".join(
+        f'<li class="row"><a class="forumtitle" href="/f{fid}-{slug(name)}">{esc(name)}</a> '
+        f'<dd class="topics">{count}</dd></li>'
+        for fid, name, count in forums
+    )
+    return f'<ul class="topiclist forums">{rows}</ul>'
+
+
+# ---------------------------------------------------------------------------- forms
+
+
+def login_form(error: str | None, redirect: str = "") -> str:
+    """The core login page: ``username``, ``password``, ``autologin``, ``login`` (6.1)."""
+    message = f'<p class="error">{esc(error)}</p>' if error else ""
+    return (
+        f'{message}<form action="/login" method="post" name="form_login">'
+        '<dl><dt><label for="username">Nom d\'utilisateur:</label></dt>'
+        '<dd><input type="text" name="username" id="username" size="20" maxlength="40" '
+        'value="" /></dd></dl>'
+        '<dl><dt><label for="password">Mot de passe:</label></dt>'
+        '<dd><input type="password" id="password" name="password" size="20" maxlength="25" '
+        "/></dd></dl>"
+        '<input type="checkbox" name="autologin" id="autologin" checked="checked" />'
+        f"{hidden('redirect', redirect)}"
+        '<input type="submit" name="login" value="Connexion" class="button1" /></form>'
+    )
+
+
+def posting_form(
+    *,
+    fields: Sequence[tuple[str, str]],
+    subject: str,
+    message: str,
+    dice: Sequence[tuple[int, str]],
+    error: str | None,
+    preview_html: str = "",
+    review: Sequence[PostView] = (),
+    zone: ZoneInfo,
+) -> str:
+    """The full editor (``posting_body``): subject, message, every hidden field, the dice
+    block (``post_dice_0`` select + ``nb_rolls_0``, only when ``dice`` is offered)."""
+    parts: list[str] = []
+    if error:
+        parts.append(
+            '<div id="preview" class="post row2"><div class="inner">'
+            f'<p class="center" style="color: red;">{esc(error)}</p></div></div>'
+        )
+    if preview_html:
+        parts.append(f'<div class="post preview"><div class="content">{preview_html}</div></div>')
+    parts.append('<form action="/post" method="post" name="post" enctype="multipart/form-data">')
+    parts.append(
+        f'<input type="text" name="subject" value="{esc(subject)}" maxlength="255" '
+        'placeholder="Titre du message" />'
+    )
+    parts.append(f'<textarea id="text_editor_textarea" name="message">{esc(message)}</textarea>')
+    parts.extend(hidden(k, v) for k, v in fields)
+    parts.append(
+        '<button type="submit" name="post" value="Envoyer" accesskey="s">Envoyer</button>'
+        '<input type="submit" name="preview" value="Prévisualiser" />'
+        '<input type="checkbox" name="disable_html" /><input type="checkbox" name="notify" />'
+        '<input type="checkbox" name="attach_sig" checked="checked" />'
+    )
+    if dice:
+        options = '<option value="">-</option>' + "".join(
+            f'<option value="{dice_id}">{esc(name)}</option>' for dice_id, name in dice
+        )
+        parts.append(
+            '<fieldset><legend>Lancer de dés</legend><div id="list_dice">'
+            f'<select name="post_dice_0" id="post_dice">{options}</select>'
+            '<input type="text" size="2" maxlength="3" name="nb_rolls_0" id="nb_rolls" '
+            'value="1" /></div></fieldset>'
+        )
+    parts.append("</form>")
+    if review:
+        rows = "".join(
+            f'<div class="topic-review-post"><strong>{esc(v.author)}</strong> · '
+            f"{format_date(v.time_s, zone)}<div>{v.content_html}</div></div>"
+            for v in review
+        )
+        parts.append(f'<div class="topic-review"><h2>Revue du sujet</h2>{rows}</div>')
+    return "".join(parts)
+
+
+def pm_form(recipient: str, subject: str, message: str, fields: Sequence[tuple[str, str]]) -> str:
+    """The PM editor (``posting_body`` ``switch_privmsg``): ``username[]``, subject, message."""
+    return (
+        '<form action="/privmsg" method="post" name="post">'
+        f'<input type="text" name="username[]" value="{esc(recipient)}" />'
+        f'<input type="text" name="subject" value="{esc(subject)}" />'
+        f'<textarea name="message">{esc(message)}</textarea>'
+        + "".join(hidden(k, v) for k, v in fields)
+        + '<input type="submit" name="post" value="Envoyer" /></form>'
+    )
+
+
+def pm_folder(folder: str, rows: Sequence[tuple[int, str, str]]) -> str:
+    """A PM folder: ``a.topictitle`` links to ``/privmsg?folder=F&mode=read&p=N``."""
+    items = "".join(
+        f'<li class="row"><a href="/privmsg?folder={folder}&amp;mode=read&amp;p={msg_id}" '
+        f'class="topictitle">{esc(subject)}</a> {esc(other)}</li>'
+        for msg_id, subject, other in rows
+    )
+    return f'<h2>Messagerie : {esc(folder)}</h2><ul class="topiclist pmlist">{items}</ul>'
+
+
+def pm_read(subject: str, author: str, content_html: str) -> str:
+    """A PM read page (``privmsgs_read_body``: body in ``div.content``)."""
+    return (
+        f'<div class="post"><h3>{esc(subject)}</h3><p class="author">par {esc(author)}</p>'
+        f'<div class="content">{content_html}</div></div>'
+    )
