@@ -425,7 +425,10 @@ class ForumactifClient:
         posts = [p for p in first.posts if after is None or p.post_id > after]
         page = first
         while page.page < page.pages:
+            previous = page.page
             page, per_page = self._topic_page(topic_path(topic_id, page.page * per_page))
+            if page.page <= previous:  # the board did not move on: never loop
+                break
             posts.extend(p for p in page.posts if after is None or p.post_id > after)
         return posts
 
@@ -461,14 +464,18 @@ class ForumactifClient:
         page, per_page = self._topic_page(f"{topic_path(topic_id)}?view=newest")
         collected: list[TopicPage] = [page]
         while page.page > 1 and page.posts and page.posts[0].post_id > after_post_id:
+            previous = page.page
             page, per_page = self._topic_page(topic_path(topic_id, (page.page - 2) * per_page))
+            if page.page >= previous:  # the board did not move back: never loop
+                break
             collected.insert(0, page)
         posts: list[Post] = []
         for item in collected:
             posts.extend(p for p in item.posts if p.post_id > after_post_id)
         last = collected[-1]
         if last.page < last.pages:  # "newest" was not the last page: read on
-            posts.extend(self._scan(topic_id, last, per_page, after_post_id)[len(posts) :])
+            later = self._scan(topic_id, last, per_page, after_post_id)
+            posts.extend(later[sum(1 for p in last.posts if p.post_id > after_post_id) :])
         return posts
 
     def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
