@@ -570,9 +570,16 @@ async def duel_page(request: Request, user: User) -> Response:
     except Exception:  # an unreadable ruleset only loses the axis label
         unit = ""
     chart = points_chart(view["series"], unit=unit, title=_("Points dans le temps"))
-    candidates = [u.username for u in list_users(storage) if u.username not in view["referees"]]
+    candidates = [
+        u.username
+        for u in list_users(storage)
+        if u.role == "referee" and u.username not in view["referees"]
+    ]
     return render(
-        request, "duel.html", {"v": view, "chart": chart, "candidates": candidates}, user=user
+        request,
+        "duel.html",
+        {"v": view, "chart": chart, "candidates": candidates, "unit": unit},
+        user=user,
     )
 
 

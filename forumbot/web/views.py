@@ -211,6 +211,7 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
         "fields": number_fields(outcome, overrides) if decl["kind"] == "turn" else [],
         "overrides": overrides,
         "violations": outcome.get("violations") or [],
+        "unit": (stored.get("context") or {}).get("unit", ""),
         "winner": outcome.get("winner"),
         "draw": outcome.get("draw", False),
     }

@@ -1,0 +1,199 @@
+"""The review page in a real headless Chromium (Debian's ``chromium``, driven by Playwright).
+
+uvicorn serves the app on 127.0.0.1 (a free port) in a thread; the duel comes from the real
+referee loop against the in-memory forum (tests/unit/web_scenario.py). A referee logs in,
+changes a number and sees the text follow, publishes the draft now; an admin dismisses a
+violation. Screenshots go to docs/review-queue.png and docs/duel-page.png.
+
+Skipped (with the reason) when Playwright for Python or a ``chromium`` binary is missing:
+``apt-get install -y chromium`` and ``pip install playwright`` (never ``playwright install``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from forumbot.poster import publish_due
+from forumbot.storage import open_storage
+from tests.unit.web_scenario import PASSWORD, Scenario, build
+
+pytestmark = pytest.mark.e2e
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+try:
+    from playwright.sync_api import Page, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None  # type: ignore[assignment]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Served:
+    """A running review app: its URL, the scenario behind it, the publisher's calls."""
+
+    url: str
+    scenario: Scenario
+    db_path: str
+    published: list[int] = field(default_factory=list)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    import uvicorn
+
+    from forumbot.web import create_app
+
+    db_path = str(tmp_path / "forumbot.db")
+    scenario = build(db_path)
+    scenario.storage.close()  # the server thread opens its own connection (sqlite: per thread)
+    port = _free_port()
+    result = Served(f"http://127.0.0.1:{port}", scenario, db_path)
+    holder: dict[str, uvicorn.Server] = {}
+    ready = threading.Event()
+
+    def run() -> None:
+        storage = open_storage(db_path)
+
+        def publisher(decl_id: int) -> None:
+            result.published.append(decl_id)
+            publish_due(storage, scenario.forum, scenario.clock)
+
+        app = create_app(
+            storage, secret_key="e2e-" + "x" * 40, publisher=publisher, now=scenario.clock
+        )
+        server = uvicorn.Server(
+            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+        )
+        holder["server"] = server
+        ready.set()
+        server.run()
+        storage.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    ready.wait(10)
+    deadline = time.monotonic() + 15
+    while not holder["server"].started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield result
+    holder["server"].should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def page() -> Iterator[Page]:
+    if sync_playwright is None:
+        pytest.skip("Playwright for Python is not installed (pip install playwright)")
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.skip("no chromium binary on PATH (apt-get install -y chromium)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=executable, headless=True, args=CHROMIUM_ARGS
+        )
+        context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="fr-FR")
+        pg = context.new_page()
+        pg.set_default_timeout(15_000)
+        yield pg
+        context.close()
+        browser.close()
+
+
+def log_in(page: Page, base: str, name: str) -> None:
+    page.goto(base + "/drafts")
+    assert "/login" in page.url
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("form.login button[type=submit]")
+    page.wait_for_url(base + "/drafts")
+
+
+def test_referee_edits_publishes_admin_dismisses(served: Served, page: Page) -> None:
+    base = served.url
+    draft_id = served.scenario.draft_id
+    log_in(page, base, "rita")
+    card = page.locator(f"#draft-{draft_id}")
+    assert "Aurora Vexley : 6 PD" in card.locator("textarea[name=text]").input_value()
+    assert "&lt;script&gt;" not in card.inner_text()  # escaped once, shown as text
+    assert "<script>alert('x')</script>" in card.inner_text()
+    DOCS.mkdir(exist_ok=True)
+    page.screenshot(path=str(DOCS / "review-queue.png"), full_page=True)
+
+    # change a computed number: the text follows
+    form = card.locator('form[data-key="Aurora Vexley.points"]')
+    form.locator("input[name=value]").fill("9")
+    form.locator("button[type=submit]").click()
+    page.wait_for_url(f"{base}/drafts/{draft_id}")
+    assert page.locator(".flash.ok").inner_text() == "Enregistré."
+    text = page.locator("textarea[name=text]").input_value()
+    assert "Aurora Vexley : 9 PD" in text and "Aurora Vexley : 6 PD" not in text
+
+    # publish now
+    page.click("button.primary")
+    page.wait_for_url(f"{base}/drafts/{draft_id}")
+    assert served.published == [draft_id]
+    flash = page.locator(".flash.ok").inner_text()
+    assert flash.startswith("Publié (message ")
+    posted = served.scenario.forum.posts[7][-1]
+    assert "Aurora Vexley : 9 PD" in posted.text and str(posted.post_id) in flash
+
+    # an admin dismisses the violation of that turn
+    page.click("header.top form button[type=submit]")  # log out
+    page.wait_for_url(base + "/login")
+    log_in(page, base, "alice")
+    page.goto(base + "/violations")
+    report = page.locator("article.violation-report").first
+    report.locator("input[name=reason]").fill("Deux sorts différents, mal lus")
+    report.locator("button[value=dismissed]").click()
+    page.wait_for_url(base + "/violations")
+    assert page.locator(".flash.ok").inner_text() == "Décision enregistrée."
+    check = open_storage(served.db_path)
+    rows = list(check.db["violations"].rows_where("duel_id = ?", [served.scenario.duel_id]))
+    assert [(r["status"], r["decided_by"]) for r in rows] == [("dismissed", "alice")]
+    decl = check.declaration(draft_id)
+    assert decl["status"] == "published"
+    assert json.loads(decl["overrides_json"]) == {"Aurora Vexley.points": 9}
+    check.close()
+
+    # the duel page: chart, turns, dice audit, audit log
+    page.goto(f"{base}/duels/{served.scenario.duel_id}")
+    assert page.locator("svg.chart polyline").count() == 2
+    assert page.locator("table.audit").inner_text().count("draft.set_numbers") == 1
+    page.screenshot(path=str(DOCS / "duel-page.png"), full_page=True)
+
+
+def test_english_switch_and_login_refusal(served: Served, page: Page) -> None:
+    base = served.url
+    page.goto(base + "/login?lang=en")
+    assert page.locator("h1").inner_text() == "Log in"
+    page.fill("input[name=username]", "rita")
+    page.fill("input[name=password]", "not the password")
+    page.click("form.login button[type=submit]")
+    assert page.locator(".flash.error").inner_text() == "Wrong username or password."
+    log_in(page, base, "rita")
+    assert page.locator("h1").inner_text() == "Draft queue"
