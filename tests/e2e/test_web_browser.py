@@ -113,9 +113,7 @@ def page() -> Iterator[Page]:
     if executable is None:
         pytest.skip("no chromium binary on PATH (apt-get install -y chromium)")
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=executable, headless=True, args=CHROMIUM_ARGS
-        )
+        browser = p.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="fr-FR")
         pg = context.new_page()
         pg.set_default_timeout(15_000)
