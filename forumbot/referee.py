@@ -117,7 +117,7 @@ class Referee:
                     read += 1
                     if duel is None:
                         continue
-                counts = self.poll_duel(duel["id"])
+                counts = self.poll_duel(duel["id"], listed_last_post_id=summary.last_post_id)
                 read += 1
                 new += counts[0]
                 edited += counts[1]
@@ -243,17 +243,25 @@ class Referee:
         return duel_id
 
     # -- topic level --------------------------------------------------------------------
-    def poll_duel(self, duel_id: int) -> tuple[int, int, int]:
+    def poll_duel(
+        self, duel_id: int, listed_last_post_id: int | None = None
+    ) -> tuple[int, int, int]:
         """Read a duel topic's new posts, record them, and (re)draft what they call for.
 
-        Returns ``(new_posts, edited_posts, drafts_written)``.
+        ``listed_last_post_id`` is the topic's last post id as the forum listing showed it
+        just before this read: every post up to it has now been read, so the topic is not
+        read again until the listing shows a newer one. Returns
+        ``(new_posts, edited_posts, drafts_written)``.
         """
         duel = self.storage.duel(duel_id)
         since = self._read_from(duel)
         posts = self.client.read_topic(duel["topic_id"], since)
         new, edited = self._record_posts(duel, posts)
-        if posts:
-            last = max(p.post_id for p in posts)
+        seen = [p.post_id for p in posts]
+        if listed_last_post_id is not None:
+            seen.append(listed_last_post_id)
+        if seen:
+            last = max(seen)
             if duel["last_post_id"] is None or last > duel["last_post_id"]:
                 self.storage.update_duel(duel_id, last_post_id=last)
         drafts = self.advance(duel_id)
