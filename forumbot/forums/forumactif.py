@@ -120,6 +120,13 @@ def attach_dice(posts: Sequence[Post]) -> list[Post]:
     ]
 
 
+def has_marker(marker: str, *texts: str) -> bool:
+    """True when ``marker`` occurs in one of ``texts`` as a whole token: not followed by a
+    letter, digit, ``-`` or ``_`` (so ``…-turn1`` is not found inside ``…-turn10``)."""
+    pattern = re.compile(re.escape(marker) + r"(?![\w-])")
+    return any(pattern.search(text) for text in texts)
+
+
 def topic_path(topic_id: int, start: int = 0) -> str:
     """``/t{T}-a`` or ``/t{T}p{start}-a`` (Forumactif ignores the slug: LALF uses ``-a``)."""
     return f"/t{topic_id}p{start}-a" if start else f"/t{topic_id}-a"
@@ -483,7 +490,7 @@ class ForumactifClient:
         raw HTML) contains ``marker``; None when there is none."""
         me = self.username.casefold()
         for post in self.read_topic(topic_id, after_post_id):
-            if post.author.casefold() == me and (marker in post.text or marker in post.html):
+            if post.author.casefold() == me and has_marker(marker, post.text, post.html):
                 return post.post_id
         return None
 
@@ -496,7 +503,7 @@ class ForumactifClient:
                 continue
             posts = self.read_topic(row.topic_id, None)
             if posts and posts[0].author.casefold() == me:
-                if marker in posts[0].text or marker in posts[0].html:
+                if has_marker(marker, posts[0].text, posts[0].html):
                     return row.topic_id
         return None
 
@@ -694,12 +701,12 @@ class ForumactifClient:
         for folder in ("outbox", "sentbox"):
             html, _url = self._read(f"/privmsg?folder={folder}")
             for row in parse_pm_folder(html)[:limit]:
-                if marker in row.subject:
+                if has_marker(marker, row.subject):
                     return True
                 if row.subject != subject:
                     continue
                 page, _url = self._read(row.href)
-                if marker in pm_message_text(page):
+                if has_marker(marker, pm_message_text(page)):
                     return True
         return False
 

@@ -33,9 +33,8 @@ from parsers.forumactif.forms import (
     find_new_post_warning,
     parse_login_form,
 )
+from parsers.forumactif.htmltext import Element
 from parsers.forumactif.userdata import logged_in_username, parse_userdata
-
-Element = lxml_html.HtmlElement
 
 _TOPIC_HREF_RE = re.compile(
     r"^(?:https?://[^/]+)?/t(?P<t>\d+)(?:p(?P<start>\d+))?-[^#?]*(?:\?[^#]*)?(?:#p?(?P<p>\d+))?$"

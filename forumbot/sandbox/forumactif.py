@@ -168,12 +168,13 @@ DiceRequest = tuple[str, int]
 
 
 def _dice_requests(dice: DiceRequest | Sequence[DiceRequest] | None) -> list[DiceRequest]:
+    """``("Duel", 2)`` or ``[("Duel", 2), ...]`` -> a list of requests."""
     if not dice:
         return []
-    if isinstance(dice[0], str):
-        name, count = dice  # type: ignore[misc]
-        return [(str(name), int(count))]
-    return [(str(n), int(c)) for n, c in dice]  # type: ignore[misc]
+    items: list[Any] = list(dice)
+    if isinstance(items[0], str):
+        return [(str(items[0]), int(items[1]))]
+    return [(str(n), int(c)) for n, c in items]
 
 
 class ForumactifSandbox:

@@ -519,3 +519,12 @@ def test_windows_1252_board_gets_entities_for_characters_outside_it(router: resp
     client.send_pm(None, "Clemence Salpetre", "Duel", "Été 🔥 #o4", "#o4")
     raw = sent.calls.last.request.content
     assert b"message=%C9t%E9+%26%23128293%3B+%23o4" in raw
+
+
+def test_marker_is_matched_as_a_whole_token() -> None:
+    """``…-turn1`` must not be found inside ``…-turn10`` (a later declaration)."""
+    from forumbot.forums.forumactif import has_marker
+
+    assert has_marker("forumbot·b1t1-turn1", "fin [size=70]forumbot·b1t1-turn1[/size]")
+    assert not has_marker("forumbot·b1t1-turn1", "fin forumbot·b1t1-turn10")
+    assert has_marker("#k1", "texte", "<p>#k1</p>")
