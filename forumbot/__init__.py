@@ -1,0 +1,8 @@
+"""forumbot: the I/O shell (forum clients, storage, referee loop, poster, scheduler, CLI).
+
+The pure parts live in the top-level packages ``parsers`` and ``rules``.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
