@@ -30,11 +30,25 @@ from forumbot.storage import Storage, content_hash, iso
 from parsers.action import SpellMatcher, parse_action
 from parsers.duel_setup import find_duellists
 from parsers.model import Post
+from parsers.text import fold
 from rules.dice import commitment, derive_roll
 
 log = logging.getLogger("forumbot.referee")
 
 DRAFT_EDITABLE = ("draft", "approved", "held")
+MISSING_DICE = "missing_dice: waiting for the forum's dice"
+
+
+def forum_dice(row: dict[str, Any], dice_name: str, count: int) -> tuple[int, ...] | None:
+    """The first ``count`` values of the forum dice named like ``dice_name`` on a stored post
+    (accent/case-insensitive containment: "Dé du Duel" matches "Duel"), in roll order;
+    None when fewer are there."""
+    wanted = fold(dice_name)
+    values: list[int] = []
+    for roll in json.loads(row.get("dice_json") or "[]"):
+        if wanted in fold(roll["name"]):
+            values.extend(int(v) for v in roll["values"])
+    return tuple(values[:count]) if len(values) >= count else None
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,8 @@ class Referee:
         language: str = "fr",
         referee_name: str = "L'arbitre",
         bot_username: str = "",
+        forum_rolls_dice: bool | None = None,
+        dice_name: str | None = None,
     ) -> None:
         self.storage = storage
         self.client = client
@@ -89,6 +105,11 @@ class Referee:
         self.language = language
         self.referee_name = referee_name
         self.bot_username = bot_username
+        # Forumactif rolls its own dice (Game Master posts): the bot never invents them there.
+        self.forum_rolls_dice = (
+            platform == "forumactif" if forum_rolls_dice is None else forum_rolls_dice
+        )
+        self.dice_name = dice_name
         self.board_id = storage.board_id(board_url, platform, now())
 
     # -- forum level --------------------------------------------------------------------
@@ -128,9 +149,7 @@ class Referee:
 
     def _has_pending_draft(self, duel_id: int) -> bool:
         """True while a turn draft waits: its posts may still be edited, so re-read them."""
-        return any(
-            d["kind"] == "turn" for d in self.storage.declarations(DRAFT_EDITABLE, duel_id)
-        )
+        return any(d["kind"] == "turn" for d in self.storage.declarations(DRAFT_EDITABLE, duel_id))
 
     def try_adopt(
         self, forum_id: int, topic_id: int, title: str, summary: Any = None
@@ -302,17 +321,22 @@ class Referee:
                 "bold_json": json.dumps(list(post.bold), ensure_ascii=False),
                 "action_json": action_json,
                 "edited_count": post.edited.count if post.edited else 0,
+                "dice_json": json.dumps(
+                    [{"name": d.name, "values": list(d.values)} for d in post.dice],
+                    ensure_ascii=False,
+                ),
                 "last_seen_at": now,
             }
             if stored is None:
                 row.update(first_seen_at=now, hash_changes=0)
                 self.storage.db["posts_seen"].insert(row)
                 new += 1
-            elif stored["content_hash"] != digest:
-                row["hash_changes"] = (stored["hash_changes"] or 0) + 1
+            elif stored["content_hash"] != digest or stored["dice_json"] != row["dice_json"]:
+                if stored["content_hash"] != digest:
+                    row["hash_changes"] = (stored["hash_changes"] or 0) + 1
+                    edited += 1
+                    log.info("post %s: content changed (edit)", post.post_id)
                 self.storage.db["posts_seen"].update((self.board_id, post.post_id), row)
-                edited += 1
-                log.info("post %s: content changed (edit)", post.post_id)
             else:
                 self.storage.db["posts_seen"].update(
                     (self.board_id, post.post_id), {"last_seen_at": now}
@@ -355,6 +379,7 @@ class Referee:
         secret = bytes.fromhex(duel["dice_secret"])
         turn_posts = []
         dice: dict[int, tuple[int, ...]] = {}
+        missing: list[dict[str, Any]] = []
         for name in names:
             row = turn_rows[name]
             action = json.loads(row["action_json"])
@@ -369,9 +394,21 @@ class Referee:
                     target=action.get("target"),
                 )
             )
-            dice[row["post_id"]] = self._roll(
-                duel_id, secret, turn_no, row["post_id"], ruleset.dice_name, dice_per_post
-            )
+            if self.forum_rolls_dice:
+                values = forum_dice(row, self.dice_name or ruleset.dice_name, dice_per_post)
+                if values is None:
+                    missing.append({"duellist": name, "post_id": row["post_id"]})
+                    continue
+                dice[row["post_id"]] = self._record_forum_roll(
+                    duel_id, turn_no, row["post_id"], ruleset.dice_name, values
+                )
+            else:
+                dice[row["post_id"]] = self._roll(
+                    duel_id, secret, turn_no, row["post_id"], ruleset.dice_name, dice_per_post
+                )
+        if missing:
+            self.write_missing_dice_draft(duel_id, turn_no, missing, dice_per_post, existing)
+            return 1
         overrides = json.loads(existing["overrides_json"] or "{}") if existing else {}
         waived = json.loads(existing["waived_json"] or "[]") if existing else []
         outcome = rules.resolve_turn(
@@ -411,6 +448,64 @@ class Referee:
         )
         return values
 
+    def _record_forum_roll(
+        self, duel_id: int, turn: int, post_id: int, name: str, values: tuple[int, ...]
+    ) -> tuple[int, ...]:
+        """Record dice the forum rolled for a post (source ``forum``)."""
+        self.storage.db["dice_rolls"].insert(
+            {
+                "duel_id": duel_id,
+                "turn": turn,
+                "post_id": post_id,
+                "name": name,
+                "values_json": json.dumps(list(values)),
+                "source": "forum",
+                "derivation": "rolled by the forum (Game Master post)",
+                "rolled_at": iso(self.now()),
+            },
+            replace=True,
+        )
+        return values
+
+    def write_missing_dice_draft(
+        self,
+        duel_id: int,
+        turn_no: int,
+        missing: list[dict[str, Any]],
+        dice_per_post: int,
+        existing: dict[str, Any] | None,
+    ) -> int:
+        """A held draft saying which posts lack the forum's dice, asking the referee.
+
+        Issue 3: "A duel post missing the dice its ruleset needs gets a draft that says so
+        and asks the referee; the bot never invents dice on a board that rolls its own."
+        When the dice appear (a later Game Master post), the next poll replaces it with the
+        turn's declaration.
+        """
+        duel = self.storage.duel(duel_id)
+        ruleset = load_ruleset(duel["ruleset"])
+        context = {
+            "turn": turn_no,
+            "missing": missing,
+            "dice_name": self.dice_name or ruleset.dice_name,
+            "dice_per_post": dice_per_post,
+            "referee_name": self.referee_name,
+        }
+        text = render("missing_dice.bbcode.j2", context, self.language)
+        decl_id = self._upsert_draft(duel_id, turn_no, "turn", text, context, self.now())
+        row = self.storage.declaration(decl_id)
+        if row["status"] in DRAFT_EDITABLE and row["status"] != "held":
+            self.storage.db["declarations"].update(
+                decl_id, {"status": "held", "last_error": MISSING_DICE}
+            )
+        log.warning(
+            "duel %s turn %s: dice missing for posts %s: held for the referee",
+            duel_id,
+            turn_no,
+            ",".join(str(m["post_id"]) for m in missing),
+        )
+        return decl_id
+
     def write_turn_draft(
         self,
         duel_id: int,
@@ -428,6 +523,9 @@ class Referee:
         decl_id = self._upsert_draft(
             duel_id, turn_no, "turn", text, context, now, inputs=inputs, outcome=outcome
         )
+        row = self.storage.declaration(decl_id)
+        if row["status"] == "held" and row["last_error"] == MISSING_DICE:
+            self.storage.db["declarations"].update(decl_id, {"status": "draft", "last_error": None})
         self.storage.db["violations"].delete_where(
             "duel_id = ? and turn = ? and status in ('proposed', 'applied', 'waived')",
             [duel_id, turn_no],

@@ -176,6 +176,12 @@ def m001_initial(db: sqlite_utils.Database) -> None:
     )
 
 
+@MIGRATIONS()
+def m002_forum_dice(db: sqlite_utils.Database) -> None:
+    """Forum-rendered dice attached to a post (Forumactif): ``[{"name", "values"}]``."""
+    db["posts_seen"].add_column("dice_json", str)
+
+
 def content_hash(text: str) -> str:
     """SHA-256 hex digest of a post's own text (whitespace-normalised)."""
     normalised = "\n".join(line.rstrip() for line in text.strip().splitlines())
@@ -338,4 +344,6 @@ def open_storage(path: str | Path) -> Storage:
     db.execute("PRAGMA foreign_keys = ON")
     MIGRATIONS.apply(db)
     return Storage(db=db, path=path_s)
+
+
 import forumbot.web.schema  # noqa: E402,F401  (review page tables, issue 6)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from forumbot.errors import AmbiguousPost
 from forumbot.forums.base import TopicSummary
-from parsers.model import Post
+from parsers.model import DiceRoll, Post
 
 _BOLD = re.compile(r"\[b\](.*?)\[/b\]", re.S)
 
@@ -35,7 +35,9 @@ class FakeForum:
         self.posts[topic_id] = []
         return self.add_post(topic_id, author, text)
 
-    def add_post(self, topic_id: int, author: str, text: str) -> int:
+    def add_post(
+        self, topic_id: int, author: str, text: str, dice: tuple[DiceRoll, ...] = ()
+    ) -> int:
         self.next_post_id += 1
         pid = self.next_post_id
         plain = _BOLD.sub(r"\1", text)
@@ -50,9 +52,18 @@ class FakeForum:
                 bold=tuple(m.strip() for m in _BOLD.findall(text)),
                 quotes=(),
                 line_count=sum(1 for line in plain.splitlines() if line.strip()),
+                dice=dice,
             )
         )
         return pid
+
+    def attach_dice(self, topic_id: int, post_id: int, dice: tuple[DiceRoll, ...]) -> None:
+        """A Game Master post rolled dice for ``post_id`` (the parser attaches them to it)."""
+        from dataclasses import replace
+
+        self.posts[topic_id] = [
+            replace(p, dice=dice) if p.post_id == post_id else p for p in self.posts[topic_id]
+        ]
 
     def edit_post(self, topic_id: int, post_id: int, text: str) -> None:
         plain = _BOLD.sub(r"\1", text)

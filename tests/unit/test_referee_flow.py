@@ -195,3 +195,66 @@ def test_player_text_cannot_inject_bbcode() -> None:
     cycle(forum, referee, clock)
     text = bot_posts(forum)[-1]
     assert "[url" not in text and "［url=http://evil］" in text
+
+
+def make_forumactif() -> tuple[FakeForum, Referee, Clock]:
+    forum = FakeForum()
+    forum.add_topic(7, "Duel : Aurora contre Cassius", "Arbitre", OPENING)
+    clock = Clock()
+    referee = Referee(
+        open_storage(":memory:"),
+        forum,
+        board_url="http://fa.invalid",
+        platform="forumactif",
+        review_delay_s=0,
+        now=clock,
+        rng=random.Random(1),
+    )
+    return forum, referee, clock
+
+
+def test_forumactif_uses_the_forum_dice_never_its_own() -> None:
+    """Issue 3: the classic ruleset takes attack and defense from the "Duel" dice."""
+    from parsers.model import DiceRoll
+
+    forum, referee, clock = make_forumactif()
+    cycle(forum, referee, clock)
+    forum.add_post(
+        7,
+        "Aurora Vexley",
+        "Je lance.\n[b]Sortilège de Désarmement[/b]",
+        dice=(DiceRoll("Dé du Duel", (6, 2)),),
+    )
+    forum.add_post(
+        7,
+        "Cassius Thorne",
+        "Je riposte.\n[b]Sortilège de Chatouillis[/b]",
+        dice=(DiceRoll("Duel", (1,)), DiceRoll("Duel", (5,))),
+    )
+    assert len(cycle(forum, referee, clock)) == 1
+    text = bot_posts(forum)[-1]
+    assert "attaque 6, défense 2" in text and "attaque 1, défense 5" in text
+    rolls = list(referee.storage.db["dice_rolls"].rows)
+    assert {r["source"] for r in rolls} == {"forum"}
+
+
+def test_forumactif_missing_dice_draft_asks_the_referee_then_resolves() -> None:
+    from parsers.model import DiceRoll
+
+    forum, referee, clock = make_forumactif()
+    cycle(forum, referee, clock)
+    forum.add_post(
+        7,
+        "Aurora Vexley",
+        "Je lance.\n[b]Sortilège de Désarmement[/b]",
+        dice=(DiceRoll("Duel", (3, 4)),),
+    )
+    late = forum.add_post(7, "Cassius Thorne", "J'oublie les dés.\n[b]Sortilège de Chatouillis[/b]")
+    assert cycle(forum, referee, clock) == []  # held: nothing published, no dice invented
+    held = referee.storage.declarations(("held",))
+    assert len(held) == 1 and "Il manque les dés" in held[0]["text"]
+    assert str(late) in held[0]["text"]
+    assert not list(referee.storage.db["dice_rolls"].rows_where("source = 'bot'"))
+    forum.attach_dice(7, late, (DiceRoll("Duel", (2, 2)),))
+    assert len(cycle(forum, referee, clock)) == 1
+    assert "attaque 2, défense 2" in bot_posts(forum)[-1]
