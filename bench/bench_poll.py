@@ -46,19 +46,36 @@ def main() -> None:
     topics = []
     for i in range(args.topics):
         a, b = names[2 * i], names[2 * i + 1]
-        topics.append(board.create_topic(
-            3, "Arbitre", f"Duel {i}", f"Les adversaires : {a} (3e année) contre {b} (4e année)."
-        ))
+        topics.append(
+            board.create_topic(
+                3,
+                "Arbitre",
+                f"Duel {i}",
+                f"Les adversaires : {a} (3e année) contre {b} (4e année).",
+            )
+        )
     transport = CountingTransport()
-    config = Config(board_url=url, platform="phpbb3", username="Hibou", review_delay_s=0,
-                    database=":memory:", flood_interval_s=0, watch=(WatchedForum(3),))
-    bot = bootstrap(config, password="pw", transport=transport, storage=open_storage(":memory:"),
-                    rng=random.Random(1))
-    bot.poll()   # adopts every topic (first reads)
+    config = Config(
+        board_url=url,
+        platform="phpbb3",
+        username="Hibou",
+        review_delay_s=0,
+        database=":memory:",
+        flood_interval_s=0,
+        watch=(WatchedForum(3),),
+    )
+    bot = bootstrap(
+        config,
+        password="pw",
+        transport=transport,
+        storage=open_storage(":memory:"),
+        rng=random.Random(1),
+    )
+    bot.poll()  # adopts every topic (first reads)
     bot.publish()  # opening declarations
-    bot.poll()   # sees the bot's own declarations
+    bot.poll()  # sees the bot's own declarations
     transport.requests.clear()
-    bot.poll()   # nothing changed
+    bot.poll()  # nothing changed
     idle = len(transport.requests)
     for i in range(args.changed):
         board.post_reply(topics[i], names[2 * i], "Je lève ma baguette.\n[b]Sortilège de Glace[/b]")
@@ -68,7 +85,9 @@ def main() -> None:
     ideal = 1 + args.changed
     print(f"watched forum: 1, topics: {args.topics}, changed: {args.changed}")
     print(f"requests, nothing changed: {idle} (ideal 1)")
-    print(f"requests, {args.changed} changed: {changed} (ideal {ideal}); ratio {changed / ideal:.2f}")
+    print(
+        f"requests, {args.changed} changed: {changed} (ideal {ideal}); ratio {changed / ideal:.2f}"
+    )
     for line in transport.requests:
         print("   ", line)
     board.stop()

@@ -65,15 +65,20 @@ def main() -> None:
         board.add_user(b, "x")
     url = board.start()
     topics = [
-        board.create_topic(3, "Arbitre", f"Duel {i}",
-                           f"Les adversaires : {a} (1re année) contre {b} (1re année).")
+        board.create_topic(
+            3, "Arbitre", f"Duel {i}", f"Les adversaires : {a} (1re année) contre {b} (1re année)."
+        )
         for i, (a, b) in enumerate(pairs)
     ]
     work = Path(tempfile.mkdtemp(prefix="forumbot-bench-"))
     (work / "forumbot.toml").write_text(CONFIG.format(url=url), encoding="utf-8")
     env = {**os.environ, "FORUMBOT_BENCH_PASSWORD": "pw"}
-    bot = subprocess.Popen([sys.executable, "-m", "forumbot", "run", "-c", "forumbot.toml"],
-                           cwd=work, env=env, stderr=subprocess.DEVNULL)
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "forumbot", "run", "-c", "forumbot.toml"],
+        cwd=work,
+        env=env,
+        stderr=subprocess.DEVNULL,
+    )
     answered: dict[int, int] = {}
     peak = 0
     started = time.monotonic()
@@ -86,10 +91,12 @@ def main() -> None:
             con = sqlite3.connect(work / "bench.db", timeout=10)
             try:
                 rows = con.execute("select topic_id, status from duels").fetchall()
-                published = dict(con.execute(
-                    "select d.topic_id, count(*) from declarations x join duels d "
-                    "on d.id = x.duel_id where x.status = 'published' group by d.topic_id"
-                ).fetchall())
+                published = dict(
+                    con.execute(
+                        "select d.topic_id, count(*) from declarations x join duels d "
+                        "on d.id = x.duel_id where x.status = 'published' group by d.topic_id"
+                    ).fetchall()
+                )
             except sqlite3.OperationalError:
                 continue
             finally:
@@ -102,16 +109,19 @@ def main() -> None:
                 if status.get(topic) == "running" and count > answered.get(topic, 0):
                     answered[topic] = count
                     for who in (a, b):
-                        board.post_reply(topic, who, f"{who} attaque.\nAvec aplomb.\n"
-                                         f"[b]{rng.choice(SPELLS)}[/b]")
+                        board.post_reply(
+                            topic, who, f"{who} attaque.\nAvec aplomb.\n[b]{rng.choice(SPELLS)}[/b]"
+                        )
         peak = max(peak, vm_hwm_kib(bot.pid))
     finally:
         bot.terminate()
         bot.wait(timeout=30)
         board.stop()
     elapsed = time.monotonic() - started
-    print(f"duels: {args.duels}, all finished: {len(answered) == args.duels}, "
-          f"declarations answered: {sum(answered.values())}, {elapsed:.0f} s")
+    print(
+        f"duels: {args.duels}, all finished: {len(answered) == args.duels}, "
+        f"declarations answered: {sum(answered.values())}, {elapsed:.0f} s"
+    )
     print(f"peak RSS of forumbot run: {peak / 1024:.1f} MiB")
 
 

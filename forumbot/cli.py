@@ -106,9 +106,8 @@ def parse_page_cmd(
     file: str, platform: str, ruleset: str, now_iso: str | None, timezone: str
 ) -> None:
     """Print one JSON object with the page's facts and posts (the public JSON contract)."""
-    from parsers.contract import page_to_json, parse_page
-
     from forumbot.rulesets import load_ruleset
+    from parsers.contract import page_to_json, parse_page
     from parsers.errors import ParseError
 
     now = datetime.fromisoformat(now_iso) if now_iso else datetime.now(UTC)
