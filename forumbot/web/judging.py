@@ -83,7 +83,9 @@ def query_violations(
         where.append("status = ?")
         args.append(flt.status)
     return list(
-        storage.db["violations"].rows_where(" and ".join(where) or None, args, order_by="id desc")
+        storage.db.table("violations").rows_where(
+            " and ".join(where) or None, args, order_by="id desc"
+        )
     )
 
 
@@ -115,13 +117,13 @@ def decide_violation(
     reason = reason.strip()
     if not reason:
         raise JudgingError("a decision needs a reason")
-    rows = list(storage.db["violations"].rows_where("id = ?", [violation_id]))
+    rows = list(storage.db.table("violations").rows_where("id = ?", [violation_id]))
     if not rows:
         raise JudgingError(f"no violation {violation_id}")
     before = rows[0]
     changes = {"status": decision, "decided_by": actor, "reason": reason, "updated_at": iso(now)}
     with storage.db.atomic():
-        storage.db["violations"].update(violation_id, changes)
+        storage.db.table("violations").update(violation_id, changes)
         storage.audit(
             actor,
             "violation.confirm" if decision == "confirmed" else "violation.dismiss",
@@ -130,7 +132,7 @@ def decide_violation(
             {"status": decision, "reason": reason},
             now,
         )
-    return dict(storage.db["violations"].get(violation_id))
+    return dict(storage.db.table("violations").get(violation_id))
 
 
 def violations_csv(rows: Iterable[dict[str, Any]]) -> str:

@@ -18,7 +18,7 @@ from forumbot.storage import MIGRATIONS
 @MIGRATIONS(name="m010_web_users")
 def m010_web_users(db: sqlite_utils.Database) -> None:
     """Accounts of the review page and the duels each referee reviews."""
-    db["users"].create(
+    db.table("users").create(
         {
             "username": str,
             "password_hash": str,
@@ -29,8 +29,8 @@ def m010_web_users(db: sqlite_utils.Database) -> None:
         pk="username",
         not_null={"password_hash", "role"},
     )
-    db["duel_referees"].create(
+    db.table("duel_referees").create(
         {"duel_id": int, "username": str, "assigned_by": str, "assigned_at": str},
         pk=("duel_id", "username"),
     )
-    db["duel_referees"].create_index(["username"])
+    db.table("duel_referees").create_index(["username"])

@@ -50,7 +50,7 @@ class User:
 
 
 def _row(storage: Storage, username: str) -> dict[str, Any] | None:
-    rows = list(storage.db["users"].rows_where("username = ? collate nocase", [username]))
+    rows = list(storage.db.table("users").rows_where("username = ? collate nocase", [username]))
     return rows[0] if rows else None
 
 
@@ -70,7 +70,7 @@ def add_user(storage: Storage, username: str, password: str, role: str, now: dat
         raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
     if _row(storage, name) is not None:
         raise UserError(f"user {name!r} exists already")
-    storage.db["users"].insert(
+    storage.db.table("users").insert(
         {
             "username": name,
             "password_hash": _HASHER.hash(password),
@@ -94,7 +94,7 @@ def set_password(storage: Storage, username: str, password: str, now: datetime) 
         raise UserError(f"no user {username!r}")
     if len(password) < MIN_PASSWORD_CHARS:
         raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
-    storage.db["users"].update(row["username"], {"password_hash": _HASHER.hash(password)})
+    storage.db.table("users").update(row["username"], {"password_hash": _HASHER.hash(password)})
     storage.audit("forumbot", "user.password", f"user:{row['username']}", None, None, now)
 
 
@@ -110,7 +110,7 @@ def list_users(storage: Storage) -> list[User]:
     """Every enabled account, by name."""
     return [
         User(r["username"], r["role"])
-        for r in storage.db["users"].rows_where("disabled = 0", order_by="username")
+        for r in storage.db.table("users").rows_where("disabled = 0", order_by="username")
     ]
 
 
@@ -128,7 +128,7 @@ def authenticate(storage: Storage, username: str, password: str) -> User | None:
     if row is None or row["disabled"]:
         return None
     if _HASHER.check_needs_rehash(stored):
-        storage.db["users"].update(row["username"], {"password_hash": _HASHER.hash(password)})
+        storage.db.table("users").update(row["username"], {"password_hash": _HASHER.hash(password)})
     return User(row["username"], row["role"])
 
 
@@ -137,7 +137,7 @@ def duel_referees(storage: Storage, duel_id: int) -> list[str]:
     """Usernames assigned to referee ``duel_id``, by name."""
     return [
         r["username"]
-        for r in storage.db["duel_referees"].rows_where(
+        for r in storage.db.table("duel_referees").rows_where(
             "duel_id = ?", [duel_id], order_by="username"
         )
     ]
@@ -147,7 +147,9 @@ def refereed_duels(storage: Storage, username: str) -> set[int]:
     """Ids of the duels ``username`` referees."""
     return {
         int(r["duel_id"])
-        for r in storage.db["duel_referees"].rows_where("username = ? collate nocase", [username])
+        for r in storage.db.table("duel_referees").rows_where(
+            "username = ? collate nocase", [username]
+        )
     }
 
 
@@ -173,11 +175,11 @@ def assign_referee(
     user = get_user(storage, username)
     if user is None:
         raise UserError(f"no user {username!r}")
-    if not list(storage.db["duels"].rows_where("id = ?", [duel_id])):
+    if not list(storage.db.table("duels").rows_where("id = ?", [duel_id])):
         raise UserError(f"no duel {duel_id}")
     if user.username in duel_referees(storage, duel_id):
         return
-    storage.db["duel_referees"].insert(
+    storage.db.table("duel_referees").insert(
         {
             "duel_id": duel_id,
             "username": user.username,
@@ -195,5 +197,5 @@ def unassign_referee(
     current = [n for n in duel_referees(storage, duel_id) if n.casefold() == username.casefold()]
     if not current:
         return
-    storage.db["duel_referees"].delete((duel_id, current[0]))
+    storage.db.table("duel_referees").delete((duel_id, current[0]))
     storage.audit(actor, "duel.unassign_referee", f"duel:{duel_id}", current[0], None, now)
