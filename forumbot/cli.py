@@ -122,6 +122,34 @@ def parse_page_cmd(
     click.echo(json.dumps(page_to_json(page, spellbook), ensure_ascii=False, indent=2))
 
 
+@main.command("verify-dice")
+@click.argument("sources", nargs=-1, required=True)
+@click.option("--platform", type=click.Choice(["auto", "phpbb3", "forumactif"]), default="auto")
+def verify_dice(sources: tuple[str, ...], platform: str) -> None:
+    """Recompute every bot roll of a duel from its pages alone (saved files, or the topic's
+    URL on a phpBB board: every page is fetched). Exits 1 when anything does not match."""
+    from forumbot.fetch import fetch_topic_pages
+    from forumbot.verify import format_report, verify_pages
+    from parsers.contract import parse_page
+    from parsers.errors import ParseError
+
+    pages = []
+    try:
+        for source in sources:
+            if source.startswith(("http://", "https://")):
+                pages.extend(fetch_topic_pages(source))
+            else:
+                data = Path(source).read_bytes()
+                pages.append(parse_page(data, platform, source=source, now=datetime.now(UTC)))
+    except (OSError, ParseError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    report = verify_pages(pages)
+    for line in format_report(report):
+        click.echo(line)
+    if not report.ok:
+        sys.exit(1)
+
+
 # -- drafts -------------------------------------------------------------------------------
 @main.group()
 def drafts() -> None:

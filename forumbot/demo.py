@@ -43,6 +43,7 @@ class DemoResult:
     draw: bool
     duplicates: int
     turns: int
+    topic_id: int = 0
 
 
 def _duel_post(rng: random.Random, me: str, them: str, spell: str) -> str:
@@ -80,11 +81,20 @@ def run_demo(
     echo: Callable[[str], None] = print,
     max_turns: int = 40,
     database: str | None = None,
+    board: Any = None,
 ) -> DemoResult:
-    """Run the demo to a winner; returns what happened. Takes well under 2 minutes."""
+    """Run the demo to a winner; returns what happened. Takes well under 2 minutes.
+
+    ``board``: an already started board made by :func:`make_demo_board` (left running, for
+    tests that inspect it afterwards); by default the demo starts and stops its own.
+    """
     rng = random.Random(seed)
-    board = make_demo_board(platform)
-    base_url = board.start()
+    own_board = board is None
+    if own_board:
+        board = make_demo_board(platform)
+        base_url = board.start()
+    else:
+        base_url = board.base_url
     workdir = Path(tempfile.mkdtemp(prefix="forumbot-demo-"))
     try:
         config = Config(
@@ -158,9 +168,10 @@ def run_demo(
             f"({turns} tours, {len(published)} déclarations, {duplicates} doublon(s)) ==="
         )
         bot.close()
-        return DemoResult(published, winner, draw, duplicates, turns)
+        return DemoResult(published, winner, draw, duplicates, turns, topic_id)
     finally:
-        board.stop()
+        if own_board:
+            board.stop()
 
 
 def serve_sandbox(port: int, platform: str) -> None:

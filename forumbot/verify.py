@@ -1,0 +1,123 @@
+"""``forumbot verify-dice``: recompute every bot roll of a duel from the thread alone.
+
+The opening declaration publishes ``Empreinte des dés ... : <sha256 of the seed>``; each turn
+declaration lists, per post, ``message n°<post id> : ... ; attaque <a>, défense <d>``; the final
+declaration reveals ``Graine secrète des dés : <seed>``. With the topic id and the platform
+(the derivation's public inputs, see :mod:`rules.dice`), anyone can check that the seed
+matches the commitment and that every listed roll is the one the seed gives.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from parsers.model import TopicPage
+from rules.dice import derive_roll, verify_seed
+
+_COMMITMENT = re.compile(r"Empreinte des dés[^:]*:\s*([0-9a-f]{64})")
+_SEED = re.compile(r"Graine secrète des dés\s*:\s*([0-9a-f]{64})")
+_TURN = re.compile(r"Déclaration de l'arbitre\s*:\s*tour (\d+)")
+_ROLL = re.compile(r"message n°(\d+) : .* ; attaque (\d), défense (\d)")
+
+
+@dataclass
+class DiceCheck:
+    """One roll as declared and as recomputed."""
+
+    turn: int
+    post_id: int
+    declared: tuple[int, ...]
+    recomputed: tuple[int, ...]
+
+    @property
+    def ok(self) -> bool:
+        return self.declared == self.recomputed
+
+
+@dataclass
+class VerifyReport:
+    """The outcome of a verification (``ok`` when everything matched)."""
+
+    topic_id: int | None
+    commitment: str | None = None
+    seed: str | None = None
+    seed_matches: bool = False
+    checks: list[DiceCheck] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.seed_matches
+            and bool(self.checks)
+            and all(c.ok for c in self.checks)
+            and not self.problems
+        )
+
+
+def verify_pages(
+    pages: Iterable[TopicPage], *, dice_name: str = "Duel", dice_per_post: int = 2
+) -> VerifyReport:
+    """Verify the bot's rolls in the given pages of one duel topic (any order)."""
+    page_list = list(pages)
+    topic_ids = {p.topic_id for p in page_list if p.topic_id is not None}
+    report = VerifyReport(topic_id=next(iter(topic_ids)) if len(topic_ids) == 1 else None)
+    if len(topic_ids) != 1:
+        report.problems.append(f"expected pages of one topic, got topic ids {sorted(topic_ids)}")
+        return report
+    platform = page_list[0].platform
+    posts = sorted(
+        {p.post_id: p for page in page_list for p in page.posts}.values(), key=lambda p: p.post_id
+    )
+    declared: list[tuple[int, int, tuple[int, ...]]] = []
+    for post in posts:
+        if "forumbot·" not in post.text:
+            continue
+        if report.commitment is None and (m := _COMMITMENT.search(post.text)):
+            report.commitment = m.group(1)
+        if m := _SEED.search(post.text):
+            report.seed = m.group(1)
+        turn = _TURN.search(post.text)
+        if turn is None:
+            continue
+        for line in post.text.splitlines():
+            if roll := _ROLL.search(line):
+                values = (int(roll.group(2)), int(roll.group(3)))
+                declared.append((int(turn.group(1)), int(roll.group(1)), values))
+    if report.commitment is None:
+        report.problems.append("no dice commitment found (opening declaration missing?)")
+    if report.seed is None:
+        report.problems.append("no revealed seed found (the duel is not over?)")
+    if report.commitment and report.seed:
+        report.seed_matches = verify_seed(bytes.fromhex(report.seed), report.commitment)
+        if not report.seed_matches:
+            report.problems.append("the revealed seed does not match the published commitment")
+    if report.seed:
+        seed = bytes.fromhex(report.seed)
+        key = f"{platform}:{report.topic_id}"
+        for turn_no, post_id, values in declared:
+            again = derive_roll(seed, key, turn_no, post_id, dice_name, dice_per_post)
+            report.checks.append(DiceCheck(turn_no, post_id, values, again))
+    return report
+
+
+def format_report(report: VerifyReport) -> list[str]:
+    """Printable lines (French, for players)."""
+    lines = [f"sujet {report.topic_id} : empreinte {report.commitment or '?'}"]
+    lines.append(
+        "graine révélée : "
+        + (report.seed or "?")
+        + (" (conforme à l'empreinte)" if report.seed_matches else " (NON conforme)")
+    )
+    for c in report.checks:
+        state = "ok" if c.ok else f"DIFFÉRENT (recalculé {c.recomputed})"
+        lines.append(f"tour {c.turn}, message n°{c.post_id} : {c.declared} {state}")
+    lines.extend(f"problème : {p}" for p in report.problems)
+    good = sum(c.ok for c in report.checks)
+    lines.append(
+        f"{good}/{len(report.checks)} lancers vérifiés"
+        + (" : tout est conforme" if report.ok else "")
+    )
+    return lines
