@@ -28,7 +28,7 @@ from forumbot.render import marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, content_hash, iso
 from parsers.action import SpellMatcher, parse_action
-from parsers.duel_setup import find_duellists
+from parsers.duel_setup import find_duellists, find_stakes
 from parsers.model import Post
 from parsers.text import fold
 from rules.dice import commitment, derive_roll
@@ -182,7 +182,8 @@ class Referee:
             return None
         if existing:
             self.storage.db["duels"].delete(existing["id"])
-        duel_id = self.adopt(forum_id, topic_id, title, list(found), first_post_id=None)
+        stakes = find_stakes(posts[0].text) if posts else None
+        duel_id = self.adopt(forum_id, topic_id, title, list(found), stakes=stakes)
         return self.storage.duel(duel_id)
 
     def adopt(
@@ -241,6 +242,7 @@ class Referee:
             "unit": ruleset.unit,
             "stakes": stakes,
             "commitment": commitment(secret),
+            "early": [],
             "referee_name": self.referee_name,
         }
         text = render("opening.bbcode.j2", context, self.language)
@@ -347,6 +349,8 @@ class Referee:
     def advance(self, duel_id: int) -> int:
         """Draft what the duel's recorded posts call for. Returns the drafts written (0/1)."""
         duel = self.storage.duel(duel_id)
+        if duel["status"] == "open":
+            return self._check_early_casts(duel)
         if duel["status"] != "running":
             return 0
         ruleset = load_ruleset(duel["ruleset"])
@@ -426,6 +430,74 @@ class Referee:
             "extra_posts": extra,
         }
         self.write_turn_draft(duel_id, turn_no, inputs, outcome, existing)
+        return 1
+
+    def _check_early_casts(self, duel: dict[str, Any]) -> int:
+        """Before the opening declaration is out, a duellist's post that casts a spell is
+        ``cast_before_start`` (seed 000: "Aucun sort ne doit être lancé avant le top de
+        l'arbitre sous peine de disqualification immédiate"): the opening draft lists it and
+        is held so the referee decides. Returns 1 when the draft changed."""
+        names = {d["name"].casefold(): d["name"] for d in self.storage.duellists(duel["id"])}
+        early = []
+        for row in self.storage.topic_posts(self.board_id, duel["topic_id"]):
+            name = names.get((row["author"] or "").casefold())
+            action = json.loads(row["action_json"] or "{}")
+            if name is None or not (action.get("spell") or action.get("spell_text")):
+                continue
+            early.append(
+                rules.TurnPost(
+                    duellist=name,
+                    post_id=row["post_id"],
+                    spell=action.get("spell"),
+                    spell_text=action.get("spell_text"),
+                    before_start=True,
+                )
+            )
+        key = self._key(duel["id"], "opening")
+        decl = self.storage.declaration_by_key(key)
+        if not early or decl is None or decl["status"] not in DRAFT_EDITABLE:
+            return 0
+        stored = json.loads(decl["context_json"])
+        context = stored["context"]
+        listed = [(e["duellist"], e["post_id"]) for e in context.get("early", [])]
+        if listed == [(p.duellist, p.post_id) for p in early]:
+            return 0
+        ruleset = load_ruleset(duel["ruleset"])
+        state = rules.DuelState.from_dict(json.loads(duel["state_json"]))
+        outcome = rules.resolve_turn(state, early, {}, ruleset=ruleset)
+        context["early"] = [
+            {"duellist": v.duellist, "post_id": v.post_id, "spell": v.evidence}
+            for v in outcome.violations
+        ]
+        now = self.now()
+        self.storage.db["violations"].delete_where(
+            "duel_id = ? and turn = 0 and status = 'proposed'", [duel["id"]]
+        )
+        for v in outcome.violations:
+            self.storage.db["violations"].insert(
+                {
+                    "duel_id": duel["id"],
+                    "turn": 0,
+                    "duellist": v.duellist,
+                    "rule": v.rule,
+                    "post_id": v.post_id,
+                    "evidence": v.evidence,
+                    "penalty": v.penalty,
+                    "status": v.status,
+                    "created_at": iso(now),
+                    "updated_at": iso(now),
+                }
+            )
+        text = render("opening.bbcode.j2", context, self.language)
+        self._upsert_draft(duel["id"], 0, "opening", text, context, now)
+        self.storage.db["declarations"].update(
+            decl["id"], {"status": "held", "last_error": "cast_before_start: referee decides"}
+        )
+        log.warning(
+            "duel %s: spell cast before the start in posts %s: opening held",
+            duel["id"],
+            ",".join(str(p.post_id) for p in early),
+        )
         return 1
 
     def _roll(

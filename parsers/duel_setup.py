@@ -83,3 +83,28 @@ def find_duellists(text: str) -> tuple[tuple[str, str], tuple[str, str]] | None:
         if name_a and name_b and name_a.casefold() != name_b.casefold():
             return (name_a, year_a), (name_b, year_b)
     return None
+
+
+_STAKES = re.compile(
+    r"^\s*(?:enjeux?|stakes?)\s*:\s*(?P<stakes>.+?)\s*$", re.IGNORECASE | re.MULTILINE
+)
+
+
+def find_stakes(text: str) -> str | None:
+    r"""The stakes agreed by both duellists from an ``Enjeux : ...`` line, or None.
+
+    >>> find_stakes("Aurora (5e année) contre Cassius (4e année)\nEnjeux : 10 gallions")
+    '10 gallions'
+    >>> find_stakes("Duel amical") is None
+    True
+    """
+    match = _STAKES.search(text)
+    if not match:
+        return None
+    stakes = match["stakes"].strip()
+    return None if fold_simple(stakes) in ("aucun", "aucuns", "none", "amical", "-") else stakes
+
+
+def fold_simple(text: str) -> str:
+    """Accent- and case-folded text."""
+    return _fold(text).strip()

@@ -258,3 +258,51 @@ def test_forumactif_missing_dice_draft_asks_the_referee_then_resolves() -> None:
     forum.attach_dice(7, late, (DiceRoll("Duel", (2, 2)),))
     assert len(cycle(forum, referee, clock)) == 1
     assert "attaque 2, défense 2" in bot_posts(forum)[-1]
+
+
+def test_seed000_spell_before_the_top_is_flagged_and_holds_the_opening() -> None:
+    """seed 000: "Aucun sort ne doit être lancé avant le top de l'arbitre sous peine de
+    disqualification immédiate." The referee confirms (the opening is held)."""
+    forum, referee, clock = make(review_delay_s=600)
+    referee.poll_forum(3)
+    turn_post(forum, "Aurora Vexley", "Sortilège de Désarmement")
+    referee.poll_forum(3)
+    opening = referee.storage.declarations()[0]
+    assert opening["status"] == "held"
+    assert "Sort lancé avant le top" in opening["text"] and "Aurora Vexley" in opening["text"]
+    violations = list(referee.storage.db["violations"].rows)
+    assert [(v["duellist"], v["rule"], v["status"]) for v in violations] == [
+        ("Aurora Vexley", "cast_before_start", "proposed")
+    ]
+
+
+def test_stakes_from_the_first_post_are_recalled_at_the_end() -> None:
+    forum = FakeForum()
+    forum.add_topic(7, "Duel", "Arbitre", OPENING + "\nEnjeux : le perdant offre 10 gallions")
+    clock = Clock()
+    referee = Referee(
+        open_storage(":memory:"),
+        forum,
+        board_url="http://b.invalid",
+        platform="phpbb3",
+        review_delay_s=0,
+        now=clock,
+        rng=random.Random(2),
+    )
+    cycle(forum, referee, clock)
+    assert "le perdant offre 10 gallions" in bot_posts(forum)[0]
+    for turn in range(60):
+        if referee.storage.duels()[0]["status"] == "finished":
+            break
+        turn_post(
+            forum,
+            "Aurora Vexley",
+            ["Sortilège de Désarmement", "Sortilège de Chatouillis"][turn % 2],
+        )
+        turn_post(
+            forum,
+            "Cassius Thorne",
+            ["Sortilège de Chatouillis", "Sortilège de Désarmement"][turn % 2],
+        )
+        cycle(forum, referee, clock)
+    assert "Enjeux à honorer : le perdant offre 10 gallions" in bot_posts(forum)[-1]
