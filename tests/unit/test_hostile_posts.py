@@ -159,6 +159,8 @@ def test_hostile_duellist_names_and_stakes_are_inert(label: str, bold: str) -> N
             "stakes": bold,
             "commitment": "ab" * 32,
             "referee_name": "L'arbitre",
+            # a spell cast before the start: the violation's evidence quotes the bold
+            "early": [{"duellist": names[0], "post_id": 3, "spell": f"bold text {bold!r}"}],
         },
     )
     assert_inert(opening)

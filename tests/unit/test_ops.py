@@ -249,8 +249,9 @@ def test_doctor_detects_damaged_pages(tmp_path: Path) -> None:
     db = tmp_path / "forumbot.db"
     storage = open_storage(db)
     storage.db.execute("PRAGMA journal_mode=DELETE")
-    for i in range(400):
-        storage.audit("t", "seed", f"row:{i}", None, {"pad": "x" * 200}, BOARD_NOW)
+    with storage.db.atomic():  # one transaction: enough rows for a multi-page b-tree
+        for i in range(400):
+            storage.audit("t", "seed", f"row:{i}", None, {"pad": "x" * 200}, BOARD_NOW)
     root_page = storage.db.execute(
         "select rootpage from sqlite_master where name = 'audit_log'"
     ).fetchone()[0]
