@@ -135,6 +135,7 @@ class _Ctx:
         self.facts = facts
         self.trail = TrailBuilder(FATIGUE_SOURCES)
         self.violations: list[Violation] = []
+        self.replaced: set[tuple[str, int, str]] = set()
         self.penalties: dict[str, int] = {d.name: 0 for d in state.duellists}
 
     def override(self, name: str, fld: str, computed: OverrideValue) -> OverrideValue:
@@ -156,10 +157,7 @@ class _Ctx:
         """
         name = post.duellist
         if not record:
-            for v in self.state.duellist(name).violations:
-                if v.post_id == post.post_id and v.rule == rule:
-                    return v.status
-            return "off" if self._base_status(rule) == "off" else "applied"
+            return self._revisit(post, rule)
         base = self._base_status(rule)
         if base == "off":
             return "off"
@@ -188,6 +186,33 @@ class _Ctx:
             detail += f"; proposed to the referee: -{penalty} PV if confirmed"
         self.trail.add(f"{name}.violation.{rule}", status, f"fatigue.{rule}", detail)
         return status
+
+    def _revisit(self, post: TurnPost, rule: str) -> str:
+        """Status of a violation recorded at the first declaration for a pending post; the
+        referee may still confirm or waive a proposed one (recorded, penalty applied now)."""
+        name = post.duellist
+        for done in self.violations:
+            if (done.duellist, done.post_id, done.rule) == (name, post.post_id, rule):
+                return done.status
+        for v in self.state.duellist(name).violations:
+            if v.post_id != post.post_id or v.rule != rule:
+                continue
+            if v.status != "proposed" or (
+                (name, rule) not in self.confirmed and (name, rule) not in self.waived
+            ):
+                return v.status
+            status: Literal["applied", "waived"] = (
+                "waived" if (name, rule) in self.waived else "applied"
+            )
+            self.replaced.add((name, post.post_id, rule))
+            self.violations.append(replace(v, status=status, proposal=None))
+            detail = f"post {post.post_id}: {v.evidence}; the referee's decision"
+            if status == "applied":
+                self.penalties[name] += v.penalty
+                detail += f"; -{v.penalty} PV"
+            self.trail.add(f"{name}.violation.{rule}", status, f"fatigue.{rule}", detail)
+            return status
+        return "off" if self._base_status(rule) == "off" else "applied"
 
     def _base_status(self, rule: str) -> Status:
         setting = _STATUS_SETTING.get(rule, rule)
@@ -384,6 +409,9 @@ def _resolve(
     a = state.duellist(init_post.duellist)
     d = _opponent(state, a.name)
     init = _read(ctx, a, d, init_post, init_die, "initiative", record=False)
+    for v in a.violations:
+        if v.post_id == init_post.post_id and v.status == "proposed":
+            ctx.violation(init_post, v.rule, v.evidence, record=False)
     if defense_post is None:
         trail.add(
             "turn.relaunch",
@@ -683,7 +711,8 @@ def _read(
     spell = rs.spell(post.spell)
 
     def void(reason: str) -> _Read:
-        trail.add(f"{name}.spell", spell.name, f"fatigue.{reason}", f"void: {reason}")
+        rule = "fatigue.barred_action" if reason == "barred" else f"fatigue.{reason}"
+        trail.add(f"{name}.spell", spell.name, rule, f"void: {reason}")
         return _Read(name, post, kind, None, spell.name, reason, bet, die, bet_won, dodge_ok)
 
     if barred_cast is not None:
@@ -961,7 +990,10 @@ def _close(
     counts = {
         d.name: sum(
             1
-            for v in (*d.violations, *ctx.violations)
+            for v in (
+                *(x for x in d.violations if (x.duellist, x.post_id, x.rule) not in ctx.replaced),
+                *ctx.violations,
+            )
             if v.duellist == d.name and v.status == "applied"
         )
         for d in state.duellists
@@ -1025,7 +1057,10 @@ def _close(
             d,
             points=points[d.name],
             effects=effects_next[d.name],
-            violations=d.violations + tuple(by_duellist[d.name]),
+            violations=tuple(
+                v for v in d.violations if (v.duellist, v.post_id, v.rule) not in ctx.replaced
+            )
+            + tuple(by_duellist[d.name]),
         )
         if memory is not None:
             action, spell, used = memory[d.name]
