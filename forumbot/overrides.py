@@ -196,25 +196,9 @@ def set_violation(
 def _sync_violations(
     storage: Storage, decl: dict[str, Any], outcome: dict[str, Any], now: datetime
 ) -> None:
-    storage.db["violations"].delete_where(
-        "duel_id = ? and turn = ? and status in ('proposed', 'applied', 'waived')",
-        [decl["duel_id"], decl["turn"]],
+    storage.replace_turn_violations(
+        decl["duel_id"], decl["turn"], list(outcome.get("violations", [])), now
     )
-    for v in outcome.get("violations", []):
-        storage.db["violations"].insert(
-            {
-                "duel_id": decl["duel_id"],
-                "turn": decl["turn"],
-                "duellist": v["duellist"],
-                "rule": v["rule"],
-                "post_id": v["post_id"],
-                "evidence": v["evidence"],
-                "penalty": v["penalty"],
-                "status": v["status"],
-                "created_at": iso(now),
-                "updated_at": iso(now),
-            }
-        )
 
 
 def set_status(

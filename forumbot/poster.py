@@ -69,10 +69,18 @@ def publish_one(
     duel = storage.duel(decl["duel_id"])
     topic_id = duel["topic_id"]
     retrying = decl["status"] == "publishing"
-    storage.db["declarations"].update(
-        decl["id"],
-        {"status": "publishing", "attempts": (decl["attempts"] or 0) + 1, "updated_at": iso(now())},
-    )
+    # Claim the row (compare-and-set on its status and version): of two processes that saw
+    # it due at once (forumbot run and the review page's "publish now"), one goes on.
+    claimed = storage.db.execute(
+        "update declarations set status = 'publishing', attempts = coalesce(attempts, 0) + 1, "
+        "version = version + 1, updated_at = ? where id = ? and status = ? and version = ?",
+        [iso(now()), decl["id"], decl["status"], decl["version"]],
+    ).rowcount
+    storage.db.conn.commit()
+    if claimed != 1:
+        log.info("declaration %s: claimed by another publisher or changed; skipped", decl["id"])
+        return None
+
     try:
         post_id = None
         if retrying:

@@ -470,24 +470,9 @@ class Referee:
             for v in outcome.violations
         ]
         now = self.now()
-        self.storage.db["violations"].delete_where(
-            "duel_id = ? and turn = 0 and status = 'proposed'", [duel["id"]]
+        self.storage.replace_turn_violations(
+            duel["id"], 0, [v.to_dict() for v in outcome.violations], now
         )
-        for v in outcome.violations:
-            self.storage.db["violations"].insert(
-                {
-                    "duel_id": duel["id"],
-                    "turn": 0,
-                    "duellist": v.duellist,
-                    "rule": v.rule,
-                    "post_id": v.post_id,
-                    "evidence": v.evidence,
-                    "penalty": v.penalty,
-                    "status": v.status,
-                    "created_at": iso(now),
-                    "updated_at": iso(now),
-                }
-            )
         text = render("opening.bbcode.j2", context, self.language)
         self._upsert_draft(duel["id"], 0, "opening", text, context, now)
         self.storage.db["declarations"].update(
@@ -598,25 +583,9 @@ class Referee:
         row = self.storage.declaration(decl_id)
         if row["status"] == "held" and row["last_error"] == MISSING_DICE:
             self.storage.db["declarations"].update(decl_id, {"status": "draft", "last_error": None})
-        self.storage.db["violations"].delete_where(
-            "duel_id = ? and turn = ? and status in ('proposed', 'applied', 'waived')",
-            [duel_id, turn_no],
+        self.storage.replace_turn_violations(
+            duel_id, turn_no, [v.to_dict() for v in outcome.violations], now
         )
-        for v in outcome.violations:
-            self.storage.db["violations"].insert(
-                {
-                    "duel_id": duel_id,
-                    "turn": turn_no,
-                    "duellist": v.duellist,
-                    "rule": v.rule,
-                    "post_id": v.post_id,
-                    "evidence": v.evidence,
-                    "penalty": v.penalty,
-                    "status": v.status,
-                    "created_at": iso(now),
-                    "updated_at": iso(now),
-                }
-            )
         log.info(
             "duel %s turn %s: draft %s (posts %s; winner %s)",
             duel_id,

@@ -293,6 +293,45 @@ class Storage:
             self.db["declarations"].rows_where(" and ".join(where) or None, args, order_by="id")
         )
 
+    # -- violations -----------------------------------------------------------------------
+    def replace_turn_violations(
+        self, duel_id: int, turn: int, violations: list[dict[str, Any]], now: datetime
+    ) -> None:
+        """Store the engine's violations of a (re)computed turn draft.
+
+        Rows still undecided (proposed / applied / waived) are replaced; a violation an admin
+        already confirmed or dismissed for the same duellist and rule is kept as decided and
+        not inserted again. Each item has duellist, rule, post_id, evidence, penalty, status.
+        """
+        self.db["violations"].delete_where(
+            "duel_id = ? and turn = ? and status in ('proposed', 'applied', 'waived')",
+            [duel_id, turn],
+        )
+        decided = {
+            (r["duellist"], r["rule"])
+            for r in self.db["violations"].rows_where(
+                "duel_id = ? and turn = ? and status in ('confirmed', 'dismissed')",
+                [duel_id, turn],
+            )
+        }
+        for v in violations:
+            if (v["duellist"], v["rule"]) in decided:
+                continue
+            self.db["violations"].insert(
+                {
+                    "duel_id": duel_id,
+                    "turn": turn,
+                    "duellist": v["duellist"],
+                    "rule": v["rule"],
+                    "post_id": v["post_id"],
+                    "evidence": v["evidence"],
+                    "penalty": v["penalty"],
+                    "status": v["status"],
+                    "created_at": iso(now),
+                    "updated_at": iso(now),
+                }
+            )
+
     # -- audit --------------------------------------------------------------------------
     def audit(
         self, actor: str, action: str, target: str, before: Any, after: Any, now: datetime

@@ -267,7 +267,9 @@ async def test_hold_approve_and_publish_now(client: httpx.AsyncClient, scenario:
     page = (await client.get(path)).text
     assert f"Publié (message {row['published_post_id']})." in page
     # a form still open elsewhere cannot change it any more
-    r = await form_post(client, path, path + "/text", {"version": "3", "text": "trop tard"})
+    r = await form_post(
+        client, path, path + "/text", {"version": str(row["version"]), "text": "trop tard"}
+    )
     assert r.status_code == 409 and "ne peut plus changer" in r.text
 
 
