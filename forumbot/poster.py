@@ -5,12 +5,12 @@ Life of a declaration: ``draft`` -> (``approved``) -> ``publishing`` -> ``publis
 (``publish_after`` <= now) or a referee approved it; with ``review_delay_s = "manual"``
 only approved drafts are due.
 
-Exactly once, across crashes: before the POST the row is marked ``publishing`` and its
-attempt counter incremented, in its own committed transaction. A row found ``publishing``
-(an earlier attempt crashed or failed with an unknown outcome) is first looked for in the
-topic by its marker (``forumbot·<idempotency key>``); only when the topic does not hold it is
-it posted again. The forum client itself re-reads the topic for the marker after any
-ambiguous POST outcome (timeout, FORM_INVALID, post review).
+Exactly once, across crashes and restores: before the POST the row is claimed
+(``publishing``, attempt counter incremented, compare-and-set on status and version) in its
+own committed transaction. Every declaration is then first looked for in the topic by its
+marker (``forumbot·<idempotency key>``) from the duel's last published declaration on; only
+when the topic does not hold it is it posted. The forum client itself re-reads the topic
+for the marker after any ambiguous POST outcome (timeout, FORM_INVALID, post review).
 """
 
 from __future__ import annotations
@@ -40,6 +40,16 @@ def crash_point(name: str) -> None:
     (points: ``before_post``, ``after_post``). Never set in production."""
     if os.environ.get(CRASH_POINT_ENV) == name:
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _last_published(storage: Storage, duel: dict[str, Any]) -> int | None:
+    """Post id of the duel's latest published declaration: the marker search starts there."""
+    row = storage.db.execute(
+        "select max(published_post_id) from declarations where duel_id = ? "
+        "and status = 'published'",
+        [duel["id"]],
+    ).fetchone()
+    return int(row[0]) if row and row[0] is not None else None
 
 
 def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[dict[str, Any]]:
@@ -82,11 +92,16 @@ def publish_one(
         return None
 
     try:
-        post_id = None
-        if retrying:
-            post_id = client.find_marker(topic_id, decl["marker"], duel["opening_post_id"])
-            if post_id is not None:
-                log.info("declaration %s: found already published as post %s", decl["id"], post_id)
+        # Always look for the marker first, not only on a retry: after a restore from a
+        # backup, a declaration already published comes back as a draft.
+        post_id = client.find_marker(topic_id, decl["marker"], _last_published(storage, duel))
+        if post_id is not None:
+            log.info(
+                "declaration %s: found already published as post %s (retry: %s)",
+                decl["id"],
+                post_id,
+                retrying,
+            )
         if post_id is None:
             message = decl["text"].rstrip() + "\n" + marker_line(decl["idempotency_key"])
             crash_point("before_post")

@@ -4,7 +4,9 @@ Every value a template prints goes through :func:`neutralise` (the environment's
 ``finalize``), so a duellist named ``[url=http://x]moi[/url]`` or a bold spell
 ``[img]...[/img]`` prints as inert text: ``[ ] < >`` become their fullwidth look-alikes
 ``［ ］ ＜ ＞`` (phpBB has no BBCode escape; Forumactif may render HTML), control
-characters are dropped, and line breaks inside one value are folded into spaces. Only the
+characters are dropped, line breaks inside one value are folded into spaces, and a value
+longer than :data:`MAX_VALUE_CHARS` is cut (a huge bold cannot push a declaration past the
+forum's post size limit). Only the
 templates' own literal BBCode reaches the forum. A value wrapped in :class:`Trusted` is
 printed as is (only for fragments the bot builds itself).
 
@@ -22,6 +24,7 @@ import jinja2
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _TRANSLATE = str.maketrans({"[": "［", "]": "］", "<": "＜", ">": "＞"})
+MAX_VALUE_CHARS = 200  # one printed value; a 1 MB bold must not make a 1 MB declaration
 
 
 class Trusted(str):
@@ -39,6 +42,8 @@ def neutralise(value: Any) -> Any:
         return value
     text = _CONTROL.sub("", value)
     text = " ".join(text.split())
+    if len(text) > MAX_VALUE_CHARS:
+        text = text[: MAX_VALUE_CHARS - 1] + "…"
     return text.translate(_TRANSLATE)
 
 

@@ -310,6 +310,10 @@ class _Entry:
     distinct: str
 
 
+MAX_SPELL_CHARS = 200
+"""Bold texts longer than this are never matched to a spell (they stay unknown bold)."""
+
+
 class SpellMatcher:
     """Fuzzy spell-name matcher over one spellbook (canonical name -> aliases).
 
@@ -377,6 +381,8 @@ class SpellMatcher:
 
     def scores(self, text: str) -> list[tuple[float, str]]:
         """Accepted (score, canonical) pairs for ``text``, best first, one per canonical."""
+        if len(text) > MAX_SPELL_CHARS:
+            return []  # no spell name is that long; fuzzy matching it would take seconds
         q = _key(_SPELL_LABEL_RE.sub("", normalize_spaces(text).strip()))
         if not q:
             return []

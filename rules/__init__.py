@@ -81,3 +81,6 @@ __all__ = [
     "ruleset_path",
     "start_duel",
 ]
+
+# Registers the fatigue engine, its effect types and settings (seed 001).
+import rules.fatigue  # noqa: E402,F401

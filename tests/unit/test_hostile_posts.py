@@ -198,17 +198,16 @@ def test_one_megabyte_hostile_post() -> None:
 PHPBB_MAX_POST_CHARS = 60_000  # phpBB's default max_post_chars
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: a huge bold is printed whole as the spell text, so the declaration "
-    "exceeds phpBB's max_post_chars and can never be published; the spell text needs a "
-    "length cap when printed (a 1 MB bold also costs parse_action ~11 s of fuzzy matching)",
-)
 def test_declaration_stays_postable_with_a_huge_spell_text() -> None:
     action = Action(spell=None, spell_text="[img]x[/img]" * 8_000)  # 96 KB of bold
     text = turn_declaration(action)
     assert_inert(text)
     assert len(text) < PHPBB_MAX_POST_CHARS
+
+
+def test_a_huge_bold_is_not_fuzzy_matched() -> None:
+    post = post_3('<strong class="text-strong">' + "Sortilège de Feu " * 20_000 + "</strong>")
+    assert parse_action(post, MATCHER).spell is None
 
 
 LOOKALIKES = [

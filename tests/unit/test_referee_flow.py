@@ -306,3 +306,16 @@ def test_stakes_from_the_first_post_are_recalled_at_the_end() -> None:
         )
         cycle(forum, referee, clock)
     assert "Enjeux à honorer : le perdant offre 10 gallions" in bot_posts(forum)[-1]
+
+
+def test_a_declaration_restored_as_draft_is_recognised_not_reposted() -> None:
+    """After a restore from a backup, a published declaration comes back as a draft: the
+    publisher finds its marker in the topic and does not post it again."""
+    forum, referee, clock = make()
+    referee.poll_forum(3)
+    decl = referee.storage.declarations(("draft",))[0]
+    forum.add_post(7, "Hibou", "Déclaration d'avant la sauvegarde\n" + decl["marker"])
+    published = publish_due(referee.storage, forum, clock)
+    assert published == [forum.posts[7][-1].post_id]
+    assert forum.replies_sent == 0
+    assert referee.storage.duels("running")
