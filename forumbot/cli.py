@@ -26,6 +26,10 @@ def _setup_logging(verbose: bool) -> None:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
+    if os.environ.get("FORUMBOT_LOG_FORMAT") == "json":
+        from forumbot.ops import configure_json_logging
+
+        configure_json_logging(logging.DEBUG if verbose else logging.INFO)
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
 
@@ -69,6 +73,10 @@ def run(config_path: str) -> None:
     from forumbot.scheduler import AlreadyRunning, run_forever
 
     config = _config(config_path)
+    if config.log_format == "json":
+        from forumbot.ops import configure_json_logging
+
+        configure_json_logging(logging.INFO)
     try:
         bot = bootstrap(config)
         run_forever(bot)

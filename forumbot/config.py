@@ -58,6 +58,16 @@ flood_interval_s = 15
 [storage]
 # SQLite database file (WAL mode). Relative paths are relative to this file.
 database = "forumbot.db"
+# Daily online backups of the database by `forumbot run` (0 = off; the systemd timer in
+# deploy/ is the other way). Hour of the day (UTC) and how many daily copies to keep.
+backup_keep = 7
+backup_hour_utc = 4
+
+[ops]
+# Port of the health endpoint (GET http://127.0.0.1:<port>/health); 0 = off.
+health_port = 0
+# "text" or "json" (one JSON object per log line, for log collectors).
+log_format = "text"
 
 # One [[watch]] table per forum holding duel topics. New topics whose first post names
 # the duellists as "Name (5e année) contre Name (4e année)" are adopted automatically;
@@ -97,6 +107,10 @@ class Config:
     flood_interval_s: float = 15.0
     database: str = "forumbot.db"
     watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
+    backup_keep: int = 7
+    backup_hour_utc: int = 4
+    health_port: int = 0
+    log_format: str = "text"
 
     def password(self, environ: dict[str, str] | None = None) -> str:
         """The bot account's password from the environment or the password file.
@@ -143,6 +157,9 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
     club = data.get("club", {})
     poll = data.get("poll", {})
     storage = data.get("storage", {})
+    ops = data.get("ops", {})
+    if ops.get("log_format", "text") not in ("text", "json"):
+        raise ConfigError('ops.log_format must be "text" or "json"')
     if not board.get("url"):
         raise ConfigError("board.url is required")
     platform = board.get("platform", "phpbb3")
@@ -179,6 +196,10 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
             flood_interval_s=float(poll.get("flood_interval_s", 15)),
             database=database,
             watch=tuple(watch),
+            backup_keep=int(storage.get("backup_keep", 7)),
+            backup_hour_utc=int(storage.get("backup_hour_utc", 4)),
+            health_port=int(ops.get("health_port", 0)),
+            log_format=str(ops.get("log_format", "text")),
         )
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad setting: {exc}") from exc

@@ -19,6 +19,7 @@ import logging
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
@@ -27,6 +28,8 @@ from filelock import FileLock, Timeout
 
 from forumbot.app import Bot
 from forumbot.errors import LoginFailed
+from forumbot.health import HealthState, start_health_server, tracked_jobs
+from forumbot.ops import backup
 
 log = logging.getLogger("forumbot.scheduler")
 
@@ -68,14 +71,20 @@ def _guard(name: str, job: Any, scheduler: BlockingScheduler) -> Any:
     return run
 
 
-def build_scheduler(bot: Bot) -> BlockingScheduler:
-    """The scheduler with the poll and publish jobs of ``bot`` (not started)."""
+def build_scheduler(bot: Bot, health: HealthState | None = None) -> BlockingScheduler:
+    """The scheduler with the poll, publish and (optional) daily backup jobs (not started).
+
+    ``health`` records each job's outcome for the health endpoint.
+    """
     # One worker thread: jobs never run concurrently, so they share one SQLite connection.
     scheduler = BlockingScheduler(timezone="UTC", executors={"default": ThreadPoolExecutor(1)})
     poll_s = bot.config.poll_interval_s
     publish_s = bot.config.publish_interval_s
+    poll_job, publish_job = (
+        tracked_jobs(bot, health) if health is not None else (bot.poll, bot.publish)
+    )
     scheduler.add_job(
-        _guard("poll", bot.poll, scheduler),
+        _guard("poll", poll_job, scheduler),
         "interval",
         seconds=poll_s,
         id="poll",
@@ -84,7 +93,7 @@ def build_scheduler(bot: Bot) -> BlockingScheduler:
         misfire_grace_time=int(max(1, poll_s)),
     )
     scheduler.add_job(
-        _guard("publish", bot.publish, scheduler),
+        _guard("publish", publish_job, scheduler),
         "interval",
         seconds=publish_s,
         id="publish",
@@ -92,6 +101,26 @@ def build_scheduler(bot: Bot) -> BlockingScheduler:
         coalesce=True,
         misfire_grace_time=int(max(1, publish_s)),
     )
+    if bot.config.backup_keep > 0 and bot.config.database != ":memory:":
+        database = bot.config.database
+
+        def daily_backup() -> None:
+            path = backup(
+                database, Path(database).parent / "backups", bot.now(), keep=bot.config.backup_keep
+            )
+            log.info("backup written: %s", path)
+
+        # A backup missed while the bot was down runs at start-up within the hour's grace.
+        scheduler.add_job(
+            _guard("backup", daily_backup, scheduler),
+            "cron",
+            hour=bot.config.backup_hour_utc,
+            minute=0,
+            id="backup",
+            max_instances=1,
+            coalesce=True,
+            misfire_grace_time=3600,
+        )
     return scheduler
 
 
@@ -102,7 +131,12 @@ def run_forever(bot: Bot) -> None:
         AlreadyRunning: when another instance runs on the same database.
     """
     with single_instance(bot.config.database):
-        scheduler = build_scheduler(bot)
+        health = HealthState(bot.now, stale_after_s=3 * bot.config.poll_interval_s)
+        scheduler = build_scheduler(bot, health)
+        server = None
+        if bot.config.health_port:
+            server = start_health_server(bot.config.health_port, health.snapshot)
+            log.info("health endpoint on %s", server.url)
 
         def stop(signum: int, _frame: Any) -> None:
             log.info("signal %s: stopping", signum)
@@ -118,4 +152,8 @@ def run_forever(bot: Bot) -> None:
         )
         _guard("publish", bot.publish, scheduler)()
         _guard("poll", bot.poll, scheduler)()
-        scheduler.start()
+        try:
+            scheduler.start()
+        finally:
+            if server is not None:
+                server.close()

@@ -176,3 +176,37 @@ def test_second_run_on_same_database_refuses(tmp_path: Path) -> None:
             first.wait(timeout=30)
     finally:
         board.stop()
+
+
+def test_run_serves_the_health_endpoint(tmp_path: Path) -> None:
+    import socket
+
+    import httpx
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    board = SandboxBoard(users=[("Hibou", "pw-hibou")], flood_interval_s=1)
+    url = board.start()
+    try:
+        config = CONFIG.format(url=url) + f"\n[ops]\nhealth_port = {port}\n"
+        (tmp_path / "forumbot.toml").write_text(config, encoding="utf-8")
+        bot = start_bot(tmp_path, None)
+        try:
+            answer: dict[str, object] = {}
+
+            def healthy() -> bool:
+                try:
+                    response = httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
+                except httpx.HTTPError:
+                    return False
+                answer.update(response.json())
+                return response.status_code == 200 and answer.get("last_poll_at") is not None
+
+            wait_for(healthy)
+            assert answer["status"] == "ok"
+        finally:
+            bot.terminate()
+            bot.wait(timeout=30)
+    finally:
+        board.stop()
