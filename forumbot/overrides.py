@@ -3,7 +3,8 @@ approve, hold, publish now. Every override lands in the audit log (who, when, be
 
 Setting a number re-runs the pure engine on the draft's stored inputs with the referee's
 overrides (``rules.resolve_turn(..., overrides=...)``), so everything downstream (PD, winner,
-the text) follows. A change is refused when the draft is no longer editable (publishing or
+the text) follows. Fatigue step drafts re-run their step
+(:func:`forumbot.fatigue_flow.recompute_step`) with the stored facts (lines, late edit). A change is refused when the draft is no longer editable (publishing or
 published) or when ``expected_version`` does not match (a stale form, issue 6).
 """
 
@@ -96,6 +97,14 @@ def recompute(
         raise OverrideError("only turn declarations carry computed numbers")
     duel = storage.duel(decl["duel_id"])
     ruleset = load_ruleset(duel["ruleset"])
+    if ruleset.engine == "fatigue":
+        from forumbot.fatigue_flow import recompute_step
+
+        referee_name = stored["context"].get("referee_name", "L'arbitre")
+        try:
+            return recompute_step(storage, decl, overrides, waived, referee_name, language)
+        except rules.RuleError as exc:
+            raise OverrideError(str(exc)) from exc
     inputs = stored["inputs"]
     state = rules.DuelState.from_dict(inputs["state_before"])
     posts = [rules.TurnPost.from_dict(p) for p in inputs["posts"]]
@@ -196,6 +205,12 @@ def set_violation(
 def _sync_violations(
     storage: Storage, decl: dict[str, Any], outcome: dict[str, Any], now: datetime
 ) -> None:
+    inputs = json.loads(decl["context_json"] or "{}").get("inputs") or {}
+    if inputs.get("engine") == "fatigue":
+        from forumbot.fatigue_flow import replace_step_violations
+
+        replace_step_violations(storage, decl["duel_id"], decl["turn"], inputs, outcome, now)
+        return
     storage.replace_turn_violations(
         decl["duel_id"], decl["turn"], list(outcome.get("violations", [])), now
     )

@@ -27,6 +27,7 @@ import rules
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
 from forumbot.render import marker_line
+from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 
 log = logging.getLogger("forumbot.poster")
@@ -150,8 +151,15 @@ def publish_one(
 
 def apply_published(storage: Storage, row: dict[str, Any], now: datetime) -> None:
     """Advance the duel once a declaration is out: the opening starts it; a turn's outcome
-    (with the referee's overrides) becomes the duel's state; a final one finishes it."""
+    (with the referee's overrides) becomes the duel's state; a final one finishes it.
+    Fatigue duels: :func:`forumbot.fatigue_flow.apply_published_fatigue` (steps, relaunches,
+    the next deadline)."""
     duel = storage.duel(row["duel_id"])
+    if load_ruleset(duel["ruleset"]).engine == "fatigue":
+        from forumbot.fatigue_flow import apply_published_fatigue
+
+        apply_published_fatigue(storage, row, now)
+        return
     ctx = json.loads(row["context_json"])
     if row["kind"] == "opening":
         state = rules.DuelState.from_dict(json.loads(duel["state_json"]))

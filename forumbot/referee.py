@@ -10,6 +10,12 @@ turn; when both are in, the bot rolls two "Duel" d6 per post (attack, defense), 
 turn and drafts the declaration. Further posts by the same duellist before the declaration are
 left for the referee (noted in the draft). A post edited before the declaration is published
 recomputes the draft; its dice never change (they derive from the post id, not its wording).
+
+Fatigue duels (seed 001, ruleset chosen per duel) are drafted by :mod:`forumbot.fatigue_flow`
+(initiative, first declaration, defense, second declaration; versions in force, late edits)
+and their silences by :mod:`forumbot.deadlines` (relaunches, owl reminders), both swept at the
+end of every :meth:`Referee.poll_forum`. When a duel finishes, every ``on_finished(duel_id,
+outcome)`` callback runs once (:meth:`Referee.notify_finished`).
 """
 
 from __future__ import annotations
@@ -76,6 +82,15 @@ class Referee:
         rng: source of the duels' secret dice seeds (``random.SystemRandom()`` in production,
             a seeded ``random.Random`` in tests).
         language: template language; referee_name: the signature.
+        watch_edits: re-read running fatigue duels every poll (late edits without a note).
+        full_reread_every: every N-th read of a fatigue duel reads the whole topic.
+        owl_reminders: send the owl reminders before fatigue deadlines (ruleset setting
+            ``owl_reminder_hours`` gives when; 0 there also turns them off).
+
+    Attributes:
+        on_finished: callbacks ``(duel_id, outcome)`` run once when a duel finishes (after
+            its final declaration is published); ``outcome`` has ``winner``, ``loser``,
+            ``draw``, ``reason``, ``stakes``, ``ruleset`` and ``state``.
     """
 
     def __init__(
@@ -94,6 +109,9 @@ class Referee:
         bot_username: str = "",
         forum_rolls_dice: bool | None = None,
         dice_name: str | None = None,
+        watch_edits: bool = True,
+        full_reread_every: int = 10,
+        owl_reminders: bool = True,
     ) -> None:
         self.storage = storage
         self.client = client
@@ -111,6 +129,15 @@ class Referee:
         )
         self.dice_name = dice_name
         self.board_id = storage.board_id(board_url, platform, now())
+        # Fatigue edit watch (see forumbot.fatigue_flow): running fatigue duels are re-read
+        # every poll even when the listing shows no new post (an edit changes no post id),
+        # and every ``full_reread_every``-th read of a duel reads the whole topic.
+        self.watch_edits = watch_edits
+        self.full_reread_every = max(1, int(full_reread_every))
+        self.reads: dict[int, int] = {}
+        self.owl_reminders = owl_reminders
+        # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
+        self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
 
     # -- forum level --------------------------------------------------------------------
     def poll_forum(self, forum_id: int) -> PollReport:
@@ -130,6 +157,7 @@ class Referee:
                 duel is not None
                 and duel["last_post_id"] == summary.last_post_id
                 and not self._has_pending_draft(duel["id"])
+                and not self._watches_edits(duel)
             ):
                 continue
             try:
@@ -145,7 +173,48 @@ class Referee:
                 drafts += counts[2]
             except Exception:  # one bad topic never stops the loop
                 log.exception("topic %s: poll failed; will retry next cycle", summary.topic_id)
+        drafts += self.sweep_deadlines(forum_id)
+        self.notify_finished()
         return PollReport(forum_id, len(topics), read, new, edited, drafts)
+
+    def _watches_edits(self, duel: dict[str, Any]) -> bool:
+        """Fatigue duels running are re-read every poll: a late edit changes no post id."""
+        if not self.watch_edits or duel["status"] != "running":
+            return False
+        return is_fatigue(duel["ruleset"])
+
+    def sweep_deadlines(self, forum_id: int | None = None) -> int:
+        """Fire the fatigue deadlines that are due (relaunch drafts, owl reminders); returns
+        the drafts written. See :mod:`forumbot.deadlines`."""
+        from forumbot.deadlines import sweep
+
+        return sweep(self, forum_id)
+
+    def notify_finished(self) -> list[int]:
+        """Run the ``on_finished`` callbacks once for each duel finished since (claimed by a
+        compare-and-set on ``duels.finish_notified_at``, so a restart never repeats one).
+        A failing callback is logged; the duel still counts as notified. Returns duel ids."""
+        done = []
+        for duel in self.storage.db["duels"].rows_where(
+            "board_id = ? and status = 'finished' and finish_notified_at is null",
+            [self.board_id],
+        ):
+            claimed = self.storage.db.execute(
+                "update duels set finish_notified_at = ? where id = ? "
+                "and finish_notified_at is null",
+                [iso(self.now()), duel["id"]],
+            ).rowcount
+            self.storage.db.conn.commit()
+            if claimed != 1:
+                continue
+            outcome = finished_outcome(duel)
+            for callback in self.on_finished:
+                try:
+                    callback(int(duel["id"]), outcome)
+                except Exception:
+                    log.exception("duel %s: on_finished callback failed", duel["id"])
+            done.append(int(duel["id"]))
+        return done
 
     def _has_pending_draft(self, duel_id: int) -> bool:
         """True while a turn draft waits: its posts may still be edited, so re-read them."""
@@ -180,10 +249,23 @@ class Referee:
                 )
             log.info("topic %s: not a duel topic (no 'A (année) contre B (année)')", topic_id)
             return None
+        duellists: list[tuple[str, str] | tuple[str, str, Sequence[str]]] = list(found)
+        if is_fatigue(self.ruleset_name):
+            from forumbot.fatigue_flow import fatigue_duellists
+
+            typed = fatigue_duellists(first_text, found)
+            if typed is None:
+                log.warning(
+                    "topic %s: fatigue duel without both magic types ('Nom : brutale'); "
+                    "adopt it with forumbot duels adopt or the registration flow",
+                    topic_id,
+                )
+                return None
+            duellists = list(typed)
         if existing:
             self.storage.db["duels"].delete(existing["id"])
         stakes = find_stakes(posts[0].text) if posts else None
-        duel_id = self.adopt(forum_id, topic_id, title, list(found), stakes=stakes)
+        duel_id = self.adopt(forum_id, topic_id, title, duellists, stakes=stakes)
         return self.storage.duel(duel_id)
 
     def adopt(
@@ -191,24 +273,49 @@ class Referee:
         forum_id: int,
         topic_id: int,
         title: str,
-        duellists: Sequence[tuple[str, str]],
+        duellists: Sequence[tuple[str, str] | tuple[str, str, Sequence[str]]],
         *,
         stakes: str | None = None,
         first_post_id: int | None = None,
         actor: str = "forumbot",
+        ruleset: str | None = None,
+        dice_secret: bytes | None = None,
     ) -> int:
         """Register a duel held in ``topic_id`` and draft its opening declaration.
 
-        ``duellists`` are ``(name, year)`` pairs. Returns the duel id.
+        Args:
+            duellists: ``(name, year)`` pairs (classic), or ``(name, year, magic_types)``
+                triples (fatigue: year ``"1"``..``"7"`` or ``"adult"``, one or two magic
+                types, e.g. ``("Aurora Vexley", "5", ["brutale"])``).
+            ruleset: the duel's ruleset (``"classic"``, ``"fatigue"`` or a TOML path);
+                default the referee's ``ruleset_name``. Chosen per duel: the registration
+                flow opens fatigue duels on a board whose topics are otherwise classic.
+            dice_secret: the 32-byte dice seed (replay of a duel whose seed was revealed);
+                default a fresh one from ``rng``.
+
+        Returns the duel id.
 
         Raises:
             ValueError: when the topic already holds a duel.
+            rules.RuleError: duellists the ruleset refuses (year, magic types, count).
         """
         if self.storage.duel_by_topic(self.board_id, topic_id) is not None:
             raise ValueError(f"topic {topic_id} already holds a duel")
-        ruleset = load_ruleset(self.ruleset_name)
-        state = rules.new_duel(ruleset, list(duellists), stakes=stakes)
-        secret = self.rng.randbytes(32)
+        ruleset_name = ruleset or self.ruleset_name
+        rs = load_ruleset(ruleset_name)
+        fatigue = is_fatigue(ruleset_name)
+        types: list[list[str]] = [
+            [str(t) for t in d[2]] if len(d) > 2 else []  # type: ignore[misc]
+            for d in duellists
+        ]
+        pairs = [(str(d[0]), str(d[1])) for d in duellists]
+        if fatigue:
+            from rules.fatigue import new_fatigue_duel
+
+            state = new_fatigue_duel(rs, [(n, y, t) for (n, y), t in zip(pairs, types)], stakes)
+        else:
+            state = rules.new_duel(rs, pairs, stakes=stakes)
+        secret = dice_secret if dice_secret is not None else self.rng.randbytes(32)
         now = self.now()
         duel_id = int(
             self.storage.db["duels"]
@@ -218,7 +325,7 @@ class Referee:
                     "forum_id": forum_id,
                     "topic_id": topic_id,
                     "title": title,
-                    "ruleset": self.ruleset_name,
+                    "ruleset": ruleset_name,
                     "status": "open",
                     "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
                     "stakes": stakes,
@@ -230,36 +337,47 @@ class Referee:
             )
             .last_pk
         )
-        for i, (name, year) in enumerate(duellists):
+        for i, ((name, year), kinds) in enumerate(zip(pairs, types)):
             self.storage.db["duellists"].insert(
-                {"duel_id": duel_id, "name": name, "year": year, "side": "AB"[i % 2]}
+                {
+                    "duel_id": duel_id,
+                    "name": name,
+                    "year": year,
+                    "side": "AB"[i % 2],
+                    "magic_types": json.dumps(list(state.duellists[i].magic_types)),
+                }
             )
         context = {
             "title": title,
             "duellists": [
                 {"name": d.name, "year": d.year, "points": d.points} for d in state.duellists
             ],
-            "unit": ruleset.unit,
+            "unit": rs.unit,
             "stakes": stakes,
             "commitment": commitment(secret),
             "early": [],
             "referee_name": self.referee_name,
         }
-        text = render("opening.bbcode.j2", context, self.language)
+        if fatigue:
+            from forumbot.fatigue_flow import opening_context
+
+            context.update(opening_context(rs, state))
+        text = render(opening_template(ruleset_name), context, self.language)
         self._upsert_draft(duel_id, 0, "opening", text, context, now)
         self.storage.audit(
             actor,
             "duel.adopt",
             f"duel:{duel_id}",
             None,
-            {"topic_id": topic_id, "duellists": list(duellists)},
+            {"topic_id": topic_id, "duellists": [list(p) for p in pairs], "ruleset": ruleset_name},
             now,
         )
         log.info(
-            "duel %s: adopted topic %s (%s)",
+            "duel %s: adopted topic %s (%s, %s)",
             duel_id,
             topic_id,
-            " vs ".join(n for n, _ in duellists),
+            " vs ".join(n for n, _ in pairs),
+            ruleset_name,
         )
         return duel_id
 
@@ -276,6 +394,12 @@ class Referee:
         """
         duel = self.storage.duel(duel_id)
         since = self._read_from(duel)
+        if is_fatigue(duel["ruleset"]):
+            from forumbot.fatigue_flow import read_window
+
+            count = self.reads.get(duel_id, 0)
+            self.reads[duel_id] = count + 1
+            since = read_window(self, duel, full=count % self.full_reread_every == 0)
         posts = self.client.read_topic(duel["topic_id"], since)
         new, edited = self._record_posts(duel, posts)
         seen = [p.post_id for p in posts]
@@ -329,6 +453,8 @@ class Referee:
                 ),
                 "last_seen_at": now,
             }
+            if stored is None or stored["content_hash"] != digest:
+                self._record_version(post.post_id, digest, post.text, action_json, now)
             if stored is None:
                 row.update(first_seen_at=now, hash_changes=0)
                 self.storage.db["posts_seen"].insert(row)
@@ -345,6 +471,27 @@ class Referee:
                 )
         return new, edited
 
+    def _record_version(
+        self, post_id: int, digest: str, text: str, action_json: str, seen_at: str
+    ) -> None:
+        """Store a new version of a post (its text and action) with the time first seen."""
+        row = self.storage.db.execute(
+            "select max(version) from post_versions where board_id = ? and post_id = ?",
+            [self.board_id, post_id],
+        ).fetchone()
+        version = 0 if row is None or row[0] is None else int(row[0]) + 1
+        self.storage.db["post_versions"].insert(
+            {
+                "board_id": self.board_id,
+                "post_id": post_id,
+                "version": version,
+                "content_hash": digest,
+                "text": text,
+                "action_json": action_json,
+                "seen_at": seen_at,
+            }
+        )
+
     # -- turn level ---------------------------------------------------------------------
     def advance(self, duel_id: int) -> int:
         """Draft what the duel's recorded posts call for. Returns the drafts written (0/1)."""
@@ -353,6 +500,10 @@ class Referee:
             return self._check_early_casts(duel)
         if duel["status"] != "running":
             return 0
+        if is_fatigue(duel["ruleset"]):
+            from forumbot.fatigue_flow import advance_fatigue
+
+            return advance_fatigue(self, duel_id)
         ruleset = load_ruleset(duel["ruleset"])
         state = rules.DuelState.from_dict(json.loads(duel["state_json"]))
         if state.finished:
@@ -469,11 +620,16 @@ class Referee:
             {"duellist": v.duellist, "post_id": v.post_id, "spell": v.evidence}
             for v in outcome.violations
         ]
+        if is_fatigue(duel["ruleset"]):
+            # Fatigue: cast_before_start costs PV (applied by default): the opening's
+            # publication starts the duel from this state (forumbot.fatigue_flow).
+            context["state_after_early"] = outcome.state.to_dict()
+            context["early_points"] = {d.name: d.points for d in outcome.state.duellists}
         now = self.now()
         self.storage.replace_turn_violations(
             duel["id"], 0, [v.to_dict() for v in outcome.violations], now
         )
-        text = render("opening.bbcode.j2", context, self.language)
+        text = render(opening_template(duel["ruleset"]), context, self.language)
         self._upsert_draft(duel["id"], 0, "opening", text, context, now)
         self.storage.db["declarations"].update(
             decl["id"], {"status": "held", "last_error": "cast_before_start: referee decides"}
@@ -531,8 +687,11 @@ class Referee:
         missing: list[dict[str, Any]],
         dice_per_post: int,
         existing: dict[str, Any] | None,
+        what: str | None = None,
     ) -> int:
         """A held draft saying which posts lack the forum's dice, asking the referee.
+
+        ``what`` names the draft's key (default ``turn<N>``; fatigue steps pass theirs).
 
         Issue 3: "A duel post missing the dice its ruleset needs gets a draft that says so
         and asks the referee; the bot never invents dice on a board that rolls its own."
@@ -549,7 +708,7 @@ class Referee:
             "referee_name": self.referee_name,
         }
         text = render("missing_dice.bbcode.j2", context, self.language)
-        decl_id = self._upsert_draft(duel_id, turn_no, "turn", text, context, self.now())
+        decl_id = self._upsert_draft(duel_id, turn_no, "turn", text, context, self.now(), what=what)
         row = self.storage.declaration(decl_id)
         if row["status"] in DRAFT_EDITABLE and row["status"] != "held":
             self.storage.db["declarations"].update(
@@ -626,8 +785,10 @@ class Referee:
         *,
         inputs: dict[str, Any] | None = None,
         outcome: Any = None,
+        what: str | None = None,
     ) -> int:
-        key = self._key(duel_id, "opening" if kind == "opening" else f"turn{turn}")
+        """Insert or update the draft keyed ``what`` (default ``opening`` / ``turn<N>``)."""
+        key = self._key(duel_id, what or ("opening" if kind == "opening" else f"turn{turn}"))
         existing = self.storage.declaration_by_key(key)
         publish_after = (
             None
@@ -692,3 +853,39 @@ class Referee:
     def _key(self, duel_id: int, what: str) -> str:
         duel = self.storage.duel(duel_id)
         return f"b{self.board_id}t{duel['topic_id']}-{what}"
+
+
+def is_fatigue(ruleset_name: str | None) -> bool:
+    """True when the named ruleset is resolved by the fatigue engine (seed 001)."""
+    if not ruleset_name:
+        return False
+    try:
+        return load_ruleset(ruleset_name).engine == "fatigue"
+    except (OSError, rules.RuleError):
+        return False
+
+
+def opening_template(ruleset_name: str) -> str:
+    """The opening declaration's template for a ruleset."""
+    return "fatigue_opening.bbcode.j2" if is_fatigue(ruleset_name) else "opening.bbcode.j2"
+
+
+def finished_outcome(duel: dict[str, Any]) -> dict[str, Any]:
+    """What ``on_finished`` callbacks receive for a finished duel row: ``winner`` and
+    ``loser`` (names or None), ``draw``, ``reason`` (``"won"``, ``"draw"``, ``"no_winner"``),
+    ``stakes``, ``ruleset``, ``topic_id`` and the final ``state`` (dict)."""
+    state = json.loads(duel["state_json"] or "{}")
+    winner = state.get("winner")
+    names = [d["name"] for d in state.get("duellists", [])]
+    loser = next((n for n in names if n != winner), None) if winner else None
+    draw = bool(state.get("draw"))
+    return {
+        "winner": winner,
+        "loser": loser,
+        "draw": draw,
+        "reason": "won" if winner else "draw" if draw else "no_winner",
+        "stakes": duel.get("stakes"),
+        "ruleset": duel.get("ruleset"),
+        "topic_id": duel.get("topic_id"),
+        "state": state,
+    }

@@ -12,6 +12,9 @@ Tables (see :data:`MIGRATIONS`):
 - ``declarations``: drafts -> approved -> published, with a unique idempotency key.
 - ``violations``: proposed / applied / waived / confirmed / dismissed rule breaks.
 - ``audit_log``: who changed what, when, before and after.
+- ``post_versions``: every distinct text of a post with the time the bot first saw it
+  (fatigue: the version in force, ``late_edit``).
+- ``deadlines``: fatigue relaunch deadlines and owl reminders (:mod:`forumbot.deadlines`).
 
 All timestamps are ISO 8601 UTC strings; every function takes ``now`` where it writes one.
 """
@@ -180,6 +183,47 @@ def m001_initial(db: sqlite_utils.Database) -> None:
 def m002_forum_dice(db: sqlite_utils.Database) -> None:
     """Forum-rendered dice attached to a post (Forumactif): ``[{"name", "values"}]``."""
     db["posts_seen"].add_column("dice_json", str)
+
+
+@MIGRATIONS()
+def m003_fatigue(db: sqlite_utils.Database) -> None:
+    """Fatigue duels (issue 4): post versions (version in force, ``late_edit``), magic types,
+    persistent deadlines (relaunch / owl reminder, claimed by compare-and-set) and the
+    once-only "duel finished" notification (``on_finished`` hooks)."""
+    db["post_versions"].create(
+        {
+            "board_id": int,
+            "post_id": int,
+            "version": int,
+            "content_hash": str,
+            "text": str,
+            "action_json": str,
+            "seen_at": str,
+        },
+        pk=("board_id", "post_id", "version"),
+    )
+    db["duellists"].add_column("magic_types", str)
+    db["duels"].add_column("finish_notified_at", str)
+    db["deadlines"].create(
+        {
+            "id": int,
+            "duel_id": int,
+            "declaration_id": int,
+            "phase": str,
+            "expected_json": str,
+            "relaunches": int,
+            "due_at": str,
+            "remind_at": str,
+            "status": str,
+            "reminded_at": str,
+            "fired_at": str,
+            "note": str,
+            "created_at": str,
+        },
+        pk="id",
+    )
+    db["deadlines"].create_index(["declaration_id"], unique=True)
+    db["deadlines"].create_index(["status", "due_at"])
 
 
 def content_hash(text: str) -> str:
@@ -386,3 +430,172 @@ def open_storage(path: str | Path) -> Storage:
 
 
 import forumbot.web.schema  # noqa: E402,F401  (review page tables, issue 6)
+
+
+# -- Club tables (issue 4: sign-up to purse) ----------------------------------------------------
+# Appended migrations: registration threads and their posts, requests (open sign-ups), the
+# 1v1 queue of pairings, duellist profiles, the owl outbox, the bot's own club posts (sign-up
+# replies, duel topics, the leaderboard post), the leaderboard and the rewards given.
+
+
+@MIGRATIONS(name="m020_club")
+def m020_club(db: sqlite_utils.Database) -> None:
+    """Tables of the registration desk, the owl outbox, rewards and the leaderboard."""
+    db.table("registration_threads").create(
+        {"board_id": int, "topic_id": int, "last_post_id": int, "updated_at": str},
+        pk=("board_id", "topic_id"),
+    )
+    db.table("registration_posts").create(
+        {
+            "board_id": int,
+            "post_id": int,
+            "topic_id": int,
+            "author": str,
+            "content_hash": str,
+            "status": str,
+            "code": str,
+            "message": str,
+            "signup_json": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk=("board_id", "post_id"),
+    )
+    db.table("requests").create(
+        {
+            "id": int,
+            "board_id": int,
+            "thread_topic_id": int,
+            "post_id": int,
+            "player": str,
+            "character": str,
+            "stakes": str,
+            "status": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+    )
+    db.table("requests").create_index(["board_id", "post_id"], unique=True)
+    db.table("queue").create(
+        {
+            "id": int,
+            "board_id": int,
+            "thread_topic_id": int,
+            "kind": str,
+            "ruleset": str,
+            "first_player": str,
+            "first_character": str,
+            "first_post_id": int,
+            "second_player": str,
+            "second_character": str,
+            "second_post_id": int,
+            "reason": str,
+            "stakes": str,
+            "status": str,
+            "forum_id": int,
+            "subject": str,
+            "idempotency_key": str,
+            "topic_id": int,
+            "duel_id": int,
+            "dice_secret": str,
+            "attempts": int,
+            "last_error": str,
+            "created_at": str,
+            "started_at": str,
+            "finished_at": str,
+        },
+        pk="id",
+    )
+    db.table("queue").create_index(["board_id", "status"])
+    db.table("duellist_profiles").create(
+        {
+            "board_id": int,
+            "character_key": str,
+            "character": str,
+            "player": str,
+            "year": str,
+            "magic_types_json": str,
+            "created_at": str,
+            "updated_at": str,
+            "updated_by": str,
+        },
+        pk=("board_id", "character_key"),
+    )
+    db.table("owls").create(
+        {
+            "id": int,
+            "board_id": int,
+            "idempotency_key": str,
+            "kind": str,
+            "duel_id": int,
+            "recipient": str,
+            "user_id": int,
+            "subject": str,
+            "text": str,
+            "marker": str,
+            "status": str,
+            "attempts": int,
+            "last_error": str,
+            "created_at": str,
+            "sent_at": str,
+        },
+        pk="id",
+        not_null={"idempotency_key"},
+    )
+    db.table("owls").create_index(["idempotency_key"], unique=True)
+    db.table("club_posts").create(
+        {
+            "id": int,
+            "board_id": int,
+            "idempotency_key": str,
+            "kind": str,
+            "topic_id": int,
+            "after_post_id": int,
+            "text": str,
+            "marker": str,
+            "status": str,
+            "attempts": int,
+            "last_error": str,
+            "post_id": int,
+            "published_hash": str,
+            "created_at": str,
+            "publish_after": str,
+            "published_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        not_null={"idempotency_key"},
+    )
+    db.table("club_posts").create_index(["idempotency_key"], unique=True)
+    db.table("leaderboard").create(
+        {
+            "board_id": int,
+            "kind": str,
+            "character_key": str,
+            "character": str,
+            "player": str,
+            "points": int,
+            "wins": int,
+            "losses": int,
+            "draws": int,
+            "updated_at": str,
+        },
+        pk=("board_id", "kind", "character_key"),
+    )
+    db.table("rewards").create(
+        {
+            "id": int,
+            "board_id": int,
+            "duel_id": int,
+            "kind": str,
+            "character": str,
+            "player": str,
+            "reward": str,
+            "amount": int,
+            "stakes": str,
+            "created_at": str,
+        },
+        pk="id",
+    )
+    db.table("rewards").create_index(["duel_id", "character", "reward"], unique=True)
