@@ -5,6 +5,12 @@ declaration lists, per post, ``message n°<post id> : ... ; attaque <a>, défens
 declaration reveals ``Graine secrète des dés : <seed>``. With the topic id and the platform
 (the derivation's public inputs, see :mod:`rules.dice`), anyone can check that the seed
 matches the commitment and that every listed roll is the one the seed gives.
+
+Fatigue declarations (seed 001) list one die per post:
+``message n°<post id> (...) : ... ; dé « <dice name> » <value> : pari gagné|perdu``; the
+dice name printed there is the derivation's name and the count is 1. A post appears in the
+first and the second declaration of its turn with the same die: both are checked. Dice the
+forum rolled (``dé du forum « ... »``, Forumactif) are not the bot's and are not checked.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ _COMMITMENT = re.compile(r"Empreinte des dés[^:]*:\s*([0-9a-f]{64})")
 _SEED = re.compile(r"Graine secrète des dés\s*:\s*([0-9a-f]{64})")
 _TURN = re.compile(r"Déclaration de l'arbitre\s*:\s*tour (\d+)")
 _ROLL = re.compile(r"message n°(\d+) : .* ; attaque (\d), défense (\d)")
+_FATIGUE_ROLL = re.compile(r"message n°(\d+) .* ; dé « ([^»]+?) » (\d)(?: :|$)")
 
 
 @dataclass
@@ -60,7 +67,10 @@ class VerifyReport:
 def verify_pages(
     pages: Iterable[TopicPage], *, dice_name: str = "Duel", dice_per_post: int = 2
 ) -> VerifyReport:
-    """Verify the bot's rolls in the given pages of one duel topic (any order)."""
+    """Verify the bot's rolls in the given pages of one duel topic (any order).
+
+    ``dice_name`` and ``dice_per_post`` describe classic's lines (``attaque a, défense d``);
+    fatigue lines carry their own dice name and one die each (see the module doc)."""
     page_list = list(pages)
     topic_ids = {p.topic_id for p in page_list if p.topic_id is not None}
     report = VerifyReport(topic_id=next(iter(topic_ids)) if len(topic_ids) == 1 else None)
@@ -71,7 +81,7 @@ def verify_pages(
     posts = sorted(
         {p.post_id: p for page in page_list for p in page.posts}.values(), key=lambda p: p.post_id
     )
-    declared: list[tuple[int, int, tuple[int, ...]]] = []
+    declared: list[tuple[int, int, tuple[int, ...], str]] = []
     for post in posts:
         if "forumbot·" not in post.text:
             continue
@@ -85,7 +95,16 @@ def verify_pages(
         for line in post.text.splitlines():
             if roll := _ROLL.search(line):
                 values = (int(roll.group(2)), int(roll.group(3)))
-                declared.append((int(turn.group(1)), int(roll.group(1)), values))
+                declared.append((int(turn.group(1)), int(roll.group(1)), values, dice_name))
+            elif fatigue := _FATIGUE_ROLL.search(line):
+                declared.append(
+                    (
+                        int(turn.group(1)),
+                        int(fatigue.group(1)),
+                        (int(fatigue.group(3)),),
+                        fatigue.group(2).strip(),
+                    )
+                )
     if report.commitment is None:
         report.problems.append("no dice commitment found (opening declaration missing?)")
     if report.seed is None:
@@ -97,8 +116,8 @@ def verify_pages(
     if report.seed:
         seed = bytes.fromhex(report.seed)
         key = f"{platform}:{report.topic_id}"
-        for turn_no, post_id, values in declared:
-            again = derive_roll(seed, key, turn_no, post_id, dice_name, dice_per_post)
+        for turn_no, post_id, values, name in declared:
+            again = derive_roll(seed, key, turn_no, post_id, name, len(values))
             report.checks.append(DiceCheck(turn_no, post_id, values, again))
     return report
 
