@@ -147,7 +147,11 @@ def run_demo(
                     choices = [s for s in spells[me] if s != last_spell[me]] or spells[me]
                     spell = rng.choice(choices)
                     last_spell[me] = spell
-                    board.post_reply(topic_id, me, _duel_post(rng, me, them, spell))
+                    text = _duel_post(rng, me, them, spell)
+                    if platform == "forumactif":  # the forum rolls the "Duel" dice itself
+                        board.post_reply(topic_id, me, text, dice=("Duel", 2))
+                    else:
+                        board.post_reply(topic_id, me, text)
             elif not new:
                 time.sleep(0.05)
             if time.monotonic() - started > 110:

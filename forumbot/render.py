@@ -86,12 +86,16 @@ def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
 def marker_line(key: str) -> str:
     """The marker appended to every bot post: how the bot recognises its own posts.
 
-    Shape: ``[size=70]forumbot·<key>[/size]``; ``find_marker`` searches for the text
-    ``forumbot·<key>`` (see :func:`marker_text`).
+    Shape: ``[size=70]forumbot·<key>·[/size]``; ``find_marker`` searches for the text
+    ``forumbot·<key>·`` (see :func:`marker_text`).
     """
     return f"\n[size=70]{marker_text(key)}[/size]"
 
 
 def marker_text(key: str) -> str:
-    """The visible text of the marker for an idempotency key."""
-    return f"forumbot·{key}"
+    """The visible text of the marker for an idempotency key: ``forumbot·<key>·``.
+
+    The closing ``·`` makes every marker a whole token: ``forumbot·b1t7-turn1·`` is not a
+    substring of ``forumbot·b1t7-turn10·``.
+    """
+    return f"forumbot·{key}·"

@@ -81,7 +81,7 @@ def marker_counts(board: SandboxBoard, topic_id: int) -> dict[str, int]:
     for post in board.posts(topic_id):
         for line in post.text.splitlines():
             if "forumbot·" in line:
-                key = line.split("forumbot·", 1)[1].split("[", 1)[0].strip()
+                key = line.split("forumbot·", 1)[1].split("[", 1)[0].strip().rstrip("·")
                 counts[key] = counts.get(key, 0) + 1
     return counts
 

@@ -164,3 +164,21 @@ def test_readme_documents_every_command() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     for command in main.commands:
         assert f"forumbot {command}" in readme, f"README does not mention `forumbot {command}`"
+
+
+def test_forumactif_demo_uses_the_game_master_dice() -> None:
+    """Issue 3: `forumbot demo --platform forumactif` referees a classic duel to a winner
+    with forum-rolled dice (the bot rolls none)."""
+    from forumbot.demo import run_demo
+
+    lines: list[str] = []
+    result = run_demo(platform="forumactif", seed=3, echo=lines.append)
+    assert result.winner is not None or result.draw
+    assert result.duplicates == 0
+    assert len(result.declarations) == result.turns + 1
+
+
+def test_markers_are_whole_tokens() -> None:
+    from forumbot.render import marker_text
+
+    assert marker_text("b1t7-turn1") not in marker_text("b1t7-turn10")
