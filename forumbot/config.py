@@ -74,6 +74,31 @@ log_format = "text"
 # others with `forumbot duels adopt`.
 [[watch]]
 forum_id = 3
+
+# One [[registration]] table per registration thread ("sujet d'inscription"). The bot reads
+# every sign-up posted there (name, year, magic types, partner), answers the invalid ones,
+# pairs open requests, runs at most 3 one-against-one duels at once (then a queue), opens
+# each duel's topic in forum_id (watched automatically) and owls each duellist their
+# magic-type modifiers. Uncomment and set the ids to use it.
+# [[registration]]
+# # The registration thread (topic id).
+# topic_id = 12
+# # The forum holding that thread: its listing tells when the thread has new posts
+# # (one request per poll for all the threads of that forum). 0 = read the thread itself.
+# thread_forum_id = 4
+# # The forum where the bot opens the duel topics.
+# forum_id = 3
+# # "1v1" (one against one).
+# kind = "1v1"
+# # The ruleset of the duels opened from this thread.
+# ruleset = "fatigue"
+# # Duels of this kind running at once before new pairs wait in the queue (seed 001: 3).
+# max_concurrent = 3
+
+[leaderboard]
+# Topic where the bot keeps its 1v1 leaderboard post up to date (it posts once, then edits
+# its own post). 0 = no leaderboard post (`forumbot leaderboard` still prints it).
+topic_id = 0
 """
 
 
@@ -86,6 +111,24 @@ class WatchedForum:
     """A forum whose topics are duel topics."""
 
     forum_id: int
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A registration thread (see :data:`EXAMPLE_CONFIG`, ``[[registration]]``).
+
+    Attributes:
+        topic_id: the thread; thread_forum_id: the forum holding it (0 = read the thread).
+        forum_id: where the duel topics are opened; kind: ``"1v1"`` or ``"2v2"``.
+        ruleset: the duels' ruleset; max_concurrent: duels of this kind at once.
+    """
+
+    topic_id: int
+    forum_id: int
+    thread_forum_id: int = 0
+    kind: str = "1v1"
+    ruleset: str = "fatigue"
+    max_concurrent: int = 3
 
 
 @dataclass(frozen=True)
@@ -111,6 +154,8 @@ class Config:
     backup_hour_utc: int = 4
     health_port: int = 0
     log_format: str = "text"
+    registrations: tuple[Registration, ...] = field(default_factory=tuple)
+    leaderboard_topic_id: int = 0
 
     def password(self, environ: dict[str, str] | None = None) -> str:
         """The bot account's password from the environment or the password file.
@@ -140,6 +185,56 @@ def _review_delay(value: object) -> ReviewDelay:
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         raise ConfigError(f'club.review_delay_s must be seconds >= 0 or "manual", got {value!r}')
     return int(value)
+
+
+def _registrations(items: object) -> tuple[Registration, ...]:
+    """The ``[[registration]]`` tables. Raises :class:`ConfigError` naming the bad one."""
+    if not isinstance(items, list):
+        raise ConfigError("registration must be [[registration]] tables")
+    out = []
+    for i, item in enumerate(items):
+        where = f"registration[{i}]"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{where} must be a table")
+        for key in ("topic_id", "forum_id"):
+            value = item.get(key)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ConfigError(f"{where}.{key} must be a positive integer")
+        thread_forum = item.get("thread_forum_id", 0)
+        if isinstance(thread_forum, bool) or not isinstance(thread_forum, int) or thread_forum < 0:
+            raise ConfigError(f"{where}.thread_forum_id must be a forum id (0 = none)")
+        kind = item.get("kind", "1v1")
+        if kind not in ("1v1", "2v2"):
+            raise ConfigError(f'{where}.kind must be "1v1" or "2v2", got {kind!r}')
+        ruleset = item.get("ruleset", "fatigue")
+        if not isinstance(ruleset, str) or not ruleset:
+            raise ConfigError(f"{where}.ruleset must be a ruleset name")
+        limit = item.get("max_concurrent", 3 if kind == "1v1" else 1)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ConfigError(f"{where}.max_concurrent must be an integer >= 1")
+        for key in item:
+            if key not in (
+                "topic_id",
+                "forum_id",
+                "thread_forum_id",
+                "kind",
+                "ruleset",
+                "max_concurrent",
+            ):
+                raise ConfigError(f"{where}.{key}: unknown setting")
+        if any(r.topic_id == item["topic_id"] for r in out):
+            raise ConfigError(f"{where}.topic_id {item['topic_id']} is listed twice")
+        out.append(
+            Registration(
+                topic_id=item["topic_id"],
+                forum_id=item["forum_id"],
+                thread_forum_id=thread_forum,
+                kind=kind,
+                ruleset=ruleset,
+                max_concurrent=limit,
+            )
+        )
+    return tuple(out)
 
 
 def parse_config(text: str, base_dir: Path | None = None) -> Config:
@@ -172,6 +267,14 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
         if not isinstance(item.get("forum_id"), int):
             raise ConfigError("each [[watch]] needs an integer forum_id")
         watch.append(WatchedForum(forum_id=item["forum_id"]))
+    registrations = _registrations(data.get("registration", []))
+    for reg in registrations:
+        if all(w.forum_id != reg.forum_id for w in watch):
+            watch.append(WatchedForum(forum_id=reg.forum_id))
+    leaderboard = data.get("leaderboard", {})
+    leaderboard_topic = leaderboard.get("topic_id", 0)
+    if isinstance(leaderboard_topic, bool) or not isinstance(leaderboard_topic, int):
+        raise ConfigError("leaderboard.topic_id must be a topic id (0 = none)")
     base = base_dir or Path.cwd()
     database = str(storage.get("database", "forumbot.db"))
     if database != ":memory:" and not Path(database).is_absolute():
@@ -200,6 +303,8 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
             backup_hour_utc=int(storage.get("backup_hour_utc", 4)),
             health_port=int(ops.get("health_port", 0)),
             log_format=str(ops.get("log_format", "text")),
+            registrations=registrations,
+            leaderboard_topic_id=leaderboard_topic,
         )
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad setting: {exc}") from exc

@@ -98,3 +98,23 @@ class ForumClient(Protocol):
         Raises: like :meth:`reply`.
         """
         ...
+
+
+@runtime_checkable
+class EditingForumClient(ForumClient, Protocol):
+    """A :class:`ForumClient` that can also edit the bot's own posts (the leaderboard post).
+
+    Kept apart from :class:`ForumClient` until every client implements it (phpBB and the
+    sandbox do; the Forumactif client does not yet), so ``isinstance(c, ForumClient)`` stays
+    true for all of them.
+    """
+
+    def edit_post(self, post_id: int, message: str) -> None:
+        """Replace the text of the bot's own post ``post_id`` with ``message`` (idempotent:
+        the same text again changes nothing).
+
+        Raises: TopicNotFound (no such post), PermissionDenied (not the bot's post, or the
+        board's edit time limit is over), FormInvalid, SessionExpired, AmbiguousPost,
+        ServerError.
+        """
+        ...

@@ -1,4 +1,5 @@
-"""phpBB 3.3 HTTP client: log in, read forums and topics, reply, open topics, send PMs.
+"""phpBB 3.3 HTTP client: log in, read forums and topics, reply, open topics, edit the bot's
+posts, send PMs.
 
 Follows the flows observed on a real phpBB 3.3.15 board (``fixtures/html/phpbb/FLOWS.md``):
 
@@ -446,6 +447,68 @@ class PhpbbClient:
             lambda: self._find_topic_marker(forum_id, subject, marker),
             lambda form: None,
         )
+
+    def edit_post(self, post_id: int, message: str) -> None:
+        """Replace the text of the bot's own post ``post_id`` with ``message``.
+
+        Flow (``FLOWS.md`` "Edit"): GET ``posting.php?mode=edit&p=N`` (form ``postform`` with
+        the current message and the hidden ``edit_post_message_checksum`` /
+        ``edit_post_subject_checksum``), wait the form age, POST every field with ``message``
+        and ``post=<label>``; success is a **302** to ``viewtopic.php?p=N#pN``. An edit is
+        idempotent (same text again changes nothing), so after a timeout, a 5xx or
+        FORM_INVALID it is simply done again with a fresh form. Edits are exempt from the
+        flood limit; a flood answer is waited out all the same.
+
+        Raises: TopicNotFound (no such post), PermissionDenied (not the bot's post, or the
+            board's edit time limit is over), FormInvalid, SessionExpired, AmbiguousPost,
+            ServerError.
+        """
+        path = f"posting.php?mode=edit&p={post_id}"
+        relogged = False
+        floods = invalids = failures = 0
+        while True:
+            if floods > self.max_retries:
+                raise FloodLimited("edit still flood-limited", self.flood_interval_s)
+            if invalids > 2:
+                raise FormInvalid("FORM_INVALID on edit, repeatedly")
+            if failures > self.max_retries:
+                raise AmbiguousPost(f"{path}: no answer after {failures} tries")
+            fetched = self._fetch_form(path)
+            self._wait_form_age(fetched.fetched_at)
+            body = fetched.form.payload({"message": message}, "post")
+            try:
+                resp = self._post(fetched.form.action or path, body)
+            except httpx.TransportError:
+                failures += 1
+                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                continue
+            if resp.status_code in (301, 302, 303):
+                return
+            if resp.status_code >= 500 or resp.status_code == 429:
+                failures += 1
+                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                continue
+            if resp.status_code == 404:
+                raise TopicNotFound(f"{path}: HTTP 404")
+            notice = classify_notice(resp.text)
+            if notice.kind == "form_invalid":
+                invalids += 1
+            elif notice.kind == "flood":
+                floods += 1
+                self._sleep(self.flood_interval_s)
+            elif notice.kind == "login_required":
+                if relogged:
+                    raise SessionExpired(f"{path}: logged out while editing")
+                relogged = True
+                self.login()
+            elif notice.kind == "not_found":
+                raise TopicNotFound(notice.message or path)
+            elif notice.kind == "permission_denied":
+                raise PermissionDenied(notice.message or path)
+            elif notice.kind == "other_error":
+                raise FormInvalid(f"the board refused the edit: {notice.message}")
+            else:
+                raise AmbiguousPost(f"{path}: unexpected HTTP {resp.status_code} answer")
 
     def _submit(
         self,

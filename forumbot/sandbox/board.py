@@ -967,6 +967,8 @@ class SandboxBoard:
     def _posting(self, req: Request, session: Session) -> Response:
         q = req.query
         mode = q.get("mode", "")
+        if mode == "edit":
+            return self._posting_edit(req, session)
         topic: Topic | None = None
         forum: Forum | None = None
         prefill = ""
@@ -1106,6 +1108,66 @@ class SandboxBoard:
             self._posts[max(self._posts)].approved = False
             return self._queued(req, session, f"viewforum.php?f={forum.forum_id}", forum.forum_id)
         return self._redirect(req, f"viewtopic.php?t={topic_id}")
+
+    def _posting_edit(self, req: Request, session: Session) -> Response:
+        """``posting.php?mode=edit&p=N`` (FLOWS.md "Edit"): GET gives ``form#postform`` with
+        the current message and the hidden ``edit_post_message_checksum`` /
+        ``edit_post_subject_checksum`` (md5); POST ``message`` (+ ``post``) saves it and answers
+        **302** ``viewtopic.php?p=N#pN``. Only the post's author may edit here (the sandbox has
+        no moderator rights); an edit reason is dropped, as phpBB does for ordinary users.
+        Edits are exempt from the flood limit."""
+        raw = req.query.get("p", "")
+        post = self._posts.get(int(raw)) if raw.isdigit() else None
+        if post is None or not post.approved:
+            return self._message(session, NO_TOPIC, status=404)
+        topic = self._topics[post.topic_id]
+        if session.user_id == GUEST_ID:
+            return self._login_box(session, LOGIN_TO_REPLY, req)
+        if session.user_id != post.poster_id:
+            return self._message(
+                session, "Vous n’êtes pas autorisé à éditer les messages de ce forum."
+            )
+        if req.method == "POST" and req.has("post"):
+            message = req.field("message")
+            error = None
+            if not self._check_form_key(session, req, "posting"):
+                error = FORM_INVALID
+            elif not message.strip():
+                error = TOO_FEW_CHARS
+            if error is None:
+                self.edit_post(post.post_id, message, by=self._name(session.user_id))
+                return self._redirect(req, f"viewtopic.php?p={post.post_id}#p{post.post_id}")
+            return self._edit_form(session, topic, post, req.field("subject"), message, error)
+        return self._edit_form(session, topic, post, post.subject, post.text, None)
+
+    def _edit_form(
+        self,
+        session: Session,
+        topic: Topic,
+        post: PostRecord,
+        subject: str,
+        message: str,
+        error: str | None,
+    ) -> Response:
+        checksums = [
+            ("edit_post_message_checksum", hashlib.md5(post.text.encode("utf-8")).hexdigest()),
+            ("edit_post_subject_checksum", hashlib.md5(post.subject.encode("utf-8")).hexdigest()),
+        ]
+        fields = [*checksums, ("show_panel", "options-panel"), *self._form_key(session, "posting")]
+        title_html = (
+            f'<h2 class="posting-title"><a href="./viewtopic.php?t={topic.topic_id}">'
+            f"{esc(topic.title)}</a></h2>"
+        )
+        body = pages.posting_form(
+            action=f"./posting.php?mode=edit&p={post.post_id}",
+            heading="Éditer le message",
+            title_html=title_html,
+            subject=subject,
+            message=message,
+            fields=fields,
+            error=error,
+        )
+        return self._page(session, "Éditer le message", body, section="posting")
 
     def _queued(self, req: Request, session: Session, target: str, forum_id: int) -> Response:
         links = f'<a href="./viewforum.php?f={forum_id}">Retourner au dernier forum visité</a>'
