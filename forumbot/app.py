@@ -49,15 +49,16 @@ def make_client(
             flood_interval_s=config.flood_interval_s,
         )
     if config.platform == "forumactif":
-        from forumbot.forums.forumactif import ForumactifClient  # type: ignore[import-not-found]
+        from forumbot.forums.forumactif import ForumactifClient
 
-        return ForumactifClient(  # type: ignore[no-any-return]
+        return ForumactifClient(
             config.board_url,
             config.username,
             password,
             transport=transport,
             flood_interval_s=config.flood_interval_s,
             timezone=config.timezone,
+            gm_names=config.game_master,
         )
     raise ValueError(f"unknown platform {config.platform!r}")
 
@@ -129,5 +130,6 @@ def bootstrap(
         language=config.language,
         referee_name=config.referee_name,
         bot_username=config.username,
+        dice_name=config.dice_name,
     )
     return Bot(config=config, storage=store, client=client, referee=referee, now=now)

@@ -26,6 +26,11 @@ url = "http://127.0.0.1:8080"
 platform = "phpbb3"
 # The board's timezone (Forumactif prints local dates without an offset).
 timezone = "Europe/Paris"
+# Forumactif rolls dice itself: the account(s) posting the dice results ("Game Master";
+# wording varies by board) and the name of the dice the duels use (matched loosely:
+# "Dé du Duel" matches "Duel"). Ignored on phpBB, where the bot rolls verifiable dice.
+game_master = ["Maître du Jeu"]
+dice_name = "Duel"
 
 [bot]
 # The forum account the bot posts with (an ordinary member is enough; on phpBB grant it
@@ -150,6 +155,8 @@ class Config:
     flood_interval_s: float = 15.0
     database: str = "forumbot.db"
     watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
+    game_master: tuple[str, ...] = ("Maître du Jeu",)
+    dice_name: str = "Duel"
     backup_keep: int = 7
     backup_hour_utc: int = 4
     health_port: int = 0
@@ -299,6 +306,8 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
             flood_interval_s=float(poll.get("flood_interval_s", 15)),
             database=database,
             watch=tuple(watch),
+            game_master=tuple(str(n) for n in board.get("game_master", ["Maître du Jeu"])),
+            dice_name=str(board.get("dice_name", "Duel")),
             backup_keep=int(storage.get("backup_keep", 7)),
             backup_hour_utc=int(storage.get("backup_hour_utc", 4)),
             health_port=int(ops.get("health_port", 0)),
