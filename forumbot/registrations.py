@@ -55,7 +55,15 @@ from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, content_hash, iso
 from parsers.duel_setup import find_stakes
 from parsers.model import Post
-from parsers.registration import Partner, Signup, SignupError, fold, parse_signup, parse_year
+from parsers.registration import (
+    Partner,
+    Signup,
+    SignupError,
+    fold,
+    parse_magic_types,
+    parse_signup,
+    parse_year,
+)
 from rules.dice import commitment
 from rules.fatigue import FatigueRuleset, MagicModifier
 from rules.matchmaking import Entrant, Lobby, Pairing, Request, add_request, schedule
@@ -196,10 +204,10 @@ def set_profile(
     rs = load_ruleset(ruleset)
     if not isinstance(rs, FatigueRuleset):
         raise ProfileError(f"ruleset {ruleset!r} has no magic types")
-    try:
-        keys = tuple(dict.fromkeys(rs.magic_type(t.strip()).key for t in magic_types if t.strip()))
-    except Exception as exc:
-        raise ProfileError(str(exc)) from exc
+    known = {k: t.label for k, t in rs.magic_types.items()}
+    keys, unknown = parse_magic_types(", ".join(magic_types), known)
+    if unknown:
+        raise ProfileError(f"unknown magic type(s) {list(unknown)}; known: {sorted(known)}")
     if not 1 <= len(keys) <= 2:
         raise ProfileError(f"one or two magic types, got {list(magic_types)}")
     before = get_profile(storage, board_id, character)

@@ -134,3 +134,60 @@ class FakeForum:
         tid = max(self.topics, default=0) + 1
         self.add_topic(tid, subject, self.bot, message)
         return tid
+
+
+@dataclass
+class ClubForum(FakeForum):
+    """A :class:`FakeForum` with what the registration desk needs: a PM outbox (``pms``), the
+    bot's post edits (``edit_post(post_id, message)``, as :class:`EditingForumClient`) and
+    posts quoting another post.
+
+    ``fail_next_pm``: the next PM is stored, then AmbiguousPost is raised (a timeout after
+    sending); ``crash_next_pm``: stored, then :class:`Crash` (the process dies).
+    """
+
+    pms: list[dict[str, object]] = field(default_factory=list)
+    bot_edits: list[int] = field(default_factory=list)
+    fail_next_pm: bool = False
+    crash_next_pm: bool = False
+
+    def send_pm(
+        self, user_id: int | None, username: str, subject: str, message: str, marker: str
+    ) -> None:
+        self.pms.append({"to": username, "subject": subject, "message": message})
+        if self.crash_next_pm:
+            self.crash_next_pm = False
+            raise Crash("killed right after sending a PM")
+        if self.fail_next_pm:
+            self.fail_next_pm = False
+            raise AmbiguousPost("read timeout after sending the PM")
+
+    def find_pm_marker(self, subject: str, marker: str, limit: int = 10) -> bool:
+        return any(pm["subject"] == subject and marker in str(pm["message"]) for pm in self.pms)
+
+    def edit_post(self, post_id: int, message: str) -> None:  # type: ignore[override]
+        topic_id = next(
+            t for t, posts in self.posts.items() if any(p.post_id == post_id for p in posts)
+        )
+        FakeForum.edit_post(self, topic_id, post_id, message)
+        self.bot_edits.append(post_id)
+
+    def add_quoting_post(self, topic_id: int, author: str, text: str, quoted: int) -> int:
+        from dataclasses import replace
+
+        from parsers.model import Quote
+
+        pid = self.add_post(topic_id, author, text)
+        quoted_author = next(p.author for p in self.posts[topic_id] if p.post_id == quoted)
+        self.posts[topic_id] = [
+            replace(p, quotes=(Quote(quoted_author, quoted),)) if p.post_id == pid else p
+            for p in self.posts[topic_id]
+        ]
+        return pid
+
+    def pms_to(self, username: str) -> list[dict[str, object]]:
+        return [pm for pm in self.pms if pm["to"] == username]
+
+
+class Crash(BaseException):
+    """The process dies here (not an Exception: nothing catches it)."""
