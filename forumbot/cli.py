@@ -498,3 +498,45 @@ def users_list(config_path: str) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     main()
+
+
+@main.command("replay")
+@click.argument("saved_pages", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--ruleset", default="fatigue", show_default=True, help="fatigue, classic or a TOML file."
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of the declarations.")
+@click.option(
+    "--duellist",
+    "duellists",
+    multiple=True,
+    metavar="NAME:YEAR[:TYPES]",
+    help="Duellist (default: read from the first post); fatigue types like brutale,discrete.",
+)
+@click.option("--platform", type=click.Choice(["auto", "phpbb3", "forumactif"]), default="auto")
+def replay(
+    saved_pages: tuple[str, ...],
+    ruleset: str,
+    as_json: bool,
+    duellists: tuple[str, ...],
+    platform: str,
+) -> None:
+    """Referee a saved duel offline (the bot's own past declarations ignored) and print every
+    declaration it would have drafted. Nothing is posted anywhere."""
+    from forumbot.replay import format_replay, parse_duellist_option, replay_pages
+    from parsers.contract import parse_page
+    from parsers.errors import ParseError
+
+    try:
+        chosen = [parse_duellist_option(d) for d in duellists]
+        pages = [
+            parse_page(Path(p).read_bytes(), platform, source=p, now=datetime.now(UTC))
+            for p in saved_pages
+        ]
+        result = replay_pages(pages, ruleset=ruleset, duellists=chosen)
+    except (OSError, ParseError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps([d.to_dict() for d in result], ensure_ascii=False, indent=2))
+    else:
+        click.echo(format_replay(result))

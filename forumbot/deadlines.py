@@ -120,7 +120,8 @@ def sweep(ref: Referee, forum_id: int | None = None) -> int:
     now = ref.now()
     rows = storage.db.execute(
         "select d.id from deadlines d join duels u on u.id = d.duel_id where d.status = 'pending' "
-        "and u.board_id = ?" + (" and u.forum_id = ?" if forum_id is not None else "")
+        "and u.board_id = ?"
+        + (" and u.forum_id = ?" if forum_id is not None else "")
         + " order by d.id",
         [ref.board_id] + ([forum_id] if forum_id is not None else []),
     ).fetchall()
@@ -268,9 +269,7 @@ def _remind(
     if claimed != 1:
         return
     due = datetime.fromisoformat(dl["due_at"])
-    users = {
-        d["name"]: d["user_id"] for d in storage.duellists(duel["id"])
-    }
+    users = {d["name"]: d["user_id"] for d in storage.duellists(duel["id"])}
     for row in storage.topic_posts(ref.board_id, duel["topic_id"]):
         if row["author"] in users and users[row["author"]] is None and row["author_id"]:
             users[row["author"]] = row["author_id"]
@@ -305,9 +304,7 @@ def _remind(
     except LoginFailed:
         raise
     except ForumError as exc:
-        storage.db.execute(
-            "update deadlines set reminded_at = null where id = ?", [dl["id"]]
-        )
+        storage.db.execute("update deadlines set reminded_at = null where id = ?", [dl["id"]])
         storage.db.conn.commit()
         log.warning("duel %s: owl reminder failed (%s); will retry", duel["id"], exc)
 

@@ -265,10 +265,19 @@ def cancel_silence_drafts(ref: Referee, duel_id: int, why: str) -> None:
         ):
             ref.storage.db["declarations"].update(
                 decl["id"],
-                {"status": "cancelled", "last_error": f"cancelled: {why}", "version": decl["version"] + 1},
+                {
+                    "status": "cancelled",
+                    "last_error": f"cancelled: {why}",
+                    "version": decl["version"] + 1,
+                },
             )
             ref.storage.audit(
-                "forumbot", "draft.cancel", f"declaration:{decl['id']}", decl["status"], why, ref.now()
+                "forumbot",
+                "draft.cancel",
+                f"declaration:{decl['id']}",
+                decl["status"],
+                why,
+                ref.now(),
             )
             log.info("duel %s: relaunch draft %s cancelled (%s)", duel_id, decl["id"], why)
 
@@ -283,7 +292,9 @@ def _die(
         values = forum_dice(row, ref.dice_name or ruleset.dice_name, 1)
         if values is None:
             return None
-        return ref._record_forum_roll(duel["id"], turn_no, row["post_id"], ruleset.dice_name, values)
+        return ref._record_forum_roll(
+            duel["id"], turn_no, row["post_id"], ruleset.dice_name, values
+        )
     secret = bytes.fromhex(duel["dice_secret"])
     return ref._roll(duel["id"], secret, turn_no, row["post_id"], ruleset.dice_name, 1)
 
@@ -506,7 +517,8 @@ def step_context(
             {
                 "duellist": name,
                 "post_id": p["post_id"],
-                "role": "initiative" if p in state_before.get("pending", []) or step == "initiative"
+                "role": "initiative"
+                if p in state_before.get("pending", []) or step == "initiative"
                 else "defense",
                 "action": ACTION_FR.get(declared or "", "aucune action"),
                 "spell": p.get("spell") or p.get("spell_text"),
@@ -576,7 +588,9 @@ def recompute_step(
             facts={int(k): PostFacts(**v) for k, v in inputs.get("facts", {}).items()},
         )
     context = step_context(duel, inputs, outcome, referee_name)
-    template = "fatigue_closure.bbcode.j2" if inputs["step"] == "closure" else "fatigue_turn.bbcode.j2"
+    template = (
+        "fatigue_closure.bbcode.j2" if inputs["step"] == "closure" else "fatigue_turn.bbcode.j2"
+    )
     text = render(template, context, language)
     return {"context": context, "inputs": inputs, "outcome": outcome.to_dict()}, text
 

@@ -4,8 +4,9 @@ approve, hold, publish now. Every override lands in the audit log (who, when, be
 Setting a number re-runs the pure engine on the draft's stored inputs with the referee's
 overrides (``rules.resolve_turn(..., overrides=...)``), so everything downstream (PD, winner,
 the text) follows. Fatigue step drafts re-run their step
-(:func:`forumbot.fatigue_flow.recompute_step`) with the stored facts (lines, late edit). A change is refused when the draft is no longer editable (publishing or
-published) or when ``expected_version`` does not match (a stale form, issue 6).
+(:func:`forumbot.fatigue_flow.recompute_step`) with the stored facts (lines, late edit).
+A change is refused when the draft is no longer editable (publishing or published) or
+when ``expected_version`` does not match (a stale form, issue 6).
 """
 
 from __future__ import annotations

@@ -312,7 +312,9 @@ class Referee:
         if fatigue:
             from rules.fatigue import new_fatigue_duel
 
-            state = new_fatigue_duel(rs, [(n, y, t) for (n, y), t in zip(pairs, types)], stakes)
+            state = new_fatigue_duel(
+                rs, [(n, y, t) for (n, y), t in zip(pairs, types, strict=True)], stakes
+            )
         else:
             state = rules.new_duel(rs, pairs, stakes=stakes)
         secret = dice_secret if dice_secret is not None else self.rng.randbytes(32)
@@ -337,7 +339,7 @@ class Referee:
             )
             .last_pk
         )
-        for i, ((name, year), kinds) in enumerate(zip(pairs, types)):
+        for i, (name, year) in enumerate(pairs):
             self.storage.db["duellists"].insert(
                 {
                     "duel_id": duel_id,

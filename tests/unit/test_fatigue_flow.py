@@ -258,9 +258,7 @@ def test_edit_before_the_next_post_recomputes_the_pending_draft_with_the_same_di
     draft = duel.storage.declarations(("draft",))[0]
     assert "Flipendo" in draft["text"]
     rolls = list(duel.storage.db["dice_rolls"].rows)
-    duel.forum.edit_post(
-        TOPIC, pid, duel.text_of(pid).replace("Flipendo", "[b]Rictusempra[/b]")
-    )
+    duel.forum.edit_post(TOPIC, pid, duel.text_of(pid).replace("Flipendo", "[b]Rictusempra[/b]"))
     duel.ref.poll_forum(3)
     after = duel.storage.declaration(draft["id"])
     assert after["version"] > draft["version"]
