@@ -496,6 +496,81 @@ def users_list(config_path: str) -> None:
         click.echo(f"{user.username}\t{user.role}\t{'all' if user.is_admin else duels or '-'}")
 
 
+# -- club: leaderboard and duellist profiles (issue 4) --------------------------------------
+@main.command("leaderboard")
+@_config_opt
+@click.option("--post", "post_now", is_flag=True, help="Also update the bot's leaderboard post.")
+def leaderboard_cmd(config_path: str, post_now: bool) -> None:
+    """Print the 1v1 leaderboard (points, wins, purse, frogs); with --post, also post or edit
+    the bot's leaderboard post in the [leaderboard] topic now."""
+    from forumbot.leaderboard import render_leaderboard
+
+    config = _config(config_path)
+    storage = _storage(config_path)
+    board_id = storage.board_id(config.board_url, config.platform, datetime.now(UTC))
+    click.echo(render_leaderboard(storage, board_id, language=config.language), nl=False)
+    if not post_now:
+        return
+    if not config.leaderboard_topic_id:
+        raise click.ClickException("no leaderboard post: set [leaderboard] topic_id")
+    from forumbot.app import bootstrap
+    from forumbot.registrations import desk_for
+
+    try:
+        state = desk_for(bootstrap(config, storage=storage)).refresh_leaderboard()
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"leaderboard post: {state}")
+    if state in ("failed", "unsupported"):
+        raise click.exceptions.Exit(1)
+
+
+@main.group()
+def duellists() -> None:
+    """Duellist profiles (year and magic types, changed only by an admin)."""
+
+
+@duellists.command("set")
+@_config_opt
+@click.argument("name")
+@click.option("--year", required=True, help='1..7 or "adult".')
+@click.option("--types", "types", required=True, help="One or two magic types: brutale,discrete")
+@click.option("--player", default=None, help="The forum account (default: unchanged / NAME).")
+@click.option("--by", default=None, help="The admin making the change (audit log).")
+def duellists_set(
+    config_path: str, name: str, year: str, types: str, player: str | None, by: str | None
+) -> None:
+    """Record NAME's year and magic types (seed 001: a change of type needs a strong change
+    of character in role-play or a new wand; the admin records it)."""
+    from forumbot.registrations import ProfileError, set_profile, types_label, year_label
+    from forumbot.rulesets import load_ruleset
+
+    config = _config(config_path)
+    storage = _storage(config_path)
+    now = datetime.now(UTC)
+    board_id = storage.board_id(config.board_url, config.platform, now)
+    ruleset = config.registrations[0].ruleset if config.registrations else "fatigue"
+    try:
+        profile = set_profile(
+            storage,
+            board_id,
+            name,
+            year,
+            [t for t in types.split(",") if t.strip()],
+            _actor(by),
+            now,
+            player=player,
+            ruleset=ruleset,
+        )
+    except ProfileError as exc:
+        raise click.ClickException(str(exc)) from exc
+    rs = load_ruleset(ruleset)
+    click.echo(
+        f"{profile.character} ({profile.player}): {year_label(profile.year)}, "
+        f"magie {types_label(rs, profile.magic_types)}"  # type: ignore[arg-type]
+    )
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
 
