@@ -97,7 +97,7 @@ def fatigue_duellists(
                 cut = rest.casefold().find(other.casefold())
                 if other != name and cut >= 0:
                     rest = rest[:cut]
-            keys, _unknown = parse_magic_types(rest)
+            keys, _unknown = parse_magic_types(rest.replace("(", " ").replace(")", " "))
             kinds.extend(k for k in keys if k not in kinds)
             if kinds:
                 break
