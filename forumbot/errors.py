@@ -13,6 +13,9 @@ Exception tree::
     ├── TopicNotFound           HTTP 404 / "Le sujet demandé n’existe pas."
     ├── PermissionDenied        the board says the user may not do that
     ├── ServerError             5xx / 429 / transport errors after all retries
+    │   ├── BoardUnavailable    the board is disabled for maintenance (phpBB BOARD_DISABLE page)
+    │   └── PageNotUnderstood   the board answered a page the client cannot read (truncated
+    │                           after retries, another style, another forum software)
     └── AmbiguousPost           a POST timed out and its outcome could not be established
 
 None of these carry passwords or cookies in their messages.
@@ -83,6 +86,17 @@ class PermissionDenied(ForumError):
 
 class ServerError(ForumError):
     """The board kept failing (5xx, 429 or transport errors) after every retry."""
+
+
+class BoardUnavailable(ServerError):
+    """The board says it is disabled or unavailable (phpBB ``BOARD_DISABLE`` /
+    ``BOARD_UNAVAILABLE``: "Désolé mais ce forum est actuellement indisponible.", "The board
+    is currently disabled."), still after every retry. Try again at the next cycle."""
+
+
+class PageNotUnderstood(ServerError):
+    """The board answered a page the client cannot read: cut before ``</html>`` (after every
+    retry), a style other than prosilver's markup, or another forum software's page."""
 
 
 class AmbiguousPost(ForumError):

@@ -17,6 +17,8 @@ Follows the flows observed on a real phpBB 3.3.15 board (``fixtures/html/phpbb/F
 
 from __future__ import annotations
 
+import logging
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -28,11 +30,13 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 
 from forumbot.errors import (
     AmbiguousPost,
+    BoardUnavailable,
     CaptchaRequired,
     FloodLimited,
     FormInvalid,
     ForumError,
     LoginFailed,
+    PageNotUnderstood,
     PermissionDenied,
     PostQueued,
     PostReview,
@@ -41,12 +45,15 @@ from forumbot.errors import (
     TopicNotFound,
 )
 from forumbot.forums.base import TopicSummary
+from parsers.errors import ParseError
 from parsers.model import Post, TopicPage
-from parsers.phpbb import parse_topic_page
+from parsers.phpbb import looks_like_phpbb, parse_topic_page
 from parsers.phpbb_forms import (
     HtmlForm,
     classify_notice,
     logged_in_user,
+    message_box_text,
+    normalize_text,
     parse_form,
     parse_pm_folder,
     parse_pm_message_text,
@@ -55,16 +62,99 @@ from parsers.phpbb_forms import (
 
 DEFAULT_USER_AGENT = "forumbot/0.1 (+referee bot for role-play duels)"
 
+log = logging.getLogger("forumbot.phpbb")
+
 _RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
+
+# phpBB 3.3 BOARD_DISABLE (users), BOARD_DISABLED (admin notice), BOARD_UNAVAILABLE (load
+# limit), FR then EN, after normalize_text; an admin's own board_disable_msg is shown instead
+# of BOARD_DISABLE and cannot be recognised by its words.
+BOARD_DISABLED_TEXTS = (
+    "ce forum est actuellement indisponible",
+    "le forum est actuellement désactivé",
+    "temporairement indisponible",
+    "this board is currently unavailable",
+    "the board is currently disabled",
+    "this board is currently disabled",
+    "temporarily unavailable",
+)
+_LOGIN_LINK = re.compile(r"href=[\"'][^\"']*ucp\.php\?mode=login", re.IGNORECASE)
+_LOGOUT_LINK = re.compile(r"ucp\.php\?mode=logout", re.IGNORECASE)
 
 
 class _RetryableStatus(Exception):
-    """Internal: a GET answered 5xx/429; carries the Retry-After delay when given."""
+    """Internal: a GET answered 5xx/429, a truncated page or the board-disabled page;
+    carries the Retry-After delay when given and a short reason for the logs."""
 
-    def __init__(self, status: int, retry_after_s: float | None) -> None:
-        super().__init__(f"HTTP {status}")
+    def __init__(
+        self,
+        status: int,
+        retry_after_s: float | None,
+        reason: str | None = None,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(reason or f"HTTP {status}")
         self.status = status
         self.retry_after_s = retry_after_s
+        self.reason = reason or f"HTTP {status}"
+        self.disabled = disabled
+
+
+def board_disabled_message(html: str) -> str | None:
+    """The board's message when ``html`` is phpBB's "board disabled/unavailable" page (its
+    ``div#message`` says so), else None."""
+    box = message_box_text(html)
+    if box is None:
+        return None
+    folded = normalize_text(box)
+    return box if any(text in folded for text in BOARD_DISABLED_TEXTS) else None
+
+
+def is_truncated(content: bytes) -> bool:
+    """True when an HTML page ends before its ``</html>`` (PHP died mid-page, a proxy cut
+    the answer)."""
+    return b"</html>" not in content[-4096:].lower()
+
+
+_STYLE = re.compile(r"styles/([\w.-]+)/theme/")
+
+
+def _check_guest_page(html: str, path: str) -> None:
+    """Return when ``html`` is a phpBB page shown to a guest (a login form, or the header's
+    login link and no logout link); otherwise the page is not one the client can read.
+
+    Raises:
+        PageNotUnderstood: another forum software's page, or a phpBB page whose header is not
+            prosilver's (another style: the user may well be logged in, so no re-login).
+    """
+    if parse_form(html, "login") is not None:
+        return
+    if _LOGIN_LINK.search(html) and not _LOGOUT_LINK.search(html):
+        return
+    if not looks_like_phpbb(html):
+        raise PageNotUnderstood(f"GET {path}: not a phpBB page (another forum software?)")
+    style = _STYLE.search(html)
+    raise PageNotUnderstood(
+        f"GET {path}: phpBB page without prosilver's header "
+        f"(style {style.group(1) if style else 'unknown'!r})"
+    )
+
+
+def _fault_reason(resp: httpx.Response) -> tuple[str, bool] | None:
+    """Why a GET answer must be retried (and whether the board says it is disabled), or
+    None when it is a usable page."""
+    if resp.status_code in _RETRYABLE_STATUS:
+        disabled = board_disabled_message(resp.text) if resp.content else None
+        if disabled is not None:
+            return f"HTTP {resp.status_code}, board disabled: «{disabled}»", True
+        return f"HTTP {resp.status_code}", False
+    if resp.status_code == 200:
+        if is_truncated(resp.content):
+            return f"truncated page ({len(resp.content)} bytes, no </html>)", False
+        disabled = board_disabled_message(resp.text)
+        if disabled is not None:
+            return f"board disabled: «{disabled}»", True
+    return None
 
 
 @dataclass
@@ -101,6 +191,15 @@ def _query_int(url: str, key: str) -> int | None:
     if values and values[0].isdigit():
         return int(values[0])
     return None
+
+
+def _about(path: str) -> str:
+    """What a board path is about, for log lines: ``"topic 5"``, ``"forum 3"``, else the path."""
+    for key, name in (("t", "topic"), ("f", "forum"), ("p", "post")):
+        value = _query_int(path, key)
+        if value is not None:
+            return f"{name} {value}"
+    return path
 
 
 class PhpbbClient:
@@ -173,34 +272,73 @@ class PhpbbClient:
             return min(exc.retry_after_s, self.max_retry_after_s)
         return float(min(self.backoff_cap_s, 2 ** (retry_state.attempt_number - 1)))
 
-    def _get(self, path: str) -> httpx.Response:
-        """GET with retries on transport errors, 5xx and 429.
+    def _get(self, path: str, about: str | None = None) -> httpx.Response:
+        """GET with retries on transport errors, 5xx, 429, truncated pages and phpBB's
+        board-disabled page. Each retry is logged at INFO; a GET that succeeds after retries
+        logs ONE warning naming ``about`` (e.g. ``"topic 5"``, default: the path) and the fault.
 
-        Raises: ServerError after ``max_retries`` retries.
+        Raises: BoardUnavailable (still disabled), ServerError (others) after
+            ``max_retries`` retries.
         """
+        faults: list[str] = []
 
         def once() -> httpx.Response:
-            resp = self._http.get(self._url(path), follow_redirects=True)
-            if resp.status_code in _RETRYABLE_STATUS:
+            try:
+                resp = self._http.get(self._url(path), follow_redirects=True)
+            except httpx.TransportError as exc:
+                faults.append(type(exc).__name__)
+                raise
+            fault = _fault_reason(resp)
+            if fault is not None:
+                faults.append(fault[0])
                 raise _RetryableStatus(
                     resp.status_code,
                     parse_retry_after(resp.headers.get("retry-after"), resp.headers.get("date")),
+                    fault[0],
+                    fault[1],
                 )
             return resp
+
+        def before_sleep(state: RetryCallState) -> None:
+            log.info(
+                "%s: GET %s: %s; retry %d/%d in %.0f s",
+                about or path,
+                path,
+                faults[-1],
+                state.attempt_number,
+                self.max_retries,
+                state.upcoming_sleep,
+            )
 
         retrying = Retrying(
             stop=stop_after_attempt(self.max_retries + 1),
             wait=self._wait,
             retry=retry_if_exception_type((httpx.TransportError, _RetryableStatus)),
             sleep=self._sleep,
+            before_sleep=before_sleep,
             reraise=True,
         )
         try:
-            return retrying(once)
+            resp = retrying(once)
         except _RetryableStatus as exc:
-            raise ServerError(f"GET {path}: HTTP {exc.status} after retries") from exc
+            error = BoardUnavailable if exc.disabled else ServerError
+            raise error(
+                f"GET {path}: {exc.reason}, still after {self.max_retries} retries"
+            ) from exc
         except httpx.TransportError as exc:
-            raise ServerError(f"GET {path}: {type(exc).__name__} after retries") from exc
+            raise ServerError(
+                f"GET {path}: {type(exc).__name__}, still after {self.max_retries} retries"
+            ) from exc
+        if faults:
+            log.warning(
+                "%s: GET %s recovered after %d %s (%s)",
+                about or path,
+                path,
+                len(faults),
+                "retry" if len(faults) == 1 else "retries",
+                ", ".join(dict.fromkeys(faults)),
+            )
+        return resp
 
     def _post(self, action: str, body: list[tuple[str, str]]) -> httpx.Response:
         """One POST (urlencoded, redirects not followed). Transport errors propagate."""
@@ -211,17 +349,26 @@ class PhpbbClient:
             follow_redirects=False,
         )
 
-    def _read(self, path: str) -> str:
-        """GET a page that needs the session; re-login once when it shows a guest.
+    def _read(self, path: str, about: str | None = None) -> str:
+        """GET a page that needs the session; re-login once when it shows a guest (logged as
+        ONE warning naming ``about``, default the path).
 
-        Raises: TopicNotFound (404), SessionExpired, LoginFailed, ServerError.
+        Raises: TopicNotFound (404), SessionExpired, LoginFailed, ServerError,
+            PageNotUnderstood (a page without prosilver's header: another style or software).
         """
         for attempt in range(2):
-            resp = self._get(path)
+            resp = self._get(path, about)
             html = resp.text
             user = logged_in_user(html)
             self._logged_in = user is not None
+            if user is None:
+                _check_guest_page(html, path)
             if user is None and attempt == 0:
+                log.warning(
+                    "%s: the board shows a guest on %s (session expired): logging in again",
+                    about or path,
+                    path,
+                )
                 self.login()
                 continue
             if resp.status_code == 404:
@@ -243,7 +390,7 @@ class PhpbbClient:
 
         Raises: PermissionDenied / TopicNotFound when the board answers a message instead.
         """
-        html = self._read(path)
+        html = self._read(path, _about(path))
         fetched_at = self._clock()
         form = parse_form(html, form_id)
         if form is None:
@@ -330,7 +477,12 @@ class PhpbbClient:
 
         Raises: TopicNotFound (no such forum), SessionExpired, ServerError.
         """
-        html = self._read(f"viewforum.php?f={forum_id}")
+        path = f"viewforum.php?f={forum_id}"
+        html = self._read(path, f"forum {forum_id}")
+        try:
+            rows = parse_topic_list(html, source=path)
+        except ParseError as exc:
+            raise PageNotUnderstood(f"GET {path}: {exc.reason}") from exc
         return [
             TopicSummary(
                 topic_id=row.topic_id,
@@ -339,11 +491,19 @@ class PhpbbClient:
                 replies=row.replies,
                 author=row.author,
             )
-            for row in parse_topic_list(html, source=f"viewforum.php?f={forum_id}")
+            for row in rows
         ]
 
-    def _topic_page(self, path: str) -> TopicPage:
-        return parse_topic_page(self._read(path), source=path)
+    def _topic_page(self, path: str, about: str | None = None) -> TopicPage:
+        """GET and parse a topic page.
+
+        Raises: like :meth:`_read`; PageNotUnderstood when the page cannot be parsed.
+        """
+        html = self._read(path, about)
+        try:
+            return parse_topic_page(html, source=path)
+        except ParseError as exc:
+            raise PageNotUnderstood(f"GET {path}: {exc.reason}") from exc
 
     def _scan(self, topic_id: int, first: TopicPage, after_post_id: int | None) -> list[Post]:
         """Posts newer than ``after_post_id`` on ``first`` and every later page."""
@@ -352,7 +512,9 @@ class PhpbbClient:
         per_page = len(first.posts)
         while page.page < page.pages and per_page > 0:
             start = page.page * per_page
-            page = self._topic_page(f"viewtopic.php?t={topic_id}&start={start}")
+            page = self._topic_page(
+                f"viewtopic.php?t={topic_id}&start={start}", f"topic {topic_id}"
+            )
             posts.extend(
                 p for p in page.posts if after_post_id is None or p.post_id > after_post_id
             )
@@ -365,11 +527,12 @@ class PhpbbClient:
         post), then the later pages. When that post is gone (deleted / moved), scan the topic
         from its first page instead. Requests: 1 per page read.
 
-        Raises: TopicNotFound, SessionExpired, ServerError, parsers.errors.ParseError.
+        Raises: TopicNotFound, SessionExpired, ServerError, PageNotUnderstood (a page that
+            cannot be parsed: truncated, another style, another forum software).
         """
         if after_post_id is not None:
             try:
-                page = self._topic_page(f"viewtopic.php?p={after_post_id}")
+                page = self._topic_page(f"viewtopic.php?p={after_post_id}", f"topic {topic_id}")
             except TopicNotFound:
                 page = None
             if (
@@ -378,7 +541,7 @@ class PhpbbClient:
                 and any(p.post_id == after_post_id for p in page.posts)
             ):
                 return self._scan(topic_id, page, after_post_id)
-        first = self._topic_page(f"viewtopic.php?t={topic_id}")
+        first = self._topic_page(f"viewtopic.php?t={topic_id}", f"topic {topic_id}")
         return self._scan(topic_id, first, after_post_id)
 
     def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
@@ -519,7 +682,12 @@ class PhpbbClient:
         find: Callable[[], int | None],
         on_form: Callable[[HtmlForm], None],
     ) -> int:
-        """The posting loop shared by reply and create_topic (see :meth:`reply`)."""
+        """The posting loop shared by reply and create_topic (see :meth:`reply`).
+
+        Every fault it gets over (timeout, 5xx, flood, post review, FORM_INVALID, logged out)
+        is logged as ONE warning naming the topic (or forum) and what is done about it.
+        """
+        about = _about(form_path)
         uncertain = False  # a previous POST may have been saved
         relogged = False
         carried: _FetchedForm | None = None
@@ -548,10 +716,19 @@ class PhpbbClient:
             body = fetched.form.payload(overrides, "post")
             try:
                 resp = self._post(fetched.form.action or form_path, body)
-            except httpx.TransportError:
+            except httpx.TransportError as exc:
                 uncertain = True
                 failures += 1
-                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                wait = min(self.backoff_cap_s, 2.0**failures)
+                log.warning(
+                    "%s: POST %s: %s (outcome unknown); looking for the marker in %.0f s "
+                    "before posting again",
+                    about,
+                    form_path,
+                    type(exc).__name__,
+                    wait,
+                )
+                self._sleep(wait)
                 continue
             if resp.status_code in (301, 302, 303):
                 location = resp.headers.get("location", "")
@@ -564,23 +741,48 @@ class PhpbbClient:
             if resp.status_code >= 500 or resp.status_code == 429:
                 uncertain = True
                 failures += 1
-                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                wait = min(self.backoff_cap_s, 2.0**failures)
+                log.warning(
+                    "%s: POST %s: HTTP %d; looking for the marker in %.0f s before posting again",
+                    about,
+                    form_path,
+                    resp.status_code,
+                    wait,
+                )
+                self._sleep(wait)
                 continue
             if resp.status_code == 404:
                 raise TopicNotFound(f"{form_path}: HTTP 404")
             notice = classify_notice(resp.text)
             if notice.kind == "flood":
                 floods += 1
+                log.warning(
+                    "%s: flood limit (%s); waiting %.0f s, then a fresh form",
+                    about,
+                    notice.message,
+                    self.flood_interval_s,
+                )
                 self._sleep(self.flood_interval_s)
             elif notice.kind == "post_review":
                 reviews += 1
                 uncertain = True
+                log.warning(
+                    "%s: someone posted meanwhile (post review); looking for the marker, then "
+                    "submitting the refreshed form",
+                    about,
+                )
                 refreshed = parse_form(resp.text, "postform")
                 if refreshed is not None:
                     carried = _FetchedForm(refreshed, self._clock())
             elif notice.kind == "form_invalid":
                 invalids += 1
                 uncertain = True
+                log.warning(
+                    "%s: form refused (FORM_INVALID: %s); looking for the marker, then a fresh "
+                    "form",
+                    about,
+                    notice.message,
+                )
                 last_error = FormInvalid(notice.message or "FORM_INVALID")
             elif notice.kind == "queued":
                 raise PostQueued(notice.message or "post awaits moderator approval")
@@ -588,6 +790,7 @@ class PhpbbClient:
                 if relogged:
                     raise SessionExpired(f"{form_path}: logged out while posting")
                 relogged = True
+                log.warning("%s: logged out while posting: logging in again", about)
                 self.login()
             elif notice.kind == "not_found":
                 raise TopicNotFound(notice.message or form_path)
