@@ -16,8 +16,10 @@ Design (a persistent table swept by an interval job, not APScheduler date jobs):
   (:func:`rules.timeouts.owl_reminder_at`) and how many "nobody took the initiative"
   relaunches came since the last post. Older pending rows of the duel are superseded.
 - :func:`sweep` runs at the end of every poll of the forum (the scheduler's interval ``poll``
-  job; the topics were just read, so a post that came in is known). A row whose expected
-  post came is ``superseded``. A due row is **claimed** by a compare-and-set
+  job, :meth:`forumbot.referee.Referee.poll_forum`; the topics were just read, so a post that
+  came in is known). A poll whose forum listing fails raises before the sweep: while the
+  board cannot be read, no relaunch is drafted on a silence that may not be one. A row whose
+  expected post came is ``superseded``. A due row is **claimed** by a compare-and-set
   (``update ... set status='fired' where id=? and status='pending'``) in one transaction with
   the relaunch draft it writes: a sweep that runs again (a second process, a retry after a
   crash, the next poll) finds it ``fired`` and does nothing, and the draft's idempotency key

@@ -431,7 +431,6 @@ def open_storage(path: str | Path) -> Storage:
 
 import forumbot.web.schema  # noqa: E402,F401  (review page tables, issue 6)
 
-
 # -- Club tables (issue 4: sign-up to purse) ----------------------------------------------------
 # Appended migrations: registration threads and their posts, requests (open sign-ups), the
 # 1v1 queue of pairings, duellist profiles, the owl outbox, the bot's own club posts (sign-up
