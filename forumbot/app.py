@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import random
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -82,7 +83,19 @@ class Bot:
             except LoginFailed:
                 raise
             except ForumError as exc:
-                log.warning("forum %s: poll failed: %s", watched.forum_id, exc)
+                log.warning(
+                    "forum %s: poll failed (%s: %s); will retry next cycle",
+                    watched.forum_id,
+                    type(exc).__name__,
+                    exc,
+                )
+            except sqlite3.OperationalError as exc:  # e.g. another process holds a write lock
+                self._rollback()
+                log.warning(
+                    "forum %s: poll stopped, database error (%s); will retry next cycle",
+                    watched.forum_id,
+                    exc,
+                )
         for report in reports:
             log.info(
                 "forum %s: %d topics, %d read, %d new posts, %d edited, %d drafts",
@@ -96,10 +109,25 @@ class Bot:
         return reports
 
     def publish(self) -> list[int]:
-        """Publish due declarations (the scheduler's publish job)."""
-        return publish_due(
-            self.storage, self.client, self.now, manual=self.config.review_delay_s == "manual"
-        )
+        """Publish due declarations (the scheduler's publish job).
+
+        A database error (e.g. locked by another process beyond the busy timeout) ends the
+        pass with one warning; rows keep their status (a ``publishing`` row is looked for by
+        its marker at the next pass, so nothing is posted twice).
+        """
+        try:
+            return publish_due(
+                self.storage, self.client, self.now, manual=self.config.review_delay_s == "manual"
+            )
+        except sqlite3.OperationalError as exc:
+            self._rollback()
+            log.warning("publish: stopped, database error (%s); will retry next cycle", exc)
+            return []
+
+    def _rollback(self) -> None:
+        """End a transaction a failed statement left open (its snapshot would be stale)."""
+        if self.storage.db.conn.in_transaction:
+            self.storage.db.conn.rollback()
 
     def close(self) -> None:
         """Close the database."""

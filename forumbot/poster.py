@@ -114,7 +114,14 @@ def publish_one(
         storage.db["declarations"].update(
             decl["id"], {"last_error": f"{type(exc).__name__}: {exc}", "updated_at": iso(now())}
         )
-        log.warning("declaration %s: publish failed (%s); will retry", decl["id"], exc)
+        log.warning(
+            "topic %s: declaration %s (duel %s) publish failed (%s: %s); will retry",
+            topic_id,
+            decl["id"],
+            decl["duel_id"],
+            type(exc).__name__,
+            exc,
+        )
         return None
     # Marking it published and advancing the duel happen in one transaction: a crash
     # leaves either both undone (the marker check finds the post next time) or both done.

@@ -23,12 +23,14 @@ from __future__ import annotations
 import json
 import logging
 import random
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import rules
+from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient
 from forumbot.render import marker_text, render
 from forumbot.rulesets import load_ruleset
@@ -171,6 +173,15 @@ class Referee:
                 new += counts[0]
                 edited += counts[1]
                 drafts += counts[2]
+            except sqlite3.OperationalError:
+                raise  # the database (e.g. locked), not this topic: the caller logs it once
+            except ForumError as exc:  # the board failed on this topic: one line, next cycle
+                log.warning(
+                    "topic %s: poll failed (%s: %s); will retry next cycle",
+                    summary.topic_id,
+                    type(exc).__name__,
+                    exc,
+                )
             except Exception:  # one bad topic never stops the loop
                 log.exception("topic %s: poll failed; will retry next cycle", summary.topic_id)
         drafts += self.sweep_deadlines(forum_id)
