@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess
@@ -50,6 +51,8 @@ from forumbot.sandbox import SandboxBoard
 BOT = "Hibou"
 PASSWORD_ENV = "FORUMBOT_CRASH_PASSWORD"
 MARKER = "forumbot·"
+# ``forumbot·<key>·`` (render.marker_text; the closing ``·`` makes it a whole token)
+MARKER_RE = re.compile(r"forumbot·([^\s·\[\]]+)·?")
 CRASH_POINTS = ("before_post", "after_post")
 SPELLS = ("Sortilège de Désarmement", "Sortilège de Chatouillis", "Sortilège du Saucisson")
 CONFIG = """
@@ -161,13 +164,7 @@ class CrashFigures:
 
 def markers_in(text: str) -> list[str]:
     """Idempotency keys of the ``forumbot·<key>`` markers in a post's BBCode text."""
-    keys = []
-    for line in text.splitlines():
-        if MARKER in line:
-            key = line.split(MARKER, 1)[1].split("[", 1)[0].strip()
-            if key:
-                keys.append(key)
-    return keys
+    return MARKER_RE.findall(text)
 
 
 class Database:
