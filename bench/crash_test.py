@@ -150,6 +150,11 @@ class CrashFigures:
             out.append(
                 f"owls: {self.owls_sent} on the board, {self.owl_duplicates} duplicates, "
                 f"{self.owls_missing} missing, {self.owls_unrecorded} unrecorded"
+                + (
+                    " (the bot sent none: the classic flow sends no owls)"
+                    if not self.owls_sent
+                    else ""
+                )
             )
         else:
             out.append(
