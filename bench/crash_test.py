@@ -92,6 +92,7 @@ class CrashFigures:
             run.
         pending: drafts not yet published when the clean run ended (0 when it was clean).
         duels_opened, duels_finished: duel topics opened and finished.
+        cut_requests: HTTP requests whose connection a kill cut (the board saw a reset).
         owls_table: whether the bot's database has an ``owls`` table.
         owls_sent, owl_duplicates, owls_missing, owls_unrecorded: owls counted on the board
             (PMs from the bot) against the ``owls`` rows marked ``sent``.
@@ -110,6 +111,7 @@ class CrashFigures:
     pending: int = 0
     duels_opened: int = 0
     duels_finished: int = 0
+    cut_requests: int = 0
     owls_table: bool = False
     owls_sent: int = 0
     owl_duplicates: int = 0
@@ -138,6 +140,7 @@ class CrashFigures:
             f"runs (SIGKILLed starts): {self.runs}",
             f"kills: {kills}",
             f"duels: {self.duels_opened} opened, {self.duels_finished} finished",
+            f"requests cut by a kill (connection reset seen by the board): {self.cut_requests}",
             f"declarations on the board: {self.declarations} "
             f"(published rows in the database: {self.published_rows})",
             f"duplicates: {self.duplicates}",
@@ -346,6 +349,13 @@ def run_crash_test(
     board.add_user(BOT, "pw-bot", ignore_flood=True)
     board.add_user("Arbitre", "a")
     url = board.start()
+    server = board._server  # a kill mid-request resets the connection: count it, quietly
+    if server is not None:
+
+        def cut(request: object, client_address: object) -> None:
+            figures.cut_requests += 1
+
+        server.handle_error = cut  # type: ignore[method-assign]
     db = Database(work / "crash.db")
     players = Duellists(board, db, random.Random(seed + 1))
     topics = [players.open_duel(i) for i in range(duels)]
