@@ -96,6 +96,13 @@ class Bot:
                     watched.forum_id,
                     exc,
                 )
+        try:  # two against two (issue 5): PM inbox, zone owls, finished 2v2 duels
+            from forumbot.duo_flow import after_poll
+
+            after_poll(self)
+        except sqlite3.OperationalError as exc:
+            self._rollback()
+            log.warning("2v2: stopped, database error (%s); will retry next cycle", exc)
         for report in reports:
             log.info(
                 "forum %s: %d topics, %d read, %d new posts, %d edited, %d drafts",

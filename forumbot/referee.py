@@ -509,6 +509,10 @@ class Referee:
     def advance(self, duel_id: int) -> int:
         """Draft what the duel's recorded posts call for. Returns the drafts written (0/1)."""
         duel = self.storage.duel(duel_id)
+        from forumbot.duo_flow import advance_duo, is_duo
+
+        if is_duo(self.storage, duel_id):  # two against two (issue 5)
+            return advance_duo(self, duel_id)
         if duel["status"] == "open":
             return self._check_early_casts(duel)
         if duel["status"] != "running":

@@ -598,3 +598,66 @@ def m020_club(db: sqlite_utils.Database) -> None:
         pk="id",
     )
     db.table("rewards").create_index(["duel_id", "character", "reward"], unique=True)
+
+
+# -- Two-against-two duels (issue 5) --------------------------------------------------------------
+# Appended: 2v2 duels (environment, duos, placement, the duo state at the opening), zone reveals
+# (one owl per duellist and zone, ever), referee tasks (owls asking for details, mechanism
+# attempts), the bot's PM inbox already read. The running duo state (creatures' PV, inventory,
+# positions) is the ``duo_state`` of the latest published 2v2 declaration (forumbot.duo_flow).
+
+
+@MIGRATIONS(name="m030_duo")
+def m030_duo(db: sqlite_utils.Database) -> None:
+    """Tables of two-against-two duels, zone reveals, referee tasks and the PM inbox."""
+    db.table("duo_duels").create(
+        {
+            "duel_id": int,
+            "board_id": int,
+            "environment": str,
+            "duos_json": str,
+            "placement_json": str,
+            "state_json": str,
+            "settled_at": str,
+            "created_at": str,
+        },
+        pk="duel_id",
+    )
+    db.table("zone_reveals").create(
+        {
+            "duel_id": int,
+            "duellist": str,
+            "zone": str,
+            "owl_key": str,
+            "declaration_id": int,
+            "created_at": str,
+        },
+        pk=("duel_id", "duellist", "zone"),
+    )
+    db.table("referee_tasks").create(
+        {
+            "id": int,
+            "board_id": int,
+            "duel_id": int,
+            "kind": str,
+            "source_key": str,
+            "duellist": str,
+            "zone": str,
+            "subject": str,
+            "text": str,
+            "mechanism": str,
+            "post_id": int,
+            "status": str,
+            "created_at": str,
+            "done_at": str,
+            "done_by": str,
+            "note": str,
+        },
+        pk="id",
+        not_null={"source_key"},
+    )
+    db.table("referee_tasks").create_index(["source_key"], unique=True)
+    db.table("inbox_seen").create(
+        {"board_id": int, "msg_id": int, "sender": str, "subject": str, "seen_at": str},
+        pk=("board_id", "msg_id"),
+    )

@@ -1,0 +1,742 @@
+"""Two-against-two fatigue duels in the running bot (seed 001, issue 5).
+
+- :func:`open_duo_duel` registers a 2v2 duel in a topic (one 2v2 at a time on a board): the
+  four duellists are placed at random from the duel's secret seed (recorded in ``duo_duels``)
+  and the opening declaration (environment, positions, creatures) is drafted.
+- :func:`advance_duo` (called by :meth:`forumbot.referee.Referee.advance`) drafts the next
+  declaration: one post, or two when all four share a zone (:func:`rules.duo.posts_per_declaration`).
+  Dice: one d6 « Pari » per post, derived like the 1v1 flow's. Publication goes through the
+  fatigue path (:func:`forumbot.fatigue_flow.apply_published_fatigue`: ``state_json``, finish,
+  deadline); the full 2v2 state is stored in each draft's context (``duo_state``) and the
+  current state is the one of the latest published 2v2 declaration.
+- Zone reveals: for the starting zones (once the opening is out) and for every zone entered in
+  a published declaration, an owl is drafted under the key ``b<board>-duel<id>-zone-<who>-<zone>``
+  (:mod:`forumbot.owls`: exactly once, even across restarts; a zone entered again sends none).
+- Mechanism attempts become referee tasks; a task marked solved is stated (with its reward) in
+  the next declaration. Owls asking for details are read from the inbox by :mod:`forumbot.inbox`.
+- :func:`after_poll` (called by :meth:`forumbot.app.Bot.poll`): inbox, owls, rewards of finished
+  2v2 duels (kind ``2v2``: winners 1 point and 5 G each, losers a frog each, once).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from forumbot.leaderboard import _bump, player_of
+from forumbot.owls import draft_owl, send_due_owls
+from forumbot.render import render
+from forumbot.rulesets import load_ruleset
+from forumbot.storage import Storage, iso
+from rules.dice import commitment, derive_die
+from rules.duo import (
+    DuoOutcome,
+    DuoPost,
+    DuoState,
+    Environment,
+    duo_rewards,
+    expected_posters,
+    load_duo_settings,
+    load_environment,
+    new_duo_duel,
+    posts_per_declaration,
+    resolve_duo_step,
+    start_duo,
+)
+from rules.duo.settings import DuoSettings
+from rules.fatigue import FatigueRuleset, PostFacts, count_displayed_lines
+
+if TYPE_CHECKING:
+    from forumbot.referee import Referee
+
+log = logging.getLogger("forumbot.duo")
+
+DATA = Path(__file__).resolve().parent.parent / "rules" / "data"
+EDITABLE = ("draft", "approved", "held")
+ACTION_FR = {"cast": "lancer un sort", "dodge": "esquiver", "dodge_riposte": "esquiver et riposter"}
+REWARD_FR = {
+    "galleons": "gallions",
+    "pv": "PV",
+    "pa": "PA",
+    "sweets": "friandises",
+    "house_points": "points au sablier",
+}
+_USE_PREFIXES = ("objet :", "objet:", "utiliser :", "utiliser:")
+
+
+class DuoBusy(RuntimeError):
+    """A 2v2 duel is already open or running on the board (seed 001: "Un seul duel en Deux
+    contre Deux sera organisé à la fois")."""
+
+
+# --- Data files ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def load_env(key: str) -> Environment:
+    """The environment ``key`` (``rules/data/environments/<key>.toml``) or a TOML path."""
+    path = Path(key)
+    if not (path.suffix == ".toml" and path.exists()):
+        path = DATA / "environments" / f"{key}.toml"
+    return load_environment(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def duo_settings() -> DuoSettings:
+    """``rules/data/duo.toml``."""
+    return load_duo_settings((DATA / "duo.toml").read_text(encoding="utf-8"))
+
+
+def environments() -> list[str]:
+    """Keys of the shipped environments."""
+    return sorted(p.stem for p in (DATA / "environments").glob("*.toml"))
+
+
+def make_draw(secret: bytes, duel_key: str) -> Any:
+    """``draw(label, n) -> 0..n-1`` derived from the duel's secret seed (auditable once the
+    seed is revealed, like the dice: :func:`rules.dice.derive_die` with the label as name)."""
+
+    def draw(label: str, n: int) -> int:
+        if n <= 1:
+            return 0
+        return derive_die(secret, duel_key, 0, 0, label, 0, sides=n) - 1
+
+    return draw
+
+
+# --- Queries ---------------------------------------------------------------------------------
+
+
+def duo_row(storage: Storage, duel_id: int) -> dict[str, Any] | None:
+    """The ``duo_duels`` row of a duel, or None when it is not a 2v2."""
+    rows = list(storage.db["duo_duels"].rows_where("duel_id = ?", [duel_id]))
+    return rows[0] if rows else None
+
+
+def is_duo(storage: Storage, duel_id: int) -> bool:
+    """True for a 2v2 duel."""
+    return duo_row(storage, duel_id) is not None
+
+
+def duo_running(storage: Storage, board_id: int) -> dict[str, Any] | None:
+    """The board's 2v2 duel that is open or running, or None."""
+    rows = storage.db.execute(
+        "select d.id from duels d join duo_duels u on u.duel_id = d.id where d.board_id = ? "
+        "and d.status in ('open', 'running') order by d.id",
+        [board_id],
+    ).fetchall()
+    return storage.duel(int(rows[0][0])) if rows else None
+
+
+def current_state(storage: Storage, duel: dict[str, Any]) -> DuoState:
+    """The 2v2 state in force: the latest published 2v2 declaration's, else the opening's
+    (started once the opening is out)."""
+    row = storage.db.execute(
+        "select context_json from declarations where duel_id = ? and status = 'published' "
+        "and kind = 'turn' order by published_post_id desc limit 1",
+        [duel["id"]],
+    ).fetchone()
+    if row is not None:
+        ctx = json.loads(row[0])
+        return DuoState.from_dict(ctx["context"]["duo_state"])
+    duo = duo_row(storage, duel["id"])
+    assert duo is not None
+    state = DuoState.from_dict(json.loads(duo["state_json"]))
+    return start_duo(state) if duel["status"] != "open" else state
+
+
+# --- Opening ---------------------------------------------------------------------------------
+
+
+def open_duo_duel(
+    ref: Referee,
+    forum_id: int,
+    topic_id: int,
+    title: str,
+    duos: list[list[tuple[str, str, list[str]]]],
+    environment: str,
+    *,
+    stakes: str | None = None,
+    dice_secret: bytes | None = None,
+    actor: str = "forumbot",
+) -> int:
+    """Register a 2v2 duel in ``topic_id`` and draft its opening. Returns the duel id.
+
+    Raises:
+        DuoBusy: another 2v2 is open or running on the board.
+        ValueError: the topic already holds a duel.
+        rules.RuleError: duellists or environment the rules refuse.
+    """
+    storage = ref.storage
+    busy = duo_running(storage, ref.board_id)
+    if busy is not None:
+        raise DuoBusy(f"duel {busy['id']} (2v2) is still running")
+    if storage.duel_by_topic(ref.board_id, topic_id) is not None:
+        raise ValueError(f"topic {topic_id} already holds a duel")
+    rs = load_ruleset("fatigue")
+    assert isinstance(rs, FatigueRuleset)
+    env = load_env(environment)
+    secret = dice_secret if dice_secret is not None else ref.rng.randbytes(32)
+    draw = make_draw(secret, f"{ref.platform}:{topic_id}")
+    state = new_duo_duel(rs, duos, env, draw, stakes)
+    now = ref.now()
+    with storage.db.atomic():
+        duel_id = int(
+            storage.db["duels"]
+            .insert(
+                {
+                    "board_id": ref.board_id,
+                    "forum_id": forum_id,
+                    "topic_id": topic_id,
+                    "title": title,
+                    "ruleset": "fatigue",
+                    "status": "open",
+                    "state_json": json.dumps(state.duel.to_dict(), ensure_ascii=False),
+                    "stakes": stakes,
+                    "dice_secret": secret.hex(),
+                    "dice_commitment": commitment(secret),
+                    "created_at": iso(now),
+                }
+            )
+            .last_pk
+        )
+        for i, d in enumerate(state.duel.duellists):
+            storage.db["duellists"].insert(
+                {
+                    "duel_id": duel_id,
+                    "name": d.name,
+                    "year": d.year,
+                    "side": "AB"[i // 2],
+                    "magic_types": json.dumps(list(d.magic_types)),
+                }
+            )
+        storage.db["duo_duels"].insert(
+            {
+                "duel_id": duel_id,
+                "board_id": ref.board_id,
+                "environment": environment,
+                "duos_json": json.dumps([list(d) for d in state.duos], ensure_ascii=False),
+                "placement_json": json.dumps([list(p) for p in state.positions], ensure_ascii=False),
+                "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
+                "created_at": iso(now),
+            }
+        )
+    context = opening_context(rs, env, state, title, stakes, commitment(secret), ref.referee_name)
+    text = render("duo_opening.bbcode.j2", context, ref.language)
+    ref._upsert_draft(duel_id, 0, "opening", text, context, now)
+    storage.audit(
+        actor, "duel.adopt", f"duel:{duel_id}", None,
+        {"topic_id": topic_id, "duos": [list(d) for d in state.duos], "kind": "2v2",
+         "environment": environment, "placement": [list(p) for p in state.positions]},
+        now,
+    )  # fmt: skip
+    log.info("duel %s: 2v2 opened in topic %s (%s)", duel_id, topic_id, environment)
+    return duel_id
+
+
+def _year_label(year: str) -> str:
+    return "adulte" if year == "adult" else ("1re année" if year == "1" else f"{year}e année")
+
+
+def opening_context(
+    rs: FatigueRuleset,
+    env: Environment,
+    state: DuoState,
+    title: str,
+    stakes: str | None,
+    commit: str,
+    referee_name: str,
+) -> dict[str, Any]:
+    """Template context of the 2v2 opening."""
+
+    def member(name: str) -> dict[str, Any]:
+        d = state.duel.duellist(name)
+        return {
+            "name": name,
+            "year_label": _year_label(d.year),
+            "points": d.points,
+            "types": ", ".join(rs.magic_type(t).label for t in d.magic_types),
+        }
+
+    return {
+        "title": title,
+        "env_name": env.name,
+        "env_description": env.description,
+        "duos": [[member(n) for n in duo] for duo in state.duos],
+        "zones": [
+            {"number": i + 1, "name": z.name, "who": [n for n, k in state.positions if k == z.key]}
+            for i, z in enumerate(env.zones)
+        ],
+        "creatures": [
+            {
+                "name": c.name,
+                "zone": env.zone(c.zone).name,
+                "pv": c.pv,
+                "ability": c.ability.name,
+                "ability_text": c.ability.text,
+            }
+            for c in env.creatures
+        ],
+        "unit": rs.unit,
+        "hours": int(rs.setting("timeout_2v2_hours")),
+        "dice_name": rs.dice_name,
+        "stakes": stakes,
+        "commitment": commit,
+        "referee_name": referee_name,
+        "duo_state": state.to_dict(),
+    }
+
+
+# --- Advancing -------------------------------------------------------------------------------
+
+
+def use_item_line(text: str) -> str | None:
+    """The item named by an ``Objet :`` / ``Utiliser :`` line of the post, or None."""
+    found = None
+    for line in text.splitlines():
+        low = line.strip().casefold()
+        for prefix in _USE_PREFIXES:
+            if low.startswith(prefix):
+                found = line.strip()[len(prefix) :].strip() or None
+    return found
+
+
+def _last_published(storage: Storage, duel: dict[str, Any]) -> int:
+    row = storage.db.execute(
+        "select max(published_post_id) from declarations where duel_id = ? and status = 'published'",
+        [duel["id"]],
+    ).fetchone()
+    return int(row[0]) if row and row[0] is not None else int(duel["opening_post_id"] or 0)
+
+
+def advance_duo(ref: Referee, duel_id: int) -> int:
+    """Draft what a 2v2 duel's recorded posts call for, draft the zone owls of published
+    declarations and the referee tasks of mechanism attempts. Returns drafts written."""
+    from forumbot.fatigue_flow import post_in_force
+
+    storage = ref.storage
+    duel = storage.duel(duel_id)
+    if duel["status"] != "running":
+        return 0
+    state = current_state(storage, duel)
+    reveal_zones(ref, duel, state)
+    if state.duel.finished:
+        return 0
+    names = {n.casefold(): n for n in state.names()}
+    since = _last_published(storage, duel)
+    rows = []
+    seen: set[str] = set(state.posted)
+    for row in storage.topic_posts(ref.board_id, duel["topic_id"]):
+        name = names.get((row["author"] or "").casefold())
+        if row["post_id"] <= since or name is None:
+            continue
+        if name in seen or not state.active(name):
+            continue
+        seen.add(name)
+        rows.append((name, row))
+    want = min(posts_per_declaration(state, duo_settings()), len(expected_posters(state)))
+    if not rows or len(rows) < want:
+        return 0
+    rows = rows[:want]
+    turn_no = state.duel.turn + 1
+    what = f"turn{turn_no}-duo{rows[0][1]['post_id']}"
+    key = ref._key(duel_id, what)
+    existing = storage.declaration_by_key(key)
+    if existing is not None and existing["status"] not in EDITABLE:
+        return 0
+    rs = load_ruleset("fatigue")
+    assert isinstance(rs, FatigueRuleset)
+    duo = duo_row(storage, duel_id)
+    assert duo is not None
+    env = load_env(duo["environment"])
+    posts: list[DuoPost] = []
+    dice: dict[int, tuple[int, ...]] = {}
+    facts: dict[int, PostFacts] = {}
+    secret = bytes.fromhex(duel["dice_secret"])
+    for name, row in rows:
+        action, text, late, _version = post_in_force(ref, duel, row)
+        from forumbot.fatigue_flow import turn_post
+
+        posts.append(
+            DuoPost(turn_post(name, row["post_id"], action), action.get("move_to"),
+                    use_item_line(text))
+        )  # fmt: skip
+        dice[row["post_id"]] = ref._roll(
+            duel_id, secret, turn_no, row["post_id"], rs.dice_name, 1
+        )
+        facts[row["post_id"]] = PostFacts(
+            lines=count_displayed_lines(text, int(rs.setting("chars_per_line"))), late_edit=late
+        )
+    solved = _solved_tasks(storage, duel_id, state)
+    waived = json.loads(existing["waived_json"] or "[]") if existing else []
+    outcome = resolve_duo_step(
+        state, posts, dice, ruleset=rs, env=env, settings=duo_settings(),
+        draw=make_draw(secret, ref._duel_key(duel_id)), solved=solved,
+        waived={(a, b) for a, b in waived}, facts=facts,
+    )  # fmt: skip
+    context = turn_context(rs, env, duel, state, posts, dice, outcome, ref.referee_name)
+    text = render("duo_turn.bbcode.j2", context, ref.language)
+    inputs = {
+        "engine": "fatigue",
+        "step": "duo",
+        "state_before": state.duel.to_dict(),
+        "posts": [asdict(p.post) for p in posts],
+        "dice": {str(k): list(v) for k, v in dice.items()},
+    }
+    decl_id = ref._upsert_draft(
+        duel_id, turn_no, "turn", text, context, ref.now(), inputs=inputs,
+        outcome=_Stored(outcome), what=what,
+    )  # fmt: skip
+    _store_violations(storage, duel_id, turn_no, outcome, [p.post.post_id for p in posts], ref)
+    for who, mech, post_id in outcome.mechanism_attempts:
+        _task(
+            storage, ref.board_id, duel_id, "mechanism", f"b{ref.board_id}-duel{duel_id}-mech-{post_id}",
+            who, state.zone_of(who), f"{who} tente : {env.mechanism(mech).name}",
+            env.mechanism(mech).solution, ref, mechanism=mech, post_id=post_id,
+        )  # fmt: skip
+    log.info("duel %s turn %s: 2v2 draft %s (posts %s)", duel_id, turn_no, decl_id,
+             ",".join(str(p.post.post_id) for p in posts))  # fmt: skip
+    return 1
+
+
+class _Stored:
+    """What :meth:`Referee._upsert_draft` stores as the outcome: the 2v2 duel's four-duellist
+    ``state`` (for ``duels.state_json`` at publication) and ``finished``."""
+
+    def __init__(self, outcome: DuoOutcome) -> None:
+        self.outcome = outcome
+
+    def to_dict(self) -> dict[str, Any]:
+        o = self.outcome
+        return {
+            "turn": o.state.duel.turn,
+            "state": o.state.duel.to_dict(),
+            "finished": o.finished,
+            "winner": o.state.duel.winner,
+            "draw": o.draw,
+            "violations": [v.to_dict() for v in o.violations],
+            "attacks": [a.to_dict() for a in o.attacks],
+            "winners": list(o.winners),
+            "losers": list(o.losers),
+        }
+
+
+def turn_context(
+    rs: FatigueRuleset,
+    env: Environment,
+    duel: dict[str, Any],
+    before: DuoState,
+    posts: list[DuoPost],
+    dice: dict[int, tuple[int, ...]],
+    outcome: DuoOutcome,
+    referee_name: str,
+) -> dict[str, Any]:
+    """Template context of a 2v2 declaration (stored with the draft, ``duo_state`` included)."""
+    after = outcome.state
+    zone_names = {z.key: f"{env.zone_number(z.key)} ({z.name})" for z in env.zones}
+    held: dict[str, list[str]] = {}
+    for n, k in after.inventory:
+        held.setdefault(n, []).append(env.item(k).name)
+    return {
+        "title": duel["title"],
+        "turn": before.duel.turn + 1,
+        "unit": rs.unit,
+        "dice_name": rs.dice_name,
+        "posts": [
+            {
+                "duellist": p.post.duellist,
+                "post_id": p.post.post_id,
+                "zone": zone_names[before.zone_of(p.post.duellist)],
+                "action": ACTION_FR.get(p.post.kind or ("cast" if p.post.spell else ""), "aucune action"),
+                "spell": p.post.spell or p.post.spell_text,
+                "target": p.post.target,
+                "die": dice[p.post.post_id][0],
+            }
+            for p in posts
+        ],
+        "attacks": [a.to_dict() for a in outcome.attacks],
+        "events": [asdict(e) for e in outcome.events],
+        "violations": [v.to_dict() for v in outcome.violations],
+        "duellists": [
+            {
+                "name": d.name,
+                "points": d.points,
+                "zone": zone_names[after.zone_of(d.name)],
+                "held": held.get(d.name, []),
+            }
+            for d in after.duel.duellists
+        ],
+        "creatures": [
+            {"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures
+        ],
+        "zone_names": zone_names,
+        "reward_fr": REWARD_FR,
+        "entered": [list(e) for e in outcome.entered],
+        "together": after.all_together() and not outcome.finished,
+        "expected": list(expected_posters(after)),
+        "finished": outcome.finished,
+        "winners": list(outcome.winners),
+        "losers": list(outcome.losers),
+        "win_galleons": duo_settings().win_galleons,
+        "stakes": duel["stakes"],
+        "dice_secret": duel["dice_secret"] if outcome.finished else None,
+        "referee_name": referee_name,
+        "duo_state": after.to_dict(),
+    }
+
+
+def _store_violations(
+    storage: Storage, duel_id: int, turn_no: int, outcome: DuoOutcome, post_ids: list[int],
+    ref: Referee,
+) -> None:  # fmt: skip
+    """The step's violations, replacing the undecided rows of its posts (decided ones kept)."""
+    now = iso(ref.now())
+    ids = sorted(set(post_ids) | {v.post_id for v in outcome.violations})
+    marks = ",".join("?" * len(ids))
+    storage.db["violations"].delete_where(
+        f"duel_id = ? and post_id in ({marks}) and status in ('proposed', 'applied', 'waived')",
+        [duel_id, *ids],
+    )
+    decided = {
+        (r["duellist"], r["rule"], r["post_id"])
+        for r in storage.db["violations"].rows_where(
+            f"duel_id = ? and post_id in ({marks})", [duel_id, *ids]
+        )
+    }
+    for v in outcome.violations:
+        if (v.duellist, v.rule, v.post_id) in decided:
+            continue
+        storage.db["violations"].insert(
+            {
+                "duel_id": duel_id, "turn": turn_no, "duellist": v.duellist, "rule": v.rule,
+                "post_id": v.post_id, "evidence": v.evidence, "penalty": v.penalty,
+                "status": v.status, "created_at": now, "updated_at": now,
+            }
+        )  # fmt: skip
+
+
+# --- Zone reveals ----------------------------------------------------------------------------
+
+
+def zone_owl_key(board_id: int, duel_id: int, duellist: str, zone: str) -> str:
+    """Idempotency key of the owl revealing ``zone`` to ``duellist`` (one per pair, ever)."""
+    from forumbot.registrations import slug
+
+    return f"b{board_id}-duel{duel_id}-zone-{slug(duellist)}-{zone}"
+
+
+def reveal_zones(ref: Referee, duel: dict[str, Any], state: DuoState) -> int:
+    """Draft the owls of zones entered: the starting zones once the opening is out, and every
+    zone entered in a published declaration. Each (duellist, zone) once. Returns owls drafted."""
+    storage = ref.storage
+    duo = duo_row(storage, duel["id"])
+    assert duo is not None
+    env = load_env(duo["environment"])
+    entries: list[tuple[str, str, int | None]] = [
+        (n, z, None) for n, z in json.loads(duo["placement_json"])
+    ]
+    for decl in storage.declarations(("published",), duel["id"]):
+        if decl["kind"] != "turn":
+            continue
+        ctx = json.loads(decl["context_json"] or "{}").get("context") or {}
+        entries += [(n, z, int(decl["id"])) for n, z in ctx.get("entered", [])]
+    drafted = 0
+    for name, zone_key, decl_id in entries:
+        key = zone_owl_key(ref.board_id, duel["id"], name, zone_key)
+        inserted = storage.db.execute(
+            "insert or ignore into zone_reveals (duel_id, duellist, zone, owl_key, "
+            "declaration_id, created_at) values (?, ?, ?, ?, ?, ?)",
+            [duel["id"], name, zone_key, key, decl_id, iso(ref.now())],
+        ).rowcount
+        if inserted != 1:
+            continue
+        zone = env.zone(zone_key)
+        text = render(
+            "duo_owl_zone.bbcode.j2",
+            {
+                "character": name,
+                "number": env.zone_number(zone_key),
+                "zone_name": zone.name,
+                "description": zone.owl,
+                "topic_url": _topic_url(storage, ref.board_id, duel["topic_id"]),
+                "referee_name": ref.referee_name,
+            },
+            ref.language,
+        )
+        draft_owl(
+            storage, ref.board_id, key, "zone", player_of(storage, ref.board_id, name),
+            f"Duel à deux contre deux : {zone.name}", text, ref.now(), duel_id=duel["id"],
+        )  # fmt: skip
+        drafted += 1
+    storage.db.conn.commit()
+    return drafted
+
+
+def _topic_url(storage: Storage, board_id: int, topic_id: int) -> str:
+    board = storage.db["boards"].get(board_id)
+    base = str(board["url"]).rstrip("/")
+    if board["platform"] == "forumactif":
+        return f"{base}/t{topic_id}-"
+    return f"{base}/viewtopic.php?t={topic_id}"
+
+
+# --- Referee tasks ---------------------------------------------------------------------------
+
+
+def _task(
+    storage: Storage, board_id: int, duel_id: int, kind: str, source_key: str, duellist: str,
+    zone: str | None, subject: str, text: str, ref: Any, *, mechanism: str | None = None,
+    post_id: int | None = None,
+) -> None:  # fmt: skip
+    storage.db.execute(
+        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
+        "zone, subject, text, mechanism, post_id, status, created_at) "
+        "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
+        [board_id, duel_id, kind, source_key, duellist, zone, subject, text, mechanism, post_id,
+         iso(ref.now())],
+    )  # fmt: skip
+
+
+def referee_tasks(storage: Storage, board_id: int, status: str | None = "open") -> list[dict[str, Any]]:
+    """The board's referee tasks (``open`` by default), oldest first."""
+    if status is None:
+        return list(storage.db["referee_tasks"].rows_where("board_id = ?", [board_id], order_by="id"))
+    return list(
+        storage.db["referee_tasks"].rows_where(
+            "board_id = ? and status = ?", [board_id, status], order_by="id"
+        )
+    )
+
+
+def close_task(storage: Storage, task_id: int, status: str, by: str, now: Any, note: str = "") -> bool:
+    """Mark a referee task ``done`` (owl answered), ``solved`` or ``failed`` (a mechanism
+    attempt judged). Returns False when it was not open. Recorded in the audit log.
+
+    Raises:
+        ValueError: an unknown status, or ``solved``/``failed`` on a task that is no attempt.
+    """
+    if status not in ("done", "solved", "failed"):
+        raise ValueError(f"unknown task status {status!r}")
+    row = storage.db["referee_tasks"].get(task_id)
+    if status in ("solved", "failed") and row["kind"] != "mechanism":
+        raise ValueError("only a mechanism attempt is solved or failed")
+    changed = storage.db.execute(
+        "update referee_tasks set status = ?, done_at = ?, done_by = ?, note = ? "
+        "where id = ? and status = 'open'",
+        [status, iso(now), by, note, task_id],
+    ).rowcount
+    storage.audit(by, f"task.{status}", f"referee_task:{task_id}", "open", status, now)
+    storage.db.conn.commit()
+    return bool(changed == 1)
+
+
+def _solved_tasks(storage: Storage, duel_id: int, state: DuoState) -> list[tuple[str, str, int]]:
+    done = {k for k, _ in state.solved}
+    out = []
+    for r in storage.db["referee_tasks"].rows_where(
+        "duel_id = ? and kind = 'mechanism' and status = 'solved'", [duel_id], order_by="id"
+    ):
+        if r["mechanism"] not in done:
+            done.add(r["mechanism"])
+            out.append((r["mechanism"], r["duellist"], int(r["id"])))
+    return out
+
+
+# --- After each poll -------------------------------------------------------------------------
+
+
+def settle(storage: Storage, board_id: int, duel: dict[str, Any], now: Any, ref: Any) -> int:
+    """Rewards of a finished 2v2 (once: ``rewards`` unique index), leaderboard ``2v2`` moved,
+    result owls (once each). Returns rewards given now."""
+    state = current_state(storage, duel)
+    given = 0
+    with storage.db.atomic():
+        for who, reward, amount in duo_rewards(state, duo_settings()):
+            inserted = storage.db.execute(
+                "insert or ignore into rewards (board_id, duel_id, kind, character, player, "
+                "reward, amount, stakes, created_at) values (?, ?, '2v2', ?, ?, ?, ?, ?, ?)",
+                [board_id, duel["id"], who, player_of(storage, board_id, who), reward, amount,
+                 duel["stakes"], iso(now)],
+            ).rowcount  # fmt: skip
+            given += inserted
+            if inserted and reward in ("leaderboard_point", "chocolate_frog"):
+                column = (
+                    "wins" if who in state.winners else "losses" if who in state.losers else "draws"
+                )
+                _bump(storage, board_id, "2v2", who, column,
+                      amount if reward == "leaderboard_point" else 0, now)  # fmt: skip
+        storage.db.execute(
+            "update duo_duels set settled_at = ? where duel_id = ?", [iso(now), duel["id"]]
+        )
+    for name in state.names():
+        outcome = "won" if name in state.winners else "lost" if name in state.losers else "draw"
+        won = [f"{r.amount} {REWARD_FR[r.kind]}" for r in state.rewards if r.duellist == name]
+        text = render(
+            "duo_owl_result.bbcode.j2",
+            {"character": name, "outcome": outcome, "galleons": duo_settings().win_galleons,
+             "rewards": won, "stakes": duel["stakes"],
+             "topic_url": _topic_url(storage, board_id, duel["topic_id"]),
+             "referee_name": ref.referee_name},
+            ref.language,
+        )  # fmt: skip
+        from forumbot.registrations import slug
+
+        draft_owl(
+            storage, board_id, f"b{board_id}-duel{duel['id']}-result-{slug(name)}", "result",
+            player_of(storage, board_id, name), "Fin du duel en deux contre deux", text, now,
+            duel_id=duel["id"],
+        )  # fmt: skip
+    return given
+
+
+def after_poll(bot: Any) -> None:
+    """After :meth:`forumbot.app.Bot.poll`: the PM inbox (owls asking for details become
+    referee tasks), zone and result owls sent, finished 2v2 duels settled. Does nothing on a
+    board that never had a 2v2. Forum errors are logged and retried next time."""
+    from forumbot.errors import ForumError, LoginFailed
+    from forumbot.inbox import poll_inbox
+
+    storage, ref = bot.storage, bot.referee
+    if not list(storage.db["duo_duels"].rows_where("board_id = ?", [ref.board_id], limit=1)):
+        return
+    for row in list(
+        storage.db["duo_duels"].rows_where("board_id = ? and settled_at is null", [ref.board_id])
+    ):
+        duel = storage.duel(row["duel_id"])
+        if duel["status"] == "finished":
+            settle(storage, ref.board_id, duel, bot.now(), ref)
+    try:
+        if duo_running(storage, ref.board_id) is not None:
+            poll_inbox(storage, bot.client, ref.board_id, bot.now, bot_username=ref.bot_username)
+        send_due_owls(storage, bot.client, bot.now, ref.board_id)
+    except LoginFailed:
+        raise
+    except ForumError as exc:
+        log.warning("2v2: inbox or owls not done (%s); will retry", exc)
+
+
+__all__ = [
+    "DuoBusy",
+    "advance_duo",
+    "after_poll",
+    "close_task",
+    "current_state",
+    "duo_row",
+    "duo_running",
+    "duo_settings",
+    "environments",
+    "is_duo",
+    "load_env",
+    "make_draw",
+    "open_duo_duel",
+    "referee_tasks",
+    "reveal_zones",
+    "settle",
+    "turn_context",
+    "use_item_line",
+    "zone_owl_key",
+]

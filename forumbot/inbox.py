@@ -1,0 +1,127 @@
+"""The bot's PM inbox: a duellist's owl asking the referee for details becomes a referee task.
+
+Seed 001: "Un duelliste peut également demander par hibou à l'arbitre des détails
+supplémentaires sur la zone où il se trouve." The bot cannot answer such a question (the zone's
+``details`` are the referee's to give, RULES.md: "a referee task"): each new message in the
+inbox from a duellist of a running 2v2 duel becomes an ``owl_question`` task in the review
+queue (with the duellist's current zone and the environment's details for it), once: messages
+already read are remembered in ``inbox_seen`` (by message id), and the task's key is the
+message id. Messages from anyone else are remembered and left alone.
+
+Reading: a client with ``read_pm_inbox()`` (returning ``(msg_id, sender, subject, text)``
+tuples) is used as is; the phpBB client is read through its page reader
+(``ucp.php?i=pm&folder=inbox``, :func:`parsers.phpbb_forms.parse_pm_folder`, then each new
+message's page, :func:`parsers.phpbb_forms.parse_pm_message_text`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from forumbot.storage import Storage, iso
+from parsers.phpbb_forms import parse_pm_folder, parse_pm_message_text
+
+log = logging.getLogger("forumbot.inbox")
+
+Message = tuple[int, str, str, str]
+
+
+def inbox_rows(client: Any) -> list[tuple[int, str, str, Callable[[], str]]]:
+    """``(msg_id, sender, subject, read_text)`` for each message of the inbox, newest first.
+
+    Raises:
+        NotImplementedError: the client can read no inbox.
+        forumbot.errors.ForumError: the board could not be read.
+    """
+    reader = getattr(client, "read_pm_inbox", None)
+    if reader is not None:
+        return [(m[0], m[1], m[2], (lambda t=m[3]: t)) for m in reader()]
+    page = getattr(client, "_read", None)
+    if page is None:
+        raise NotImplementedError(f"{type(client).__name__} cannot read its PM inbox")
+    out = []
+    for row in parse_pm_folder(page("ucp.php?i=pm&folder=inbox")):
+        href = row.href
+
+        def read(h: str = href) -> str:
+            return parse_pm_message_text(page(h)) or ""
+
+        out.append((row.msg_id, row.other_user or "", row.subject, read))
+    return out
+
+
+def poll_inbox(
+    storage: Storage,
+    client: Any,
+    board_id: int,
+    now: Callable[[], datetime],
+    *,
+    bot_username: str = "",
+) -> list[int]:
+    """Read the inbox's new messages; returns the ids of the referee tasks created."""
+    from forumbot.duo_flow import current_state, duo_row, load_env
+
+    created: list[int] = []
+    try:
+        rows = inbox_rows(client)
+    except NotImplementedError as exc:
+        log.info("inbox: %s", exc)
+        return created
+    for msg_id, sender, subject, read in rows:
+        seen = storage.db.execute(
+            "select 1 from inbox_seen where board_id = ? and msg_id = ?", [board_id, msg_id]
+        ).fetchone()
+        if seen or sender.casefold() == bot_username.casefold():
+            continue
+        found = _duel_of(storage, board_id, sender)
+        task_id = None
+        if found is not None:
+            duel, name = found
+            text = read()
+            state = current_state(storage, duel)
+            env = load_env(duo_row(storage, duel["id"])["environment"])  # type: ignore[index]
+            zone = env.zone(state.zone_of(name))
+            note = f"Détails de la zone ({zone.name}) à donner si besoin : {zone.details}"
+            storage.db.execute(
+                "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
+                "duellist, zone, subject, text, status, created_at, note) "
+                "values (?, ?, 'owl_question', ?, ?, ?, ?, ?, 'open', ?, ?)",
+                [board_id, duel["id"], f"b{board_id}-pm{msg_id}", name, zone.key, subject, text,
+                 iso(now()), note],
+            )  # fmt: skip
+            row = storage.db.execute(
+                "select id from referee_tasks where source_key = ?", [f"b{board_id}-pm{msg_id}"]
+            ).fetchone()
+            task_id = int(row[0])
+            created.append(task_id)
+            log.info("inbox: owl %s from %s (duel %s) -> referee task %s", msg_id, name,
+                     duel["id"], task_id)  # fmt: skip
+        storage.db["inbox_seen"].insert(
+            {"board_id": board_id, "msg_id": msg_id, "sender": sender, "subject": subject,
+             "seen_at": iso(now())},
+            ignore=True,
+        )  # fmt: skip
+        storage.db.conn.commit()
+    return created
+
+
+def _duel_of(storage: Storage, board_id: int, sender: str) -> tuple[dict[str, Any], str] | None:
+    """The running 2v2 duel and duellist behind a PM's sender (the forum account, or the
+    character's name), or None."""
+    from forumbot.duo_flow import duo_running
+    from forumbot.leaderboard import player_of
+
+    duel = duo_running(storage, board_id)
+    if duel is None or duel["status"] != "running":
+        return None
+    for d in storage.duellists(duel["id"]):
+        name = str(d["name"])
+        if sender.casefold() in (name.casefold(), player_of(storage, board_id, name).casefold()):
+            return duel, name
+    return None
+
+
+__all__ = ["inbox_rows", "poll_inbox"]

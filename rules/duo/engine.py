@@ -1,0 +1,848 @@
+"""Two-against-two fatigue duels: placement, zones, moves, targets, cadence, creatures, end.
+
+Authority: seed 001 (RULES.md "Ruleset fatigue — duels two against two"). One declaration is
+drafted by :func:`resolve_duo_step` for one post, or for two posts when all four duellists
+share a zone (seed: "l'arbitre ne postera d'intervention que tous les deux postes"). A turn
+ends when every active duellist has posted (seed: "Un tour se termine lorsque tous les
+duellistes ont posté").
+
+Exchanges between two duellists reuse the 1v1 engine (:func:`rules.fatigue.resolve_fatigue_step`
+on a two-duellist sub-state), so bets, dodges, ripostes, reuse, levels, magic types and wards
+are judged exactly as in 1v1 (seed: "Si deux duellistes adverses se retrouvent dans la même
+zone, les règles des duels en un contre un s'appliquent"):
+
+- a cast at a duellist who has not posted yet this turn is an *initiative*: checked at once,
+  it waits (:class:`~rules.duo.state.PendingAttack`) for that duellist's post, which is their
+  *defense* (cast back at the attacker, dodge, dodge_riposte); a defender who casts elsewhere
+  cannot avoid it (RULES.md: "a defender who casts cannot avoid the initiative spell");
+- a cast at a duellist who already posted this turn resolves at once, undefended;
+- a cast at oneself resolves at once (heals, wards); at a creature it hurts the creature; at a
+  mechanism it is an attempt the referee judges; at an item it takes the item; at the scenery
+  it only counts as the post's action.
+
+Effects start with the next *turn* and lasting damage runs once per turn (effects met in a
+sub-resolution are the running ones; new ones wait in ``DuoState.incoming``).
+
+Randomness (placement, rewards) comes from ``draw(label, n) -> 0..n-1`` passed in by the shell
+(derived from the duel's secret seed, so it can be recomputed and audited).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from rules.effects import Effect
+from rules.errors import RuleError
+from rules.fatigue.effects import DamageOverTime, PvDamage, Ward
+from rules.fatigue.engine import PostFacts, resolve_fatigue_step
+from rules.fatigue.settings import FatigueRuleset
+from rules.model import AttackResult, DuellistState, DuelState, TurnPost, Violation
+from rules.duo.environment import Environment, RewardEntry, fold
+from rules.duo.settings import DuoSettings
+from rules.duo.state import DuoState, PendingAttack, RewardGiven
+
+Draw = Callable[[str, int], int]
+
+
+@dataclass(frozen=True)
+class DuoPost:
+    """One duellist's post as the 2v2 engine reads it.
+
+    Attributes:
+        post: action, spell, bet and ``target`` (the ``Cible :`` line, as typed).
+        move_to: the ``Déplacement :`` line as typed, or None.
+        use_item: the ``Objet :`` line as typed (an item used), or None.
+    """
+
+    post: TurnPost
+    move_to: str | None = None
+    use_item: str | None = None
+
+
+@dataclass(frozen=True)
+class Event:
+    """One line of the declaration: ``kind`` and French-ready facts.
+
+    Kinds: ``placed``, ``move`` (who, from, to), ``extra_move_refused``, ``creature_hit``
+    (who, creature, damage, pv_left), ``creature_defeated``, ``creature_ability``, ``reward``
+    (who, source, kind, amount), ``mechanism_attempt``, ``mechanism_solved``, ``item_taken``,
+    ``item_used``, ``scenery``, ``nothing_to_dodge``, ``self_cast``, ``extra_post``,
+    ``damage_over_time``, ``turn_closed``, ``pending`` (attacker, target: waiting for the
+    target's post).
+    """
+
+    kind: str
+    who: str | None = None
+    target: str | None = None
+    detail: str = ""
+    amount: int = 0
+    zone: str | None = None
+
+
+@dataclass(frozen=True)
+class DuoOutcome:
+    """What one 2v2 declaration states.
+
+    Attributes:
+        state: the state after the declaration.
+        attacks: the exchanges resolved (1v1 engine results), in order.
+        violations: violations recorded in this step (1v1 ones and 2v2 ones).
+        events: the other facts (:class:`Event`).
+        entered: ``(duellist, zone key)`` zones entered in this step (owls to send).
+        mechanism_attempts: ``(duellist, mechanism key, post id)`` for the referee.
+        turn_closed: True when this step closed the turn.
+        finished: the duel is over; winners / losers: the duos' members; draw.
+        trail: the 1v1 engine's trail entries of the exchanges, in order.
+        dice: post id -> (die,) used.
+    """
+
+    state: DuoState
+    attacks: tuple[AttackResult, ...]
+    violations: tuple[Violation, ...]
+    events: tuple[Event, ...]
+    entered: tuple[tuple[str, str], ...]
+    mechanism_attempts: tuple[tuple[str, str, int], ...]
+    turn_closed: bool
+    finished: bool
+    winners: tuple[str, ...]
+    losers: tuple[str, ...]
+    draw: bool
+    trail: tuple[object, ...] = field(default=())
+    dice: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+
+
+# --- Opening -------------------------------------------------------------------------------------
+
+
+def place_duellists(names: Sequence[str], env: Environment, draw: Draw) -> tuple[tuple[str, str], ...]:
+    """Random starting zones, each duellist drawn independently and uniformly among the four
+    zones (RULES.md: "placed at random [D: uniform, teammates may share a zone]").
+
+    ``draw(f"place:{name}", 4)`` gives the zone index (0..3) of each duellist.
+    """
+    out = []
+    for name in names:
+        index = draw(f"place:{name}", len(env.zones))
+        if not 0 <= index < len(env.zones):
+            raise RuleError("duo.draw", f"draw gave {index} for {len(env.zones)} zones")
+        out.append((name, env.zones[index].key))
+    return tuple(out)
+
+
+def new_duo_duel(
+    ruleset: FatigueRuleset,
+    duos: Sequence[Sequence[tuple[str, str, Sequence[str]]]],
+    env: Environment,
+    draw: Draw,
+    stakes: str | None = None,
+) -> DuoState:
+    """A 2v2 duel not yet started: four duellists at the starting PV of their year, placed at
+    random, the environment's creatures at full PV and its items in place.
+
+    Args:
+        duos: two duos of two ``(name, year, magic types)``.
+        draw: see the module doc (placement labels ``place:<name>``).
+
+    Raises:
+        RuleError: not two duos of two distinct names (``"duo.duos"``), a bad year or magic
+            types (as :func:`rules.fatigue.new_fatigue_duel`).
+    """
+    flat = [d for duo in duos for d in duo]
+    if len(duos) != 2 or any(len(d) != 2 for d in duos) or len({d[0] for d in flat}) != 4:
+        raise RuleError("duo.duos", "two duos of two different duellists")
+    members = []
+    for name, year, types in flat:
+        keys = tuple(dict.fromkeys(ruleset.magic_type(t).key for t in types))
+        if not 1 <= len(keys) <= 2:
+            raise RuleError("magic_types", f"{name}: one or two magic types, got {list(types)}")
+        members.append(
+            DuellistState(name, year, ruleset.starting_points_for(year), magic_types=keys)
+        )
+    duel = DuelState(ruleset=ruleset.name, turn=0, started=False, duellists=tuple(members),
+                     stakes=stakes)  # fmt: skip
+    names = [m.name for m in members]
+    return DuoState(
+        duel=duel,
+        environment=env.key,
+        duos=((names[0], names[1]), (names[2], names[3])),
+        positions=place_duellists(names, env, draw),
+        creatures=tuple((c.key, c.pv) for c in env.creatures),
+        items_left=tuple(i.key for i in env.items),
+    )
+
+
+def start_duo(state: DuoState) -> DuoState:
+    """The opening declaration is out: the duel starts. Raises RuleError if already started."""
+    if state.duel.started:
+        raise RuleError("start", "the duel has already started")
+    return replace(state, duel=replace(state.duel, started=True))
+
+
+def posts_per_declaration(state: DuoState, settings: DuoSettings) -> int:
+    """1, or ``posts_per_declaration_together`` (2) when all four share a zone (seed 001:
+    "Si les quatre duellistes se retrouvent dans la même zone, l'arbitre ne postera
+    d'intervention que tous les deux postes")."""
+    return settings.posts_per_declaration_together if state.all_together() else 1
+
+
+def expected_posters(state: DuoState) -> tuple[str, ...]:
+    """Active duellists who have not posted yet this turn."""
+    return tuple(n for n in state.active_names() if n not in state.posted)
+
+
+# --- Targets -------------------------------------------------------------------------------------
+
+_SELF = ("moi", "moi meme", "lui meme", "elle meme", "soi", "soi meme", "self")
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a ``Cible :`` line names: ``kind`` in ``duellist``, ``self``, ``creature``,
+    ``mechanism``, ``item``, ``scenery``, ``none``; ``key`` the name or key."""
+
+    kind: str
+    key: str | None = None
+
+
+def resolve_target(text: str | None, caster: str, state: DuoState, env: Environment) -> Target:
+    """Read a ``Cible :`` line: a duellist (full name or first name), oneself, a creature, a
+    mechanism or an item of the environment, else the scenery (RULES.md: "cast on any
+    target (opponent, teammate, self, creature, scenery)"). None gives ``Target("none")``."""
+    if text is None or not text.strip():
+        return Target("none")
+    t = fold(text)
+    if t in _SELF or t == fold(caster):
+        return Target("self")
+    for name in state.names():
+        full = fold(name)
+        if t == full or t == full.split()[0] or full in t:
+            return Target("self") if name == caster else Target("duellist", name)
+    for kind, entries in (
+        ("creature", env.creatures),
+        ("mechanism", env.mechanisms),
+        ("item", env.items),
+    ):
+        for e in entries:
+            names = (fold(e.name), fold(e.key))
+            if t in names or any(n in t for n in names) or (len(t) >= 4 and t in names[0]):
+                return Target(kind, e.key)
+    return Target("scenery", text.strip())
+
+
+# --- Resolution ----------------------------------------------------------------------------------
+
+
+class _Step:
+    """Bookkeeping of one :func:`resolve_duo_step` call (never escapes it)."""
+
+    def __init__(
+        self,
+        state: DuoState,
+        ruleset: FatigueRuleset,
+        env: Environment,
+        settings: DuoSettings,
+        draw: Draw,
+        waived: Collection[tuple[str, str]],
+        confirmed: Collection[tuple[str, str]],
+        facts: Mapping[int, PostFacts],
+    ) -> None:
+        self.s = state
+        self.rs = ruleset
+        self.env = env
+        self.cfg = settings
+        self.draw = draw
+        self.waived = set(waived)
+        self.confirmed = set(confirmed)
+        self.facts = facts
+        self.attacks: list[AttackResult] = []
+        self.violations: list[Violation] = []
+        self.events: list[Event] = []
+        self.entered: list[tuple[str, str]] = []
+        self.attempts: list[tuple[str, str, int]] = []
+        self.trail: list[object] = []
+        self.dice: dict[int, tuple[int, ...]] = {}
+
+    # -- state helpers --------------------------------------------------------------------
+    def member(self, name: str) -> DuellistState:
+        return self.s.duel.duellist(name)
+
+    def put(self, *updated: DuellistState) -> None:
+        by = {d.name: d for d in updated}
+        duel = self.s.duel
+        self.s = replace(
+            self.s, duel=replace(duel, duellists=tuple(by.get(d.name, d) for d in duel.duellists))
+        )
+
+    def points(self, name: str, delta: int) -> None:
+        d = self.member(name)
+        self.put(replace(d, points=d.points + delta))
+
+    # -- violations of 2v2 ----------------------------------------------------------------
+    def violation(self, name: str, rule: str, post_id: int, evidence: str) -> str:
+        """Record a 2v2 violation; returns its status (``off`` when not reported)."""
+        base = self.cfg.status(rule)
+        if base == "off":
+            return "off"
+        status = base
+        if (name, rule) in self.waived:
+            status = "waived"
+        elif base == "proposed" and (name, rule) in self.confirmed:
+            status = "applied"
+        penalty = int(self.rs.setting("violation_penalty"))
+        v = Violation(
+            duellist=name,
+            rule=rule,
+            post_id=post_id,
+            evidence=evidence,
+            penalty=penalty,
+            status=status,  # type: ignore[arg-type]
+            proposal=f"-{penalty} PV" if status == "proposed" else None,
+        )
+        self.violations.append(v)
+        d = self.member(name)
+        self.put(
+            replace(
+                d,
+                violations=d.violations + (v,),
+                points=d.points - (penalty if status == "applied" else 0),
+            )
+        )
+        return status
+
+    # -- the 1v1 engine on two duellists -----------------------------------------------------
+    def _sub_member(self, name: str) -> DuellistState:
+        d = self.member(name)
+        return replace(d, effects=tuple(e for e in d.effects if not isinstance(e, DamageOverTime)))
+
+    def exchange(
+        self,
+        a: str,
+        b: str,
+        pending: TurnPost | None,
+        post: TurnPost | None,
+        *,
+        poster: str,
+        keep: Collection[str] | None = None,
+        close: bool = True,
+    ) -> AttackResult | None:
+        """Run the 1v1 engine between ``a`` (initiator) and ``b``: an initiative (``post``
+        without ``pending``), a defense (both) or an undefended resolution (``pending`` only;
+        with ``close`` an initiative is resolved undefended at once). Merges PV, violations,
+        reuse memory and new effects of the duellists in ``keep`` (default both). Returns the
+        initiator's AttackResult."""
+        names = (a, b)
+        sub = DuelState(
+            ruleset=self.s.duel.ruleset,
+            turn=self.s.duel.turn,
+            started=True,
+            duellists=(self._sub_member(a), self._sub_member(b)),
+            pending=(pending,) if pending is not None else (),
+        )
+        waived = {p for p in self.waived if p[0] in names}
+        confirmed = {p for p in self.confirmed if p[0] in names}
+        posts = [post] if post is not None else []
+        dice = {p.post_id: p.dice for p in posts if p.dice is not None}
+        out = resolve_fatigue_step(
+            sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed,
+            facts=self.facts,
+        )  # fmt: skip
+        attacks = list(out.attacks)
+        self.trail.extend(out.trail)
+        violations = list(out.violations)
+        if post is not None and pending is None and close and out.state.pending:
+            again = resolve_fatigue_step(
+                out.state, [], {}, ruleset=self.rs, waived=waived, confirmed=confirmed
+            )
+            attacks = list(again.attacks)
+            self.trail.extend(again.trail)
+            known = {(v.duellist, v.rule, v.post_id) for v in violations}
+            violations += [
+                v for v in again.violations if (v.duellist, v.rule, v.post_id) not in known
+            ]
+            out = again
+        for p in posts:
+            self.dice[p.post_id] = tuple(p.dice or ())
+        keep = set(names if keep is None else keep)
+        self.violations.extend(
+            v for v in violations if v.duellist in keep and v.status != "off"
+        )
+        merged = []
+        for d in out.state.duellists:
+            if d.name not in keep:
+                continue
+            mine = self.member(d.name)
+            merged.append(
+                replace(
+                    mine,
+                    points=d.points,
+                    violations=d.violations,
+                    spells_used_on=d.spells_used_on,
+                    last_spell=d.last_spell if d.name == poster else mine.last_spell,
+                )
+            )
+        self.put(*merged)
+        for att in attacks:
+            if att.void_reason != "pending":
+                self.attacks.append(att)
+            for e in att.effects_applied:
+                carrier = att.defender if getattr(e, "applies", "target") == "target" else att.attacker
+                if carrier in keep:
+                    self.s = replace(self.s, incoming=self.s.incoming + ((carrier, e),))
+        return attacks[0] if attacks else None
+
+    def resolve_pending(self, p: PendingAttack, defense: TurnPost | None) -> None:
+        self.s = replace(self.s, pending=tuple(x for x in self.s.pending if x != p))
+        self.exchange(p.attacker, p.target, p.post, defense, poster=p.target, close=False)
+
+    # -- creatures, mechanisms, items -------------------------------------------------------
+    def reward(self, who: str, source: str, table: Sequence[RewardEntry], post_id: int) -> None:
+        total = sum(r.weight for r in table)
+        roll = self.draw(f"reward:{source}:{post_id}", total) if total > 1 else 0
+        if not 0 <= roll < total:
+            raise RuleError("duo.draw", f"draw gave {roll} for {total}")
+        for r in table:
+            if roll < r.weight:
+                chosen = r
+                break
+            roll -= r.weight
+        if chosen.kind == "pv":
+            gain = chosen.amount
+            if not self.cfg.pv_reward_above_start:
+                top = self.rs.starting_points_for(self.member(who).year)
+                gain = max(0, min(gain, top - self.member(who).points))
+            self.points(who, gain)
+        given = RewardGiven(who, source, chosen.kind, chosen.amount)
+        self.s = replace(self.s, rewards=self.s.rewards + (given,))
+        self.events.append(Event("reward", who, source, chosen.kind, chosen.amount))
+
+    def hit_creature(self, who: str, key: str, post: TurnPost) -> None:
+        creature = self.env.creature(key)
+        zone = self.s.zone_of(who)
+        left = self.s.creature_pv(key)
+        if left <= 0 or creature.zone != zone:
+            why = "already defeated" if left <= 0 else "not in the caster's zone"
+            self.exchange(who, self._dummy(who), None, post, poster=who, keep={who}, close=False)
+            self.events.append(Event("scenery", who, creature.name, why))
+            return
+        att = self.exchange(who, self._dummy(who), None, post, poster=who, keep={who}, close=False)
+        if att is None or att.void_reason != "pending":
+            self.events.append(Event("creature_missed", who, creature.name, att.void_reason or ""))
+            return
+        armour = creature.ability.amount if creature.ability.kind == "armour" else 0
+        damage = max(0, att.attack_value - armour)
+        left = max(0, left - damage)
+        self.s = replace(
+            self.s, creatures=tuple((k, left if k == key else v) for k, v in self.s.creatures)
+        )
+        self.events.append(Event("creature_hit", who, creature.name, att.spell or "", damage))
+        if armour:
+            self.events.append(
+                Event("creature_ability", None, creature.name, creature.ability.name, armour)
+            )
+        if left == 0:
+            self.s = replace(self.s, defeated=self.s.defeated + ((key, who),))
+            self.events.append(Event("creature_defeated", who, creature.name))
+            self.reward(who, f"creature:{key}", creature.rewards, post.post_id)
+        elif creature.ability.kind == "retaliate":
+            self.points(who, -creature.ability.amount)
+            self.events.append(
+                Event("creature_ability", who, creature.name, creature.ability.name,
+                      creature.ability.amount)
+            )  # fmt: skip
+
+    def _dummy(self, who: str) -> str:
+        """Another duellist for a one-sided 1v1 check (its changes are discarded)."""
+        return self.s.teammate(who)
+
+    def solve(self, key: str, who: str, ref_id: int) -> None:
+        """A mechanism the referee judged solved by ``who``: reward drawn now."""
+        if any(k == key for k, _ in self.s.solved):
+            return
+        mech = self.env.mechanism(key)
+        self.s = replace(self.s, solved=self.s.solved + ((key, who),))
+        self.events.append(Event("mechanism_solved", who, mech.name))
+        self.reward(who, f"mechanism:{key}", mech.rewards, ref_id)
+
+    def use_item(self, who: str, text: str, post: TurnPost, target: Target) -> None:
+        held = [k for n, k in self.s.inventory if n == who]
+        t = fold(text)
+        key = next(
+            (k for k in held if t in (fold(k), fold(self.env.item(k).name))
+             or fold(self.env.item(k).name) in t),
+            None,
+        )  # fmt: skip
+        if key is None:
+            self.events.append(Event("item_not_held", who, text))
+            return
+        item = self.env.item(key)
+        inv = list(self.s.inventory)
+        inv.remove((who, key))
+        self.s = replace(self.s, inventory=tuple(inv))
+        if item.effect == "heal":
+            top = self.rs.starting_points_for(self.member(who).year)
+            gain = max(0, min(item.amount, top - self.member(who).points))
+            self.points(who, gain)
+            self.events.append(Event("item_used", who, item.name, "heal", gain))
+        elif item.effect == "ward":
+            ward = Ward(amount=item.amount, duration=item.duration, source=item.name, caster=who)
+            self.s = replace(self.s, incoming=self.s.incoming + ((who, ward),))
+            self.events.append(Event("item_used", who, item.name, "ward", item.amount))
+        else:
+            victim = target.key if target.kind == "duellist" and target.key else None
+            if victim is not None:
+                self.points(victim, -item.amount)
+            self.events.append(
+                Event("item_used", who, item.name, f"damage:{victim or '-'}", item.amount)
+            )
+
+    # -- one post --------------------------------------------------------------------------
+    def post(self, dp: DuoPost) -> None:
+        post = dp.post
+        me = post.duellist
+        if not self.s.active(me) or me in self.s.posted:
+            self.events.append(Event("extra_post", me, None, str(post.post_id)))
+            return
+        target = resolve_target(post.target, me, self.s, self.env)
+        declared = post.kind or ("cast" if (post.spell or post.spell_text) else None)
+        if dp.use_item:
+            self.use_item(me, dp.use_item, post, target)
+        incoming = [p for p in self.s.pending if p.target == me]
+        defended: PendingAttack | None = None
+        if incoming and declared in ("dodge", "dodge_riposte"):
+            defended = next(
+                (p for p in incoming if target.kind == "duellist" and p.attacker == target.key),
+                incoming[0],
+            )
+        elif incoming and declared == "cast":
+            aimed = target.key if target.kind == "duellist" else None
+            if target.kind == "none":
+                aimed = incoming[0].attacker
+            defended = next((p for p in incoming if p.attacker == aimed), None)
+        for p in incoming:
+            if p is not defended:
+                self.resolve_pending(p, None)
+        if defended is not None:
+            self.record_target(me, defended.attacker, post, direct=declared != "dodge")
+            self.resolve_pending(defended, post)
+        elif declared is None and not post.spell_text:
+            if dp.move_to or dp.use_item:
+                if not dp.use_item:
+                    self.violation(me, "move_alone", post.post_id, "a move with no other action")
+            else:
+                self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+        elif declared in ("dodge", "dodge_riposte"):
+            self.events.append(Event("nothing_to_dodge", me, None, declared))
+        else:
+            self.cast(me, post, target)
+        if dp.move_to:
+            self.move(me, dp.move_to, post.post_id)
+        d = self.member(me)
+        self.put(replace(d, last_action=declared))
+        self.s = replace(
+            self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (post.post_id,)
+        )
+
+    def cast(self, me: str, post: TurnPost, target: Target) -> None:
+        if target.kind == "none":
+            near = [n for n in self.s.opponents(me) if n in self.s.in_zone(self.s.zone_of(me))]
+            if len(near) == 1:
+                target = Target("duellist", near[0])
+            else:
+                self.violation(
+                    me, "missing_target", post.post_id,
+                    f"no 'Cible :' line and {len(near)} opponents in reach",
+                )  # fmt: skip
+                target = Target("scenery", "")
+        if target.kind == "duellist" and target.key is not None:
+            victim = target.key
+            if not self.record_target(me, victim, post, direct=True):
+                return
+            if victim in self.s.posted or not self.s.active(victim):
+                self.exchange(me, victim, None, post, poster=me)
+            else:
+                self.exchange(me, victim, None, post, poster=me, close=False)
+                kept = replace(post, dice=self.dice.get(post.post_id))
+                self.s = replace(
+                    self.s, pending=self.s.pending + (PendingAttack(me, victim, kept),)
+                )
+                self.events.append(Event("pending", me, victim))
+        elif target.kind == "self":
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me})
+            self.events.append(Event("self_cast", me, me, post.spell or ""))
+        elif target.kind == "creature" and target.key is not None:
+            self.hit_creature(me, target.key, post)
+        elif target.kind == "mechanism" and target.key is not None:
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+            mech = self.env.mechanism(target.key)
+            if any(k == mech.key for k, _ in self.s.solved):
+                self.events.append(Event("scenery", me, mech.name, "already solved"))
+            else:
+                self.attempts.append((me, mech.key, post.post_id))
+                self.events.append(Event("mechanism_attempt", me, mech.name, mech.solution))
+        elif target.kind == "item" and target.key is not None:
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+            item = self.env.item(target.key)
+            if item.key in self.s.items_left and item.zone == self.s.zone_of(me):
+                self.s = replace(
+                    self.s,
+                    items_left=tuple(k for k in self.s.items_left if k != item.key),
+                    inventory=self.s.inventory + ((me, item.key),),
+                )
+                self.events.append(Event("item_taken", me, item.name, item.found))
+            else:
+                self.events.append(Event("scenery", me, item.name, "not here"))
+        else:
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+            self.events.append(Event("scenery", me, target.key or "le décor", post.spell or ""))
+
+    def record_target(self, me: str, victim: str, post: TurnPost, *, direct: bool) -> bool:
+        """Note a direct target; False when it is a forbidden ``double_target`` (void)."""
+        if not direct:
+            return True
+        mate = self.s.teammate(me)
+        if victim in self.s.opponents(me) and (mate, victim) in self.s.targeted:
+            zone = self.s.zone_of(victim)
+            here = self.s.in_zone(zone)
+            lone = (
+                me in here and mate in here and self.s.teammate(victim) not in here
+            )
+            if lone or self.s.all_together():
+                why = (
+                    f"{victim} is alone in the zone with {me} and {mate}"
+                    if lone
+                    else "all four share a zone"
+                ) + f"; {mate} already targeted {victim} this turn"
+                status = self.violation(me, "double_target", post.post_id, why)
+                if status not in ("waived", "off"):
+                    self.events.append(Event("double_target", me, victim))
+                    return False
+        self.s = replace(self.s, targeted=self.s.targeted + ((me, victim),))
+        return True
+
+    def move(self, me: str, text: str, post_id: int) -> None:
+        zone = self.env.find_zone(text)
+        if zone is None:
+            self.violation(me, "unknown_zone", post_id, f"'Déplacement : {text}' names no zone")
+            return
+        here = self.s.zone_of(me)
+        if zone.key == here:
+            self.events.append(Event("same_zone", me, None, zone.name, zone=zone.key))
+            return
+        if self.s.teammate(me) in self.s.movers:
+            status = self.violation(
+                me, "extra_move", post_id, f"{self.s.teammate(me)} already moved this turn"
+            )
+            if status not in ("waived", "off"):
+                self.events.append(Event("extra_move_refused", me, None, zone.name, zone=zone.key))
+                return
+        self.s = replace(
+            self.s,
+            positions=tuple((n, zone.key if n == me else z) for n, z in self.s.positions),
+            movers=self.s.movers + (me,),
+        )
+        self.entered.append((me, zone.key))
+        self.events.append(
+            Event("move", me, None, self.env.zone(here).name, zone=zone.key)
+        )
+
+    # -- end of turn ----------------------------------------------------------------------
+    def close_turn(self) -> None:
+        for p in list(self.s.pending):
+            self.resolve_pending(p, None)
+        order = list(self.s.posted)
+        ids = dict(zip(self.s.posted, self.s.posted_ids, strict=True))
+        for duo in self.s.duos:
+            alive = [n for n in duo if n in order]
+            if not alive or any(n in self.s.movers for n in duo):
+                continue
+            blamed = max(alive, key=order.index)
+            self.violation(
+                blamed, "missing_move", ids[blamed],
+                f"nobody of {duo[0]} & {duo[1]} moved this turn",
+            )  # fmt: skip
+        for c in self.env.creatures:
+            left = self.s.creature_pv(c.key)
+            if left <= 0:
+                continue
+            if c.ability.kind == "aura":
+                for n in self.s.in_zone(c.zone):
+                    self.points(n, -c.ability.amount)
+                    self.events.append(
+                        Event("creature_ability", n, c.name, c.ability.name, c.ability.amount)
+                    )
+            elif c.ability.kind == "regenerate" and left < c.pv:
+                healed = min(c.pv, left + c.ability.amount)
+                self.s = replace(
+                    self.s,
+                    creatures=tuple((k, healed if k == c.key else v) for k, v in self.s.creatures),
+                )
+                self.events.append(
+                    Event("creature_ability", None, c.name, c.ability.name, healed - left)
+                )
+        updated = []
+        for d in self.s.duel.duellists:
+            dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
+            if dot:
+                self.events.append(Event("damage_over_time", d.name, None, "", dot))
+            running = [replace(e, duration=e.duration - 1) for e in d.effects if e.duration > 1]
+            for n, e in self.s.incoming:
+                if n != d.name:
+                    continue
+                same = next(
+                    (i for i, o in enumerate(running) if (o.kind, o.source) == (e.kind, e.source)),
+                    None,
+                )
+                if same is None:
+                    running.append(e)
+                elif running[same].duration < e.duration:
+                    running[same] = e
+            updated.append(replace(d, points=d.points - dot, effects=tuple(running)))
+        self.put(*updated)
+        self.s = replace(
+            self.s,
+            duel=replace(self.s.duel, turn=self.s.duel.turn + 1),
+            incoming=(),
+            posted=(),
+            posted_ids=(),
+            movers=(),
+            targeted=(),
+        )
+        self.events.append(Event("turn_closed", None, None, str(self.s.duel.turn)))
+
+    def end(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], bool]:
+        limit = int(self.rs.setting("violations_to_lose"))
+        lost = []
+        for i, duo in enumerate(self.s.duos):
+            members = [self.member(n) for n in duo]
+            down = all(m.points <= 0 for m in members)
+            three = any(
+                sum(1 for v in m.violations if v.status == "applied") >= limit for m in members
+            )
+            if down or three:
+                lost.append(i)
+        if not lost:
+            return False, (), (), False
+        if len(lost) == 2:
+            totals = [sum(max(0, self.member(n).points) for n in duo) for duo in self.s.duos]
+            if self.cfg.both_duos_down == "draw" or totals[0] == totals[1]:
+                return True, (), (), True
+            lost = [0 if totals[0] < totals[1] else 1]
+        loser = self.s.duos[lost[0]]
+        return True, self.s.duos[1 - lost[0]], loser, False
+
+
+def resolve_duo_step(
+    state: DuoState,
+    posts: Sequence[DuoPost],
+    dice: Mapping[int, Sequence[int]],
+    *,
+    ruleset: FatigueRuleset,
+    env: Environment,
+    settings: DuoSettings,
+    draw: Draw,
+    solved: Sequence[tuple[str, str, int]] = (),
+    waived: Collection[tuple[str, str]] = (),
+    confirmed: Collection[tuple[str, str]] = (),
+    facts: Mapping[int, PostFacts] | None = None,
+) -> DuoOutcome:
+    """Draft one 2v2 declaration (see the module doc).
+
+    Args:
+        state: the duel before the declaration (started, not finished).
+        posts: the new posts in post order: one, or two when all four share a zone.
+        dice: post id -> (d6,) of each post.
+        ruleset: the fatigue ruleset (spellbook, bets, penalties).
+        env: the duel's environment; settings: ``duo.toml``.
+        draw: ``draw(label, n) -> 0..n-1`` (rewards: ``reward:<source>:<post or task id>``).
+        solved: ``(mechanism key, duellist, task id)`` the referee judged solved since the
+            last declaration (reward drawn in this one).
+        waived, confirmed: ``(duellist, violation code)`` referee decisions.
+        facts: post id -> :class:`PostFacts` (displayed lines, late edit).
+
+    Returns:
+        A :class:`DuoOutcome`; the turn closes when every active duellist has posted.
+
+    Raises:
+        RuleError: not started or finished (``"duo.state"``), a post by an unknown duellist
+            (``"duo.posts"``), a missing die (``"fatigue.dice"``), a non-canonical spell.
+    """
+    if not state.duel.started or state.duel.finished:
+        raise RuleError("duo.state", "the duel is not running")
+    step = _Step(state, ruleset, env, settings, draw, waived, confirmed, facts or {})
+    for key, who, task_id in solved:
+        step.solve(key, who, task_id)
+    for dp in posts:
+        p = dp.post
+        if p.duellist not in state.names():
+            raise RuleError("duo.posts", f"post {p.post_id} by unknown {p.duellist!r}")
+        if p.post_id not in dice:
+            raise RuleError("fatigue.dice", f"no die for post {p.post_id}")
+        step.post(DuoPost(replace(p, dice=tuple(dice[p.post_id])), dp.move_to, dp.use_item))
+    closed = False
+    finished, winners, losers, draw_ = step.end()
+    if not finished and not expected_posters(step.s):
+        step.close_turn()
+        closed = True
+        finished, winners, losers, draw_ = step.end()
+    s = step.s
+    if finished:
+        s = replace(
+            s,
+            duel=replace(
+                s.duel,
+                finished=True,
+                draw=draw_,
+                winner=" & ".join(winners) if winners else None,
+            ),
+            winners=winners,
+            losers=losers,
+            pending=(),
+        )
+    return DuoOutcome(
+        state=s,
+        attacks=tuple(step.attacks),
+        violations=tuple(step.violations),
+        events=tuple(step.events),
+        entered=tuple(step.entered),
+        mechanism_attempts=tuple(step.attempts),
+        turn_closed=closed,
+        finished=finished,
+        winners=winners,
+        losers=losers,
+        draw=draw_,
+        trail=tuple(step.trail),
+        dice=dict(step.dice),
+    )
+
+
+def duo_rewards(state: DuoState, settings: DuoSettings) -> list[tuple[str, str, int]]:
+    """End-of-duel rewards ``(duellist, reward, amount)``: winners ``leaderboard_point`` and
+    ``galleons`` each, losers a ``chocolate_frog`` each, a draw a frog each (RULES.md: "Winners:
+    1 point on the 2v2 leaderboard [D: each] and a purse of 5 G each. Losers: one chocolate
+    frog each")."""
+    if state.winners:
+        out = []
+        for n in state.winners:
+            out += [(n, "leaderboard_point", settings.win_points), (n, "galleons", settings.win_galleons)]
+        out += [(n, "chocolate_frog", settings.loser_frogs) for n in state.losers]
+        return out
+    if state.duel.draw:
+        return [(n, "chocolate_frog", settings.draw_frogs) for n in state.names()]
+    return []
+
+
+__all__ = [
+    "DuoOutcome",
+    "DuoPost",
+    "Event",
+    "Target",
+    "duo_rewards",
+    "expected_posters",
+    "new_duo_duel",
+    "place_duellists",
+    "posts_per_declaration",
+    "resolve_duo_step",
+    "resolve_target",
+    "start_duo",
+]

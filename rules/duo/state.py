@@ -1,0 +1,206 @@
+"""The state of a two-against-two duel (frozen values, JSON round trip).
+
+:class:`DuoState` wraps the fatigue :class:`rules.model.DuelState` of the four duellists (PV,
+running effects, violations, reuse memory) and adds what 2v2 needs: the duos, the zones the
+duellists stand in, the creatures' PV, the mechanisms solved, the items left and held, and the
+bookkeeping of the current turn (who posted, who moved, who targeted whom, attacks waiting for
+their target's post). ``X.from_dict(json.loads(json.dumps(x.to_dict()))) == x``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rules.effects import Effect, effect_from_data
+from rules.errors import RuleError
+from rules.model import DuelState, TurnPost
+
+
+@dataclass(frozen=True)
+class PendingAttack:
+    """A spell cast at a duellist who has not posted yet this turn: it resolves with their
+    post (their defense) like a 1v1 initiative (seed 001: "Si deux duellistes adverses se
+    retrouvent dans la même zone, les règles des duels en un contre un s'appliquent")."""
+
+    attacker: str
+    target: str
+    post: TurnPost  # with ``dice`` in force
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready table."""
+        return {"attacker": self.attacker, "target": self.target, "post": self.post.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PendingAttack:
+        """Inverse of :meth:`to_dict`."""
+        return cls(str(data["attacker"]), str(data["target"]), TurnPost.from_dict(data["post"]))
+
+
+@dataclass(frozen=True)
+class RewardGiven:
+    """A reward won in the duel: ``source`` is ``creature:<key>`` or ``mechanism:<key>``;
+    ``kind`` one of galleons, pv, pa, sweets, house_points."""
+
+    duellist: str
+    source: str
+    kind: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class DuoState:
+    """A 2v2 duel between the duos ``duos[0]`` and ``duos[1]``.
+
+    Attributes:
+        duel: the four duellists' fatigue state; ``duel.turn`` counts closed turns.
+        environment: the environment's key.
+        duos: ``((A1, A2), (B1, B2))``.
+        positions: ``(duellist, zone key)`` for each duellist.
+        creatures: ``(creature key, PV left)``; a creature at 0 is defeated.
+        defeated: ``(creature key, duellist)`` who defeated it.
+        solved: ``(mechanism key, duellist)`` solved (a referee's decision).
+        items_left: item keys still lying in the room.
+        inventory: ``(duellist, item key)`` items held.
+        incoming: ``(duellist, effect)`` effects that start with the next turn.
+        posted, movers: who posted / moved this turn; posted_ids: their posts' ids.
+        targeted: ``(caster, target)`` direct targets of this turn.
+        pending: attacks waiting for their target's post.
+        rewards: rewards won so far.
+        winners, losers: the duos' members at the end (empty while running).
+    """
+
+    duel: DuelState
+    environment: str
+    duos: tuple[tuple[str, str], tuple[str, str]]
+    positions: tuple[tuple[str, str], ...]
+    creatures: tuple[tuple[str, int], ...] = ()
+    defeated: tuple[tuple[str, str], ...] = ()
+    solved: tuple[tuple[str, str], ...] = ()
+    items_left: tuple[str, ...] = ()
+    inventory: tuple[tuple[str, str], ...] = ()
+    incoming: tuple[tuple[str, Effect], ...] = ()
+    posted: tuple[str, ...] = ()
+    posted_ids: tuple[int, ...] = ()
+    movers: tuple[str, ...] = ()
+    targeted: tuple[tuple[str, str], ...] = ()
+    pending: tuple[PendingAttack, ...] = ()
+    rewards: tuple[RewardGiven, ...] = ()
+    winners: tuple[str, ...] = ()
+    losers: tuple[str, ...] = ()
+
+    # -- lookups ------------------------------------------------------------------------------
+    def zone_of(self, name: str) -> str:
+        """The zone key where ``name`` stands. Raises RuleError (``"duo.duellist"``)."""
+        for n, z in self.positions:
+            if n == name:
+                return z
+        raise RuleError("duo.duellist", f"no duellist {name!r}")
+
+    def duo_of(self, name: str) -> int:
+        """0 or 1: the duo ``name`` belongs to."""
+        for i, duo in enumerate(self.duos):
+            if name in duo:
+                return i
+        raise RuleError("duo.duellist", f"no duellist {name!r}")
+
+    def teammate(self, name: str) -> str:
+        """The other member of ``name``'s duo."""
+        duo = self.duos[self.duo_of(name)]
+        return duo[1] if duo[0] == name else duo[0]
+
+    def opponents(self, name: str) -> tuple[str, str]:
+        """The two members of the other duo."""
+        return self.duos[1 - self.duo_of(name)]
+
+    def names(self) -> tuple[str, ...]:
+        """The four duellists, duo by duo."""
+        return self.duos[0] + self.duos[1]
+
+    def active(self, name: str) -> bool:
+        """True while ``name`` has PV left (0 PV: "doit abandonner")."""
+        return self.duel.duellist(name).points > 0
+
+    def active_names(self) -> tuple[str, ...]:
+        """The duellists still in the duel."""
+        return tuple(n for n in self.names() if self.active(n))
+
+    def creature_pv(self, key: str) -> int:
+        """PV left of creature ``key``."""
+        return dict(self.creatures)[key]
+
+    def in_zone(self, zone: str) -> tuple[str, ...]:
+        """Active duellists standing in ``zone``."""
+        return tuple(n for n in self.active_names() if self.zone_of(n) == zone)
+
+    def all_together(self) -> bool:
+        """True when every active duellist stands in the same zone (and there are four)."""
+        zones = {self.zone_of(n) for n in self.active_names()}
+        return len(zones) == 1 and len(self.active_names()) == 4
+
+    # -- JSON ---------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready table."""
+        return {
+            "duel": self.duel.to_dict(),
+            "environment": self.environment,
+            "duos": [list(d) for d in self.duos],
+            "positions": [list(p) for p in self.positions],
+            "creatures": [list(c) for c in self.creatures],
+            "defeated": [list(c) for c in self.defeated],
+            "solved": [list(c) for c in self.solved],
+            "items_left": list(self.items_left),
+            "inventory": [list(i) for i in self.inventory],
+            "incoming": [[n, e.to_dict()] for n, e in self.incoming],
+            "posted": list(self.posted),
+            "posted_ids": list(self.posted_ids),
+            "movers": list(self.movers),
+            "targeted": [list(t) for t in self.targeted],
+            "pending": [p.to_dict() for p in self.pending],
+            "rewards": [
+                {"duellist": r.duellist, "source": r.source, "kind": r.kind, "amount": r.amount}
+                for r in self.rewards
+            ],
+            "winners": list(self.winners),
+            "losers": list(self.losers),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DuoState:
+        """Inverse of :meth:`to_dict`. Raises RuleError (``"DuoState.<field>"``)."""
+        try:
+            duos = tuple(tuple(str(n) for n in d) for d in data["duos"])
+            if len(duos) != 2 or any(len(d) != 2 for d in duos):
+                raise RuleError("DuoState.duos", "two duos of two")
+            return cls(
+                duel=DuelState.from_dict(data["duel"]),
+                environment=str(data["environment"]),
+                duos=(duos[0], duos[1]),  # type: ignore[arg-type]
+                positions=tuple((str(a), str(b)) for a, b in data["positions"]),
+                creatures=tuple((str(a), int(b)) for a, b in data.get("creatures", [])),
+                defeated=tuple((str(a), str(b)) for a, b in data.get("defeated", [])),
+                solved=tuple((str(a), str(b)) for a, b in data.get("solved", [])),
+                items_left=tuple(str(i) for i in data.get("items_left", [])),
+                inventory=tuple((str(a), str(b)) for a, b in data.get("inventory", [])),
+                incoming=tuple(
+                    (str(n), effect_from_data(e, "DuoState.incoming"))
+                    for n, e in data.get("incoming", [])
+                ),
+                posted=tuple(str(n) for n in data.get("posted", [])),
+                posted_ids=tuple(int(n) for n in data.get("posted_ids", [])),
+                movers=tuple(str(n) for n in data.get("movers", [])),
+                targeted=tuple((str(a), str(b)) for a, b in data.get("targeted", [])),
+                pending=tuple(PendingAttack.from_dict(p) for p in data.get("pending", [])),
+                rewards=tuple(
+                    RewardGiven(str(r["duellist"]), str(r["source"]), str(r["kind"]), int(r["amount"]))
+                    for r in data.get("rewards", [])
+                ),
+                winners=tuple(str(n) for n in data.get("winners", [])),
+                losers=tuple(str(n) for n in data.get("losers", [])),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise RuleError("DuoState", f"malformed: {exc}") from exc
+
+
+__all__ = ["DuoState", "PendingAttack", "RewardGiven"]

@@ -1,0 +1,225 @@
+"""A scripted two-against-two fatigue duel on the phpBB sandbox, refereed by the real bot
+(PhpbbClient over HTTP) to the end (issue 5).
+
+Duo A: Aurora Vexley and Blaise Corvin (adults, 500 PV). Duo B: Cassius Thorne and Dorian Pike
+(first years, 100 PV). Environment "serre". The duel's secret is chosen so that the draw puts
+A1, A2 in zone 1, B1 in zone 2 (the strangulot's pool) and B2 in zone 3 (the tentacula).
+
+Turn 1: A1 moves to zone 2; B1 hits the strangulot; nobody of duo B moves (missing_move).
+A1's owl asks the referee for details (a referee task). The bot restarts.
+Turn 2: B1 defeats the strangulot (a reward); A2 hits B1 and moves to zone 2; A1 targets B1
+too while B1 is alone with both (double_target); B2 moves to zone 2: all four meet.
+Turn 3: one declaration every two posts. Then until duo B is down.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from forumbot.app import Bot, bootstrap
+from forumbot.config import Config, WatchedForum
+from forumbot.demo import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
+from forumbot.duo_flow import current_state, make_draw, open_duo_duel, referee_tasks
+from forumbot.fetch import fetch_topic_pages
+from forumbot.forums.phpbb import PhpbbClient
+from forumbot.leaderboard import standings
+from forumbot.storage import open_storage
+
+A1, A2, B1, B2 = "Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike"
+PASSWORD = "duellist-demo"
+BODY = "\n".join(
+    f"Ligne {i} : {{me}} se faufile entre les plantes de la serre enchantée." for i in range(1, 11)
+)
+WANTED = {A1: 0, A2: 0, B1: 1, B2: 2}
+
+
+def secret_for(topic_id: int) -> bytes:
+    """A dice secret whose placement draw gives WANTED."""
+    for i in range(20000):
+        secret = i.to_bytes(32, "big")
+        draw = make_draw(secret, f"phpbb3:{topic_id}")
+        if all(draw(f"place:{n}", 4) == z for n, z in WANTED.items()):
+            return secret
+    raise AssertionError("no secret found")
+
+
+@dataclass
+class Duo2v2:
+    board: Any
+    bot: Bot
+    config: Config
+    topic_id: int
+    duel_id: int
+
+    def cycle(self) -> list[int]:
+        self.bot.poll()
+        published = self.bot.publish()
+        self.bot.poll()  # zone owls of what was just published go out at once
+        return published
+
+    def post(self, who: str, spell: str | None, target: str | None = None,
+             move: str | None = None, action: str = "lancer un sort") -> int:  # fmt: skip
+        text = BODY.format(me=who) + (f"\n[b]{spell}[/b]" if spell else "")
+        text += f"\nAction : {action}\nPari : [3,4,5,6]"
+        if target:
+            text += f"\nCible : {target}"
+        if move:
+            text += f"\nDéplacement : {move}"
+        return int(self.board.post_reply(self.topic_id, who, text))
+
+    def play(self, who: str, spell: str | None, target: str | None = None,
+             move: str | None = None) -> str:  # fmt: skip
+        """One post and the declaration it calls for; returns the bot's last text."""
+        self.post(who, spell, target, move)
+        assert len(self.cycle()) == 1, f"no declaration after {who}'s post"
+        return self.bot_texts()[-1]
+
+    def bot_texts(self) -> list[str]:
+        url = f"{self.board.base_url}/viewtopic.php?t={self.topic_id}"
+        return [p.text for page in fetch_topic_pages(url) for p in page.posts if p.author == BOT]
+
+    def state(self) -> Any:
+        return current_state(self.bot.storage, self.bot.storage.duel(self.duel_id))
+
+    def restart(self) -> None:
+        self.bot.close()
+        self.bot = bootstrap(
+            self.config, password=BOT_PASSWORD, rng=random.Random(5),
+            storage=open_storage(self.config.database), now=lambda: datetime.now(UTC),
+        )  # fmt: skip
+
+
+@pytest.fixture
+def duel(tmp_path: Path) -> Iterator[Duo2v2]:
+    board = make_demo_board()
+    for name in (A1, A2, B1, B2):
+        if name not in {u.name for u in board._users.values()}:
+            board.add_user(name, PASSWORD)
+    base_url = board.start()
+    try:
+        config = Config(
+            board_url=base_url, platform="phpbb3", username=BOT, ruleset="classic",
+            review_delay_s=0, database=str(tmp_path / "bot.db"), flood_interval_s=1,
+            watch=(WatchedForum(DUEL_FORUM),),
+        )  # fmt: skip
+        bot = bootstrap(
+            config, password=BOT_PASSWORD, rng=random.Random(4),
+            storage=open_storage(config.database), now=lambda: datetime.now(UTC),
+        )  # fmt: skip
+        title = "Duel à deux contre deux : Aurora et Blaise contre Cassius et Dorian"
+        topic_id = board.create_topic(DUEL_FORUM, "Arbitre", title, "La serre vous attend.")
+        duel_id = open_duo_duel(
+            bot.referee, DUEL_FORUM, topic_id, title,
+            [[(A1, "adult", ["sournoise"]), (A2, "adult", ["protectrice"])],
+             [(B1, "1", ["sournoise"]), (B2, "1", ["protectrice"])]],
+            "serre", stakes="une mandragore en pot", dice_secret=secret_for(topic_id),
+        )  # fmt: skip
+        d = Duo2v2(board, bot, config, topic_id, duel_id)
+        yield d
+        d.bot.close()
+    finally:
+        board.stop()
+
+
+def zone_owls(board: Any) -> list[tuple[int, str]]:
+    return [(m.to_ids[0], m.subject) for m in board.pms() if m.subject.startswith("Duel à deux")]
+
+
+def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None:
+    from forumbot.duo_flow import DuoBusy
+
+    with pytest.raises(DuoBusy):  # one 2v2 at a time
+        open_duo_duel(duel.bot.referee, DUEL_FORUM, 999, "Autre", [], "serre")
+    assert len(duel.cycle()) == 1  # the opening: environment, positions, creatures
+    opening = duel.bot_texts()[0]
+    assert "La serre enchantée" in opening and "Le strangulot du bassin" in opening
+    assert "Zone 1 — Le carré des mandragores : Aurora Vexley, Blaise Corvin" in opening
+    assert len(zone_owls(duel.board)) == 4  # each duellist's starting zone
+
+    # Turn 1: one declaration per post.
+    t = duel.play(A1, "Rictusempra", "le décor", "zone 2")
+    assert "rejoint la zone 2" in t
+    duel.play(A2, "Protego", "moi")
+    t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
+    assert "frappe Le strangulot du bassin : 20 PV" in t and "Étreinte" in t
+    t = duel.play(B2, "Flipendo", "le décor")
+    assert "aucun déplacement du duo" in t and "Fin du tour" in t
+    assert len(zone_owls(duel.board)) == 5  # A1 entered the pool
+
+    # A1 asks the referee by owl for details: a referee task.
+    player = PhpbbClient(duel.board.base_url, A1, PASSWORD, flood_interval_s=0)
+    player.send_pm(duel.board.user_id(BOT), BOT, "Question sur le bassin", "Que voit-on au fond ?",
+                   "m-q1")  # fmt: skip
+    duel.cycle()
+    tasks = referee_tasks(duel.bot.storage, duel.bot.referee.board_id)
+    assert [(x["kind"], x["duellist"], x["zone"]) for x in tasks] == [
+        ("owl_question", A1, "bassin")
+    ]
+    duel.restart()  # nothing is lost, no owl twice
+    duel.cycle()
+    assert len(referee_tasks(duel.bot.storage, duel.bot.referee.board_id)) == 1
+
+    # Turn 2: the creature is defeated; a double target; B2 joins: all four meet.
+    t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
+    assert "est vaincu par Cassius Thorne" in t and "Récompense pour Cassius Thorne" in t
+    duel.play(A2, "Rictusempra", B1, "zone 2")
+    t = duel.play(A1, "Flipendo", B1)
+    assert "double cible" in t and "ne peut pas viser directement Cassius Thorne" in t
+    t = duel.play(B2, "Flipendo", "le décor", "zone 2")
+    assert "Fin du tour" in t and "tous les deux messages" in t
+    state = duel.state()
+    assert state.all_together()
+
+    # Turn 3: a declaration every two posts.
+    texts_before = len(duel.bot_texts())
+    duel.post(A1, "Bombarda Maxima", B1)
+    assert duel.cycle() == []  # one post: wait for the second
+    duel.post(B2, "Flipendo", A2)
+    assert len(duel.cycle()) == 1
+    decl = duel.bot_texts()[-1]
+    assert "message n°" in decl and decl.count("dé « Pari »") == 2
+    duel.post(B1, "Rictusempra", A1)
+    duel.post(A2, "Feudeymon", B2)
+    duel.cycle()
+    assert len(duel.bot_texts()) == texts_before + 2
+
+    # Until duo B is down (first years: level-1 spells; adults: big ones, never twice).
+    spells = iter(["Confringo", "Sectumsempra", "Stupéfix", "Diffindo", "Levicorpus"])
+    for _ in range(6):
+        state = duel.state()
+        if state.duel.finished:
+            break
+        for who in [n for n in state.active_names() if n not in state.posted]:
+            target = next(n for n in state.opponents(who) if state.active(n)) if who in (A1, A2) \
+                else next(n for n in state.opponents(who) if state.active(n))  # fmt: skip
+            spell = next(spells) if who in (A1, A2) else "Rictusempra"
+            duel.post(who, spell, target)
+            duel.cycle()
+            if duel.state().duel.finished:
+                break
+    final = duel.bot_texts()[-1]
+    assert "Aurora Vexley et Blaise Corvin remportent le duel" in final
+    duel.cycle()
+
+    storage = duel.bot.storage
+    rules_caught = {r["rule"] for r in storage.db["violations"].rows_where("duel_id = ?", [duel.duel_id])}
+    assert {"double_target", "missing_move"} <= rules_caught
+    owls = zone_owls(duel.board)
+    assert len(owls) == len(set(owls)) == 7  # 4 starts + A1, A2, B2 into the pool; none twice
+    results = [m for m in duel.board.pms() if m.subject == "Fin du duel en deux contre deux"]
+    assert len(results) == 4
+    board_id = duel.bot.referee.board_id
+    table = {s.character: s for s in standings(storage, board_id, "2v2")}
+    assert table[A1].points == 1 and table[A2].points == 1 and table[A1].purse == 5
+    assert table[B1].frogs == 1 and table[B2].frogs == 1
+    rows = json.loads(storage.duel(duel.duel_id)["state_json"])
+    assert rows["finished"] and duel.state().winners == (A1, A2)
+    assert any(r.source == "creature:strangulot" for r in duel.state().rewards)
