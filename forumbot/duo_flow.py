@@ -4,7 +4,8 @@
   four duellists are placed at random from the duel's secret seed (recorded in ``duo_duels``)
   and the opening declaration (environment, positions, creatures) is drafted.
 - :func:`advance_duo` (called by :meth:`forumbot.referee.Referee.advance`) drafts the next
-  declaration: one post, or two when all four share a zone (:func:`rules.duo.posts_per_declaration`).
+  declaration: one post, or two when all four share a zone
+  (:func:`rules.duo.posts_per_declaration`).
   Dice: one d6 « Pari » per post, derived like the 1v1 flow's. Publication goes through the
   fatigue path (:func:`forumbot.fatigue_flow.apply_published_fatigue`: ``state_json``, finish,
   deadline); the full 2v2 state is stored in each draft's context (``duo_state``) and the
@@ -220,7 +221,9 @@ def open_duo_duel(
                 "board_id": ref.board_id,
                 "environment": environment,
                 "duos_json": json.dumps([list(d) for d in state.duos], ensure_ascii=False),
-                "placement_json": json.dumps([list(p) for p in state.positions], ensure_ascii=False),
+                "placement_json": json.dumps(
+                    [list(p) for p in state.positions], ensure_ascii=False
+                ),
                 "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
                 "created_at": iso(now),
             }
@@ -307,7 +310,8 @@ def use_item_line(text: str) -> str | None:
 
 def _last_published(storage: Storage, duel: dict[str, Any]) -> int:
     row = storage.db.execute(
-        "select max(published_post_id) from declarations where duel_id = ? and status = 'published'",
+        "select max(published_post_id) from declarations where duel_id = ? "
+        "and status = 'published'",
         [duel["id"]],
     ).fetchone()
     return int(row[0]) if row and row[0] is not None else int(duel["opening_post_id"] or 0)
@@ -365,9 +369,7 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
             DuoPost(turn_post(name, row["post_id"], action), action.get("move_to"),
                     use_item_line(text))
         )  # fmt: skip
-        dice[row["post_id"]] = ref._roll(
-            duel_id, secret, turn_no, row["post_id"], rs.dice_name, 1
-        )
+        dice[row["post_id"]] = ref._roll(duel_id, secret, turn_no, row["post_id"], rs.dice_name, 1)
         facts[row["post_id"]] = PostFacts(
             lines=count_displayed_lines(text, int(rs.setting("chars_per_line"))), late_edit=late
         )
@@ -394,7 +396,8 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
     _store_violations(storage, duel_id, turn_no, outcome, [p.post.post_id for p in posts], ref)
     for who, mech, post_id in outcome.mechanism_attempts:
         _task(
-            storage, ref.board_id, duel_id, "mechanism", f"b{ref.board_id}-duel{duel_id}-mech-{post_id}",
+            storage, ref.board_id, duel_id, "mechanism",
+            f"b{ref.board_id}-duel{duel_id}-mech-{post_id}",
             who, state.zone_of(who), f"{who} tente : {env.mechanism(mech).name}",
             env.mechanism(mech).solution, ref, mechanism=mech, post_id=post_id,
         )  # fmt: skip
@@ -451,7 +454,9 @@ def turn_context(
                 "duellist": p.post.duellist,
                 "post_id": p.post.post_id,
                 "zone": zone_names[before.zone_of(p.post.duellist)],
-                "action": ACTION_FR.get(p.post.kind or ("cast" if p.post.spell else ""), "aucune action"),
+                "action": ACTION_FR.get(
+                    p.post.kind or ("cast" if p.post.spell else ""), "aucune action"
+                ),
                 "spell": p.post.spell or p.post.spell_text,
                 "target": p.post.target,
                 "die": dice[p.post.post_id][0],
@@ -470,9 +475,7 @@ def turn_context(
             }
             for d in after.duel.duellists
         ],
-        "creatures": [
-            {"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures
-        ],
+        "creatures": [{"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures],
         "zone_names": zone_names,
         "reward_fr": REWARD_FR,
         "entered": [list(e) for e in outcome.entered],
@@ -601,10 +604,14 @@ def _task(
     )  # fmt: skip
 
 
-def referee_tasks(storage: Storage, board_id: int, status: str | None = "open") -> list[dict[str, Any]]:
+def referee_tasks(
+    storage: Storage, board_id: int, status: str | None = "open"
+) -> list[dict[str, Any]]:
     """The board's referee tasks (``open`` by default), oldest first."""
     if status is None:
-        return list(storage.db["referee_tasks"].rows_where("board_id = ?", [board_id], order_by="id"))
+        return list(
+            storage.db["referee_tasks"].rows_where("board_id = ?", [board_id], order_by="id")
+        )
     return list(
         storage.db["referee_tasks"].rows_where(
             "board_id = ? and status = ?", [board_id, status], order_by="id"
@@ -612,7 +619,9 @@ def referee_tasks(storage: Storage, board_id: int, status: str | None = "open") 
     )
 
 
-def close_task(storage: Storage, task_id: int, status: str, by: str, now: Any, note: str = "") -> bool:
+def close_task(
+    storage: Storage, task_id: int, status: str, by: str, now: Any, note: str = ""
+) -> bool:
     """Mark a referee task ``done`` (owl answered), ``solved`` or ``failed`` (a mechanism
     attempt judged). Returns False when it was not open. Recorded in the audit log.
 

@@ -31,16 +31,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal, cast
 
-from rules.effects import Effect
-from rules.errors import RuleError
-from rules.fatigue.effects import DamageOverTime, PvDamage, Ward
-from rules.fatigue.engine import PostFacts, resolve_fatigue_step
-from rules.fatigue.settings import FatigueRuleset
-from rules.model import AttackResult, DuellistState, DuelState, TurnPost, Violation
 from rules.duo.environment import Environment, RewardEntry, fold
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack, RewardGiven
+from rules.errors import RuleError
+from rules.fatigue.effects import DamageOverTime, Ward
+from rules.fatigue.engine import PostFacts, resolve_fatigue_step
+from rules.fatigue.settings import FatigueRuleset
+from rules.model import AttackResult, DuellistState, DuelState, TurnPost, Violation
 
 Draw = Callable[[str, int], int]
 
@@ -115,7 +115,9 @@ class DuoOutcome:
 # --- Opening -------------------------------------------------------------------------------------
 
 
-def place_duellists(names: Sequence[str], env: Environment, draw: Draw) -> tuple[tuple[str, str], ...]:
+def place_duellists(
+    names: Sequence[str], env: Environment, draw: Draw
+) -> tuple[tuple[str, str], ...]:
     """Random starting zones, each duellist drawn independently and uniformly among the four
     zones (RULES.md: "placed at random [D: uniform, teammates may share a zone]").
 
@@ -284,7 +286,7 @@ class _Step:
         base = self.cfg.status(rule)
         if base == "off":
             return "off"
-        status = base
+        status: str = base
         if (name, rule) in self.waived:
             status = "waived"
         elif base == "proposed" and (name, rule) in self.confirmed:
@@ -296,7 +298,7 @@ class _Step:
             post_id=post_id,
             evidence=evidence,
             penalty=penalty,
-            status=status,  # type: ignore[arg-type]
+            status=cast(Literal["proposed", "applied", "waived"], status),
             proposal=f"-{penalty} PV" if status == "proposed" else None,
         )
         self.violations.append(v)
@@ -364,9 +366,7 @@ class _Step:
         for p in posts:
             self.dice[p.post_id] = tuple(p.dice or ())
         keep = set(names if keep is None else keep)
-        self.violations.extend(
-            v for v in violations if v.duellist in keep and v.status != "off"
-        )
+        self.violations.extend(v for v in violations if v.duellist in keep)
         merged = []
         for d in out.state.duellists:
             if d.name not in keep:
@@ -386,7 +386,9 @@ class _Step:
             if att.void_reason != "pending":
                 self.attacks.append(att)
             for e in att.effects_applied:
-                carrier = att.defender if getattr(e, "applies", "target") == "target" else att.attacker
+                carrier = (
+                    att.defender if getattr(e, "applies", "target") == "target" else att.attacker
+                )
                 if carrier in keep:
                     self.s = replace(self.s, incoming=self.s.incoming + ((carrier, e),))
         return attacks[0] if attacks else None
@@ -427,7 +429,8 @@ class _Step:
             return
         att = self.exchange(who, self._dummy(who), None, post, poster=who, keep={who}, close=False)
         if att is None or att.void_reason != "pending":
-            self.events.append(Event("creature_missed", who, creature.name, att.void_reason or ""))
+            void = (att.void_reason if att is not None else None) or ""
+            self.events.append(Event("creature_missed", who, creature.name, void))
             return
         armour = creature.ability.amount if creature.ability.kind == "armour" else 0
         damage = max(0, att.attack_value - armour)
@@ -604,9 +607,7 @@ class _Step:
         if victim in self.s.opponents(me) and (mate, victim) in self.s.targeted:
             zone = self.s.zone_of(victim)
             here = self.s.in_zone(zone)
-            lone = (
-                me in here and mate in here and self.s.teammate(victim) not in here
-            )
+            lone = me in here and mate in here and self.s.teammate(victim) not in here
             if lone or self.s.all_together():
                 why = (
                     f"{victim} is alone in the zone with {me} and {mate}"
@@ -642,9 +643,7 @@ class _Step:
             movers=self.s.movers + (me,),
         )
         self.entered.append((me, zone.key))
-        self.events.append(
-            Event("move", me, None, self.env.zone(here).name, zone=zone.key)
-        )
+        self.events.append(Event("move", me, None, self.env.zone(here).name, zone=zone.key))
 
     # -- end of turn ----------------------------------------------------------------------
     def close_turn(self) -> None:
@@ -824,7 +823,10 @@ def duo_rewards(state: DuoState, settings: DuoSettings) -> list[tuple[str, str, 
     if state.winners:
         out = []
         for n in state.winners:
-            out += [(n, "leaderboard_point", settings.win_points), (n, "galleons", settings.win_galleons)]
+            out += [
+                (n, "leaderboard_point", settings.win_points),
+                (n, "galleons", settings.win_galleons),
+            ]
         out += [(n, "chocolate_frog", settings.loser_frogs) for n in state.losers]
         return out
     if state.duel.draw:

@@ -180,7 +180,9 @@ def _str(data: Mapping[str, Any], key: str, where: str) -> str:
     return value.strip()
 
 
-def _int(data: Mapping[str, Any], key: str, where: str, *, low: int = 0, default: Any = None) -> int:
+def _int(
+    data: Mapping[str, Any], key: str, where: str, *, low: int = 0, default: Any = None
+) -> int:
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise RuleError(f"{where}.{key}", f"an integer >= {low} is required, got {value!r}")
@@ -297,7 +299,8 @@ def load_environment(toml_text: str) -> Environment:
                 str(it.get("text", "")),
             )
         )
-    keys = [z.key for z in zones] + [x.key for x in (*creatures, *mechanisms, *items)]
+    keys = [z.key for z in zones] + [c.key for c in creatures]
+    keys += [m.key for m in mechanisms] + [i.key for i in items]
     dupes = sorted({k for k in keys if keys.count(k) > 1})
     if dupes:
         raise RuleError("keys", f"duplicate keys {dupes}")

@@ -193,7 +193,9 @@ class DuoState:
                 targeted=tuple((str(a), str(b)) for a, b in data.get("targeted", [])),
                 pending=tuple(PendingAttack.from_dict(p) for p in data.get("pending", [])),
                 rewards=tuple(
-                    RewardGiven(str(r["duellist"]), str(r["source"]), str(r["kind"]), int(r["amount"]))
+                    RewardGiven(
+                        str(r["duellist"]), str(r["source"]), str(r["kind"]), int(r["amount"])
+                    )
                     for r in data.get("rewards", [])
                 ),
                 winners=tuple(str(n) for n in data.get("winners", [])),

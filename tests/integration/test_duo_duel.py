@@ -210,7 +210,9 @@ def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None
     duel.cycle()
 
     storage = duel.bot.storage
-    rules_caught = {r["rule"] for r in storage.db["violations"].rows_where("duel_id = ?", [duel.duel_id])}
+    rules_caught = {
+        r["rule"] for r in storage.db["violations"].rows_where("duel_id = ?", [duel.duel_id])
+    }
     assert {"double_target", "missing_move"} <= rules_caught
     owls = zone_owls(duel.board)
     assert len(owls) == len(set(owls)) == 7  # 4 starts + A1, A2, B2 into the pool; none twice

@@ -1,0 +1,171 @@
+"""Pure 2v2 rules (rules.duo): environments, placement, moves, targets, cadence, creatures, end."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from forumbot.rulesets import load_ruleset
+from rules.duo import (
+    DuoPost,
+    DuoState,
+    load_duo_settings,
+    load_environment,
+    new_duo_duel,
+    posts_per_declaration,
+    resolve_duo_step,
+    resolve_target,
+    start_duo,
+)
+from rules.errors import RuleError
+from rules.model import TurnPost
+
+DATA = Path(__file__).resolve().parents[2] / "rules" / "data"
+RS = load_ruleset("fatigue")
+ENV = load_environment((DATA / "environments" / "serre.toml").read_text(encoding="utf-8"))
+CFG = load_duo_settings((DATA / "duo.toml").read_text(encoding="utf-8"))
+A1, A2, B1, B2 = "Aurora", "Blaise", "Cassius", "Dorian"
+
+
+def drawer(zones: dict[str, int], reward: int = 0) -> Callable[[str, int], int]:
+    def draw(label: str, n: int) -> int:
+        return zones[label.split(":", 1)[1]] if label.startswith("place:") else reward % n
+
+    return draw
+
+
+def duel(zones: dict[str, int], year: str = "adult") -> DuoState:
+    duos = [[(A1, year, ["sournoise"]), (A2, year, ["protectrice"])],
+            [(B1, year, ["sournoise"]), (B2, year, ["protectrice"])]]  # fmt: skip
+    return start_duo(new_duo_duel(RS, duos, ENV, drawer(zones)))  # type: ignore[arg-type]
+
+
+def post(who: str, pid: int, spell: str | None, target: str | None = None,
+         move: str | None = None, kind: str | None = "cast",
+         bet: tuple[int, ...] = (3, 4, 5, 6)) -> DuoPost:  # fmt: skip
+    return DuoPost(TurnPost(who, pid, spell, kind=kind, bet=bet, target=target), move_to=move)
+
+
+def step(state: DuoState, *posts: DuoPost, die: int = 4, reward: int = 0) -> object:
+    return resolve_duo_step(
+        state, list(posts), {p.post.post_id: (die,) for p in posts}, ruleset=RS,  # type: ignore[arg-type]
+        env=ENV, settings=CFG, draw=drawer({}, reward),
+    )  # fmt: skip
+
+
+def pv(state: DuoState, name: str) -> int:
+    return state.duel.duellist(name).points
+
+
+def test_shipped_environments_load_and_bad_ones_are_refused() -> None:
+    other = load_environment((DATA / "environments" / "bibliotheque.toml").read_text("utf-8"))
+    assert len(ENV.zones) == len(other.zones) == 4
+    assert ENV.creature("strangulot").ability.kind == "retaliate"
+    text = (DATA / "environments" / "serre.toml").read_text(encoding="utf-8")
+    zone = '[[zones]]\nkey = "{k}"\nname = "Z{k}"\nowl = "o"\ndetails = "d"\n'
+    head = 'key = "e"\nname = "E"\ndescription = "D"\n'
+    with pytest.raises(RuleError) as err:
+        load_environment(head + "".join(zone.format(k=k) for k in "abc"))
+    assert err.value.rule == "zones"
+    assert len(load_environment(head + "".join(zone.format(k=k) for k in "abcd")).zones) == 4
+    with pytest.raises(RuleError) as err:
+        load_environment(text.replace('kind = "retaliate"', 'kind = "fly"'))
+    assert err.value.rule == "creatures[0].ability.kind"
+    assert ENV.find_zone("la zone 2") == ENV.zones[1]
+    assert ENV.find_zone("Le bassin aux nénuphars") == ENV.zones[1]
+    assert ENV.find_zone("zone 7") is None
+
+
+def test_placement_is_drawn_recorded_and_round_trips() -> None:
+    s = duel({A1: 0, A2: 0, B1: 1, B2: 3})
+    assert s.positions == ((A1, "mandragores"), (A2, "mandragores"), (B1, "bassin"),
+                           (B2, "verriere"))  # fmt: skip
+    assert DuoState.from_dict(json.loads(json.dumps(s.to_dict()))) == s
+    assert resolve_target("moi", A1, s, ENV).kind == "self"
+    assert resolve_target("Cassius", A1, s, ENV).key == B1
+    assert resolve_target("le strangulot", A1, s, ENV).kind == "creature"
+    assert resolve_target("les rideaux", A1, s, ENV).kind == "scenery"
+
+
+def test_pending_attack_resolves_with_the_targets_defense_like_1v1() -> None:
+    s = duel({A1: 0, A2: 1, B1: 0, B2: 1})
+    o = step(s, post(A1, 1, "Flipendo", B1), die=2)
+    assert [(p.attacker, p.target) for p in o.state.pending] == [(A1, B1)]  # type: ignore[attr-defined]
+    # B1 dodges (bet won, A1's bet lost: die 2 with A1 on [3,4,5,6])
+    o1 = resolve_duo_step(
+        o.state, [post(B1, 2, None, A1, kind="dodge", bet=(1, 2, 3, 4))], {2: (2,)},  # type: ignore[attr-defined]
+        ruleset=RS, env=ENV, settings=CFG, draw=drawer({}),  # type: ignore[arg-type]
+    )  # fmt: skip
+    assert pv(o1.state, B1) == 500 and not o1.state.pending
+
+
+def test_missing_and_extra_move_and_turn_close() -> None:
+    s = duel({A1: 0, A2: 0, B1: 1, B2: 1})
+    s = step(s, post(A1, 1, "Flipendo", "le décor", "zone 3")).state  # type: ignore[attr-defined]
+    o = step(s, post(A2, 2, "Rictusempra", "le décor", "zone 4"))
+    assert [v.rule for v in o.violations] == ["extra_move"]  # type: ignore[attr-defined]
+    assert o.state.zone_of(A2) == "mandragores" and pv(o.state, A2) == 480  # type: ignore[attr-defined]
+    s = step(o.state, post(B1, 3, "Flipendo", "le décor")).state  # type: ignore[attr-defined]
+    o = step(s, post(B2, 4, "Flipendo", "le décor"))
+    assert o.turn_closed and o.state.duel.turn == 1  # type: ignore[attr-defined]
+    missing = [v for v in o.violations if v.rule == "missing_move"]  # type: ignore[attr-defined]
+    assert [(v.duellist, v.post_id) for v in missing] == [(B2, 4)]
+
+
+def test_double_target_lone_and_all_four_together_and_cadence() -> None:
+    s = duel({A1: 1, A2: 1, B1: 1, B2: 2})
+    assert posts_per_declaration(s, CFG) == 1
+    s = step(s, post(A1, 1, "Flipendo", B1)).state  # type: ignore[attr-defined]
+    o = step(s, post(A2, 2, "Rictusempra", B1))
+    assert [v.rule for v in o.violations] == ["double_target"]  # type: ignore[attr-defined]
+    assert len(o.state.pending) == 1  # type: ignore[attr-defined]
+    together = duel({A1: 2, A2: 2, B1: 2, B2: 2})
+    assert posts_per_declaration(together, CFG) == 2
+    o = step(together, post(A1, 1, "Flipendo", B1), post(B2, 2, "Flipendo", A2))
+    assert not o.violations and len(o.state.posted) == 2  # type: ignore[attr-defined]
+    o = step(o.state, post(A2, 3, "Rictusempra", B1), post(B1, 4, "Rictusempra", B2))  # type: ignore[attr-defined]
+    assert "double_target" in [v.rule for v in o.violations]  # type: ignore[attr-defined]
+    # teammate and self are legal targets; far apart no double target
+    apart = duel({A1: 0, A2: 3, B1: 1, B2: 2})
+    s = step(apart, post(A1, 1, "Flipendo", B1)).state  # type: ignore[attr-defined]
+    assert not step(s, post(A2, 2, "Rictusempra", B1)).violations  # type: ignore[attr-defined]
+
+
+def test_creature_retaliates_then_is_defeated_with_a_reward_and_items() -> None:
+    s = duel({A1: 1, A2: 0, B1: 2, B2: 3}, year="1")
+    o = step(s, post(A1, 1, "Flipendo", "le strangulot"))
+    assert o.state.creature_pv("strangulot") == 20 and pv(o.state, A1) == 90  # type: ignore[attr-defined]
+    s = o.state  # type: ignore[attr-defined]
+    for i, who in enumerate((A2, B1, B2), start=2):
+        s = step(
+            s, post(who, i, "Flipendo", "le décor", "zone 4" if who in (A2, B2) else None)
+        ).state  # type: ignore[attr-defined]
+    o = step(s, post(A1, 9, "Rictusempra", "strangulot"), reward=2)
+    assert o.state.creature_pv("strangulot") == 5  # type: ignore[attr-defined]
+    s = duel({A1: 1, A2: 0, B1: 2, B2: 3})
+    o = step(s, post(A1, 1, "Bombarda Maxima", "le strangulot"), reward=2)
+    assert o.state.defeated == (("strangulot", A1),)  # type: ignore[attr-defined]
+    assert [(r.kind, r.amount) for r in o.state.rewards] == [("pv", 20)]  # type: ignore[attr-defined]
+    assert pv(o.state, A1) == 520  # type: ignore[attr-defined]
+    # an item taken by targeting it, used later with "Objet :"
+    s = duel({A1: 3, A2: 0, B1: 2, B2: 2})
+    o = step(s, post(A1, 1, "Rictusempra", "le flacon de Pimentine"))
+    assert o.state.inventory == ((A1, "pimentine"),)  # type: ignore[attr-defined]
+
+
+def test_duo_with_both_members_down_loses() -> None:
+    s = duel({A1: 0, A2: 0, B1: 0, B2: 0}, year="1")
+    weak = tuple(replace(d, points=10 if d.name in (B1, B2) else 100) for d in s.duel.duellists)
+    s = replace(s, duel=replace(s.duel, duellists=weak))
+    o = step(s, post(A1, 1, "Flipendo", B1), post(A2, 2, "Flipendo", B2))
+    assert not o.finished  # type: ignore[attr-defined]
+    o = step(o.state, post(B1, 3, "Rictusempra", "le décor"), post(B2, 4, "Rictusempra", "moi"))  # type: ignore[attr-defined]
+    assert o.finished and o.winners == (A1, A2) and o.losers == (B1, B2)  # type: ignore[attr-defined]
+    from rules.duo import duo_rewards
+
+    rewards = duo_rewards(o.state, CFG)  # type: ignore[attr-defined]
+    assert (A1, "galleons", 5) in rewards and (B2, "chocolate_frog", 1) in rewards
