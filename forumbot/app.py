@@ -96,6 +96,19 @@ class Bot:
                     watched.forum_id,
                     exc,
                 )
+        try:  # registrations, owls, rewards and the leaderboard post (issue 4)
+            from forumbot.registrations import after_poll as registrations_after_poll
+
+            registrations_after_poll(self)
+        except LoginFailed:
+            raise
+        except ForumError as exc:
+            log.warning(
+                "registrations: stopped (%s: %s); will retry next cycle", type(exc).__name__, exc
+            )
+        except sqlite3.OperationalError as exc:
+            self._rollback()
+            log.warning("registrations: stopped, database error (%s); will retry", exc)
         try:  # two against two (issue 5): PM inbox, zone owls, finished 2v2 duels
             from forumbot.duo_flow import after_poll
 
