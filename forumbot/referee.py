@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import rules
-from forumbot.errors import ForumError
+from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
 from forumbot.render import marker_text, render
 from forumbot.rulesets import load_ruleset
@@ -173,6 +173,8 @@ class Referee:
                 new += counts[0]
                 edited += counts[1]
                 drafts += counts[2]
+            except LoginFailed:  # credentials refused (or a CAPTCHA): stop the bot
+                raise
             except sqlite3.OperationalError:
                 raise  # the database (e.g. locked), not this topic: the caller logs it once
             except ForumError as exc:  # the board failed on this topic: one line, next cycle

@@ -319,3 +319,16 @@ def test_a_declaration_restored_as_draft_is_recognised_not_reposted() -> None:
     assert published == [forum.posts[7][-1].post_id]
     assert forum.replies_sent == 0
     assert referee.storage.duels("running")
+
+
+def test_a_refused_login_stops_the_poll_instead_of_being_logged_per_topic() -> None:
+    from forumbot.errors import CaptchaRequired
+
+    forum, referee, clock = make()
+
+    def refuse(topic_id: int, after_post_id: int | None) -> list[object]:
+        raise CaptchaRequired("CAPTCHA after failed logins")
+
+    forum.read_topic = refuse  # type: ignore[assignment,method-assign]
+    with pytest.raises(CaptchaRequired):
+        referee.poll_forum(3)
