@@ -1,4 +1,4 @@
-"""The forum-client interface the rest of the bot uses (phpBB now, Forumactif later).
+"""The forum-client interface the rest of the bot uses (phpBB and Forumactif).
 
 Every implementation takes, in its constructor, ``transport: httpx.BaseTransport | None`` (None =
 the real network), ``sleep: Callable[[float], None]`` (seconds) and ``clock: Callable[[], float]``
@@ -99,22 +99,18 @@ class ForumClient(Protocol):
         """
         ...
 
-
-@runtime_checkable
-class EditingForumClient(ForumClient, Protocol):
-    """A :class:`ForumClient` that can also edit the bot's own posts (the leaderboard post).
-
-    Kept apart from :class:`ForumClient` until every client implements it (phpBB and the
-    sandbox do; the Forumactif client does not yet), so ``isinstance(c, ForumClient)`` stays
-    true for all of them.
-    """
-
     def edit_post(self, post_id: int, message: str) -> None:
         """Replace the text of the bot's own post ``post_id`` with ``message`` (idempotent:
-        the same text again changes nothing).
+        the same text again changes nothing, so it may be sent again after a timeout). The
+        leaderboard post is kept up to date this way.
 
         Raises: TopicNotFound (no such post), PermissionDenied (not the bot's post, or the
         board's edit time limit is over), FormInvalid, SessionExpired, AmbiguousPost,
         ServerError.
         """
         ...
+
+
+#: Former name of :class:`ForumClient` from when ``edit_post`` was kept apart (the Forumactif
+#: client had none); every client now implements it. Kept so older imports keep working.
+EditingForumClient = ForumClient

@@ -1,5 +1,5 @@
 """Forumactif (Forumotion) HTTP client: log in, list a forum, read topics, reply (optionally
-asking the board to roll dice), open topics, send private messages.
+asking the board to roll dice), open topics, edit the bot's own posts, send private messages.
 
 Flows from ``fixtures/forumactif/REPORT.md`` (section 6; real AwesomeBB pages + production
 scripts), with the same safety rules as :mod:`forumbot.forums.phpbb`:
@@ -125,6 +125,16 @@ def has_marker(marker: str, *texts: str) -> bool:
     letter, digit, ``-`` or ``_`` (so ``…-turn1`` is not found inside ``…-turn10``)."""
     pattern = re.compile(re.escape(marker) + r"(?![\w-])")
     return any(pattern.search(text) for text in texts)
+
+
+def _same_text(current: str, wanted: str) -> bool:
+    """True when a form's textarea ``current`` already holds ``wanted`` (CR LF / CR read as
+    LF, blanks around the whole text ignored: browsers and boards normalise both)."""
+
+    def norm(text: str) -> str:
+        return text.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+    return norm(current) == norm(wanted)
 
 
 def topic_path(topic_id: int, start: int = 0) -> str:
@@ -607,6 +617,87 @@ class ForumactifClient:
             lambda form: [],
             want_topic=True,
         )
+
+    def edit_post(self, post_id: int, message: str) -> None:
+        """Replace the text of the bot's own post ``post_id`` with ``message``.
+
+        Flow (REPORT.md 6.3 "Edit: ``/post?p={P}&mode=editpost``" [H]): GET the edit form
+        ``/post?p=P&mode=editpost`` (the reply form's fields: ``auth[]`` twice, ``mode``, ``lt``,
+        plus the post id ``p``; ``subject`` when it is a topic's first post; ``edit_reason``),
+        POST ``/post`` with every field of it as the board gave it, ``message`` and the submit
+        ``post``. Success is the confirmation page ("... enregistré avec succès"), as for a
+        reply. An edit is idempotent: after a timeout, a 5xx, an unreadable answer or "a new
+        message has been posted" it is sent again with a fresh form, and before every POST the
+        form's textarea (the post's current BBCode) is compared with ``message``: when they
+        are the same (line ends and surrounding blanks aside) nothing is sent, so a lost answer
+        or a repeated call adds no edit (and no "édité N fois").
+
+        ASSUMED (no real edit page or edit answer was captured, REPORT.md section 9): that the
+        edit form carries ``p`` and ``mode=editpost`` among its hidden fields, that its textarea
+        holds the post's BBCode source, that the edit answer uses the reply's confirmation
+        wording, that the refusal for somebody else's post reads like "Désolé, mais vous ne
+        pouvez éditer que vos propres messages" (phpBB2's wording) and that edits are exempt
+        from the flood delay (phpBB2 checks it for new posts only; a flood answer is waited out
+        all the same). A form refused as expired is fetched again like a timeout.
+
+        Requests: one GET per attempt, one POST unless the post already shows ``message``.
+        Raises: TopicNotFound (no such post), PermissionDenied (not the bot's post, topic
+            locked), FormInvalid (the board refused the text), CaptchaRequired, FloodLimited,
+            SessionExpired, AmbiguousPost (no answer after ``max_retries`` tries), ServerError.
+        """
+        path = f"/post?p={post_id}&mode=editpost"
+        relogged = False
+        floods = reviews = failures = 0
+        last_wait = self.flood_interval_s
+        while True:
+            if floods > self.max_retries:
+                raise FloodLimited("edit still flood-limited", last_wait)
+            if reviews > self.max_retries:
+                raise PostReview(f"{path}: new messages keep arriving while editing")
+            if failures > self.max_retries:
+                raise AmbiguousPost(f"{path}: no answer after {failures} tries")
+            form = self._posting_form(path)
+            if _same_text(form.first("message") or "", message):
+                return
+            body = [(k, v) for k, v in form.items if k != "message"]
+            body.append(("message", message))
+            button = next((v for k, v in form.buttons if k == "post"), "") or "Envoyer"
+            body.append(("post", button))
+            try:
+                resp = self._post(form.action or "/post", body)
+            except httpx.TransportError:
+                failures += 1
+                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                continue
+            if resp.status_code >= 500 or resp.status_code == 429:
+                failures += 1
+                self._sleep(min(self.backoff_cap_s, 2.0**failures))
+                continue
+            if resp.status_code == 404:
+                raise TopicNotFound(f"{path}: HTTP 404")
+            try:
+                html = self._answer_text(resp)
+            except ServerError:
+                failures += 1
+                continue
+            answer = classify_answer(html, flood_patterns=self.flood_patterns)
+            if answer.kind == "posted":
+                return
+            if answer.kind == "flood":
+                floods += 1
+                last_wait = self._flood_wait(answer)
+                self._sleep(last_wait)
+            elif answer.kind == "new_post":
+                reviews += 1
+            elif answer.kind == "login_required":
+                if relogged:
+                    raise SessionExpired(f"{path}: logged out while editing")
+                relogged = True
+                self.login()
+            elif answer.kind in ("not_found", "permission_denied", "captcha", "invalid"):
+                self._raise_for_answer(answer, path)
+            else:  # expired form, unknown page: a fresh form tells whether it was applied
+                failures += 1
 
     def _submit(
         self,

@@ -60,10 +60,13 @@ NOT_FOUND_PATTERNS: tuple[str, ...] = (
     r"(?:sujet|message|forum|topic|post)[^.]{0,40}n['’]existe pas",
     r"does not exist|do not exist|n['’]existe(?:nt)? pas",
 )
-#: The board refuses the action (locked topic, group rights). ASSUMED wordings.
+#: The board refuses the action (locked topic, group rights, somebody else's post). ASSUMED
+#: wordings (the "propres messages" / "your own posts" ones are phpBB2's ``Edit_own_posts``).
 DENIED_PATTERNS: tuple[str, ...] = (
     r"d[ée]sol[ée],? mais seuls",
     r"sorry,? but only",
+    r"vous ne pouvez (?:[ée]diter|modifier) que vos propres messages",
+    r"you can only edit your own posts",
     r"vous n['’][êe]tes pas autoris[ée]",
     r"vous n['’]avez pas (?:la permission|les droits|l['’]autorisation)",
     r"ce sujet est verrouill[ée]",

@@ -65,7 +65,19 @@ class FakeForum:
             replace(p, dice=dice) if p.post_id == post_id else p for p in self.posts[topic_id]
         ]
 
-    def edit_post(self, topic_id: int, post_id: int, text: str) -> None:
+    def edit_post(
+        self, topic_or_post_id: int, post_id_or_text: int | str, text: str | None = None
+    ) -> None:
+        """Two call forms: ``edit_post(topic_id, post_id, text)`` (a test edits anybody's
+        post) and ``edit_post(post_id, message)`` (:class:`ForumClient`: the bot edits a post,
+        found in whichever topic holds it)."""
+        if text is None:
+            post_id, text = topic_or_post_id, str(post_id_or_text)
+            topic_id = next(
+                t for t, posts in self.posts.items() if any(p.post_id == post_id for p in posts)
+            )
+        else:
+            topic_id, post_id = topic_or_post_id, int(post_id_or_text)
         plain = _BOLD.sub(r"\1", text)
         self.posts[topic_id] = [
             Post(
