@@ -18,6 +18,10 @@ Same public API as :class:`forumbot.sandbox.SandboxBoard` (``start``/``stop``/``
   per-user ``ignore_flood``, as admins/moderators are exempt), ``lt`` (a post arrived meanwhile ->
   the form again with "Un nouveau message a été posté ..."), then answers the confirmation page
   "Votre message a été enregistré avec succès." with a link ``/viewtopic?t=T&p=P#P``;
+* ``/post?p=N&mode=editpost``: the editor prefilled with the post's text; ``POST /post``
+  (``mode=editpost``, ``p``) by the author or an admin replaces it and answers the same
+  confirmation page; the edit line "Dernière édition par X le ..., édité N fois" is recorded
+  when a post follows the edited one;
 * dice: ``post_dice_N`` (dice id) / ``nb_rolls_N`` on a reply (never on a new topic, as on the
   real board) make the board roll with its own seeded ``random.Random`` and add, right after
   the post, a post by the Game Master account (``gm_name``, default "Maître du Jeu") with the
@@ -70,6 +74,8 @@ BAD_AUTH = "Le formulaire a expiré ou n'est pas valide. Merci de recommencer."
 PM_NO_USER = "L'utilisateur demandé n'existe pas."
 PM_NOT_ALLOWED = "Vous n'êtes pas autorisé à envoyer des messages privés."
 NOT_LOGGED = "Vous devez être connecté pour accéder à cette page."
+#: phpBB2's French ``Edit_own_posts``; Forumactif's own wording is not documented (ASSUMED).
+EDIT_DENIED = "Désolé, mais vous ne pouvez éditer que vos propres messages."
 
 _TOPIC_PATH_RE = re.compile(r"^/t(\d+)(?:p(\d+))?(?:-.*)?$")
 _FORUM_PATH_RE = re.compile(r"^/f(\d+)(?:p(\d+))?(?:-.*)?$")
@@ -726,6 +732,12 @@ class ForumactifSandbox:
         mode = req.field("mode") if req.method == "POST" else req.query.get("mode", "")
         source = req.field if req.method == "POST" else (lambda k: req.query.get(k, ""))
         topic = forum = None
+        if mode == "editpost":
+            raw = source("p")
+            post = self._posts.get(int(raw)) if raw.isdigit() else None
+            if post is None:
+                return self._message(session, "Informations", fp.esc(NO_POST), status=404)
+            return self._editing(req, session, post)
         if mode == "reply":
             raw = source("t")
             topic = self._topics.get(int(raw)) if raw.isdigit() else None
@@ -778,6 +790,84 @@ class ForumactifSandbox:
             zone=self.zone,
         )
         return self._page(session, "Poster un message", body)
+
+    def _editing(self, req: Request, session: _Session, post: FaPost) -> Response:
+        """``/post?p=N&mode=editpost`` (REPORT.md 6.3): GET gives the full editor prefilled
+        with the post's BBCode (hidden ``auth[]`` x2, ``mode=editpost``, ``p``, ``lt``; the
+        subject; ``edit_reason``; no dice block: "You can't roll a dice while ... editing a
+        message"); POST checks ``auth[]``, applies the edit and answers the reply's
+        confirmation page. Only the author or an admin (``level`` 1) may edit (else
+        :data:`EDIT_DENIED`); edits are not flood-limited (ASSUMED, as phpBB2 checks the flood
+        delay for new posts only); ``edit_reason`` is accepted and not shown."""
+        user = self._users[session.user_id]
+        if user.user_id != post.poster_id and user.level != 1:
+            return self._message(session, "Informations", fp.esc(EDIT_DENIED))
+        topic = self._topics[post.topic_id]
+        if req.method != "POST":
+            return self._edit_form(session, topic, post, post.subject, post.text, None)
+        subject, message = req.field("subject"), req.field("message")
+        auth = tuple(v for k, v in req.form if k == "auth[]")
+        if auth != session.auth:
+            return self._message(session, "Informations", fp.esc(BAD_AUTH))
+        if not req.has("post"):
+            return self._edit_form(session, topic, post, subject, message, None, preview=True)
+        if not message.strip():
+            return self._message(session, "Informations", fp.esc(EMPTY_MESSAGE))
+        first = self._topic_posts(topic.topic_id)[0].post_id == post.post_id
+        if first and subject.strip():
+            topic.title = subject.strip()
+            post.subject = topic.title
+        self._apply_edit(post, message, user.user_id)
+        link = f"/viewtopic?t={topic.topic_id}&p={post.post_id}#{post.post_id}"
+        forum = self._forums[topic.forum_id]
+        text = (
+            f'{fp.esc(POSTED)}<br /><br />Cliquez <a href="{fp.esc(link)}">ici</a> pour voir '
+            f'votre message<br /><br />Cliquez <a href="/f{forum.forum_id}-'
+            f'{fp.slug(forum.name)}">ici</a> pour retourner au forum'
+        )
+        return self._message(session, "Informations", text, refresh=link)
+
+    def _apply_edit(self, post: FaPost, message: str, editor_id: int) -> None:
+        """Store an edit made through the editor. The edit line ("Dernière édition par X le
+        ..., édité N fois", REPORT.md section 4) is recorded only when a post follows this one
+        in the topic, as phpBB2 (Forumactif's ancestor) does: an edit of the topic's last post
+        leaves no trace. ASSUMED: it is recorded whoever edits (author or admin)."""
+        post.text = message
+        if post.post_id != self._topic_posts(post.topic_id)[-1].post_id:
+            post.edit_count += 1
+            post.edit_user_id = editor_id
+            post.edit_time = self.clock()
+
+    def _edit_form(
+        self,
+        session: _Session,
+        topic: FaTopic,
+        post: FaPost,
+        subject: str,
+        message: str,
+        error: str | None,
+        *,
+        preview: bool = False,
+    ) -> Response:
+        last = self._topic_posts(topic.topic_id)[-1].post_id
+        fields = [
+            ("auth[]", session.auth[0]),
+            ("auth[]", session.auth[1]),
+            ("mode", "editpost"),
+            ("p", str(post.post_id)),
+            ("lt", str(last)),
+        ]
+        body = fp.posting_form(
+            fields=fields,
+            subject=subject,
+            message=message,
+            dice=[],
+            error=error,
+            preview_html=fp.render_message(message) if preview else "",
+            zone=self.zone,
+            edit_reason="",
+        )
+        return self._page(session, "Éditer le message", body)
 
     def _flood_error(self, user: FaUser) -> str | None:
         left = self.flood_interval_s - (self.clock() - user.last_post_time)

@@ -609,9 +609,11 @@ def posting_form(
     preview_html: str = "",
     review: Sequence[PostView] = (),
     zone: ZoneInfo,
+    edit_reason: str | None = None,
 ) -> str:
     """The full editor (``posting_body``): subject, message, every hidden field, the dice
-    block (``post_dice_0`` select + ``nb_rolls_0``, only when ``dice`` is offered)."""
+    block (``post_dice_0`` select + ``nb_rolls_0``, only when ``dice`` is offered), the
+    ``edit_reason`` text field when editing (``edit_reason`` not None: its value)."""
     parts: list[str] = []
     if error:
         parts.append(
@@ -626,6 +628,11 @@ def posting_form(
         'placeholder="Titre du message" />'
     )
     parts.append(f'<textarea id="text_editor_textarea" name="message">{esc(message)}</textarea>')
+    if edit_reason is not None:
+        parts.append(
+            '<dl><dt><label>Raison de l\'édition</label></dt><dd><input type="text" '
+            f'name="edit_reason" value="{esc(edit_reason)}" maxlength="255" /></dd></dl>'
+        )
     parts.extend(hidden(k, v) for k, v in fields)
     parts.append(
         '<button type="submit" name="post" value="Envoyer" accesskey="s">Envoyer</button>'
