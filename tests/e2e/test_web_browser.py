@@ -3,7 +3,8 @@
 uvicorn serves the app on 127.0.0.1 (a free port) in a thread; the duel comes from the real
 referee loop against the in-memory forum (tests/unit/web_scenario.py). A referee logs in,
 changes a number and sees the text follow, publishes the draft now; an admin dismisses a
-violation. Screenshots go to docs/review-queue.png and docs/duel-page.png.
+violation. Screenshots go to a temporary folder, or to docs/review-queue.png and
+docs/duel-page.png when FORUMBOT_SCREENSHOTS=docs (to refresh the documentation).
 
 Skipped (with the reason) when Playwright for Python or a ``chromium`` binary is missing:
 ``apt-get install -y chromium`` and ``pip install playwright`` (never ``playwright install``).
@@ -12,8 +13,10 @@ Skipped (with the reason) when Playwright for Python or a ``chromium`` binary is
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +32,11 @@ from tests.unit.web_scenario import PASSWORD, Scenario, build
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
+DOCS = (
+    (ROOT / "docs")
+    if os.environ.get("FORUMBOT_SCREENSHOTS") == "docs"
+    else Path(tempfile.mkdtemp(prefix="forumbot-shots-"))
+)
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
