@@ -500,15 +500,23 @@ def users_list(config_path: str) -> None:
 @main.command("leaderboard")
 @_config_opt
 @click.option("--post", "post_now", is_flag=True, help="Also update the bot's leaderboard post.")
-def leaderboard_cmd(config_path: str, post_now: bool) -> None:
-    """Print the 1v1 leaderboard (points, wins, purse, frogs); with --post, also post or edit
-    the bot's leaderboard post in the [leaderboard] topic now."""
+@click.option(
+    "--kind",
+    type=click.Choice(["1v1", "2v2"]),
+    default="1v1",
+    show_default=True,
+    help="Which leaderboard to print (2v2: purses include the galleons won in duel).",
+)
+def leaderboard_cmd(config_path: str, post_now: bool, kind: str = "1v1") -> None:
+    """Print the leaderboard (points, wins, purse, frogs; 2v2: also the rewards won from
+    creatures and mechanisms); with --post, also post or edit the bot's (1v1) leaderboard post
+    in the [leaderboard] topic now."""
     from forumbot.leaderboard import render_leaderboard
 
     config = _config(config_path)
     storage = _storage(config_path)
     board_id = storage.board_id(config.board_url, config.platform, datetime.now(UTC))
-    click.echo(render_leaderboard(storage, board_id, language=config.language), nl=False)
+    click.echo(render_leaderboard(storage, board_id, kind, language=config.language), nl=False)
     if not post_now:
         return
     if not config.leaderboard_topic_id:

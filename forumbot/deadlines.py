@@ -30,6 +30,12 @@ Design (a persistent table swept by an interval job, not APScheduler date jobs):
   same way on ``reminded_at`` before ``send_pm``; a failed send releases the claim to retry
   at the next sweep; a crash between the claim and the send loses that reminder (at most once).
 - The decision itself is :func:`rules.timeouts.relaunch_decision` (pure).
+- Two against two (:func:`duel_kind` is ``"2v2"`` for a duel with a ``duo_duels`` row): the
+  delay is ``timeout_2v2_hours`` (48 h), and the clock runs for whoever is expected next
+  (RULES.md): the active duellists who have not posted in the turn. **[D]** A 2v2 deadline is
+  always of phase ``awaiting_initiative``: a spell waiting for its target's post stays pending
+  (the duo engine resolves it with that post); the silence is relaunched (kind ``relaunch``,
+  naming the expected duellists), then the duel closes with no winner after the allowance.
 
 Actions: ``resolve_undefended`` drafts the engine's step ``"relaunch"`` (the initiative spell
 resolves undefended and the turn closes); ``relaunch`` drafts an invitation to take the
@@ -71,7 +77,16 @@ def create_deadline(storage: Storage, decl: dict[str, Any], now: datetime) -> in
     published = datetime.fromisoformat(decl["published_at"]) if decl["published_at"] else now
     names = [d.name for d in state.duellists]
     relaunches = 0
-    if state.pending:
+    kind = duel_kind(storage, duel)
+    if kind == "2v2":
+        # RULES.md: "In 2v2 the clock runs for whoever is expected next" [D]: the duellists
+        # who have not posted in the turn; an attack waiting for its target stays pending.
+        phase = "awaiting_initiative"
+        expected = duo_expected(storage, duel, decl)
+        if decl["kind"] == "relaunch":
+            ctx = json.loads(decl["context_json"] or "{}").get("context", {})
+            relaunches = int(ctx.get("relaunch_number", 1))
+    elif state.pending:
         phase = "awaiting_defense"
         expected = [n for n in names if n != state.pending[0].duellist]
     else:
@@ -80,7 +95,7 @@ def create_deadline(storage: Storage, decl: dict[str, Any], now: datetime) -> in
         if decl["kind"] == "relaunch":
             ctx = json.loads(decl["context_json"] or "{}").get("context", {})
             relaunches = int(ctx.get("relaunch_number", 1))
-    due = next_deadline(phase, published, "1v1", policy=policy)  # type: ignore[arg-type]
+    due = next_deadline(phase, published, kind, policy=policy)  # type: ignore[arg-type]
     remind = owl_reminder_at(due, policy=policy)
     storage.db.execute(
         "update deadlines set status = 'superseded', note = 'a newer declaration' "
@@ -105,6 +120,28 @@ def create_deadline(storage: Storage, decl: dict[str, Any], now: datetime) -> in
         "select id from deadlines where declaration_id = ?", [decl["id"]]
     ).fetchone()
     return int(row[0]) if row else None
+
+
+def duel_kind(storage: Storage, duel: dict[str, Any]) -> str:
+    """``"2v2"`` for a two-against-two duel (a ``duo_duels`` row, four duellists), else
+    ``"1v1"``: the kind picks the delay (RULES.md: "36 h for 1v1, 48 h for 2v2 [D]")."""
+    from forumbot.duo_flow import is_duo
+
+    return "2v2" if is_duo(storage, int(duel["id"])) else "1v1"
+
+
+def duo_expected(storage: Storage, duel: dict[str, Any], decl: dict[str, Any]) -> list[str]:
+    """Who a published 2v2 declaration waits for: the active duellists who have not posted in
+    the turn (the declaration's stored ``duo_state``, else the duel's current 2v2 state)."""
+    from forumbot.duo_flow import current_state
+    from rules.duo import DuoState, expected_posters
+
+    ctx = json.loads(decl["context_json"] or "{}").get("context") or {}
+    if ctx.get("duo_state"):
+        state = DuoState.from_dict(ctx["duo_state"])
+    else:
+        state = current_state(storage, duel)
+    return list(expected_posters(state))
 
 
 def _claim(storage: Storage, deadline_id: int, status: str, note: str, now: datetime) -> bool:
@@ -165,7 +202,7 @@ def _sweep_one(ref: Referee, deadline_id: int, now: datetime) -> int:
         dl["phase"],
         datetime.fromisoformat(decl["published_at"]),
         now,
-        "1v1",
+        duel_kind(storage, duel),  # type: ignore[arg-type]
         relaunches_since_last_post=int(dl["relaunches"] or 0),
         policy=policy,
     )
@@ -217,6 +254,9 @@ def _draft(ref: Referee, duel: dict[str, Any], dl: dict[str, Any], action: str, 
         write_step_draft(ref, duel["id"], f"turn{turn_no}-relaunch", turn_no, inputs, outcome)
         return
     names = [d.name for d in state.duellists]
+    duo = duel_kind(ref.storage, duel) == "2v2"
+    if duo:
+        names = json.loads(dl["expected_json"]) or names
     if action == "relaunch":
         number = int(dl["relaunches"] or 0) + 1
         context = {
@@ -225,12 +265,13 @@ def _draft(ref: Referee, duel: dict[str, Any], dl: dict[str, Any], action: str, 
             "relaunch_number": number,
             "last": number >= int(ruleset.setting("relaunches_without_initiative")),
             "duellists": names,
-            "hours": int(ruleset.setting("timeout_1v1_hours")),
+            "hours": int(ruleset.setting("timeout_2v2_hours" if duo else "timeout_1v1_hours")),
             "points": {d.name: d.points for d in state.duellists},
             "unit": ruleset.unit,
             "referee_name": ref.referee_name,
         }
-        text = render("fatigue_relaunch.bbcode.j2", context, ref.language)
+        template = "duo_relaunch.bbcode.j2" if duo else "fatigue_relaunch.bbcode.j2"
+        text = render(template, context, ref.language)
         ref._upsert_draft(
             duel["id"],
             state.turn,
@@ -311,4 +352,4 @@ def _remind(
         log.warning("duel %s: owl reminder failed (%s); will retry", duel["id"], exc)
 
 
-__all__ = ["create_deadline", "sweep"]
+__all__ = ["create_deadline", "duel_kind", "duo_expected", "sweep"]

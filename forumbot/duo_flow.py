@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from forumbot.leaderboard import _bump, player_of
+from forumbot.leaderboard import DuelReward, bump_leaderboard, player_of, record_duel_rewards
 from forumbot.owls import draft_owl, send_due_owls
 from forumbot.render import render
 from forumbot.rulesets import load_ruleset
@@ -342,6 +342,10 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
             continue
         seen.add(name)
         rows.append((name, row))
+    if rows:
+        from forumbot.fatigue_flow import cancel_silence_drafts
+
+        cancel_silence_drafts(ref, duel_id, "a duellist posted")  # any post resets the clock
     want = min(posts_per_declaration(state, duo_settings()), len(expected_posters(state)))
     if not rows or len(rows) < want:
         return 0
@@ -676,13 +680,16 @@ def settle(storage: Storage, board_id: int, duel: dict[str, Any], now: Any, ref:
                 column = (
                     "wins" if who in state.winners else "losses" if who in state.losers else "draws"
                 )
-                _bump(storage, board_id, "2v2", who, column,
-                      amount if reward == "leaderboard_point" else 0, now)  # fmt: skip
+                bump_leaderboard(storage, board_id, "2v2", who, column,
+                                 amount if reward == "leaderboard_point" else 0, now)  # fmt: skip
         storage.db.execute(
             "update duo_duels set settled_at = ? where duel_id = ?", [iso(now), duel["id"]]
         )
     for name in state.names():
-        outcome = "won" if name in state.winners else "lost" if name in state.losers else "draw"
+        outcome = (
+            "won" if name in state.winners else "lost" if name in state.losers
+            else "draw" if state.duel.draw else "none"
+        )  # fmt: skip
         won = [f"{r.amount} {REWARD_FR[r.kind]}" for r in state.rewards if r.duellist == name]
         text = render(
             "duo_owl_result.bbcode.j2",
@@ -702,6 +709,22 @@ def settle(storage: Storage, board_id: int, duel: dict[str, Any], now: Any, ref:
     return given
 
 
+def record_in_duel_rewards(
+    storage: Storage, board_id: int, duel: dict[str, Any], now: Any
+) -> list[DuelReward]:
+    """Record (once) the rewards won so far in a 2v2 duel's published declarations: creatures
+    defeated and mechanisms solved (``duel_rewards``, kind ``2v2``; seed 001: "Vaincre une
+    créature ou résoudre un mécanisme rapportera une récompense aléatoire"). Returns the
+    rewards recorded now."""
+    if duel["status"] not in ("running", "finished"):
+        return []
+    state = current_state(storage, duel)
+    return record_duel_rewards(
+        storage, board_id, int(duel["id"]),
+        [DuelReward(r.duellist, r.source, r.kind, r.amount) for r in state.rewards], now,
+    )  # fmt: skip
+
+
 def after_poll(bot: Any) -> None:
     """After :meth:`forumbot.app.Bot.poll`: the PM inbox (owls asking for details become
     referee tasks), zone and result owls sent, finished 2v2 duels settled. Does nothing on a
@@ -712,6 +735,10 @@ def after_poll(bot: Any) -> None:
     storage, ref = bot.storage, bot.referee
     if not list(storage.db["duo_duels"].rows_where("board_id = ?", [ref.board_id], limit=1)):
         return
+    for row in list(
+        storage.db["duo_duels"].rows_where("board_id = ? and settled_at is null", [ref.board_id])
+    ):
+        record_in_duel_rewards(storage, ref.board_id, storage.duel(row["duel_id"]), bot.now())
     for row in list(
         storage.db["duo_duels"].rows_where("board_id = ? and settled_at is null", [ref.board_id])
     ):
@@ -742,6 +769,7 @@ __all__ = [
     "load_env",
     "make_draw",
     "open_duo_duel",
+    "record_in_duel_rewards",
     "referee_tasks",
     "reveal_zones",
     "settle",

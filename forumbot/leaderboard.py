@@ -150,7 +150,7 @@ def record_rewards(
                     for r in given
                     if r.character == name and r.reward == "leaderboard_point"
                 )
-                _bump(storage, board_id, kind, name, column, points, now)
+                bump_leaderboard(storage, board_id, kind, name, column, points, now)
     if given:
         log.info(
             "duel %s: rewards %s",
@@ -160,7 +160,7 @@ def record_rewards(
     return given
 
 
-def _bump(
+def bump_leaderboard(
     storage: Storage,
     board_id: int,
     kind: str,
@@ -169,6 +169,16 @@ def _bump(
     points: int,
     now: datetime,
 ) -> None:
+    """Add one to ``column`` (``wins``, ``losses`` or ``draws``) and ``points`` to the points of
+    ``character`` on the ``kind`` leaderboard (``"1v1"``, ``"2v2"``), creating its line.
+
+    Call it only in the transaction that inserted the matching reward (so it moves once).
+
+    Raises:
+        ValueError: an unknown column.
+    """
+    if column not in ("wins", "losses", "draws"):
+        raise ValueError(f"unknown leaderboard column {column!r}")
     key = fold(character)
     storage.db.execute(
         "insert or ignore into leaderboard (board_id, kind, character_key, character, player, "
@@ -182,8 +192,72 @@ def _bump(
     )
 
 
+_bump = bump_leaderboard  # the former private name, kept for older callers
+
+
+@dataclass(frozen=True)
+class DuelReward:
+    """A reward won during a duel (2v2: a creature defeated, a mechanism solved).
+
+    Attributes:
+        character: the duellist; source: ``creature:<key>`` or ``mechanism:<key>``.
+        reward: ``galleons``, ``pv``, ``pa``, ``sweets`` or ``house_points``; amount: how many.
+    """
+
+    character: str
+    source: str
+    reward: str
+    amount: int
+
+
+def record_duel_rewards(
+    storage: Storage,
+    board_id: int,
+    duel_id: int,
+    rewards: list[DuelReward],
+    now: datetime,
+    kind: str = "2v2",
+) -> list[DuelReward]:
+    """Record rewards won during a duel, once each (unique duel, character, source, reward):
+    seed 001, "Vaincre une créature ou résoudre un mécanisme rapportera une récompense
+    aléatoire". Returns the rewards recorded by *this* call."""
+    given: list[DuelReward] = []
+    with storage.db.atomic():
+        for r in rewards:
+            inserted = storage.db.execute(
+                "insert or ignore into duel_rewards (board_id, duel_id, kind, character, player, "
+                "source, reward, amount, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [board_id, duel_id, kind, r.character, player_of(storage, board_id, r.character),
+                 r.source, r.reward, r.amount, iso(now)],
+            ).rowcount  # fmt: skip
+            if inserted == 1:
+                given.append(r)
+    if given:
+        log.info(
+            "duel %s: in-duel rewards %s",
+            duel_id,
+            ", ".join(f"{r.character} {r.reward} {r.amount} ({r.source})" for r in given),
+        )
+    return given
+
+
+def duel_reward_totals(storage: Storage, board_id: int, kind: str) -> dict[str, dict[str, int]]:
+    """In-duel rewards per folded character name: ``{character_key: {reward: total}}``."""
+    out: dict[str, dict[str, int]] = {}
+    for row in storage.db.execute(
+        "select character, reward, sum(amount) from duel_rewards where board_id = ? and kind = ? "
+        "group by character, reward",
+        [board_id, kind],
+    ).fetchall():
+        out.setdefault(fold(row[0]), {})[row[1]] = int(row[2] or 0)
+    return out
+
+
 def standings(storage: Storage, board_id: int, kind: str = "1v1") -> list[Standing]:
-    """The leaderboard, best first (points, wins, fewer losses, name); ties share a rank."""
+    """The leaderboard, best first (points, wins, fewer losses, name); ties share a rank.
+
+    ``purse`` counts every galleon won: end-of-duel purses and, in 2v2, the galleons of
+    creatures defeated and mechanisms solved (``duel_rewards``)."""
     purses: dict[str, tuple[int, int]] = {}
     for row in storage.db.execute(
         "select character, sum(case when reward = 'galleons' then amount else 0 end), "
@@ -192,6 +266,7 @@ def standings(storage: Storage, board_id: int, kind: str = "1v1") -> list[Standi
         [board_id, kind],
     ).fetchall():
         purses[fold(row[0])] = (int(row[1] or 0), int(row[2] or 0))
+    extra = duel_reward_totals(storage, board_id, kind)
     rows = list(storage.db["leaderboard"].rows_where("board_id = ? and kind = ?", [board_id, kind]))
     rows.sort(key=lambda r: (-r["points"], -r["wins"], r["losses"], fold(r["character"])))
     out: list[Standing] = []
@@ -202,6 +277,7 @@ def standings(storage: Storage, board_id: int, kind: str = "1v1") -> list[Standi
         if score != previous:
             rank, previous = i, score
         purse, frogs = purses.get(r["character_key"], (0, 0))
+        purse += extra.get(r["character_key"], {}).get("galleons", 0)
         out.append(
             Standing(
                 rank, r["character"], r["points"], r["wins"], r["losses"], r["draws"], purse, frogs
@@ -213,7 +289,10 @@ def standings(storage: Storage, board_id: int, kind: str = "1v1") -> list[Standi
 def render_leaderboard(
     storage: Storage, board_id: int, kind: str = "1v1", language: str = "fr"
 ) -> str:
-    """The leaderboard post's BBCode (template ``leaderboard.bbcode.j2``)."""
+    """The leaderboard post's BBCode (template ``leaderboard.bbcode.j2``); for 2v2 it also
+    lists the in-duel rewards other than galleons (PA, sweets, house points)."""
+    extra = duel_reward_totals(storage, board_id, kind)
+    labels = {"pa": "PA", "sweets": "friandises", "house_points": "points au sablier"}
     lines = [
         {
             "rank": s.rank,
@@ -224,6 +303,11 @@ def render_leaderboard(
             "draws": s.draws,
             "purse": s.purse,
             "frogs": s.frogs,
+            "extras": ", ".join(
+                f"{extra[fold(s.character)][k]} {label}"
+                for k, label in labels.items()
+                if extra.get(fold(s.character), {}).get(k)
+            ),
         }
         for s in standings(storage, board_id, kind)
     ]
@@ -270,13 +354,17 @@ def update_leaderboard_post(
 
 __all__ = [
     "DRAW_FROGS_1V1",
+    "DuelReward",
     "LOSER_FROGS_1V1",
     "WIN_GALLEONS_1V1",
     "WIN_POINTS_1V1",
     "Reward",
     "Standing",
+    "bump_leaderboard",
+    "duel_reward_totals",
     "leaderboard_key",
     "player_of",
+    "record_duel_rewards",
     "record_rewards",
     "render_leaderboard",
     "rewards_for",

@@ -661,3 +661,31 @@ def m030_duo(db: sqlite_utils.Database) -> None:
         {"board_id": int, "msg_id": int, "sender": str, "subject": str, "seen_at": str},
         pk=("board_id", "msg_id"),
     )
+
+
+# -- Rewards won during a 2v2 duel (issue 5) ------------------------------------------------------
+# Appended: a creature defeated or a mechanism solved gives a reward from the environment's table
+# (galleons, PV, PA, sweets, house points). They get their own table: the ``rewards`` unique index
+# (duel, character, reward) allows one reward of a kind per duellist and duel, which two sources
+# (or a creature's galleons and the winner's purse) would break.
+
+
+@MIGRATIONS(name="m040_duel_rewards")
+def m040_duel_rewards(db: sqlite_utils.Database) -> None:
+    """Rewards won in a duel from a source (``creature:<key>``, ``mechanism:<key>``), once."""
+    db.table("duel_rewards").create(
+        {
+            "id": int,
+            "board_id": int,
+            "duel_id": int,
+            "kind": str,
+            "character": str,
+            "player": str,
+            "source": str,
+            "reward": str,
+            "amount": int,
+            "created_at": str,
+        },
+        pk="id",
+    )
+    db.table("duel_rewards").create_index(["duel_id", "character", "source", "reward"], unique=True)

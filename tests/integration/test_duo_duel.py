@@ -225,3 +225,11 @@ def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None
     rows = json.loads(storage.duel(duel.duel_id)["state_json"])
     assert rows["finished"] and duel.state().winners == (A1, A2)
     assert any(r.source == "creature:strangulot" for r in duel.state().rewards)
+    recorded = {
+        (r["character"], r["source"], r["reward"], r["amount"])
+        for r in storage.db["duel_rewards"].rows_where("duel_id = ?", [duel.duel_id])
+    }
+    assert recorded == {(r.duellist, r.source, r.kind, r.amount) for r in duel.state().rewards}
+    galleons = sum(r.amount for r in duel.state().rewards
+                   if r.duellist == B1 and r.kind == "galleons")  # fmt: skip
+    assert table[B1].purse == galleons

@@ -1,0 +1,128 @@
+"""2v2 timeouts (issue 5): 48 h, not 36 h, for whoever is expected next; a relaunch, then a
+closure with no winner; a post cancels a pending relaunch (RULES.md "Ruleset fatigue — all
+duels": "Timeouts: 36 h for 1v1, 48 h for 2v2 [D] [...] In 2v2 the clock runs for whoever is
+expected next")."""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import UTC, datetime, timedelta
+
+from forumbot.deadlines import duel_kind, sweep
+from forumbot.duo_flow import make_draw, open_duo_duel, settle
+from forumbot.poster import publish_due
+from forumbot.referee import Referee
+from forumbot.storage import Storage, open_storage
+from tests.fakes.forum import FakeForum
+
+A1, A2, B1, B2 = "Aurora", "Blaise", "Cassius", "Dorian"
+BODY = "\n".join(f"Ligne {i} du message, assez longue pour compter." for i in range(12))
+HOUR = 3600
+
+
+class Clock:
+    """A settable clock (aware UTC)."""
+
+    def __init__(self) -> None:
+        self.t = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += timedelta(seconds=seconds)
+
+
+def setup(storage: Storage, forum: FakeForum, clock: Clock) -> tuple[Referee, int]:
+    ref = Referee(
+        storage, forum, board_url="http://board.invalid", platform="phpbb3", review_delay_s=0,
+        now=clock, rng=random.Random(3), bot_username="Hibou",
+    )  # fmt: skip
+    forum.add_topic(7, "2v2", "Arbitre", "La bibliothèque.")
+    secret = next(
+        s for s in (i.to_bytes(32, "big") for i in range(5000))
+        if [make_draw(s, "phpbb3:7")(f"place:{n}", 4) for n in (A1, A2, B1, B2)] == [3, 0, 1, 2]
+    )  # fmt: skip
+    duel_id = open_duo_duel(
+        ref, 3, 7, "2v2",
+        [[(A1, "adult", ["brutale"]), (A2, "adult", ["discrete"])],
+         [(B1, "adult", ["sournoise"]), (B2, "adult", ["protectrice"])]],
+        "bibliotheque", dice_secret=secret,
+    )  # fmt: skip
+    return ref, duel_id
+
+
+def pending(storage: Storage, duel_id: int) -> dict[str, object]:
+    rows = list(storage.db["deadlines"].rows_where("duel_id = ? and status = 'pending'", [duel_id]))
+    assert len(rows) == 1
+    return rows[0]
+
+
+def test_48h_for_the_expected_duellists_then_relaunch_once() -> None:
+    storage, forum, clock = open_storage(":memory:"), FakeForum(), Clock()
+    ref, duel_id = setup(storage, forum, clock)
+    assert len(publish_due(storage, forum, clock)) == 1  # the opening
+    assert duel_kind(storage, storage.duel(duel_id)) == "2v2"
+    row = pending(storage, duel_id)
+    assert sorted(json.loads(str(row["expected_json"]))) == sorted([A1, A2, B1, B2])
+    assert row["due_at"] == (clock() + timedelta(hours=48)).isoformat()
+
+    clock.advance(36 * HOUR + 60)  # past a 1v1 delay: nothing happens in 2v2
+    assert sweep(ref) == 0
+    assert storage.declarations(("draft",), duel_id) == []
+
+    clock.advance(12 * HOUR)  # past 48 h: the relaunch, once
+    assert sweep(ref) == 1
+    assert sweep(ref) == 0
+    (draft,) = storage.declarations(("draft",), duel_id)
+    assert draft["kind"] == "relaunch"
+    assert "Aucun message depuis 48 h" in draft["text"]
+    assert f"{A1}, {A2}, {B1}, {B2} : c'est à vous" in draft["text"]
+    assert len(publish_due(storage, forum, clock)) == 1
+    assert pending(storage, duel_id)["relaunches"] == 1
+
+    # A1 posts: the clock now runs for the three others only.
+    forum.add_post(7, A1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]"
+                   "\nCible : le décor\nDéplacement : zone 2")  # fmt: skip
+    ref.poll_duel(duel_id)
+    assert len(publish_due(storage, forum, clock)) == 1
+    row = pending(storage, duel_id)
+    assert sorted(json.loads(str(row["expected_json"]))) == sorted([A2, B1, B2])
+    assert row["relaunches"] == 0  # a post resets the relaunch allowance
+
+    clock.advance(47 * HOUR)
+    assert sweep(ref) == 0
+    clock.advance(HOUR + 60)
+    assert sweep(ref) == 1
+    (draft,) = storage.declarations(("draft",), duel_id)
+    assert (
+        f"{A2}, {B1}, {B2} : c'est à vous" in draft["text"]
+        and A1 not in draft["text"].split("c'est à vous")[0]
+    )
+    # B1 posts before the relaunch is out: the relaunch draft is cancelled.
+    forum.add_post(7, B1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]"
+                   "\nCible : le décor")  # fmt: skip
+    ref.poll_duel(duel_id)
+    assert storage.declaration(draft["id"])["status"] == "cancelled"
+
+
+def test_no_post_after_the_last_relaunch_closes_the_2v2_without_rewards() -> None:
+    storage, forum, clock = open_storage(":memory:"), FakeForum(), Clock()
+    ref, duel_id = setup(storage, forum, clock)
+    publish_due(storage, forum, clock)
+    clock.advance(48 * HOUR + 1)
+    assert sweep(ref) == 1
+    publish_due(storage, forum, clock)
+    clock.advance(36 * HOUR)
+    assert sweep(ref) == 0
+    clock.advance(12 * HOUR + 1)
+    assert sweep(ref) == 1
+    (closure,) = storage.declarations(("draft",), duel_id)
+    assert closure["kind"] == "closure" and "sans vainqueur" in closure["text"]
+    publish_due(storage, forum, clock)
+    duel = storage.duel(duel_id)
+    assert duel["status"] == "finished"
+    assert settle(storage, ref.board_id, duel, clock(), ref) == 0  # no winner, no rewards
+    owl = next(o for o in storage.db["owls"].rows if o["kind"] == "result")
+    assert "sans vainqueur ni perdant" in owl["text"]
