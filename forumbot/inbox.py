@@ -8,49 +8,40 @@ queue (with the duellist's current zone and the environment's details for it), o
 already read are remembered in ``inbox_seen`` (by message id), and the task's key is the
 message id. Messages from anyone else are remembered and left alone.
 
-Reading: a client with ``read_pm_inbox()`` (returning ``(msg_id, sender, subject, text)``
-tuples) is used as is; the phpBB client is read through its page reader
-(``ucp.php?i=pm&folder=inbox``, :func:`parsers.phpbb_forms.parse_pm_folder`, then each new
-message's page, :func:`parsers.phpbb_forms.parse_pm_message_text`).
+Reading: the client's ``read_pm_inbox(skip=...)`` (``(msg_id, sender, subject, text)``
+tuples, newest first; the ids in ``skip``, already read, come without their text and cost no
+request): :meth:`forumbot.forums.phpbb.PhpbbClient.read_pm_inbox` on phpBB. A client without
+it reads no inbox (logged once per poll, nothing else changes).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from datetime import datetime
 from typing import Any
 
 from forumbot.storage import Storage, iso
-from parsers.phpbb_forms import parse_pm_folder, parse_pm_message_text
 
 log = logging.getLogger("forumbot.inbox")
 
 Message = tuple[int, str, str, str]
 
 
-def inbox_rows(client: Any) -> list[tuple[int, str, str, Callable[[], str]]]:
-    """``(msg_id, sender, subject, read_text)`` for each message of the inbox, newest first.
+def inbox_rows(
+    client: Any, skip: Container[int] = frozenset()
+) -> list[tuple[int, str, str, Callable[[], str]]]:
+    """``(msg_id, sender, subject, read_text)`` for each message of the inbox, newest first
+    (messages whose id is in ``skip`` are listed without their text).
 
     Raises:
         NotImplementedError: the client can read no inbox.
         forumbot.errors.ForumError: the board could not be read.
     """
     reader = getattr(client, "read_pm_inbox", None)
-    if reader is not None:
-        return [(m[0], m[1], m[2], (lambda t=m[3]: t)) for m in reader()]
-    page = getattr(client, "_read", None)
-    if page is None:
+    if reader is None:
         raise NotImplementedError(f"{type(client).__name__} cannot read its PM inbox")
-    out = []
-    for row in parse_pm_folder(page("ucp.php?i=pm&folder=inbox")):
-        href = row.href
-
-        def read(h: str = href) -> str:
-            return parse_pm_message_text(page(h)) or ""
-
-        out.append((row.msg_id, row.other_user or "", row.subject, read))
-    return out
+    return [(m[0], m[1], m[2], (lambda t=m[3]: t)) for m in reader(skip=skip)]
 
 
 def poll_inbox(
@@ -65,8 +56,14 @@ def poll_inbox(
     from forumbot.duo_flow import current_state, duo_row, load_env
 
     created: list[int] = []
+    seen_ids = {
+        int(r[0])
+        for r in storage.db.execute(
+            "select msg_id from inbox_seen where board_id = ?", [board_id]
+        ).fetchall()
+    }
     try:
-        rows = inbox_rows(client)
+        rows = inbox_rows(client, seen_ids)
     except NotImplementedError as exc:
         log.info("inbox: %s", exc)
         return created

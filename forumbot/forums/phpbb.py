@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from urllib.parse import parse_qs, urlencode, urljoin, urlsplit
@@ -841,6 +841,26 @@ class PhpbbClient:
                 if text is not None and marker in text:
                     return True
         return False
+
+    def read_pm_inbox(
+        self, skip: Container[int] = frozenset(), limit: int = 50
+    ) -> list[tuple[int, str, str, str]]:
+        """The bot's PM inbox (``ucp.php?i=pm&folder=inbox``, first page), newest first:
+        ``(msg_id, sender, subject, text)`` for the ``limit`` newest messages. Each message's
+        page (``ucp.php?i=pm&mode=view&p=N``) is read for its text, except for the ids in
+        ``skip`` (messages already handled), whose text is ``""`` (no request).
+
+        Raises: SessionExpired, LoginFailed, ServerError, PageNotUnderstood (like every page
+            read); a message page that shows no message gives ``""``.
+        """
+        rows = parse_pm_folder(self._read("ucp.php?i=pm&folder=inbox", "PM inbox"))
+        out: list[tuple[int, str, str, str]] = []
+        for row in rows[:limit]:
+            text = ""
+            if row.msg_id not in skip:
+                text = parse_pm_message_text(self._read(row.href, f"PM {row.msg_id}")) or ""
+            out.append((row.msg_id, row.other_user or "", row.subject, text))
+        return out
 
     def send_pm(
         self, user_id: int | None, username: str, subject: str, message: str, marker: str

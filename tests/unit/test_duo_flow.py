@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Container
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -38,8 +39,10 @@ class InboxForum(FakeForum):
     inbox: list[tuple[int, str, str, str]] = field(default_factory=list)
     sent: list[tuple[str, str]] = field(default_factory=list)
 
-    def read_pm_inbox(self) -> list[tuple[int, str, str, str]]:
-        return list(self.inbox)
+    def read_pm_inbox(self, skip: Container[int] = frozenset()) -> list[tuple[int, str, str, str]]:
+        return [
+            (i, who, subject, "" if i in skip else text) for i, who, subject, text in self.inbox
+        ]
 
     def send_pm(self, user_id: object, username: str, subject: str, message: str,
                 marker: str) -> None:  # fmt: skip
