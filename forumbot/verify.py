@@ -11,6 +11,13 @@ Fatigue declarations (seed 001) list one die per post:
 dice name printed there is the derivation's name and the count is 1. A post appears in the
 first and the second declaration of its turn with the same die: both are checked. Dice the
 forum rolled (``dé du forum « ... »``, Forumactif) are not the bot's and are not checked.
+
+Two-against-two declarations (issue 5) use the same per-post line under ``Intervention de
+l'arbitre — tour <n>``; their opening publishes ``Engagement des dés : <sha256>`` and their
+final declaration ``Graine des dés : <seed>``. The seed also drew the starting positions
+(:func:`forumbot.duo_flow.make_draw`: label ``place:<name>``, turn 0, post 0), which the
+opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
+turn 0 of the opening post).
 """
 
 from __future__ import annotations
@@ -20,12 +27,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from parsers.model import TopicPage
-from rules.dice import derive_roll, verify_seed
+from rules.dice import derive_die, derive_roll, verify_seed
 
-_COMMITMENT = re.compile(r"Empreinte des dés[^:]*:\s*([0-9a-f]{64})")
-_SEED = re.compile(r"Graine secrète des dés\s*:\s*([0-9a-f]{64})")
-_TURN = re.compile(r"Déclaration de l'arbitre\s*:\s*tour (\d+)")
+_COMMITMENT = re.compile(r"(?:Empreinte|Engagement) des dés[^:]*:\s*([0-9a-f]{64})")
+_SEED = re.compile(r"Graine (?:secrète )?des dés\s*:\s*([0-9a-f]{64})")
+_TURN = re.compile(r"(?:Déclaration|Intervention) de l'arbitre\s*[:—-]\s*tour (\d+)")
 _ROLL = re.compile(r"message n°(\d+) : .* ; attaque (\d), défense (\d)")
+_ZONE = re.compile(r"^\[\*\] Zone (\d+) — [^:]+ : (.+)$")
 _FATIGUE_ROLL = re.compile(r"message n°(\d+) .* ; dé « ([^»]+?) » (\d)(?: :|$)")
 
 
@@ -82,11 +90,17 @@ def verify_pages(
         {p.post_id: p for page in page_list for p in page.posts}.values(), key=lambda p: p.post_id
     )
     declared: list[tuple[int, int, tuple[int, ...], str]] = []
+    placements: list[tuple[int, str, int, int]] = []  # (post id, name, zone number, zones)
     for post in posts:
         if "forumbot·" not in post.text:
             continue
         if report.commitment is None and (m := _COMMITMENT.search(post.text)):
             report.commitment = m.group(1)
+            zones = [z for line in post.text.splitlines() if (z := _ZONE.match(line.strip()))]
+            for z in zones:
+                for name in z.group(2).split(", "):
+                    if name.strip() and name.strip() != "personne":
+                        placements.append((post.post_id, name.strip(), int(z.group(1)), len(zones)))
         if m := _SEED.search(post.text):
             report.seed = m.group(1)
         turn = _TURN.search(post.text)
@@ -119,6 +133,9 @@ def verify_pages(
         for turn_no, post_id, values, name in declared:
             again = derive_roll(seed, key, turn_no, post_id, name, len(values))
             report.checks.append(DiceCheck(turn_no, post_id, values, again))
+        for post_id, name, number, count in placements:
+            drawn = derive_die(seed, key, 0, 0, f"place:{name}", 0, sides=count)
+            report.checks.append(DiceCheck(0, post_id, (number,), (drawn,)))
     return report
 
 
@@ -132,7 +149,8 @@ def format_report(report: VerifyReport) -> list[str]:
     )
     for c in report.checks:
         state = "ok" if c.ok else f"DIFFÉRENT (recalculé {c.recomputed})"
-        lines.append(f"tour {c.turn}, message n°{c.post_id} : {c.declared} {state}")
+        where = f"tour {c.turn}" if c.turn else "placement (ouverture)"
+        lines.append(f"{where}, message n°{c.post_id} : {c.declared} {state}")
     lines.extend(f"problème : {p}" for p in report.problems)
     good = sum(c.ok for c in report.checks)
     lines.append(

@@ -233,3 +233,35 @@ def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None
     galleons = sum(r.amount for r in duel.state().rewards
                    if r.duellist == B1 and r.kind == "galleons")  # fmt: skip
     assert table[B1].purse == galleons
+
+    # forumbot verify-dice recomputes every bot roll (and the placement) from the pages alone.
+    from click.testing import CliRunner
+
+    from forumbot.cli import main
+    from forumbot.verify import verify_pages
+
+    url = f"{duel.board.base_url}/viewtopic.php?t={duel.topic_id}"
+    report = verify_pages(fetch_topic_pages(url))
+    rolls = sum(t.count("; dé « Pari » ") for t in duel.bot_texts())
+    assert report.ok and report.seed_matches
+    assert len([c for c in report.checks if c.turn > 0]) == rolls > 10
+    assert len([c for c in report.checks if c.turn == 0]) == 4  # the four placements
+    # a declared die changed on the page is caught
+    import dataclasses
+    import re
+
+    pages = fetch_topic_pages(url)
+    target = next(p for pg in pages for p in pg.posts if "; dé « Pari » " in p.text)
+    die = int(re.search(r"dé « Pari » (\d)", target.text).group(1))  # type: ignore[union-attr]
+    forged = dataclasses.replace(
+        target, text=target.text.replace(f"dé « Pari » {die}", f"dé « Pari » {die % 6 + 1}", 1)
+    )
+    pages = [
+        dataclasses.replace(pg, posts=tuple(forged if p is target else p for p in pg.posts))
+        for pg in pages
+    ]
+    bad = verify_pages(pages)
+    assert not bad.ok and [c.post_id for c in bad.checks if not c.ok]
+    result = CliRunner().invoke(main, ["verify-dice", url])
+    assert result.exit_code == 0, result.output
+    assert "tout est conforme" in result.output
