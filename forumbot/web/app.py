@@ -18,6 +18,8 @@ GET    /duels, GET /duels/{id}             duels; turns, points chart, dice audi
 POST   /duels/{id}/referees                admin: assign / remove a referee
 GET    /violations, GET /violations.csv    filter by duel, duellist, rule, status; CSV export
 POST   /violations/{id}/decide             admin: confirm / dismiss with a reason
+GET    /tasks                              2v2 referee tasks (owls asking details, mechanisms)
+POST   /tasks/{id}/close                   done / solved / failed, with a note (audit-logged)
 ====== =================================== ==============================================
 
 Every draft form carries the draft's ``version``; a stale one (the draft changed or was
@@ -53,7 +55,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from forumbot import overrides
 from forumbot.storage import Storage
-from forumbot.web import auth, csrf, judging, views
+from forumbot.web import auth, csrf, judging, tasks, views
 from forumbot.web.chart import points_chart
 from forumbot.web.i18n import LANGUAGES, pick_language, translator
 from forumbot.web.users import (
@@ -688,6 +690,45 @@ async def violation_decide(request: Request, user: User, form: FormData) -> Resp
     return RedirectResponse(back, status_code=303)
 
 
+# -- referee tasks (2v2) ------------------------------------------------------------------
+@page
+async def tasks_page(request: Request, user: User) -> Response:
+    """Open referee tasks of the duels the user referees (all for admins), and recent ones."""
+    storage = _deps(request).storage
+    open_tasks, closed_tasks = tasks.task_views(storage, visible_duel_ids(storage, user))
+    return render(
+        request, "tasks.html", {"open_tasks": open_tasks, "closed_tasks": closed_tasks}, user=user
+    )
+
+
+@action()
+async def task_close(request: Request, user: User, form: FormData) -> Response:
+    """Close a task (``status``: ``done``; a mechanism ``solved`` or ``failed``; ``note``)."""
+    deps = _deps(request)
+    task_id = int(request.path_params["task_id"])
+    status = str(form.get("status", ""))
+    try:
+        tasks.close(
+            deps.storage,
+            task_id,
+            status,
+            user.username,
+            deps.now(),
+            visible_duel_ids(deps.storage, user),
+            str(form.get("note", "")),
+        )
+    except tasks.TaskError as exc:
+        if exc.code == "unknown":
+            raise HTTPException(404) from exc
+        if exc.code == "closed":
+            _flash(request, "error", "Cette tâche est déjà traitée.")
+        else:
+            _flash(request, "error", "Action impossible sur cette tâche.")
+        return RedirectResponse("/tasks", status_code=303)
+    _flash(request, "ok", "Tâche n°%s : %s.", task_id, tasks.STATUS_FR[status])
+    return RedirectResponse("/tasks", status_code=303)
+
+
 # -- errors -------------------------------------------------------------------------------
 async def http_error(request: Request, exc: Exception) -> Response:
     """Render HTTP errors as a page in the user's language."""
@@ -758,6 +799,8 @@ def create_app(
         Route("/violations", violations_page),
         Route("/violations.csv", violations_csv),
         Route("/violations/{violation_id:int}/decide", violation_decide, methods=["POST"]),
+        Route("/tasks", tasks_page),
+        Route("/tasks/{task_id:int}/close", task_close, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(

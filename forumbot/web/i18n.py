@@ -160,6 +160,35 @@ ENGLISH: dict[str, str] = {
     "Aucune violation pour ces filtres.": "No violation for these filters.",
     "Décision enregistrée.": "Decision recorded.",
     "Décision refusée : %s": "Decision refused: %s",
+    # referee tasks (2v2)
+    "Tâches": "Tasks",
+    "Tâches de l'arbitre": "Referee tasks",
+    "Hiboux des duellistes demandant des détails sur leur zone, tentatives sur un mécanisme à "
+    "juger (duels à deux contre deux).": (
+        "Duellists' owls asking for details about their zone, mechanism attempts to judge "
+        "(two-against-two duels)."
+    ),
+    "Hibou : demande de détails": "Owl: asks for details",
+    "Mécanisme à juger": "Mechanism to judge",
+    "zone : %s": "zone: %s",
+    "reçue le %s": "received %s",
+    "Objet": "Subject",
+    "Note (facultative)": "Note (optional)",
+    "Résolu": "Solved",
+    "Non résolu": "Not solved",
+    "Fait": "Done",
+    "fait": "done",
+    "résolu": "solved",
+    "non résolu": "not solved",
+    "en attente": "open",
+    "Aucune tâche en attente.": "No open task.",
+    "Tâches traitées récemment": "Recently closed tasks",
+    "Tâche": "Task",
+    "Par": "By",
+    "Le": "On",
+    "Tâche n°%s : %s.": "Task #%s: %s.",
+    "Cette tâche est déjà traitée.": "This task is already closed.",
+    "Action impossible sur cette tâche.": "Not possible on this task.",
     # errors
     "Accès refusé.": "Access denied.",
     "Page introuvable.": "Page not found.",

@@ -47,7 +47,12 @@ async def client(app: Starlette) -> AsyncIterator[httpx.AsyncClient]:
 
 def post_paths(app: Starlette, scenario: Scenario) -> list[str]:
     """Every POST route, with its path parameters filled with existing ids."""
-    ids = {"decl_id": scenario.draft_id, "duel_id": scenario.duel_id, "violation_id": 1}
+    ids = {
+        "decl_id": scenario.draft_id,
+        "duel_id": scenario.duel_id,
+        "violation_id": 1,
+        "task_id": scenario.task_id,
+    }
     paths = []
     for route in app.routes:
         if isinstance(route, Route) and route.methods and "POST" in route.methods:
@@ -75,6 +80,7 @@ def form_for(scenario: Scenario) -> dict[str, str]:
         "op": "add",
         "decision": "dismissed",
         "reason": "test",
+        "note": "test",
     }
 
 
@@ -84,6 +90,7 @@ def snapshot(scenario: Scenario) -> tuple[object, ...]:
         scenario.storage.declaration(scenario.draft_id),
         list(db["violations"].rows),
         list(db["duel_referees"].rows),
+        list(db["referee_tasks"].rows),
         db["audit_log"].count,
     )
 
@@ -91,7 +98,7 @@ def snapshot(scenario: Scenario) -> tuple[object, ...]:
 def test_the_app_has_the_expected_post_routes(app: Starlette, scenario: Scenario) -> None:
     paths = post_paths(app, scenario)
     d = scenario.draft_id
-    assert len(paths) == 9
+    assert len(paths) == 10
     for expected in (
         "/login",
         "/logout",
@@ -99,6 +106,7 @@ def test_the_app_has_the_expected_post_routes(app: Starlette, scenario: Scenario
         f"/drafts/{d}/publish",
         "/violations/1/decide",
         f"/duels/{scenario.duel_id}/referees",
+        f"/tasks/{scenario.task_id}/close",
     ):
         assert expected in paths
 

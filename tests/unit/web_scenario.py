@@ -48,6 +48,7 @@ class Scenario:
     clock: Clock
     duel_id: int
     draft_id: int
+    task_id: int = 0  # an open referee task (a mechanism attempt) on the duel
 
     def publish_one(self, decl_id: int) -> None:
         """A ``publisher`` for the web app: publish the approved declarations now."""
@@ -62,7 +63,8 @@ def _post(forum: FakeForum, who: str, spell: str, extra: str = "") -> int:
 
 def build(path: str = ":memory:", review_delay_s: int = 600) -> Scenario:
     """The duel described in the module docstring, plus users ``alice`` (admin), ``rita``
-    (referee of the duel) and ``otto`` (referee of nothing), all with :data:`PASSWORD`."""
+    (referee of the duel) and ``otto`` (referee of nothing), all with :data:`PASSWORD`; and an
+    open referee task (a mechanism attempt whose text carries :data:`EVIL`)."""
     forum = FakeForum()
     forum.add_topic(TOPIC, "Duel : Aurora contre Cassius", "Arbitre", OPENING)
     clock = Clock()
@@ -95,4 +97,13 @@ def build(path: str = ":memory:", review_delay_s: int = 600) -> Scenario:
     add_user(storage, "rita", PASSWORD, "referee", clock())
     add_user(storage, "otto", PASSWORD, "referee", clock())
     assign_referee(storage, duel_id, "rita", "alice", clock())
-    return Scenario(storage, forum, referee, clock, duel_id, int(pending[0]["id"]))
+    task_id = storage.db["referee_tasks"].insert(
+        {"board_id": referee.board_id, "duel_id": duel_id, "kind": "mechanism",
+         "source_key": "scenario-mech", "duellist": "Aurora Vexley", "zone": None,
+         "subject": "Aurora Vexley tente : le cadran", "text": f"Le cadran {EVIL}",
+         "mechanism": "cadran", "post_id": None, "status": "open",
+         "created_at": clock().isoformat()}
+    ).last_pk  # fmt: skip
+    return Scenario(
+        storage, forum, referee, clock, duel_id, int(pending[0]["id"]), int(task_id or 0)
+    )
