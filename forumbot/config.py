@@ -93,8 +93,11 @@ forum_id = 3
 # thread_forum_id = 4
 # # The forum where the bot opens the duel topics.
 # forum_id = 3
-# # "1v1" (one against one).
+# # "1v1" (one against one) or "2v2" (two against two: one duel at a time, its registration
+# # closed while it runs).
 # kind = "1v1"
+# # 2v2 only: the environment of the duels ("serre", "bibliotheque"); "" = each in turn.
+# environment = ""
 # # The ruleset of the duels opened from this thread.
 # ruleset = "fatigue"
 # # Duels of this kind running at once before new pairs wait in the queue (seed 001: 3).
@@ -126,6 +129,8 @@ class Registration:
         topic_id: the thread; thread_forum_id: the forum holding it (0 = read the thread).
         forum_id: where the duel topics are opened; kind: ``"1v1"`` or ``"2v2"``.
         ruleset: the duels' ruleset; max_concurrent: duels of this kind at once.
+        environment: 2v2 only: the environment of the duels opened (a file of
+            ``rules/data/environments/``, without ``.toml``); ``""`` = rotate through them.
     """
 
     topic_id: int
@@ -134,6 +139,7 @@ class Registration:
     kind: str = "1v1"
     ruleset: str = "fatigue"
     max_concurrent: int = 3
+    environment: str = ""
 
 
 @dataclass(frozen=True)
@@ -227,8 +233,12 @@ def _registrations(items: object) -> tuple[Registration, ...]:
                 "kind",
                 "ruleset",
                 "max_concurrent",
+                "environment",
             ):
                 raise ConfigError(f"{where}.{key}: unknown setting")
+        environment = item.get("environment", "")
+        if not isinstance(environment, str):
+            raise ConfigError(f"{where}.environment must be an environment name")
         if any(r.topic_id == item["topic_id"] for r in out):
             raise ConfigError(f"{where}.topic_id {item['topic_id']} is listed twice")
         out.append(
@@ -239,6 +249,7 @@ def _registrations(items: object) -> tuple[Registration, ...]:
                 kind=kind,
                 ruleset=ruleset,
                 max_concurrent=limit,
+                environment=environment,
             )
         )
     return tuple(out)

@@ -31,7 +31,8 @@ Decisions **[D]**: a returning duellist's recorded profile (year, magic types) w
 new sign-up says, with a reply saying so (RULES.md: magic types are "fixed between duels unless
 [...] an admin records the change"); a sign-up that only answers an open request (quoting it)
 without year or types is accepted from the poster's single recorded profile; stakes come from an
-``Enjeux :`` line of either sign-up (the opening one first); 2v2 threads are not handled yet.
+``Enjeux :`` line of either sign-up (the opening one first). Threads of ``kind = "2v2"`` go to
+:mod:`forumbot.duo_registrations` (duos, one 2v2 at a time, registration closed while it runs).
 """
 
 from __future__ import annotations
@@ -331,7 +332,7 @@ class RegistrationDesk:
         listings: dict[int, dict[int, int | None]] = {}
         handled = replies = 0
         for reg in self.registrations:
-            if reg.kind != "1v1":
+            if reg.kind not in ("1v1", "2v2"):
                 log.warning("registration thread %s: %s not handled yet", reg.topic_id, reg.kind)
                 continue
             row = self._thread(reg.topic_id)
@@ -412,6 +413,10 @@ class RegistrationDesk:
                 self._reply(reg, post, "signup_invalid.bbcode.j2", parsed.code, parsed.message)
                 log.info("sign-up %s by %s: invalid (%s)", post.post_id, post.author, parsed.code)
                 return 1, 1
+        if reg.kind == "2v2":
+            from forumbot.duo_registrations import handle_duo_signup
+
+            return 1, handle_duo_signup(self, reg, post, parsed)
         return 1, self._accept(reg, post, parsed, answers)
 
     def _accept(self, reg: Registration, post: Post, s: Signup, answers: int | None) -> int:
@@ -718,7 +723,13 @@ class RegistrationDesk:
     def start_duels(self) -> int:
         """Start the queued pairings that may start (FIFO, at most ``max_concurrent``, one
         duel per player), then open every duel being opened. Returns the duels opened now."""
+        opened = 0
         for reg in self.registrations:
+            if reg.kind == "2v2":
+                from forumbot.duo_registrations import start_duo_matches
+
+                opened += start_duo_matches(self, reg)
+                continue
             if reg.kind != "1v1":
                 continue
             lobby, rows = self._lobby(reg)
@@ -739,7 +750,6 @@ class RegistrationDesk:
                 )
                 self.storage.db.conn.commit()
                 log.info("pairing %s: a slot is free, opening its duel", row_id)
-        opened = 0
         for row in list(
             self.storage.db["queue"].rows_where(
                 "board_id = ? and status = 'opening'", [self.board_id], order_by="id"

@@ -689,3 +689,56 @@ def m040_duel_rewards(db: sqlite_utils.Database) -> None:
         pk="id",
     )
     db.table("duel_rewards").create_index(["duel_id", "character", "source", "reward"], unique=True)
+
+
+# -- 2v2 registrations (issue 5) ------------------------------------------------------------------
+# Appended: the 2v2 registration thread's lobby (sign-ups waiting for a teammate, duos waiting for
+# opponents) and the matches of two duos, each opened as one 2v2 duel at a time
+# (forumbot.duo_registrations).
+
+
+@MIGRATIONS(name="m050_duo_registrations")
+def m050_duo_registrations(db: sqlite_utils.Database) -> None:
+    """Tables of the 2v2 registration desk: ``duo_entries`` and ``duo_matches``."""
+    db.table("duo_entries").create(
+        {
+            "id": int,
+            "board_id": int,
+            "thread_topic_id": int,
+            "post_id": int,
+            "player": str,
+            "character": str,
+            "mate_player": str,
+            "mate_character": str,
+            "mate_post_id": int,
+            "status": str,
+            "stakes": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+    )
+    db.table("duo_entries").create_index(["board_id", "post_id"], unique=True)
+    db.table("duo_matches").create(
+        {
+            "id": int,
+            "board_id": int,
+            "thread_topic_id": int,
+            "forum_id": int,
+            "duos_json": str,
+            "stakes": str,
+            "status": str,
+            "subject": str,
+            "idempotency_key": str,
+            "dice_secret": str,
+            "environment": str,
+            "topic_id": int,
+            "duel_id": int,
+            "attempts": int,
+            "last_error": str,
+            "created_at": str,
+            "started_at": str,
+            "finished_at": str,
+        },
+        pk="id",
+    )

@@ -1,0 +1,356 @@
+"""The registration desk for two-against-two duels (issue 5; RULES.md "Registration and
+scheduling"): sign-ups -> duos -> a match of two duos -> one 2v2 duel at a time.
+
+Called by :class:`forumbot.registrations.RegistrationDesk` for its ``kind = "2v2"`` threads:
+
+- :func:`handle_duo_signup` (a readable sign-up of a 2v2 thread): a sign-up naming a teammate
+  forms a duo; lone sign-ups pair up as teammates; a duo faces the open duo it answers, else
+  the oldest open duo (:func:`rules.duo_matchmaking.add_duo_signup`, pure). The lobby lives in
+  ``duo_entries``, matches in ``duo_matches``.
+- **Registration closed while a 2v2 runs [D: refused]**: seed 001 says "Un seul duel en Deux
+  contre Deux sera organisé à la fois" and RULES.md "its registration closes while it runs".
+  A 2v2 sign-up posted while a 2v2 duel is open or running is *refused* with one French reply
+  (a club post, exactly once) asking to sign up again once the result is out: nothing is kept
+  for later, so nobody finds themselves in a duel they signed up for weeks before. Sign-ups of
+  a match already formed and waiting are kept (they were accepted while registration was open).
+- :func:`start_duo_matches`: when no 2v2 is open or running, the oldest match is opened: the
+  duel topic in the thread's ``forum_id`` exactly once (claimed, then ``create_topic``; after a
+  crash the forum is searched for the topic by its marker first), then
+  :func:`forumbot.duo_flow.open_duo_duel` with the environment (setting ``environment`` of the
+  ``[[registration]]`` table, ``""`` = the shipped environments in turn) and the dice secret
+  fixed beforehand (its commitment is in the topic's first post). A finished duel frees the
+  slot; its rewards are :func:`forumbot.duo_flow.after_poll`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from forumbot.config import Registration
+from forumbot.render import marker_line, marker_text, render
+from forumbot.rulesets import load_ruleset
+from forumbot.storage import iso
+from parsers.model import Post
+from parsers.registration import Signup, fold
+from rules.duo_matchmaking import Duo, DuoLobby, add_duo_signup
+from rules.fatigue import FatigueRuleset
+from rules.matchmaking import Entrant
+
+if TYPE_CHECKING:
+    from forumbot.registrations import Profile, RegistrationDesk
+
+log = logging.getLogger("forumbot.duo_registrations")
+
+CLOSED_MESSAGE = (
+    "Les inscriptions aux duels en deux contre deux sont fermées : un duel à deux contre deux "
+    "est en cours, et un seul est organisé à la fois. Ton inscription n'est pas retenue : "
+    "réinscris-toi dans ce sujet dès que le résultat du duel en cours sera publié."
+)
+REJECTIONS = {
+    "already_signed_up": (
+        "Tu as déjà une inscription en cours pour un duel en deux contre deux (ou ton coéquipier "
+        "en a une) : un joueur ne participe qu'à un duel à la fois."
+    ),
+    "self_partner": "Ton coéquipier ne peut pas être l'un de tes propres personnages.",
+}
+
+
+# -- lobby ----------------------------------------------------------------------------------------
+
+
+def lobby(desk: RegistrationDesk, reg: Registration) -> DuoLobby:
+    """The thread's lobby rebuilt from storage (busy: players of matches not finished, on the
+    whole board)."""
+    db = desk.storage.db
+    lone: list[Entrant] = []
+    duos: list[Duo] = []
+    for r in db["duo_entries"].rows_where(
+        "board_id = ? and thread_topic_id = ? and status in ('lone', 'duo')",
+        [desk.board_id, reg.topic_id],
+        order_by="post_id",
+    ):
+        me = Entrant(r["player"], r["character"], r["post_id"])
+        if r["status"] == "lone":
+            lone.append(me)
+        else:
+            duos.append((me, Entrant(r["mate_player"], r["mate_character"], r["mate_post_id"])))
+    busy = set()
+    for m in db["duo_matches"].rows_where(
+        "board_id = ? and status in ('queued', 'opening', 'running')", [desk.board_id]
+    ):
+        busy |= {e["player"] for duo in json.loads(m["duos_json"]) for e in duo}
+    return DuoLobby(tuple(lone), tuple(duos), frozenset(busy))
+
+
+def _answers(post: Post, lob: DuoLobby) -> int | None:
+    ids = {e.post_id for e in lob.lone} | {e.post_id for d in lob.duos for e in d}
+    return next((q.post_id for q in post.quotes if q.post_id in ids), None)
+
+
+def _entrant_dict(e: Entrant) -> dict[str, Any]:
+    return {"player": e.player, "character": e.character, "post_id": e.post_id}
+
+
+# -- sign-ups -------------------------------------------------------------------------------------
+
+
+def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: Signup) -> int:
+    """Handle a readable sign-up of a 2v2 thread; returns the replies drafted (0 or 1)."""
+    from forumbot.duo_flow import duo_running
+    from forumbot.registrations import Profile, _insert_profile, get_profile
+
+    storage, now = desk.storage, desk.now()
+    if duo_running(storage, desk.board_id) is not None:
+        return desk._refuse(reg, post, "registration_closed", CLOSED_MESSAGE)
+    mine = get_profile(storage, desk.board_id, s.name)
+    if mine is not None and fold(mine.player) != fold(post.author):
+        message = (
+            f"Le personnage {mine.character} est déjà inscrit au club par un autre compte "
+            f"({mine.player})."
+        )
+        return desk._refuse(reg, post, "character_taken", message)
+    profile = mine or Profile(s.name, post.author, s.year, s.magic_types)
+    teammate: Entrant | None = None
+    mate_profile: Profile | None = None
+    if s.partner is not None:
+        name, player, mate_profile, error = desk._partner(s.partner)
+        if error is not None:
+            return desk._refuse(reg, post, "partner_incomplete", error)
+        if fold(name) == fold(profile.character):
+            return desk._refuse(reg, post, "self_partner", REJECTIONS["self_partner"])
+        teammate = Entrant(player, name, post.post_id)
+    entrant = Entrant(post.author, profile.character, post.post_id)
+    before = lobby(desk, reg)
+    after, event = add_duo_signup(before, entrant, teammate, _answers(post, before))
+    if event.outcome == "rejected":
+        return desk._refuse(reg, post, event.reason, REJECTIONS[event.reason])
+    from parsers.duel_setup import find_stakes
+
+    stakes = find_stakes(post.text)
+    db = storage.db
+    with db.atomic():
+        if mine is None:
+            _insert_profile(storage, desk.board_id, profile, now)
+        if mate_profile is not None:
+            _insert_profile(storage, desk.board_id, mate_profile, now)
+        status = {"waiting_teammate": "lone", "waiting_opponents": "duo"}.get(
+            event.outcome, "matched"
+        )
+        if event.duo is not None and event.duo[0].post_id != post.post_id:
+            # paired with a lone sign-up: the older entry becomes the duo
+            db.execute(
+                "update duo_entries set mate_player = ?, mate_character = ?, mate_post_id = ?, "
+                "status = ?, updated_at = ? where board_id = ? and post_id = ?",
+                [entrant.player, entrant.character, entrant.post_id, status, iso(now),
+                 desk.board_id, event.duo[0].post_id],
+            )  # fmt: skip
+            row_status = "merged"
+        else:
+            row_status = status
+        db["duo_entries"].insert(
+            {
+                "board_id": desk.board_id, "thread_topic_id": reg.topic_id,
+                "post_id": post.post_id, "player": entrant.player, "character": entrant.character,
+                "mate_player": teammate.player if teammate else None,
+                "mate_character": teammate.character if teammate else None,
+                "mate_post_id": post.post_id if teammate else None,
+                "status": row_status, "stakes": stakes,
+                "created_at": iso(now), "updated_at": iso(now),
+            },
+            ignore=True,
+        )  # fmt: skip
+        if event.match is not None:
+            waiting, new = event.match
+            db.execute(
+                "update duo_entries set status = 'matched', updated_at = ? where board_id = ? "
+                "and post_id in (?, ?) and status = 'duo'",
+                [iso(now), desk.board_id, waiting[0].post_id, new[0].post_id],
+            )
+            first_stakes = [
+                r["stakes"]
+                for r in db["duo_entries"].rows_where(
+                    "board_id = ? and post_id in (?, ?, ?, ?) and stakes is not null",
+                    [desk.board_id] + [e.post_id for d in (waiting, new) for e in d],
+                    order_by="post_id",
+                )
+            ]
+            db["duo_matches"].insert(
+                {
+                    "board_id": desk.board_id, "thread_topic_id": reg.topic_id,
+                    "forum_id": reg.forum_id,
+                    "duos_json": json.dumps(
+                        [[_entrant_dict(e) for e in d] for d in (waiting, new)],
+                        ensure_ascii=False,
+                    ),
+                    "stakes": first_stakes[0] if first_stakes else None,
+                    "status": "queued", "attempts": 0, "created_at": iso(now),
+                }
+            )  # fmt: skip
+        desk._record_post(post, "accepted", event.reason, None, s)
+    log.info("2v2 sign-up %s: %s (%s) %s (%s)", post.post_id, profile.character, post.author,
+             event.outcome, event.reason)  # fmt: skip
+    return 0
+
+
+# -- opening the duels ----------------------------------------------------------------------------
+
+
+def pick_environment(desk: RegistrationDesk, reg: Registration) -> str:
+    """The setting's environment, else the shipped ones in turn (by matches opened so far)."""
+    from forumbot.duo_flow import environments
+
+    if reg.environment:
+        return reg.environment
+    shipped = environments()
+    if not shipped:
+        raise ValueError("no environment shipped in rules/data/environments")
+    opened = desk.storage.db.execute(
+        "select count(*) from duo_matches where board_id = ? and environment is not null",
+        [desk.board_id],
+    ).fetchone()[0]
+    return shipped[int(opened) % len(shipped)]
+
+
+def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
+    """Free the slot of finished 2v2 duels, then open the oldest match of ``reg``'s thread when
+    no 2v2 is open or running (one at a time). Returns the duels opened now.
+
+    Raises:
+        forumbot.errors.LoginFailed: the bot cannot log in (other forum errors are logged on
+            the match and retried next cycle).
+    """
+    from forumbot.duo_flow import duo_running
+    from forumbot.errors import ForumError, LoginFailed
+
+    db = desk.storage.db
+    for m in list(db["duo_matches"].rows_where(
+        "board_id = ? and status = 'running' and duel_id is not null", [desk.board_id]
+    )):  # fmt: skip
+        if desk.storage.duel(m["duel_id"])["status"] == "finished":
+            db["duo_matches"].update(
+                m["id"], {"status": "finished", "finished_at": iso(desk.now())}
+            )
+    db.conn.commit()
+    rows = list(db["duo_matches"].rows_where(
+        "board_id = ? and thread_topic_id = ? and status = 'opening'",
+        [desk.board_id, reg.topic_id], order_by="id",
+    ))  # fmt: skip
+    if not rows and duo_running(desk.storage, desk.board_id) is None:
+        queued = list(db["duo_matches"].rows_where(
+            "board_id = ? and thread_topic_id = ? and status = 'queued'",
+            [desk.board_id, reg.topic_id], order_by="id", limit=1,
+        ))  # fmt: skip
+        if queued:
+            m = queued[0]
+            duos = json.loads(m["duos_json"])
+            names = [" et ".join(e["character"] for e in d) for d in duos]
+            db.execute(
+                "update duo_matches set status = 'opening', started_at = ?, subject = ?, "
+                "idempotency_key = ?, dice_secret = ?, environment = ? "
+                "where id = ? and status = 'queued'",
+                [iso(desk.now()), f"Duel à deux contre deux : {names[0]} contre {names[1]}",
+                 f"b{desk.board_id}-duo{m['id']}-topic", desk.referee.rng.randbytes(32).hex(),
+                 pick_environment(desk, reg), m["id"]],
+            )  # fmt: skip
+            db.conn.commit()
+            rows = [db["duo_matches"].get(m["id"])]
+    opened = 0
+    for row in rows:
+        try:
+            open_match(desk, row)
+            opened += 1
+        except LoginFailed:
+            raise
+        except ForumError as exc:
+            db["duo_matches"].update(row["id"], {"last_error": f"{type(exc).__name__}: {exc}"})
+            log.warning("2v2 match %s: duel topic not opened yet (%s)", row["id"], exc)
+    return opened
+
+
+def open_match(desk: RegistrationDesk, row: dict[str, Any]) -> int:
+    """Open the duel of a match being opened (each step once, safe to repeat after a crash):
+    the topic, then the 2v2 duel. Returns the duel id.
+
+    Raises:
+        ForumError: the topic could not be opened now (retried next cycle).
+    """
+    from forumbot.duo_flow import open_duo_duel
+    from forumbot.registrations import get_profile, types_label, year_label
+
+    rs = load_ruleset("fatigue")
+    assert isinstance(rs, FatigueRuleset)
+    duos: list[list[Profile]] = []
+    for duo in json.loads(row["duos_json"]):
+        members = []
+        for e in duo:
+            found = get_profile(desk.storage, desk.board_id, e["character"])
+            if found is None:
+                raise ValueError(f"no profile for {e['character']!r}")
+            members.append(found)
+        duos.append(members)
+    secret = bytes.fromhex(row["dice_secret"])
+    db = desk.storage.db
+    topic_id = row["topic_id"]
+    if topic_id is None:
+        from rules.dice import commitment
+
+        key = row["idempotency_key"]
+        marker = marker_text(key)
+        text = render(
+            "signup_duo_topic.bbcode.j2",
+            {
+                "duos": [
+                    [{"name": p.character, "year_label": year_label(p.year),
+                      "points": rs.starting_points_for(p.year),
+                      "types_label": types_label(rs, p.magic_types)} for p in d]
+                    for d in duos
+                ],
+                "unit": rs.unit, "stakes": row["stakes"], "commitment": commitment(secret),
+            },
+            desk.language,
+        )  # fmt: skip
+        found_topic = None
+        if row["attempts"]:
+            found_topic = desk._find_topic(row["forum_id"], row["subject"], marker)
+        db.execute(
+            "update duo_matches set attempts = coalesce(attempts, 0) + 1 where id = ?", [row["id"]]
+        )
+        db.conn.commit()
+        topic_id = found_topic
+        if topic_id is None:
+            message = text.rstrip() + "\n" + marker_line(key)
+            topic_id = desk.client.create_topic(row["forum_id"], row["subject"], message, marker)
+        db["duo_matches"].update(row["id"], {"topic_id": topic_id})
+        db.conn.commit()
+    duel_id = row["duel_id"]
+    if duel_id is None:
+        duel = desk.storage.duel_by_topic(desk.board_id, topic_id)
+        if duel is not None and duel["status"] == "ignored":
+            db["duels"].delete(duel["id"])
+            duel = None
+        if duel is None:
+            duel_id = open_duo_duel(
+                desk.referee, row["forum_id"], int(topic_id), row["subject"],
+                [[(p.character, p.year, list(p.magic_types)) for p in d] for d in duos],
+                row["environment"], stakes=row["stakes"], dice_secret=secret,
+            )  # fmt: skip
+        else:
+            duel_id = duel["id"]
+    db["duo_matches"].update(row["id"], {"duel_id": duel_id, "status": "running",
+                                         "last_error": None})  # fmt: skip
+    db.conn.commit()
+    log.info("2v2 match %s: duel %s opened in topic %s (%s)", row["id"], duel_id, topic_id,
+             row["environment"])  # fmt: skip
+    return int(duel_id)
+
+
+__all__ = [
+    "CLOSED_MESSAGE",
+    "handle_duo_signup",
+    "lobby",
+    "open_match",
+    "pick_environment",
+    "start_duo_matches",
+]

@@ -1,0 +1,122 @@
+"""Two-against-two matchmaking (pure): sign-ups -> duos -> matches of two duos.
+
+RULES.md, "Registration and scheduling": "A sign-up post gives name, year, magic type(s) [...]
+and, if chosen, the partner's name [...] (2v2: the teammate [D]). [...] In 2v2, lone sign-ups
+pair up as teammates, and the first duo to answer an open duo becomes the opponents [D]. [...]
+a player (the person, across all their characters) is in one duel at a time. One 2v2 duel at a
+time; its registration closes while it runs."
+
+- A sign-up naming a teammate is a duo at once.
+- A lone sign-up that answers (quotes) a lone sign-up waiting for a teammate pairs with it;
+  otherwise with the oldest lone sign-up waiting; otherwise it waits.
+- A duo (named, or just paired) that answers an open duo faces it; otherwise the oldest open
+  duo **[D]** (like 1v1's "matched with [...] who also signs up alone"); otherwise it waits
+  as an open duo.
+
+Whether registration is open at all (no 2v2 running) is the shell's to decide.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from rules.matchmaking import Entrant
+
+Duo = tuple[Entrant, Entrant]
+DuoOutcomeKind = Literal["rejected", "waiting_teammate", "waiting_opponents", "matched"]
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+@dataclass(frozen=True)
+class DuoLobby:
+    """A 2v2 registration thread's lobby.
+
+    Attributes:
+        lone: sign-ups waiting for a teammate, oldest first.
+        duos: duos waiting for opponents, oldest first.
+        busy: players (any case) in a 2v2 match queued or running.
+    """
+
+    lone: tuple[Entrant, ...] = ()
+    duos: tuple[Duo, ...] = ()
+    busy: frozenset[str] = frozenset()
+
+    def players(self) -> set[str]:
+        """Folded players already signed up or busy."""
+        out = {_fold(p) for p in self.busy}
+        out |= {_fold(e.player) for e in self.lone}
+        out |= {_fold(e.player) for d in self.duos for e in d}
+        return out
+
+
+@dataclass(frozen=True)
+class DuoEvent:
+    """What one sign-up did.
+
+    Attributes:
+        outcome: ``rejected``, ``waiting_teammate``, ``waiting_opponents`` or ``matched``.
+        reason: ``already_signed_up``, ``self_partner``, ``same_player`` (rejections);
+            ``lone``, ``teammate_named``, ``answered_lone``, ``paired_lone``,
+            ``answered_duo``, ``oldest_duo``.
+        duo: the duo this sign-up belongs to now (None while it waits alone or is refused).
+        match: ``(waiting duo, new duo)`` when two duos face each other.
+    """
+
+    outcome: DuoOutcomeKind
+    reason: str
+    duo: Duo | None = None
+    match: tuple[Duo, Duo] | None = None
+
+
+def add_duo_signup(
+    lobby: DuoLobby,
+    entrant: Entrant,
+    teammate: Entrant | None = None,
+    answers: int | None = None,
+) -> tuple[DuoLobby, DuoEvent]:
+    """Add one sign-up (``teammate``: the named teammate, same ``post_id``; ``answers``: the
+    post id of a waiting sign-up or duo it quotes). Returns the new lobby and what happened.
+
+    Rejections: a player already in the lobby or in a 2v2 (``already_signed_up``), a teammate
+    played by the same player (``self_partner``).
+    """
+    taken = lobby.players()
+    players = [entrant.player] + ([teammate.player] if teammate else [])
+    if any(_fold(p) in taken for p in players):
+        return lobby, DuoEvent("rejected", "already_signed_up")
+    if teammate is not None and _fold(teammate.player) == _fold(entrant.player):
+        return lobby, DuoEvent("rejected", "self_partner")
+    if teammate is not None:
+        duo: Duo = (entrant, teammate)
+        reason = "teammate_named"
+    else:
+        mate = next((e for e in lobby.lone if answers is not None and e.post_id == answers), None)
+        reason = "answered_lone"
+        if mate is None and lobby.lone:
+            mate, reason = lobby.lone[0], "paired_lone"
+        if mate is None:
+            return replace(lobby, lone=lobby.lone + (entrant,)), DuoEvent(
+                "waiting_teammate", "lone"
+            )
+        lobby = replace(lobby, lone=tuple(e for e in lobby.lone if e != mate))
+        duo = (mate, entrant)
+        answers = None  # a quote of a lone sign-up does not also choose the opponents
+    rival = next(
+        (d for d in lobby.duos if answers is not None and answers in (d[0].post_id, d[1].post_id)),
+        None,
+    )
+    if rival is not None:
+        reason = "answered_duo"
+    elif lobby.duos:
+        rival, reason = lobby.duos[0], "oldest_duo" if reason == "teammate_named" else reason
+    if rival is None:
+        return replace(lobby, duos=lobby.duos + (duo,)), DuoEvent("waiting_opponents", reason, duo)
+    lobby = replace(lobby, duos=tuple(d for d in lobby.duos if d != rival))
+    return lobby, DuoEvent("matched", reason, duo, (rival, duo))
+
+
+__all__ = ["Duo", "DuoEvent", "DuoLobby", "add_duo_signup"]
