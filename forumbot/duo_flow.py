@@ -392,6 +392,11 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
         "state_before": state.duel.to_dict(),
         "posts": [asdict(p.post) for p in posts],
         "dice": {str(k): list(v) for k, v in dice.items()},
+        # what recompute_duo needs to re-run the step with the referee's decisions
+        "duo_state_before": state.to_dict(),
+        "duo_posts": [{"move_to": p.move_to, "use_item": p.use_item} for p in posts],
+        "facts": {str(k): asdict(v) for k, v in facts.items()},
+        "solved": [list(x) for x in solved],
     }
     decl_id = ref._upsert_draft(
         duel_id, turn_no, "turn", text, context, ref.now(), inputs=inputs,
@@ -408,6 +413,65 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
     log.info("duel %s turn %s: 2v2 draft %s (posts %s)", duel_id, turn_no, decl_id,
              ",".join(str(p.post.post_id) for p in posts))  # fmt: skip
     return 1
+
+
+def recompute_duo(
+    storage: Storage,
+    decl: dict[str, Any],
+    overrides: dict[str, Any],
+    waived: list[list[str]],
+    referee_name: str,
+    language: str = "fr",
+) -> tuple[dict[str, Any], str]:
+    """Re-run a 2v2 draft's step from its stored inputs with the referee's waivers (a waived
+    violation's penalty given back, everything after it following); returns (stored context,
+    text), like :func:`forumbot.fatigue_flow.recompute_step` for 1v1.
+
+    Raises:
+        rules.RuleError: ``duo.overrides`` for computed-number overrides (the 2v2 engine takes
+            none: the referee edits the text instead) or a draft written before the 2v2 inputs
+            were stored; any error of the engine.
+    """
+    from rules.errors import RuleError
+    from rules.model import TurnPost
+
+    if overrides:
+        raise RuleError(
+            "duo.overrides",
+            "a 2v2 declaration takes no computed-number override: edit its text instead",
+        )
+    stored = json.loads(decl["context_json"])
+    inputs = stored["inputs"]
+    if "duo_state_before" not in inputs:
+        raise RuleError("duo.overrides", "this 2v2 draft predates recomputation: redraft it")
+    duel = storage.duel(decl["duel_id"])
+    rs = load_ruleset("fatigue")
+    assert isinstance(rs, FatigueRuleset)
+    duo = duo_row(storage, duel["id"])
+    assert duo is not None
+    env = load_env(duo["environment"])
+    state = DuoState.from_dict(inputs["duo_state_before"])
+    posts = [
+        DuoPost(TurnPost.from_dict(p), extra.get("move_to"), extra.get("use_item"))
+        for p, extra in zip(inputs["posts"], inputs["duo_posts"], strict=True)
+    ]
+    dice = {int(k): tuple(v) for k, v in inputs["dice"].items()}
+    secret = bytes.fromhex(duel["dice_secret"])
+    outcome = resolve_duo_step(
+        state, posts, dice, ruleset=rs, env=env, settings=duo_settings(),
+        draw=make_draw(secret, f"{duo_platform(storage, duel)}:{duel['topic_id']}"),
+        solved=[(str(a), str(b), int(c)) for a, b, c in inputs.get("solved", [])],
+        waived={(a, b) for a, b in waived},
+        facts={int(k): PostFacts(**v) for k, v in inputs.get("facts", {}).items()},
+    )  # fmt: skip
+    context = turn_context(rs, env, duel, state, posts, dice, outcome, referee_name)
+    text = render("duo_turn.bbcode.j2", context, language)
+    return {"context": context, "inputs": inputs, "outcome": _Stored(outcome).to_dict()}, text
+
+
+def duo_platform(storage: Storage, duel: dict[str, Any]) -> str:
+    """The platform name in the duel's derivation key (``phpbb3``, ``forumactif``)."""
+    return str(storage.db["boards"].get(duel["board_id"])["platform"])
 
 
 class _Stored:
@@ -770,6 +834,7 @@ __all__ = [
     "make_draw",
     "open_duo_duel",
     "record_in_duel_rewards",
+    "recompute_duo",
     "referee_tasks",
     "reveal_zones",
     "settle",

@@ -103,6 +103,10 @@ def recompute(
 
         referee_name = stored["context"].get("referee_name", "L'arbitre")
         try:
+            if stored["inputs"].get("step") == "duo":  # two against two (issue 5)
+                from forumbot.duo_flow import recompute_duo
+
+                return recompute_duo(storage, decl, overrides, waived, referee_name, language)
             return recompute_step(storage, decl, overrides, waived, referee_name, language)
         except rules.RuleError as exc:
             raise OverrideError(str(exc)) from exc

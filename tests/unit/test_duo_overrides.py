@@ -1,0 +1,40 @@
+"""Referee decisions on a 2v2 draft (issue 5): a waived violation re-runs the 2v2 step from its
+stored inputs (like 1v1, RULES.md "Referee and admin": "add or waive a violation"); a
+computed-number override is refused with a clear message (the 2v2 engine takes none: the
+referee edits the text)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from forumbot.overrides import OverrideError, set_numbers, set_violation
+from forumbot.poster import publish_due
+from forumbot.storage import open_storage
+from tests.unit.test_duo_flow import A1, BODY, NOW, InboxForum, setup
+
+
+def test_waiving_a_2v2_violation_recomputes_the_draft_and_numbers_are_refused() -> None:
+    storage, forum = open_storage(":memory:"), InboxForum()
+    ref, duel_id = setup(storage, forum)
+    publish_due(storage, forum, lambda: NOW)
+    forum.add_post(7, A1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]")
+    ref.poll_duel(duel_id)
+    draft = storage.declarations(("draft",), duel_id)[-1]
+    proposed = "aucune cible indiquée (à l'appréciation de l'arbitre)"
+    assert proposed in draft["text"]
+    set_violation(storage, draft["id"], A1, "missing_target", True, "Arbitre", NOW)
+    after = storage.declaration(draft["id"])
+    assert proposed not in after["text"] and after["version"] > draft["version"]
+    assert "Intervention de l'arbitre — tour 1" in after["text"]
+    stored = json.loads(after["context_json"])
+    assert [v["rule"] for v in stored["outcome"]["violations"] if v["status"] != "waived"] == []
+    assert stored["context"]["duo_state"]["posted"] == [A1]
+    set_violation(storage, draft["id"], A1, "missing_target", False, "Arbitre", NOW)
+    assert proposed in storage.declaration(draft["id"])["text"]
+    with pytest.raises(OverrideError, match="edit its text"):
+        set_numbers(storage, draft["id"], {f"{A1}.points": 400}, "Arbitre", NOW)
+    # the published declaration carries the recomputed 2v2 state
+    publish_due(storage, forum, lambda: NOW)
+    assert storage.declaration(draft["id"])["status"] == "published"
