@@ -81,6 +81,9 @@ class ReplayClient:
     def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
         raise PermissionError("the replay client is read-only")
 
+    def edit_post(self, post_id: int, message: str) -> None:
+        raise PermissionError("the replay client is read-only")
+
 
 @dataclass(frozen=True)
 class ReplayDeclaration:

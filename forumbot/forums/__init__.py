@@ -1,5 +1,6 @@
 """Forum clients: the :class:`~forumbot.forums.base.ForumClient` interface and its
-implementations (:class:`~forumbot.forums.phpbb.PhpbbClient`)."""
+implementations (:class:`~forumbot.forums.phpbb.PhpbbClient`,
+:class:`~forumbot.forums.forumactif.ForumactifClient`)."""
 
 from __future__ import annotations
 
