@@ -849,13 +849,21 @@ class Referee:
             )
         if existing["status"] not in DRAFT_EDITABLE:
             return int(existing["id"])
+        if existing["context_json"] == ctx_json and (
+            existing["text_edited"] or existing["text"] == text
+        ):
+            # Nothing new since the last poll: leave the row (and its version) alone, so a
+            # referee's open form, approval or text edit is never disturbed by a re-poll.
+            return int(existing["id"])
         changes: dict[str, Any] = {
             "context_json": ctx_json,
             "updated_at": iso(now),
             "version": existing["version"] + 1,
         }
         if existing["text_edited"]:
-            if existing["text"] != text and existing["status"] != "held":
+            # The inputs really changed (an edited post, new dice) after the referee rewrote
+            # the text: their text may now be wrong, so it waits for them.
+            if existing["status"] != "held":
                 changes["status"] = "held"
                 changes["last_error"] = (
                     "inputs changed after the referee edited the text: held for review"

@@ -345,3 +345,17 @@ def test_classic_duels_keep_running_beside_fatigue_ones() -> None:
     duel.cycle()
     rulesets = sorted(d["ruleset"] for d in duel.storage.duels() if d["status"] != "ignored")
     assert rulesets == ["classic", "fatigue"]
+
+
+def test_repolling_leaves_a_pending_fatigue_draft_alone() -> None:
+    """Nothing new since the last poll: the draft keeps its version (open review forms stay
+    valid) and its status (an approval is never undone)."""
+    duel = make()
+    duel.ref.review_delay_s = 600
+    duel.post(A, "cast", "Flipendo", win=True)
+    duel.ref.poll_forum(3)
+    draft = duel.storage.declarations(("draft",))[0]
+    for _ in range(3):
+        duel.clock.advance(60)
+        duel.ref.poll_forum(3)
+    assert duel.storage.declaration(draft["id"])["version"] == draft["version"]

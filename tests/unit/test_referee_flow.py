@@ -332,3 +332,36 @@ def test_a_refused_login_stops_the_poll_instead_of_being_logged_per_topic() -> N
     forum.read_topic = refuse  # type: ignore[assignment,method-assign]
     with pytest.raises(CaptchaRequired):
         referee.poll_forum(3)
+
+
+def test_polling_again_leaves_a_pending_draft_alone() -> None:
+    """A re-poll with nothing new must not bump the draft's version (a referee's open form
+    stays valid), nor hold a draft whose text the referee edited, nor undo an approval."""
+    forum, referee, clock = make(review_delay_s="manual")
+    referee.poll_forum(3)
+    opening = referee.storage.declarations()[0]
+    set_status(referee.storage, opening["id"], "approved", "a", clock())
+    publish_due(referee.storage, forum, clock, manual=True)
+    turn_post(forum, "Aurora Vexley", "Sortilège de Désarmement")
+    turn_post(forum, "Cassius Thorne", "Sortilège de Chatouillis")
+    referee.poll_forum(3)
+    decl = referee.storage.declarations(("draft",))[0]
+    edit_text(referee.storage, decl["id"], "Texte de l'arbitre.", "Maelis", clock())
+    set_status(referee.storage, decl["id"], "approved", "Maelis", clock())
+    before = referee.storage.declaration(decl["id"])
+    for _ in range(3):
+        clock.advance(120)
+        referee.poll_forum(3)
+    after = referee.storage.declaration(decl["id"])
+    assert (after["version"], after["status"], after["text"]) == (
+        before["version"],
+        "approved",
+        "Texte de l'arbitre.",
+    )
+    # a real change of the inputs (the post is edited) holds the referee's text for review
+    forum.edit_post(
+        7, forum.posts[7][-1].post_id, "Cassius change d'avis.\n[b]Sortilège de chant[/b]"
+    )
+    referee.poll_forum(3)
+    changed = referee.storage.declaration(decl["id"])
+    assert changed["status"] == "held" and changed["text"] == "Texte de l'arbitre."
