@@ -550,8 +550,11 @@ def step_context(
         "hours": int(ruleset.setting("timeout_1v1_hours")),
         "stakes": duel["stakes"],
         "referee_name": referee_name,
-        "dice_secret": duel["dice_secret"] if data["finished"] else None,
-        "commitment": duel["dice_commitment"],
+        # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
+        "dice_secret": duel["dice_secret"]
+        if data["finished"] and inputs.get("dice_source", "bot") == "bot"
+        else None,
+        "commitment": duel["dice_commitment"] if inputs.get("dice_source", "bot") == "bot" else None,
         "magic": {
             d["name"]: [ruleset.magic_type(t).label for t in d.get("magic_types", [])]
             for d in data["state"]["duellists"]

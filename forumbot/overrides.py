@@ -127,7 +127,8 @@ def recompute(
         raise OverrideError(str(exc)) from exc
     context = dict(stored["context"])
     context["outcome"] = outcome.to_dict()
-    context["dice_secret"] = duel["dice_secret"] if outcome.finished else None
+    bot_dice = context.get("dice_source", "bot") == "bot"
+    context["dice_secret"] = duel["dice_secret"] if outcome.finished and bot_dice else None
     text = render("turn.bbcode.j2", context, language)
     return {"context": context, "inputs": inputs, "outcome": outcome.to_dict()}, text
 

@@ -369,7 +369,8 @@ class Referee:
             ],
             "unit": rs.unit,
             "stakes": stakes,
-            "commitment": commitment(secret),
+            "commitment": None if self.forum_rolls_dice else commitment(secret),
+            "dice_source": "forum" if self.forum_rolls_dice else "bot",
             "early": [],
             "referee_name": self.referee_name,
         }
@@ -789,8 +790,12 @@ class Referee:
             "extra_posts": inputs.get("extra_posts", []),
             "stakes": duel["stakes"],
             "referee_name": self.referee_name,
-            "dice_secret": duel["dice_secret"] if outcome.finished else None,
-            "commitment": duel["dice_commitment"],
+            # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
+            "dice_source": "forum" if self.forum_rolls_dice else "bot",
+            "dice_secret": duel["dice_secret"]
+            if outcome.finished and not self.forum_rolls_dice
+            else None,
+            "commitment": None if self.forum_rolls_dice else duel["dice_commitment"],
         }
 
     def _upsert_draft(

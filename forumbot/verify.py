@@ -86,6 +86,14 @@ def verify_pages(
         report.problems.append(f"expected pages of one topic, got topic ids {sorted(topic_ids)}")
         return report
     platform = page_list[0].platform
+    total = max(p.pages for p in page_list)
+    missing_pages = sorted(set(range(1, total + 1)) - {p.page for p in page_list})
+    if missing_pages:
+        report.problems.append(
+            "pages missing: "
+            + ", ".join(str(n) for n in missing_pages)
+            + f" of {total} (every page of the topic is needed to check every roll)"
+        )
     posts = sorted(
         {p.post_id: p for page in page_list for p in page.posts}.values(), key=lambda p: p.post_id
     )

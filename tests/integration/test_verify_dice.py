@@ -56,3 +56,20 @@ def board_page(url: str) -> str:
     import httpx
 
     return httpx.get(url).text
+
+
+def test_a_missing_middle_page_is_reported(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    board = make_demo_board()
+    board.start()
+    try:
+        result = run_demo(seed=5, echo=lambda _line: None, board=board)
+        pages = fetch_topic_pages(f"{board.base_url}/viewtopic.php?t={result.topic_id}")
+        assert len(pages) >= 2
+        kept = [p for p in pages if p.page != 2]
+        report = verify_pages(kept)
+        assert not report.ok and any("pages missing: 2" in p for p in report.problems)
+        assert verify_pages([replace(p) for p in pages]).ok
+    finally:
+        board.stop()
