@@ -140,7 +140,12 @@ def run_forever(bot: Bot) -> None:
 
         def stop(signum: int, _frame: Any) -> None:
             log.info("signal %s: stopping", signum)
-            scheduler.shutdown(wait=False)
+            if scheduler.running:
+                scheduler.shutdown(wait=False)
+            else:
+                # Still in the start-up passes: leave now. Anything half done is safe to
+                # interrupt (a claimed declaration is found by its marker at the next start).
+                raise SystemExit(0)
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
@@ -150,9 +155,9 @@ def run_forever(bot: Bot) -> None:
             [w.forum_id for w in bot.config.watch],
             bot.config.poll_interval_s,
         )
-        _guard("publish", bot.publish, scheduler)()
-        _guard("poll", bot.poll, scheduler)()
         try:
+            _guard("publish", bot.publish, scheduler)()
+            _guard("poll", bot.poll, scheduler)()
             scheduler.start()
         finally:
             if server is not None:

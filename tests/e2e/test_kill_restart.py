@@ -210,3 +210,19 @@ def test_run_serves_the_health_endpoint(tmp_path: Path) -> None:
             bot.wait(timeout=30)
     finally:
         board.stop()
+
+
+def test_sigterm_during_start_up_stops_the_bot(tmp_path: Path) -> None:
+    """A stop signal in the first seconds (before the scheduler runs) is honoured."""
+    board = SandboxBoard(users=[("Hibou", "pw-hibou")], flood_interval_s=1)
+    url = board.start()
+    try:
+        (tmp_path / "forumbot.toml").write_text(CONFIG.format(url=url), encoding="utf-8")
+        for delay in (0.8, 1.5, 2.5):
+            bot = start_bot(tmp_path, None)
+            wait_for(lambda: (tmp_path / "bot.log").exists(), timeout=10)
+            time.sleep(delay)
+            bot.send_signal(signal.SIGTERM)
+            assert bot.wait(timeout=20) in (0, -signal.SIGTERM)
+    finally:
+        board.stop()
