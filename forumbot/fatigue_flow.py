@@ -208,7 +208,7 @@ def _duellist_rows(ref: Referee, duel: dict[str, Any], after: int) -> list[tuple
     for row in ref.storage.topic_posts(ref.board_id, duel["topic_id"]):
         if row["post_id"] <= after:
             continue
-        name = names.get((row["author"] or "").casefold())
+        name = ref.duellist_of(duel["id"], row) if names else None
         if name is not None:
             out.append((name, row))
     return out
@@ -554,7 +554,9 @@ def step_context(
         "dice_secret": duel["dice_secret"]
         if data["finished"] and inputs.get("dice_source", "bot") == "bot"
         else None,
-        "commitment": duel["dice_commitment"] if inputs.get("dice_source", "bot") == "bot" else None,
+        "commitment": duel["dice_commitment"]
+        if inputs.get("dice_source", "bot") == "bot"
+        else None,
         "magic": {
             d["name"]: [ruleset.magic_type(t).label for t in d.get("magic_types", [])]
             for d in data["state"]["duellists"]

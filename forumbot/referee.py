@@ -535,13 +535,12 @@ class Referee:
             return 0
         since = self._read_from(duel) or duel["opening_post_id"] or 0
         names = [d["name"] for d in self.storage.duellists(duel_id)]
-        folded = {n.casefold(): n for n in names}
         turn_rows: dict[str, dict[str, Any]] = {}
         extra: list[int] = []
         for row in self.storage.topic_posts(self.board_id, duel["topic_id"]):
             if row["post_id"] <= since:
                 continue
-            name = folded.get((row["author"] or "").casefold())
+            name = self.duellist_of(duel_id, row)
             if name is None:
                 continue
             if name in turn_rows:
@@ -603,15 +602,45 @@ class Referee:
         self.write_turn_draft(duel_id, turn_no, inputs, outcome, existing)
         return 1
 
+    def duellist_of(self, duel_id: int, row: dict[str, Any]) -> str | None:
+        """The duellist who wrote a stored post, or None (referee, spectator, look-alike).
+
+        Names are matched case-insensitively, then bound to the forum account: the first
+        post of a duellist that carries an author id records it, and later posts under the
+        same display name from another account (a look-alike such as ``"Cassius  Thorne"``,
+        shown as ``"Cassius Thorne"``) are not the duellist's.
+        """
+        author = (row.get("author") or "").casefold()
+        for d in self.storage.duellists(duel_id):
+            if d["name"].casefold() != author:
+                continue
+            author_id = row.get("author_id")
+            if author_id is None:
+                return str(d["name"])
+            if d["user_id"] is None:
+                self.storage.db["duellists"].update(d["id"], {"user_id": author_id})
+                return str(d["name"])
+            if d["user_id"] == author_id:
+                return str(d["name"])
+            log.warning(
+                "duel %s: post %s signed %r by account %s, not the duellist's account %s: ignored",
+                duel_id,
+                row.get("post_id"),
+                row.get("author"),
+                author_id,
+                d["user_id"],
+            )
+            return None
+        return None
+
     def _check_early_casts(self, duel: dict[str, Any]) -> int:
         """Before the opening declaration is out, a duellist's post that casts a spell is
         ``cast_before_start`` (seed 000: "Aucun sort ne doit être lancé avant le top de
         l'arbitre sous peine de disqualification immédiate"): the opening draft lists it and
         is held so the referee decides. Returns 1 when the draft changed."""
-        names = {d["name"].casefold(): d["name"] for d in self.storage.duellists(duel["id"])}
         early = []
         for row in self.storage.topic_posts(self.board_id, duel["topic_id"]):
-            name = names.get((row["author"] or "").casefold())
+            name = self.duellist_of(duel["id"], row) if row["author"] else None
             action = json.loads(row["action_json"] or "{}")
             if name is None or not (action.get("spell") or action.get("spell_text")):
                 continue

@@ -365,3 +365,36 @@ def test_polling_again_leaves_a_pending_draft_alone() -> None:
     referee.poll_forum(3)
     changed = referee.storage.declaration(decl["id"])
     assert changed["status"] == "held" and changed["text"] == "Texte de l'arbitre."
+
+
+def test_a_look_alike_account_is_not_the_duellist() -> None:
+    """Posts are bound to the duellist's forum account: another account shown with the same
+    name (e.g. "Cassius  Thorne" with two spaces) does not play for them."""
+    from dataclasses import replace
+
+    forum, referee, clock = make()
+    cycle(forum, referee, clock)
+    turn_post(forum, "Aurora Vexley", "Sortilège de Désarmement")
+    turn_post(forum, "Cassius Thorne", "Sortilège de Chatouillis")
+    forum.posts[7] = [
+        replace(p, author_id={"Aurora Vexley": 58, "Cassius Thorne": 59}.get(p.author))
+        for p in forum.posts[7]
+    ]
+    assert len(cycle(forum, referee, clock)) == 1  # turn 1 binds both accounts
+    turn_post(forum, "Aurora Vexley", "Sortilège de Chatouillis")
+    impostor = turn_post(forum, "Cassius Thorne", "Sortilège de Désarmement")
+    forum.posts[7] = [
+        replace(
+            p,
+            author_id=66
+            if p.post_id == impostor
+            else {"Aurora Vexley": 58, "Cassius Thorne": 59}.get(p.author),
+        )
+        for p in forum.posts[7]
+    ]
+    assert cycle(forum, referee, clock) == []  # the impostor's post does not complete turn 2
+    real = turn_post(forum, "Cassius Thorne", "Sortilège de Désarmement")
+    forum.posts[7] = [replace(p, author_id=59) if p.post_id == real else p for p in forum.posts[7]]
+    assert len(cycle(forum, referee, clock)) == 1
+    assert f"message n°{real}" in bot_posts(forum)[-1]
+    assert f"message n°{impostor}" not in bot_posts(forum)[-1]
