@@ -89,7 +89,10 @@ def run(config_path: str) -> None:
 def check(config_path: str) -> None:
     """Dry run against the live board: log in, find the duel topics, print the drafts the bot
     would post. Posts nothing and leaves the database unchanged (works on a copy)."""
+    import httpx
+
     from forumbot.checking import dry_run
+    from forumbot.errors import ForumError
 
     config = _config(config_path)
     try:
@@ -97,6 +100,10 @@ def check(config_path: str) -> None:
             click.echo(line)
     except ConfigError as exc:
         raise click.ClickException(str(exc)) from exc
+    except (ForumError, httpx.HTTPError) as exc:
+        raise click.ClickException(
+            f"{config.board_url}: {type(exc).__name__}: {exc} (nothing was posted)"
+        ) from exc
 
 
 @main.command("parse-page")
@@ -116,17 +123,30 @@ def parse_page_cmd(
     """Print one JSON object with the page's facts and posts (the public JSON contract)."""
     from forumbot.rulesets import load_ruleset
     from parsers.contract import page_to_json, parse_page
+    from parsers.detect import detect_platform
     from parsers.errors import ParseError
 
-    now = datetime.fromisoformat(now_iso) if now_iso else datetime.now(UTC)
+    try:
+        now = datetime.fromisoformat(now_iso) if now_iso else datetime.now(UTC)
+    except ValueError as exc:
+        raise click.BadParameter(f"not an ISO datetime: {now_iso!r}", param_hint="--now") from exc
     if now.tzinfo is None:
         now = now.replace(tzinfo=UTC)
+    from rules.errors import RuleError
+
+    try:
+        spellbook = load_ruleset(ruleset).spellbook_names()
+    except (OSError, ValueError, RuleError) as exc:
+        raise click.BadParameter(f"no ruleset {ruleset!r} ({exc})", param_hint="--ruleset") from exc
     data = Path(file).read_bytes()
     try:
+        if platform != "auto":
+            seen = detect_platform(data, file)
+            if seen != platform:
+                raise click.ClickException(f"{file}: this is a {seen} page, not {platform}")
         page = parse_page(data, platform, source=file, now=now, timezone=timezone)
     except ParseError as exc:
         raise click.ClickException(str(exc)) from exc
-    spellbook = load_ruleset(ruleset).spellbook_names()
     click.echo(json.dumps(page_to_json(page, spellbook), ensure_ascii=False, indent=2))
 
 
@@ -187,7 +207,11 @@ def drafts_list(config_path: str, show_all: bool) -> None:
         click.echo("no pending draft")
     for d in rows:
         duel = storage.duel(d["duel_id"])
-        when = d["publish_after"] or "on approval"
+        when = (
+            "waits for a referee (held)"
+            if d["status"] == "held"
+            else d["publish_after"] or "on approval"
+        )
         click.echo(
             f"#{d['id']:<4} duel {d['duel_id']} (topic {duel['topic_id']}) {d['kind']:<7} "
             f"turn {d['turn']:<3} {d['status']:<10} v{d['version']} publish: {when}"

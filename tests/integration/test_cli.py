@@ -182,3 +182,18 @@ def test_markers_are_whole_tokens() -> None:
     from forumbot.render import marker_text
 
     assert marker_text("b1t7-turn1") not in marker_text("b1t7-turn10")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--now", "garbage"], "not an ISO datetime"),
+        (["--ruleset", "nosuch"], "no ruleset 'nosuch'"),
+        (["--platform", "forumactif"], "this is a phpbb3 page, not forumactif"),
+    ],
+)
+def test_parse_page_bad_options_give_a_clear_error(args: list[str], message: str) -> None:
+    page = str(FIXTURES / "viewtopic_t2_page1_fr.html")
+    result = CliRunner().invoke(main, ["parse-page", page, *args])
+    assert result.exit_code != 0 and message in result.output
+    assert "Traceback" not in result.output
