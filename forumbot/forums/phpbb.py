@@ -249,6 +249,7 @@ class PhpbbClient:
         self.backoff_cap_s = backoff_cap_s
         self.max_retry_after_s = max_retry_after_s
         self._logged_in = False
+        self._ever_logged_in = False  # the first guest page is no "session expired"
         self._http = httpx.Client(
             transport=transport,
             headers={"User-Agent": user_agent},
@@ -364,11 +365,14 @@ class PhpbbClient:
             if user is None:
                 _check_guest_page(html, path)
             if user is None and attempt == 0:
-                log.warning(
-                    "%s: the board shows a guest on %s (session expired): logging in again",
-                    about or path,
-                    path,
-                )
+                if self._ever_logged_in:
+                    log.warning(
+                        "%s: the board shows a guest on %s (session expired): logging in again",
+                        about or path,
+                        path,
+                    )
+                else:
+                    log.info("%s: not logged in yet: logging in", about or path)
                 self.login()
                 continue
             if resp.status_code == 404:
@@ -434,7 +438,7 @@ class PhpbbClient:
             form = parse_form(resp.text, "login")
             if form is None:
                 if logged_in_user(resp.text) is not None:
-                    self._logged_in = True
+                    self._logged_in = self._ever_logged_in = True
                     return
                 raise LoginFailed("no login form on ucp.php?mode=login")
             if form.has_captcha:
@@ -452,7 +456,7 @@ class PhpbbClient:
                 uid = self._cookie_user_id()
                 if uid is None or uid == 1:
                     raise LoginFailed("redirected without a user cookie")
-                self._logged_in = True
+                self._logged_in = self._ever_logged_in = True
                 return
             if answer.status_code >= 500:
                 raise ServerError(f"login POST: HTTP {answer.status_code}")
