@@ -97,12 +97,12 @@ def slot_by_class(container: Element) -> Element | None:
         if el is not container and any(_SLOT_CLASS_RE.search(t) for t in class_tokens(el))
     ]
     for el in candidates:
-        if not any(other is not el and _is_ancestor(el, other) for other in candidates):
+        if not any(other is not el and is_ancestor(el, other) for other in candidates):
             return el
     return None
 
 
-def _is_ancestor(ancestor: Element, el: Element) -> bool:
+def is_ancestor(ancestor: Element, el: Element) -> bool:
     return any(a is ancestor for a in el.iterancestors())
 
 

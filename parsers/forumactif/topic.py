@@ -31,7 +31,13 @@ from parsers.forumactif.dates import DATE_RE, find_date, parse_forumactif_date
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS, find_dice_block
 from parsers.forumactif.encoding import decode_html
 from parsers.forumactif.forms import find_reply_form
-from parsers.forumactif.generic import contains_text, find_containers, slot_by_class, slot_by_text
+from parsers.forumactif.generic import (
+    contains_text,
+    find_containers,
+    is_ancestor,
+    slot_by_class,
+    slot_by_text,
+)
 from parsers.forumactif.htmltext import (
     Element,
     SkipPredicate,
@@ -142,12 +148,15 @@ def _find_slot(container: Element, spec: VersionSpec | None, ld_text: str | None
         if found:
             return found[0]
     by_class = slot_by_class(container)
+    by_text = slot_by_text(container, ld_text, lambda el: False) if ld_text else None
     if by_class is not None and (not ld_text or contains_text(by_class, ld_text, _quote_skip)):
-        return by_class
-    if ld_text:
-        by_text = slot_by_text(container, ld_text, lambda el: False)
-        if by_text is not None:
+        # A class such as "postbody" may name the whole post (title, author line, message):
+        # when the JSON-LD text sits in a smaller element inside it, that one is the message.
+        if by_text is not None and is_ancestor(by_class, by_text):
             return by_text
+        return by_class
+    if by_text is not None:
+        return by_text
     return by_class
 
 

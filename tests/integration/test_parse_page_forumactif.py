@@ -43,3 +43,24 @@ def test_parse_page_matches_the_expected_extraction(version: str) -> None:
         assert (post["edited"] is None) == (want["edited"] is None)
         if want["is_dice_post"]:
             assert [d["values"] for d in post["dice"]] == [d["values"] for d in want["dice"]]
+
+
+def test_prosilver_with_renamed_message_classes_keeps_the_message_only() -> None:
+    """A customised prosilver theme renaming ``content``/``author``/``postprofile``: the
+    message is found by its JSON-LD text inside the larger ``postbody``, not the whole post."""
+    from datetime import datetime
+
+    from parsers.forumactif import parse_topic_page
+
+    page = SHARED / "built" / "phpbb3" / "topic_t12_A.html"
+    expected = json.loads(page.with_name(page.name + ".expected.json").read_text("utf-8"))
+    html = page.read_text("utf-8")
+    for old in ("content", "author", "postprofile"):
+        html = html.replace(f'class="{old}', f'class="my{old}')
+    now = datetime.fromisoformat(expected["page"]["captured_at"] + ":00+01:00")
+    parsed = {p.post_id: p for p in parse_topic_page(html, "renamed.html", now=now).posts}
+    for want in expected["posts"]:
+        post = parsed[want["post_id"]]
+        assert list(post.bold) == want["bold_own"], want["post_id"]
+        assert post.line_count == want["line_count_own"], want["post_id"]
+        assert post.posted_at is not None
