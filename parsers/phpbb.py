@@ -70,9 +70,24 @@ def looks_like_phpbb(html: str | bytes) -> bool:
     return any(m in data for m in _PHPBB_MARKERS)
 
 
+_META_CHARSET_RE = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_-]+)""", re.IGNORECASE)
+
+
 def _to_bytes(html: str | bytes) -> bytes:
-    # phpBB 3 always serves UTF-8; parsing bytes with a UTF-8 parser is the fastest path.
-    return html.encode("utf-8") if isinstance(html, str) else html
+    """UTF-8 bytes of the page: phpBB 3 always serves UTF-8 (the fastest path), but a page
+    saved by a browser or an editor may declare another charset (e.g. windows-1252) in its
+    ``<meta>``: then it is re-encoded to UTF-8 first."""
+    if isinstance(html, str):
+        return html.encode("utf-8")
+    declared = _META_CHARSET_RE.search(html[:4096])
+    if declared:
+        charset = declared.group(1).decode("ascii").lower()
+        if charset not in ("utf-8", "utf8"):
+            try:
+                return html.decode(charset, errors="replace").encode("utf-8")
+            except LookupError:
+                return html
+    return html
 
 
 def _text(el: Element) -> str:

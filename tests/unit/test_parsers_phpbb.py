@@ -428,3 +428,23 @@ def test_edit_time_unknown_without_footer_zone() -> None:
     assert post.edited == Edit(
         by="Ancien membre", count=4, at=datetime(2026, 11, 30, 17, 43, tzinfo=UTC)
     )
+
+
+def test_a_page_saved_as_windows_1252_is_decoded_by_its_declared_charset() -> None:
+    """A real page re-saved by an editor in windows-1252 (meta charset changed): accents
+    survive (phpBB itself always serves UTF-8)."""
+    from parsers.phpbb import parse_topic_page as parse
+
+    page = (
+        Path(__file__).resolve().parents[2]
+        / "fixtures"
+        / "html"
+        / "phpbb"
+        / "viewtopic_t2_page1_fr.html"
+    ).read_text(encoding="utf-8")
+    page = page.replace('charset="utf-8"', 'charset="windows-1252"')
+    data = page.encode("windows-1252", errors="replace")
+    utf8 = parse(page)
+    cp1252 = parse(data)
+    assert [p.author for p in cp1252.posts] == [p.author for p in utf8.posts]
+    assert [p.bold for p in cp1252.posts][:3] == [p.bold for p in utf8.posts][:3]
