@@ -202,3 +202,113 @@ def test_english_switch_and_login_refusal(served: Served, page: Page) -> None:
     assert page.locator(".flash.error").inner_text() == "Wrong username or password."
     log_in(page, base, "rita")
     assert page.locator("h1").inner_text() == "Draft queue"
+
+
+def test_referee_changes_pv_and_the_sandbox_topic_shows_it_once(tmp_path: Path, page: Page) -> None:
+    """Issue 6, done when: a referee changes the points of a draft in the browser and
+    publishes it; the sandbox board's topic (real phpBB client over HTTP) shows the changed
+    declaration exactly once, and the audit log says who changed what."""
+    import random
+
+    import uvicorn
+
+    from forumbot.app import bootstrap
+    from forumbot.config import Config, WatchedForum
+    from forumbot.overrides import set_status
+    from forumbot.poster import apply_published, publish_one
+    from forumbot.sandbox import SandboxBoard
+    from forumbot.web import create_app
+    from forumbot.web.users import add_user, assign_referee
+
+    board = SandboxBoard(flood_interval_s=0)
+    board.add_user("Hibou", "pw-hibou", ignore_flood=True)
+    for name in ("Arbitre", "Aurora Vexley", "Cassius Thorne"):
+        board.add_user(name, "x")
+    board_url = board.start()
+    db_path = str(tmp_path / "bot.db")
+    try:
+        topic = board.create_topic(
+            3, "Arbitre", "Duel : Aurora contre Cassius",
+            "Aurora Vexley (3e année) contre Cassius Thorne (4e année).",
+        )  # fmt: skip
+        config = Config(
+            board_url=board_url,
+            platform="phpbb3",
+            username="Hibou",
+            review_delay_s="manual",
+            database=db_path,
+            watch=(WatchedForum(3),),
+        )
+        bot = bootstrap(config, password="pw-hibou", rng=random.Random(4))
+        bot.poll()
+        opening = bot.storage.declarations(("draft",))[0]
+        set_status(bot.storage, opening["id"], "approved", "Arbitre", bot.now())
+        assert bot.publish()
+        board.post_reply(topic, "Aurora Vexley", "J'attaque.\n[b]Sortilège de Désarmement[/b]")
+        board.post_reply(topic, "Cassius Thorne", "Je riposte.\n[b]Sortilège de Chatouillis[/b]")
+        bot.poll()
+        draft = bot.storage.declarations(("draft",))[0]
+        duel_id = int(draft["duel_id"])
+        add_user(bot.storage, "rita", PASSWORD, "referee", bot.now())
+        add_user(bot.storage, "alice", PASSWORD, "admin", bot.now())
+        assign_referee(bot.storage, duel_id, "rita", "alice", bot.now())
+        bot.close()
+
+        port = _free_port()
+        holder: dict[str, uvicorn.Server] = {}
+
+        def run() -> None:
+            served_bot = bootstrap(config, password="pw-hibou")
+
+            def publisher(decl_id: int) -> None:
+                decl = served_bot.storage.declaration(decl_id)
+                publish_one(
+                    served_bot.storage, served_bot.client, decl, served_bot.now,
+                    on_published=lambda r: apply_published(served_bot.storage, r, served_bot.now()),
+                )  # fmt: skip
+
+            app = create_app(served_bot.storage, secret_key="e2e-" + "y" * 40, publisher=publisher)
+            server = uvicorn.Server(
+                uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                               lifespan="off")
+            )  # fmt: skip
+            holder["server"] = server
+            server.run()
+            served_bot.close()
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 15
+        while "server" not in holder or not holder["server"].started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.05)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            log_in(page, base, "rita")
+            card = page.locator(f"#draft-{draft['id']}")
+            form = card.locator('form[data-key="Cassius Thorne.points"]')
+            form.locator("input[name=value]").fill("11")
+            form.locator("button[type=submit]").click()
+            page.wait_for_url(f"{base}/drafts/{draft['id']}")
+            assert "Cassius Thorne : 11 PD" in page.locator("textarea[name=text]").input_value()
+            page.click("button.primary")  # publish now
+            page.wait_for_url(f"{base}/drafts/{draft['id']}")
+            assert page.locator(".flash.ok").inner_text().startswith("Publié (message ")
+        finally:
+            holder["server"].should_exit = True
+            thread.join(10)
+
+        hibou = board.user_id("Hibou")
+        declarations = [p.text for p in board.posts(topic) if p.poster_id == hibou]
+        turn = [t for t in declarations if "tour 1" in t]
+        assert len(turn) == 1 and "Cassius Thorne : 11 PD" in turn[0]
+        check = open_storage(db_path)
+        audit = [
+            a for a in check.audit_entries("declaration:") if a["action"] == "draft.set_numbers"
+        ]
+        assert [(a["actor"], json.loads(a["after"])) for a in audit] == [
+            ("rita", {"Cassius Thorne.points": 11})
+        ]
+        check.close()
+    finally:
+        board.stop()
