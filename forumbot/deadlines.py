@@ -250,6 +250,8 @@ def _draft(ref: Referee, duel: dict[str, Any], dl: dict[str, Any], action: str, 
             "extra_posts": [],
             "late_edits": [],
             "reason": why,
+            # Forum-rolled dice (Forumactif): no seed of the bot's to reveal at the end.
+            "dice_source": "forum" if ref.forum_rolls_dice else "bot",
         }
         write_step_draft(ref, duel["id"], f"turn{turn_no}-relaunch", turn_no, inputs, outcome)
         return
@@ -291,6 +293,7 @@ def _draft(ref: Referee, duel: dict[str, Any], dl: dict[str, Any], action: str, 
         "dice": {},
         "facts": {},
         "reason": why,
+        "dice_source": "forum" if ref.forum_rolls_dice else "bot",
     }
     context = step_context(duel, inputs, outcome, ref.referee_name)
     text = render("fatigue_closure.bbcode.j2", context, ref.language)
