@@ -6,7 +6,11 @@
 - :func:`advance_duo` (called by :meth:`forumbot.referee.Referee.advance`) drafts the next
   declaration: one post, or two when all four share a zone
   (:func:`rules.duo.posts_per_declaration`).
-  Dice: one d6 « Pari » per post, derived like the 1v1 flow's. Publication goes through the
+  Dice: one d6 « Pari » per post, derived like the 1v1 flow's; on a board that rolls its own
+  dice (Forumactif, ``ref.forum_rolls_dice``) the forum's dice on the stored post are used
+  instead, a post lacking them holds the draft (:meth:`Referee.write_missing_dice_draft`), and
+  the declarations say the forum rolled them and publish no seed (the placement and reward
+  draws still come from the bot's secret, never revealed there). Publication goes through the
   fatigue path (:func:`forumbot.fatigue_flow.apply_published_fatigue`: ``state_json``, finish,
   deadline); the full 2v2 state is stored in each draft's context (``duo_state``) and the
   current state is the one of the latest published 2v2 declaration.
@@ -228,7 +232,10 @@ def open_duo_duel(
                 "created_at": iso(now),
             }
         )
-    context = opening_context(rs, env, state, title, stakes, commitment(secret), ref.referee_name)
+    context = opening_context(
+        rs, env, state, title, stakes, commitment(secret), ref.referee_name,
+        dice_source="forum" if ref.forum_rolls_dice else "bot",
+    )  # fmt: skip
     text = render("duo_opening.bbcode.j2", context, ref.language)
     ref._upsert_draft(duel_id, 0, "opening", text, context, now)
     storage.audit(
@@ -253,8 +260,11 @@ def opening_context(
     stakes: str | None,
     commit: str,
     referee_name: str,
+    *,
+    dice_source: str = "bot",
 ) -> dict[str, Any]:
-    """Template context of the 2v2 opening."""
+    """Template context of the 2v2 opening. ``dice_source``: ``"bot"`` (the commitment is
+    published) or ``"forum"`` (the forum rolls the « Pari » dice: no commitment shown)."""
 
     def member(name: str) -> dict[str, Any]:
         d = state.duel.duellist(name)
@@ -288,7 +298,8 @@ def opening_context(
         "hours": int(rs.setting("timeout_2v2_hours")),
         "dice_name": rs.dice_name,
         "stakes": stakes,
-        "commitment": commit,
+        "commitment": commit if dice_source == "bot" else None,
+        "dice_source": dice_source,
         "referee_name": referee_name,
         "duo_state": state.to_dict(),
     }
@@ -365,6 +376,7 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
     dice: dict[int, tuple[int, ...]] = {}
     facts: dict[int, PostFacts] = {}
     secret = bytes.fromhex(duel["dice_secret"])
+    missing: list[dict[str, Any]] = []
     for name, row in rows:
         action, text, late, _version = post_in_force(ref, duel, row)
         from forumbot.fatigue_flow import turn_post
@@ -373,10 +385,27 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
             DuoPost(turn_post(name, row["post_id"], action), action.get("move_to"),
                     use_item_line(text))
         )  # fmt: skip
-        dice[row["post_id"]] = ref._roll(duel_id, secret, turn_no, row["post_id"], rs.dice_name, 1)
+        if ref.forum_rolls_dice:
+            from forumbot.referee import forum_dice
+
+            values = forum_dice(row, ref.dice_name or rs.dice_name, 1)
+            if values is None:
+                missing.append({"duellist": name, "post_id": row["post_id"]})
+            else:
+                dice[row["post_id"]] = ref._record_forum_roll(
+                    duel_id, turn_no, row["post_id"], rs.dice_name, values
+                )
+        else:
+            dice[row["post_id"]] = ref._roll(
+                duel_id, secret, turn_no, row["post_id"], rs.dice_name, 1
+            )
         facts[row["post_id"]] = PostFacts(
             lines=count_displayed_lines(text, int(rs.setting("chars_per_line"))), late_edit=late
         )
+    if missing:  # the bot never invents dice on a board that rolls its own (issue 3)
+        ref.write_missing_dice_draft(duel_id, turn_no, missing, 1, existing, what=what)
+        return 1
+    dice_source = "forum" if ref.forum_rolls_dice else "bot"
     solved = _solved_tasks(storage, duel_id, state)
     waived = json.loads(existing["waived_json"] or "[]") if existing else []
     outcome = resolve_duo_step(
@@ -384,7 +413,9 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
         draw=make_draw(secret, ref._duel_key(duel_id)), solved=solved,
         waived={(a, b) for a, b in waived}, facts=facts,
     )  # fmt: skip
-    context = turn_context(rs, env, duel, state, posts, dice, outcome, ref.referee_name)
+    context = turn_context(
+        rs, env, duel, state, posts, dice, outcome, ref.referee_name, dice_source=dice_source
+    )
     text = render("duo_turn.bbcode.j2", context, ref.language)
     inputs = {
         "engine": "fatigue",
@@ -397,11 +428,17 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
         "duo_posts": [{"move_to": p.move_to, "use_item": p.use_item} for p in posts],
         "facts": {str(k): asdict(v) for k, v in facts.items()},
         "solved": [list(x) for x in solved],
+        "dice_source": dice_source,
     }
     decl_id = ref._upsert_draft(
         duel_id, turn_no, "turn", text, context, ref.now(), inputs=inputs,
         outcome=_Stored(outcome), what=what,
     )  # fmt: skip
+    from forumbot.referee import MISSING_DICE
+
+    held = storage.declaration(decl_id)
+    if held["status"] == "held" and held["last_error"] == MISSING_DICE:  # the dice came
+        storage.db["declarations"].update(decl_id, {"status": "draft", "last_error": None})
     _store_violations(storage, duel_id, turn_no, outcome, [p.post.post_id for p in posts], ref)
     for who, mech, post_id in outcome.mechanism_attempts:
         _task(
@@ -464,7 +501,10 @@ def recompute_duo(
         waived={(a, b) for a, b in waived},
         facts={int(k): PostFacts(**v) for k, v in inputs.get("facts", {}).items()},
     )  # fmt: skip
-    context = turn_context(rs, env, duel, state, posts, dice, outcome, referee_name)
+    context = turn_context(
+        rs, env, duel, state, posts, dice, outcome, referee_name,
+        dice_source=str(inputs.get("dice_source", "bot")),
+    )  # fmt: skip
     text = render("duo_turn.bbcode.j2", context, language)
     return {"context": context, "inputs": inputs, "outcome": _Stored(outcome).to_dict()}, text
 
@@ -505,8 +545,11 @@ def turn_context(
     dice: dict[int, tuple[int, ...]],
     outcome: DuoOutcome,
     referee_name: str,
+    *,
+    dice_source: str = "bot",
 ) -> dict[str, Any]:
-    """Template context of a 2v2 declaration (stored with the draft, ``duo_state`` included)."""
+    """Template context of a 2v2 declaration (stored with the draft, ``duo_state`` included).
+    ``dice_source`` ``"forum"``: the dice are the forum's and no seed is revealed at the end."""
     after = outcome.state
     zone_names = {z.key: f"{env.zone_number(z.key)} ({z.name})" for z in env.zones}
     held: dict[str, list[str]] = {}
@@ -554,7 +597,8 @@ def turn_context(
         "losers": list(outcome.losers),
         "win_galleons": duo_settings().win_galleons,
         "stakes": duel["stakes"],
-        "dice_secret": duel["dice_secret"] if outcome.finished else None,
+        "dice_source": dice_source,
+        "dice_secret": duel["dice_secret"] if outcome.finished and dice_source == "bot" else None,
         "referee_name": referee_name,
         "duo_state": after.to_dict(),
     }

@@ -10,6 +10,11 @@ A1's owl asks the referee for details (a referee task). The bot restarts.
 Turn 2: B1 defeats the strangulot (a reward); A2 hits B1 and moves to zone 2; A1 targets B1
 too while B1 is alone with both (double_target); B2 moves to zone 2: all four meet.
 Turn 3: one declaration every two posts. Then until duo B is down.
+
+The same duel runs on the Forumactif sandbox (real ForumactifClient over HTTP): every post
+rolls the forum's « Pari » die (a Game Master post), the bot uses those values, holds a draft
+asking the referee when a post lacks them, and publishes no seed. (Forumactif's PM inbox is
+not read by the bot yet: the owl question is phpBB only.)
 """
 
 from __future__ import annotations
@@ -41,11 +46,11 @@ BODY = "\n".join(
 WANTED = {A1: 0, A2: 0, B1: 1, B2: 2}
 
 
-def secret_for(topic_id: int) -> bytes:
+def secret_for(topic_id: int, platform: str = "phpbb3") -> bytes:
     """A dice secret whose placement draw gives WANTED."""
     for i in range(20000):
         secret = i.to_bytes(32, "big")
-        draw = make_draw(secret, f"phpbb3:{topic_id}")
+        draw = make_draw(secret, f"{platform}:{topic_id}")
         if all(draw(f"place:{n}", 4) == z for n, z in WANTED.items()):
             return secret
     raise AssertionError("no secret found")
@@ -58,6 +63,12 @@ class Duo2v2:
     config: Config
     topic_id: int
     duel_id: int
+    platform: str = "phpbb3"
+
+    @property
+    def forum(self) -> bool:
+        """True on the Forumactif sandbox (the forum rolls the dice)."""
+        return self.platform == "forumactif"
 
     def cycle(self) -> list[int]:
         self.bot.poll()
@@ -66,13 +77,17 @@ class Duo2v2:
         return published
 
     def post(self, who: str, spell: str | None, target: str | None = None,
-             move: str | None = None, action: str = "lancer un sort") -> int:  # fmt: skip
+             move: str | None = None, action: str = "lancer un sort",
+             roll: bool = True) -> int:  # fmt: skip
         text = BODY.format(me=who) + (f"\n[b]{spell}[/b]" if spell else "")
         text += f"\nAction : {action}\nPari : [3,4,5,6]"
         if target:
             text += f"\nCible : {target}"
         if move:
             text += f"\nDéplacement : {move}"
+        if self.forum:  # the board rolls the « Pari » die: a Game Master post follows
+            dice = ("Pari", 1) if roll else None
+            return int(self.board.post_reply(self.topic_id, who, text, dice=dice))
         return int(self.board.post_reply(self.topic_id, who, text))
 
     def play(self, who: str, spell: str | None, target: str | None = None,
@@ -83,6 +98,9 @@ class Duo2v2:
         return self.bot_texts()[-1]
 
     def bot_texts(self) -> list[str]:
+        if self.forum:
+            return [p.text for p in self.board.posts(self.topic_id)
+                    if p.poster_id == self.board.user_id(BOT)]  # fmt: skip
         url = f"{self.board.base_url}/viewtopic.php?t={self.topic_id}"
         return [p.text for page in fetch_topic_pages(url) for p in page.posts if p.author == BOT]
 
@@ -97,16 +115,22 @@ class Duo2v2:
         )  # fmt: skip
 
 
-@pytest.fixture
-def duel(tmp_path: Path) -> Iterator[Duo2v2]:
-    board = make_demo_board()
+@pytest.fixture(params=["phpbb3", "forumactif"])
+def duel(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Duo2v2]:
+    platform = str(request.param)
+    board = (
+        make_demo_board(platform, dice=(("Pari", 6),), seed=5, flood_interval_s=1)
+        if platform == "forumactif"
+        else make_demo_board()
+    )
     for name in (A1, A2, B1, B2):
         if name not in {u.name for u in board._users.values()}:
             board.add_user(name, PASSWORD)
     base_url = board.start()
     try:
         config = Config(
-            board_url=base_url, platform="phpbb3", username=BOT, ruleset="classic",
+            board_url=base_url, platform=platform, username=BOT, ruleset="classic",
+            dice_name="Pari",
             review_delay_s=0, database=str(tmp_path / "bot.db"), flood_interval_s=1,
             watch=(WatchedForum(DUEL_FORUM),),
         )  # fmt: skip
@@ -120,20 +144,33 @@ def duel(tmp_path: Path) -> Iterator[Duo2v2]:
             bot.referee, DUEL_FORUM, topic_id, title,
             [[(A1, "adult", ["sournoise"]), (A2, "adult", ["protectrice"])],
              [(B1, "1", ["sournoise"]), (B2, "1", ["protectrice"])]],
-            "serre", stakes="une mandragore en pot", dice_secret=secret_for(topic_id),
+            "serre", stakes="une mandragore en pot",
+            dice_secret=secret_for(topic_id, platform),
         )  # fmt: skip
-        d = Duo2v2(board, bot, config, topic_id, duel_id)
+        d = Duo2v2(board, bot, config, topic_id, duel_id, platform)
         yield d
         d.bot.close()
     finally:
         board.stop()
 
 
+def gm_roll(board: Any, post_id: int, value: int) -> None:
+    """The Forumactif board's Game Master posts a « Pari » roll for ``post_id`` (as when the
+    player rolls afterwards), right after it."""
+    with board._lock:
+        post = board._posts[post_id]
+        who = board._name(post.poster_id)
+        text = f"Le membre '{who}' a effectué l'action suivante : Lancer des dés\n'Pari' : {value}"
+        gm = board._new_post(board._topics[post.topic_id], board.gm_id, post.subject, text)
+        gm.dice = (("Pari", (value,)),)
+        gm.dice_for = post_id
+
+
 def zone_owls(board: Any) -> list[tuple[int, str]]:
     return [(m.to_ids[0], m.subject) for m in board.pms() if m.subject.startswith("Duel à deux")]
 
 
-def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None:
+def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     from forumbot.duo_flow import DuoBusy
 
     with pytest.raises(DuoBusy):  # one 2v2 at a time
@@ -143,9 +180,25 @@ def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None
     assert "La serre enchantée" in opening and "Le strangulot du bassin" in opening
     assert "Zone 1 — Le carré des mandragores : Aurora Vexley, Blaise Corvin" in opening
     assert len(zone_owls(duel.board)) == 4  # each duellist's starting zone
+    if duel.forum:  # the forum rolls: no commitment to a seed of the bot's
+        assert "Engagement des dés" not in opening and "Lancer des dés" in opening
+    else:
+        assert "Engagement des dés" in opening
 
     # Turn 1: one declaration per post.
-    t = duel.play(A1, "Rictusempra", "le décor", "zone 2")
+    if duel.forum:  # a post without the forum's die: a held draft asks the referee
+        first = duel.post(A1, "Rictusempra", "le décor", "zone 2", roll=False)
+        assert duel.cycle() == []
+        held = duel.bot.storage.declarations(("held",), duel.duel_id)
+        assert len(held) == 1 and "Il manque les dés « Pari »" in held[0]["text"]
+        assert str(first) in held[0]["text"]
+        gm_roll(duel.board, first, 4)  # the player rolls: the Game Master's post follows
+        assert len(duel.cycle()) == 1
+        t = duel.bot_texts()[-1]
+        assert "dé du forum « Pari » 4" in t
+        assert not duel.bot.storage.declarations(("held",), duel.duel_id)
+    else:
+        t = duel.play(A1, "Rictusempra", "le décor", "zone 2")
     assert "rejoint la zone 2" in t
     duel.play(A2, "Protego", "moi")
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
@@ -154,18 +207,21 @@ def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None
     assert "aucun déplacement du duo" in t and "Fin du tour" in t
     assert len(zone_owls(duel.board)) == 5  # A1 entered the pool
 
-    # A1 asks the referee by owl for details: a referee task.
-    player = PhpbbClient(duel.board.base_url, A1, PASSWORD, flood_interval_s=0)
-    player.send_pm(duel.board.user_id(BOT), BOT, "Question sur le bassin", "Que voit-on au fond ?",
-                   "m-q1")  # fmt: skip
-    duel.cycle()
-    tasks = referee_tasks(duel.bot.storage, duel.bot.referee.board_id)
-    assert [(x["kind"], x["duellist"], x["zone"]) for x in tasks] == [
-        ("owl_question", A1, "bassin")
-    ]
+    # A1 asks the referee by owl for details: a referee task (phpBB: the bot reads its inbox).
+    if not duel.forum:
+        player = PhpbbClient(duel.board.base_url, A1, PASSWORD, flood_interval_s=0)
+        player.send_pm(duel.board.user_id(BOT), BOT, "Question sur le bassin",
+                       "Que voit-on au fond ?", "m-q1")  # fmt: skip
+        duel.cycle()
+        tasks = referee_tasks(duel.bot.storage, duel.bot.referee.board_id)
+        assert [(x["kind"], x["duellist"], x["zone"]) for x in tasks] == [
+            ("owl_question", A1, "bassin")
+        ]
     duel.restart()  # nothing is lost, no owl twice
     duel.cycle()
-    assert len(referee_tasks(duel.bot.storage, duel.bot.referee.board_id)) == 1
+    assert len(referee_tasks(duel.bot.storage, duel.bot.referee.board_id)) == (
+        0 if duel.forum else 1
+    )
 
     # Turn 2: the creature is defeated; a double target; B2 joins: all four meet.
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
@@ -185,7 +241,8 @@ def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None
     duel.post(B2, "Flipendo", A2)
     assert len(duel.cycle()) == 1
     decl = duel.bot_texts()[-1]
-    assert "message n°" in decl and decl.count("dé « Pari »") == 2
+    die_word = "dé du forum « Pari »" if duel.forum else "dé « Pari »"
+    assert "message n°" in decl and decl.count(die_word) == 2
     duel.post(B1, "Rictusempra", A1)
     duel.post(A2, "Feudeymon", B2)
     duel.cycle()
@@ -234,6 +291,15 @@ def test_scripted_2v2_duel_to_the_end_on_the_phpbb_sandbox(duel: Duo2v2) -> None
                    if r.duellist == B1 and r.kind == "galleons")  # fmt: skip
     assert table[B1].purse == galleons
 
+    sources = {r["source"] for r in storage.db["dice_rolls"].rows_where("duel_id = ?",
+                                                                       [duel.duel_id])}  # fmt: skip
+    if duel.forum:  # the forum's dice only, and no seed published
+        assert sources == {"forum"}
+        assert "Graine des dés" not in final and "lancés par le forum" in final
+        assert all(duel.bot.storage.duel(duel.duel_id)["dice_secret"] not in t
+                   for t in duel.bot_texts())  # fmt: skip
+        return
+    assert sources == {"bot"} and "Graine des dés" in final
     # forumbot verify-dice recomputes every bot roll (and the placement) from the pages alone.
     from click.testing import CliRunner
 
