@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.storage import Storage, iso
+from forumbot.violations import carry_decision
 
 DECISIONS = ("confirmed", "dismissed")
 STATUSES = ("proposed", "applied", "waived", "confirmed", "dismissed")
@@ -124,6 +125,8 @@ def decide_violation(
     changes = {"status": decision, "decided_by": actor, "reason": reason, "updated_at": iso(now)}
     with storage.db.atomic():
         storage.db.table("violations").update(violation_id, changes)
+        # the decision reaches the duel: penalty given back or taken, count toward three
+        carry_decision(storage, before, decision, actor, now)
         storage.audit(
             actor,
             "violation.confirm" if decision == "confirmed" else "violation.dismiss",

@@ -359,3 +359,41 @@ def test_repolling_leaves_a_pending_fatigue_draft_alone() -> None:
         duel.clock.advance(60)
         duel.ref.poll_forum(3)
     assert duel.storage.declaration(draft["id"])["version"] == draft["version"]
+
+
+def test_an_admin_dismissal_gives_the_penalty_back_and_a_confirmation_takes_it() -> None:
+    """RULES.md "Referee and admin": "a dismissed violation gives back its penalty and no
+    longer counts toward three"; a proposed violation confirmed by an admin is applied."""
+    from forumbot.web.judging import decide_violation
+
+    duel = make()
+    duel.post(A, "cast", "Flipendo", win=False)
+    duel.cycle()
+    duel.post(C, "dodge", None, win=True)
+    duel.cycle()
+    duel.turn = 2
+    duel.post(C, "cast", "Diffindo", win=False)
+    duel.cycle()
+    duel.post(A, "dodge_riposte", "Rictusempra", win=True)
+    duel.cycle()
+    duel.turn = 3
+    duel.post(A, "cast", "Flipendo", win=True)
+    duel.cycle()
+    assert duel.points() == (280, 384)
+    row = next(duel.storage.db["violations"].rows_where("rule = 'reused_spell'"))
+    decide_violation(duel.storage, row["id"], "dismissed", "même sort, autre cible", "alice",
+                     duel.clock())  # fmt: skip
+    assert duel.points() == (300, 384)
+    state = duel.state()
+    aurora = next(d for d in state["duellists"] if d["name"] == A)  # type: ignore[attr-defined]
+    assert [v["status"] for v in aurora["violations"] if v["rule"] == "reused_spell"] == ["waived"]
+    # a proposed violation with a penalty, confirmed by an admin, is taken
+    duel.storage.db["violations"].insert(
+        {"duel_id": row["duel_id"], "turn": 3, "duellist": C, "rule": "late_edit",
+         "post_id": 1, "evidence": "edited after the next post", "penalty": 20,
+         "status": "proposed"}
+    )  # fmt: skip
+    late = next(duel.storage.db["violations"].rows_where("rule = 'late_edit'"))
+    decide_violation(duel.storage, late["id"], "confirmed", "édition tardive", "alice",
+                     duel.clock())  # fmt: skip
+    assert duel.points() == (300, 364)

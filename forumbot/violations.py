@@ -1,0 +1,92 @@
+"""An admin's decision on a violation, carried into the duel (RULES.md "Referee and admin":
+"a dismissed violation gives back its penalty and no longer counts toward three").
+
+The duel's state (``duels.state_json``, what the next declaration starts from) is adjusted:
+
+- **dismissed** after it was applied: the duellist gets the penalty back (PV), and the
+  violation in the state becomes ``waived``, so it no longer counts toward three;
+- **confirmed** while it was only proposed (e.g. a ``late_edit`` or ``short_post`` the referee
+  left to the admins): the penalty is taken and the violation becomes ``applied``.
+
+A pending draft is recomputed from the adjusted state at the next poll (its inputs changed).
+A finished duel's result is not reopened: the change is recorded in the audit log only.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Any
+
+import rules
+from forumbot.storage import Storage
+
+
+def carry_decision(
+    storage: Storage, before: dict[str, Any], decision: str, actor: str, now: datetime
+) -> int:
+    """Adjust the duel state for a decision on the violation row ``before`` (its state before
+    the decision). Returns the points given back (+) or taken (-), 0 when nothing changed."""
+    duel = storage.duel(before["duel_id"])
+    if not duel.get("state_json") or duel["status"] == "finished":
+        return 0
+    state = rules.DuelState.from_dict(json.loads(duel["state_json"]))
+    penalty = int(before["penalty"] or 0)
+    was_applied = before["status"] in ("applied", "confirmed")
+    if decision == "dismissed" and was_applied:
+        delta, new_status = penalty, "waived"
+    elif decision == "confirmed" and before["status"] == "proposed":
+        delta, new_status = -penalty, "applied"
+    else:
+        return 0
+    duellists = []
+    for d in state.duellists:
+        if d.name != before["duellist"]:
+            duellists.append(d)
+            continue
+        found = False
+        kept = []
+        for v in d.violations:
+            if v.rule == before["rule"] and v.post_id == before["post_id"]:
+                kept.append(rules.Violation.from_dict({**v.to_dict(), "status": new_status}))
+                found = True
+            else:
+                kept.append(v)
+        if not found and new_status == "applied":
+            kept.append(
+                rules.Violation(
+                    duellist=d.name,
+                    rule=before["rule"],
+                    post_id=int(before["post_id"] or 0),
+                    evidence=before["evidence"] or "",
+                    penalty=penalty,
+                    status="applied",
+                )
+            )
+        duellists.append(
+            rules.DuellistState.from_dict(
+                {
+                    **d.to_dict(),
+                    "points": d.points + delta,
+                    "violations": [v.to_dict() for v in kept],
+                }
+            )
+        )
+    new_state = rules.DuelState.from_dict(
+        {**state.to_dict(), "duellists": [d.to_dict() for d in duellists]}
+    )
+    storage.update_duel(duel["id"], state_json=json.dumps(new_state.to_dict(), ensure_ascii=False))
+    storage.audit(
+        actor,
+        f"violation.{decision}.state",
+        f"duel:{duel['id']}",
+        {"duellist": before["duellist"], "points": state.duellist(before["duellist"]).points},
+        {
+            "duellist": before["duellist"],
+            "points": new_state.duellist(before["duellist"]).points,
+            "rule": before["rule"],
+            "post_id": before["post_id"],
+        },
+        now,
+    )
+    return delta
