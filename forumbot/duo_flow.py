@@ -244,8 +244,44 @@ def open_duo_duel(
          "environment": environment, "placement": [list(p) for p in state.positions]},
         now,
     )  # fmt: skip
+    owl_magic_types(ref, duel_id, topic_id, rs, state)
     log.info("duel %s: 2v2 opened in topic %s (%s)", duel_id, topic_id, environment)
     return duel_id
+
+
+def owl_magic_types(
+    ref: Referee, duel_id: int, topic_id: int, rs: FatigueRuleset, state: DuoState
+) -> int:
+    """Draft each duellist's magic-type owl of a 2v2 (RULES.md: the modifiers "are sent to
+    the duellist by owl"), like the 1v1 one; key ``b<board>-duel<id>-owl-<who>``, so each is
+    sent exactly once (:mod:`forumbot.owls`). Returns owls drafted (4)."""
+    from forumbot.registrations import describe_modifier, slug
+
+    storage = ref.storage
+    for who in state.names():
+        types = [
+            {
+                "label": rs.magic_type(k).label,
+                "traits": rs.magic_type(k).traits,
+                "owl": rs.magic_type(k).owl,
+                "modifiers": [describe_modifier(m) for m in rs.magic_type(k).modifiers],
+            }
+            for k in state.duel.duellist(who).magic_types
+        ]
+        opponents = " et ".join(state.opponents(who))
+        text = render(
+            "owl_magic_types.bbcode.j2",
+            {"character": who, "opponent": opponents, "types": types,
+             "topic_url": _topic_url(storage, ref.board_id, topic_id),
+             "referee_name": ref.referee_name},
+            ref.language,
+        )  # fmt: skip
+        draft_owl(
+            storage, ref.board_id, f"b{ref.board_id}-duel{duel_id}-owl-{slug(who)}",
+            "magic_types", player_of(storage, ref.board_id, who),
+            f"Duel contre {opponents} : ton type de magie", text, ref.now(), duel_id=duel_id,
+        )  # fmt: skip
+    return len(state.names())
 
 
 def _year_label(year: str) -> str:
@@ -877,6 +913,7 @@ __all__ = [
     "load_env",
     "make_draw",
     "open_duo_duel",
+    "owl_magic_types",
     "record_in_duel_rewards",
     "recompute_duo",
     "referee_tasks",

@@ -180,6 +180,11 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert "La serre enchantée" in opening and "Le strangulot du bassin" in opening
     assert "Zone 1 — Le carré des mandragores : Aurora Vexley, Blaise Corvin" in opening
     assert len(zone_owls(duel.board)) == 4  # each duellist's starting zone
+    magic = [(m.to_ids[0], m.subject, m.text) for m in duel.board.pms()
+             if m.subject.endswith("ton type de magie")]  # fmt: skip
+    assert sorted(to for to, _, _ in magic) == sorted(duel.board.user_id(n) for n in WANTED)
+    a1 = next(text for to, _, text in magic if to == duel.board.user_id(A1))
+    assert "Cassius Thorne et Dorian Pike" in a1 and "Sournoise" in a1
     if duel.forum:  # the forum rolls: no commitment to a seed of the bot's
         assert "Engagement des dés" not in opening and "Lancer des dés" in opening
     else:
@@ -275,6 +280,8 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert len(owls) == len(set(owls)) == 7  # 4 starts + A1, A2, B2 into the pool; none twice
     results = [m for m in duel.board.pms() if m.subject == "Fin du duel en deux contre deux"]
     assert len(results) == 4
+    again = [m for m in duel.board.pms() if m.subject.endswith("ton type de magie")]
+    assert len(again) == 4  # once each, even across the restart
     board_id = duel.bot.referee.board_id
     table = {s.character: s for s in standings(storage, board_id, "2v2")}
     assert table[A1].points == 1 and table[A2].points == 1 and table[A1].purse == 5
