@@ -468,22 +468,8 @@ def replace_step_violations(
         )
     }
     for key, v in found.items():
-        if key in decided:
-            continue
-        storage.db["violations"].insert(
-            {
-                "duel_id": duel_id,
-                "turn": turn_no,
-                "duellist": v["duellist"],
-                "rule": v["rule"],
-                "post_id": v["post_id"],
-                "evidence": v["evidence"],
-                "penalty": v["penalty"],
-                "status": v["status"],
-                "created_at": iso(now),
-                "updated_at": iso(now),
-            }
-        )
+        if key not in decided:
+            storage.insert_violation(duel_id, turn_no, v, now)
 
 
 # --- Declarations' context ------------------------------------------------------------------
@@ -633,22 +619,15 @@ def apply_published_fatigue(storage: Storage, row: dict[str, Any], now: datetime
         posts = list(inputs["state_before"].get("pending", [])) + list(inputs["posts"])
         dice = {str(p["post_id"]): p["dice"] for p in inputs["state_before"].get("pending", [])}
         dice.update(inputs["dice"])
-        storage.db["turns"].insert(
-            {
-                "duel_id": duel["id"],
-                "number": row["turn"],
-                "state_before_json": json.dumps(inputs["state_before"], ensure_ascii=False),
-                "posts_json": json.dumps(posts, ensure_ascii=False),
-                "dice_json": json.dumps(dice),
-                "outcome_json": json.dumps(outcome, ensure_ascii=False),
-                "created_at": iso(now),
-            },
-            replace=True,
+        # the turn is complete: stored with both posts, and its state becomes the duel's
+        storage.record_turn(
+            duel["id"], row["turn"], inputs["state_before"], posts, dice, outcome, now
         )
-    fields: dict[str, Any] = {"state_json": json.dumps(outcome["state"], ensure_ascii=False)}
-    if outcome["finished"]:
-        fields.update(status="finished", finished_at=iso(now))
-    storage.update_duel(duel["id"], **fields)
+    else:  # a first declaration: the state moves on, the turn is not complete yet
+        fields: dict[str, Any] = {"state_json": json.dumps(outcome["state"], ensure_ascii=False)}
+        if outcome["finished"]:
+            fields.update(status="finished", finished_at=iso(now))
+        storage.update_duel(duel["id"], **fields)
     if not outcome["finished"]:
         create_deadline(storage, row, now)
     else:

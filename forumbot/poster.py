@@ -178,23 +178,16 @@ def apply_published(storage: Storage, row: dict[str, Any], now: datetime) -> Non
             state_json=json.dumps(state.to_dict(), ensure_ascii=False),
         )
         return
-    outcome = ctx["outcome"]
-    storage.db["turns"].insert(
-        {
-            "duel_id": duel["id"],
-            "number": row["turn"],
-            "state_before_json": json.dumps(ctx["inputs"]["state_before"], ensure_ascii=False),
-            "posts_json": json.dumps(ctx["inputs"]["posts"], ensure_ascii=False),
-            "dice_json": json.dumps(ctx["inputs"]["dice"]),
-            "outcome_json": json.dumps(outcome, ensure_ascii=False),
-            "created_at": iso(now),
-        },
-        replace=True,
+    inputs = ctx["inputs"]
+    storage.record_turn(
+        duel["id"],
+        row["turn"],
+        inputs["state_before"],
+        inputs["posts"],
+        inputs["dice"],
+        ctx["outcome"],
+        now,
     )
-    fields: dict[str, Any] = {"state_json": json.dumps(outcome["state"], ensure_ascii=False)}
-    if outcome["finished"]:
-        fields.update(status="finished", finished_at=iso(now))
-    storage.update_duel(duel["id"], **fields)
 
 
 def publish_due(

@@ -359,22 +359,57 @@ class Storage:
             )
         }
         for v in violations:
-            if (v["duellist"], v["rule"]) in decided:
-                continue
-            self.db["violations"].insert(
-                {
-                    "duel_id": duel_id,
-                    "turn": turn,
-                    "duellist": v["duellist"],
-                    "rule": v["rule"],
-                    "post_id": v["post_id"],
-                    "evidence": v["evidence"],
-                    "penalty": v["penalty"],
-                    "status": v["status"],
-                    "created_at": iso(now),
-                    "updated_at": iso(now),
-                }
-            )
+            if (v["duellist"], v["rule"]) not in decided:
+                self.insert_violation(duel_id, turn, v, now)
+
+    def insert_violation(
+        self, duel_id: int, turn: int, violation: dict[str, Any], now: datetime
+    ) -> None:
+        """One violation row from an engine violation dict (duellist, rule, post_id,
+        evidence, penalty, status)."""
+        self.db["violations"].insert(
+            {
+                "duel_id": duel_id,
+                "turn": turn,
+                "duellist": violation["duellist"],
+                "rule": violation["rule"],
+                "post_id": violation["post_id"],
+                "evidence": violation["evidence"],
+                "penalty": violation["penalty"],
+                "status": violation["status"],
+                "created_at": iso(now),
+                "updated_at": iso(now),
+            }
+        )
+
+    def record_turn(
+        self,
+        duel_id: int,
+        turn: int,
+        state_before: dict[str, Any],
+        posts: list[Any],
+        dice: dict[str, Any],
+        outcome: dict[str, Any],
+        now: datetime,
+    ) -> None:
+        """Store a resolved turn (its inputs and outcome) and make the outcome's state the
+        duel's state; a finished outcome finishes the duel."""
+        self.db["turns"].insert(
+            {
+                "duel_id": duel_id,
+                "number": turn,
+                "state_before_json": json.dumps(state_before, ensure_ascii=False),
+                "posts_json": json.dumps(posts, ensure_ascii=False),
+                "dice_json": json.dumps(dice),
+                "outcome_json": json.dumps(outcome, ensure_ascii=False),
+                "created_at": iso(now),
+            },
+            replace=True,
+        )
+        fields: dict[str, Any] = {"state_json": json.dumps(outcome["state"], ensure_ascii=False)}
+        if outcome["finished"]:
+            fields.update(status="finished", finished_at=iso(now))
+        self.update_duel(duel_id, **fields)
 
     # -- audit --------------------------------------------------------------------------
     def audit(
