@@ -38,11 +38,33 @@ from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack, RewardGiven
 from rules.errors import RuleError
 from rules.fatigue.effects import DamageOverTime, Ward
-from rules.fatigue.engine import PostFacts, resolve_fatigue_step
+from rules.fatigue.engine import (
+    OverrideValue,
+    PostFacts,
+    _parse_overrides,
+    resolve_fatigue_step,
+)
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import AttackResult, DuellistState, DuelState, TurnPost, Violation
+from rules.model import (
+    AttackResult,
+    DuellistState,
+    DuelState,
+    TurnOutcome,
+    TurnPost,
+    Violation,
+)
+from rules.trail import OVERRIDE_RULE, TrailBuilder
 
 Draw = Callable[[str, int], int]
+
+# Override fields the 1v1 engine applies inside an exchange (``die`` too for a duellist with no
+# post in the step: their waiting initiative read again); ``points`` and the dice of the step's
+# posts are applied by the 2v2 engine itself.
+_EXCHANGE_FIELDS = ("die", "bet_won", "dodged", "landed", "damage")
+CREATURE_SOURCE = (
+    'RULES.md, Ruleset fatigue 2v2: "Actions: cast on any target (opponent, teammate, self, '
+    'creature, scenery)"; environments hold "creatures with PV and one unique ability"'
+)
 
 
 @dataclass(frozen=True)
@@ -248,6 +270,8 @@ class _Step:
         waived: Collection[tuple[str, str]],
         confirmed: Collection[tuple[str, str]],
         facts: Mapping[int, PostFacts],
+        overrides: Mapping[tuple[str, str], OverrideValue],
+        posters: Collection[str],
     ) -> None:
         self.s = state
         self.rs = ruleset
@@ -264,6 +288,106 @@ class _Step:
         self.attempts: list[tuple[str, str, int]] = []
         self.trail: list[object] = []
         self.dice: dict[int, tuple[int, ...]] = {}
+        self.overrides = dict(overrides)
+        self.used: set[tuple[str, str]] = set()
+        self.settled: set[tuple[str, str]] = set()
+        self.posters = set(posters)
+
+    # -- referee overrides ----------------------------------------------------------------
+    def note(self, quantity: str, value: int | bool, detail: str) -> None:
+        """A trail entry decided by the 2v2 engine itself (creature hits)."""
+        builder = TrailBuilder({})
+        builder.add(quantity, value, "duo.creature", detail, source=CREATURE_SOURCE)
+        self.trail.extend(builder.entries())
+
+    def take(self, name: str, fld: str, computed: OverrideValue) -> OverrideValue:
+        """The referee's value for ``name.fld`` when given (recorded in the trail as
+        ``referee.override``), else ``computed``."""
+        key = (name, fld)
+        if key not in self.overrides:
+            return computed
+        self.used.add(key)
+        value = self.overrides[key]
+        builder = TrailBuilder({})
+        builder.override(f"{name}.{fld}", computed, value)
+        self.trail.extend(builder.entries())
+        return value
+
+    def rolled(self, name: str, values: tuple[int, ...]) -> tuple[int, ...]:
+        """The die of ``name``'s post in this step, the referee's ``die`` when given."""
+        if (name, "die") not in self.overrides or not values:
+            return values
+        die = int(self.take(name, "die", values[0]))
+        if not 1 <= die <= self.rs.dice_faces:
+            raise RuleError("fatigue.dice", f"{name}.die override: a d6 shows 1..6, got {die}")
+        return (die, *values[1:])
+
+    def settle(self) -> None:
+        """Apply the referee's ``points`` (duellists' PV, creatures' PV left) after the step;
+        recorded in the trail the first time only (a later call re-applies them silently)."""
+        for d in self.s.duel.duellists:
+            key = (d.name, "points")
+            if key in self.overrides:
+                value = int(self.overrides[key])
+                if key not in self.settled:
+                    self.take(d.name, "points", d.points)
+                    self.settled.add(key)
+                self.put(replace(d, points=value))
+        for c in self.env.creatures:
+            key = (c.key, "points")
+            if key in self.overrides:
+                value = int(self.overrides[key])
+                if key not in self.settled:
+                    self.take(c.key, "points", self.s.creature_pv(c.key))
+                    self.settled.add(key)
+                self.s = replace(
+                    self.s,
+                    creatures=tuple((k, value if k == c.key else v) for k, v in self.s.creatures),
+                )
+
+    def fatigue_step(
+        self,
+        sub: DuelState,
+        posts: Sequence[TurnPost],
+        dice: Mapping[int, Sequence[int]],
+        names: Collection[str],
+        waived: Collection[tuple[str, str]],
+        confirmed: Collection[tuple[str, str]],
+        facts: Mapping[int, PostFacts] | None,
+    ) -> TurnOutcome:
+        """:func:`resolve_fatigue_step` with the referee's overrides of ``names`` (the
+        duellists whose changes are kept) that this exchange computes: an override the 1v1
+        engine reports as having nothing to apply to here is left for another exchange of
+        the step (unused at the end of the step: refused by :func:`resolve_duo_step`)."""
+        offered = {
+            k: v
+            for k, v in self.overrides.items()
+            if k[0] in names
+            and k[1] in _EXCHANGE_FIELDS
+            and not (k[1] == "die" and k[0] in self.posters)
+        }
+        while True:
+            try:
+                out = resolve_fatigue_step(
+                    sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed,
+                    facts=facts, overrides={f"{n}.{f}": v for (n, f), v in offered.items()},
+                )  # fmt: skip
+            except RuleError as exc:
+                unused = next(
+                    (
+                        k
+                        for k in offered
+                        if exc.rule == OVERRIDE_RULE
+                        and exc.reason == f"nothing to apply {k[0]}.{k[1]} to here"
+                    ),
+                    None,
+                )
+                if unused is None:
+                    raise
+                del offered[unused]
+                continue
+            self.used.update(offered)
+            return out
 
     # -- state helpers --------------------------------------------------------------------
     def member(self, name: str) -> DuellistState:
@@ -345,17 +469,13 @@ class _Step:
         confirmed = {p for p in self.confirmed if p[0] in names}
         posts = [post] if post is not None else []
         dice = {p.post_id: p.dice for p in posts if p.dice is not None}
-        out = resolve_fatigue_step(
-            sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed,
-            facts=self.facts,
-        )  # fmt: skip
+        kept = set(names if keep is None else keep)
+        out = self.fatigue_step(sub, posts, dice, kept, waived, confirmed, self.facts)
         attacks = list(out.attacks)
         self.trail.extend(out.trail)
         violations = list(out.violations)
         if post is not None and pending is None and close and out.state.pending:
-            again = resolve_fatigue_step(
-                out.state, [], {}, ruleset=self.rs, waived=waived, confirmed=confirmed
-            )
+            again = self.fatigue_step(out.state, [], {}, kept, waived, confirmed, None)
             attacks = list(again.attacks)
             self.trail.extend(again.trail)
             known = {(v.duellist, v.rule, v.post_id) for v in violations}
@@ -433,7 +553,17 @@ class _Step:
             self.events.append(Event("creature_missed", who, creature.name, void))
             return
         armour = creature.ability.amount if creature.ability.kind == "armour" else 0
-        damage = max(0, att.attack_value - armour)
+        self.note(f"{who}.landed", True, f"{att.spell} hits {creature.name}")
+        if not self.take(who, "landed", True):
+            self.events.append(Event("creature_missed", who, creature.name, "referee"))
+            return
+        computed = max(0, att.attack_value - armour)
+        self.note(
+            f"{who}.damage", computed,
+            f"{att.spell}: {att.attack_value} - {armour} (armour) = {computed} PV on "
+            f"{creature.name} ({left} PV)",
+        )  # fmt: skip
+        damage = max(0, int(self.take(who, "damage", computed)))
         left = max(0, left - damage)
         self.s = replace(
             self.s, creatures=tuple((k, left if k == key else v) for k, v in self.s.creatures)
@@ -744,6 +874,7 @@ def resolve_duo_step(
     waived: Collection[tuple[str, str]] = (),
     confirmed: Collection[tuple[str, str]] = (),
     facts: Mapping[int, PostFacts] | None = None,
+    overrides: Mapping[str, int | bool] | None = None,
 ) -> DuoOutcome:
     """Draft one 2v2 declaration (see the module doc).
 
@@ -758,17 +889,31 @@ def resolve_duo_step(
             last declaration (reward drawn in this one).
         waived, confirmed: ``(duellist, violation code)`` referee decisions.
         facts: post id -> :class:`PostFacts` (displayed lines, late edit).
+        overrides: the referee's values (RULES.md, Referee and admin: "change any computed
+            number"), keys ``"<duellist>.<field>"`` as :func:`rules.fatigue.resolve_fatigue_step`
+            takes them: ``die`` (int 1..6: the die of the duellist's post in this step, or of
+            their waiting initiative read again), ``bet_won``, ``dodged``, ``landed`` (bool),
+            ``damage`` (int PV dealt by the duellist's spell, a creature hit included),
+            ``points`` (int PV after the step); and ``"<creature key or name>.points"`` (int PV
+            left after the step, 0..its starting PV; 0 leaves it defeated, with no reward
+            drawn). Applied where computed, in every exchange of the step that computes them;
+            each recorded in ``trail`` as ``"referee.override"`` (computed and set values).
 
     Returns:
         A :class:`DuoOutcome`; the turn closes when every active duellist has posted.
 
     Raises:
         RuleError: not started or finished (``"duo.state"``), a post by an unknown duellist
-            (``"duo.posts"``), a missing die (``"fatigue.dice"``), a non-canonical spell.
+            (``"duo.posts"``), a missing die (``"fatigue.dice"``), a non-canonical spell, an
+            unknown, ill-typed or out-of-range override or one with nothing to apply to in
+            this step (``"referee.override"``; a die override out of 1..6: ``"fatigue.dice"``).
     """
     if not state.duel.started or state.duel.finished:
         raise RuleError("duo.state", "the duel is not running")
-    step = _Step(state, ruleset, env, settings, draw, waived, confirmed, facts or {})
+    parsed = _duo_overrides(overrides or {}, state, env)
+    posters = {dp.post.duellist for dp in posts}
+    step = _Step(state, ruleset, env, settings, draw, waived, confirmed, facts or {}, parsed,
+                 posters)  # fmt: skip
     for key, who, task_id in solved:
         step.solve(key, who, task_id)
     for dp in posts:
@@ -777,13 +922,22 @@ def resolve_duo_step(
             raise RuleError("duo.posts", f"post {p.post_id} by unknown {p.duellist!r}")
         if p.post_id not in dice:
             raise RuleError("fatigue.dice", f"no die for post {p.post_id}")
-        step.post(DuoPost(replace(p, dice=tuple(dice[p.post_id])), dp.move_to, dp.use_item))
+        rolled = step.rolled(p.duellist, tuple(dice[p.post_id]))
+        step.post(DuoPost(replace(p, dice=rolled), dp.move_to, dp.use_item))
     closed = False
     finished, winners, losers, draw_ = step.end()
     if not finished and not expected_posters(step.s):
         step.close_turn()
         closed = True
+    step.settle()
+    finished, winners, losers, draw_ = step.end()
+    if not finished and not closed and not expected_posters(step.s):
+        step.close_turn()  # the referee's points keep a duo in: the full turn closes
+        closed = True
+        step.settle()
         finished, winners, losers, draw_ = step.end()
+    for unused in sorted(parsed.keys() - step.used):
+        raise RuleError(OVERRIDE_RULE, f"nothing to apply {unused[0]}.{unused[1]} to here")
     s = step.s
     if finished:
         s = replace(
@@ -813,6 +967,38 @@ def resolve_duo_step(
         trail=tuple(step.trail),
         dice=dict(step.dice),
     )
+
+
+def _duo_overrides(
+    overrides: Mapping[str, int | bool], state: DuoState, env: Environment
+) -> dict[tuple[str, str], OverrideValue]:
+    """Parse the referee's overrides (see :func:`resolve_duo_step`) into ``(duellist or
+    creature key, field) -> value``, with the fatigue engine's key parser.
+
+    Raises:
+        RuleError: ``"referee.override"`` for an unknown key, a wrong type, a creature field
+            other than ``points`` or a creature PV out of 0..its starting PV.
+    """
+    creature_keys = {c.key: c.key for c in env.creatures}
+    creature_keys.update({c.name: c.key for c in env.creatures})
+    names = [*state.names(), *(n for n in creature_keys if n not in state.names())]
+    out: dict[tuple[str, str], OverrideValue] = {}
+    for (name, fld), value in _parse_overrides(overrides, names).items():
+        if name in state.names():
+            out[(name, fld)] = value
+            continue
+        creature = env.creature(creature_keys[name])
+        if fld != "points":
+            raise RuleError(
+                OVERRIDE_RULE, f"{name}.{fld}: a creature takes only 'points' (its PV left)"
+            )
+        if not 0 <= int(value) <= creature.pv:
+            raise RuleError(
+                OVERRIDE_RULE,
+                f"{name}.points: {creature.name} has 0..{creature.pv} PV, got {value}",
+            )
+        out[(creature.key, fld)] = value
+    return out
 
 
 def duo_rewards(state: DuoState, settings: DuoSettings) -> list[tuple[str, str, int]]:
