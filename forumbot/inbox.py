@@ -10,8 +10,9 @@ message id. Messages from anyone else are remembered and left alone.
 
 Reading: the client's ``read_pm_inbox(skip=...)`` (``(msg_id, sender, subject, text)``
 tuples, newest first; the ids in ``skip``, already read, come without their text and cost no
-request): :meth:`forumbot.forums.phpbb.PhpbbClient.read_pm_inbox` on phpBB. A client without
-it reads no inbox (logged once per poll, nothing else changes).
+request): :meth:`forumbot.forums.phpbb.PhpbbClient.read_pm_inbox` on phpBB,
+:meth:`forumbot.forums.forumactif.ForumactifClient.read_pm_inbox` on Forumactif. A client
+without it reads no inbox (logged once per poll, nothing else changes).
 """
 
 from __future__ import annotations

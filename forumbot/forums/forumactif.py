@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from urllib.parse import urlencode, urljoin
@@ -57,6 +57,7 @@ from forumbot.forums.forumactif_pages import (
     parse_pm_folder,
     parse_topic_listing,
     pm_message_text,
+    pm_sender,
 )
 from forumbot.forums.phpbb import parse_retry_after
 from parsers.errors import UnknownPageError
@@ -800,6 +801,33 @@ class ForumactifClient:
                 if has_marker(marker, pm_message_text(page)):
                     return True
         return False
+
+    def read_pm_inbox(
+        self, skip: Container[int] = frozenset(), limit: int = 50
+    ) -> list[tuple[int, str, str, str]]:
+        """The bot's PM inbox (``/privmsg?folder=inbox``, first page), newest first:
+        ``(msg_id, sender, subject, text)`` for the ``limit`` newest messages, like
+        :meth:`forumbot.forums.phpbb.PhpbbClient.read_pm_inbox`. Each message's page (the
+        row's ``U_READ`` link, ``/privmsg?folder=inbox&mode=read&p=N``) is read for its text
+        and, when the listing does not name the sender, for its ``p.author`` line; the ids in
+        ``skip`` (messages already handled) cost no request and come with ``""`` as text.
+
+        Markup from the default ``privmsgs_body``/``privmsgs_read_body`` templates (REPORT.md
+        6.4, [M]: no real inbox page was captured).
+
+        Raises: SessionExpired, LoginFailed, ServerError, PageNotUnderstood (like every page
+            read).
+        """
+        html, _url = self._read("/privmsg?folder=inbox")
+        out: list[tuple[int, str, str, str]] = []
+        for row in parse_pm_folder(html)[:limit]:
+            text, sender = "", row.other_user or ""
+            if row.msg_id not in skip:
+                page, _url = self._read(row.href)
+                text = pm_message_text(page)
+                sender = sender or pm_sender(page) or ""
+            out.append((row.msg_id, sender, row.subject, text))
+        return out
 
     def _pm_body(
         self, user_id: int | None, username: str, subject: str, message: str

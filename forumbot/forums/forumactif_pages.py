@@ -196,16 +196,25 @@ def parse_topic_listing(html: str | bytes) -> list[TopicSummary]:
 
 @dataclass(frozen=True)
 class PmRow:
-    """One private message of a folder listing: its id, subject and read URL."""
+    """One private message of a folder listing: its id, subject, read URL and the other
+    user's name (the sender in the inbox, the recipient in the outbox/sentbox; None when
+    the row does not show it)."""
 
     msg_id: int
     subject: str
     href: str
+    other_user: str | None = None
 
 
 def parse_pm_folder(html: str | bytes) -> list[PmRow]:
     """Messages of a PM folder page (``/privmsg?folder=...``): links ``a.topictitle``
-    (default ``privmsgs_body`` of every version) to ``/privmsg?...&p=N``, newest first."""
+    (default ``privmsgs_body`` of every version) to ``/privmsg?...&p=N``, newest first.
+
+    The other user (``{listrow.FROM}``, REPORT.md 6.4, [M]) is read from the row holding the
+    link (``li.row`` on phpBB3/ModernBB, ``tr`` on phpBB2): a profile link ``/uN`` when the
+    board renders the name as one, else phpBB3's ``<em>FROM - DATE</em>``, else phpBB2's
+    ``span.name``. Forumactif dates contain " - " too ("Lun 30 Nov 2026 - 16:24"): the name
+    is what comes before the first one."""
     tree = _tree(html)
     rows: list[PmRow] = []
     for link in tree.iter("a"):
@@ -214,15 +223,47 @@ def parse_pm_folder(html: str | bytes) -> list[PmRow]:
             continue
         match = _PM_READ_RE.search(href)
         if match:
-            rows.append(PmRow(int(match.group(1)), _squash(link.text_content()), href))
+            rows.append(
+                PmRow(
+                    int(match.group(1)),
+                    _squash(link.text_content()),
+                    href,
+                    _pm_row_user(link),
+                )
+            )
     return rows
 
 
+def _pm_row_user(link: Element) -> str | None:
+    """The user named in the listing row around ``link`` (see :func:`parse_pm_folder`)."""
+    row = link.getparent()
+    while row is not None and row.tag not in ("li", "tr"):
+        row = row.getparent()
+    if row is None:
+        return None
+    for a in row.iter("a"):
+        if a is not link and _USER_HREF_RE.match(a.get("href") or ""):
+            name = _squash(a.text_content())
+            if name:
+                return name
+    for em in row.iter("em"):
+        text = _squash(em.text_content())
+        if " - " in text:
+            return text.split(" - ", 1)[0].strip() or None
+    for span in row.iter("span"):
+        if "name" in (span.get("class") or "").split():
+            return _squash(span.text_content()) or None
+    return None
+
+
 def pm_message_text(html: str | bytes) -> str:
-    """Text of a PM read page: the message body (``div.postbody``/``div.content``/
-    ``.post-entry``/``.post-content``), else the whole page text."""
+    """Text of a PM read page: the message body (``div.postbody div.content`` of phpBB3's
+    ``privmsgs_read_body``, else ``div.content``/``.post-content``/``div.postbody``/
+    ``.post-entry``), else the whole page text."""
     tree = _tree(html)
     for xpath in (
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' postbody ')]"
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' content ')]",
         "//div[contains(concat(' ', normalize-space(@class), ' '), ' content ')]",
         "//div[contains(concat(' ', normalize-space(@class), ' '), ' post-content ')]",
         "//div[contains(concat(' ', normalize-space(@class), ' '), ' postbody ')]",
@@ -232,6 +273,23 @@ def pm_message_text(html: str | bytes) -> str:
         if found:
             return "\n".join(_squash(el.text_content()) for el in found)
     return page_text(html)
+
+
+def pm_sender(html: str | bytes) -> str | None:
+    """The sender named on a PM read page: the profile link ``/uN`` of phpBB3's
+    ``p.author`` ("De {MESSAGE_FROM} ..."), else of ``dl.postprofile``; None when neither
+    shows one."""
+    tree = _tree(html)
+    for xpath in (
+        "//p[contains(concat(' ', normalize-space(@class), ' '), ' author ')]//a",
+        "//dl[contains(concat(' ', normalize-space(@class), ' '), ' postprofile ')]//a",
+    ):
+        for a in tree.xpath(xpath):
+            if _USER_HREF_RE.match(a.get("href") or ""):
+                name = _squash(a.text_content())
+                if name:
+                    return name
+    return None
 
 
 # ---------------------------------------------------------------------------- answers

@@ -958,17 +958,27 @@ class ForumactifSandbox:
                 return self._message(session, "Informations", fp.esc(NO_POST))
             if user.user_id in pm.unread_by:
                 pm.unread_by.remove(user.user_id)
-            body = fp.pm_read(pm.subject, self._name(pm.author_id), fp.render_message(pm.text))
+            body = fp.pm_read(
+                pm.subject,
+                pm.author_id,
+                self._name(pm.author_id),
+                fp.format_date(pm.time, self.zone),
+                fp.render_message(pm.text),
+            )
             return self._page(session, pm.subject, body)
-        rows: list[tuple[int, str, str]] = []
+        rows: list[tuple[int, str, int, str, str]] = []
         for pm in sorted(self._pms.values(), key=lambda m: m.msg_id, reverse=True):
             mine = pm.author_id == user.user_id
+            other = None
             if folder == "inbox" and user.user_id in pm.to_ids:
-                rows.append((pm.msg_id, pm.subject, self._name(pm.author_id)))
+                other = pm.author_id
             elif folder == "outbox" and mine and pm.unread_by:
-                rows.append((pm.msg_id, pm.subject, self._name(pm.to_ids[0])))
+                other = pm.to_ids[0]
             elif folder == "sentbox" and mine and not pm.unread_by:
-                rows.append((pm.msg_id, pm.subject, self._name(pm.to_ids[0])))
+                other = pm.to_ids[0]
+            if other is not None:
+                date = fp.format_date(pm.time, self.zone)
+                rows.append((pm.msg_id, pm.subject, other, self._name(other), date))
         return self._page(session, "Messagerie", fp.pm_folder(folder, rows))
 
     def _pm_send(self, req: Request, session: _Session, user: FaUser) -> Response:

@@ -673,19 +673,32 @@ def pm_form(recipient: str, subject: str, message: str, fields: Sequence[tuple[s
     )
 
 
-def pm_folder(folder: str, rows: Sequence[tuple[int, str, str]]) -> str:
-    """A PM folder: ``a.topictitle`` links to ``/privmsg?folder=F&mode=read&p=N``."""
+def pm_folder(folder: str, rows: Sequence[tuple[int, str, int, str, str]]) -> str:
+    """A PM folder (``privmsgs_body`` of phpBB3, REPORT.md 6.4): one ``li.row`` per message,
+    ``a.topictitle`` linking to ``/privmsg?folder=F&mode=read&p=N``, then
+    ``<em>FROM - DATE</em>`` with the other user's name as a profile link ``/uN``.
+    ``rows``: ``(msg_id, subject, other user id, other user name, formatted date)``."""
     items = "".join(
-        f'<li class="row"><a href="/privmsg?folder={folder}&amp;mode=read&amp;p={msg_id}" '
-        f'class="topictitle">{esc(subject)}</a> {esc(other)}</li>'
-        for msg_id, subject, other in rows
+        f'<li class="row row{1 + i % 2}"><dl class="icon"><dt>'
+        f'<a href="/privmsg?folder={folder}&amp;mode=read&amp;p={msg_id}" '
+        f'class="topictitle">{esc(subject)}</a><br />'
+        f'<span style="margin: 0 5px"><em><a href="/u{other_id}">{esc(other)}</a> - '
+        f"{esc(date)}</em></span></dt>"
+        f'<dd class="mark"><input type="checkbox" name="mark[]2" value="{msg_id}" /></dd>'
+        "</dl></li>"
+        for i, (msg_id, subject, other_id, other, date) in enumerate(rows)
     )
-    return f'<h2>Messagerie : {esc(folder)}</h2><ul class="topiclist pmlist">{items}</ul>'
+    return f'<h2>Messagerie : {esc(folder)}</h2><ul class="topiclist pmlist bg_none">{items}</ul>'
 
 
-def pm_read(subject: str, author: str, content_html: str) -> str:
-    """A PM read page (``privmsgs_read_body``: body in ``div.content``)."""
+def pm_read(subject: str, author_id: int, author: str, date: str, content_html: str) -> str:
+    """A PM read page (``privmsgs_read_body`` of phpBB3: ``div.postbody`` with the subject,
+    ``p.author`` and the body in ``div.content``)."""
+    sender = f'<a href="/u{author_id}">{esc(author)}</a>'
     return (
-        f'<div class="post"><h3>{esc(subject)}</h3><p class="author">par {esc(author)}</p>'
+        '<div class="post row2"><div class="inner"><div class="postbody">'
+        f'<div class="h3">{esc(subject)}</div>'
+        f'<p class="author">De {sender}, {esc(date)}</p>'
         f'<div class="content">{content_html}</div></div>'
+        f'<dl class="postprofile"><dt><br />{sender}</dt></dl></div></div>'
     )

@@ -13,8 +13,8 @@ Turn 3: one declaration every two posts. Then until duo B is down.
 
 The same duel runs on the Forumactif sandbox (real ForumactifClient over HTTP): every post
 rolls the forum's « Pari » die (a Game Master post), the bot uses those values, holds a draft
-asking the referee when a post lacks them, and publishes no seed. (Forumactif's PM inbox is
-not read by the bot yet: the owl question is phpBB only.)
+asking the referee when a post lacks them, and publishes no seed; the owl question reaches
+the bot's Forumactif PM inbox the same way.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from forumbot.config import Config, WatchedForum
 from forumbot.demo import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
 from forumbot.duo_flow import current_state, make_draw, open_duo_duel, referee_tasks
 from forumbot.fetch import fetch_topic_pages
+from forumbot.forums.forumactif import ForumactifClient
 from forumbot.forums.phpbb import PhpbbClient
 from forumbot.leaderboard import standings
 from forumbot.storage import open_storage
@@ -212,21 +213,21 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert "aucun déplacement du duo" in t and "Fin du tour" in t
     assert len(zone_owls(duel.board)) == 5  # A1 entered the pool
 
-    # A1 asks the referee by owl for details: a referee task (phpBB: the bot reads its inbox).
-    if not duel.forum:
-        player = PhpbbClient(duel.board.base_url, A1, PASSWORD, flood_interval_s=0)
-        player.send_pm(duel.board.user_id(BOT), BOT, "Question sur le bassin",
-                       "Que voit-on au fond ?", "m-q1")  # fmt: skip
-        duel.cycle()
-        tasks = referee_tasks(duel.bot.storage, duel.bot.referee.board_id)
-        assert [(x["kind"], x["duellist"], x["zone"]) for x in tasks] == [
-            ("owl_question", A1, "bassin")
-        ]
+    # A1 asks the referee by owl for details: the bot reads its PM inbox over HTTP and the
+    # question becomes a referee task (once, across the restart).
+    client = ForumactifClient if duel.forum else PhpbbClient
+    player = client(duel.board.base_url, A1, PASSWORD, flood_interval_s=1)
+    player.send_pm(duel.board.user_id(BOT), BOT, "Question sur le bassin",
+                   "Que voit-on au fond ?", "m-q1")  # fmt: skip
+    duel.cycle()
+    tasks = referee_tasks(duel.bot.storage, duel.bot.referee.board_id)
+    assert [(x["kind"], x["duellist"], x["zone"], x["subject"]) for x in tasks] == [
+        ("owl_question", A1, "bassin", "Question sur le bassin")
+    ]
+    assert "Que voit-on au fond ?" in tasks[0]["text"]
     duel.restart()  # nothing is lost, no owl twice
     duel.cycle()
-    assert len(referee_tasks(duel.bot.storage, duel.bot.referee.board_id)) == (
-        0 if duel.forum else 1
-    )
+    assert len(referee_tasks(duel.bot.storage, duel.bot.referee.board_id)) == 1
 
     # Turn 2: the creature is defeated; a double target; B2 joins: all four meet.
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")

@@ -10,6 +10,7 @@ test says which.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -528,3 +529,56 @@ def test_marker_is_matched_as_a_whole_token() -> None:
     assert has_marker("forumbot·b1t1-turn1", "fin [size=70]forumbot·b1t1-turn1[/size]")
     assert not has_marker("forumbot·b1t1-turn1", "fin forumbot·b1t1-turn10")
     assert has_marker("#k1", "texte", "<p>#k1</p>")
+
+
+# --- the bot's PM inbox -----------------------------------------------------------------------
+# No real inbox page was captured: the pages are the default ``privmsgs_body`` and
+# ``privmsgs_read_body`` templates of phpBB2 and phpBB3 (read in place from
+# ``../shared/fixtures/forumactif/templates``) with their variables filled in here.
+TEMPLATES = FIXTURES / "templates"
+_BLOCK = re.compile(r"<!-- BEGIN (\w+) -->(.*?)<!-- END \1 -->", re.S)
+
+
+def fill(template: str, values: dict[str, str], rows: list[dict[str, str]]) -> str:
+    """A template with ``{VAR}`` from ``values``, the ``listrow`` block once per row
+    (``{listrow.VAR}``), every other switch block dropped, other variables emptied."""
+
+    def block(match: re.Match[str]) -> str:
+        if match.group(1) != "listrow":
+            return ""
+        return "".join(
+            re.sub(r"\{listrow\.(\w+)\}", lambda m, r=row: r.get(m.group(1), ""), match.group(2))
+            for row in rows
+        )
+
+    body = _BLOCK.sub(block, template)
+    return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), ""), body)
+
+
+@pytest.mark.parametrize("version", ["phpbb2", "phpbb3"])
+def test_read_pm_inbox_on_the_default_templates(router: respx.Router, version: str) -> None:
+    tpl = TEMPLATES / version / "default_tpl"
+    # phpBB3 renders the sender as a profile link; phpBB2's is given as plain text here.
+    sender = '<a href="/u587">Clemence Salpetre</a>' if version == "phpbb3" else "Clemence Salpetre"
+    rows = [
+        {"U_READ": "/privmsg?folder=inbox&amp;mode=read&amp;p=42", "SUBJECT": "Le bassin ?",
+         "FROM": sender, "DATE": "Lun 30 Nov 2026 - 16:24", "S_MARK_ID": "42"},
+        {"U_READ": "/privmsg?folder=inbox&amp;mode=read&amp;p=41", "SUBJECT": "Bonjour",
+         "FROM": sender, "DATE": "Dim 29 Nov 2026 - 9:05", "S_MARK_ID": "41"},
+    ]  # fmt: skip
+    listing = fill((tpl / "privmsgs_body.tpl").read_text(encoding="utf-8"), {}, rows)
+    read = fill(
+        (tpl / "privmsgs_read_body.tpl").read_text(encoding="utf-8"),
+        {"MESSAGE_FROM": sender, "POST_SUBJECT": "Le bassin ?", "L_FROM": "De",
+         "MESSAGE": "Que voit-on au fond&nbsp;?<br />Merci."},
+        [],
+    )  # fmt: skip
+    page = router.get("/privmsg", params={"mode": "read", "p": "42"}).respond(200, html=read)
+    router.get("/privmsg", params={"folder": "inbox"}).respond(200, html=listing)
+    client, _ = make_client(router)
+    got = client.read_pm_inbox(skip={41})
+    assert got[0][:3] == (42, "Clemence Salpetre", "Le bassin ?")
+    assert "Que voit-on au fond" in got[0][3] and "Merci." in got[0][3]
+    assert "De Clemence" not in got[0][3]  # the body only, not the author line
+    assert got[1] == (41, "Clemence Salpetre", "Bonjour", "")  # skipped: no request
+    assert page.call_count == 1
