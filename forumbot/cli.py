@@ -155,7 +155,8 @@ def parse_page_cmd(
 @click.option("--platform", type=click.Choice(["auto", "phpbb3", "forumactif"]), default="auto")
 def verify_dice(sources: tuple[str, ...], platform: str) -> None:
     """Recompute every bot roll of a duel from its pages alone (saved files, or the topic's
-    URL on a phpBB board: every page is fetched). Exits 1 when anything does not match."""
+    URL on a phpBB or Forumactif board: every page is fetched). Exits 1 when anything does not
+    match."""
     from forumbot.fetch import fetch_topic_pages
     from forumbot.verify import format_report, verify_pages
     from parsers.contract import parse_page

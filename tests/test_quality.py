@@ -21,7 +21,9 @@ def test_ruff_clean() -> None:
 def test_mypy_strict_on_parsers_and_rules() -> None:
     pytest.importorskip("mypy")
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "parsers", "rules"], cwd=ROOT, capture_output=True,
+        [sys.executable, "-m", "mypy", "parsers", "rules"],
+        cwd=ROOT,
+        capture_output=True,
         text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
