@@ -54,6 +54,7 @@ from rules.duo import (
 )
 from rules.duo.settings import DuoSettings
 from rules.fatigue import FatigueRuleset, PostFacts, count_displayed_lines
+from rules.model import TrailEntry
 
 if TYPE_CHECKING:
     from forumbot.referee import Referee
@@ -444,10 +445,11 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
     dice_source = "forum" if ref.forum_rolls_dice else "bot"
     solved = _solved_tasks(storage, duel_id, state)
     waived = json.loads(existing["waived_json"] or "[]") if existing else []
+    overrides = json.loads(existing["overrides_json"] or "{}") if existing else {}
     outcome = resolve_duo_step(
         state, posts, dice, ruleset=rs, env=env, settings=duo_settings(),
         draw=make_draw(secret, ref._duel_key(duel_id)), solved=solved,
-        waived={(a, b) for a, b in waived}, facts=facts,
+        waived={(a, b) for a, b in waived}, facts=facts, overrides=overrides,
     )  # fmt: skip
     context = turn_context(
         rs, env, duel, state, posts, dice, outcome, ref.referee_name, dice_source=dice_source
@@ -496,23 +498,25 @@ def recompute_duo(
     referee_name: str,
     language: str = "fr",
 ) -> tuple[dict[str, Any], str]:
-    """Re-run a 2v2 draft's step from its stored inputs with the referee's waivers (a waived
-    violation's penalty given back, everything after it following); returns (stored context,
-    text), like :func:`forumbot.fatigue_flow.recompute_step` for 1v1.
+    """Re-run a 2v2 draft's step from its stored inputs with the referee's overrides and
+    waivers (a waived violation's penalty given back, a computed number set, everything after
+    it following: PV, the end, the text); returns (stored context, text), like
+    :func:`forumbot.fatigue_flow.recompute_step` for 1v1.
+
+    Args:
+        overrides: ``"<duellist>.<field>"`` (``die``, ``bet_won``, ``dodged``, ``landed``,
+            ``damage``, ``points``) or ``"<creature>.points"`` -> value, as
+            :func:`rules.duo.resolve_duo_step` takes them.
+        waived: ``[duellist, violation code]`` pairs.
 
     Raises:
-        rules.RuleError: ``duo.overrides`` for computed-number overrides (the 2v2 engine takes
-            none: the referee edits the text instead) or a draft written before the 2v2 inputs
-            were stored; any error of the engine.
+        rules.RuleError: ``duo.overrides`` for a draft written before the 2v2 inputs were
+            stored; ``referee.override`` for an override the engine refuses; any error of the
+            engine.
     """
     from rules.errors import RuleError
     from rules.model import TurnPost
 
-    if overrides:
-        raise RuleError(
-            "duo.overrides",
-            "a 2v2 declaration takes no computed-number override: edit its text instead",
-        )
     stored = json.loads(decl["context_json"])
     inputs = stored["inputs"]
     if "duo_state_before" not in inputs:
@@ -536,6 +540,7 @@ def recompute_duo(
         solved=[(str(a), str(b), int(c)) for a, b, c in inputs.get("solved", [])],
         waived={(a, b) for a, b in waived},
         facts={int(k): PostFacts(**v) for k, v in inputs.get("facts", {}).items()},
+        overrides=overrides,
     )  # fmt: skip
     context = turn_context(
         rs, env, duel, state, posts, dice, outcome, referee_name,
@@ -569,6 +574,8 @@ class _Stored:
             "attacks": [a.to_dict() for a in o.attacks],
             "winners": list(o.winners),
             "losers": list(o.losers),
+            "trail": [t.to_dict() for t in o.trail if isinstance(t, TrailEntry)],
+            "dice": {str(k): list(v) for k, v in o.dice.items()},
         }
 
 
@@ -606,7 +613,7 @@ def turn_context(
                 ),
                 "spell": p.post.spell or p.post.spell_text,
                 "target": p.post.target,
-                "die": dice[p.post.post_id][0],
+                "die": (outcome.dice.get(p.post.post_id) or dice[p.post.post_id])[0],
             }
             for p in posts
         ],

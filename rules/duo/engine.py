@@ -924,6 +924,7 @@ def resolve_duo_step(
             raise RuleError("fatigue.dice", f"no die for post {p.post_id}")
         rolled = step.rolled(p.duellist, tuple(dice[p.post_id]))
         step.post(DuoPost(replace(p, dice=rolled), dp.move_to, dp.use_item))
+        step.dice.setdefault(p.post_id, rolled)
     closed = False
     finished, winners, losers, draw_ = step.end()
     if not finished and not expected_posters(step.s):

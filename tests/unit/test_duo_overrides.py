@@ -1,7 +1,7 @@
 """Referee decisions on a 2v2 draft (issue 5): a waived violation re-runs the 2v2 step from its
-stored inputs (like 1v1, RULES.md "Referee and admin": "add or waive a violation"); a
-computed-number override is refused with a clear message (the 2v2 engine takes none: the
-referee edits the text)."""
+stored inputs (like 1v1, RULES.md "Referee and admin": "add or waive a violation", "change any
+computed number"); a computed number set re-runs it too and the text follows, an unknown key is
+refused with a clear message."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ import json
 
 import pytest
 
+from forumbot.duo_flow import current_state
 from forumbot.overrides import OverrideError, set_numbers, set_violation
 from forumbot.poster import publish_due
 from forumbot.storage import open_storage
-from tests.unit.test_duo_flow import A1, BODY, NOW, InboxForum, setup
+from tests.unit.test_duo_flow import A1, A2, BODY, NOW, InboxForum, setup
 
 
-def test_waiving_a_2v2_violation_recomputes_the_draft_and_numbers_are_refused() -> None:
+def test_waiving_a_violation_and_setting_numbers_recompute_the_2v2_draft() -> None:
     storage, forum = open_storage(":memory:"), InboxForum()
     ref, duel_id = setup(storage, forum)
     publish_due(storage, forum, lambda: NOW)
@@ -33,8 +34,18 @@ def test_waiving_a_2v2_violation_recomputes_the_draft_and_numbers_are_refused() 
     assert stored["context"]["duo_state"]["posted"] == [A1]
     set_violation(storage, draft["id"], A1, "missing_target", False, "Arbitre", NOW)
     assert proposed in storage.declaration(draft["id"])["text"]
-    with pytest.raises(OverrideError, match="edit its text"):
-        set_numbers(storage, draft["id"], {f"{A1}.points": 400}, "Arbitre", NOW)
+    with pytest.raises(OverrideError, match="unknown override key"):
+        set_numbers(storage, draft["id"], {f"{A1}.luck": 4}, "Arbitre", NOW)
+    set_numbers(storage, draft["id"], {f"{A2}.points": 400, f"{A1}.die": 6}, "Arbitre", NOW)
+    after = storage.declaration(draft["id"])
+    assert f"{A2} : 400 PV" in after["text"] and "dé « Pari » 6" in after["text"]
+    assert proposed in after["text"]  # the restored violation stays
+    stored = json.loads(after["context_json"])
+    assert stored["outcome"]["dice"] == {str(stored["inputs"]["posts"][0]["post_id"]): [6]}
+    assert stored["inputs"]["dice"] != stored["outcome"]["dice"]  # the roll itself is kept
+    audit = storage.audit_entries(f"declaration:{draft['id']}")
+    assert audit[-1]["action"] == "draft.set_numbers"
     # the published declaration carries the recomputed 2v2 state
     publish_due(storage, forum, lambda: NOW)
     assert storage.declaration(draft["id"])["status"] == "published"
+    assert current_state(storage, storage.duel(duel_id)).duel.duellist(A2).points == 400
