@@ -20,6 +20,14 @@ Called by :class:`forumbot.registrations.RegistrationDesk` for its ``kind = "2v2
   ``[[registration]]`` table, ``""`` = the shipped environments in turn) and the dice secret
   fixed beforehand (its commitment is in the topic's first post). A finished duel frees the
   slot; its rewards are :func:`forumbot.duo_flow.after_poll`'s.
+- **One duel per player across 1v1 and 2v2 [D]** (RULES.md: "a player (the person, across all
+  their characters) is in one duel at a time"; the reading is in
+  :mod:`forumbot.registrations`): a 2v2 sign-up whose poster or named teammate is in a 1v1 not
+  finished (queued, being opened or running) is refused (``busy_other_kind``); sign-ups of
+  players formed in a 1v1 are set aside from the lobby; when a match of two duos forms, its
+  four players' open 1v1 requests are withdrawn (with a reply); and
+  :func:`start_duo_matches` holds a match whose player is in a started 1v1 (the next match
+  may start instead).
 """
 
 from __future__ import annotations
@@ -29,12 +37,18 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from forumbot.config import Registration
-from forumbot.render import marker_line, marker_text, render
+from forumbot.render import Trusted, marker_line, marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso
 from parsers.model import Post
 from parsers.registration import Signup, fold
-from rules.duo_matchmaking import Duo, DuoLobby, add_duo_signup
+from rules.duo_matchmaking import (
+    Duo,
+    DuoLobby,
+    add_duo_signup,
+    first_free_match,
+    set_aside_duos,
+)
 from rules.fatigue import FatigueRuleset
 from rules.matchmaking import Entrant
 
@@ -62,7 +76,9 @@ REJECTIONS = {
 
 def lobby(desk: RegistrationDesk, reg: Registration) -> DuoLobby:
     """The thread's lobby rebuilt from storage (busy: players of matches not finished, on the
-    whole board)."""
+    whole board; sign-ups involving a player in a formed 1v1 are set aside)."""
+    from forumbot.registrations import board_engagements
+
     db = desk.storage.db
     lone: list[Entrant] = []
     duos: list[Duo] = []
@@ -81,12 +97,23 @@ def lobby(desk: RegistrationDesk, reg: Registration) -> DuoLobby:
         "board_id = ? and status in ('queued', 'opening', 'running')", [desk.board_id]
     ):
         busy |= {e["player"] for duo in json.loads(m["duos_json"]) for e in duo}
-    return DuoLobby(tuple(lone), tuple(duos), frozenset(busy))
+    formed_1v1 = board_engagements(desk.storage, desk.board_id).formed_in("1v1")
+    return set_aside_duos(DuoLobby(tuple(lone), tuple(duos), frozenset(busy)), formed_1v1)
 
 
 def _answers(post: Post, lob: DuoLobby) -> int | None:
     ids = {e.post_id for e in lob.lone} | {e.post_id for d in lob.duos for e in d}
     return next((q.post_id for q in post.quotes if q.post_id in ids), None)
+
+
+def _match_duos(row: dict[str, Any]) -> tuple[Duo, Duo]:
+    """The two duos of a ``duo_matches`` row."""
+    one, two = (
+        (Entrant(d[0]["player"], d[0]["character"], d[0]["post_id"]),
+         Entrant(d[1]["player"], d[1]["character"], d[1]["post_id"]))
+        for d in json.loads(row["duos_json"])
+    )  # fmt: skip
+    return one, two
 
 
 def _entrant_dict(e: Entrant) -> dict[str, Any]:
@@ -99,11 +126,11 @@ def _entrant_dict(e: Entrant) -> dict[str, Any]:
 def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: Signup) -> int:
     """Handle a readable sign-up of a 2v2 thread; returns the replies drafted (0 or 1)."""
     from forumbot.duo_flow import duo_running
-    from forumbot.registrations import Profile, _insert_profile, get_profile
+    from forumbot.registrations import Profile, _insert_profile, board_engagements, get_profile
 
     storage, now = desk.storage, desk.now()
     if duo_running(storage, desk.board_id) is not None:
-        return desk._refuse(reg, post, "registration_closed", CLOSED_MESSAGE)
+        return desk._refuse(reg, post, "registration_closed", Trusted(CLOSED_MESSAGE))
     mine = get_profile(storage, desk.board_id, s.name)
     if mine is not None and fold(mine.player) != fold(post.author):
         message = (
@@ -121,6 +148,10 @@ def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: 
         if fold(name) == fold(profile.character):
             return desk._refuse(reg, post, "self_partner", REJECTIONS["self_partner"])
         teammate = Entrant(player, name, post.post_id)
+    engagements = board_engagements(storage, desk.board_id)
+    clash = engagements.clash("2v2", [post.author] + ([teammate.player] if teammate else []))
+    if clash is not None:
+        return desk._refuse_busy(reg, post, clash)
     entrant = Entrant(post.author, profile.character, post.post_id)
     before = lobby(desk, reg)
     after, event = add_duo_signup(before, entrant, teammate, _answers(post, before))
@@ -163,6 +194,9 @@ def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: 
         )  # fmt: skip
         if event.match is not None:
             waiting, new = event.match
+            desk.withdraw_other_kind(
+                "2v2", [e.player for d in (waiting, new) for e in d], engagements
+            )
             db.execute(
                 "update duo_entries set status = 'matched', updated_at = ? where board_id = ? "
                 "and post_id in (?, ?) and status = 'duo'",
@@ -215,7 +249,8 @@ def pick_environment(desk: RegistrationDesk, reg: Registration) -> str:
 
 def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
     """Free the slot of finished 2v2 duels, then open the oldest match of ``reg``'s thread when
-    no 2v2 is open or running (one at a time). Returns the duels opened now.
+    no 2v2 is open or running (one at a time); a match holding a player in a started 1v1 keeps
+    its place and the next one may open instead. Returns the duels opened now.
 
     Raises:
         forumbot.errors.LoginFailed: the bot cannot log in (other forum errors are logged on
@@ -223,6 +258,7 @@ def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
     """
     from forumbot.duo_flow import duo_running
     from forumbot.errors import ForumError, LoginFailed
+    from forumbot.registrations import board_engagements
 
     db = desk.storage.db
     for m in list(db["duo_matches"].rows_where(
@@ -240,10 +276,12 @@ def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
     if not rows and duo_running(desk.storage, desk.board_id) is None:
         queued = list(db["duo_matches"].rows_where(
             "board_id = ? and thread_topic_id = ? and status = 'queued'",
-            [desk.board_id, reg.topic_id], order_by="id", limit=1,
+            [desk.board_id, reg.topic_id], order_by="id",
         ))  # fmt: skip
-        if queued:
-            m = queued[0]
+        in_1v1 = board_engagements(desk.storage, desk.board_id).started_in("1v1")
+        free = first_free_match([_match_duos(m) for m in queued], in_1v1)
+        if free is not None:
+            m = queued[free]
             duos = json.loads(m["duos_json"])
             names = [" et ".join(e["character"] for e in d) for d in duos]
             db.execute(

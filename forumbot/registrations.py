@@ -33,6 +33,23 @@ new sign-up says, with a reply saying so (RULES.md: magic types are "fixed betwe
 without year or types is accepted from the poster's single recorded profile; stakes come from an
 ``Enjeux :`` line of either sign-up (the opening one first). Threads of ``kind = "2v2"`` go to
 :mod:`forumbot.duo_registrations` (duos, one 2v2 at a time, registration closed while it runs).
+
+One duel per player **across 1v1 and 2v2** (RULES.md: "a player (the person, across all their
+characters) is in one duel at a time"), read from storage by :func:`board_engagements` and
+decided by :class:`rules.matchmaking.Engagements`, **[D]** each:
+
+- a sign-up (of either kind) from a player, or naming a partner, who is in a duel of the other
+  kind that is not finished (formed and queued, being opened, or running) is refused with the
+  code ``busy_other_kind`` and the French reply ``signup_busy_other_kind.bbcode.j2``;
+- a player may keep an open sign-up in both threads; when a duel of one kind is formed for
+  them (a 1v1 pairing, a 2v2 match), their open sign-ups of the other kind are withdrawn in the
+  same transaction (status ``withdrawn``), each with a French reply under it
+  (``signup_withdrawn.bbcode.j2``). A 2v2 duo waiting for opponents is withdrawn whole, the
+  teammate included (the reply tells them they may sign up again);
+- the start re-checks: a 1v1 pairing or a 2v2 match holding a player in a started duel of the
+  other kind keeps its place until that duel is over.
+
+Within 1v1, a player in a running duel may still queue the next one (it starts after).
 """
 
 from __future__ import annotations
@@ -67,7 +84,20 @@ from parsers.registration import (
 )
 from rules.dice import commitment
 from rules.fatigue import FatigueRuleset, MagicModifier
-from rules.matchmaking import Entrant, Lobby, Pairing, Request, add_request, schedule
+from rules.matchmaking import (
+    DuelKind,
+    Engagement,
+    Engagements,
+    Entrant,
+    Lobby,
+    Pairing,
+    Request,
+    add_request,
+    other_kind,
+    player_key,
+    schedule,
+    set_aside,
+)
 
 log = logging.getLogger("forumbot.registrations")
 
@@ -79,6 +109,58 @@ REJECTIONS = {
     "self_partner": "Tu ne peux pas affronter l'un de tes propres personnages.",
     "unknown_request": "La demande ouverte à laquelle tu réponds n'est plus disponible.",
 }
+
+
+KIND_LABELS: dict[str, str] = {"1v1": "un contre un", "2v2": "deux contre deux"}
+
+
+def board_engagements(storage: Storage, board_id: int) -> Engagements:
+    """Every player's engagements on the board, both kinds (for
+    :class:`rules.matchmaking.Engagements`):
+
+    - 1v1 ``requests`` still open -> ``open`` (ref: the sign-up's post id);
+    - 1v1 ``queue`` rows ``queued`` -> ``queued``, ``opening``/``running`` -> ``running`` (ref:
+      the queue row id);
+    - 2v2 ``duo_entries`` ``lone`` or ``duo`` -> ``open`` for each member (ref: the entry's
+      post id);
+    - 2v2 ``duo_matches`` ``queued`` -> ``queued``, ``opening``/``running`` -> ``running``
+      (ref: the match row id).
+
+    A queue row or match whose duel is already ``finished`` (not settled yet) counts as over.
+    """
+    db = storage.db
+    items: list[Engagement] = []
+    for r in db.execute(
+        "select post_id, player from requests where board_id = ? and status = 'open'",
+        [board_id],
+    ).fetchall():
+        items.append(Engagement(r[1], "1v1", "open", int(r[0])))
+    for r in db.execute(
+        "select q.id, q.status, q.first_player, q.second_player from queue q "
+        "left join duels d on d.id = q.duel_id where q.board_id = ? "
+        "and q.status in ('queued', 'opening', 'running') "
+        "and (d.status is null or d.status != 'finished')",
+        [board_id],
+    ).fetchall():
+        stage = "queued" if r[1] == "queued" else "running"
+        items += [Engagement(p, "1v1", stage, int(r[0])) for p in (r[2], r[3])]
+    for r in db.execute(
+        "select post_id, player, mate_player from duo_entries where board_id = ? "
+        "and status in ('lone', 'duo')",
+        [board_id],
+    ).fetchall():
+        items += [Engagement(p, "2v2", "open", int(r[0])) for p in (r[1], r[2]) if p]
+    for r in db.execute(
+        "select m.id, m.status, m.duos_json from duo_matches m "
+        "left join duels d on d.id = m.duel_id where m.board_id = ? "
+        "and m.status in ('queued', 'opening', 'running') "
+        "and (d.status is null or d.status != 'finished')",
+        [board_id],
+    ).fetchall():
+        stage = "queued" if r[1] == "queued" else "running"
+        players = [e["player"] for duo in json.loads(r[2]) for e in duo]
+        items += [Engagement(p, "2v2", stage, int(r[0])) for p in players]
+    return Engagements(tuple(items))
 
 
 class ProfileError(ValueError):
@@ -438,6 +520,12 @@ class RegistrationDesk:
             partner_name, partner_player, partner_profile, error = self._partner(s.partner)
             if error is not None:
                 return self._refuse(reg, post, "partner_incomplete", error)
+        engagements = board_engagements(self.storage, self.board_id)
+        clash = engagements.clash(
+            "1v1", [post.author] + ([partner_player] if partner_player else [])
+        )
+        if clash is not None:
+            return self._refuse_busy(reg, post, clash)
         entrant = Entrant(player=post.author, character=profile.character, post_id=post.post_id)
         request = Request(
             entrant,
@@ -483,6 +571,7 @@ class RegistrationDesk:
                         )
                     )
                     first_stakes = found[0]["stakes"] if found else None
+                self.withdraw_other_kind("1v1", event.pairing.players, engagements)
                 self.storage.db["queue"].insert(
                     {
                         "board_id": self.board_id,
@@ -561,6 +650,94 @@ class RegistrationDesk:
         log.info("sign-up %s by %s: refused (%s)", post.post_id, post.author, code)
         return 1
 
+    def _refuse_busy(self, reg: Registration, post: Post, clash: Engagement) -> int:
+        """Refuse a sign-up whose poster or partner is in a duel of the other kind that is not
+        finished (code ``busy_other_kind``); one French reply. Returns 1."""
+        context = {
+            "author": post.author,
+            "post_id": post.post_id,
+            "is_author": player_key(clash.player) == player_key(post.author),
+            "player": clash.player,
+            "kind_label": KIND_LABELS[clash.kind],
+            "running": clash.stage == "running",
+        }
+        text = render("signup_busy_other_kind.bbcode.j2", context, self.language)
+        self._record_post(post, "rejected", "busy_other_kind", text, None)
+        key = f"b{self.board_id}-reg{reg.topic_id}-p{post.post_id}-busy_other_kind"
+        draft_club_post(
+            self.storage,
+            self.board_id,
+            key,
+            "signup_reply",
+            reg.topic_id,
+            text,
+            self.now(),
+            after_post_id=post.post_id,
+        )
+        log.info(
+            "sign-up %s by %s: refused (busy_other_kind: %s in a %s %s)",
+            post.post_id,
+            post.author,
+            clash.player,
+            clash.kind,
+            clash.stage,
+        )
+        return 1
+
+    def withdraw_other_kind(
+        self, kind: DuelKind, players: Sequence[str], engagements: Engagements
+    ) -> int:
+        """A duel of ``kind`` was just formed for ``players``: withdraw their open sign-ups of
+        the other kind (1v1 ``requests`` / 2v2 ``duo_entries`` -> ``withdrawn``), each with one
+        French reply under it. Call it inside the transaction that forms the duel; the
+        ``engagements`` are the board's before it. Returns the sign-ups withdrawn."""
+        now = self.now()
+        done = 0
+        db = self.storage.db
+        for eng in engagements.withdrawals(kind, players):
+            table = "requests" if eng.kind == "1v1" else "duo_entries"
+            rows = list(
+                db[table].rows_where(
+                    "board_id = ? and post_id = ? and status in ('open', 'lone', 'duo')",
+                    [self.board_id, eng.ref],
+                )
+            )
+            if not rows:
+                continue
+            row = rows[0]
+            db.execute(
+                f"update {table} set status = 'withdrawn', updated_at = ? where id = ?",
+                [iso(now), row["id"]],
+            )
+            context = {
+                "author": row["player"],
+                "post_id": eng.ref,
+                "is_author": player_key(eng.player) == player_key(row["player"]),
+                "player": eng.player,
+                "kind_label": KIND_LABELS[kind],
+                "duo": eng.kind == "2v2" and bool(row.get("mate_player")),
+            }
+            text = render("signup_withdrawn.bbcode.j2", context, self.language)
+            draft_club_post(
+                self.storage,
+                self.board_id,
+                f"b{self.board_id}-reg{row['thread_topic_id']}-p{eng.ref}-withdrawn",
+                "signup_reply",
+                int(row["thread_topic_id"]),
+                text,
+                now,
+                after_post_id=eng.ref,
+            )
+            log.info(
+                "%s sign-up %s withdrawn: %s is now in a %s duel",
+                eng.kind,
+                eng.ref,
+                eng.player,
+                kind,
+            )
+            done += 1
+        return done
+
     def _reply(self, reg: Registration, post: Post, template: str, code: str, message: str) -> None:
         text = render(
             template,
@@ -621,7 +798,8 @@ class RegistrationDesk:
     # -- lobby ------------------------------------------------------------------------------
     def _lobby(self, reg: Registration) -> tuple[Lobby, dict[Pairing, int]]:
         """The thread's lobby rebuilt from storage (running: every 1v1 duel of the board, so
-        the limit and "one duel per player" hold across threads), with pairing -> queue id."""
+        the limit and "one duel per player" hold across threads), with pairing -> queue id.
+        Open requests of players in a formed 2v2 are set aside (never matched)."""
         opens = tuple(
             Entrant(r["player"], r["character"], r["post_id"])
             for r in self.storage.db["requests"].rows_where(
@@ -647,7 +825,9 @@ class RegistrationDesk:
                 queued.append(pairing)
             elif r["status"] != "queued":
                 running.append(pairing)
-        return Lobby(opens, tuple(queued), tuple(running)), rows
+        lobby = Lobby(opens, tuple(queued), tuple(running))
+        formed_2v2 = board_engagements(self.storage, self.board_id).formed_in(other_kind("1v1"))
+        return set_aside(lobby, formed_2v2), rows
 
     # -- 3. finished duels --------------------------------------------------------------------
     def on_finished(self, duel_id: int, outcome: dict[str, Any]) -> None:
@@ -722,7 +902,8 @@ class RegistrationDesk:
     # -- 4. starting duels --------------------------------------------------------------------
     def start_duels(self) -> int:
         """Start the queued pairings that may start (FIFO, at most ``max_concurrent``, one
-        duel per player), then open every duel being opened. Returns the duels opened now."""
+        duel per player: a pairing holding a player in a started 1v1 or 2v2 keeps its place),
+        then open every duel being opened. Returns the duels opened now."""
         opened = 0
         for reg in self.registrations:
             if reg.kind == "2v2":
@@ -733,7 +914,8 @@ class RegistrationDesk:
             if reg.kind != "1v1":
                 continue
             lobby, rows = self._lobby(reg)
-            _, started = schedule(lobby, reg.max_concurrent)
+            in_2v2 = board_engagements(self.storage, self.board_id).started_in("2v2")
+            _, started = schedule(lobby, reg.max_concurrent, busy_elsewhere=in_2v2)
             for pairing in started:
                 row_id = rows[pairing]
                 key = f"b{self.board_id}-pair{row_id}-topic"
@@ -985,11 +1167,13 @@ def after_poll(bot: Any) -> DeskReport | None:
 
 
 __all__ = [
+    "KIND_LABELS",
     "DeskReport",
     "Profile",
     "ProfileError",
     "RegistrationDesk",
     "after_poll",
+    "board_engagements",
     "describe_modifier",
     "desk_for",
     "get_profile",

@@ -14,14 +14,19 @@ time; its registration closes while it runs."
   as an open duo.
 
 Whether registration is open at all (no 2v2 running) is the shell's to decide.
+
+One duel per player across 1v1 and 2v2 (see :mod:`rules.matchmaking`, :class:`Engagements`):
+sign-ups involving a player formed in a 1v1 are set aside (:func:`set_aside_duos`), and a formed
+match starts only when none of its four players is in a started 1v1 (:func:`first_free_match`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from rules.matchmaking import Entrant
+from rules.matchmaking import Entrant, player_key
 
 Duo = tuple[Entrant, Entrant]
 DuoOutcomeKind = Literal["rejected", "waiting_teammate", "waiting_opponents", "matched"]
@@ -119,4 +124,35 @@ def add_duo_signup(
     return lobby, DuoEvent("matched", reason, duo, (rival, duo))
 
 
-__all__ = ["Duo", "DuoEvent", "DuoLobby", "add_duo_signup"]
+def set_aside_duos(lobby: DuoLobby, players: frozenset[str]) -> DuoLobby:
+    """The lobby without the lone sign-ups and waiting duos that involve one of ``players``
+    (:func:`rules.matchmaking.player_key` values, e.g. the players formed in a 1v1): nobody is
+    teamed with or matched against them."""
+    return replace(
+        lobby,
+        lone=tuple(e for e in lobby.lone if player_key(e.player) not in players),
+        duos=tuple(d for d in lobby.duos if not {player_key(e.player) for e in d} & players),
+    )
+
+
+def first_free_match(
+    matches: Sequence[tuple[Duo, Duo]], busy_elsewhere: frozenset[str]
+) -> int | None:
+    """The index of the oldest formed match (``matches`` oldest first) none of whose four
+    players is in ``busy_elsewhere`` (:func:`rules.matchmaking.player_key` of the players in a
+    started 1v1), or None. A held match keeps its place (seed 001: "Un joueur ne peut
+    participer qu'à un duel à la fois")."""
+    for index, (one, two) in enumerate(matches):
+        if not {player_key(e.player) for e in one + two} & busy_elsewhere:
+            return index
+    return None
+
+
+__all__ = [
+    "Duo",
+    "DuoEvent",
+    "DuoLobby",
+    "add_duo_signup",
+    "first_free_match",
+    "set_aside_duos",
+]

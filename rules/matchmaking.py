@@ -8,11 +8,28 @@ d'attente sera instaurée. Un joueur ne peut participer qu'à un duel à la fois
 A *player* is the person behind one or more characters (``Entrant.player``); a character is
 the duellist. The shell keeps a :class:`Lobby` per registration thread and feeds it sign-ups in
 post order (:func:`add_request`), then asks :func:`schedule` which duels may start.
+
+One duel per player **across both kinds** (RULES.md "Registration and scheduling": "a player
+(the person, across all their characters) is in one duel at a time"): :class:`Engagements` says
+where each player stands in 1v1 and 2v2 (an open sign-up, a formed duel waiting for its slot, a
+duel started) and decides, for the shell, **[D]** each:
+
+- a sign-up of one kind from a player (or naming a partner) who is in a *formed* duel of the
+  other kind (queued, opening or running, not finished) is refused (``busy_other_kind``);
+- a player may wait with an open sign-up in both kinds; the moment a duel of one kind is formed
+  for them, their open sign-ups of the other kind are withdrawn
+  (:meth:`Engagements.withdrawals`), and meanwhile a player formed in the other kind is set
+  aside from a lobby (:func:`set_aside`) so nobody is matched with them;
+- a duel starts only when none of its players is in a started duel of the other kind
+  (:meth:`Engagements.started_in`, ``schedule(..., busy_elsewhere=...)``); it keeps its place.
+
+Players are compared with :func:`player_key` (case, accents and spacing ignored).
 """
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -175,7 +192,10 @@ def _pair(
 
 
 def schedule(
-    lobby: Lobby, max_concurrent: int = MAX_CONCURRENT_1V1
+    lobby: Lobby,
+    max_concurrent: int = MAX_CONCURRENT_1V1,
+    *,
+    busy_elsewhere: frozenset[str] = frozenset(),
 ) -> tuple[Lobby, tuple[Pairing, ...]]:
     """Start queued duels while fewer than ``max_concurrent`` run (seed 001: "Jusqu'à 3 duels en
     un contre un pourront être lancés en même temps. Au delà, une file d'attente sera
@@ -184,6 +204,9 @@ def schedule(
     The queue is first in, first out; a pairing whose player is already in a running duel
     keeps its place and the next one may start (seed 001: "Un joueur ne peut participer qu'à un
     duel à la fois").
+
+    ``busy_elsewhere``: :func:`player_key` of the players in a started duel of another kind (a
+    2v2, :meth:`Engagements.started_in`); a pairing holding one of them keeps its place too.
 
     Returns:
         (new lobby, pairings started now, in order).
@@ -198,7 +221,9 @@ def schedule(
     started: list[Pairing] = []
     waiting: list[Pairing] = []
     for pairing in lobby.queue:
-        free = not (set(pairing.players) & busy)
+        free = not (set(pairing.players) & busy) and not (
+            {player_key(p) for p in pairing.players} & busy_elsewhere
+        )
         if len(running) < max_concurrent and free:
             running.append(pairing)
             started.append(pairing)
@@ -228,16 +253,115 @@ def withdraw(lobby: Lobby, player: str) -> Lobby:
     )
 
 
+# -- one duel per player across 1v1 and 2v2 ------------------------------------------------------
+
+DuelKind = Literal["1v1", "2v2"]
+Stage = Literal["open", "queued", "running"]
+
+
+def player_key(player: str) -> str:
+    """How players are compared across both kinds: the forum account with case, accents and
+    spacing ignored (``"Aurora  Vexley"`` and ``"aurora vexley"`` are one player)."""
+    return _fold(player)
+
+
+def other_kind(kind: DuelKind) -> DuelKind:
+    """``"1v1"`` -> ``"2v2"`` and back."""
+    return "2v2" if kind == "1v1" else "1v1"
+
+
+@dataclass(frozen=True)
+class Engagement:
+    """Where one player stands in one kind of duel.
+
+    Attributes:
+        player: the player (forum account) as stored.
+        kind: ``"1v1"`` or ``"2v2"``.
+        stage: ``"open"`` (a sign-up not matched yet: a 1v1 open request, a 2v2 sign-up waiting
+            for a teammate, or a duo waiting for opponents), ``"queued"`` (a formed duel waiting
+            for its slot) or ``"running"`` (a duel being opened or running, not finished).
+        ref: the shell's handle: the sign-up's post id when ``open``, else the duel's row id.
+    """
+
+    player: str
+    kind: DuelKind
+    stage: Stage
+    ref: int
+
+    @property
+    def formed(self) -> bool:
+        """True when the player is in a formed duel (queued or running)."""
+        return self.stage != "open"
+
+
+@dataclass(frozen=True)
+class Engagements:
+    """Every player's engagements on one board, both kinds (seed 001: "Un joueur ne peut
+    participer qu'à un duel à la fois"; see the module docstring for the reading)."""
+
+    items: tuple[Engagement, ...] = ()
+
+    def formed_in(self, kind: DuelKind) -> frozenset[str]:
+        """:func:`player_key` of the players in a formed duel (queued or running) of ``kind``."""
+        return frozenset(player_key(e.player) for e in self.items if e.kind == kind and e.formed)
+
+    def started_in(self, kind: DuelKind) -> frozenset[str]:
+        """:func:`player_key` of the players in a started duel (opening or running) of
+        ``kind``."""
+        return frozenset(
+            player_key(e.player) for e in self.items if e.kind == kind and e.stage == "running"
+        )
+
+    def clash(self, kind: DuelKind, players: Iterable[str]) -> Engagement | None:
+        """For a sign-up of ``kind`` involving ``players`` (the poster, and a named partner):
+        the first formed duel of the *other* kind that one of them is in (a running one
+        first), or None. Not None means refused (``busy_other_kind``)."""
+        keys = {player_key(p) for p in players}
+        found = [
+            e
+            for e in self.items
+            if e.kind == other_kind(kind) and e.formed and player_key(e.player) in keys
+        ]
+        found.sort(key=lambda e: (e.stage != "running", e.ref))
+        return found[0] if found else None
+
+    def withdrawals(self, kind: DuelKind, players: Iterable[str]) -> tuple[Engagement, ...]:
+        """A duel of ``kind`` was just formed for ``players``: their open sign-ups of the other
+        kind, to withdraw (one per sign-up ``ref``, oldest first)."""
+        keys = {player_key(p) for p in players}
+        out: dict[int, Engagement] = {}
+        for e in self.items:
+            if e.kind == other_kind(kind) and e.stage == "open" and player_key(e.player) in keys:
+                out.setdefault(e.ref, e)
+        return tuple(out[ref] for ref in sorted(out))
+
+
+def set_aside(lobby: Lobby, players: frozenset[str]) -> Lobby:
+    """The lobby without the open requests of ``players`` (:func:`player_key` values, e.g.
+    :meth:`Engagements.formed_in` of the other kind): nobody is matched with them."""
+    return replace(
+        lobby,
+        open_requests=tuple(e for e in lobby.open_requests if player_key(e.player) not in players),
+    )
+
+
 __all__ = [
     "MAX_CONCURRENT_1V1",
+    "DuelKind",
+    "Engagement",
+    "Engagements",
     "Entrant",
     "Lobby",
     "MatchEvent",
     "MatchOutcome",
     "Pairing",
     "Request",
+    "Stage",
     "add_request",
     "finish",
+    "other_kind",
+    "player_key",
     "schedule",
+    "set_aside",
     "withdraw",
 ]
