@@ -281,6 +281,25 @@ def test_a_1v1_formed_withdraws_the_waiting_duo_whole_with_a_word_for_the_teamma
     assert unfinished_duels_of(desk, "Aurora Vexley") == 1
 
 
+def test_when_the_teammate_forms_a_1v1_the_duo_is_withdrawn_and_the_other_may_return() -> None:
+    forum, desk = make()
+    aurora = signup(forum, DUO, "Aurora Vexley")
+    signup(forum, DUO, "Blaise Corvin")  # Aurora's entry becomes the duo (Aurora, Blaise)
+    desk.cycle()
+    signup(forum, SOLO, "Blaise Corvin")
+    signup(forum, SOLO, "Cassius Thorne")
+    desk.cycle()
+    (reply,) = replies(forum, DUO)
+    assert reply.startswith(f"Aurora Vexley, ta demande (message n°{aurora}) est retirée")
+    assert "vient d'être formé pour Blaise Corvin, de ton duo" in reply
+    assert "Tu peux te réinscrire ici dès maintenant, avec ou sans partenaire" in reply
+    again = signup(forum, DUO, "Aurora Vexley")  # Aurora is free: accepted
+    desk.cycle()
+    assert post_row(desk, again)["status"] == "accepted"
+    assert unfinished_duels_of(desk, "Blaise Corvin") == 1
+    assert unfinished_duels_of(desk, "Aurora Vexley") == 0
+
+
 def test_a_2v2_match_withdraws_the_open_1v1_requests_of_its_players() -> None:
     forum, desk = make()
     solo = signup(forum, SOLO, "Blaise Corvin", "Bellatrix Nox")
