@@ -413,9 +413,7 @@ async def draft_numbers(request: Request, user: User, form: FormData) -> Respons
     stored = json.loads(decl["context_json"] or "{}")
     allowed = {
         f.key: f.kind
-        for f in views.number_fields(
-            stored.get("outcome") or {}, json.loads(decl["overrides_json"] or "{}")
-        )
+        for f in views.draft_number_fields(decl, stored, json.loads(decl["overrides_json"] or "{}"))
     }
     if key not in allowed:
         raise HTTPException(400, "unknown number")

@@ -92,9 +92,35 @@ FIELD_LABEL = {
 }
 
 
-def _trail_for(trail: list[dict[str, Any]], name: str, field: str) -> tuple[dict[str, Any], ...]:
-    """Trail entries that decided ``name``'s override ``field`` (see :data:`FIELD_TRAIL`)."""
-    wanted = {f"{name}.{q}" for q in FIELD_TRAIL[field]}
+# The fatigue engines' override fields (1v1 rules/fatigue/engine.py, 2v2 rules/duo/engine.py)
+# -> the trail quantities (after "<name>.") that decide them.
+FATIGUE_FIELD_TRAIL: dict[str, tuple[str, ...]] = {
+    "die": ("die",),
+    "bet_won": ("bet_won",),
+    "dodged": ("dodged",),
+    "landed": ("landed", "riposte.landed"),
+    "damage": ("damage",),
+    "points": ("points",),
+}
+FIELD_LABEL.update(
+    {
+        "die": "Dé de %s",
+        "bet_won": "Pari de %s gagné",
+        "dodged": "%s esquive",
+        "creature_points": "PV de %s",
+    }
+)
+
+
+def _trail_for(
+    trail: list[dict[str, Any]],
+    name: str,
+    field: str,
+    table: dict[str, tuple[str, ...]] | None = None,
+) -> tuple[dict[str, Any], ...]:
+    """Trail entries that decided ``name``'s override ``field`` (see :data:`FIELD_TRAIL`, or
+    ``table``)."""
+    wanted = {f"{name}.{q}" for q in (table or FIELD_TRAIL)[field]}
     return tuple(t for t in trail if t.get("quantity") in wanted)
 
 
@@ -133,6 +159,82 @@ def number_fields(outcome: dict[str, Any], overrides: dict[str, Any]) -> list[Nu
         add(d["name"], "points", int(d["points"]))
         add(d["name"], "disqualified", bool(d.get("disqualified", False)))
     return fields
+
+
+def fatigue_number_fields(stored: dict[str, Any], overrides: dict[str, Any]) -> list[NumberField]:
+    """The override fields of a fatigue step draft (1v1 or 2v2), keyed as
+    ``rules.fatigue.resolve_fatigue_step`` / ``rules.duo.resolve_duo_step`` take them
+    (``"<duellist>.<field>"``): the die of each post answered, each bet won, dodge, landed
+    flag and damage the step computed (read from its trail), each duellist's PV after the
+    step, and on a 2v2 draft each creature's PV left (``"<creature name>.points"``).
+    A closure (no winner) draft has none."""
+    inputs = stored.get("inputs") or {}
+    if inputs.get("step") == "closure":
+        return []
+    outcome = stored.get("outcome") or {}
+    trail = list(outcome.get("trail") or [])
+    duellists = [d["name"] for d in (outcome.get("state") or {}).get("duellists", [])]
+    values: dict[tuple[str, str], int | bool] = {}
+    used_dice = {**(inputs.get("dice") or {}), **(outcome.get("dice") or {})}
+    for p in inputs.get("posts", []):
+        rolled = used_dice.get(str(p["post_id"])) or []
+        if p.get("duellist") in duellists and rolled:
+            values[(p["duellist"], "die")] = int(rolled[0])
+    by_quantity = {
+        f"{name}.{q}": (name, field)
+        for name in duellists
+        for field, quantities in FATIGUE_FIELD_TRAIL.items()
+        if field != "points"
+        for q in quantities
+    }
+    for t in trail:
+        found = by_quantity.get(str(t.get("quantity")))
+        if found is not None and isinstance(t.get("value"), (bool, int)):
+            values[found] = t["value"]
+    for d in (outcome.get("state") or {}).get("duellists", []):
+        values[(d["name"], "points")] = int(d["points"])
+    fields: list[NumberField] = []
+    for (name, field), value in values.items():
+        key = f"{name}.{field}"
+        fields.append(
+            NumberField(
+                key,
+                FIELD_LABEL[field],
+                name,
+                value,
+                "bool" if isinstance(value, bool) else "int",
+                key in overrides,
+                _trail_for(trail, name, field, FATIGUE_FIELD_TRAIL),
+            )
+        )
+    if inputs.get("step") == "duo":
+        for c in (stored.get("context") or {}).get("creatures", []):
+            key = f"{c['name']}.points"
+            fields.append(
+                NumberField(
+                    key,
+                    FIELD_LABEL["creature_points"],
+                    c["name"],
+                    int(c["pv"]),
+                    "int",
+                    key in overrides,
+                    tuple(t for t in trail if t.get("quantity") == key),
+                )
+            )
+    return fields
+
+
+def draft_number_fields(
+    decl: dict[str, Any], stored: dict[str, Any], overrides: dict[str, Any]
+) -> list[NumberField]:
+    """The override fields a draft page shows and ``POST /drafts/{id}/numbers`` accepts: none
+    for an opening; :func:`fatigue_number_fields` for a fatigue step (1v1 or 2v2);
+    :func:`number_fields` for a classic turn."""
+    if decl["kind"] != "turn":
+        return []
+    if (stored.get("inputs") or {}).get("engine") == "fatigue":
+        return fatigue_number_fields(stored, overrides)
+    return number_fields(stored.get("outcome") or {}, overrides)
 
 
 def countdown(decl: dict[str, Any], now: datetime) -> tuple[str, int | None]:
@@ -208,7 +310,7 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
         "dice": dice,
         "trail": outcome.get("trail") or [],
         "attacks": outcome.get("attacks") or [],
-        "fields": number_fields(outcome, overrides) if decl["kind"] == "turn" else [],
+        "fields": draft_number_fields(decl, stored, overrides),
         "overrides": overrides,
         "violations": outcome.get("violations") or [],
         "unit": (stored.get("context") or {}).get("unit", ""),
