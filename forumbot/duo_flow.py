@@ -300,8 +300,10 @@ def opening_context(
     *,
     dice_source: str = "bot",
 ) -> dict[str, Any]:
-    """Template context of the 2v2 opening. ``dice_source``: ``"bot"`` (the commitment is
-    published) or ``"forum"`` (the forum rolls the « Pari » dice: no commitment shown)."""
+    """Template context of the 2v2 opening; the commitment to the duel's seed is published on
+    both platforms. ``dice_source``: ``"bot"`` (the seed draws the placement, the rewards and
+    the « Pari » dice) or ``"forum"`` (Forumactif: the forum rolls the « Pari » dice; the
+    seed draws only the placement and the rewards, and the opening says so)."""
 
     def member(name: str) -> dict[str, Any]:
         d = state.duel.duellist(name)
@@ -335,7 +337,7 @@ def opening_context(
         "hours": int(rs.setting("timeout_2v2_hours")),
         "dice_name": rs.dice_name,
         "stakes": stakes,
-        "commitment": commit if dice_source == "bot" else None,
+        "commitment": commit,
         "dice_source": dice_source,
         "referee_name": referee_name,
         "duo_state": state.to_dict(),
@@ -592,7 +594,8 @@ def turn_context(
     dice_source: str = "bot",
 ) -> dict[str, Any]:
     """Template context of a 2v2 declaration (stored with the draft, ``duo_state`` included).
-    ``dice_source`` ``"forum"``: the dice are the forum's and no seed is revealed at the end."""
+    ``dice_source`` ``"forum"``: the « Pari » dice are the forum's; the seed revealed at the
+    end then covers only the placement and the rewards (each reward line names its draw)."""
     after = outcome.state
     zone_names = {z.key: f"{env.zone_number(z.key)} ({z.name})" for z in env.zones}
     held: dict[str, list[str]] = {}
@@ -641,7 +644,7 @@ def turn_context(
         "win_galleons": duo_settings().win_galleons,
         "stakes": duel["stakes"],
         "dice_source": dice_source,
-        "dice_secret": duel["dice_secret"] if outcome.finished and dice_source == "bot" else None,
+        "dice_secret": duel["dice_secret"] if outcome.finished else None,
         "referee_name": referee_name,
         "duo_state": after.to_dict(),
     }

@@ -17,7 +17,11 @@ l'arbitre — tour <n>``; their opening publishes ``Engagement des dés : <sha25
 final declaration ``Graine des dés : <seed>``. The seed also drew the starting positions
 (:func:`forumbot.duo_flow.make_draw`: label ``place:<name>``, turn 0, post 0), which the
 opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
-turn 0 of the opening post).
+turn 0 of the opening post); and each reward, whose line names its draw
+(``... (tirage reward:<source>:<id> <value>/<sides>)``, the same derivation with the label as
+name). On Forumactif the forum rolls the « Pari » dice: the seed (``Engagement des dés de
+l'arbitre ...``, ``Graine des dés de l'arbitre ...``) covers the placement and the rewards only,
+and those are what is checked there.
 """
 
 from __future__ import annotations
@@ -30,10 +34,11 @@ from parsers.model import TopicPage
 from rules.dice import derive_die, derive_roll, verify_seed
 
 _COMMITMENT = re.compile(r"(?:Empreinte|Engagement) des dés[^:]*:\s*([0-9a-f]{64})")
-_SEED = re.compile(r"Graine (?:secrète )?des dés\s*:\s*([0-9a-f]{64})")
+_SEED = re.compile(r"Graine (?:secrète )?des dés[^:\n]*:\s*([0-9a-f]{64})")
 _TURN = re.compile(r"(?:Déclaration|Intervention) de l'arbitre\s*[:—-]\s*tour (\d+)")
 _ROLL = re.compile(r"message n°(\d+) : .* ; attaque (\d), défense (\d)")
 _ZONE = re.compile(r"^\[\*\] Zone (\d+) — [^:]+ : (.+)$")
+_DRAW = re.compile(r"\(tirage (\S+) (\d+)/(\d+)\)")
 _FATIGUE_ROLL = re.compile(r"message n°(\d+) .* ; dé « ([^»]+?) » (\d)(?: :|$)")
 
 
@@ -45,6 +50,7 @@ class DiceCheck:
     post_id: int
     declared: tuple[int, ...]
     recomputed: tuple[int, ...]
+    label: str = ""  # a named draw (e.g. a 2v2 reward), "" for a post's dice
 
     @property
     def ok(self) -> bool:
@@ -99,6 +105,7 @@ def verify_pages(
     )
     declared: list[tuple[int, int, tuple[int, ...], str]] = []
     placements: list[tuple[int, str, int, int]] = []  # (post id, name, zone number, zones)
+    draws: list[tuple[int, int, str, int, int]] = []  # (turn, post id, label, value, sides)
     for post in posts:
         if "forumbot·" not in post.text:
             continue
@@ -115,6 +122,10 @@ def verify_pages(
         if turn is None:
             continue
         for line in post.text.splitlines():
+            for d in _DRAW.finditer(line):
+                draws.append(
+                    (int(turn.group(1)), post.post_id, d.group(1), int(d.group(2)), int(d.group(3)))
+                )
             if roll := _ROLL.search(line):
                 values = (int(roll.group(2)), int(roll.group(3)))
                 declared.append((int(turn.group(1)), int(roll.group(1)), values, dice_name))
@@ -144,6 +155,9 @@ def verify_pages(
         for post_id, name, number, count in placements:
             drawn = derive_die(seed, key, 0, 0, f"place:{name}", 0, sides=count)
             report.checks.append(DiceCheck(0, post_id, (number,), (drawn,)))
+        for turn_no, post_id, label, value, sides in draws:
+            drawn = derive_die(seed, key, 0, 0, label, 0, sides=sides)
+            report.checks.append(DiceCheck(turn_no, post_id, (value,), (drawn,), label))
     return report
 
 
@@ -158,6 +172,8 @@ def format_report(report: VerifyReport) -> list[str]:
     for c in report.checks:
         state = "ok" if c.ok else f"DIFFÉRENT (recalculé {c.recomputed})"
         where = f"tour {c.turn}" if c.turn else "placement (ouverture)"
+        if c.label:
+            where += f", tirage {c.label}"
         lines.append(f"{where}, message n°{c.post_id} : {c.declared} {state}")
     lines.extend(f"problème : {p}" for p in report.problems)
     good = sum(c.ok for c in report.checks)

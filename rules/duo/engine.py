@@ -92,6 +92,11 @@ class Event:
     ``item_used``, ``scenery``, ``nothing_to_dodge``, ``self_cast``, ``extra_post``,
     ``damage_over_time``, ``turn_closed``, ``pending`` (attacker, target: waiting for the
     target's post).
+
+    ``draw`` (rewards): the auditable draw behind the event, ``"<label> <value>/<sides>"``
+    (e.g. ``"reward:strangulot:42 3/6"``: the seed's die ``value`` in 1..sides for
+    ``label``, :func:`rules.dice.derive_die`); ``""`` when nothing was drawn (a one-line
+    table).
     """
 
     kind: str
@@ -100,6 +105,7 @@ class Event:
     detail: str = ""
     amount: int = 0
     zone: str | None = None
+    draw: str = ""
 
 
 @dataclass(frozen=True)
@@ -520,7 +526,9 @@ class _Step:
     # -- creatures, mechanisms, items -------------------------------------------------------
     def reward(self, who: str, source: str, table: Sequence[RewardEntry], post_id: int) -> None:
         total = sum(r.weight for r in table)
-        roll = self.draw(f"reward:{source}:{post_id}", total) if total > 1 else 0
+        label = f"reward:{source}:{post_id}"
+        roll = self.draw(label, total) if total > 1 else 0
+        audit = f"{label} {roll + 1}/{total}" if total > 1 else ""
         if not 0 <= roll < total:
             raise RuleError("duo.draw", f"draw gave {roll} for {total}")
         for r in table:
@@ -536,7 +544,7 @@ class _Step:
             self.points(who, gain)
         given = RewardGiven(who, source, chosen.kind, chosen.amount)
         self.s = replace(self.s, rewards=self.s.rewards + (given,))
-        self.events.append(Event("reward", who, source, chosen.kind, chosen.amount))
+        self.events.append(Event("reward", who, source, chosen.kind, chosen.amount, draw=audit))
 
     def hit_creature(self, who: str, key: str, post: TurnPost) -> None:
         creature = self.env.creature(key)

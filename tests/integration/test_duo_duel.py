@@ -186,10 +186,11 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert sorted(to for to, _, _ in magic) == sorted(duel.board.user_id(n) for n in WANTED)
     a1 = next(text for to, _, text in magic if to == duel.board.user_id(A1))
     assert "Cassius Thorne et Dorian Pike" in a1 and "Sournoise" in a1
-    if duel.forum:  # the forum rolls: no commitment to a seed of the bot's
-        assert "Engagement des dés" not in opening and "Lancer des dés" in opening
+    if duel.forum:  # the forum rolls the bets: the seed commits the placement and rewards only
+        assert "Lancer des dés" in opening
+        assert "Engagement des dés de l'arbitre (placement et récompenses" in opening
     else:
-        assert "Engagement des dés" in opening
+        assert "Engagement des dés : " in opening
 
     # Turn 1: one declaration per post.
     if duel.forum:  # a post without the forum's die: a held draft asks the referee
@@ -301,25 +302,37 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
 
     sources = {r["source"] for r in storage.db["dice_rolls"].rows_where("duel_id = ?",
                                                                        [duel.duel_id])}  # fmt: skip
-    if duel.forum:  # the forum's dice only, and no seed published
-        assert sources == {"forum"}
-        assert "Graine des dés" not in final and "lancés par le forum" in final
-        assert all(duel.bot.storage.duel(duel.duel_id)["dice_secret"] not in t
-                   for t in duel.bot_texts())  # fmt: skip
-        return
-    assert sources == {"bot"} and "Graine des dés" in final
-    # forumbot verify-dice recomputes every bot roll (and the placement) from the pages alone.
     from click.testing import CliRunner
 
     from forumbot.cli import main
     from forumbot.verify import verify_pages
 
+    secret = duel.bot.storage.duel(duel.duel_id)["dice_secret"]
+    reward_draws = sum(t.count("(tirage reward:") for t in duel.bot_texts())
+    assert reward_draws >= 1 and "(tirage reward:creature:strangulot:" in "".join(duel.bot_texts())
+    if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only
+        assert sources == {"forum"}
+        assert f"Graine des dés de l'arbitre (placement et récompenses) : {secret}" in final
+        assert "lancés par le forum" in final
+        # verify-dice on the Forumactif topic URL: the placements and the rewards check out.
+        url = f"{duel.board.base_url}/t{duel.topic_id}-duel-a-deux-contre-deux"
+        report = verify_pages(fetch_topic_pages(url))
+        assert report.ok and report.seed_matches, report.problems
+        assert len([c for c in report.checks if c.turn == 0]) == 4  # the four placements
+        assert len([c for c in report.checks if c.label]) == reward_draws
+        assert all(c.turn == 0 or c.label for c in report.checks)  # no forum die as the bot's
+        result = CliRunner().invoke(main, ["verify-dice", url])
+        assert result.exit_code == 0 and "tout est conforme" in result.output, result.output
+        return
+    assert sources == {"bot"} and f"Graine des dés : {secret}" in final
+    # forumbot verify-dice recomputes every bot roll (and the placement) from the pages alone.
     url = f"{duel.board.base_url}/viewtopic.php?t={duel.topic_id}"
     report = verify_pages(fetch_topic_pages(url))
     rolls = sum(t.count("; dé « Pari » ") for t in duel.bot_texts())
     assert report.ok and report.seed_matches
-    assert len([c for c in report.checks if c.turn > 0]) == rolls > 10
+    assert len([c for c in report.checks if c.turn > 0 and not c.label]) == rolls > 10
     assert len([c for c in report.checks if c.turn == 0]) == 4  # the four placements
+    assert len([c for c in report.checks if c.label]) == reward_draws
     # a declared die changed on the page is caught
     import dataclasses
     import re

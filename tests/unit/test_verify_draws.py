@@ -1,0 +1,65 @@
+"""verify-dice on a Forumactif-style 2v2 (forum dice for the bets): the seed's own draws, the
+placement and each reward line's named draw, are what gets checked (issue 5)."""
+
+from __future__ import annotations
+
+from forumbot.verify import format_report, verify_pages
+from parsers.model import Post, TopicPage
+from rules.dice import commitment, derive_die
+
+SEED = bytes(range(32))
+KEY = "forumactif:77"
+NAMES = ("Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike")
+
+
+def post(post_id: int, text: str) -> Post:
+    return Post(post_id, "Arbitre", 1, None, None, text, (), (), len(text.splitlines()))
+
+
+def pages(reward_value: int | None = None) -> list[TopicPage]:
+    zones: dict[int, list[str]] = {}
+    for name in NAMES:
+        zones.setdefault(derive_die(SEED, KEY, 0, 0, f"place:{name}", 0, sides=4), []).append(name)
+    lines = [
+        f"[*] Zone {z} — Zone {z} : {', '.join(zones.get(z, [])) or 'personne'}"
+        for z in range(1, 5)
+    ]  # noqa: E501
+    opening = "\n".join(
+        ["Positions de départ (tirées au sort)"]
+        + lines
+        + [
+            "Engagement des dés de l'arbitre (placement et récompenses ; les paris se jouent "
+            f"aux dés du forum) : {commitment(SEED)}",
+            "forumbot·opening·",
+        ]
+    )  # fmt: skip
+    label = "reward:creature:strangulot:12"
+    value = derive_die(SEED, KEY, 0, 0, label, 0, sides=6) if reward_value is None else reward_value
+    turn = "\n".join(
+        [
+            "Intervention de l'arbitre — tour 2",
+            "[*] Cassius Thorne, message n°12 (zone 2) : lancer un sort ; dé du forum « Pari » 4",
+            f"[*] Récompense pour Cassius Thorne : 10 gallions (tirage {label} {value}/6).",
+            "Dés « Pari » lancés par le forum. Graine des dés de l'arbitre (placement et "
+            f"récompenses) : {SEED.hex()}",
+            "forumbot·turn2·",
+        ]
+    )
+    return [TopicPage("forumactif", 77, 1, 1, None, (post(10, opening), post(13, turn)))]
+
+
+def test_placement_and_reward_draws_check_out() -> None:
+    report = verify_pages(pages())
+    assert report.ok and report.seed_matches, report.problems
+    assert [c.label for c in report.checks].count("reward:creature:strangulot:12") == 1
+    assert len([c for c in report.checks if c.turn == 0]) == 4
+    assert len(report.checks) == 5  # the forum's die is not the bot's: not checked
+    assert any("tirage reward:creature:strangulot:12" in line for line in format_report(report))
+
+
+def test_a_forged_reward_draw_is_caught() -> None:
+    good = derive_die(SEED, KEY, 0, 0, "reward:creature:strangulot:12", 0, sides=6)
+    report = verify_pages(pages(reward_value=good % 6 + 1))
+    assert not report.ok
+    (bad,) = [c for c in report.checks if not c.ok]
+    assert bad.label == "reward:creature:strangulot:12" and bad.recomputed == (good,)
