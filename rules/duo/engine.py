@@ -362,9 +362,10 @@ class _Step:
         facts: Mapping[int, PostFacts] | None,
     ) -> TurnOutcome:
         """:func:`resolve_fatigue_step` with the referee's overrides of ``names`` (the
-        duellists whose changes are kept) that this exchange computes: an override the 1v1
-        engine reports as having nothing to apply to here is left for another exchange of
-        the step (unused at the end of the step: refused by :func:`resolve_duo_step`)."""
+        duellists whose changes are kept) that this exchange computes: the 1v1 engine runs
+        with ``strict_overrides=False`` and the ones it applied (its trail's
+        ``"referee.override"`` entries) count as used; one never used in the whole step is
+        refused by :func:`resolve_duo_step`."""
         offered = {
             k: v
             for k, v in self.overrides.items()
@@ -372,28 +373,13 @@ class _Step:
             and k[1] in _EXCHANGE_FIELDS
             and not (k[1] == "die" and k[0] in self.posters)
         }
-        while True:
-            try:
-                out = resolve_fatigue_step(
-                    sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed,
-                    facts=facts, overrides={f"{n}.{f}": v for (n, f), v in offered.items()},
-                )  # fmt: skip
-            except RuleError as exc:
-                unused = next(
-                    (
-                        k
-                        for k in offered
-                        if exc.rule == OVERRIDE_RULE
-                        and exc.reason == f"nothing to apply {k[0]}.{k[1]} to here"
-                    ),
-                    None,
-                )
-                if unused is None:
-                    raise
-                del offered[unused]
-                continue
-            self.used.update(offered)
-            return out
+        out = resolve_fatigue_step(
+            sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed, facts=facts,
+            overrides={f"{n}.{f}": v for (n, f), v in offered.items()}, strict_overrides=False,
+        )  # fmt: skip
+        applied = {t.quantity for t in out.trail if t.rule == OVERRIDE_RULE}
+        self.used.update(k for k in offered if f"{k[0]}.{k[1]}" in applied)
+        return out
 
     # -- state helpers --------------------------------------------------------------------
     def member(self, name: str) -> DuellistState:

@@ -124,8 +124,10 @@ class _Ctx:
         waived: set[tuple[str, str]],
         confirmed: set[tuple[str, str]],
         facts: Mapping[int, PostFacts],
+        strict_overrides: bool = True,
     ) -> None:
         self.state = state
+        self.strict_overrides = strict_overrides
         self.ruleset = ruleset
         self.cfg: FatigueSettings = ruleset.cfg
         self.overrides = overrides
@@ -270,6 +272,7 @@ def resolve_fatigue_step(
     waived: Collection[tuple[str, str]] = (),
     confirmed: Collection[tuple[str, str]] = (),
     facts: Mapping[int, PostFacts] | None = None,
+    strict_overrides: bool = True,
 ) -> TurnOutcome:
     """Draft one declaration of a fatigue 1v1 turn (see the module doc for the steps).
 
@@ -292,6 +295,10 @@ def resolve_fatigue_step(
         confirmed: (duellist, violation code) pairs the referee confirms: a ``"proposed"``
             violation becomes ``"applied"`` with its penalty.
         facts: post id -> :class:`PostFacts` (displayed lines, late edit, result stated).
+        strict_overrides: True (a referee's draft): an override with nothing to apply to in
+            this step is refused; False (the 2v2 engine, which offers one value to each
+            exchange of its step): it is ignored, and the ``"referee.override"`` entries of
+            the outcome's trail name the ones applied.
 
     Returns:
         A :class:`TurnOutcome`; ``turn`` is the turn being played; ``state.turn`` grows by
@@ -322,6 +329,7 @@ def resolve_fatigue_step(
         _pairs(waived, names, "referee.waive"),
         _pairs(confirmed, names, "referee.confirm"),
         facts or {},
+        strict_overrides,
     )
     checked = _check_dice(dice, rs)
     for post in posts:
@@ -968,7 +976,7 @@ def _close(
 ) -> TurnOutcome:
     """Penalties (when not computed yet), the end of the duel, the new state and outcome."""
     state, trail, cfg = ctx.state, ctx.trail, ctx.cfg
-    for key in ctx.overrides:
+    for key in ctx.overrides if ctx.strict_overrides else ():
         if key not in ctx.used_overrides and key[1] != "points":
             raise RuleError("referee.override", f"nothing to apply {key[0]}.{key[1]} to here")
     names = [d.name for d in state.duellists]
