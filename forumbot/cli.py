@@ -498,15 +498,63 @@ def users_add(config_path: str, name: str, role: str, password_stdin: bool) -> N
     """Create an account NAME with a password (asked for, or read from standard input)."""
     from forumbot.web.users import UserError, add_user
 
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    password = _read_password(password_stdin)
     try:
         user = add_user(_storage(config_path), name, password, role, datetime.now(UTC))
     except UserError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"user {user.username} added ({user.role})")
+
+
+def _read_password(password_stdin: bool) -> str:
+    if password_stdin:
+        return sys.stdin.readline().rstrip("\r\n")
+    return str(click.prompt("Password", hide_input=True, confirmation_prompt=True))
+
+
+@users.command("password")
+@_config_opt
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def users_password(config_path: str, name: str, password_stdin: bool) -> None:
+    """Change NAME's password (asked for, or read from standard input); the account's open
+    sessions end."""
+    from forumbot.web.users import UserError, set_password
+
+    try:
+        set_password(_storage(config_path), name, _read_password(password_stdin), datetime.now(UTC))
+    except UserError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"password of {name} changed")
+
+
+@users.command("disable")
+@_config_opt
+@click.argument("name")
+def users_disable(config_path: str, name: str) -> None:
+    """Disable NAME: no more logins, open sessions end (the account and its audit trail are
+    kept; `users enable` gives it back)."""
+    from forumbot.web.users import UserError, set_disabled
+
+    try:
+        user = set_disabled(_storage(config_path), name, True, datetime.now(UTC))
+    except UserError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"user {user.username} disabled")
+
+
+@users.command("enable")
+@_config_opt
+@click.argument("name")
+def users_enable(config_path: str, name: str) -> None:
+    """Enable NAME again after `users disable`."""
+    from forumbot.web.users import UserError, set_disabled
+
+    try:
+        user = set_disabled(_storage(config_path), name, False, datetime.now(UTC))
+    except UserError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"user {user.username} enabled")
 
 
 @users.command("list")

@@ -309,7 +309,7 @@ async def login_submit(request: Request) -> Response:
             401,
         )
     deps.limiter.success(key)
-    auth.log_in(request.session, user)
+    auth.log_in(request.session, user, deps.storage)
     return RedirectResponse(nxt, status_code=303)
 
 

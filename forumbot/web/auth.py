@@ -19,9 +19,10 @@ from typing import Any
 
 from forumbot.storage import Storage
 from forumbot.web import csrf
-from forumbot.web.users import User, get_user
+from forumbot.web.users import User, get_user, session_stamp
 
 SESSION_USER = "user"
+SESSION_STAMP = "stamp"  # see forumbot.web.users.session_stamp
 
 
 class LoginLimiter:
@@ -71,20 +72,25 @@ class LoginLimiter:
 
 
 def current_user(storage: Storage, session: MutableMapping[str, Any]) -> User | None:
-    """The logged-in, still enabled account of this session, or None."""
+    """The logged-in, still enabled account of this session, or None: a session of a
+    disabled account, or one opened before the account's password changed, ends here."""
     name = session.get(SESSION_USER)
     if not isinstance(name, str) or not name:
         return None
     user = get_user(storage, name)
-    if user is None:
+    if user is None or session.get(SESSION_STAMP) != session_stamp(storage, name):
         session.pop(SESSION_USER, None)
+        session.pop(SESSION_STAMP, None)
+        return None
     return user
 
 
-def log_in(session: MutableMapping[str, Any], user: User) -> None:
-    """Start a fresh session for ``user`` (new CSRF token: no fixation)."""
+def log_in(session: MutableMapping[str, Any], user: User, storage: Storage) -> None:
+    """Start a fresh session for ``user`` (new CSRF token: no fixation), stamped with the
+    account's current password (:func:`forumbot.web.users.session_stamp`)."""
     session.clear()
     session[SESSION_USER] = user.username
+    session[SESSION_STAMP] = session_stamp(storage, user.username)
     csrf.rotate(session)
 
 

@@ -91,6 +91,28 @@ async def test_login_sets_signed_httponly_lax_cookie(client: httpx.AsyncClient) 
     assert (await client.get("/drafts")).status_code == 303
 
 
+async def test_password_change_or_disable_ends_open_sessions(
+    client: httpx.AsyncClient, scenario: Scenario
+) -> None:
+    from forumbot.web.users import set_disabled, set_password
+
+    await login(client, "rita")
+    assert (await client.get("/drafts")).status_code == 200
+    set_password(scenario.storage, "rita", "a new long secret", scenario.clock())
+    assert (await client.get("/drafts")).status_code == 303  # the old session ended
+    assert (await login(client, "rita")).status_code == 401  # old password refused
+    assert (await login(client, "rita", "a new long secret")).status_code == 303
+    assert (await client.get("/drafts")).status_code == 200
+    set_disabled(scenario.storage, "rita", True, scenario.clock())
+    assert (await client.get("/drafts")).status_code == 303
+    assert (await login(client, "rita", "a new long secret")).status_code == 401
+    set_disabled(scenario.storage, "rita", False, scenario.clock())
+    assert (await login(client, "rita", "a new long secret")).status_code == 303
+    actions = [r["action"] for r in scenario.storage.db["audit_log"].rows_where(
+        "target = ?", ["user:rita"], order_by="id")]  # fmt: skip
+    assert actions[-3:] == ["user.password", "user.disable", "user.enable"]
+
+
 async def test_security_headers(client: httpx.AsyncClient) -> None:
     r = await client.get("/login")
     assert r.headers["x-frame-options"] == "DENY"

@@ -1,4 +1,5 @@
-"""``forumbot users add/list`` and the ``web`` command's wiring (session key, options)."""
+"""``forumbot users add/list/password/disable/enable`` and the ``web`` command's wiring
+(session key, options)."""
 
 from __future__ import annotations
 
@@ -50,6 +51,29 @@ def test_users_add_refusals(config: Path) -> None:
     r = runner.invoke(main, [*args, "--role", "king"], input="long enough\n")
     assert r.exit_code != 0 and "king" in r.output
     r = runner.invoke(main, [*args, "--role", "referee"], input="short\n")
+    assert r.exit_code == 1 and "8 characters" in r.output
+
+
+def test_users_password_disable_enable(config: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    c = ["-c", str(config)]
+    args = ["users", "add", "rita", "--role", "referee", *c, "--password-stdin"]
+    assert runner.invoke(main, args, input="first secret\n").exit_code == 0
+    r = runner.invoke(main, ["users", "password", "rita", *c, "--password-stdin"],
+                      input="second secret\n")  # fmt: skip
+    assert r.exit_code == 0 and "password of rita changed" in r.output
+    storage = open_storage(tmp_path / "forumbot.db")
+    assert authenticate(storage, "rita", "first secret") is None
+    assert authenticate(storage, "rita", "second secret") is not None
+    r = runner.invoke(main, ["users", "disable", "RITA", *c])
+    assert r.exit_code == 0 and "user rita disabled" in r.output
+    assert authenticate(storage, "rita", "second secret") is None
+    assert runner.invoke(main, ["users", "list", *c]).output == ""
+    assert runner.invoke(main, ["users", "enable", "rita", *c]).exit_code == 0
+    assert authenticate(storage, "rita", "second secret") is not None
+    r = runner.invoke(main, ["users", "disable", "nobody", *c])
+    assert r.exit_code == 1 and "no user 'nobody'" in r.output
+    r = runner.invoke(main, ["users", "password", "rita", *c, "--password-stdin"], input="short\n")
     assert r.exit_code == 1 and "8 characters" in r.output
 
 
