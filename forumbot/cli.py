@@ -534,13 +534,7 @@ def users_password(config_path: str, name: str, password_stdin: bool) -> None:
 def users_disable(config_path: str, name: str) -> None:
     """Disable NAME: no more logins, open sessions end (the account and its audit trail are
     kept; `users enable` gives it back)."""
-    from forumbot.web.users import UserError, set_disabled
-
-    try:
-        user = set_disabled(_storage(config_path), name, True, datetime.now(UTC))
-    except UserError as exc:
-        raise click.ClickException(str(exc)) from exc
-    click.echo(f"user {user.username} disabled")
+    _set_disabled(config_path, name, True)
 
 
 @users.command("enable")
@@ -548,13 +542,17 @@ def users_disable(config_path: str, name: str) -> None:
 @click.argument("name")
 def users_enable(config_path: str, name: str) -> None:
     """Enable NAME again after `users disable`."""
+    _set_disabled(config_path, name, False)
+
+
+def _set_disabled(config_path: str, name: str, disabled: bool) -> None:
     from forumbot.web.users import UserError, set_disabled
 
     try:
-        user = set_disabled(_storage(config_path), name, False, datetime.now(UTC))
+        user = set_disabled(_storage(config_path), name, disabled, datetime.now(UTC))
     except UserError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"user {user.username} enabled")
+    click.echo(f"user {user.username} {'disabled' if disabled else 'enabled'}")
 
 
 @users.command("list")

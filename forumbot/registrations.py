@@ -663,17 +663,7 @@ class RegistrationDesk:
         }
         text = render("signup_busy_other_kind.bbcode.j2", context, self.language)
         self._record_post(post, "rejected", "busy_other_kind", text, None)
-        key = f"b{self.board_id}-reg{reg.topic_id}-p{post.post_id}-busy_other_kind"
-        draft_club_post(
-            self.storage,
-            self.board_id,
-            key,
-            "signup_reply",
-            reg.topic_id,
-            text,
-            self.now(),
-            after_post_id=post.post_id,
-        )
+        self._draft_reply(reg, post, "busy_other_kind", text)
         log.info(
             "sign-up %s by %s: refused (busy_other_kind: %s in a %s %s)",
             post.post_id,
@@ -744,6 +734,10 @@ class RegistrationDesk:
             {"author": post.author, "post_id": post.post_id, "message": message},
             self.language,
         )
+        self._draft_reply(reg, post, code, text)
+
+    def _draft_reply(self, reg: Registration, post: Post, code: str, text: str) -> None:
+        """Draft ``text`` as the bot's reply under ``post`` (once: keyed by post and code)."""
         key = f"b{self.board_id}-reg{reg.topic_id}-p{post.post_id}-{code}"
         draft_club_post(
             self.storage,
