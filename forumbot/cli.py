@@ -399,9 +399,30 @@ def sandbox(port: int, platform: str) -> None:
 @main.command()
 @click.option("--platform", type=click.Choice(["phpbb3", "forumactif"]), default="phpbb3")
 @click.option("--seed", default=7, show_default=True, help="Seed of the scripted duellists.")
-def demo(platform: str, seed: int) -> None:
+@click.option(
+    "--kind",
+    type=click.Choice(["classic", "2v2"]),
+    default="classic",
+    show_default=True,
+    help="classic: a one-against-one classic duel; 2v2: two duos in a fatigue duel with zones.",
+)
+def demo(platform: str, seed: int, kind: str) -> None:
     """Start the sandbox, let two scripted duellists play a classic duel, referee it
-    (review delay 0) until a winner; prints each declaration and the winner."""
+    (review delay 0) until a winner; prints each declaration and the winner. With --kind 2v2,
+    four scripted duellists play a two-against-two fatigue duel; the end also prints the zone
+    owls sent and the verify-dice check of the topic."""
+    if kind == "2v2":
+        from forumbot.demo_duo import run_duo_demo
+
+        try:
+            duo = run_duo_demo(platform=platform, seed=seed, echo=click.echo)
+        except RuntimeError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if not duo.winners and not duo.draw:
+            raise click.ClickException("the 2v2 demo ended without a winner")
+        if duo.verify is None or not duo.verify.ok:
+            raise click.ClickException("verify-dice found a problem in the 2v2 demo's topic")
+        return
     from forumbot.demo import run_demo
 
     result = run_demo(platform=platform, seed=seed, echo=click.echo)

@@ -1,0 +1,85 @@
+"""``forumbot demo --kind 2v2``: four scripted duellists play a two-against-two fatigue duel on
+the sandbox (phpBB and Forumactif), the real bot referees it to the end (issue 5)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from forumbot.cli import main
+from forumbot.demo_duo import DUOS, run_duo_demo
+
+# What the script may be caught at: its deliberate mistakes (extra_move), and a duo whose only
+# duellist left cannot act (barred by an effect: no action, so no move) misses its move.
+EXPECTED_RULES = {"extra_move", "missing_move"}
+
+
+@pytest.mark.parametrize(
+    ("platform", "seed"), [("phpbb3", 3), ("forumactif", 2), ("forumactif", 5)]
+)
+def test_2v2_demo_runs_to_a_winner(platform: str, seed: int) -> None:
+    lines: list[str] = []
+    result = run_duo_demo(platform=platform, seed=seed, echo=lines.append)
+    names = {n for duo in DUOS for n, _, _ in duo}
+    assert result.draw or (len(result.winners) == 2 and set(result.winners) <= names)
+    assert result.duplicates == 0
+    assert result.owls_twice == 0
+    assert result.zone_owls >= 4  # the four starting zones, then every zone entered
+    assert result.turns >= 1 and len(result.declarations) > result.turns
+    # every deliberate mistake is caught, and the scripted posts break no other rule
+    assert set(result.mistakes) <= set(result.violations)
+    assert {rule for rule, _ in result.violations} <= EXPECTED_RULES, result.violations
+    assert result.verify is not None and result.verify.ok, result.verify.problems
+    assert len([c for c in result.verify.checks if c.turn == 0]) == 4  # the placements
+    if platform == "phpbb3":  # the bot's own « Pari » dice are all checked
+        assert [c for c in result.verify.checks if c.turn > 0 and not c.label]
+    else:  # the forum rolled the bets: only the bot's draws (placement, rewards) are its own
+        assert all(c.turn == 0 or c.label for c in result.verify.checks)
+    assert any(line.startswith("--- declaration (post ") for line in lines)
+    assert lines[-1].startswith("verify-dice : ") and "tout est conforme" in lines[-1]
+
+
+def test_2v2_demo_from_the_command_line() -> None:
+    result = CliRunner().invoke(main, ["demo", "--kind", "2v2", "--seed", "7"])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "La serre enchantée" in out or "bibliothèque" in out.lower()
+    assert "=== vainqueurs : " in out and "0 doublon(s)" in out and "0 en double" in out
+    assert "second déplacement du duo dans le tour" in out  # seed 7: an extra move, caught
+    assert "tout est conforme" in out
+
+
+def test_2v2_demo_reports_a_missing_winner(monkeypatch: pytest.MonkeyPatch) -> None:
+    import forumbot.demo_duo as demo_duo
+
+    def capped(**kwargs: Any) -> Any:
+        raise RuntimeError("no winner after 30 turns")
+
+    monkeypatch.setattr(demo_duo, "run_duo_demo", capped)
+    result = CliRunner().invoke(main, ["demo", "--kind", "2v2"])
+    assert result.exit_code == 1 and "no winner after 30 turns" in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("args", [[], ["--kind", "classic"]])
+def test_classic_demo_is_unchanged(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
+    import forumbot.demo as demo
+    import forumbot.demo_duo as demo_duo
+    from forumbot.demo import DemoResult
+
+    calls: list[dict[str, Any]] = []
+
+    def classic(**kwargs: Any) -> DemoResult:
+        calls.append(kwargs)
+        return DemoResult([1, 2], "Aurora Vexley", False, 0, 1)
+
+    def duo(**kwargs: Any) -> Any:
+        raise AssertionError("the classic demo ran the 2v2 one")
+
+    monkeypatch.setattr(demo, "run_demo", classic)
+    monkeypatch.setattr(demo_duo, "run_duo_demo", duo)
+    result = CliRunner().invoke(main, ["demo", *args])
+    assert result.exit_code == 0, result.output
+    assert [(c["platform"], c["seed"]) for c in calls] == [("phpbb3", 7)]
