@@ -343,6 +343,12 @@ class _Step:
             key = (c.key, "points")
             if key in self.overrides:
                 value = int(self.overrides[key])
+                if value > 0 and any(k == c.key for k, _ in self.s.defeated):
+                    raise RuleError(
+                        OVERRIDE_RULE,
+                        f"{c.key}.points: {c.name} is defeated in this step and its reward "
+                        "drawn; to keep it standing, set the hit's damage or landed instead",
+                    )
                 if key not in self.settled:
                     self.take(c.key, "points", self.s.creature_pv(c.key))
                     self.settled.add(key)
@@ -568,9 +574,10 @@ class _Step:
                 Event("creature_ability", None, creature.name, creature.ability.name, armour)
             )
         if left == 0:
-            self.s = replace(self.s, defeated=self.s.defeated + ((key, who),))
             self.events.append(Event("creature_defeated", who, creature.name))
-            self.reward(who, f"creature:{key}", creature.rewards, post.post_id)
+            if not any(k == key for k, _ in self.s.defeated):  # one reward per creature, ever
+                self.s = replace(self.s, defeated=self.s.defeated + ((key, who),))
+                self.reward(who, f"creature:{key}", creature.rewards, post.post_id)
         elif creature.ability.kind == "retaliate":
             self.points(who, -creature.ability.amount)
             self.events.append(
@@ -904,7 +911,7 @@ def resolve_duo_step(
     """
     if not state.duel.started or state.duel.finished:
         raise RuleError("duo.state", "the duel is not running")
-    parsed = _duo_overrides(overrides or {}, state, env)
+    parsed = _duo_overrides(overrides or {}, state, env, ruleset, settings)
     posters = {dp.post.duellist for dp in posts}
     step = _Step(state, ruleset, env, settings, draw, waived, confirmed, facts or {}, parsed,
                  posters)  # fmt: skip
@@ -965,21 +972,35 @@ def resolve_duo_step(
 
 
 def _duo_overrides(
-    overrides: Mapping[str, int | bool], state: DuoState, env: Environment
+    overrides: Mapping[str, int | bool],
+    state: DuoState,
+    env: Environment,
+    ruleset: FatigueRuleset,
+    settings: DuoSettings,
 ) -> dict[tuple[str, str], OverrideValue]:
     """Parse the referee's overrides (see :func:`resolve_duo_step`) into ``(duellist or
-    creature key, field) -> value``, with the fatigue engine's key parser.
+    creature key, field) -> value``, with the fatigue engine's key parser (case-insensitive).
 
     Raises:
-        RuleError: ``"referee.override"`` for an unknown key, a wrong type, a creature field
-            other than ``points`` or a creature PV out of 0..its starting PV.
+        RuleError: ``"referee.override"`` for an unknown key, a wrong type, a negative
+            ``damage``/``points``, a duellist's PV above the year's starting PV when PV
+            rewards cannot exceed it (``pv_reward_above_start = false``), a creature field
+            other than ``points``, a creature PV out of 0..its starting PV, or PV given back
+            to a creature defeated before this step (its reward was drawn then: reviving it
+            would let it be defeated, and rewarded, twice).
     """
     creature_keys = {c.key: c.key for c in env.creatures}
     creature_keys.update({c.name: c.key for c in env.creatures})
     names = [*state.names(), *(n for n in creature_keys if n not in state.names())]
+    subjects = "<duellist>" + (" or <creature key>" if env.creatures else "")
     out: dict[tuple[str, str], OverrideValue] = {}
-    for (name, fld), value in _parse_overrides(overrides, names).items():
+    for (name, fld), value in _parse_overrides(overrides, names, subjects=subjects).items():
         if name in state.names():
+            top = ruleset.starting_points_for(state.duel.duellist(name).year)
+            if fld == "points" and not settings.pv_reward_above_start and int(value) > top:
+                raise RuleError(
+                    OVERRIDE_RULE, f"{name}.points: at most {top} PV (year's start), got {value}"
+                )
             out[(name, fld)] = value
             continue
         creature = env.creature(creature_keys[name])
@@ -991,6 +1012,12 @@ def _duo_overrides(
             raise RuleError(
                 OVERRIDE_RULE,
                 f"{name}.points: {creature.name} has 0..{creature.pv} PV, got {value}",
+            )
+        if int(value) > 0 and state.creature_pv(creature.key) <= 0:
+            raise RuleError(
+                OVERRIDE_RULE,
+                f"{name}.points: {creature.name} was defeated before this step (its reward is "
+                "drawn); it cannot come back",
             )
         out[(creature.key, fld)] = value
     return out

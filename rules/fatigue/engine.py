@@ -1211,19 +1211,28 @@ def _bet_text(bet: tuple[int, ...] | None) -> str:
 
 
 def _parse_overrides(
-    overrides: Mapping[str, int | bool], names: Sequence[str]
+    overrides: Mapping[str, int | bool], names: Sequence[str], *, subjects: str = "<duellist>"
 ) -> dict[tuple[str, str], OverrideValue]:
+    """``"<name>.<field>"`` keys (name and field matched case-insensitively, the name as
+    given in ``names`` returned) -> ``(name, field) -> value``.
+
+    Raises:
+        RuleError: ``"referee.override"`` for an unknown key (the message lists
+            ``subjects`` and the fields), a wrong type, or a negative ``damage``/``points``.
+    """
     out: dict[tuple[str, str], OverrideValue] = {}
     for key, value in overrides.items():
         found = None
+        folded = key.casefold()
         for name in sorted(names, key=len, reverse=True):
-            if key.startswith(name + ".") and key[len(name) + 1 :] in _OVERRIDE_FIELDS:
-                found = (name, key[len(name) + 1 :])
+            fld = folded[len(name) + 1 :]
+            if folded.startswith(name.casefold() + ".") and fld in _OVERRIDE_FIELDS:
+                found = (name, fld)
                 break
         if found is None:
             raise RuleError(
                 "referee.override",
-                f"unknown override key {key!r}; use '<duellist>.<field>' with field in "
+                f"unknown override key {key!r}; use '{subjects}.<field>' with field in "
                 f"{sorted(_OVERRIDE_FIELDS)}",
             )
         wanted = _OVERRIDE_FIELDS[found[1]]
@@ -1231,6 +1240,8 @@ def _parse_overrides(
             raise RuleError("referee.override", f"{key} must be true or false, got {value!r}")
         if wanted is int and (isinstance(value, bool) or not isinstance(value, int)):
             raise RuleError("referee.override", f"{key} must be an integer, got {value!r}")
+        if found[1] in ("damage", "points") and int(value) < 0:
+            raise RuleError("referee.override", f"{key} cannot be negative, got {value!r}")
         out[found] = value
     return out
 

@@ -124,3 +124,57 @@ def test_bad_overrides_are_refused(overrides: dict[str, int | bool], words: str)
     with pytest.raises(RuleError, match=words) as err:
         run(s, [post(A1, 1, "Flipendo", B1)], 2, overrides=overrides)
     assert err.value.rule == "referee.override"
+
+
+# -- values the referee cannot set (found by a break-it pass) ---------------------------------
+@pytest.mark.parametrize(
+    ("overrides", "words"),
+    [
+        ({f"{A1}.damage": -50}, "cannot be negative"),
+        ({f"{A1}.points": -999}, "cannot be negative"),
+        ({"strangulot.points": 41}, "0..40 PV"),
+        ({"strangulot.landed": True}, "takes only 'points'"),
+    ],
+)
+def test_out_of_range_values_are_refused(overrides: dict[str, Any], words: str) -> None:
+    s = duel({A1: 1, A2: 0, B1: 2, B2: 3})
+    with pytest.raises(RuleError, match=words):
+        run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4, overrides=overrides)
+
+
+def test_keys_are_case_insensitive_and_the_error_names_creatures() -> None:
+    s = duel({A1: 1, A2: 0, B1: 2, B2: 3})
+    o = run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4,
+            overrides={"STRANGULOT.points": 3, f"{A2.upper()}.points": 450})  # fmt: skip
+    assert dict(o.state.creatures)["strangulot"] == 3 and pv(o.state, A2) == 450
+    with pytest.raises(RuleError, match="<duellist> or <creature key>"):
+        run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4, overrides={"Nobody.points": 3})
+
+
+def test_pv_above_the_start_only_when_rewards_may_exceed_it() -> None:
+    s = duel({A1: 1, A2: 0, B1: 2, B2: 3})
+    hit = [post(A1, 1, "Flipendo", "le strangulot")]
+    assert pv(run(s, hit, 4, overrides={f"{A1}.points": 520}).state, A1) == 520
+    capped = replace(CFG, pv_reward_above_start=False)
+    with pytest.raises(RuleError, match="at most 500 PV"):
+        resolve_duo_step(s, hit, {1: (4,)}, ruleset=RS, env=ENV, settings=capped,  # type: ignore[arg-type]
+                         draw=drawer({}), overrides={f"{A1}.points": 520})  # fmt: skip
+
+
+def test_a_creature_defeated_earlier_cannot_be_revived_for_a_second_reward() -> None:
+    s = duel({A1: 1, A2: 1, B1: 2, B2: 3})
+    killed = run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4,
+                 overrides={f"{A1}.damage": 40})  # fmt: skip
+    assert dict(killed.state.creatures)["strangulot"] == 0
+    assert [e.kind for e in killed.events].count("reward") == 1
+    with pytest.raises(RuleError, match="defeated before this step"):
+        run(killed.state, [post(A2, 2, "Flipendo", "le décor")], 4,
+            overrides={"strangulot.points": 40})  # fmt: skip
+    # nor within the step that defeats it (the reward is drawn): the hit's numbers are set
+    with pytest.raises(RuleError, match="defeated in this step"):
+        run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4,
+            overrides={f"{A1}.damage": 40, "strangulot.points": 5})  # fmt: skip
+    kept = run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4,
+               overrides={f"{A1}.damage": 35})  # fmt: skip
+    assert dict(kept.state.creatures)["strangulot"] == 5
+    assert "reward" not in [e.kind for e in kept.events]
