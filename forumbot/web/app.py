@@ -58,6 +58,7 @@ from forumbot.storage import Storage
 from forumbot.web import auth, csrf, judging, tasks, views
 from forumbot.web.chart import points_chart
 from forumbot.web.i18n import LANGUAGES, pick_language, translator
+from forumbot.web.sessions import DEFAULT_IDLE_S
 from forumbot.web.users import (
     User,
     UserError,
@@ -99,6 +100,7 @@ class Deps:
     publisher: Publisher | None
     limiter: auth.LoginLimiter
     env: jinja2.Environment
+    session_idle_s: float = DEFAULT_IDLE_S
 
 
 class SecurityHeaders:
@@ -195,6 +197,12 @@ def _error(request: Request, status: int, text: str, user: User | None, *args: o
     return render(request, "error.html", {"message": _(text, *args)}, status, user)
 
 
+def _current_user(request: Request) -> User | None:
+    """The logged-in account of this request (:func:`forumbot.web.auth.current_user`)."""
+    deps = _deps(request)
+    return auth.current_user(deps.storage, request.session, deps.now(), deps.session_idle_s)
+
+
 def _login_redirect(request: Request) -> RedirectResponse:
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
     return RedirectResponse("/login?" + urlencode({"next": target}), status_code=303)
@@ -206,7 +214,7 @@ def page(
     """A GET page for logged-in users (others are sent to /login with 303)."""
 
     async def endpoint(request: Request) -> Response:
-        user = auth.current_user(_deps(request).storage, request.session)
+        user = _current_user(request)
         if user is None:
             return _login_redirect(request)
         return await fn(request, user)
@@ -222,7 +230,7 @@ def action(*, admin: bool = False) -> Callable[[Handler], Callable[[Request], Aw
 
     def wrap(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            user = auth.current_user(_deps(request).storage, request.session)
+            user = _current_user(request)
             if user is None:
                 return RedirectResponse("/login", status_code=303)
             form = await request.form()
@@ -263,7 +271,7 @@ def _version(form: FormData) -> int:
 # -- login --------------------------------------------------------------------------------
 async def login_page(request: Request) -> Response:
     """The login form."""
-    user = auth.current_user(_deps(request).storage, request.session)
+    user = _current_user(request)
     nxt = _local_path(request.query_params.get("next"), "/drafts")
     if user is not None:
         return RedirectResponse(nxt, status_code=303)
@@ -309,14 +317,14 @@ async def login_submit(request: Request) -> Response:
             401,
         )
     deps.limiter.success(key)
-    auth.log_in(request.session, user, deps.storage)
+    auth.log_in(request.session, user, deps.storage, deps.now(), deps.session_idle_s)
     return RedirectResponse(nxt, status_code=303)
 
 
 @action()
 async def logout(request: Request, user: User, form: FormData) -> Response:
-    """End the session."""
-    auth.log_out(request.session)
+    """End the session (its server-side record is deleted: the old cookie stays dead)."""
+    auth.log_out(request.session, _deps(request).storage)
     return RedirectResponse("/login", status_code=303)
 
 
@@ -733,7 +741,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     user = None
     if "session" in request.scope:
-        user = auth.current_user(_deps(request).storage, request.session)
+        user = _current_user(request)
     texts = {403: "Accès refusé.", 404: "Page introuvable."}
     detail = exc.detail if isinstance(exc, HTTPException) else ""
     if status in texts:
@@ -749,6 +757,7 @@ def create_app(
     now: Callable[[], datetime] = _utc_now,
     https_only: bool = False,
     session_max_age_s: int = 12 * 3600,
+    session_idle_s: int = DEFAULT_IDLE_S,
     max_login_failures: int = 5,
     login_window_s: int = 900,
 ) -> Starlette:
@@ -761,7 +770,10 @@ def create_app(
             ("publish now"); without it, approved drafts go out at the bot's next pass.
         now: clock (aware UTC datetime).
         https_only: mark the session cookie ``Secure`` (when served over HTTPS).
-        session_max_age_s: session lifetime in seconds.
+        session_max_age_s: lifetime of the session cookie in seconds (renewed by every
+            response, so it counts from the last request).
+        session_idle_s: a session whose record saw no request for this many seconds ends
+            (server-side, whatever the cookie says); see :mod:`forumbot.web.sessions`.
         max_login_failures, login_window_s: the login rate limit.
 
     Raises:
@@ -822,6 +834,7 @@ def create_app(
         publisher=publisher,
         limiter=auth.LoginLimiter(now, max_login_failures, login_window_s),
         env=env,
+        session_idle_s=session_idle_s,
     )
     return app
 

@@ -1,9 +1,13 @@
 """Login state and login rate limiting.
 
 The session (Starlette's ``SessionMiddleware``: an itsdangerous-signed, HttpOnly,
-SameSite=Lax cookie) holds only the username and the CSRF token. Each request reloads the
-account from the database: a deleted or disabled user is logged out at once, and the role
-always comes from the ``users`` table, never from a form or the cookie.
+SameSite=Lax cookie) holds only a random session id and the CSRF token. The id names a
+server-side record (:mod:`forumbot.web.sessions`, table ``web_sessions``); a cookie without a
+live record is anonymous, so a session ends for good at logout, when the account's password
+changes, when the account is disabled or enabled, or after ``idle_s`` seconds without a
+request: replaying an older cookie does not bring it back. Each request also reloads the
+account from the database: a disabled user is logged out at once, and the role always comes
+from the ``users`` table, never from a form or the cookie.
 
 Rate limit: after ``max_failures`` failed logins for one (username, client address) within
 ``window_s`` seconds, further attempts get HTTP 429 until the oldest failure leaves the window.
@@ -18,11 +22,10 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.storage import Storage
-from forumbot.web import csrf
-from forumbot.web.users import User, get_user, session_stamp
+from forumbot.web import csrf, sessions
+from forumbot.web.users import User, get_user
 
-SESSION_USER = "user"
-SESSION_STAMP = "stamp"  # see forumbot.web.users.session_stamp
+SESSION_ID = "sid"  # the key of the session id in the cookie
 
 
 class LoginLimiter:
@@ -71,29 +74,49 @@ class LoginLimiter:
         self._failures.pop(key, None)
 
 
-def current_user(storage: Storage, session: MutableMapping[str, Any]) -> User | None:
-    """The logged-in, still enabled account of this session, or None: a session of a
-    disabled account, or one opened before the account's password changed, ends here."""
-    name = session.get(SESSION_USER)
-    if not isinstance(name, str) or not name:
+def current_user(
+    storage: Storage,
+    session: MutableMapping[str, Any],
+    now: datetime,
+    idle_s: float = sessions.DEFAULT_IDLE_S,
+) -> User | None:
+    """The enabled account of this session, or None (anonymous).
+
+    None when the cookie has no session id, when its record is gone (logout, password
+    change, disable/enable) or idle for ``idle_s`` seconds or more, or when the account is
+    disabled or unknown; the id is then dropped from the cookie. ``now`` is aware UTC.
+    """
+    session_id = session.get(SESSION_ID)
+    if not isinstance(session_id, str) or not session_id:
         return None
-    user = get_user(storage, name)
-    if user is None or session.get(SESSION_STAMP) != session_stamp(storage, name):
-        session.pop(SESSION_USER, None)
-        session.pop(SESSION_STAMP, None)
+    record = sessions.live_session(storage, session_id, now, idle_s)
+    user = get_user(storage, record.username) if record is not None else None
+    if user is None:
+        session.pop(SESSION_ID, None)
         return None
     return user
 
 
-def log_in(session: MutableMapping[str, Any], user: User, storage: Storage) -> None:
-    """Start a fresh session for ``user`` (new CSRF token: no fixation), stamped with the
-    account's current password (:func:`forumbot.web.users.session_stamp`)."""
-    session.clear()
-    session[SESSION_USER] = user.username
-    session[SESSION_STAMP] = session_stamp(storage, user.username)
+def log_in(
+    session: MutableMapping[str, Any],
+    user: User,
+    storage: Storage,
+    now: datetime,
+    idle_s: float = sessions.DEFAULT_IDLE_S,
+) -> None:
+    """Start a fresh session for ``user``: the cookie's previous session (if any) ends, a new
+    record is created and its id stored in the cookie, with a new CSRF token (no fixation).
+    Records idle for ``idle_s`` seconds or more (anyone's) are deleted on the way."""
+    log_out(session, storage)
+    sessions.purge_idle(storage, now, idle_s)
+    session[SESSION_ID] = sessions.open_session(storage, user.username, now)
     csrf.rotate(session)
 
 
-def log_out(session: MutableMapping[str, Any]) -> None:
-    """End the session (a new anonymous CSRF token is issued on the next form)."""
+def log_out(session: MutableMapping[str, Any], storage: Storage) -> None:
+    """End the session: delete its record (so the cookie stays dead even if replayed) and
+    clear the cookie (a new anonymous CSRF token is issued on the next form)."""
+    session_id = session.get(SESSION_ID)
+    if isinstance(session_id, str) and session_id:
+        sessions.end_session(storage, session_id)
     session.clear()

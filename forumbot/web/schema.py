@@ -3,6 +3,8 @@
 - ``users``: username (primary key), argon2 ``password_hash``, ``role`` (``referee`` or
   ``admin``), ``disabled`` (0/1), ``created_at``.
 - ``duel_referees``: which referee may review which duel (``duel_id``, ``username``).
+- ``web_sessions`` (``m011_web_sessions``): one row per open login, see
+  :mod:`forumbot.web.sessions` (``id_hash``, ``username``, ``created_at``, ``last_seen_at``).
 
 Imported at the bottom of :mod:`forumbot.storage` so every ``open_storage`` applies them.
 Only sqlite-utils is imported here (no web dependency).
@@ -34,3 +36,13 @@ def m010_web_users(db: sqlite_utils.Database) -> None:
         pk=("duel_id", "username"),
     )
     db.table("duel_referees").create_index(["username"])
+
+
+@MIGRATIONS(name="m011_web_sessions")
+def m011_web_sessions(db: sqlite_utils.Database) -> None:
+    """Server-side session records of the review page (see :mod:`forumbot.web.sessions`)."""
+    db.table("web_sessions").create(
+        {"id_hash": str, "username": str, "created_at": str, "last_seen_at": str},
+        pk="id_hash",
+        not_null={"username", "created_at", "last_seen_at"},
+    )

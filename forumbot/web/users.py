@@ -9,7 +9,6 @@ Errors: :class:`UserError` (unknown role, duplicate user, empty password, unknow
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -19,6 +18,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 
 import forumbot.web.schema  # noqa: F401  (registers the migration even if storage did not)
 from forumbot.storage import Storage, iso
+from forumbot.web.sessions import end_user_sessions
 
 ROLES = ("referee", "admin")
 MIN_PASSWORD_CHARS = 8
@@ -85,7 +85,8 @@ def add_user(storage: Storage, username: str, password: str, role: str, now: dat
 
 
 def set_password(storage: Storage, username: str, password: str, now: datetime) -> None:
-    """Replace a user's password hash.
+    """Replace a user's password hash and end every open session of the account
+    (:func:`forumbot.web.sessions.end_user_sessions`).
 
     Raises:
         UserError: unknown user or a password under 8 characters.
@@ -96,16 +97,17 @@ def set_password(storage: Storage, username: str, password: str, now: datetime) 
     if len(password) < MIN_PASSWORD_CHARS:
         raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
     storage.db.table("users").update(row["username"], {"password_hash": _HASHER.hash(password)})
+    end_user_sessions(storage, row["username"])
     storage.audit("forumbot", "user.password", f"user:{row['username']}", None, None, now)
 
 
 def set_disabled(
     storage: Storage, username: str, disabled: bool, now: datetime, actor: str = "forumbot"
 ) -> User:
-    """Disable an account (it can no longer log in; its open sessions end at their next
-    request, see :func:`forumbot.web.auth.current_user`) or enable it again. The account,
-    its audit trail and its duel assignments are kept (nothing is deleted: the audit log
-    names it).
+    """Disable an account (it can no longer log in) or enable it again. Either way every
+    open session of the account ends (its records are deleted: a session opened before a
+    disable does not come back with the enable). The account, its audit trail and its duel
+    assignments are kept (the audit log names it).
 
     Raises:
         UserError: unknown user.
@@ -114,19 +116,10 @@ def set_disabled(
     if row is None:
         raise UserError(f"no user {username!r}")
     storage.db.table("users").update(row["username"], {"disabled": int(disabled)})
+    end_user_sessions(storage, row["username"])
     action = "user.disable" if disabled else "user.enable"
     storage.audit(actor, action, f"user:{row['username']}", None, None, now)
     return User(row["username"], row["role"])
-
-
-def session_stamp(storage: Storage, username: str) -> str | None:
-    """A fingerprint of the account's password hash (16 hex characters of its SHA-256),
-    kept in the session at login: once the password changes, the account's older sessions
-    no longer match and end. None for an unknown or disabled account."""
-    row = _row(storage, username)
-    if row is None or row["disabled"]:
-        return None
-    return hashlib.sha256(str(row["password_hash"]).encode()).hexdigest()[:16]
 
 
 def get_user(storage: Storage, username: str) -> User | None:
