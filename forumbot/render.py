@@ -51,6 +51,21 @@ def _signed(value: int) -> str:
     return f"+{value}" if value > 0 else str(value)
 
 
+_ELIDES = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
+_ARTICLE = re.compile(r"^(Le|La|Les|L')(?=[ ']|(?<=')\w)")
+
+
+def _de(name: str) -> str:
+    """French "de" before a name, elided before a vowel or h: ``d'Aurora``, ``de Blaise``."""
+    return f"d'{name}" if name.startswith(_ELIDES) else f"de {name}"
+
+
+def _inline(name: str) -> str:
+    """A name starting with a capitalised article, for the middle of a sentence:
+    ``Le strangulot du bassin`` -> ``le strangulot du bassin``; others unchanged."""
+    return _ARTICLE.sub(lambda m: m.group(1).lower(), name, count=1)
+
+
 def make_environment(language: str = "fr") -> jinja2.Environment:
     """A jinja2 environment for ``language`` with neutralising ``finalize``.
 
@@ -70,6 +85,8 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
         keep_trailing_newline=False,
     )
     env.filters["signed"] = _signed
+    env.filters["de"] = _de
+    env.filters["inline"] = _inline
     return env
 
 

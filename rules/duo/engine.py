@@ -86,7 +86,8 @@ class DuoPost:
 class Event:
     """One line of the declaration: ``kind`` and French-ready facts.
 
-    Kinds: ``placed``, ``move`` (who, from, to), ``extra_move_refused``, ``creature_hit``
+    Kinds: ``placed``, ``move`` (who, target: the zone left, detail: its name, zone: the
+    zone entered), ``extra_move_refused``, ``creature_hit``
     (who, creature, damage, pv_left), ``creature_defeated``, ``creature_ability``, ``reward``
     (who, source, kind, amount), ``mechanism_attempt``, ``mechanism_solved``, ``item_taken``,
     ``item_used``, ``scenery``, ``nothing_to_dodge``, ``self_cast``, ``extra_post``,
@@ -453,8 +454,9 @@ class _Step:
         """Run the 1v1 engine between ``a`` (initiator) and ``b``: an initiative (``post``
         without ``pending``), a defense (both) or an undefended resolution (``pending`` only;
         with ``close`` an initiative is resolved undefended at once). Merges PV, violations,
-        reuse memory and new effects of the duellists in ``keep`` (default both). Returns the
-        initiator's AttackResult."""
+        reuse memory and new effects of the duellists in ``keep`` (default both). When ``b``
+        is not kept it is a stand-in (a self cast, a creature, the scenery): the exchange is
+        not declared as an attack on it. Returns the initiator's AttackResult."""
         names = (a, b)
         sub = DuelState(
             ruleset=self.s.duel.ruleset,
@@ -500,8 +502,9 @@ class _Step:
                 )
             )
         self.put(*merged)
+        stand_in = b not in keep  # b only lends the 1v1 engine an opponent (self, creature...)
         for att in attacks:
-            if att.void_reason != "pending":
+            if att.void_reason != "pending" and not stand_in:
                 self.attacks.append(att)
             for e in att.effects_applied:
                 carrier = (
@@ -774,7 +777,7 @@ class _Step:
             movers=self.s.movers + (me,),
         )
         self.entered.append((me, zone.key))
-        self.events.append(Event("move", me, None, self.env.zone(here).name, zone=zone.key))
+        self.events.append(Event("move", me, here, self.env.zone(here).name, zone=zone.key))
 
     # -- end of turn ----------------------------------------------------------------------
     def close_turn(self) -> None:

@@ -209,7 +209,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert "rejoint la zone 2" in t
     duel.play(A2, "Protego", "moi")
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
-    assert "frappe Le strangulot du bassin : 20 PV" in t and "Étreinte" in t
+    assert "frappe le strangulot du bassin : 20 PV" in t and "Étreinte" in t
     t = duel.play(B2, "Flipendo", "le décor")
     assert "aucun déplacement du duo" in t and "Fin du tour" in t
     assert len(zone_owls(duel.board)) == 5  # A1 entered the pool
@@ -232,7 +232,8 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
 
     # Turn 2: the creature is defeated; a double target; B2 joins: all four meet.
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
-    assert "est vaincu par Cassius Thorne" in t and "Récompense pour Cassius Thorne" in t
+    assert "Cassius Thorne met le strangulot du bassin hors de combat" in t
+    assert "Récompense pour Cassius Thorne" in t
     duel.play(A2, "Rictusempra", B1, "zone 2")
     t = duel.play(A1, "Flipendo", B1)
     assert "double cible" in t and "ne peut pas viser directement Cassius Thorne" in t
@@ -302,6 +303,12 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
 
     sources = {r["source"] for r in storage.db["dice_rolls"].rows_where("duel_id = ?",
                                                                        [duel.duel_id])}  # fmt: skip
+    # Every list item and heading starts its own line (no "…PV[*] Blaise…" run-ons).
+    for text in duel.bot_texts():
+        for line in text.splitlines():
+            assert line.count("[*]") <= 1 and ("[*]" not in line or line.startswith("[*]")), line
+            assert "[b]" not in line or line.startswith("[b]") or line.startswith("[*]"), line
+
     from click.testing import CliRunner
 
     from forumbot.cli import main

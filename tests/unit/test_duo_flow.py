@@ -113,7 +113,7 @@ def test_opening_owls_once_inbox_tasks_and_a_solved_mechanism() -> None:
     ref.poll_duel(duel_id)
     draft = [d for d in storage.declarations(("draft",), duel_id)][-1]
     assert (
-        "a résolu Le cadran runique" in draft["text"] and "Récompense pour Aurora" in draft["text"]
+        "a résolu le cadran runique" in draft["text"] and "Récompense pour Aurora" in draft["text"]
     )
     assert "n'a pas l'objet « rien »" in draft["text"]
     stored = json.loads(draft["context_json"])["context"]["duo_state"]

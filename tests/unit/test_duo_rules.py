@@ -169,3 +169,42 @@ def test_duo_with_both_members_down_loses() -> None:
 
     rewards = duo_rewards(o.state, CFG)  # type: ignore[attr-defined]
     assert (A1, "galleons", 5) in rewards and (B2, "chocolate_frog", 1) in rewards
+
+
+# Found by the 2v2 demo: a self cast ran the 1v1 engine against the teammate as a stand-in
+# and the declaration read 'Aurora → Blaise : Protego, touche : 0 PV'.
+def test_a_self_cast_is_not_declared_as_an_attack_on_the_teammate() -> None:
+    from pathlib import Path
+
+    from forumbot.rulesets import load_ruleset
+    from rules.duo import (
+        DuoPost,
+        load_duo_settings,
+        load_environment,
+        new_duo_duel,
+        resolve_duo_step,
+        start_duo,
+    )
+    from rules.model import TurnPost
+
+    data = Path(__file__).resolve().parents[2] / "rules" / "data"
+    rs = load_ruleset("fatigue")
+    env = load_environment((data / "environments" / "serre.toml").read_text(encoding="utf-8"))
+    cfg = load_duo_settings((data / "duo.toml").read_text(encoding="utf-8"))
+    zones = {"Aurora": 0, "Blaise": 1, "Cassius": 2, "Dorian": 3}
+
+    def draw(label: str, n: int) -> int:
+        return zones[label.split(":", 1)[1]] if label.startswith("place:") else 0
+
+    duos = [
+        [("Aurora", "adult", ["sournoise"]), ("Blaise", "adult", ["protectrice"])],
+        [("Cassius", "adult", ["sournoise"]), ("Dorian", "adult", ["protectrice"])],
+    ]
+    state = start_duo(new_duo_duel(rs, duos, env, draw))  # type: ignore[arg-type]
+    shield = TurnPost("Aurora", 10, "Protego", kind="cast", bet=(3, 4, 5, 6), target="moi")
+    out = resolve_duo_step(
+        state, [DuoPost(shield, move_to="zone 2")], {10: (4,)}, ruleset=rs,  # type: ignore[arg-type]
+        env=env, settings=cfg, draw=draw,
+    )  # fmt: skip
+    assert "self_cast" in [e.kind for e in out.events]
+    assert [(a.attacker, a.defender) for a in out.attacks if a.defender == "Blaise"] == []

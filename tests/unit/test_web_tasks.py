@@ -150,7 +150,7 @@ async def test_a_mechanism_judged_solved_feeds_the_next_declaration(
     world.ref.poll_duel(world.duel_id)
     draft = world.storage.declarations(("draft",), world.duel_id)[-1]
     assert (
-        "a résolu Le cadran runique" in draft["text"] and f"Récompense pour {A1}" in draft["text"]
+        "a résolu le cadran runique" in draft["text"] and f"Récompense pour {A1}" in draft["text"]
     )
 
 
