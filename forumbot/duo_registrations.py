@@ -28,6 +28,15 @@ Called by :class:`forumbot.registrations.RegistrationDesk` for its ``kind = "2v2
   four players' open 1v1 requests are withdrawn (with a reply); and
   :func:`start_duo_matches` holds a match whose player is in a started 1v1 (the next match
   may start instead).
+- **One player, one place [D]**: players are compared with
+  :func:`rules.matchmaking.player_key` and characters with
+  :func:`rules.matchmaking.character_key` (case, accents and spacing ignored) everywhere, so a
+  match never holds one player or one character twice. A match stored with a repeat (or a
+  duellist without a profile) is re-checked before its topic is created and cancelled
+  (status ``cancelled``, never retried), with a French reply under each of its sign-ups and a
+  notice in its topic if it was already posted
+  (:meth:`forumbot.registrations.RegistrationDesk.cancel_duel`); a rules error while opening
+  it cancels it the same way. The cycle goes on.
 """
 
 from __future__ import annotations
@@ -41,7 +50,7 @@ from forumbot.render import Trusted, marker_line, marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso
 from parsers.model import Post
-from parsers.registration import Signup, fold
+from parsers.registration import Signup
 from rules.duo_matchmaking import (
     Duo,
     DuoLobby,
@@ -50,7 +59,7 @@ from rules.duo_matchmaking import (
     set_aside_duos,
 )
 from rules.fatigue import FatigueRuleset
-from rules.matchmaking import Entrant
+from rules.matchmaking import Entrant, character_key, player_key
 
 if TYPE_CHECKING:
     from forumbot.registrations import Profile, RegistrationDesk
@@ -75,8 +84,8 @@ REJECTIONS = {
 
 
 def lobby(desk: RegistrationDesk, reg: Registration) -> DuoLobby:
-    """The thread's lobby rebuilt from storage (busy: players of matches not finished, on the
-    whole board; sign-ups involving a player in a formed 1v1 are set aside)."""
+    """The thread's lobby rebuilt from storage (busy: players and characters of matches not
+    finished, on the whole board; sign-ups involving a player in a formed 1v1 are set aside)."""
     from forumbot.registrations import board_engagements
 
     db = desk.storage.db
@@ -92,13 +101,17 @@ def lobby(desk: RegistrationDesk, reg: Registration) -> DuoLobby:
             lone.append(me)
         else:
             duos.append((me, Entrant(r["mate_player"], r["mate_character"], r["mate_post_id"])))
-    busy = set()
+    busy: set[str] = set()
+    busy_characters: set[str] = set()
     for m in db["duo_matches"].rows_where(
         "board_id = ? and status in ('queued', 'opening', 'running')", [desk.board_id]
     ):
-        busy |= {e["player"] for duo in json.loads(m["duos_json"]) for e in duo}
+        members = [e for duo in json.loads(m["duos_json"]) for e in duo]
+        busy |= {e["player"] for e in members}
+        busy_characters |= {e["character"] for e in members}
     formed_1v1 = board_engagements(desk.storage, desk.board_id).formed_in("1v1")
-    return set_aside_duos(DuoLobby(tuple(lone), tuple(duos), frozenset(busy)), formed_1v1)
+    lob = DuoLobby(tuple(lone), tuple(duos), frozenset(busy), frozenset(busy_characters))
+    return set_aside_duos(lob, formed_1v1)
 
 
 def _answers(post: Post, lob: DuoLobby) -> int | None:
@@ -132,7 +145,7 @@ def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: 
     if duo_running(storage, desk.board_id) is not None:
         return desk._refuse(reg, post, "registration_closed", Trusted(CLOSED_MESSAGE))
     mine = get_profile(storage, desk.board_id, s.name)
-    if mine is not None and fold(mine.player) != fold(post.author):
+    if mine is not None and player_key(mine.player) != player_key(post.author):
         message = (
             f"Le personnage {mine.character} est déjà inscrit au club par un autre compte "
             f"({mine.player})."
@@ -145,7 +158,7 @@ def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: 
         name, player, mate_profile, error = desk._partner(s.partner)
         if error is not None:
             return desk._refuse(reg, post, "partner_incomplete", error)
-        if fold(name) == fold(profile.character):
+        if character_key(name) == character_key(profile.character):
             return desk._refuse(reg, post, "self_partner", REJECTIONS["self_partner"])
         teammate = Entrant(player, name, post.post_id)
     engagements = board_engagements(storage, desk.board_id)
@@ -250,7 +263,10 @@ def pick_environment(desk: RegistrationDesk, reg: Registration) -> str:
 def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
     """Free the slot of finished 2v2 duels, then open the oldest match of ``reg``'s thread when
     no 2v2 is open or running (one at a time); a match holding a player in a started 1v1 keeps
-    its place and the next one may open instead. Returns the duels opened now.
+    its place and the next one may open instead. A match not opened yet that cannot be played
+    (one player or character twice, a missing profile, a rules error while opening it) is
+    cancelled once with its French replies, and the next one may open. Returns the duels
+    opened now.
 
     Raises:
         forumbot.errors.LoginFailed: the bot cannot log in (other forum errors are logged on
@@ -259,6 +275,7 @@ def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
     from forumbot.duo_flow import duo_running
     from forumbot.errors import ForumError, LoginFailed
     from forumbot.registrations import board_engagements
+    from rules.errors import RuleError
 
     db = desk.storage.db
     for m in list(db["duo_matches"].rows_where(
@@ -273,11 +290,16 @@ def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
         "board_id = ? and thread_topic_id = ? and status = 'opening'",
         [desk.board_id, reg.topic_id], order_by="id",
     ))  # fmt: skip
+    rows = [row for row in rows if not _cancel_if_unplayable(desk, row)]
     if not rows and duo_running(desk.storage, desk.board_id) is None:
-        queued = list(db["duo_matches"].rows_where(
-            "board_id = ? and thread_topic_id = ? and status = 'queued'",
-            [desk.board_id, reg.topic_id], order_by="id",
-        ))  # fmt: skip
+        queued = [
+            row
+            for row in list(db["duo_matches"].rows_where(
+                "board_id = ? and thread_topic_id = ? and status = 'queued'",
+                [desk.board_id, reg.topic_id], order_by="id",
+            ))
+            if not _cancel_if_unplayable(desk, row)
+        ]  # fmt: skip
         in_1v1 = board_engagements(desk.storage, desk.board_id).started_in("1v1")
         free = first_free_match([_match_duos(m) for m in queued], in_1v1)
         if free is not None:
@@ -301,10 +323,29 @@ def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
             opened += 1
         except LoginFailed:
             raise
+        except RuleError as exc:
+            reason = "la fiche de l'un des duellistes ne permet pas de l'ouvrir."
+            desk.cancel_duel("duo_matches", row["id"], reason, f"{type(exc).__name__}: {exc}")
         except ForumError as exc:
             db["duo_matches"].update(row["id"], {"last_error": f"{type(exc).__name__}: {exc}"})
             log.warning("2v2 match %s: duel topic not opened yet (%s)", row["id"], exc)
     return opened
+
+
+def _cancel_if_unplayable(desk: RegistrationDesk, row: dict[str, Any]) -> bool:
+    """Cancel a match not opened yet that cannot be played (the same player or character twice,
+    a duellist without a profile: :func:`forumbot.registrations.unplayable_reason`), with its
+    French replies (:meth:`forumbot.registrations.RegistrationDesk.cancel_duel`); True when it
+    was cancelled."""
+    from forumbot.registrations import unplayable_reason
+
+    if row["duel_id"] is not None:
+        return False
+    one, two = _match_duos(row)
+    reason = unplayable_reason(desk.storage, desk.board_id, one + two)
+    if reason is None:
+        return False
+    return desk.cancel_duel("duo_matches", row["id"], reason, "unplayable")
 
 
 def open_match(desk: RegistrationDesk, row: dict[str, Any]) -> int:

@@ -50,6 +50,13 @@ decided by :class:`rules.matchmaking.Engagements`, **[D]** each:
   other kind keeps its place until that duel is over.
 
 Within 1v1, a player in a running duel may still queue the next one (it starts after).
+
+One player, one place **[D]**: players are compared with :func:`rules.matchmaking.player_key`
+and characters with :func:`rules.matchmaking.character_key` (case, accents and spacing
+ignored, the profiles' folding), so no pairing holds one player or one character twice. A
+formed duel is re-checked before its topic is created (:func:`unplayable_reason`); a bad one
+stored earlier is cancelled once (:meth:`RegistrationDesk.cancel_duel`: status ``cancelled``,
+a French reply under each sign-up, ``signup_cancelled.bbcode.j2``) and the cycle goes on.
 """
 
 from __future__ import annotations
@@ -83,6 +90,7 @@ from parsers.registration import (
     parse_year,
 )
 from rules.dice import commitment
+from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset, MagicModifier
 from rules.matchmaking import (
     DuelKind,
@@ -91,10 +99,12 @@ from rules.matchmaking import (
     Entrant,
     Lobby,
     Pairing,
+    Repeat,
     Request,
     add_request,
     other_kind,
     player_key,
+    repeated,
     schedule,
     set_aside,
 )
@@ -161,6 +171,32 @@ def board_engagements(storage: Storage, board_id: int) -> Engagements:
         players = [e["player"] for duo in json.loads(r[2]) for e in duo]
         items += [Engagement(p, "2v2", stage, int(r[0])) for p in players]
     return Engagements(tuple(items))
+
+
+def repeat_reason(rep: Repeat) -> str:
+    """The French reason a duel holding ``rep`` cannot be played (for
+    ``signup_cancelled.bbcode.j2``)."""
+    if rep.what == "player":
+        return (
+            f"{rep.name} y occuperait deux places, or un joueur ne participe qu'à un duel à la "
+            "fois, sous un seul de ses personnages."
+        )
+    return f"le personnage {rep.name} y figurerait deux fois."
+
+
+def unplayable_reason(storage: Storage, board_id: int, entrants: Sequence[Entrant]) -> str | None:
+    """Why a formed duel (its duellists ``entrants``, any kind) cannot be opened, in French, or
+    None when it can: one player or one character twice (:func:`rules.matchmaking.repeated`:
+    players by :func:`rules.matchmaking.player_key`, characters as the profiles fold them), or a
+    duellist without a recorded profile. Checked again just before a duel topic is created, so
+    a bad duel stored earlier is cancelled instead of wedging the cycle."""
+    rep = repeated(entrants)
+    if rep is not None:
+        return repeat_reason(rep)
+    for e in entrants:
+        if get_profile(storage, board_id, e.character) is None:
+            return f"le personnage {e.character} n'a pas de fiche au club."
+    return None
 
 
 class ProfileError(ValueError):
@@ -237,7 +273,7 @@ def profiles_of(storage: Storage, board_id: int, player: str) -> list[Profile]:
     return [
         Profile(r["character"], r["player"], r["year"], tuple(json.loads(r["magic_types_json"])))
         for r in rows
-        if fold(r["player"]) == fold(player)
+        if player_key(r["player"]) == player_key(player)
     ]
 
 
@@ -506,7 +542,7 @@ class RegistrationDesk:
         now = self.now()
         replies = 0
         mine = get_profile(self.storage, self.board_id, s.name)
-        if mine is not None and fold(mine.player) != fold(post.author):
+        if mine is not None and player_key(mine.player) != player_key(post.author):
             message = (
                 f"Le personnage {mine.character} est déjà inscrit au club par un autre compte "
                 f"({mine.player})."
@@ -897,7 +933,9 @@ class RegistrationDesk:
     def start_duels(self) -> int:
         """Start the queued pairings that may start (FIFO, at most ``max_concurrent``, one
         duel per player: a pairing holding a player in a started 1v1 or 2v2 keeps its place),
-        then open every duel being opened. Returns the duels opened now."""
+        then open every duel being opened. A pairing not opened yet that cannot be played
+        (:func:`unplayable_reason`, or a rules error while opening it) is cancelled once
+        (:meth:`cancel_duel`) instead of being retried. Returns the duels opened now."""
         opened = 0
         for reg in self.registrations:
             if reg.kind == "2v2":
@@ -907,6 +945,14 @@ class RegistrationDesk:
                 continue
             if reg.kind != "1v1":
                 continue
+            for row in list(
+                self.storage.db["queue"].rows_where(
+                    "board_id = ? and thread_topic_id = ? and kind = ? and status = 'queued'",
+                    [self.board_id, reg.topic_id, reg.kind],
+                    order_by="id",
+                )
+            ):
+                self._cancel_if_unplayable(row)
             lobby, rows = self._lobby(reg)
             in_2v2 = board_engagements(self.storage, self.board_id).started_in("2v2")
             _, started = schedule(lobby, reg.max_concurrent, busy_elsewhere=in_2v2)
@@ -931,17 +977,126 @@ class RegistrationDesk:
                 "board_id = ? and status = 'opening'", [self.board_id], order_by="id"
             )
         ):
+            if self._cancel_if_unplayable(row):
+                continue
             try:
                 self.open_duel(row)
                 opened += 1
             except LoginFailed:
                 raise
+            except RuleError as exc:
+                reason = "la fiche de l'un des duellistes ne permet pas de l'ouvrir."
+                self.cancel_duel("queue", row["id"], reason, f"{type(exc).__name__}: {exc}")
             except ForumError as exc:
                 self.storage.db["queue"].update(
                     row["id"], {"last_error": f"{type(exc).__name__}: {exc}"}
                 )
                 log.warning("pairing %s: duel topic not opened yet (%s)", row["id"], exc)
         return opened
+
+    def _cancel_if_unplayable(self, row: dict[str, Any]) -> bool:
+        """Cancel a 1v1 ``queue`` row not opened yet whose pairing cannot be played
+        (:func:`unplayable_reason`); True when it was cancelled."""
+        if row["duel_id"] is not None:
+            return False
+        entrants = [
+            Entrant(row["first_player"], row["first_character"], row["first_post_id"]),
+            Entrant(row["second_player"], row["second_character"], row["second_post_id"]),
+        ]
+        reason = unplayable_reason(self.storage, self.board_id, entrants)
+        if reason is None:
+            return False
+        self.cancel_duel("queue", row["id"], reason, "unplayable")
+        return True
+
+    def cancel_duel(self, table: str, row_id: int, reason: str, detail: str) -> bool:
+        """Cancel a formed duel not opened yet: a 1v1 pairing (``table = "queue"``) or a 2v2
+        match (``"duo_matches"``), ``queued`` or ``opening`` and without a duel, becomes
+        ``cancelled`` (never retried), its sign-ups too (``requests``/``duo_entries`` ->
+        ``cancelled``), with one French reply under each of its sign-up posts and, when the duel
+        topic was already posted, one notice in it (``signup_cancelled.bbcode.j2``; ``reason``
+        is its French sentence). ``detail``: for the log and ``last_error``. Returns False
+        when the row was no longer cancellable."""
+        db = self.storage.db
+        now = self.now()
+        cur = db.execute(
+            f"update {table} set status = 'cancelled', finished_at = ?, last_error = ? "
+            "where id = ? and status in ('queued', 'opening') and duel_id is null",
+            [iso(now), f"cancelled: {detail}", row_id],
+        )
+        if cur.rowcount == 0:
+            db.conn.commit()
+            return False
+        row = db[table].get(row_id)
+        kind: DuelKind = "1v1" if table == "queue" else "2v2"
+        if table == "queue":
+            entrants = [
+                Entrant(row["first_player"], row["first_character"], row["first_post_id"]),
+                Entrant(row["second_player"], row["second_character"], row["second_post_id"]),
+            ]
+            signups_table, live = "requests", ("paired",)
+        else:
+            entrants = [
+                Entrant(e["player"], e["character"], e["post_id"])
+                for d in json.loads(row["duos_json"])
+                for e in d
+            ]
+            signups_table, live = "duo_entries", ("matched", "merged")
+        post_ids = sorted({e.post_id for e in entrants})
+        thread = int(row["thread_topic_id"])
+        for post_id in post_ids:
+            db.execute(
+                f"update {signups_table} set status = 'cancelled', updated_at = ? "
+                f"where board_id = ? and post_id = ? and status in ({', '.join('?' * len(live))})",
+                [iso(now), self.board_id, post_id, *live],
+            )
+            posted = self._post_row(post_id)
+            author = (
+                posted["author"]
+                if posted is not None
+                else next(e.player for e in entrants if e.post_id == post_id)
+            )
+            context = {
+                "author": author,
+                "post_id": post_id,
+                "kind_label": KIND_LABELS[kind],
+                "reason": reason,
+                "in_topic": False,
+            }
+            text = render("signup_cancelled.bbcode.j2", context, self.language)
+            draft_club_post(
+                self.storage,
+                self.board_id,
+                f"b{self.board_id}-reg{thread}-p{post_id}-{table}{row_id}-cancelled",
+                "signup_reply",
+                thread,
+                text,
+                now,
+                after_post_id=post_id,
+            )
+        if row["topic_id"] is not None:
+            context = {"kind_label": KIND_LABELS[kind], "reason": reason, "in_topic": True}
+            text = render("signup_cancelled.bbcode.j2", context, self.language)
+            draft_club_post(
+                self.storage,
+                self.board_id,
+                f"b{self.board_id}-{table}{row_id}-cancelled",
+                "signup_reply",
+                int(row["topic_id"]),
+                text,
+                now,
+            )
+        db.conn.commit()
+        log.warning(
+            "%s %s %s (%s) cancelled before its duel opened: %s [%s]",
+            kind,
+            table,
+            row_id,
+            ", ".join(e.character for e in entrants),
+            reason,
+            detail,
+        )
+        return True
 
     def open_duel(self, row: dict[str, Any]) -> int:
         """Open the duel of a pairing being opened (each step once, safe to repeat after a

@@ -26,35 +26,45 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from rules.matchmaking import Entrant, player_key
+from rules.matchmaking import Entrant, character_key, player_key, repeated
 
 Duo = tuple[Entrant, Entrant]
 DuoOutcomeKind = Literal["rejected", "waiting_teammate", "waiting_opponents", "matched"]
-
-
-def _fold(text: str) -> str:
-    return " ".join(text.casefold().split())
 
 
 @dataclass(frozen=True)
 class DuoLobby:
     """A 2v2 registration thread's lobby.
 
+    Players are compared with :func:`rules.matchmaking.player_key` and characters with
+    :func:`rules.matchmaking.character_key` (case, accents and spacing ignored), as everywhere
+    else.
+
     Attributes:
         lone: sign-ups waiting for a teammate, oldest first.
         duos: duos waiting for opponents, oldest first.
-        busy: players (any case) in a 2v2 match queued or running.
+        busy: players (any spelling) in a 2v2 match queued or running.
+        busy_characters: characters (any spelling) in a 2v2 match queued or running.
     """
 
     lone: tuple[Entrant, ...] = ()
     duos: tuple[Duo, ...] = ()
     busy: frozenset[str] = frozenset()
+    busy_characters: frozenset[str] = frozenset()
 
     def players(self) -> set[str]:
-        """Folded players already signed up or busy."""
-        out = {_fold(p) for p in self.busy}
-        out |= {_fold(e.player) for e in self.lone}
-        out |= {_fold(e.player) for d in self.duos for e in d}
+        """:func:`rules.matchmaking.player_key` of the players already signed up or busy."""
+        out = {player_key(p) for p in self.busy}
+        out |= {player_key(e.player) for e in self.lone}
+        out |= {player_key(e.player) for d in self.duos for e in d}
+        return out
+
+    def characters(self) -> set[str]:
+        """:func:`rules.matchmaking.character_key` of the characters already signed up or
+        busy."""
+        out = {character_key(c) for c in self.busy_characters}
+        out |= {character_key(e.character) for e in self.lone}
+        out |= {character_key(e.character) for d in self.duos for e in d}
         return out
 
 
@@ -86,23 +96,27 @@ def add_duo_signup(
     """Add one sign-up (``teammate``: the named teammate, same ``post_id``; ``answers``: the
     post id of a waiting sign-up or duo it quotes). Returns the new lobby and what happened.
 
-    Rejections: a player already in the lobby or in a 2v2 (``already_signed_up``), a teammate
-    played by the same player (``self_partner``).
+    Rejections: a player or a character already in the lobby or in a 2v2
+    (``already_signed_up``), a teammate played by the same player or the same character
+    (``self_partner``). A duo, and a match of two duos, never holds one player or one
+    character twice (:func:`rules.matchmaking.repeated`): a waiting duo that would repeat one
+    of the new duo's is passed over (only possible with a lobby stored before this check).
     """
-    taken = lobby.players()
-    players = [entrant.player] + ([teammate.player] if teammate else [])
-    if any(_fold(p) in taken for p in players):
+    newcomers = (entrant,) + ((teammate,) if teammate else ())
+    taken, cast = lobby.players(), lobby.characters()
+    if any(player_key(e.player) in taken or character_key(e.character) in cast for e in newcomers):
         return lobby, DuoEvent("rejected", "already_signed_up")
-    if teammate is not None and _fold(teammate.player) == _fold(entrant.player):
+    if teammate is not None and repeated(newcomers) is not None:
         return lobby, DuoEvent("rejected", "self_partner")
     if teammate is not None:
         duo: Duo = (entrant, teammate)
         reason = "teammate_named"
     else:
-        mate = next((e for e in lobby.lone if answers is not None and e.post_id == answers), None)
+        free = [e for e in lobby.lone if repeated((e, entrant)) is None]
+        mate = next((e for e in free if answers is not None and e.post_id == answers), None)
         reason = "answered_lone"
-        if mate is None and lobby.lone:
-            mate, reason = lobby.lone[0], "paired_lone"
+        if mate is None and free:
+            mate, reason = free[0], "paired_lone"
         if mate is None:
             return replace(lobby, lone=lobby.lone + (entrant,)), DuoEvent(
                 "waiting_teammate", "lone"
@@ -110,14 +124,15 @@ def add_duo_signup(
         lobby = replace(lobby, lone=tuple(e for e in lobby.lone if e != mate))
         duo = (mate, entrant)
         answers = None  # a quote of a lone sign-up does not also choose the opponents
+    rivals = [d for d in lobby.duos if repeated(d + duo) is None]
     rival = next(
-        (d for d in lobby.duos if answers is not None and answers in (d[0].post_id, d[1].post_id)),
+        (d for d in rivals if answers is not None and answers in (d[0].post_id, d[1].post_id)),
         None,
     )
     if rival is not None:
         reason = "answered_duo"
-    elif lobby.duos:
-        rival, reason = lobby.duos[0], "oldest_duo" if reason == "teammate_named" else reason
+    elif rivals:
+        rival, reason = rivals[0], "oldest_duo" if reason == "teammate_named" else reason
     if rival is None:
         return replace(lobby, duos=lobby.duos + (duo,)), DuoEvent("waiting_opponents", reason, duo)
     lobby = replace(lobby, duos=tuple(d for d in lobby.duos if d != rival))

@@ -39,7 +39,7 @@ MAX_CONCURRENT_1V1 = 3
 
 
 def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
+    decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
     return " ".join(
         "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().split()
     )
@@ -105,14 +105,23 @@ class Lobby:
     running: tuple[Pairing, ...] = ()
 
     def busy_players(self) -> frozenset[str]:
-        """Players in a running duel (seed 001: "Un joueur ne peut participer qu'à un duel à
-        la fois")."""
-        return frozenset(p for pairing in self.running for p in pairing.players)
+        """:func:`player_key` of the players in a running duel (seed 001: "Un joueur ne peut
+        participer qu'à un duel à la fois")."""
+        return frozenset(player_key(p) for pairing in self.running for p in pairing.players)
 
     def waiting_players(self) -> frozenset[str]:
-        """Players with an open request or a queued pairing."""
-        return frozenset(e.player for e in self.open_requests) | frozenset(
-            p for pairing in self.queue for p in pairing.players
+        """:func:`player_key` of the players with an open request or a queued pairing."""
+        return frozenset(player_key(e.player) for e in self.open_requests) | frozenset(
+            player_key(p) for pairing in self.queue for p in pairing.players
+        )
+
+    def waiting_characters(self) -> frozenset[str]:
+        """:func:`character_key` of the characters with an open request or in a queued
+        pairing."""
+        return frozenset(character_key(e.character) for e in self.open_requests) | frozenset(
+            character_key(e.character)
+            for pairing in self.queue
+            for e in (pairing.first, pairing.second)
         )
 
 
@@ -140,42 +149,51 @@ class MatchEvent:
 def add_request(lobby: Lobby, request: Request) -> tuple[Lobby, MatchEvent]:
     """Add one sign-up (in post order) to the lobby.
 
-    Rules:
-        - a player who already has an open request or a queued pairing is rejected
+    Rules (players compared with :func:`player_key`, characters with :func:`character_key`):
+        - a player or a character who already has an open request or a queued pairing is
+          rejected
           (``already_signed_up``): one duel at a time;
         - a named partner pairs at once (with their open request when they have one);
         - an answer to an open request pairs with it (``answered``);
         - a lone sign-up pairs with the oldest open request of another player (seed 001: "ou à
           déclarer être également seule"), else opens a request;
-        - nobody duels one of their own characters (``self_partner``).
+        - nobody duels one of their own characters, nor the same character
+          (``self_partner``): no pairing ever holds one player or one character twice
+          (:func:`repeated`).
 
     Returns:
         (new lobby, :class:`MatchEvent`).
     """
     me = request.entrant
-    if me.player in lobby.waiting_players():
+    if (
+        player_key(me.player) in lobby.waiting_players()
+        or character_key(me.character) in lobby.waiting_characters()
+    ):
         return lobby, MatchEvent("rejected", None, "already_signed_up")
     if request.partner is not None:
-        wanted = _fold(request.partner)
-        found = next((e for e in lobby.open_requests if _fold(e.character) == wanted), None)
+        wanted = character_key(request.partner)
+        found = next((e for e in lobby.open_requests if character_key(e.character) == wanted), None)
         partner = found or Entrant(
             player=request.partner_player or request.partner,
             character=request.partner,
             post_id=me.post_id,
         )
-        if partner.player == me.player:
+        if repeated((partner, me)) is not None:
             return lobby, MatchEvent("rejected", None, "self_partner")
-        if found is None and partner.player in lobby.waiting_players():
+        if found is None and (
+            player_key(partner.player) in lobby.waiting_players()
+            or character_key(partner.character) in lobby.waiting_characters()
+        ):
             return lobby, MatchEvent("rejected", None, "already_signed_up")
         return _pair(lobby, found or partner, me, "named_partner", remove=found)
     if request.answers is not None:
         target = next((e for e in lobby.open_requests if e.post_id == request.answers), None)
         if target is None:
             return lobby, MatchEvent("rejected", None, "unknown_request")
-        if target.player == me.player:
+        if repeated((target, me)) is not None:
             return lobby, MatchEvent("rejected", None, "self_partner")
         return _pair(lobby, target, me, "answered", remove=target)
-    first = next((e for e in lobby.open_requests if e.player != me.player), None)
+    first = next((e for e in lobby.open_requests if repeated((e, me)) is None), None)
     if first is not None:
         return _pair(lobby, first, me, "also_alone", remove=first)
     new = replace(lobby, open_requests=lobby.open_requests + (me,))
@@ -185,6 +203,8 @@ def add_request(lobby: Lobby, request: Request) -> tuple[Lobby, MatchEvent]:
 def _pair(
     lobby: Lobby, first: Entrant, second: Entrant, reason: str, *, remove: Entrant | None
 ) -> tuple[Lobby, MatchEvent]:
+    if repeated((first, second)) is not None:  # every caller checked; never form one anyway
+        return lobby, MatchEvent("rejected", None, "self_partner")
     pairing = Pairing(first, second)
     open_requests = tuple(e for e in lobby.open_requests if e != remove)
     new = replace(lobby, open_requests=open_requests, queue=lobby.queue + (pairing,))
@@ -201,9 +221,9 @@ def schedule(
     un contre un pourront être lancés en même temps. Au delà, une file d'attente sera
     instaurée.").
 
-    The queue is first in, first out; a pairing whose player is already in a running duel
-    keeps its place and the next one may start (seed 001: "Un joueur ne peut participer qu'à un
-    duel à la fois").
+    The queue is first in, first out; a pairing whose player (:func:`player_key`) or character
+    (:func:`character_key`) is already in a running duel keeps its place and the next one may
+    start (seed 001: "Un joueur ne peut participer qu'à un duel à la fois").
 
     ``busy_elsewhere``: :func:`player_key` of the players in a started duel of another kind (a
     2v2, :meth:`Engagements.started_in`); a pairing holding one of them keeps its place too.
@@ -218,16 +238,21 @@ def schedule(
         raise RuleError("matchmaking.max_concurrent", f"must be >= 1, got {max_concurrent}")
     running = list(lobby.running)
     busy = set(lobby.busy_players())
+    busy_characters = {
+        character_key(e.character) for p in lobby.running for e in (p.first, p.second)
+    }
     started: list[Pairing] = []
     waiting: list[Pairing] = []
     for pairing in lobby.queue:
-        free = not (set(pairing.players) & busy) and not (
-            {player_key(p) for p in pairing.players} & busy_elsewhere
-        )
+        keys = {player_key(p) for p in pairing.players}
+        characters = {character_key(e.character) for e in (pairing.first, pairing.second)}
+        free = not (keys & busy) and not (keys & busy_elsewhere)
+        free = free and not (characters & busy_characters)
         if len(running) < max_concurrent and free:
             running.append(pairing)
             started.append(pairing)
-            busy.update(pairing.players)
+            busy.update(keys)
+            busy_characters.update(characters)
         else:
             waiting.append(pairing)
     return replace(lobby, queue=tuple(waiting), running=tuple(running)), tuple(started)
@@ -245,11 +270,13 @@ def finish(lobby: Lobby, pairing: Pairing) -> Lobby:
 
 
 def withdraw(lobby: Lobby, player: str) -> Lobby:
-    """Remove a player's open request and queued pairings (they withdrew their sign-up)."""
+    """Remove a player's open request and queued pairings (they withdrew their sign-up;
+    players compared with :func:`player_key`)."""
+    key = player_key(player)
     return replace(
         lobby,
-        open_requests=tuple(e for e in lobby.open_requests if e.player != player),
-        queue=tuple(p for p in lobby.queue if player not in p.players),
+        open_requests=tuple(e for e in lobby.open_requests if player_key(e.player) != key),
+        queue=tuple(p for p in lobby.queue if key not in {player_key(q) for q in p.players}),
     )
 
 
@@ -260,9 +287,50 @@ Stage = Literal["open", "queued", "running"]
 
 
 def player_key(player: str) -> str:
-    """How players are compared across both kinds: the forum account with case, accents and
-    spacing ignored (``"Aurora  Vexley"`` and ``"aurora vexley"`` are one player)."""
+    """How players are compared across both kinds: the forum account with case, accents,
+    spacing and curly apostrophes ignored (``"Aurora  Vexley"`` and ``"aurora vexley"`` are one
+    player, so are ``"Clémence Salpêtre"`` and ``"Clemence Salpetre"``). The same folding as
+    :func:`parsers.registration.fold`, which keys the duellist profiles."""
     return _fold(player)
+
+
+def character_key(character: str) -> str:
+    """How characters are compared: the same folding as :func:`player_key` (and as the
+    duellist profiles' ``character_key``): ``"Zoé Lune"`` and ``"zoe lune"`` are one
+    character."""
+    return _fold(character)
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """One player or one character found twice among the duellists of one duel.
+
+    Attributes:
+        what: ``"player"`` (the same person on two places) or ``"character"`` (the same
+            duellist twice).
+        name: the name as written on its second appearance.
+    """
+
+    what: Literal["player", "character"]
+    name: str
+
+
+def repeated(entrants: Iterable[Entrant]) -> Repeat | None:
+    """The first player (:func:`player_key`) or character (:func:`character_key`) found twice
+    among ``entrants`` (the duellists of one duel, any kind), or None when every place holds
+    another person and another character. A duel holding a :class:`Repeat` is never formed nor
+    opened (seed 001: "Un joueur ne peut participer qu'à un duel à la fois"; a duellist cannot
+    fight beside or against themselves)."""
+    players: set[str] = set()
+    characters: set[str] = set()
+    for e in entrants:
+        if player_key(e.player) in players:
+            return Repeat("player", e.player)
+        if character_key(e.character) in characters:
+            return Repeat("character", e.character)
+        players.add(player_key(e.player))
+        characters.add(character_key(e.character))
+    return None
 
 
 def other_kind(kind: DuelKind) -> DuelKind:
@@ -355,12 +423,15 @@ __all__ = [
     "MatchEvent",
     "MatchOutcome",
     "Pairing",
+    "Repeat",
     "Request",
     "Stage",
     "add_request",
+    "character_key",
     "finish",
     "other_kind",
     "player_key",
+    "repeated",
     "schedule",
     "set_aside",
     "withdraw",
