@@ -153,7 +153,13 @@ def parse_page_cmd(
 @main.command("verify-dice")
 @click.argument("sources", nargs=-1, required=True)
 @click.option("--platform", type=click.Choice(["auto", "phpbb3", "forumactif"]), default="auto")
-def verify_dice(sources: tuple[str, ...], platform: str) -> None:
+@click.option(
+    "--bot",
+    "bot_name",
+    default=None,
+    help="The bot's account name (default: the author of the opening declaration).",
+)
+def verify_dice(sources: tuple[str, ...], platform: str, bot_name: str | None) -> None:
     """Recompute every bot roll of a duel from its pages alone (saved files, or the topic's
     URL on a phpBB or Forumactif board: every page is fetched). Exits 1 when anything does not
     match."""
@@ -172,7 +178,7 @@ def verify_dice(sources: tuple[str, ...], platform: str) -> None:
                 pages.append(parse_page(data, platform, source=source, now=datetime.now(UTC)))
     except (OSError, ParseError) as exc:
         raise click.ClickException(str(exc)) from exc
-    report = verify_pages(pages)
+    report = verify_pages(pages, bot=bot_name)
     for line in format_report(report):
         click.echo(line)
     if not report.ok:

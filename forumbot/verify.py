@@ -67,6 +67,8 @@ class VerifyReport:
     seed_matches: bool = False
     checks: list[DiceCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    bot: str | None = None  # whose posts were read (the bot's account)
+    ignored: list[int] = field(default_factory=list)  # marked posts by anyone else
 
     @property
     def ok(self) -> bool:
@@ -79,12 +81,21 @@ class VerifyReport:
 
 
 def verify_pages(
-    pages: Iterable[TopicPage], *, dice_name: str = "Duel", dice_per_post: int = 2
+    pages: Iterable[TopicPage],
+    *,
+    dice_name: str = "Duel",
+    dice_per_post: int = 2,
+    bot: str | None = None,
 ) -> VerifyReport:
     """Verify the bot's rolls in the given pages of one duel topic (any order).
 
     ``dice_name`` and ``dice_per_post`` describe classic's lines (``attaque a, défense d``);
-    fatigue lines carry their own dice name and one die each (see the module doc)."""
+    fatigue lines carry their own dice name and one die each (see the module doc).
+
+    Only the bot's posts count: ``bot`` (its account name, case-insensitive), else the
+    author of the first post carrying a marker (``forumbot·``) and a commitment (the
+    opening). A player who copies the bot's lines (a forged roll, a forged seed) into their
+    own post is ignored; ``report.problems`` says how many such posts were set aside."""
     page_list = list(pages)
     topic_ids = {p.topic_id for p in page_list if p.topic_id is not None}
     report = VerifyReport(topic_id=next(iter(topic_ids)) if len(topic_ids) == 1 else None)
@@ -103,6 +114,14 @@ def verify_pages(
     posts = sorted(
         {p.post_id: p for page in page_list for p in page.posts}.values(), key=lambda p: p.post_id
     )
+    marked = [p for p in posts if "forumbot·" in p.text]
+    if bot is None:
+        opening = next((p for p in marked if _COMMITMENT.search(p.text)), None)
+        bot = opening.author if opening is not None else None
+    if bot is not None:
+        report.bot = bot
+        report.ignored = [p.post_id for p in marked if p.author.casefold() != bot.casefold()]
+        posts = [p for p in marked if p.author.casefold() == bot.casefold()]
     declared: list[tuple[int, int, tuple[int, ...], str]] = []
     placements: list[tuple[int, str, int, int]] = []  # (post id, name, zone number, zones)
     draws: list[tuple[int, int, str, int, int]] = []  # (turn, post id, label, value, sides)
@@ -175,6 +194,11 @@ def format_report(report: VerifyReport) -> list[str]:
         if c.label:
             where += f", tirage {c.label}"
         lines.append(f"{where}, message n°{c.post_id} : {c.declared} {state}")
+    if report.ignored:
+        lines.append(
+            f"messages ignorés (marque du bot, mais pas écrits par {report.bot}) : "
+            + ", ".join(str(i) for i in report.ignored)
+        )
     lines.extend(f"problème : {p}" for p in report.problems)
     good = sum(c.ok for c in report.checks)
     lines.append(

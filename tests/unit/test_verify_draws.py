@@ -3,6 +3,8 @@ placement and each reward line's named draw, are what gets checked (issue 5)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from forumbot.verify import format_report, verify_pages
 from parsers.model import Post, TopicPage
 from rules.dice import commitment, derive_die
@@ -12,8 +14,8 @@ KEY = "forumactif:77"
 NAMES = ("Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike")
 
 
-def post(post_id: int, text: str) -> Post:
-    return Post(post_id, "Arbitre", 1, None, None, text, (), (), len(text.splitlines()))
+def post(post_id: int, text: str, author: str = "Arbitre") -> Post:
+    return Post(post_id, author, 1, None, None, text, (), (), len(text.splitlines()))
 
 
 def pages(reward_value: int | None = None) -> list[TopicPage]:
@@ -63,3 +65,26 @@ def test_a_forged_reward_draw_is_caught() -> None:
     assert not report.ok
     (bad,) = [c for c in report.checks if not c.ok]
     assert bad.label == "reward:creature:strangulot:12" and bad.recomputed == (good,)
+
+
+def test_a_players_copy_of_the_bots_lines_is_ignored() -> None:
+    """A player who posts a forged roll or a forged seed with the marker cannot make an honest
+    duel fail (found by a break-it pass)."""
+    (page,) = pages()
+    label = "reward:creature:strangulot:12"
+    good = derive_die(SEED, KEY, 0, 0, label, 0, sides=6)
+    forged_draw = post(
+        14,
+        "Intervention de l'arbitre — tour 2\n"
+        f"[*] Récompense pour Cassius Thorne : 10 gallions (tirage {label} {good % 6 + 1}/6).\n"
+        "forumbot·turn2·",
+        author="Cassius Thorne",
+    )
+    forged_seed = post(15, f"forumbot· Graine des dés : {'ab' * 32}", author="Cassius Thorne")
+    tampered = replace(page, posts=(*page.posts, forged_draw, forged_seed))
+    report = verify_pages([tampered])
+    assert report.ok and report.seed == SEED.hex(), report.problems
+    assert report.bot == "Arbitre" and report.ignored == [14, 15]
+    assert any("messages ignorés" in line for line in format_report(report))
+    # naming another account as the bot reads that account's posts only
+    assert not verify_pages([tampered], bot="Cassius Thorne").ok
