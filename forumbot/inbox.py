@@ -6,7 +6,9 @@ supplémentaires sur la zone où il se trouve." The bot cannot answer such a que
 inbox from a duellist of a running 2v2 duel becomes an ``owl_question`` task in the review
 queue (with the duellist's current zone and the environment's details for it), once: messages
 already read are remembered in ``inbox_seen`` (by message id), and the task's key is the
-message id. Messages from anyone else are remembered and left alone.
+message id. Messages from anyone else (the bot itself included) are remembered and left
+alone; a message whose page names no sender while a 2v2 is open or running becomes a task
+too (duellist unknown, logged as a warning): nothing a duellist writes is lost silently.
 
 Reading: the client's ``read_pm_inbox(skip=...)`` (``(msg_id, sender, subject, text)``
 tuples, newest first; the ids in ``skip``, already read, come without their text and cost no
@@ -54,7 +56,7 @@ def poll_inbox(
     bot_username: str = "",
 ) -> list[int]:
     """Read the inbox's new messages; returns the ids of the referee tasks created."""
-    from forumbot.duo_flow import current_state, duo_row, load_env
+    from forumbot.duo_flow import current_state, duo_row, duo_running, load_env
 
     created: list[int] = []
     seen_ids = {
@@ -72,23 +74,32 @@ def poll_inbox(
         seen = storage.db.execute(
             "select 1 from inbox_seen where board_id = ? and msg_id = ?", [board_id, msg_id]
         ).fetchone()
-        if seen or sender.casefold() == bot_username.casefold():
+        if seen:
             continue
-        found = _duel_of(storage, board_id, sender)
+        own = bool(bot_username) and sender.casefold() == bot_username.casefold()
+        found = None if own else _duel_of(storage, board_id, sender)
+        running = duo_running(storage, board_id) if not sender.strip() else None
         task_id = None
-        if found is not None:
-            duel, name = found
+        if found is not None or running is not None:
+            if found is not None:
+                duel, name = found
+                state = current_state(storage, duel)
+                env = load_env(duo_row(storage, duel["id"])["environment"])  # type: ignore[index]
+                zone = env.zone(state.zone_of(name))
+                zone_key = zone.key
+                note = f"Détails de la zone ({zone.name}) à donner si besoin : {zone.details}"
+            else:  # the page did not say who wrote it: the referee reads it and decides
+                assert running is not None
+                duel, name, zone_key = running, "", ""
+                note = "Expéditeur non reconnu sur la page du forum : à lire dans la messagerie."
+                log.warning("inbox: owl %s (%r): sender not found on the page", msg_id, subject)
             text = read()
-            state = current_state(storage, duel)
-            env = load_env(duo_row(storage, duel["id"])["environment"])  # type: ignore[index]
-            zone = env.zone(state.zone_of(name))
-            note = f"Détails de la zone ({zone.name}) à donner si besoin : {zone.details}"
             storage.db.execute(
                 "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
                 "duellist, zone, subject, text, status, created_at, note) "
                 "values (?, ?, 'owl_question', ?, ?, ?, ?, ?, 'open', ?, ?)",
-                [board_id, duel["id"], f"b{board_id}-pm{msg_id}", name, zone.key, subject, text,
-                 iso(now()), note],
+                [board_id, duel["id"], f"b{board_id}-pm{msg_id}", name, zone_key, subject,
+                 text, iso(now()), note],
             )  # fmt: skip
             row = storage.db.execute(
                 "select id from referee_tasks where source_key = ?", [f"b{board_id}-pm{msg_id}"]
@@ -112,8 +123,8 @@ def _duel_of(storage: Storage, board_id: int, sender: str) -> tuple[dict[str, An
     from forumbot.duo_flow import duo_running
     from forumbot.leaderboard import player_of
 
-    duel = duo_running(storage, board_id)
-    if duel is None or duel["status"] != "running":
+    duel = duo_running(storage, board_id)  # open (opening posted) or running
+    if duel is None:
         return None
     for d in storage.duellists(duel["id"]):
         name = str(d["name"])

@@ -33,7 +33,7 @@ from parsers.forumactif.forms import (
     find_new_post_warning,
     parse_login_form,
 )
-from parsers.forumactif.htmltext import Element
+from parsers.forumactif.htmltext import Element, extract
 from parsers.forumactif.userdata import logged_in_username, parse_userdata
 
 _TOPIC_HREF_RE = re.compile(
@@ -207,37 +207,45 @@ class PmRow:
 
 
 def parse_pm_folder(html: str | bytes) -> list[PmRow]:
-    """Messages of a PM folder page (``/privmsg?folder=...``): links ``a.topictitle``
-    (default ``privmsgs_body`` of every version) to ``/privmsg?...&p=N``, newest first.
+    """Messages of a PM folder page (``/privmsg?folder=...``), newest first: every link to
+    a message (``{listrow.U_READ}``: ``/privmsg?...&p=N``; ``a.topictitle`` on phpBB2,
+    phpBB3, ModernBB, PunBB and Invision, a plain link in AwesomeBB's
+    ``span.notification-title``) — the default ``privmsgs_body`` of every version
+    (REPORT.md 6.4, [M]; no real inbox page was captured).
 
-    The other user (``{listrow.FROM}``, REPORT.md 6.4, [M]) is read from the row holding the
-    link (``li.row`` on phpBB3/ModernBB, ``tr`` on phpBB2): a profile link ``/uN`` when the
-    board renders the name as one, else phpBB3's ``<em>FROM - DATE</em>``, else phpBB2's
-    ``span.name``. Forumactif dates contain " - " too ("Lun 30 Nov 2026 - 16:24"): the name
-    is what comes before the first one."""
+    The other user (``{listrow.FROM}``) is read from the row holding the link (``li``,
+    ``tr`` or AwesomeBB's ``div.notification-row``): a profile link ``/uN`` when the board
+    renders the name as one; else phpBB2's ``span.name``; else the text after the subject
+    (``[par] FROM - DATE``: phpBB3's ``<em>``, AwesomeBB's ``span.notification-date``,
+    PunBB/Invision's ``{L_BY} FROM - DATE``). Forumactif dates contain " - " too ("Lun 30
+    Nov 2026 - 16:24"): the name is what comes before the first one."""
     tree = _tree(html)
     rows: list[PmRow] = []
+    seen: set[int] = set()
     for link in tree.iter("a"):
         href = link.get("href") or ""
-        if "/privmsg" not in href or "topictitle" not in (link.get("class") or "").split():
-            continue
         match = _PM_READ_RE.search(href)
-        if match:
-            rows.append(
-                PmRow(
-                    int(match.group(1)),
-                    _squash(link.text_content()),
-                    href,
-                    _pm_row_user(link),
-                )
-            )
+        if "/privmsg" not in href or match is None or "mode=post" in href:
+            continue
+        if "mode=read" not in href and "topictitle" not in (link.get("class") or "").split():
+            continue
+        msg_id = int(match.group(1))
+        if msg_id in seen:
+            continue
+        seen.add(msg_id)
+        rows.append(PmRow(msg_id, _squash(link.text_content()), href, _pm_row_user(link)))
     return rows
+
+
+_BY_WORDS = ("par", "by", "de", "from")
 
 
 def _pm_row_user(link: Element) -> str | None:
     """The user named in the listing row around ``link`` (see :func:`parse_pm_folder`)."""
     row = link.getparent()
-    while row is not None and row.tag not in ("li", "tr"):
+    while row is not None and not (
+        row.tag in ("li", "tr") or "notification-row" in (row.get("class") or "").split()
+    ):
         row = row.getparent()
     if row is None:
         return None
@@ -246,49 +254,87 @@ def _pm_row_user(link: Element) -> str | None:
             name = _squash(a.text_content())
             if name:
                 return name
-    for em in row.iter("em"):
-        text = _squash(em.text_content())
-        if " - " in text:
-            return text.split(" - ", 1)[0].strip() or None
     for span in row.iter("span"):
         if "name" in (span.get("class") or "").split():
             return _squash(span.text_content()) or None
-    return None
+    text = _squash(row.text_content())
+    subject = _squash(link.text_content())
+    after = (text.split(subject, 1)[1] if subject and subject in text else text).strip()
+    words = after.split(" ", 1)
+    if len(words) == 2 and words[0].casefold() in _BY_WORDS:
+        after = words[1]
+    name = after.split(" - ", 1)[0].strip() if " - " in after else ""
+    return name or None
 
 
 def pm_message_text(html: str | bytes) -> str:
-    """Text of a PM read page: the message body (``div.postbody div.content`` of phpBB3's
-    ``privmsgs_read_body``, else ``div.content``/``.post-content``/``div.postbody``/
-    ``.post-entry``), else the whole page text."""
+    """Text of a PM read page, line breaks kept: the message body (``div.postbody
+    div.content`` of phpBB3/ModernBB, ``div.content`` of AwesomeBB, ``.entry-content`` of
+    PunBB, ``.post-entry`` of Invision, ``div.postbody`` of phpBB2), else the whole page
+    text."""
     tree = _tree(html)
     for xpath in (
         "//div[contains(concat(' ', normalize-space(@class), ' '), ' postbody ')]"
         "//div[contains(concat(' ', normalize-space(@class), ' '), ' content ')]",
         "//div[contains(concat(' ', normalize-space(@class), ' '), ' content ')]",
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' entry-content ')]",
         "//div[contains(concat(' ', normalize-space(@class), ' '), ' post-content ')]",
-        "//div[contains(concat(' ', normalize-space(@class), ' '), ' postbody ')]",
         "//div[contains(concat(' ', normalize-space(@class), ' '), ' post-entry ')]",
+        "//div[contains(concat(' ', normalize-space(@class), ' '), ' postbody ')]",
     ):
         found = tree.xpath(xpath)
         if found:
-            return "\n".join(_squash(el.text_content()) for el in found)
+            return "\n\n".join(_lines_of(el) for el in found).strip()
     return page_text(html)
 
 
+def _lines_of(el: Element) -> str:
+    """``el``'s displayed lines (``<br>`` and blocks break lines), blank runs collapsed."""
+    lines = [line for line in extract(el, lambda _e: False).texts()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
 def pm_sender(html: str | bytes) -> str | None:
-    """The sender named on a PM read page: the profile link ``/uN`` of phpBB3's
-    ``p.author`` ("De {MESSAGE_FROM} ..."), else of ``dl.postprofile``; None when neither
-    shows one."""
+    """The sender named on a PM read page: the ``{MESSAGE_FROM}`` place of each version's
+    ``privmsgs_read_body`` that holds the sender alone (ModernBB ``.postprofile-name``,
+    PunBB ``span.username``, Invision ``.postprofile-head``, phpBB3 ``dl.postprofile dt``):
+    its profile link ``/uN``, else its text; else the author line (phpBB3 ``p.author``,
+    AwesomeBB ``div.block-post-footer-details``: "De {MESSAGE_FROM} à {MESSAGE_TO}"): its
+    first profile link when only the label comes before it, else the words between the two
+    labels (a plain-text sender before the recipient's link; [L]: one-word labels assumed);
+    else phpBB2's label cell "De :" and the cell after it. None when nothing says."""
     tree = _tree(html)
     for xpath in (
-        "//p[contains(concat(' ', normalize-space(@class), ' '), ' author ')]//a",
-        "//dl[contains(concat(' ', normalize-space(@class), ' '), ' postprofile ')]//a",
+        "//*[contains(concat(' ', normalize-space(@class), ' '), ' postprofile-name ')]",
+        "//span[contains(concat(' ', normalize-space(@class), ' '), ' username ')]",
+        "//*[contains(concat(' ', normalize-space(@class), ' '), ' postprofile-head ')]",
+        "//dl[contains(concat(' ', normalize-space(@class), ' '), ' postprofile ')]/dt",
     ):
-        for a in tree.xpath(xpath):
-            if _USER_HREF_RE.match(a.get("href") or ""):
-                name = _squash(a.text_content())
-                if name:
-                    return name
+        for el in tree.xpath(xpath):
+            for a in el.iter("a"):
+                if _USER_HREF_RE.match(a.get("href") or "") and _squash(a.text_content()):
+                    return _squash(a.text_content())
+            text = _squash(el.text_content())
+            if text:
+                return text
+    for line in tree.xpath(
+        "//p[contains(concat(' ', normalize-space(@class), ' '), ' author ')]"
+        " | //div[contains(concat(' ', normalize-space(@class), ' '),"
+        " ' block-post-footer-details ')]"
+    ):
+        before = _squash(line.text or "").split()
+        for a in line.iter("a"):
+            if _USER_HREF_RE.match(a.get("href") or "") and _squash(a.text_content()):
+                if len(before) <= 1:  # "De <a>sender</a> à ..."
+                    return _squash(a.text_content())
+                if len(before) >= 3:  # "De sender à <a>recipient</a>": drop the two labels
+                    return " ".join(before[1:-1])
+                break
+    # phpBB2: a "De :" label cell, then the sender's cell (both ``span.genmed``).
+    labels = tree.xpath("//span[contains(concat(' ', normalize-space(@class), ' '), ' genmed ')]")
+    for label, value in zip(labels, labels[1:], strict=False):
+        if _squash(label.text_content()).endswith(":") and _squash(value.text_content()):
+            return _squash(value.text_content())
     return None
 
 

@@ -124,3 +124,26 @@ def test_use_item_line() -> None:
     assert use_item_line("texte\nObjet : le flacon\nPari : [1,2,3,4]") == "le flacon"
     assert use_item_line("Utiliser: cache-oreilles") == "cache-oreilles"
     assert use_item_line("rien ici") is None
+
+
+def test_inbox_owls_before_the_opening_is_out_from_the_bot_or_from_nobody() -> None:
+    """Found by a break-it pass: an owl sent while the 2v2 was open (opening not yet
+    published) was dropped; the bot's own message was re-read on every poll; a message
+    whose page named no sender was dropped without a word."""
+    storage = open_storage(":memory:")
+    forum = InboxForum()
+    ref, duel_id = setup(storage, forum)
+    assert storage.duel(duel_id)["status"] == "open"  # the opening is not published yet
+    forum.inbox = [(21, B2, "Ma zone ?", "Où suis-je ?"), (22, "Hibou", "copie", "x"),
+                   (23, "", "???", "Qui suis-je ?")]  # fmt: skip
+    created = poll_inbox(storage, forum, ref.board_id, lambda: NOW, bot_username="Hibou")
+    assert len(created) == 2
+    tasks = {t["source_key"]: t for t in referee_tasks(storage, ref.board_id)}
+    mine = tasks[f"b{ref.board_id}-pm21"]
+    assert (mine["duellist"], mine["zone"]) == (B2, "escalier")
+    nobody = tasks[f"b{ref.board_id}-pm23"]
+    assert nobody["duellist"] == "" and "non reconnu" in nobody["note"]
+    assert nobody["text"] == "Qui suis-je ?"
+    seen = {r["msg_id"] for r in storage.db["inbox_seen"].rows}
+    assert seen == {21, 22, 23}  # the bot's own message too: never read again
+    assert poll_inbox(storage, forum, ref.board_id, lambda: NOW, bot_username="Hibou") == []

@@ -29,6 +29,7 @@ from forumbot.errors import (
 )
 from forumbot.forums.base import ForumClient
 from forumbot.forums.forumactif import ForumactifClient
+from forumbot.forums.forumactif_pages import pm_sender
 
 FIXTURES = Path(__file__).resolve().parents[2] / ".." / "shared" / "fixtures" / "forumactif"
 RENDERED = FIXTURES / "rendered"
@@ -555,21 +556,27 @@ def fill(template: str, values: dict[str, str], rows: list[dict[str, str]]) -> s
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), ""), body)
 
 
-@pytest.mark.parametrize("version", ["phpbb2", "phpbb3"])
-def test_read_pm_inbox_on_the_default_templates(router: respx.Router, version: str) -> None:
+VERSIONS = ["phpbb2", "phpbb3", "modernbb", "awesomebb", "punbb", "invision"]
+LINKED = '<a href="/u587"><span style="color:#0A0"><strong>Clemence Salpetre</strong></span></a>'
+
+
+@pytest.mark.parametrize("sender", [LINKED, "Clemence Salpetre"], ids=["link", "plain"])
+@pytest.mark.parametrize("version", VERSIONS)
+def test_read_pm_inbox_on_the_default_templates(
+    router: respx.Router, version: str, sender: str
+) -> None:
     tpl = TEMPLATES / version / "default_tpl"
-    # phpBB3 renders the sender as a profile link; phpBB2's is given as plain text here.
-    sender = '<a href="/u587">Clemence Salpetre</a>' if version == "phpbb3" else "Clemence Salpetre"
     rows = [
         {"U_READ": "/privmsg?folder=inbox&amp;mode=read&amp;p=42", "SUBJECT": "Le bassin ?",
-         "FROM": sender, "DATE": "Lun 30 Nov 2026 - 16:24", "S_MARK_ID": "42"},
-        {"U_READ": "/privmsg?folder=inbox&amp;mode=read&amp;p=41", "SUBJECT": "Bonjour",
-         "FROM": sender, "DATE": "Dim 29 Nov 2026 - 9:05", "S_MARK_ID": "41"},
+         "FROM": sender, "DATE": "Lun 30 Nov 2026 - 16:24", "S_MARK_ID": "42", "L_BY": "par"},
+        {"U_READ": "/privmsg?folder=inbox&amp;mode=read&amp;p=41", "SUBJECT": "L&#039;allée",
+         "FROM": sender, "DATE": "Dim 29 Nov 2026 - 9:05", "S_MARK_ID": "41", "L_BY": "par"},
     ]  # fmt: skip
     listing = fill((tpl / "privmsgs_body.tpl").read_text(encoding="utf-8"), {}, rows)
     read = fill(
         (tpl / "privmsgs_read_body.tpl").read_text(encoding="utf-8"),
-        {"MESSAGE_FROM": sender, "POST_SUBJECT": "Le bassin ?", "L_FROM": "De",
+        {"MESSAGE_FROM": sender, "POST_SUBJECT": "Le bassin ?", "L_FROM": "De", "L_TO": "à",
+         "MESSAGE_TO": '<a href="/u1">Hibou</a>',
          "MESSAGE": "Que voit-on au fond&nbsp;?<br />Merci."},
         [],
     )  # fmt: skip
@@ -578,7 +585,19 @@ def test_read_pm_inbox_on_the_default_templates(router: respx.Router, version: s
     client, _ = make_client(router)
     got = client.read_pm_inbox(skip={41})
     assert got[0][:3] == (42, "Clemence Salpetre", "Le bassin ?")
-    assert "Que voit-on au fond" in got[0][3] and "Merci." in got[0][3]
-    assert "De Clemence" not in got[0][3]  # the body only, not the author line
-    assert got[1] == (41, "Clemence Salpetre", "Bonjour", "")  # skipped: no request
+    assert got[0][3] == "Que voit-on au fond ?\nMerci."  # the body only, lines kept
+    assert got[1] == (41, "Clemence Salpetre", "L'allée", "")  # skipped: no request
     assert page.call_count == 1
+    # the read page alone names the sender too, never the recipient (the bot)
+    assert pm_sender(read) == "Clemence Salpetre"
+
+
+def test_an_empty_inbox_lists_nothing(router: respx.Router) -> None:
+    listing = fill(
+        (TEMPLATES / "phpbb3" / "default_tpl" / "privmsgs_body.tpl").read_text(encoding="utf-8"),
+        {"L_NO_MESSAGES": "Vous n'avez aucun message dans ce dossier"},
+        [],
+    )
+    router.get("/privmsg", params={"folder": "inbox"}).respond(200, html=listing)
+    client, _ = make_client(router)
+    assert client.read_pm_inbox() == []
