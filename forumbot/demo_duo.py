@@ -267,8 +267,11 @@ class DuoScript:
         memory: TurnMemory,
         action: str,
     ) -> tuple[str | None, str | None]:
-        if action == "none":  # a move goes with another action (RULES.md: "move_alone")
-            return None, None
+        barred = _effect_kinds(state, me)
+        incoming = any(p.target == me for p in state.pending)
+        endures = "no_attack" in barred and (not incoming or "no_dodge" in barred)
+        if action == "none" and not endures:  # a move goes with another action ("move_alone")
+            return None, None  # (a duellist left with no legal action may move alone)
         moved = set(state.movers) | set(memory.movers)
         if mate in moved:
             if (
@@ -317,7 +320,10 @@ class DuoScript:
         words = {"me": play.who, "them": them, "mate": state.teammate(play.who), "zone": here}
         body = "\n".join(line.format(**words) for line in self.rng.sample(_LINES, 10))
         if play.action == "none":
-            return body + f"\n{play.who} serre les dents et endure, incapable d'agir ce tour-ci."
+            body += f"\n{play.who} serre les dents et endure, incapable d'agir ce tour-ci."
+            if play.move:
+                body += f"\nDéplacement : zone {self.env.zone_number(play.move)}"
+            return body
         lines = [body]
         if play.spell:
             lines.append(f"[b]{play.spell}[/b]")

@@ -36,8 +36,9 @@ from typing import Literal, cast
 from rules.duo.environment import Environment, RewardEntry, fold
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack, RewardGiven
+from rules.effects import NoAttack
 from rules.errors import RuleError
-from rules.fatigue.effects import DamageOverTime, Ward
+from rules.fatigue.effects import DamageOverTime, NoDodge, Ward
 from rules.fatigue.engine import (
     OverrideValue,
     PostFacts,
@@ -588,6 +589,16 @@ class _Step:
                       creature.ability.amount)
             )  # fmt: skip
 
+    def no_legal_action(self, who: str, targeted: bool) -> bool:
+        """True when ``who`` can neither cast (a ``no_attack`` effect) nor dodge (nothing
+        aimed at them, or a ``no_dodge`` effect). RULES.md: "A duellist left with no legal
+        action posts role-play and endures: that counts as their post, no violation" — so
+        their move, the duo's move of the turn, is no ``move_alone`` either."""
+        effects = self.member(who).effects
+        barred_cast = any(isinstance(e, NoAttack) for e in effects)
+        barred_dodge = any(isinstance(e, NoDodge) for e in effects)
+        return barred_cast and (not targeted or barred_dodge)
+
     def _dummy(self, who: str) -> str:
         """Another duellist for a one-sided 1v1 check (its changes are discarded)."""
         return self.s.teammate(who)
@@ -664,7 +675,7 @@ class _Step:
             self.resolve_pending(defended, post)
         elif declared is None and not post.spell_text:
             if dp.move_to or dp.use_item:
-                if not dp.use_item:
+                if not dp.use_item and not self.no_legal_action(me, bool(incoming)):
                     self.violation(me, "move_alone", post.post_id, "a move with no other action")
             else:
                 self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)

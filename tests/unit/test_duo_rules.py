@@ -208,3 +208,33 @@ def test_a_self_cast_is_not_declared_as_an_attack_on_the_teammate() -> None:
     )  # fmt: skip
     assert "self_cast" in [e.kind for e in out.events]
     assert [(a.attacker, a.defender) for a in out.attacks if a.defender == "Blaise"] == []
+
+
+def _barred(state: DuoState, who: str) -> DuoState:
+    """``who`` under a running no_attack effect (e.g. Stupéfix): they cannot cast."""
+    from dataclasses import replace
+
+    from rules.effects import NoAttack
+
+    duel_ = state.duel
+    members = tuple(
+        replace(d, effects=(*d.effects, NoAttack(duration=1, source="Stupéfix", caster=B1)))
+        if d.name == who else d
+        for d in duel_.duellists
+    )  # fmt: skip
+    return replace(state, duel=replace(duel_, duellists=members))
+
+
+def test_a_duellist_with_no_legal_action_may_move_alone() -> None:
+    """RULES.md: "A duellist left with no legal action posts role-play and endures: that counts
+    as their post, no violation" — barred from casting with nothing to dodge, their move alone
+    is the duo's move of the turn, not a ``move_alone`` (found by the 2v2 demo)."""
+    s = _barred(duel({A1: 0, A2: 0, B1: 1, B2: 2}), A1)
+    out = step(s, post(A1, 1, None, None, move="zone 2", kind=None))
+    assert [v.rule for v in out.violations] == []  # type: ignore[attr-defined]
+    assert "move" in [e.kind for e in out.events]  # type: ignore[attr-defined]
+    # a duellist who could cast still may not move alone
+    free = step(
+        duel({A1: 0, A2: 0, B1: 1, B2: 2}), post(A1, 1, None, None, move="zone 2", kind=None)
+    )
+    assert "move_alone" in [v.rule for v in free.violations]  # type: ignore[attr-defined]
