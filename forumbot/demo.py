@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from forumbot.app import bootstrap
+from forumbot.app import Bot, bootstrap
 from forumbot.config import Config, WatchedForum
 from forumbot.render import marker_text
 from forumbot.rulesets import load_ruleset
@@ -75,6 +75,36 @@ def make_demo_board(platform: str = "phpbb3", **kwargs: Any) -> Any:
     return board
 
 
+def demo_bot(
+    base_url: str,
+    platform: str,
+    ruleset: str,
+    database: str,
+    seed: int,
+    dice_name: str = "Duel",
+) -> Bot:
+    """The bot of a demo: account :data:`BOT` on the sandbox at ``base_url``, duel topics in
+    forum :data:`DUEL_FORUM`, review delay 0, flood interval 1 s, database ``database``
+    (SQLite file), random numbers seeded with ``seed + 1``."""
+    config = Config(
+        board_url=base_url,
+        platform=platform,
+        username=BOT,
+        ruleset=ruleset,
+        dice_name=dice_name,
+        review_delay_s=0,
+        database=database,
+        flood_interval_s=1,
+        watch=(WatchedForum(DUEL_FORUM),),
+    )
+    return bootstrap(
+        config,
+        password=BOT_PASSWORD,
+        rng=random.Random(seed + 1),
+        storage=open_storage(config.database),
+    )
+
+
 def run_demo(
     platform: str = "phpbb3",
     seed: int = 7,
@@ -97,22 +127,7 @@ def run_demo(
         base_url = board.base_url
     workdir = Path(tempfile.mkdtemp(prefix="forumbot-demo-"))
     try:
-        config = Config(
-            board_url=base_url,
-            platform=platform,
-            username=BOT,
-            ruleset="classic",
-            review_delay_s=0,
-            database=database or str(workdir / "demo.db"),
-            flood_interval_s=1,
-            watch=(WatchedForum(DUEL_FORUM),),
-        )
-        bot = bootstrap(
-            config,
-            password=BOT_PASSWORD,
-            rng=random.Random(seed + 1),
-            storage=open_storage(config.database),
-        )
+        bot = demo_bot(base_url, platform, "classic", database or str(workdir / "demo.db"), seed)
         (a, ya), (b, yb) = DUELLISTS
         topic_id = board.create_topic(
             DUEL_FORUM,

@@ -33,14 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from forumbot.app import Bot, bootstrap
-from forumbot.config import Config, WatchedForum
-from forumbot.demo import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
+from forumbot.app import Bot
+from forumbot.demo import DUEL_FORUM, demo_bot, make_demo_board
 from forumbot.duo_flow import current_state, duo_settings, environments, load_env, open_duo_duel
 from forumbot.fetch import fetch_topic_pages
 from forumbot.render import marker_text
 from forumbot.rulesets import load_ruleset
-from forumbot.storage import open_storage
 from forumbot.verify import VerifyReport, format_report, verify_pages
 from rules.duo import DuoState, Environment, expected_posters, posts_per_declaration
 from rules.fatigue import FatigueRuleset
@@ -410,23 +408,8 @@ def run_duo_demo(
     workdir = Path(tempfile.mkdtemp(prefix="forumbot-demo-2v2-"))
     bot: Bot | None = None
     try:
-        config = Config(
-            board_url=base_url,
-            platform=platform,
-            username=BOT,
-            ruleset="fatigue",
-            dice_name="Pari",
-            review_delay_s=0,
-            database=database or str(workdir / "demo.db"),
-            flood_interval_s=1,
-            watch=(WatchedForum(DUEL_FORUM),),
-        )
-        bot = bootstrap(
-            config,
-            password=BOT_PASSWORD,
-            rng=random.Random(seed + 1),
-            storage=open_storage(config.database),
-        )
+        db = database or str(workdir / "demo.db")
+        bot = demo_bot(base_url, platform, "fatigue", db, seed, dice_name="Pari")
         if own_board and hasattr(bot.client, "min_form_age_s"):
             # phpBB's form age (``check_form_key``: 1 s) on the sandbox's faster clock
             bot.client.min_form_age_s /= SANDBOX_SPEED
