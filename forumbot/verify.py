@@ -19,9 +19,10 @@ final declaration ``Graine des dés : <seed>``. The seed also drew the starting 
 opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
 turn 0 of the opening post); and each reward, whose line names its draw
 (``... (tirage reward:<source>:<id> <value>/<sides>)``, the same derivation with the label as
-name). On Forumactif the forum rolls the « Pari » dice: the seed (``Engagement des dés de
-l'arbitre ...``, ``Graine des dés de l'arbitre ...``) covers the placement and the rewards only,
-and those are what is checked there.
+name; the reward stated is checked against its table in the environment the opening names,
+when it is a shipped one). On Forumactif the forum rolls the « Pari » dice: the seed
+(``Engagement des dés de l'arbitre ...``, ``Graine des dés de l'arbitre ...``) covers the
+placement and the rewards only, and those are what is checked there.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 
 from parsers.model import TopicPage
 from rules.dice import derive_die, derive_roll, verify_seed
+from rules.errors import RuleError
 
 _COMMITMENT = re.compile(r"(?:Empreinte|Engagement) des dés[^:]*:\s*([0-9a-f]{64})")
 _SEED = re.compile(r"Graine (?:secrète )?des dés[^:\n]*:\s*([0-9a-f]{64})")
@@ -39,6 +41,8 @@ _TURN = re.compile(r"(?:Déclaration|Intervention) de l'arbitre\s*[:—-]\s*tour
 _ROLL = re.compile(r"message n°(\d+) : .* ; attaque (\d), défense (\d)")
 _ZONE = re.compile(r"^\[\*\] Zone (\d+) — [^:]+ : (.+)$")
 _DRAW = re.compile(r"\(tirage (\S+) (\d+)/(\d+)\)")
+_REWARD = re.compile(r"Récompense pour .+? : (\d+) (.+?) \(tirage (\S+) \d+/\d+\)")
+_ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°(\d+) .* ; dé « ([^»]+?) » (\d)(?: :|$)")
 
 
@@ -67,6 +71,7 @@ class VerifyReport:
     seed_matches: bool = False
     checks: list[DiceCheck] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what could not be checked (not a failure)
     bot: str | None = None  # whose posts were read (the bot's account)
     ignored: list[int] = field(default_factory=list)  # marked posts by anyone else
 
@@ -125,11 +130,17 @@ def verify_pages(
     declared: list[tuple[int, int, tuple[int, ...], str]] = []
     placements: list[tuple[int, str, int, int]] = []  # (post id, name, zone number, zones)
     draws: list[tuple[int, int, str, int, int]] = []  # (turn, post id, label, value, sides)
+    rewards: dict[str, str] = {}  # draw label -> the reward the line states ("10 gallions")
+    env_name: str | None = None
     for post in posts:
         if "forumbot·" not in post.text:
             continue
         if report.commitment is None and (m := _COMMITMENT.search(post.text)):
             report.commitment = m.group(1)
+            env_name = next(
+                (e.group(1).strip() for ln in post.text.splitlines() if (e := _ENV.match(ln))),
+                None,
+            )
             zones = [z for line in post.text.splitlines() if (z := _ZONE.match(line.strip()))]
             for z in zones:
                 for name in z.group(2).split(", "):
@@ -145,6 +156,8 @@ def verify_pages(
                 draws.append(
                     (int(turn.group(1)), post.post_id, d.group(1), int(d.group(2)), int(d.group(3)))
                 )
+            if r := _REWARD.search(line):
+                rewards[r.group(3)] = f"{r.group(1)} {r.group(2)}"
             if roll := _ROLL.search(line):
                 values = (int(roll.group(2)), int(roll.group(3)))
                 declared.append((int(turn.group(1)), int(roll.group(1)), values, dice_name))
@@ -177,7 +190,56 @@ def verify_pages(
         for turn_no, post_id, label, value, sides in draws:
             drawn = derive_die(seed, key, 0, 0, label, 0, sides=sides)
             report.checks.append(DiceCheck(turn_no, post_id, (value,), (drawn,), label))
+        if draws:
+            problems, notes = _reward_problems(env_name, draws, rewards)
+            report.problems.extend(problems)
+            report.notes.extend(notes)
     return report
+
+
+def _reward_problems(
+    env_name: str | None,
+    draws: list[tuple[int, int, str, int, int]],
+    stated: dict[str, str],
+) -> tuple[list[str], list[str]]:
+    """Each reward line against its table: the environment named in the opening (a shipped
+    one, :func:`forumbot.duo_flow.environments`), the source in the draw's label
+    (``reward:creature:<key>:<id>`` / ``reward:mechanism:<key>:<id>``), the drawn value
+    walked through the table's weights, the stated amount and kind compared. An environment
+    that is not shipped (a club's own file) is named as not checked. Returns (problems,
+    notes)."""
+    from forumbot.duo_flow import REWARD_FR, environments, load_env
+
+    envs = [load_env(k) for k in environments()]
+    env = next((e for e in envs if env_name is not None and e.name == env_name), None)
+    if env is None:
+        return [], [f"rewards not checked against their tables: environment {env_name!r} unknown"]
+    problems = []
+    for _turn, post_id, label, value, sides in draws:
+        parts = label.split(":")
+        if len(parts) != 4 or parts[1] not in ("creature", "mechanism"):
+            continue
+        try:
+            source = env.creature(parts[2]) if parts[1] == "creature" else env.mechanism(parts[2])
+        except RuleError:
+            problems.append(f"message {post_id}: {label}: no {parts[1]} {parts[2]!r} in {env.name}")
+            continue
+        total = sum(r.weight for r in source.rewards)
+        if total != sides:
+            problems.append(f"message {post_id}: {label}: drawn out of {sides}, table has {total}")
+            continue
+        roll = value - 1
+        for entry in source.rewards:
+            if roll < entry.weight:
+                break
+            roll -= entry.weight
+        expected = f"{entry.amount} {REWARD_FR[entry.kind]}"
+        if stated.get(label) != expected:
+            problems.append(
+                f"message {post_id}: {label}: the line says {stated.get(label)!r}, "
+                f"the table gives {expected!r} for {value}/{sides}"
+            )
+    return problems, []
 
 
 def format_report(report: VerifyReport) -> list[str]:
@@ -199,6 +261,7 @@ def format_report(report: VerifyReport) -> list[str]:
             f"messages ignorés (marque du bot, mais pas écrits par {report.bot}) : "
             + ", ".join(str(i) for i in report.ignored)
         )
+    lines.extend(f"note : {n}" for n in report.notes)
     lines.extend(f"problème : {p}" for p in report.problems)
     good = sum(c.ok for c in report.checks)
     lines.append(

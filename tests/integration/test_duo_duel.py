@@ -327,6 +327,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
         assert report.ok and report.seed_matches, report.problems
         assert len([c for c in report.checks if c.turn == 0]) == 4  # the four placements
         assert len([c for c in report.checks if c.label]) == reward_draws
+        assert not report.notes  # the rewards were checked against the serre's tables too
         assert all(c.turn == 0 or c.label for c in report.checks)  # no forum die as the bot's
         result = CliRunner().invoke(main, ["verify-dice", url])
         assert result.exit_code == 0 and "tout est conforme" in result.output, result.output

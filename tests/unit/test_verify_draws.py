@@ -3,6 +3,7 @@ placement and each reward line's named draw, are what gets checked (issue 5)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from forumbot.verify import format_report, verify_pages
@@ -88,3 +89,38 @@ def test_a_players_copy_of_the_bots_lines_is_ignored() -> None:
     assert any("messages ignorés" in line for line in format_report(report))
     # naming another account as the bot reads that account's posts only
     assert not verify_pages([tampered], bot="Cassius Thorne").ok
+
+
+def test_the_stated_reward_is_checked_against_the_environments_table() -> None:
+    """The opening names a shipped environment: a reward line must state the table entry its
+    draw selects (a line edited to a richer reward is caught)."""
+    from forumbot.duo_flow import REWARD_FR, load_env
+
+    env = load_env("serre")
+    table = env.creature("strangulot").rewards
+    label = "reward:creature:strangulot:12"
+    value = derive_die(SEED, KEY, 0, 0, label, 0, sides=sum(r.weight for r in table))
+    roll, entry = value - 1, table[0]
+    for entry in table:
+        if roll < entry.weight:
+            break
+        roll -= entry.weight
+    honest = f"{entry.amount} {REWARD_FR[entry.kind]}"
+
+    def with_env(stated: str) -> list[TopicPage]:
+        (page,) = pages()
+        opening, turn = page.posts
+        sides = sum(r.weight for r in table)
+        new_turn = re.sub(r"10 gallions \(tirage (\S+) \d+/6\)",
+                          f"{stated} (tirage \\1 {value}/{sides})", turn.text)  # fmt: skip
+        return [replace(page, posts=(
+            replace(opening, text="L'environnement : " + env.name + "\n" + opening.text),
+            replace(turn, text=new_turn)))]  # fmt: skip
+
+    good = verify_pages(with_env(honest))
+    assert good.ok and not good.notes, good.problems
+    bad = verify_pages(with_env(f"{entry.amount + 100} {REWARD_FR[entry.kind]}"))
+    assert not bad.ok and "the table gives" in bad.problems[0]
+    # without the environment's name, the tables are not checked (a note, not a failure)
+    plain = verify_pages(pages())
+    assert plain.ok and "not checked" in plain.notes[0]
