@@ -358,13 +358,26 @@ def use_item_line(text: str) -> str | None:
     return found
 
 
-def _last_published(storage: Storage, duel: dict[str, Any]) -> int:
-    row = storage.db.execute(
-        "select max(published_post_id) from declarations where duel_id = ? "
-        "and status = 'published'",
+def _consumed_posts(storage: Storage, duel: dict[str, Any]) -> tuple[set[int], int]:
+    """The post ids the duel's published 2v2 declarations answered, and the last post before
+    which nothing unanswered is left to read: the highest answered post id, or the opening's
+    post id when none was answered yet.
+
+    A post is read by its id, not by where the declaration landed: a post written between a
+    post and the publication of its declaration (or of a relaunch) is still unanswered and
+    comes next (found by a break-it pass: it used to be skipped for good). Earlier unanswered
+    posts were a duellist's extra posts of a finished turn: never read again."""
+    answered: set[int] = set()
+    rows = storage.db.execute(
+        "select context_json from declarations where duel_id = ? and status = 'published' "
+        "and kind = 'turn'",
         [duel["id"]],
-    ).fetchone()
-    return int(row[0]) if row and row[0] is not None else int(duel["opening_post_id"] or 0)
+    ).fetchall()
+    for (raw,) in rows:
+        stored = json.loads(raw or "{}")
+        answered.update(int(p["post_id"]) for p in stored.get("inputs", {}).get("posts", []))
+    floor = max(answered) if answered else int(duel["opening_post_id"] or 0)
+    return answered, floor
 
 
 def advance_duo(ref: Referee, duel_id: int) -> int:
@@ -381,12 +394,12 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
     if state.duel.finished:
         return 0
     names = {n.casefold(): n for n in state.names()}
-    since = _last_published(storage, duel)
+    answered, floor = _consumed_posts(storage, duel)
     rows = []
     seen: set[str] = set(state.posted)
     for row in storage.topic_posts(ref.board_id, duel["topic_id"]):
         name = names.get((row["author"] or "").casefold())
-        if row["post_id"] <= since or name is None:
+        if row["post_id"] <= floor or row["post_id"] in answered or name is None:
             continue
         if name in seen or not state.active(name):
             continue
