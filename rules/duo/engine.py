@@ -93,7 +93,8 @@ class Event:
     (who, source, kind, amount), ``mechanism_attempt``, ``mechanism_solved``, ``item_taken``,
     ``item_used``, ``scenery``, ``nothing_to_dodge``, ``self_cast``, ``extra_post``,
     ``damage_over_time``, ``turn_closed``, ``pending`` (attacker, target: waiting for the
-    target's post).
+    target's post; only while it still waits at the end of the step), ``knocked_out`` (who,
+    amount: their PV, fallen to 0 or below in this step).
 
     ``draw`` (rewards): the auditable draw behind the event, ``"<label> <value>/<sides>"``
     (e.g. ``"reward:strangulot:42 3/6"``: the seed's die ``value`` in 1..sides for
@@ -459,11 +460,15 @@ class _Step:
         is not kept it is a stand-in (a self cast, a creature, the scenery): the exchange is
         not declared as an attack on it. Returns the initiator's AttackResult."""
         names = (a, b)
+        other = self._sub_member(b)
+        if keep is not None and b not in keep:  # a stand-in: never a knocked-out one, which
+            # would end the 1v1 exchange before it starts (a self heal with the teammate down)
+            other = replace(other, points=max(other.points, 1))
         sub = DuelState(
             ruleset=self.s.duel.ruleset,
             turn=self.s.duel.turn,
             started=True,
-            duellists=(self._sub_member(a), self._sub_member(b)),
+            duellists=(self._sub_member(a), other),
             pending=(pending,) if pending is not None else (),
         )
         waived = {p for p in self.waived if p[0] in names}
@@ -868,7 +873,9 @@ class _Step:
         if not lost:
             return False, (), (), False
         if len(lost) == 2:
-            totals = [sum(max(0, self.member(n).points) for n in duo) for duo in self.s.duos]
+            # RULES.md: "Both at 0 in one declaration: the one with more PV left wins" — PV
+            # below 0 count as they are (as the 1v1 double_ko does), or both totals would be 0
+            totals = [sum(self.member(n).points for n in duo) for duo in self.s.duos]
             if self.cfg.both_duos_down == "draw" or totals[0] == totals[1]:
                 return True, (), (), True
             lost = [0 if totals[0] < totals[1] else 1]
@@ -968,11 +975,22 @@ def resolve_duo_step(
             losers=losers,
             pending=(),
         )
+    # A spell announced as waiting and answered later in the same step (or by a duel now
+    # over) is no longer waiting: its "pending" line goes. A duellist falling to 0 PV in this
+    # step is announced once (RULES.md: "a duellist whose PV reach 0 must abandon").
+    still = {(p.attacker, p.target) for p in s.pending}
+    events = [e for e in step.events if e.kind != "pending" or (e.who, e.target) in still]
+    at = next((i for i, e in enumerate(events) if e.kind == "turn_closed"), len(events))
+    for before in state.duel.duellists:
+        after = s.duel.duellist(before.name)
+        if before.points > 0 >= after.points:
+            events.insert(at, Event("knocked_out", before.name, None, "", after.points))
+            at += 1
     return DuoOutcome(
         state=s,
         attacks=tuple(step.attacks),
         violations=tuple(step.violations),
-        events=tuple(step.events),
+        events=tuple(events),
         entered=tuple(step.entered),
         mechanism_attempts=tuple(step.attempts),
         turn_closed=closed,

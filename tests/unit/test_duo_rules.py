@@ -238,3 +238,41 @@ def test_a_duellist_with_no_legal_action_may_move_alone() -> None:
         duel({A1: 0, A2: 0, B1: 1, B2: 2}), post(A1, 1, None, None, move="zone 2", kind=None)
     )
     assert "move_alone" in [v.rule for v in free.violations]  # type: ignore[attr-defined]
+
+
+# -- found by the second break-it pass ------------------------------------------------------
+def _set_pv(state: DuoState, name: str, value: int) -> DuoState:
+    from dataclasses import replace
+
+    d = state.duel
+    members = tuple(replace(x, points=value) if x.name == name else x for x in d.duellists)
+    return replace(state, duel=replace(d, duellists=members))
+
+
+@pytest.mark.parametrize("mate_pv", [5, 0, -10])
+def test_a_self_heal_works_whatever_the_teammates_pv(mate_pv: int) -> None:
+    s = _set_pv(_set_pv(duel({A1: 0, A2: 1, B1: 2, B2: 3}), A1, 300), A2, mate_pv)
+    out = step(s, post(A1, 1, "Episkey", "moi", "zone 2"))
+    assert pv(out.state, A1) == 325  # type: ignore[attr-defined]
+
+
+def test_a_spell_answered_in_the_same_step_is_not_announced_as_waiting() -> None:
+    s = duel({A1: 0, A2: 0, B1: 0, B2: 0})  # all four together: two posts a declaration
+    out = step(s, post(B1, 1, "Flipendo", A1), post(A1, 2, "Incendio", B2))
+    kinds = [(e.kind, e.who, e.target) for e in out.events]  # type: ignore[attr-defined]
+    assert ("pending", B1, A1) not in kinds
+    assert all((e.who, e.target) in {(p.attacker, p.target) for p in out.state.pending}  # type: ignore[attr-defined]
+               for e in out.events if e.kind == "pending")  # type: ignore[attr-defined]  # fmt: skip
+
+
+def test_both_duos_down_in_one_declaration_the_higher_total_wins() -> None:
+    """RULES.md: "Both at 0 in one declaration: the one with more PV left wins" (PV below 0
+    count as they are; capping them at 0 made every such end a draw)."""
+    s = duel({A1: 0, A2: 1, B1: 0, B2: 2})
+    for name, value in ((A1, 10), (A2, -5), (B1, 5), (B2, -30)):
+        s = _set_pv(s, name, value)
+    out = step(s, post(A1, 1, "Flipendo", B1, "zone 3"))
+    out = step(out.state, post(B1, 2, "Flipendo", A1, "zone 4"))  # type: ignore[attr-defined]
+    assert out.finished and not out.draw and out.winners == (A1, A2)  # type: ignore[attr-defined]
+    fallen = [e.who for e in out.events if e.kind == "knocked_out"]  # type: ignore[attr-defined]
+    assert sorted(fallen) == sorted([A1, B1])  # announced once, in the step they fall
