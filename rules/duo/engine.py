@@ -94,7 +94,8 @@ class Event:
     ``item_used``, ``scenery``, ``nothing_to_dodge``, ``self_cast``, ``extra_post``,
     ``damage_over_time``, ``turn_closed``, ``pending`` (attacker, target: waiting for the
     target's post; only while it still waits at the end of the step), ``knocked_out`` (who,
-    amount: their PV, fallen to 0 or below in this step).
+    amount: their PV, fallen to 0 or below in this step), ``creature_down`` (creature: put
+    at 0 PV by the referee's override; no reward).
 
     ``draw`` (rewards): the auditable draw behind the event, ``"<label> <value>/<sides>"``
     (e.g. ``"reward:strangulot:42 3/6"``: the seed's die ``value`` in 1..sides for
@@ -355,6 +356,10 @@ class _Step:
                 if key not in self.settled:
                     self.take(c.key, "points", self.s.creature_pv(c.key))
                     self.settled.add(key)
+                    if value == 0 and not any(k == c.key for k, _ in self.s.defeated):
+                        # the referee puts it out of the fight: no reward (none was drawn)
+                        self.s = replace(self.s, defeated=self.s.defeated + ((c.key, ""),))
+                        self.events.append(Event("creature_down", None, c.name, "referee"))
                 self.s = replace(
                     self.s,
                     creatures=tuple((k, value if k == c.key else v) for k, v in self.s.creatures),

@@ -178,3 +178,16 @@ def test_a_creature_defeated_earlier_cannot_be_revived_for_a_second_reward() -> 
                overrides={f"{A1}.damage": 35})  # fmt: skip
     assert dict(kept.state.creatures)["strangulot"] == 5
     assert "reward" not in [e.kind for e in kept.events]
+
+
+def test_a_creature_put_at_0_by_the_referee_is_out_and_announced_without_reward() -> None:
+    s = duel({A1: 1, A2: 0, B1: 2, B2: 3})
+    o = run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4,
+            overrides={"strangulot.points": 0})  # fmt: skip
+    assert dict(o.state.creatures)["strangulot"] == 0
+    assert ("strangulot", "") in o.state.defeated
+    kinds = [e.kind for e in o.events]
+    assert "creature_down" in kinds and "reward" not in kinds
+    # no reward later either: the creature is out
+    later = run(o.state, [post(A2, 2, "Flipendo", "le décor")], 4)
+    assert "reward" not in [e.kind for e in later.events]
