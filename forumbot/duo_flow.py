@@ -383,7 +383,7 @@ def _consumed_posts(storage: Storage, duel: dict[str, Any]) -> tuple[set[int], i
 def advance_duo(ref: Referee, duel_id: int) -> int:
     """Draft what a 2v2 duel's recorded posts call for, draft the zone owls of published
     declarations and the referee tasks of mechanism attempts. Returns drafts written."""
-    from forumbot.fatigue_flow import post_in_force
+    from forumbot.fatigue_flow import late_edits_since, post_in_force
 
     storage = ref.storage
     duel = storage.duel(duel_id)
@@ -466,8 +466,13 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
         draw=make_draw(secret, ref._duel_key(duel_id)), solved=solved,
         waived={(a, b) for a, b in waived}, facts=facts, overrides=overrides,
     )  # fmt: skip
-    context = turn_context(
-        rs, env, duel, state, posts, dice, outcome, ref.referee_name, dice_source=dice_source
+    # declared posts edited after the next post: proposed to the referee once (RULES.md)
+    late_edits = late_edits_since(ref, duel, exclude=rows[0][1]["post_id"])
+    context = with_late_edits(
+        turn_context(
+            rs, env, duel, state, posts, dice, outcome, ref.referee_name, dice_source=dice_source
+        ),
+        late_edits,
     )
     text = render("duo_turn.bbcode.j2", context, ref.language)
     inputs = {
@@ -482,6 +487,7 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
         "facts": {str(k): asdict(v) for k, v in facts.items()},
         "solved": [list(x) for x in solved],
         "dice_source": dice_source,
+        "late_edits": late_edits,  # read back by late_edits_since: listed once
     }
     decl_id = ref._upsert_draft(
         duel_id, turn_no, "turn", text, context, ref.now(), inputs=inputs,
@@ -493,6 +499,7 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
     if held["status"] == "held" and held["last_error"] == MISSING_DICE:  # the dice came
         storage.db["declarations"].update(decl_id, {"status": "draft", "last_error": None})
     _store_violations(storage, duel_id, turn_no, outcome, [p.post.post_id for p in posts], ref)
+    _propose_late_edits(storage, duel_id, turn_no, late_edits, ref)
     for who, mech, post_id in outcome.mechanism_attempts:
         _task(
             storage, ref.board_id, duel_id, "mechanism",
@@ -503,6 +510,39 @@ def advance_duo(ref: Referee, duel_id: int) -> int:
     log.info("duel %s turn %s: 2v2 draft %s (posts %s)", duel_id, turn_no, decl_id,
              ",".join(str(p.post.post_id) for p in posts))  # fmt: skip
     return 1
+
+
+def with_late_edits(context: dict[str, Any], late_edits: list[dict[str, Any]]) -> dict[str, Any]:
+    """A 2v2 declaration's context with the late edits of already declared posts
+    (``[{duellist, post_id}]`` from :func:`forumbot.fatigue_flow.late_edits_since`) added to
+    its ``violations`` as proposed ``late_edit`` entries (shown « à l'appréciation de
+    l'arbitre ») and kept as ``late_edits``. RULES.md "Ruleset fatigue — all duels": a post
+    edited after the next post keeps its version in force; the edit is proposed to the
+    referee."""
+    from forumbot.fatigue_flow import late_edit_violation
+
+    shown = [late_edit_violation(x) for x in late_edits]
+    return {**context, "violations": [*context["violations"], *shown], "late_edits": late_edits}
+
+
+def _propose_late_edits(
+    storage: Storage, duel_id: int, turn_no: int, late_edits: list[dict[str, Any]],
+    ref: Referee,
+) -> None:  # fmt: skip
+    """Store the draft's late edits as proposed ``late_edit`` rows: undecided ones of those
+    posts replaced (a redraft writes them once), decided ones (confirmed, dismissed) kept.
+    Other violations of those posts are left alone."""
+    from forumbot.fatigue_flow import late_edit_violation
+
+    now = ref.now()
+    for late in late_edits:
+        where = "duel_id = ? and post_id = ? and duellist = ? and rule = 'late_edit'"
+        args = [duel_id, int(late["post_id"]), late["duellist"]]
+        storage.db["violations"].delete_where(
+            f"{where} and status in ('proposed', 'applied', 'waived')", args
+        )
+        if not storage.db["violations"].count_where(where, args):
+            storage.insert_violation(duel_id, turn_no, late_edit_violation(late), now)
 
 
 def recompute_duo(
@@ -557,9 +597,12 @@ def recompute_duo(
         facts={int(k): PostFacts(**v) for k, v in inputs.get("facts", {}).items()},
         overrides=overrides,
     )  # fmt: skip
-    context = turn_context(
-        rs, env, duel, state, posts, dice, outcome, referee_name,
-        dice_source=str(inputs.get("dice_source", "bot")),
+    context = with_late_edits(
+        turn_context(
+            rs, env, duel, state, posts, dice, outcome, referee_name,
+            dice_source=str(inputs.get("dice_source", "bot")),
+        ),
+        list(inputs.get("late_edits", [])),
     )  # fmt: skip
     text = render("duo_turn.bbcode.j2", context, language)
     return {"context": context, "inputs": inputs, "outcome": _Stored(outcome).to_dict()}, text

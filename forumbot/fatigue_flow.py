@@ -415,6 +415,21 @@ def write_step_draft(
     return decl_id
 
 
+def late_edit_violation(late: dict[str, Any]) -> dict[str, Any]:
+    """The proposed ``late_edit`` violation (a violation dict: duellist, rule, post_id,
+    evidence, penalty in PV, status) of a declared post edited after the next post, from an
+    entry ``{duellist, post_id}`` of :func:`late_edits_since` (RULES.md "Ruleset fatigue —
+    all duels": the version in force is kept and the edit is proposed to the referee)."""
+    return {
+        "duellist": late["duellist"],
+        "rule": "late_edit",
+        "post_id": late["post_id"],
+        "evidence": "edited after the next post (already declared: version in force kept)",
+        "penalty": 20,
+        "status": "proposed",
+    }
+
+
 def replace_step_violations(
     storage: Storage,
     duel_id: int,
@@ -442,17 +457,7 @@ def replace_step_violations(
     for late in inputs.get("late_edits", []):
         owned.add(int(late["post_id"]))
         key = (late["duellist"], "late_edit", int(late["post_id"]))
-        found.setdefault(
-            key,
-            {
-                "duellist": late["duellist"],
-                "rule": "late_edit",
-                "post_id": late["post_id"],
-                "evidence": "edited after the next post (already declared: version in force kept)",
-                "penalty": 20,
-                "status": "proposed",
-            },
-        )
+        found.setdefault(key, late_edit_violation(late))
     if not owned:
         return
     marks = ",".join("?" * len(owned))
@@ -643,6 +648,7 @@ __all__ = [
     "apply_published_fatigue",
     "cancel_silence_drafts",
     "fatigue_duellists",
+    "late_edit_violation",
     "late_edits_since",
     "next_post_at",
     "opening_context",
