@@ -441,8 +441,9 @@ def replace_step_violations(
     """Store a (re)computed step's violations: rows of the step's posts (its own post, and
     for a defense or relaunch the pending initiative post) still undecided are replaced by
     the violations now known for them (the state before plus this step's); late edits of
-    declared posts are proposed as ``late_edit`` rows. Decided rows (confirmed, dismissed)
-    are kept."""
+    declared posts are proposed as ``late_edit`` rows (only the ``late_edit`` row of such an
+    earlier post is replaced: its other violations, e.g. a proposed ``short_post``, stay).
+    Decided rows (confirmed, dismissed) are kept."""
     state = inputs["state_before"]
     posts = {int(p["post_id"]) for p in inputs["posts"]}
     pending = {int(p["post_id"]) for p in state.get("pending", [])}
@@ -454,17 +455,28 @@ def replace_step_violations(
                 found[(v["duellist"], v["rule"], int(v["post_id"]))] = v
     for v in outcome.get("violations", []):
         found[(v["duellist"], v["rule"], int(v["post_id"]))] = v
+    late_only: set[int] = set()  # earlier posts edited late: only their late_edit row is ours
     for late in inputs.get("late_edits", []):
-        owned.add(int(late["post_id"]))
+        if int(late["post_id"]) not in owned:
+            late_only.add(int(late["post_id"]))
         key = (late["duellist"], "late_edit", int(late["post_id"]))
         found.setdefault(key, late_edit_violation(late))
-    if not owned:
+    if not owned and not late_only:
         return
+    undecided = "status in ('proposed', 'applied', 'waived')"
+    if owned:
+        marks = ",".join("?" * len(owned))
+        storage.db["violations"].delete_where(
+            f"duel_id = ? and post_id in ({marks}) and {undecided}", [duel_id, *sorted(owned)]
+        )
+    if late_only:
+        marks = ",".join("?" * len(late_only))
+        storage.db["violations"].delete_where(
+            f"duel_id = ? and post_id in ({marks}) and rule = 'late_edit' and {undecided}",
+            [duel_id, *sorted(late_only)],
+        )
+    owned |= late_only
     marks = ",".join("?" * len(owned))
-    storage.db["violations"].delete_where(
-        f"duel_id = ? and post_id in ({marks}) and status in ('proposed', 'applied', 'waived')",
-        [duel_id, *sorted(owned)],
-    )
     decided = {
         (r["duellist"], r["rule"], r["post_id"])
         for r in storage.db["violations"].rows_where(

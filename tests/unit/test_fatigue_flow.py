@@ -308,6 +308,35 @@ def test_late_edit_of_a_declared_post_is_listed_in_the_next_draft() -> None:
     assert "Éditions tardives" in second and f"message n°{pid}" in second
 
 
+def test_a_late_edit_leaves_the_edited_posts_other_proposed_violations() -> None:
+    """Proposing ``late_edit`` for an earlier post replaces only its late_edit row: a
+    proposed violation of that post from its own step (e.g. ``short_post``) stays (found
+    while bringing late edits to 2v2)."""
+    from forumbot.fatigue_flow import replace_step_violations
+
+    duel = make()
+    duel_id = duel.storage.duel_by_topic(duel.ref.board_id, TOPIC)["id"]
+    earlier, now_post = 5, 9
+    duel.storage.insert_violation(
+        duel_id, 1,
+        {"duellist": A, "rule": "short_post", "post_id": earlier, "evidence": "9 lines",
+         "penalty": 20, "status": "proposed"},
+        duel.clock(),
+    )  # fmt: skip
+    inputs = {
+        "state_before": {"duellists": [], "pending": []},
+        "posts": [{"post_id": now_post}],
+        "late_edits": [{"duellist": A, "post_id": earlier}],
+    }
+    for _ in range(2):  # a redraft replaces its own late_edit row: still one
+        replace_step_violations(duel.storage, duel_id, 2, inputs, {"violations": []}, duel.clock())
+    rows = sorted(
+        (r["rule"], r["status"])
+        for r in duel.storage.db["violations"].rows_where("post_id = ?", [earlier])
+    )
+    assert rows == [("late_edit", "proposed"), ("short_post", "proposed")]
+
+
 def test_duel_to_the_end_reveals_the_seed_notifies_once_and_verifies() -> None:
     """RULES.md: "End: a duellist whose PV reach 0 must abandon"; the final declaration
     states the winner, the stakes and the seed; verify-dice recomputes every roll."""
