@@ -41,6 +41,7 @@ def test_an_edit_after_the_declaration_is_proposed_as_late_edit_once(
     assert "Expelliarmus" not in t
     assert "Aurora Vexley : message édité après le message suivant" in t, t
     assert "(à l'appréciation de l'arbitre)" in t
+    assert "message édité après le message suivant (message n°" in t  # which post
     rows = _late_rows(duel)
     assert [(r["duellist"], r["post_id"], r["status"]) for r in rows] == [(A1, first, "proposed")]
 
