@@ -71,11 +71,9 @@ def poll_inbox(
         log.info("inbox: %s", exc)
         return created
     for msg_id, sender, subject, read in rows:
-        seen = storage.db.execute(
-            "select 1 from inbox_seen where board_id = ? and msg_id = ?", [board_id, msg_id]
-        ).fetchone()
-        if seen:
+        if msg_id in seen_ids:
             continue
+        seen_ids.add(msg_id)
         own = bool(bot_username) and sender.casefold() == bot_username.casefold()
         found = None if own else _duel_of(storage, board_id, sender)
         running = duo_running(storage, board_id) if not sender.strip() else None

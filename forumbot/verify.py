@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from parsers.model import TopicPage
 from rules.dice import derive_die, derive_roll, verify_seed
+from rules.duo.environment import pick_reward
 from rules.errors import RuleError
 
 _COMMITMENT = re.compile(r"(?:Empreinte|Engagement) des dés[^:]*:\s*([0-9a-f]{64})")
@@ -228,11 +229,7 @@ def _reward_problems(
         if total != sides:
             problems.append(f"message {post_id}: {label}: drawn out of {sides}, table has {total}")
             continue
-        roll = value - 1
-        for entry in source.rewards:
-            if roll < entry.weight:
-                break
-            roll -= entry.weight
+        entry = pick_reward(source.rewards, value - 1)
         expected = f"{entry.amount} {REWARD_FR[entry.kind]}"
         if stated.get(label) != expected:
             problems.append(

@@ -33,7 +33,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, cast
 
-from rules.duo.environment import Environment, RewardEntry, fold
+from rules.duo.environment import Environment, RewardEntry, fold, pick_reward
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack, RewardGiven
 from rules.effects import NoAttack
@@ -535,13 +535,7 @@ class _Step:
         label = f"reward:{source}:{post_id}"
         roll = self.draw(label, total) if total > 1 else 0
         audit = f"{label} {roll + 1}/{total}" if total > 1 else ""
-        if not 0 <= roll < total:
-            raise RuleError("duo.draw", f"draw gave {roll} for {total}")
-        for r in table:
-            if roll < r.weight:
-                chosen = r
-                break
-            roll -= r.weight
+        chosen = pick_reward(table, roll)
         if chosen.kind == "pv":
             gain = chosen.amount
             if not self.cfg.pv_reward_above_start:

@@ -43,6 +43,23 @@ class RewardEntry:
     weight: int = 1
 
 
+def pick_reward(table: Sequence[RewardEntry], roll: int) -> RewardEntry:
+    """The entry of ``table`` a draw ``roll`` in ``0..total weight - 1`` selects (entries in
+    file order, each covering ``weight`` values).
+
+    Raises:
+        RuleError: ``"duo.draw"`` for an empty table or a roll out of range.
+    """
+    total = sum(r.weight for r in table)
+    if not 0 <= roll < total:
+        raise RuleError("duo.draw", f"draw gave {roll} for {total}")
+    for entry in table:
+        if roll < entry.weight:
+            return entry
+        roll -= entry.weight
+    raise RuleError("duo.draw", f"draw gave {roll} for {total}")  # unreachable: weights >= 1
+
+
 @dataclass(frozen=True)
 class Zone:
     """One of the four zones: ``owl`` is sent by owl to whoever enters it; ``details`` is what
@@ -316,6 +333,7 @@ def load_environment(toml_text: str) -> Environment:
 
 
 __all__ = [
+    "pick_reward",
     "ABILITY_KINDS",
     "ITEM_EFFECTS",
     "REWARD_KINDS",
