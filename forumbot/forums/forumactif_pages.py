@@ -177,11 +177,7 @@ def parse_topic_listing(html: str | bytes) -> list[TopicSummary]:
             match = _TOPIC_HREF_RE.match(a.get("href") or "")
             if match and int(match.group("t")) == topic_id and match.group("p"):
                 last = max(last or 0, int(match.group("p")))
-        author: str | None = None
-        for a in row.iter("a"):
-            if _USER_HREF_RE.match(a.get("href") or "") and _squash(a.text_content()):
-                author = _squash(a.text_content())
-                break
+        author = _profile_name(row)
         rows.append(
             TopicSummary(
                 topic_id=topic_id,
@@ -204,6 +200,17 @@ class PmRow:
     subject: str
     href: str
     other_user: str | None = None
+
+
+def _profile_name(el: Element, skip: Element | None = None) -> str | None:
+    """The name of the first profile link (``/uN``, with text) under ``el``, except
+    ``skip``; None when there is none."""
+    for a in el.iter("a"):
+        if a is not skip and _USER_HREF_RE.match(a.get("href") or ""):
+            name = _squash(a.text_content())
+            if name:
+                return name
+    return None
 
 
 def parse_pm_folder(html: str | bytes) -> list[PmRow]:
@@ -249,11 +256,9 @@ def _pm_row_user(link: Element) -> str | None:
         row = row.getparent()
     if row is None:
         return None
-    for a in row.iter("a"):
-        if a is not link and _USER_HREF_RE.match(a.get("href") or ""):
-            name = _squash(a.text_content())
-            if name:
-                return name
+    linked = _profile_name(row, skip=link)
+    if linked is not None:
+        return linked
     for span in row.iter("span"):
         if "name" in (span.get("class") or "").split():
             return _squash(span.text_content()) or None
@@ -311,10 +316,7 @@ def pm_sender(html: str | bytes) -> str | None:
         "//dl[contains(concat(' ', normalize-space(@class), ' '), ' postprofile ')]/dt",
     ):
         for el in tree.xpath(xpath):
-            for a in el.iter("a"):
-                if _USER_HREF_RE.match(a.get("href") or "") and _squash(a.text_content()):
-                    return _squash(a.text_content())
-            text = _squash(el.text_content())
+            text = _profile_name(el) or _squash(el.text_content())
             if text:
                 return text
     for line in tree.xpath(
@@ -323,13 +325,11 @@ def pm_sender(html: str | bytes) -> str | None:
         " ' block-post-footer-details ')]"
     ):
         before = _squash(line.text or "").split()
-        for a in line.iter("a"):
-            if _USER_HREF_RE.match(a.get("href") or "") and _squash(a.text_content()):
-                if len(before) <= 1:  # "De <a>sender</a> à ..."
-                    return _squash(a.text_content())
-                if len(before) >= 3:  # "De sender à <a>recipient</a>": drop the two labels
-                    return " ".join(before[1:-1])
-                break
+        first = _profile_name(line)
+        if first is not None and len(before) <= 1:  # "De <a>sender</a> à ..."
+            return first
+        if first is not None and len(before) >= 3:  # "De sender à <a>recipient</a>"
+            return " ".join(before[1:-1])  # the words between the two labels
     # phpBB2: a "De :" label cell, then the sender's cell (both ``span.genmed``).
     labels = tree.xpath("//span[contains(concat(' ', normalize-space(@class), ' '), ' genmed ')]")
     for label, value in zip(labels, labels[1:], strict=False):
