@@ -1,7 +1,7 @@
 """Wiring (the one ``bootstrap``): config -> storage, forum client, referee; and the jobs.
 
 Nothing here does I/O at import time. ``Bot`` holds the wired parts; the scheduler
-(:mod:`forumbot.scheduler`), the CLI and the demo all drive the same two jobs:
+(:mod:`forumbot.ops.scheduler`), the CLI and the demo all drive the same two jobs:
 :meth:`Bot.poll` (read watched forums, draft) and :meth:`Bot.publish` (publish due drafts).
 """
 
@@ -17,10 +17,10 @@ from datetime import UTC, datetime
 import httpx
 
 from forumbot.config import Config
+from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
-from forumbot.poster import publish_due
-from forumbot.referee import PollReport, Referee
+from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 
 log = logging.getLogger("forumbot")
@@ -97,7 +97,7 @@ class Bot:
                     exc,
                 )
         try:  # registrations, owls, rewards and the leaderboard post (issue 4)
-            from forumbot.registrations import after_poll as registrations_after_poll
+            from forumbot.club.registrations import after_poll as registrations_after_poll
 
             registrations_after_poll(self)
         except LoginFailed:
@@ -110,7 +110,7 @@ class Bot:
             self._rollback()
             log.warning("registrations: stopped, database error (%s); will retry", exc)
         try:  # two against two (issue 5): PM inbox, zone owls, finished 2v2 duels
-            from forumbot.duo_flow import after_poll
+            from forumbot.duels.duo import after_poll
 
             after_poll(self)
         except sqlite3.OperationalError as exc:

@@ -27,7 +27,7 @@ def _setup_logging(verbose: bool) -> None:
         stream=sys.stderr,
     )
     if os.environ.get("FORUMBOT_LOG_FORMAT") == "json":
-        from forumbot.ops import configure_json_logging
+        from forumbot.ops.logs import configure_json_logging
 
         configure_json_logging(logging.DEBUG if verbose else logging.INFO)
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -70,11 +70,11 @@ def init(path: str, force: bool) -> None:
 def run(config_path: str) -> None:
     """Referee unattended: poll the watched forums, draft, publish after the review delay."""
     from forumbot.app import bootstrap
-    from forumbot.scheduler import AlreadyRunning, run_forever
+    from forumbot.ops.scheduler import AlreadyRunning, run_forever
 
     config = _config(config_path)
     if config.log_format == "json":
-        from forumbot.ops import configure_json_logging
+        from forumbot.ops.logs import configure_json_logging
 
         configure_json_logging(logging.INFO)
     try:
@@ -91,8 +91,8 @@ def check(config_path: str) -> None:
     would post. Posts nothing and leaves the database unchanged (works on a copy)."""
     import httpx
 
-    from forumbot.checking import dry_run
     from forumbot.errors import ForumError
+    from forumbot.ops.check import dry_run
 
     config = _config(config_path)
     try:
@@ -163,8 +163,8 @@ def verify_dice(sources: tuple[str, ...], platform: str, bot_name: str | None) -
     """Recompute every bot roll of a duel from its pages alone (saved files, or the topic's
     URL on a phpBB or Forumactif board: every page is fetched). Exits 1 when anything does not
     match."""
+    from forumbot.duels.verify import format_report, verify_pages
     from forumbot.fetch import fetch_topic_pages
-    from forumbot.verify import format_report, verify_pages
     from parsers.contract import parse_page
     from parsers.errors import ParseError
 
@@ -277,7 +277,13 @@ def drafts_edit(
     by: str | None,
 ) -> None:
     """Edit a draft: its text, a computed number (the text follows), or a violation."""
-    from forumbot.overrides import OverrideError, edit_text, parse_value, set_numbers, set_violation
+    from forumbot.duels.overrides import (
+        OverrideError,
+        edit_text,
+        parse_value,
+        set_numbers,
+        set_violation,
+    )
 
     storage = _storage(config_path)
     now = datetime.now(UTC)
@@ -306,7 +312,7 @@ def drafts_edit(
 
 
 def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> None:
-    from forumbot.overrides import OverrideError, set_status
+    from forumbot.duels.overrides import OverrideError, set_status
 
     storage = _storage(config_path)
     try:
@@ -397,7 +403,7 @@ def duels_adopt(
 @click.option("--platform", type=click.Choice(["phpbb3", "forumactif"]), default="phpbb3")
 def sandbox(port: int, platform: str) -> None:
     """Serve the sandbox board on 127.0.0.1 (a test double of the real board)."""
-    from forumbot.demo import serve_sandbox
+    from forumbot.demo.classic import serve_sandbox
 
     serve_sandbox(port, platform)
 
@@ -418,7 +424,7 @@ def demo(platform: str, seed: int, kind: str) -> None:
     four scripted duellists play a two-against-two fatigue duel; the end also prints the zone
     owls sent and the verify-dice check of the topic."""
     if kind == "2v2":
-        from forumbot.demo_duo import run_duo_demo
+        from forumbot.demo.duo import run_duo_demo
 
         try:
             duo = run_duo_demo(platform=platform, seed=seed, echo=click.echo)
@@ -429,7 +435,7 @@ def demo(platform: str, seed: int, kind: str) -> None:
         if duo.verify is None or not duo.verify.ok:
             raise click.ClickException("verify-dice found a problem in the 2v2 demo's topic")
         return
-    from forumbot.demo import run_demo
+    from forumbot.demo.classic import run_demo
 
     result = run_demo(platform=platform, seed=seed, echo=click.echo)
     if result.winner is None and not result.draw:
@@ -443,7 +449,7 @@ def demo(platform: str, seed: int, kind: str) -> None:
 def doctor(config_path: str, offline: bool) -> None:
     """Check config, password, board and login, database integrity, migrations and clock.
     Exits 1 when a check fails."""
-    from forumbot.ops import doctor as run_doctor
+    from forumbot.ops.doctor import doctor as run_doctor
 
     checks = run_doctor(config_path, offline=offline)
     for item in checks:
@@ -458,8 +464,8 @@ def doctor(config_path: str, offline: bool) -> None:
 @click.option("--keep", default=7, show_default=True, help="Daily backups to keep.")
 def backup(config_path: str, dest: str | None, keep: int) -> None:
     """Copy the database (safe while the bot runs) and keep the newest KEEP daily backups."""
-    from forumbot.ops import BackupError
-    from forumbot.ops import backup as run_backup
+    from forumbot.ops.backup import BackupError
+    from forumbot.ops.backup import backup as run_backup
 
     database = _config(config_path).database
     folder = Path(dest) if dest else Path(database).parent / "backups"
@@ -476,9 +482,9 @@ def backup(config_path: str, dest: str | None, keep: int) -> None:
 def restore(backup_file: str, config_path: str) -> None:
     """Put BACKUP_FILE back as the database (refused while forumbot run is running); the
     current database is saved next to it first."""
-    from forumbot.ops import RestoreError
-    from forumbot.ops import restore as run_restore
-    from forumbot.scheduler import AlreadyRunning
+    from forumbot.ops.backup import RestoreError
+    from forumbot.ops.backup import restore as run_restore
+    from forumbot.ops.scheduler import AlreadyRunning
 
     database = _config(config_path).database
     try:
@@ -609,7 +615,7 @@ def leaderboard_cmd(config_path: str, post_now: bool, kind: str = "1v1") -> None
     """Print the leaderboard (points, wins, purse, frogs; 2v2: also the rewards won from
     creatures and mechanisms); with --post, also post or edit the bot's (1v1) leaderboard post
     in the [leaderboard] topic now."""
-    from forumbot.leaderboard import render_leaderboard
+    from forumbot.club.leaderboard import render_leaderboard
 
     config = _config(config_path)
     storage = _storage(config_path)
@@ -620,7 +626,7 @@ def leaderboard_cmd(config_path: str, post_now: bool, kind: str = "1v1") -> None
     if not config.leaderboard_topic_id:
         raise click.ClickException("no leaderboard post: set [leaderboard] topic_id")
     from forumbot.app import bootstrap
-    from forumbot.registrations import desk_for
+    from forumbot.club.registrations import desk_for
 
     try:
         state = desk_for(bootstrap(config, storage=storage)).refresh_leaderboard()
@@ -648,7 +654,7 @@ def duellists_set(
 ) -> None:
     """Record NAME's year and magic types (seed 001: a change of type needs a strong change
     of character in role-play or a new wand; the admin records it)."""
-    from forumbot.registrations import ProfileError, set_profile, types_label, year_label
+    from forumbot.club.registrations import ProfileError, set_profile, types_label, year_label
     from forumbot.rulesets import load_ruleset
 
     config = _config(config_path)
@@ -704,7 +710,7 @@ def replay(
 ) -> None:
     """Referee a saved duel offline (the bot's own past declarations ignored) and print every
     declaration it would have drafted. Nothing is posted anywhere."""
-    from forumbot.replay import format_replay, parse_duellist_option, replay_pages
+    from forumbot.duels.replay import format_replay, parse_duellist_option, replay_pages
     from parsers.contract import parse_page
     from parsers.errors import ParseError
 

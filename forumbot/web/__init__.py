@@ -3,7 +3,7 @@
 Public surface:
 
 - :func:`create_app` (lazy: importing :mod:`forumbot.web` does not import Starlette, so
-  :mod:`forumbot.storage` can load :mod:`forumbot.web.schema` without the web extras).
+  the review tables are storage migrations and load without the web extras).
 - :mod:`forumbot.web.users`: accounts (argon2 hashes), roles, duel referees.
 - :mod:`forumbot.web.sessions`: server-side session records (logout, password change,
   disable/enable and inactivity end them).

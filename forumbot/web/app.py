@@ -53,7 +53,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from forumbot import overrides
+from forumbot.duels import overrides
 from forumbot.storage import Storage
 from forumbot.web import auth, csrf, judging, tasks, views
 from forumbot.web.chart import points_chart
@@ -781,7 +781,6 @@ def create_app(
     """
     if len(secret_key) < 32:
         raise ValueError("secret_key must have at least 32 characters")
-    import forumbot.web.schema  # noqa: F401  (the users tables' migration)
     from forumbot.storage import MIGRATIONS
 
     MIGRATIONS.apply(storage.db)

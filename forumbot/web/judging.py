@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.violations import carry_decision
 from forumbot.storage import Storage, iso
-from forumbot.violations import carry_decision
 
 DECISIONS = ("confirmed", "dismissed")
 STATUSES = ("proposed", "applied", "waived", "confirmed", "dismissed")

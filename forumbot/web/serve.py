@@ -45,9 +45,9 @@ def secret_key(database: str, environ: Mapping[str, str] | None = None) -> str:
 
 def board_publisher(config: Config, storage: Storage) -> Callable[[int], None]:
     """``publisher(declaration_id)`` that posts an approved declaration to the board now
-    (through :func:`forumbot.poster.publish_one`, exactly once, advancing the duel)."""
+    (through :func:`forumbot.publish.poster.publish_one`, exactly once, advancing the duel)."""
     from forumbot.app import bootstrap
-    from forumbot.poster import apply_published, publish_one
+    from forumbot.publish.poster import apply_published, publish_one
 
     bot = bootstrap(config, storage=storage)
 

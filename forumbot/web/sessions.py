@@ -21,7 +21,6 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-import forumbot.web.schema  # noqa: F401  (registers the migration even if storage did not)
 from forumbot.storage import Storage, iso
 
 TABLE = "web_sessions"

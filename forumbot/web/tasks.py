@@ -1,9 +1,9 @@
 """Referee tasks on the review page (two-against-two duels, issue 5).
 
 A task is a duellist's owl asking the referee for details about their zone (``owl_question``,
-read from the bot's PM inbox by :mod:`forumbot.inbox`) or a mechanism attempt to judge
-(``mechanism``, drafted by :func:`forumbot.duo_flow.advance_duo`). The referees of the duel and
-the admins see them; closing one is :func:`forumbot.duo_flow.close_task` (``done`` for an owl
+read from the bot's PM inbox by :mod:`forumbot.club.inbox`) or a mechanism attempt to judge
+(``mechanism``, drafted by :func:`forumbot.duels.duo.advance_duo`). The referees of the duel and
+the admins see them; closing one is :func:`forumbot.duels.duo.close_task` (``done`` for an owl
 answered, ``solved`` / ``failed`` for a mechanism: a solved one is stated with its reward in the
 duel's next declaration), recorded with who and when in the audit log.
 """
@@ -44,7 +44,7 @@ class TaskView:
 def _zone_name(storage: Storage, duel_id: int, zone: str | None) -> str:
     if not zone:
         return ""
-    from forumbot.duo_flow import duo_row, load_env
+    from forumbot.duels.duo import duo_row, load_env
 
     duo = duo_row(storage, duel_id)
     try:
@@ -100,7 +100,7 @@ def close(
         TaskError: unknown or invisible task, already closed, or a status it does not take
             (an owl is ``done``; a mechanism is ``solved`` or ``failed``).
     """
-    from forumbot.duo_flow import close_task
+    from forumbot.duels.duo import close_task
 
     found = list(storage.db["referee_tasks"].rows_where("id = ?", [task_id]))
     if not found or (visible is not None and found[0]["duel_id"] not in visible):

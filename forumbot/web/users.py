@@ -16,7 +16,6 @@ from typing import Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-import forumbot.web.schema  # noqa: F401  (registers the migration even if storage did not)
 from forumbot.storage import Storage, iso
 from forumbot.web.sessions import end_user_sessions
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from forumbot.poster import publish_due
+from forumbot.publish.poster import publish_due
 from forumbot.storage import open_storage
 from tests.unit.web_scenario import PASSWORD, Scenario, build
 
@@ -214,8 +214,8 @@ def test_referee_changes_pv_and_the_sandbox_topic_shows_it_once(tmp_path: Path, 
 
     from forumbot.app import bootstrap
     from forumbot.config import Config, WatchedForum
-    from forumbot.overrides import set_status
-    from forumbot.poster import apply_published, publish_one
+    from forumbot.duels.overrides import set_status
+    from forumbot.publish.poster import apply_published, publish_one
     from forumbot.sandbox import SandboxBoard
     from forumbot.web import create_app
     from forumbot.web.users import add_user, assign_referee

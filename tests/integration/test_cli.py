@@ -150,7 +150,7 @@ def test_drafts_commands_with_audit(sandbox_config) -> None:  # type: ignore[no-
 
 
 def test_demo_referees_a_duel_to_a_winner() -> None:
-    from forumbot.demo import run_demo
+    from forumbot.demo.classic import run_demo
 
     lines: list[str] = []
     result = run_demo(seed=11, echo=lines.append)
@@ -169,7 +169,7 @@ def test_readme_documents_every_command() -> None:
 def test_forumactif_demo_uses_the_game_master_dice() -> None:
     """Issue 3: `forumbot demo --platform forumactif` referees a classic duel to a winner
     with forum-rolled dice (the bot rolls none)."""
-    from forumbot.demo import run_demo
+    from forumbot.demo.classic import run_demo
 
     lines: list[str] = []
     result = run_demo(platform="forumactif", seed=3, echo=lines.append)
@@ -179,7 +179,7 @@ def test_forumactif_demo_uses_the_game_master_dice() -> None:
 
 
 def test_markers_are_whole_tokens() -> None:
-    from forumbot.render import marker_text
+    from forumbot.publish.render import marker_text
 
     assert marker_text("b1t7-turn1") not in marker_text("b1t7-turn10")
 

@@ -10,9 +10,9 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
+from forumbot.club.registrations import RegistrationDesk, board_engagements
 from forumbot.config import Registration
-from forumbot.referee import Referee
-from forumbot.registrations import RegistrationDesk, board_engagements
+from forumbot.duels.referee import Referee
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso, open_storage
 from rules.fatigue import concede

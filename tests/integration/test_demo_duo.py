@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from forumbot.cli import main
-from forumbot.demo_duo import DUOS, run_duo_demo
+from forumbot.demo.duo import DUOS, run_duo_demo
 
 # What the script may be caught at: its deliberate mistakes (extra_move) and nothing else (a
 # duellist left with no legal action moves alone, which RULES.md allows: no move_alone).
@@ -52,7 +52,7 @@ def test_2v2_demo_from_the_command_line() -> None:
 
 
 def test_2v2_demo_reports_a_missing_winner(monkeypatch: pytest.MonkeyPatch) -> None:
-    import forumbot.demo_duo as demo_duo
+    import forumbot.demo.duo as demo_duo
 
     def capped(**kwargs: Any) -> Any:
         raise RuntimeError("no winner after 30 turns")
@@ -65,9 +65,9 @@ def test_2v2_demo_reports_a_missing_winner(monkeypatch: pytest.MonkeyPatch) -> N
 
 @pytest.mark.parametrize("args", [[], ["--kind", "classic"]])
 def test_classic_demo_is_unchanged(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> None:
-    import forumbot.demo as demo
-    import forumbot.demo_duo as demo_duo
-    from forumbot.demo import DemoResult
+    import forumbot.demo.classic as demo
+    import forumbot.demo.duo as demo_duo
+    from forumbot.demo.classic import DemoResult
 
     calls: list[dict[str, Any]] = []
 

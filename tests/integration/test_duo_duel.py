@@ -30,13 +30,13 @@ from typing import Any
 import pytest
 
 from forumbot.app import Bot, bootstrap
+from forumbot.club.leaderboard import standings
 from forumbot.config import Config, WatchedForum
-from forumbot.demo import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
-from forumbot.duo_flow import current_state, make_draw, open_duo_duel, referee_tasks
+from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
+from forumbot.duels.duo import current_state, make_draw, open_duo_duel, referee_tasks
 from forumbot.fetch import fetch_topic_pages
 from forumbot.forums.forumactif import ForumactifClient
 from forumbot.forums.phpbb import PhpbbClient
-from forumbot.leaderboard import standings
 from forumbot.storage import open_storage
 
 A1, A2, B1, B2 = "Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike"
@@ -172,7 +172,7 @@ def zone_owls(board: Any) -> list[tuple[int, str]]:
 
 
 def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
-    from forumbot.duo_flow import DuoBusy
+    from forumbot.duels.duo import DuoBusy
 
     with pytest.raises(DuoBusy):  # one 2v2 at a time
         open_duo_duel(duel.bot.referee, DUEL_FORUM, 999, "Autre", [], "serre")
@@ -312,7 +312,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     from click.testing import CliRunner
 
     from forumbot.cli import main
-    from forumbot.verify import verify_pages
+    from forumbot.duels.verify import verify_pages
 
     secret = duel.bot.storage.duel(duel.duel_id)["dice_secret"]
     reward_draws = sum(t.count("(tirage reward:") for t in duel.bot_texts())

@@ -17,9 +17,9 @@ import pytest
 
 from forumbot.app import bootstrap
 from forumbot.config import Config, WatchedForum
-from forumbot.demo import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
-from forumbot.duo_flow import open_duo_duel
-from forumbot.overrides import OverrideError, set_numbers
+from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
+from forumbot.duels.duo import open_duo_duel
+from forumbot.duels.overrides import OverrideError, set_numbers
 from forumbot.storage import open_storage
 from tests.integration.test_duo_duel import A1, A2, B1, B2, PASSWORD, Duo2v2, secret_for
 

@@ -22,10 +22,10 @@ from click.testing import CliRunner
 from forumbot.app import Bot, bootstrap
 from forumbot.cli import main
 from forumbot.config import Config, WatchedForum
-from forumbot.demo import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
+from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
+from forumbot.duels.verify import verify_pages
 from forumbot.fetch import fetch_topic_pages
 from forumbot.storage import open_storage
-from forumbot.verify import verify_pages
 
 A, C = "Aurora Vexley", "Cassius Thorne"
 BODY = "\n".join(

@@ -43,13 +43,13 @@ from click.testing import CliRunner
 from forumbot.app import Bot
 from forumbot.cli import main
 from forumbot.config import parse_config
+from forumbot.duels.referee import Referee
+from forumbot.duels.verify import verify_pages
 from forumbot.fetch import fetch_topic_pages
 from forumbot.forums.base import ForumClient
-from forumbot.referee import Referee
 from forumbot.sandbox import SandboxBoard
 from forumbot.sandbox.forumactif import ForumactifSandbox
 from forumbot.storage import open_storage
-from forumbot.verify import verify_pages
 from rules.dice import derive_roll
 
 A, C = "Aurora Vexley", "Cassius Thorne"

@@ -34,8 +34,8 @@ import pytest
 
 from forumbot.app import Bot
 from forumbot.config import Config, WatchedForum
+from forumbot.duels.referee import Referee
 from forumbot.forums.phpbb import PhpbbClient
-from forumbot.referee import Referee
 from forumbot.sandbox import SandboxBoard
 from forumbot.sandbox.board import Request, cookie_dict, parse_form_body, query_dict
 from forumbot.storage import Storage, open_storage

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-import forumbot.registrations as registrations
-from forumbot.registrations import RegistrationDesk
+import forumbot.club.registrations as registrations
+from forumbot.club.registrations import RegistrationDesk
 from rules import duo_matchmaking
 from rules.duo_matchmaking import DuoLobby
 from tests.fakes.forum import ClubForum

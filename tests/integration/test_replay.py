@@ -10,7 +10,7 @@ import httpx
 from click.testing import CliRunner
 
 from forumbot.cli import main
-from forumbot.replay import parse_duellist_option, replay_pages
+from forumbot.duels.replay import parse_duellist_option, replay_pages
 from parsers.model import Post, TopicPage
 from tests.integration.test_fatigue_duel import SandboxDuel, run_duel, sandbox  # noqa: F401
 

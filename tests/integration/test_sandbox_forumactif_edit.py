@@ -1,6 +1,6 @@
 """Editing posts with the real ForumactifClient on the Forumactif sandbox (both display
 versions it serves), read back with the real parser, and the leaderboard post kept up to date
-through the registration desk (``forumbot.club_posts.edit_club_post``) on a Forumactif board.
+through the registration desk (``forumbot.club.posts.edit_club_post``) on a Forumactif board.
 
 Time is a fake clock shared by the board and the client; the board's flood delay is 20 s.
 """
@@ -15,11 +15,11 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from forumbot.club_posts import club_post
+from forumbot.club.leaderboard import leaderboard_key, record_rewards
+from forumbot.club.posts import club_post
+from forumbot.club.registrations import RegistrationDesk
 from forumbot.errors import PermissionDenied
 from forumbot.forums.forumactif import ForumactifClient
-from forumbot.leaderboard import leaderboard_key, record_rewards
-from forumbot.registrations import RegistrationDesk
 from forumbot.sandbox.forumactif import ForumactifSandbox
 from forumbot.storage import Storage, open_storage
 from parsers.model import Post

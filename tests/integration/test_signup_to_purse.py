@@ -18,8 +18,8 @@ import pytest
 
 from forumbot.app import Bot
 from forumbot.config import Config, parse_config
+from forumbot.duels.referee import Referee
 from forumbot.forums.phpbb import PhpbbClient
-from forumbot.referee import Referee
 from forumbot.rulesets import load_ruleset
 from forumbot.sandbox import SandboxBoard
 from forumbot.storage import open_storage

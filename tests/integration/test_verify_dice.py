@@ -7,9 +7,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from forumbot.cli import main
-from forumbot.demo import make_demo_board, run_demo
+from forumbot.demo.classic import make_demo_board, run_demo
+from forumbot.duels.verify import verify_pages
 from forumbot.fetch import fetch_topic_pages
-from forumbot.verify import verify_pages
 
 
 def test_verify_dice_on_a_whole_sandbox_duel(tmp_path: Path) -> None:

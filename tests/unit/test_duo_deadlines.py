@@ -9,10 +9,10 @@ import json
 import random
 from datetime import UTC, datetime, timedelta
 
-from forumbot.deadlines import duel_kind, sweep
-from forumbot.duo_flow import make_draw, open_duo_duel, settle
-from forumbot.poster import publish_due
-from forumbot.referee import Referee
+from forumbot.duels.deadlines import duel_kind, sweep
+from forumbot.duels.duo import make_draw, open_duo_duel, settle
+from forumbot.duels.referee import Referee
+from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import FakeForum
 

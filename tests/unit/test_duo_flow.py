@@ -1,4 +1,4 @@
-"""The 2v2 shell (forumbot.duo_flow, forumbot.inbox) on the fake forum: one 2v2 at a time,
+"""The 2v2 shell (forumbot.duels.duo, forumbot.club.inbox) on the fake forum: one 2v2 at a time,
 starting-zone owls once across restarts, the inbox turned into referee tasks once, tasks closed,
 a mechanism judged solved stated with its reward in the next declaration."""
 
@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from forumbot.duo_flow import (
+from forumbot.club.inbox import poll_inbox
+from forumbot.duels.duo import (
     DuoBusy,
     close_task,
     current_state,
@@ -22,10 +23,9 @@ from forumbot.duo_flow import (
     reveal_zones,
     use_item_line,
 )
-from forumbot.inbox import poll_inbox
-from forumbot.owls import owls
-from forumbot.poster import publish_due
-from forumbot.referee import Referee
+from forumbot.duels.referee import Referee
+from forumbot.publish.owls import owls
+from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import FakeForum
 

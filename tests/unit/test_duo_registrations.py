@@ -8,11 +8,11 @@ import json
 import random
 from datetime import UTC, datetime, timedelta
 
+from forumbot.club.duo_registrations import CLOSED_MESSAGE
+from forumbot.club.registrations import RegistrationDesk, get_profile
 from forumbot.config import Registration
-from forumbot.duo_flow import environments
-from forumbot.duo_registrations import CLOSED_MESSAGE
-from forumbot.referee import Referee
-from forumbot.registrations import RegistrationDesk, get_profile
+from forumbot.duels.duo import environments
+from forumbot.duels.referee import Referee
 from forumbot.storage import open_storage
 from rules.duo_matchmaking import DuoLobby, add_duo_signup
 from rules.matchmaking import Entrant

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from forumbot import leaderboard
-from forumbot.leaderboard import (
+from forumbot.club import leaderboard
+from forumbot.club.leaderboard import (
     DuelReward,
     bump_leaderboard,
     record_duel_rewards,

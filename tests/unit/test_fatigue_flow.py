@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from forumbot.deadlines import sweep
-from forumbot.overrides import set_numbers
-from forumbot.poster import publish_due
-from forumbot.referee import Referee
+from forumbot.duels.deadlines import sweep
+from forumbot.duels.overrides import set_numbers
+from forumbot.duels.referee import Referee
+from forumbot.duels.verify import verify_pages
+from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
-from forumbot.verify import verify_pages
 from parsers.model import TopicPage
 from rules.dice import derive_roll
 from tests.fakes.forum import FakeForum
@@ -312,7 +312,7 @@ def test_a_late_edit_leaves_the_edited_posts_other_proposed_violations() -> None
     """Proposing ``late_edit`` for an earlier post replaces only its late_edit row: a
     proposed violation of that post from its own step (e.g. ``short_post``) stays (found
     while bringing late edits to 2v2)."""
-    from forumbot.fatigue_flow import replace_step_violations
+    from forumbot.duels.fatigue import replace_step_violations
 
     duel = make()
     duel_id = duel.storage.duel_by_topic(duel.ref.board_id, TOPIC)["id"]

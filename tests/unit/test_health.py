@@ -1,4 +1,4 @@
-"""forumbot.health: the /health endpoint and the job-fed HealthState."""
+"""forumbot.ops.health: the /health endpoint and the job-fed HealthState."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from forumbot.errors import ServerError
-from forumbot.health import HealthServer, HealthState, start_health_server, tracked_jobs
+from forumbot.ops.health import HealthServer, HealthState, start_health_server, tracked_jobs
 
 T0 = datetime(2026, 11, 30, 11, 45, 7, tzinfo=UTC)
 

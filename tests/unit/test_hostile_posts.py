@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import rules
-from forumbot.render import neutralise, render
+from forumbot.publish.render import neutralise, render
 from parsers.action import SpellMatcher, parse_action
 from parsers.model import Action, Post
 from parsers.phpbb import parse_topic_page

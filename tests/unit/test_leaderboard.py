@@ -12,17 +12,17 @@ from urllib.parse import parse_qsl
 import httpx
 import pytest
 
-from forumbot.club_posts import club_post, publish_due_club_posts
-from forumbot.errors import FormInvalid
-from forumbot.forums.base import EditingForumClient
-from forumbot.forums.phpbb import PhpbbClient
-from forumbot.leaderboard import (
+from forumbot.club.leaderboard import (
     record_rewards,
     render_leaderboard,
     rewards_for,
     standings,
     update_leaderboard_post,
 )
+from forumbot.club.posts import club_post, publish_due_club_posts
+from forumbot.errors import FormInvalid
+from forumbot.forums.base import EditingForumClient
+from forumbot.forums.phpbb import PhpbbClient
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import ClubForum
 

@@ -1,4 +1,4 @@
-"""forumbot.ops: doctor checks, online backup / restore, JSON log lines; the CLI commands."""
+"""forumbot.ops.doctor: doctor checks, online backup / restore, JSON log lines; the CLI commands."""
 
 from __future__ import annotations
 
@@ -20,20 +20,17 @@ import forumbot.app
 from forumbot.cli import main
 from forumbot.config import Config, WatchedForum, parse_config
 from forumbot.forums.phpbb import PhpbbClient
-from forumbot.ops import (
+from forumbot.ops.backup import (
     BackupError,
-    Check,
-    JsonFormatter,
     RestoreError,
     backup,
     backup_name,
-    configure_json_logging,
-    doctor,
     list_backups,
-    log_decision,
     restore,
 )
-from forumbot.scheduler import AlreadyRunning, single_instance
+from forumbot.ops.doctor import Check, doctor
+from forumbot.ops.logs import JsonFormatter, configure_json_logging, log_decision
+from forumbot.ops.scheduler import AlreadyRunning, single_instance
 from forumbot.storage import open_storage
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "html" / "phpbb"

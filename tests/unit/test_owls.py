@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from forumbot.errors import FloodLimited, FormInvalid
-from forumbot.owls import draft_owl, owl, owls, send_due_owls
+from forumbot.publish.owls import draft_owl, owl, owls, send_due_owls
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import ClubForum, Crash
 

@@ -1,6 +1,6 @@
 """PhpbbClient.read_pm_inbox on the captured phpBB 3.3.15 pages (respx): the inbox folder
 (``pm_inbox_recipient``, ``pm_inbox_after_reply``), each new message's page
-(``pm_view_message``), ids already read skipped without a request; and forumbot.inbox reading
+(``pm_view_message``), ids already read skipped without a request; and forumbot.club.inbox reading
 through it (an owl from a duellist of a running 2v2 becomes one referee task)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import respx
 
+from forumbot.club.inbox import inbox_rows
 from forumbot.forums.phpbb import PhpbbClient
-from forumbot.inbox import inbox_rows
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "html" / "phpbb"
 BASE = "http://127.0.0.1:8080"

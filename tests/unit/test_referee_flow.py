@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from forumbot.overrides import OverrideError, edit_text, set_numbers, set_status
-from forumbot.poster import publish_due
-from forumbot.referee import Referee
+from forumbot.duels.overrides import OverrideError, edit_text, set_numbers, set_status
+from forumbot.duels.referee import Referee
+from forumbot.publish.poster import publish_due
 from forumbot.storage import open_storage
 from tests.fakes.forum import FakeForum
 

@@ -9,15 +9,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from forumbot.config import Registration
-from forumbot.referee import Referee
-from forumbot.registrations import (
+from forumbot.club.registrations import (
     ProfileError,
     RegistrationDesk,
     describe_modifier,
     get_profile,
     set_profile,
 )
+from forumbot.config import Registration
+from forumbot.duels.referee import Referee
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import open_storage
 from rules.fatigue import MagicModifier, concede

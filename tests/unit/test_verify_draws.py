@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from forumbot.verify import format_report, verify_pages
+from forumbot.duels.verify import format_report, verify_pages
 from parsers.model import Post, TopicPage
 from rules.dice import commitment, derive_die
 
@@ -94,7 +94,7 @@ def test_a_players_copy_of_the_bots_lines_is_ignored() -> None:
 def test_the_stated_reward_is_checked_against_the_environments_table() -> None:
     """The opening names a shipped environment: a reward line must state the table entry its
     draw selects (a line edited to a richer reward is caught)."""
-    from forumbot.duo_flow import REWARD_FR, load_env
+    from forumbot.duels.duo import REWARD_FR, load_env
 
     env = load_env("serre")
     table = env.creature("strangulot").rewards

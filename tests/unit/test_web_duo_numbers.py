@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from forumbot.poster import publish_due
+from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from forumbot.web import create_app
 from forumbot.web.users import add_user
@@ -110,7 +110,7 @@ async def test_setting_2v2_numbers_on_the_page(
 
 
 def test_every_field_offered_is_a_key_the_engine_takes_2v2_and_1v1_fatigue() -> None:
-    from forumbot.overrides import set_numbers
+    from forumbot.duels.overrides import set_numbers
     from tests.unit.test_duo_flow import setup as duo_setup
     from tests.unit.test_fatigue_flow import A, C, make
 

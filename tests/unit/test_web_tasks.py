@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
-from forumbot.inbox import poll_inbox
-from forumbot.poster import publish_due
-from forumbot.referee import Referee
+from forumbot.club.inbox import poll_inbox
+from forumbot.duels.referee import Referee
+from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from forumbot.web import create_app
 from forumbot.web.users import add_user, assign_referee

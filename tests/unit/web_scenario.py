@@ -1,6 +1,6 @@
 """A refereed classic duel for the web tests, produced by the real referee loop.
 
-:func:`build` runs :class:`forumbot.referee.Referee` against the in-memory
+:func:`build` runs :class:`forumbot.duels.referee.Referee` against the in-memory
 :class:`tests.fakes.forum.FakeForum`: the opening and turn 1 are published, turn 2 is a
 pending draft in which Aurora Vexley repeats her spell (``repeated_spell``) and Cassius
 Thorne's post carries HTML (``<script>``) that every page must show escaped.
@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from forumbot.poster import publish_due
-from forumbot.referee import Referee
+from forumbot.duels.referee import Referee
+from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from forumbot.web.users import add_user, assign_referee
 from tests.fakes.forum import FakeForum

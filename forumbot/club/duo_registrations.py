@@ -1,0 +1,435 @@
+"""The registration desk for two-against-two duels (issue 5; RULES.md "Registration and
+scheduling"): sign-ups -> duos -> a match of two duos -> one 2v2 duel at a time.
+
+Called by :class:`forumbot.club.registrations.RegistrationDesk` for its ``kind = "2v2"`` threads:
+
+- :func:`handle_duo_signup` (a readable sign-up of a 2v2 thread): a sign-up naming a teammate
+  forms a duo; lone sign-ups pair up as teammates; a duo faces the open duo it answers, else
+  the oldest open duo (:func:`rules.duo_matchmaking.add_duo_signup`, pure). The lobby lives in
+  ``duo_entries``, matches in ``duo_matches``.
+- **Registration closed while a 2v2 runs [D: refused]**: seed 001 says "Un seul duel en Deux
+  contre Deux sera organisé à la fois" and RULES.md "its registration closes while it runs".
+  A 2v2 sign-up posted while a 2v2 duel is open or running is *refused* with one French reply
+  (a club post, exactly once) asking to sign up again once the result is out: nothing is kept
+  for later, so nobody finds themselves in a duel they signed up for weeks before. Sign-ups of
+  a match already formed and waiting are kept (they were accepted while registration was open).
+- :func:`start_duo_matches`: when no 2v2 is open or running, the oldest match is opened: the
+  duel topic in the thread's ``forum_id`` exactly once (claimed, then ``create_topic``; after a
+  crash the forum is searched for the topic by its marker first), then
+  :func:`forumbot.duels.duo.open_duo_duel` with the environment (setting ``environment`` of the
+  ``[[registration]]`` table, ``""`` = the shipped environments in turn) and the dice secret
+  fixed beforehand (its commitment is in the topic's first post). A finished duel frees the
+  slot; its rewards are :func:`forumbot.duels.duo.after_poll`'s.
+- **One duel per player across 1v1 and 2v2 [D]** (RULES.md: "a player (the person, across all
+  their characters) is in one duel at a time"; the reading is in
+  :mod:`forumbot.club.registrations`): a 2v2 sign-up whose poster or named teammate is in a 1v1 not
+  finished (queued, being opened or running) is refused (``busy_other_kind``); sign-ups of
+  players formed in a 1v1 are set aside from the lobby; when a match of two duos forms, its
+  four players' open 1v1 requests are withdrawn (with a reply); and
+  :func:`start_duo_matches` holds a match whose player is in a started 1v1 (the next match
+  may start instead).
+- **One player, one place [D]**: players are compared with
+  :func:`rules.matchmaking.player_key` and characters with
+  :func:`rules.matchmaking.character_key` (case, accents and spacing ignored) everywhere, so a
+  match never holds one player or one character twice. A match stored with a repeat (or a
+  duellist without a profile) is re-checked before its topic is created and cancelled
+  (status ``cancelled``, never retried), with a French reply under each of its sign-ups and a
+  notice in its topic if it was already posted
+  (:meth:`forumbot.club.registrations.RegistrationDesk.cancel_duel`); a rules error while opening
+  it cancels it the same way. The cycle goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from forumbot.config import Registration
+from forumbot.publish.render import Trusted, marker_line, marker_text, render
+from forumbot.rulesets import load_ruleset
+from forumbot.storage import iso
+from parsers.model import Post
+from parsers.registration import Signup
+from rules.duo_matchmaking import (
+    Duo,
+    DuoLobby,
+    add_duo_signup,
+    first_free_match,
+    set_aside_duos,
+)
+from rules.fatigue import FatigueRuleset
+from rules.matchmaking import Entrant, character_key, player_key
+
+if TYPE_CHECKING:
+    from forumbot.club.registrations import Profile, RegistrationDesk
+
+log = logging.getLogger("forumbot.club.duo_registrations")
+
+CLOSED_MESSAGE = (
+    "Les inscriptions aux duels en deux contre deux sont fermées : un duel à deux contre deux "
+    "est en cours, et un seul est organisé à la fois. Ton inscription n'est pas retenue : "
+    "réinscris-toi dans ce sujet dès que le résultat du duel en cours sera publié."
+)
+REJECTIONS = {
+    "already_signed_up": (
+        "Tu as déjà une inscription en cours pour un duel en deux contre deux (ou ton coéquipier "
+        "en a une) : un joueur ne participe qu'à un duel à la fois."
+    ),
+    "self_partner": "Ton coéquipier ne peut pas être l'un de tes propres personnages.",
+}
+
+
+# -- lobby ----------------------------------------------------------------------------------------
+
+
+def lobby(desk: RegistrationDesk, reg: Registration) -> DuoLobby:
+    """The thread's lobby rebuilt from storage (busy: players and characters of matches not
+    finished, on the whole board; sign-ups involving a player in a formed 1v1 are set aside)."""
+    from forumbot.club.registrations import board_engagements
+
+    db = desk.storage.db
+    lone: list[Entrant] = []
+    duos: list[Duo] = []
+    for r in db["duo_entries"].rows_where(
+        "board_id = ? and thread_topic_id = ? and status in ('lone', 'duo')",
+        [desk.board_id, reg.topic_id],
+        order_by="post_id",
+    ):
+        me = Entrant(r["player"], r["character"], r["post_id"])
+        if r["status"] == "lone":
+            lone.append(me)
+        else:
+            duos.append((me, Entrant(r["mate_player"], r["mate_character"], r["mate_post_id"])))
+    busy: set[str] = set()
+    busy_characters: set[str] = set()
+    for m in db["duo_matches"].rows_where(
+        "board_id = ? and status in ('queued', 'opening', 'running')", [desk.board_id]
+    ):
+        members = [e for duo in json.loads(m["duos_json"]) for e in duo]
+        busy |= {e["player"] for e in members}
+        busy_characters |= {e["character"] for e in members}
+    formed_1v1 = board_engagements(desk.storage, desk.board_id).formed_in("1v1")
+    lob = DuoLobby(tuple(lone), tuple(duos), frozenset(busy), frozenset(busy_characters))
+    return set_aside_duos(lob, formed_1v1)
+
+
+def _answers(post: Post, lob: DuoLobby) -> int | None:
+    ids = {e.post_id for e in lob.lone} | {e.post_id for d in lob.duos for e in d}
+    return next((q.post_id for q in post.quotes if q.post_id in ids), None)
+
+
+def _match_duos(row: dict[str, Any]) -> tuple[Duo, Duo]:
+    """The two duos of a ``duo_matches`` row."""
+    one, two = (
+        (Entrant(d[0]["player"], d[0]["character"], d[0]["post_id"]),
+         Entrant(d[1]["player"], d[1]["character"], d[1]["post_id"]))
+        for d in json.loads(row["duos_json"])
+    )  # fmt: skip
+    return one, two
+
+
+def _entrant_dict(e: Entrant) -> dict[str, Any]:
+    return {"player": e.player, "character": e.character, "post_id": e.post_id}
+
+
+# -- sign-ups -------------------------------------------------------------------------------------
+
+
+def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: Signup) -> int:
+    """Handle a readable sign-up of a 2v2 thread; returns the replies drafted (0 or 1)."""
+    from forumbot.club.registrations import Profile, _insert_profile, board_engagements, get_profile
+    from forumbot.duels.duo import duo_running
+
+    storage, now = desk.storage, desk.now()
+    if duo_running(storage, desk.board_id) is not None:
+        return desk._refuse(reg, post, "registration_closed", Trusted(CLOSED_MESSAGE))
+    mine = get_profile(storage, desk.board_id, s.name)
+    if mine is not None and player_key(mine.player) != player_key(post.author):
+        message = (
+            f"Le personnage {mine.character} est déjà inscrit au club par un autre compte "
+            f"({mine.player})."
+        )
+        return desk._refuse(reg, post, "character_taken", message)
+    profile = mine or Profile(s.name, post.author, s.year, s.magic_types)
+    teammate: Entrant | None = None
+    mate_profile: Profile | None = None
+    if s.partner is not None:
+        name, player, mate_profile, error = desk._partner(s.partner)
+        if error is not None:
+            return desk._refuse(reg, post, "partner_incomplete", error)
+        if character_key(name) == character_key(profile.character):
+            return desk._refuse(reg, post, "self_partner", REJECTIONS["self_partner"])
+        teammate = Entrant(player, name, post.post_id)
+    engagements = board_engagements(storage, desk.board_id)
+    clash = engagements.clash("2v2", [post.author] + ([teammate.player] if teammate else []))
+    if clash is not None:
+        return desk._refuse_busy(reg, post, clash)
+    entrant = Entrant(post.author, profile.character, post.post_id)
+    before = lobby(desk, reg)
+    after, event = add_duo_signup(before, entrant, teammate, _answers(post, before))
+    if event.outcome == "rejected":
+        return desk._refuse(reg, post, event.reason, REJECTIONS[event.reason])
+    from parsers.duel_setup import find_stakes
+
+    stakes = find_stakes(post.text)
+    db = storage.db
+    with db.atomic():
+        if mine is None:
+            _insert_profile(storage, desk.board_id, profile, now)
+        if mate_profile is not None:
+            _insert_profile(storage, desk.board_id, mate_profile, now)
+        status = {"waiting_teammate": "lone", "waiting_opponents": "duo"}.get(
+            event.outcome, "matched"
+        )
+        if event.duo is not None and event.duo[0].post_id != post.post_id:
+            # paired with a lone sign-up: the older entry becomes the duo
+            db.execute(
+                "update duo_entries set mate_player = ?, mate_character = ?, mate_post_id = ?, "
+                "status = ?, updated_at = ? where board_id = ? and post_id = ?",
+                [entrant.player, entrant.character, entrant.post_id, status, iso(now),
+                 desk.board_id, event.duo[0].post_id],
+            )  # fmt: skip
+            row_status = "merged"
+        else:
+            row_status = status
+        db["duo_entries"].insert(
+            {
+                "board_id": desk.board_id, "thread_topic_id": reg.topic_id,
+                "post_id": post.post_id, "player": entrant.player, "character": entrant.character,
+                "mate_player": teammate.player if teammate else None,
+                "mate_character": teammate.character if teammate else None,
+                "mate_post_id": post.post_id if teammate else None,
+                "status": row_status, "stakes": stakes,
+                "created_at": iso(now), "updated_at": iso(now),
+            },
+            ignore=True,
+        )  # fmt: skip
+        if event.match is not None:
+            waiting, new = event.match
+            desk.withdraw_other_kind(
+                "2v2", [e.player for d in (waiting, new) for e in d], engagements
+            )
+            db.execute(
+                "update duo_entries set status = 'matched', updated_at = ? where board_id = ? "
+                "and post_id in (?, ?) and status = 'duo'",
+                [iso(now), desk.board_id, waiting[0].post_id, new[0].post_id],
+            )
+            first_stakes = [
+                r["stakes"]
+                for r in db["duo_entries"].rows_where(
+                    "board_id = ? and post_id in (?, ?, ?, ?) and stakes is not null",
+                    [desk.board_id] + [e.post_id for d in (waiting, new) for e in d],
+                    order_by="post_id",
+                )
+            ]
+            db["duo_matches"].insert(
+                {
+                    "board_id": desk.board_id, "thread_topic_id": reg.topic_id,
+                    "forum_id": reg.forum_id,
+                    "duos_json": json.dumps(
+                        [[_entrant_dict(e) for e in d] for d in (waiting, new)],
+                        ensure_ascii=False,
+                    ),
+                    "stakes": first_stakes[0] if first_stakes else None,
+                    "status": "queued", "attempts": 0, "created_at": iso(now),
+                }
+            )  # fmt: skip
+        desk._record_post(post, "accepted", event.reason, None, s)
+    log.info("2v2 sign-up %s: %s (%s) %s (%s)", post.post_id, profile.character, post.author,
+             event.outcome, event.reason)  # fmt: skip
+    return 0
+
+
+# -- opening the duels ----------------------------------------------------------------------------
+
+
+def pick_environment(desk: RegistrationDesk, reg: Registration) -> str:
+    """The setting's environment, else the shipped ones in turn (by matches opened so far)."""
+    from forumbot.duels.duo import environments
+
+    if reg.environment:
+        return reg.environment
+    shipped = environments()
+    if not shipped:
+        raise ValueError("no environment shipped in rules/data/environments")
+    opened = desk.storage.db.execute(
+        "select count(*) from duo_matches where board_id = ? and environment is not null",
+        [desk.board_id],
+    ).fetchone()[0]
+    return shipped[int(opened) % len(shipped)]
+
+
+def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
+    """Free the slot of finished 2v2 duels, then open the oldest match of ``reg``'s thread when
+    no 2v2 is open or running (one at a time); a match holding a player in a started 1v1 keeps
+    its place and the next one may open instead. A match not opened yet that cannot be played
+    (one player or character twice, a missing profile, a rules error while opening it) is
+    cancelled once with its French replies, and the next one may open. Returns the duels
+    opened now.
+
+    Raises:
+        forumbot.errors.LoginFailed: the bot cannot log in (other forum errors are logged on
+            the match and retried next cycle).
+    """
+    from forumbot.club.registrations import board_engagements
+    from forumbot.duels.duo import duo_running
+    from forumbot.errors import ForumError, LoginFailed
+    from rules.errors import RuleError
+
+    db = desk.storage.db
+    for m in list(db["duo_matches"].rows_where(
+        "board_id = ? and status = 'running' and duel_id is not null", [desk.board_id]
+    )):  # fmt: skip
+        if desk.storage.duel(m["duel_id"])["status"] == "finished":
+            db["duo_matches"].update(
+                m["id"], {"status": "finished", "finished_at": iso(desk.now())}
+            )
+    db.conn.commit()
+    rows = list(db["duo_matches"].rows_where(
+        "board_id = ? and thread_topic_id = ? and status = 'opening'",
+        [desk.board_id, reg.topic_id], order_by="id",
+    ))  # fmt: skip
+    rows = [row for row in rows if not _cancel_if_unplayable(desk, row)]
+    if not rows and duo_running(desk.storage, desk.board_id) is None:
+        queued = [
+            row
+            for row in list(db["duo_matches"].rows_where(
+                "board_id = ? and thread_topic_id = ? and status = 'queued'",
+                [desk.board_id, reg.topic_id], order_by="id",
+            ))
+            if not _cancel_if_unplayable(desk, row)
+        ]  # fmt: skip
+        in_1v1 = board_engagements(desk.storage, desk.board_id).started_in("1v1")
+        free = first_free_match([_match_duos(m) for m in queued], in_1v1)
+        if free is not None:
+            m = queued[free]
+            duos = json.loads(m["duos_json"])
+            names = [" et ".join(e["character"] for e in d) for d in duos]
+            db.execute(
+                "update duo_matches set status = 'opening', started_at = ?, subject = ?, "
+                "idempotency_key = ?, dice_secret = ?, environment = ? "
+                "where id = ? and status = 'queued'",
+                [iso(desk.now()), f"Duel à deux contre deux : {names[0]} contre {names[1]}",
+                 f"b{desk.board_id}-duo{m['id']}-topic", desk.referee.rng.randbytes(32).hex(),
+                 pick_environment(desk, reg), m["id"]],
+            )  # fmt: skip
+            db.conn.commit()
+            rows = [db["duo_matches"].get(m["id"])]
+    opened = 0
+    for row in rows:
+        try:
+            open_match(desk, row)
+            opened += 1
+        except LoginFailed:
+            raise
+        except RuleError as exc:
+            reason = "la fiche de l'un des duellistes ne permet pas de l'ouvrir."
+            desk.cancel_duel("duo_matches", row["id"], reason, f"{type(exc).__name__}: {exc}")
+        except ForumError as exc:
+            db["duo_matches"].update(row["id"], {"last_error": f"{type(exc).__name__}: {exc}"})
+            log.warning("2v2 match %s: duel topic not opened yet (%s)", row["id"], exc)
+    return opened
+
+
+def _cancel_if_unplayable(desk: RegistrationDesk, row: dict[str, Any]) -> bool:
+    """Cancel a match not opened yet that cannot be played (the same player or character twice,
+    a duellist without a profile: :func:`forumbot.club.registrations.unplayable_reason`), with its
+    French replies (:meth:`forumbot.club.registrations.RegistrationDesk.cancel_duel`); True when it
+    was cancelled."""
+    from forumbot.club.registrations import unplayable_reason
+
+    if row["duel_id"] is not None:
+        return False
+    one, two = _match_duos(row)
+    reason = unplayable_reason(desk.storage, desk.board_id, one + two)
+    if reason is None:
+        return False
+    return desk.cancel_duel("duo_matches", row["id"], reason, "unplayable")
+
+
+def open_match(desk: RegistrationDesk, row: dict[str, Any]) -> int:
+    """Open the duel of a match being opened (each step once, safe to repeat after a crash):
+    the topic, then the 2v2 duel. Returns the duel id.
+
+    Raises:
+        ForumError: the topic could not be opened now (retried next cycle).
+    """
+    from forumbot.club.registrations import get_profile, types_label, year_label
+    from forumbot.duels.duo import open_duo_duel
+
+    rs = load_ruleset("fatigue")
+    assert isinstance(rs, FatigueRuleset)
+    duos: list[list[Profile]] = []
+    for duo in json.loads(row["duos_json"]):
+        members = []
+        for e in duo:
+            found = get_profile(desk.storage, desk.board_id, e["character"])
+            if found is None:
+                raise ValueError(f"no profile for {e['character']!r}")
+            members.append(found)
+        duos.append(members)
+    secret = bytes.fromhex(row["dice_secret"])
+    db = desk.storage.db
+    topic_id = row["topic_id"]
+    if topic_id is None:
+        from rules.dice import commitment
+
+        key = row["idempotency_key"]
+        marker = marker_text(key)
+        text = render(
+            "signup_duo_topic.bbcode.j2",
+            {
+                "duos": [
+                    [{"name": p.character, "year_label": year_label(p.year),
+                      "points": rs.starting_points_for(p.year),
+                      "types_label": types_label(rs, p.magic_types)} for p in d]
+                    for d in duos
+                ],
+                "unit": rs.unit, "stakes": row["stakes"], "commitment": commitment(secret),
+            },
+            desk.language,
+        )  # fmt: skip
+        found_topic = None
+        if row["attempts"]:
+            found_topic = desk._find_topic(row["forum_id"], row["subject"], marker)
+        db.execute(
+            "update duo_matches set attempts = coalesce(attempts, 0) + 1 where id = ?", [row["id"]]
+        )
+        db.conn.commit()
+        topic_id = found_topic
+        if topic_id is None:
+            message = text.rstrip() + "\n" + marker_line(key)
+            topic_id = desk.client.create_topic(row["forum_id"], row["subject"], message, marker)
+        db["duo_matches"].update(row["id"], {"topic_id": topic_id})
+        db.conn.commit()
+    duel_id = row["duel_id"]
+    if duel_id is None:
+        duel = desk.storage.duel_by_topic(desk.board_id, topic_id)
+        if duel is not None and duel["status"] == "ignored":
+            db["duels"].delete(duel["id"])
+            duel = None
+        if duel is None:
+            duel_id = open_duo_duel(
+                desk.referee, row["forum_id"], int(topic_id), row["subject"],
+                [[(p.character, p.year, list(p.magic_types)) for p in d] for d in duos],
+                row["environment"], stakes=row["stakes"], dice_secret=secret,
+            )  # fmt: skip
+        else:
+            duel_id = duel["id"]
+    db["duo_matches"].update(row["id"], {"duel_id": duel_id, "status": "running",
+                                         "last_error": None})  # fmt: skip
+    db.conn.commit()
+    log.info("2v2 match %s: duel %s opened in topic %s (%s)", row["id"], duel_id, topic_id,
+             row["environment"])  # fmt: skip
+    return int(duel_id)
+
+
+__all__ = [
+    "CLOSED_MESSAGE",
+    "handle_duo_signup",
+    "lobby",
+    "open_match",
+    "pick_environment",
+    "start_duo_matches",
+]

@@ -1,0 +1,134 @@
+"""The bot's PM inbox: a duellist's owl asking the referee for details becomes a referee task.
+
+Seed 001: "Un duelliste peut également demander par hibou à l'arbitre des détails
+supplémentaires sur la zone où il se trouve." The bot cannot answer such a question (the zone's
+``details`` are the referee's to give, RULES.md: "a referee task"): each new message in the
+inbox from a duellist of a running 2v2 duel becomes an ``owl_question`` task in the review
+queue (with the duellist's current zone and the environment's details for it), once: messages
+already read are remembered in ``inbox_seen`` (by message id), and the task's key is the
+message id. Messages from anyone else (the bot itself included) are remembered and left
+alone; a message whose page names no sender while a 2v2 is open or running becomes a task
+too (duellist unknown, logged as a warning): nothing a duellist writes is lost silently.
+
+Reading: the client's ``read_pm_inbox(skip=...)`` (``(msg_id, sender, subject, text)``
+tuples, newest first; the ids in ``skip``, already read, come without their text and cost no
+request): :meth:`forumbot.forums.phpbb.PhpbbClient.read_pm_inbox` on phpBB,
+:meth:`forumbot.forums.forumactif.ForumactifClient.read_pm_inbox` on Forumactif. A client
+without it reads no inbox (logged once per poll, nothing else changes).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Container
+from datetime import datetime
+from typing import Any
+
+from forumbot.storage import Storage, iso
+
+log = logging.getLogger("forumbot.club.inbox")
+
+Message = tuple[int, str, str, str]
+
+
+def inbox_rows(
+    client: Any, skip: Container[int] = frozenset()
+) -> list[tuple[int, str, str, Callable[[], str]]]:
+    """``(msg_id, sender, subject, read_text)`` for each message of the inbox, newest first
+    (messages whose id is in ``skip`` are listed without their text).
+
+    Raises:
+        NotImplementedError: the client can read no inbox.
+        forumbot.errors.ForumError: the board could not be read.
+    """
+    reader = getattr(client, "read_pm_inbox", None)
+    if reader is None:
+        raise NotImplementedError(f"{type(client).__name__} cannot read its PM inbox")
+    return [(m[0], m[1], m[2], (lambda t=m[3]: t)) for m in reader(skip=skip)]
+
+
+def poll_inbox(
+    storage: Storage,
+    client: Any,
+    board_id: int,
+    now: Callable[[], datetime],
+    *,
+    bot_username: str = "",
+) -> list[int]:
+    """Read the inbox's new messages; returns the ids of the referee tasks created."""
+    from forumbot.duels.duo import current_state, duo_row, duo_running, load_env
+
+    created: list[int] = []
+    seen_ids = {
+        int(r[0])
+        for r in storage.db.execute(
+            "select msg_id from inbox_seen where board_id = ?", [board_id]
+        ).fetchall()
+    }
+    try:
+        rows = inbox_rows(client, seen_ids)
+    except NotImplementedError as exc:
+        log.info("inbox: %s", exc)
+        return created
+    for msg_id, sender, subject, read in rows:
+        if msg_id in seen_ids:
+            continue
+        seen_ids.add(msg_id)
+        own = bool(bot_username) and sender.casefold() == bot_username.casefold()
+        found = None if own else _duel_of(storage, board_id, sender)
+        running = duo_running(storage, board_id) if not sender.strip() else None
+        task_id = None
+        if found is not None or running is not None:
+            if found is not None:
+                duel, name = found
+                state = current_state(storage, duel)
+                env = load_env(duo_row(storage, duel["id"])["environment"])  # type: ignore[index]
+                zone = env.zone(state.zone_of(name))
+                zone_key = zone.key
+                note = f"Détails de la zone ({zone.name}) à donner si besoin : {zone.details}"
+            else:  # the page did not say who wrote it: the referee reads it and decides
+                assert running is not None
+                duel, name, zone_key = running, "", ""
+                note = "Expéditeur non reconnu sur la page du forum : à lire dans la messagerie."
+                log.warning("inbox: owl %s (%r): sender not found on the page", msg_id, subject)
+            text = read()
+            storage.db.execute(
+                "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
+                "duellist, zone, subject, text, status, created_at, note) "
+                "values (?, ?, 'owl_question', ?, ?, ?, ?, ?, 'open', ?, ?)",
+                [board_id, duel["id"], f"b{board_id}-pm{msg_id}", name, zone_key, subject,
+                 text, iso(now()), note],
+            )  # fmt: skip
+            row = storage.db.execute(
+                "select id from referee_tasks where source_key = ?", [f"b{board_id}-pm{msg_id}"]
+            ).fetchone()
+            task_id = int(row[0])
+            created.append(task_id)
+            log.info("inbox: owl %s from %s (duel %s) -> referee task %s", msg_id, name,
+                     duel["id"], task_id)  # fmt: skip
+        storage.db["inbox_seen"].insert(
+            {"board_id": board_id, "msg_id": msg_id, "sender": sender, "subject": subject,
+             "seen_at": iso(now())},
+            ignore=True,
+        )  # fmt: skip
+        storage.db.conn.commit()
+    return created
+
+
+def _duel_of(storage: Storage, board_id: int, sender: str) -> tuple[dict[str, Any], str] | None:
+    """The running 2v2 duel and duellist behind a PM's sender (the forum account, or the
+    character's name), or None."""
+    from forumbot.club.leaderboard import player_of
+    from forumbot.duels.duo import duo_running
+
+    duel = duo_running(storage, board_id)  # open (opening posted) or running
+    if duel is None:
+        return None
+    for d in storage.duellists(duel["id"]):
+        name = str(d["name"])
+        if sender.casefold() in (name.casefold(), player_of(storage, board_id, name).casefold()):
+            return duel, name
+    return None
+
+
+__all__ = ["inbox_rows", "poll_inbox"]

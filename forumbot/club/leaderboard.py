@@ -1,0 +1,373 @@
+"""End-of-duel rewards, the 1v1 leaderboard, and the leaderboard post the bot keeps up to date.
+
+Seed 001 (RULES.md, "Ruleset fatigue — duels one against one"): "Win: the opponent abandons (PV 0
+or concession). Winner: 1 point on the 1v1 leaderboard and a purse of 3 G. Loser: nothing lost,
+one chocolate frog." Stakes "must be honoured whatever they are": they are recorded with the
+rewards and recalled to both duellists by owl.
+
+Decisions where the seed is silent **[D]**: a draw gives no point and no purse, and one chocolate
+frog to each duellist (nobody lost, nobody won); a duel closed with no winner (abandoned after
+the last relaunch) gives nothing (RULES.md: "no winner, no loser and no rewards"). The
+leaderboard ranks by points, then wins, then fewer losses, then name.
+
+Rewards are recorded once: ``rewards`` has a unique (duel, character, reward) index and the
+leaderboard counters move only in the transaction that inserted them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from forumbot.club.posts import club_post, draft_club_post, edit_club_post
+from forumbot.forums.base import EditingForumClient
+from forumbot.publish.render import render
+from forumbot.storage import Storage, iso
+from parsers.registration import fold
+
+log = logging.getLogger("forumbot.club.leaderboard")
+
+WIN_POINTS_1V1 = 1  # seed 001: "1 point au tableau de classement"
+WIN_GALLEONS_1V1 = 3  # seed 001: "une bourse de 3 gallions"
+LOSER_FROGS_1V1 = 1  # seed 001: "une chocogrenouille"
+DRAW_FROGS_1V1 = 1  # [D] a draw: one frog each, no point, no purse
+
+
+@dataclass(frozen=True)
+class Reward:
+    """One reward given at the end of a duel.
+
+    Attributes:
+        character: the duellist; player: their forum account.
+        reward: ``leaderboard_point``, ``galleons`` or ``chocolate_frog``.
+        amount: points, galleons (G) or frogs.
+    """
+
+    character: str
+    player: str
+    reward: str
+    amount: int
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One line of the leaderboard (``purse``: galleons won in total, ``frogs``: frogs)."""
+
+    rank: int
+    character: str
+    points: int
+    wins: int
+    losses: int
+    draws: int
+    purse: int
+    frogs: int
+
+
+def rewards_for(state: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """The rewards a finished 1v1 duel's final state calls for: ``(character, reward, amount)``.
+
+    ``state`` is a ``DuelState.to_dict()`` (``winner``, ``draw``, ``duellists``). Pure.
+    """
+    names = [d["name"] for d in state.get("duellists", [])]
+    winner = state.get("winner")
+    if winner:
+        out = [
+            (winner, "leaderboard_point", WIN_POINTS_1V1),
+            (winner, "galleons", WIN_GALLEONS_1V1),
+        ]
+        out += [(n, "chocolate_frog", LOSER_FROGS_1V1) for n in names if n != winner]
+        return out
+    if state.get("draw"):
+        return [(n, "chocolate_frog", DRAW_FROGS_1V1) for n in names]
+    return []
+
+
+def player_of(storage: Storage, board_id: int, character: str) -> str:
+    """The forum account behind ``character`` (its duellist profile), else the name itself."""
+    rows = list(
+        storage.db["duellist_profiles"].rows_where(
+            "board_id = ? and character_key = ?", [board_id, fold(character)]
+        )
+    )
+    return str(rows[0]["player"]) if rows else character
+
+
+def record_rewards(
+    storage: Storage, board_id: int, duel: dict[str, Any], now: datetime, kind: str = "1v1"
+) -> list[Reward]:
+    """Give the rewards of a finished duel once, and move the leaderboard.
+
+    Returns the rewards given by *this* call (empty when they were already given, or when the
+    duel has no winner and no draw).
+
+    Raises:
+        ValueError: the duel is not finished.
+    """
+    if duel["status"] != "finished":
+        raise ValueError(f"duel {duel['id']} is not finished")
+    state = json.loads(duel["state_json"] or "{}")
+    given: list[Reward] = []
+    with storage.db.atomic():
+        for character, reward, amount in rewards_for(state):
+            player = player_of(storage, board_id, character)
+            inserted = storage.db.execute(
+                "insert or ignore into rewards (board_id, duel_id, kind, character, player, "
+                "reward, amount, stakes, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    board_id,
+                    duel["id"],
+                    kind,
+                    character,
+                    player,
+                    reward,
+                    amount,
+                    duel.get("stakes"),
+                    iso(now),
+                ],
+            ).rowcount
+            if inserted == 1:
+                given.append(Reward(character, player, reward, amount))
+        winner = state.get("winner")
+        names = [d["name"] for d in state.get("duellists", [])]
+        if given:
+            for name in names:
+                column = (
+                    "wins"
+                    if name == winner
+                    else "losses"
+                    if winner
+                    else "draws"
+                    if state.get("draw")
+                    else None
+                )
+                if column is None:
+                    continue
+                points = sum(
+                    r.amount
+                    for r in given
+                    if r.character == name and r.reward == "leaderboard_point"
+                )
+                bump_leaderboard(storage, board_id, kind, name, column, points, now)
+    if given:
+        log.info(
+            "duel %s: rewards %s",
+            duel["id"],
+            ", ".join(f"{r.character} {r.reward} {r.amount}" for r in given),
+        )
+    return given
+
+
+def bump_leaderboard(
+    storage: Storage,
+    board_id: int,
+    kind: str,
+    character: str,
+    column: str,
+    points: int,
+    now: datetime,
+) -> None:
+    """Add one to ``column`` (``wins``, ``losses`` or ``draws``) and ``points`` to the points of
+    ``character`` on the ``kind`` leaderboard (``"1v1"``, ``"2v2"``), creating its line.
+
+    Call it only in the transaction that inserted the matching reward (so it moves once).
+
+    Raises:
+        ValueError: an unknown column.
+    """
+    if column not in ("wins", "losses", "draws"):
+        raise ValueError(f"unknown leaderboard column {column!r}")
+    key = fold(character)
+    storage.db.execute(
+        "insert or ignore into leaderboard (board_id, kind, character_key, character, player, "
+        "points, wins, losses, draws, updated_at) values (?, ?, ?, ?, ?, 0, 0, 0, 0, ?)",
+        [board_id, kind, key, character, player_of(storage, board_id, character), iso(now)],
+    )
+    storage.db.execute(
+        f"update leaderboard set {column} = {column} + 1, points = points + ?, updated_at = ? "
+        "where board_id = ? and kind = ? and character_key = ?",
+        [points, iso(now), board_id, kind, key],
+    )
+
+
+_bump = bump_leaderboard  # the former private name, kept for older callers
+
+
+@dataclass(frozen=True)
+class DuelReward:
+    """A reward won during a duel (2v2: a creature defeated, a mechanism solved).
+
+    Attributes:
+        character: the duellist; source: ``creature:<key>`` or ``mechanism:<key>``.
+        reward: ``galleons``, ``pv``, ``pa``, ``sweets`` or ``house_points``; amount: how many.
+    """
+
+    character: str
+    source: str
+    reward: str
+    amount: int
+
+
+def record_duel_rewards(
+    storage: Storage,
+    board_id: int,
+    duel_id: int,
+    rewards: list[DuelReward],
+    now: datetime,
+    kind: str = "2v2",
+) -> list[DuelReward]:
+    """Record rewards won during a duel, once each (unique duel, character, source, reward):
+    seed 001, "Vaincre une créature ou résoudre un mécanisme rapportera une récompense
+    aléatoire". Returns the rewards recorded by *this* call."""
+    given: list[DuelReward] = []
+    with storage.db.atomic():
+        for r in rewards:
+            inserted = storage.db.execute(
+                "insert or ignore into duel_rewards (board_id, duel_id, kind, character, player, "
+                "source, reward, amount, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [board_id, duel_id, kind, r.character, player_of(storage, board_id, r.character),
+                 r.source, r.reward, r.amount, iso(now)],
+            ).rowcount  # fmt: skip
+            if inserted == 1:
+                given.append(r)
+    if given:
+        log.info(
+            "duel %s: in-duel rewards %s",
+            duel_id,
+            ", ".join(f"{r.character} {r.reward} {r.amount} ({r.source})" for r in given),
+        )
+    return given
+
+
+def duel_reward_totals(storage: Storage, board_id: int, kind: str) -> dict[str, dict[str, int]]:
+    """In-duel rewards per folded character name: ``{character_key: {reward: total}}``."""
+    out: dict[str, dict[str, int]] = {}
+    for row in storage.db.execute(
+        "select character, reward, sum(amount) from duel_rewards where board_id = ? and kind = ? "
+        "group by character, reward",
+        [board_id, kind],
+    ).fetchall():
+        out.setdefault(fold(row[0]), {})[row[1]] = int(row[2] or 0)
+    return out
+
+
+def standings(storage: Storage, board_id: int, kind: str = "1v1") -> list[Standing]:
+    """The leaderboard, best first (points, wins, fewer losses, name); ties share a rank.
+
+    ``purse`` counts every galleon won: end-of-duel purses and, in 2v2, the galleons of
+    creatures defeated and mechanisms solved (``duel_rewards``)."""
+    purses: dict[str, tuple[int, int]] = {}
+    for row in storage.db.execute(
+        "select character, sum(case when reward = 'galleons' then amount else 0 end), "
+        "sum(case when reward = 'chocolate_frog' then amount else 0 end) from rewards "
+        "where board_id = ? and kind = ? group by character",
+        [board_id, kind],
+    ).fetchall():
+        purses[fold(row[0])] = (int(row[1] or 0), int(row[2] or 0))
+    extra = duel_reward_totals(storage, board_id, kind)
+    rows = list(storage.db["leaderboard"].rows_where("board_id = ? and kind = ?", [board_id, kind]))
+    rows.sort(key=lambda r: (-r["points"], -r["wins"], r["losses"], fold(r["character"])))
+    out: list[Standing] = []
+    previous: tuple[int, int, int] | None = None
+    rank = 0
+    for i, r in enumerate(rows, start=1):
+        score = (r["points"], r["wins"], r["losses"])
+        if score != previous:
+            rank, previous = i, score
+        purse, frogs = purses.get(r["character_key"], (0, 0))
+        purse += extra.get(r["character_key"], {}).get("galleons", 0)
+        out.append(
+            Standing(
+                rank, r["character"], r["points"], r["wins"], r["losses"], r["draws"], purse, frogs
+            )
+        )
+    return out
+
+
+def render_leaderboard(
+    storage: Storage, board_id: int, kind: str = "1v1", language: str = "fr"
+) -> str:
+    """The leaderboard post's BBCode (template ``leaderboard.bbcode.j2``); for 2v2 it also
+    lists the in-duel rewards other than galleons (PA, sweets, house points)."""
+    extra = duel_reward_totals(storage, board_id, kind)
+    labels = {"pa": "PA", "sweets": "friandises", "house_points": "points au sablier"}
+    lines = [
+        {
+            "rank": s.rank,
+            "character": s.character,
+            "points": s.points,
+            "wins": s.wins,
+            "losses": s.losses,
+            "draws": s.draws,
+            "purse": s.purse,
+            "frogs": s.frogs,
+            "extras": ", ".join(
+                f"{extra[fold(s.character)][k]} {label}"
+                for k, label in labels.items()
+                if extra.get(fold(s.character), {}).get(k)
+            ),
+        }
+        for s in standings(storage, board_id, kind)
+    ]
+    return render("leaderboard.bbcode.j2", {"kind": kind, "lines": lines}, language)
+
+
+def leaderboard_key(board_id: int, kind: str = "1v1") -> str:
+    """Idempotency key of the board's leaderboard post."""
+    return f"b{board_id}-leaderboard-{kind}"
+
+
+def update_leaderboard_post(
+    storage: Storage,
+    client: EditingForumClient,
+    board_id: int,
+    topic_id: int,
+    now: datetime,
+    *,
+    kind: str = "1v1",
+    language: str = "fr",
+) -> str:
+    """Keep the bot's leaderboard post in ``topic_id`` up to date.
+
+    The first call drafts the post (published exactly once by
+    :func:`forumbot.club.posts.publish_due_club_posts`, at once); once it is published, every
+    call edits it when the leaderboard changed. Returns ``"drafted"``, ``"waiting"`` (not
+    published yet), ``"edited"`` or ``"unchanged"``.
+
+    Raises:
+        ForumError: the edit failed (retried at the next call).
+    """
+    key = leaderboard_key(board_id, kind)
+    text = render_leaderboard(storage, board_id, kind, language)
+    row = club_post(storage, key)
+    if row is None:
+        draft_club_post(storage, board_id, key, "leaderboard", topic_id, text, now)
+        return "drafted"
+    if row["status"] != "published":
+        if row["status"] == "draft" and row["text"] != text:
+            storage.db["club_posts"].update(row["id"], {"text": text, "updated_at": iso(now)})
+        return "waiting"
+    return "edited" if edit_club_post(storage, client, key, text, now) else "unchanged"
+
+
+__all__ = [
+    "DRAW_FROGS_1V1",
+    "DuelReward",
+    "LOSER_FROGS_1V1",
+    "WIN_GALLEONS_1V1",
+    "WIN_POINTS_1V1",
+    "Reward",
+    "Standing",
+    "bump_leaderboard",
+    "duel_reward_totals",
+    "leaderboard_key",
+    "player_of",
+    "record_duel_rewards",
+    "record_rewards",
+    "render_leaderboard",
+    "rewards_for",
+    "standings",
+    "update_leaderboard_post",
+]

@@ -1,0 +1,168 @@
+"""The bot's own club posts (not declarations): sign-up replies and the leaderboard post.
+
+Each post is a row of ``club_posts`` with a unique idempotency key and a marker
+(``forumbot·<key>``), published exactly once like declarations (:mod:`forumbot.publish.poster`):
+
+- ``draft`` -> ``publishing`` (claimed by compare-and-set, committed before the POST) ->
+  ``published``;
+- before every reply the topic is searched for the marker (from ``after_post_id`` on), so a
+  crash after the POST, or a restored database, never posts twice;
+- a forum error leaves the row ``publishing``; the next pass checks the marker first.
+
+The leaderboard post is then kept up to date by :func:`edit_club_post` (the bot edits its own
+post; ``published_hash`` is the SHA-256 of the text in force, so an unchanged text is not sent).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from forumbot.errors import ForumError, LoginFailed
+from forumbot.forums.base import EditingForumClient, ForumClient
+from forumbot.publish.render import marker_line, marker_text
+from forumbot.storage import Storage, content_hash, iso
+
+log = logging.getLogger("forumbot.club.posts")
+
+
+def draft_club_post(
+    storage: Storage,
+    board_id: int,
+    key: str,
+    kind: str,
+    topic_id: int,
+    text: str,
+    now: datetime,
+    *,
+    after_post_id: int | None = None,
+    delay_s: int = 0,
+) -> int:
+    """Record a post to publish in ``topic_id`` (once: a second draft with the same ``key`` is
+    ignored). ``after_post_id``: the marker search starts after it (e.g. the sign-up post
+    answered). ``delay_s``: seconds before it is due. Returns the row id."""
+    existing = club_post(storage, key)
+    if existing is not None:
+        return int(existing["id"])
+    return int(
+        storage.db["club_posts"]
+        .insert(
+            {
+                "board_id": board_id,
+                "idempotency_key": key,
+                "kind": kind,
+                "topic_id": topic_id,
+                "after_post_id": after_post_id,
+                "text": text,
+                "marker": marker_text(key),
+                "status": "draft",
+                "attempts": 0,
+                "created_at": iso(now),
+                "updated_at": iso(now),
+                "publish_after": iso(now + timedelta(seconds=delay_s)),
+            }
+        )
+        .last_pk
+    )
+
+
+def club_post(storage: Storage, key: str) -> dict[str, Any] | None:
+    """The club post with that idempotency key, or None."""
+    rows = list(storage.db["club_posts"].rows_where("idempotency_key = ?", [key]))
+    return rows[0] if rows else None
+
+
+def publish_club_post(
+    storage: Storage, client: ForumClient, row: dict[str, Any], now: Callable[[], datetime]
+) -> int | None:
+    """Publish one club post (see module docstring); returns its post id, or None when it
+    failed this time or another publisher claimed it. LoginFailed propagates."""
+    claimed = storage.db.execute(
+        "update club_posts set status = 'publishing', attempts = coalesce(attempts, 0) + 1, "
+        "updated_at = ? where id = ? and status = ?",
+        [iso(now()), row["id"], row["status"]],
+    ).rowcount
+    storage.db.conn.commit()
+    if claimed != 1:
+        return None
+    message = row["text"].rstrip() + "\n" + marker_line(row["idempotency_key"])
+    try:
+        post_id = client.find_marker(row["topic_id"], row["marker"], row["after_post_id"])
+        if post_id is None:
+            post_id = client.reply(row["topic_id"], message, row["marker"])
+    except LoginFailed:
+        raise
+    except ForumError as exc:
+        storage.db["club_posts"].update(
+            row["id"], {"last_error": f"{type(exc).__name__}: {exc}", "updated_at": iso(now())}
+        )
+        log.warning("club post %s: publish failed (%s); will retry", row["id"], exc)
+        return None
+    storage.db["club_posts"].update(
+        row["id"],
+        {
+            "status": "published",
+            "post_id": post_id,
+            "published_hash": content_hash(message),
+            "published_at": iso(now()),
+            "last_error": None,
+            "updated_at": iso(now()),
+        },
+    )
+    log.info("club post %s (%s) published as post %s", row["id"], row["kind"], post_id)
+    return post_id
+
+
+def publish_due_club_posts(
+    storage: Storage, client: ForumClient, now: Callable[[], datetime], board_id: int
+) -> list[int]:
+    """Publish every due club post of the board (drafts whose delay is over, and rows left
+    ``publishing`` by an earlier failure). Returns the post ids published."""
+    due = storage.db["club_posts"].rows_where(
+        "board_id = ? and (status = 'publishing' or (status = 'draft' and publish_after <= ?))",
+        [board_id, iso(now())],
+        order_by="id",
+    )
+    published = []
+    for row in list(due):
+        post_id = publish_club_post(storage, client, row, now)
+        if post_id is not None:
+            published.append(post_id)
+    return published
+
+
+def edit_club_post(
+    storage: Storage, client: EditingForumClient, key: str, text: str, now: datetime
+) -> bool:
+    """Make the published club post ``key`` show ``text`` (the bot edits its own post).
+
+    Returns True when an edit was sent, False when the post already shows that text.
+
+    Raises:
+        KeyError: no published club post with that key.
+        ForumError: the edit failed (the stored text is unchanged, so the next call retries).
+    """
+    row = club_post(storage, key)
+    if row is None or row["status"] != "published" or row["post_id"] is None:
+        raise KeyError(f"no published club post {key!r}")
+    message = text.rstrip() + "\n" + marker_line(key)
+    digest = content_hash(message)
+    if digest == row["published_hash"]:
+        return False
+    client.edit_post(int(row["post_id"]), message)
+    storage.db["club_posts"].update(
+        row["id"], {"text": text, "published_hash": digest, "updated_at": iso(now)}
+    )
+    log.info("club post %s (%s): post %s edited", row["id"], row["kind"], row["post_id"])
+    return True
+
+
+__all__ = [
+    "club_post",
+    "draft_club_post",
+    "edit_club_post",
+    "publish_club_post",
+    "publish_due_club_posts",
+]

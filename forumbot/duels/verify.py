@@ -1,0 +1,268 @@
+"""``forumbot verify-dice``: recompute every bot roll of a duel from the thread alone.
+
+The opening declaration publishes ``Empreinte des dés ... : <sha256 of the seed>``; each turn
+declaration lists, per post, ``message n°<post id> : ... ; attaque <a>, défense <d>``; the final
+declaration reveals ``Graine secrète des dés : <seed>``. With the topic id and the platform
+(the derivation's public inputs, see :mod:`rules.dice`), anyone can check that the seed
+matches the commitment and that every listed roll is the one the seed gives.
+
+Fatigue declarations (seed 001) list one die per post:
+``message n°<post id> (...) : ... ; dé « <dice name> » <value> : pari gagné|perdu``; the
+dice name printed there is the derivation's name and the count is 1. A post appears in the
+first and the second declaration of its turn with the same die: both are checked. Dice the
+forum rolled (``dé du forum « ... »``, Forumactif) are not the bot's and are not checked.
+
+Two-against-two declarations (issue 5) use the same per-post line under ``Intervention de
+l'arbitre — tour <n>``; their opening publishes ``Engagement des dés : <sha256>`` and their
+final declaration ``Graine des dés : <seed>``. The seed also drew the starting positions
+(:func:`forumbot.duels.duo.make_draw`: label ``place:<name>``, turn 0, post 0), which the
+opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
+turn 0 of the opening post); and each reward, whose line names its draw
+(``... (tirage reward:<source>:<id> <value>/<sides>)``, the same derivation with the label as
+name; the reward stated is checked against its table in the environment the opening names,
+when it is a shipped one). On Forumactif the forum rolls the « Pari » dice: the seed
+(``Engagement des dés de l'arbitre ...``, ``Graine des dés de l'arbitre ...``) covers the
+placement and the rewards only, and those are what is checked there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from parsers.model import TopicPage
+from rules.dice import derive_die, derive_roll, verify_seed
+from rules.duo.environment import pick_reward
+from rules.errors import RuleError
+
+_COMMITMENT = re.compile(r"(?:Empreinte|Engagement) des dés[^:]*:\s*([0-9a-f]{64})")
+_SEED = re.compile(r"Graine (?:secrète )?des dés[^:\n]*:\s*([0-9a-f]{64})")
+_TURN = re.compile(r"(?:Déclaration|Intervention) de l'arbitre\s*[:—-]\s*tour (\d+)")
+_ROLL = re.compile(r"message n°(\d+) : .* ; attaque (\d), défense (\d)")
+_ZONE = re.compile(r"^\[\*\] Zone (\d+) — [^:]+ : (.+)$")
+_DRAW = re.compile(r"\(tirage (\S+) (\d+)/(\d+)\)")
+_REWARD = re.compile(r"Récompense pour .+? : (\d+) (.+?) \(tirage (\S+) \d+/\d+\)")
+_ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
+_FATIGUE_ROLL = re.compile(r"message n°(\d+) .* ; dé « ([^»]+?) » (\d)(?: :|$)")
+
+
+@dataclass
+class DiceCheck:
+    """One roll as declared and as recomputed."""
+
+    turn: int
+    post_id: int
+    declared: tuple[int, ...]
+    recomputed: tuple[int, ...]
+    label: str = ""  # a named draw (e.g. a 2v2 reward), "" for a post's dice
+
+    @property
+    def ok(self) -> bool:
+        return self.declared == self.recomputed
+
+
+@dataclass
+class VerifyReport:
+    """The outcome of a verification (``ok`` when everything matched)."""
+
+    topic_id: int | None
+    commitment: str | None = None
+    seed: str | None = None
+    seed_matches: bool = False
+    checks: list[DiceCheck] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what could not be checked (not a failure)
+    bot: str | None = None  # whose posts were read (the bot's account)
+    ignored: list[int] = field(default_factory=list)  # marked posts by anyone else
+
+    @property
+    def ok(self) -> bool:
+        return (
+            self.seed_matches
+            and bool(self.checks)
+            and all(c.ok for c in self.checks)
+            and not self.problems
+        )
+
+
+def verify_pages(
+    pages: Iterable[TopicPage],
+    *,
+    dice_name: str = "Duel",
+    dice_per_post: int = 2,
+    bot: str | None = None,
+) -> VerifyReport:
+    """Verify the bot's rolls in the given pages of one duel topic (any order).
+
+    ``dice_name`` and ``dice_per_post`` describe classic's lines (``attaque a, défense d``);
+    fatigue lines carry their own dice name and one die each (see the module doc).
+
+    Only the bot's posts count: ``bot`` (its account name, case-insensitive), else the
+    author of the first post carrying a marker (``forumbot·``) and a commitment (the
+    opening). A player who copies the bot's lines (a forged roll, a forged seed) into their
+    own post is ignored; ``report.problems`` says how many such posts were set aside."""
+    page_list = list(pages)
+    topic_ids = {p.topic_id for p in page_list if p.topic_id is not None}
+    report = VerifyReport(topic_id=next(iter(topic_ids)) if len(topic_ids) == 1 else None)
+    if len(topic_ids) != 1:
+        report.problems.append(f"expected pages of one topic, got topic ids {sorted(topic_ids)}")
+        return report
+    platform = page_list[0].platform
+    total = max(p.pages for p in page_list)
+    missing_pages = sorted(set(range(1, total + 1)) - {p.page for p in page_list})
+    if missing_pages:
+        report.problems.append(
+            "pages missing: "
+            + ", ".join(str(n) for n in missing_pages)
+            + f" of {total} (every page of the topic is needed to check every roll)"
+        )
+    posts = sorted(
+        {p.post_id: p for page in page_list for p in page.posts}.values(), key=lambda p: p.post_id
+    )
+    marked = [p for p in posts if "forumbot·" in p.text]
+    if bot is None:
+        opening = next((p for p in marked if _COMMITMENT.search(p.text)), None)
+        bot = opening.author if opening is not None else None
+    if bot is not None:
+        report.bot = bot
+        report.ignored = [p.post_id for p in marked if p.author.casefold() != bot.casefold()]
+        posts = [p for p in marked if p.author.casefold() == bot.casefold()]
+    declared: list[tuple[int, int, tuple[int, ...], str]] = []
+    placements: list[tuple[int, str, int, int]] = []  # (post id, name, zone number, zones)
+    draws: list[tuple[int, int, str, int, int]] = []  # (turn, post id, label, value, sides)
+    rewards: dict[str, str] = {}  # draw label -> the reward the line states ("10 gallions")
+    env_name: str | None = None
+    for post in posts:
+        if "forumbot·" not in post.text:
+            continue
+        if report.commitment is None and (m := _COMMITMENT.search(post.text)):
+            report.commitment = m.group(1)
+            env_name = next(
+                (e.group(1).strip() for ln in post.text.splitlines() if (e := _ENV.match(ln))),
+                None,
+            )
+            zones = [z for line in post.text.splitlines() if (z := _ZONE.match(line.strip()))]
+            for z in zones:
+                for name in z.group(2).split(", "):
+                    if name.strip() and name.strip() != "personne":
+                        placements.append((post.post_id, name.strip(), int(z.group(1)), len(zones)))
+        if m := _SEED.search(post.text):
+            report.seed = m.group(1)
+        turn = _TURN.search(post.text)
+        if turn is None:
+            continue
+        for line in post.text.splitlines():
+            for d in _DRAW.finditer(line):
+                draws.append(
+                    (int(turn.group(1)), post.post_id, d.group(1), int(d.group(2)), int(d.group(3)))
+                )
+            if r := _REWARD.search(line):
+                rewards[r.group(3)] = f"{r.group(1)} {r.group(2)}"
+            if roll := _ROLL.search(line):
+                values = (int(roll.group(2)), int(roll.group(3)))
+                declared.append((int(turn.group(1)), int(roll.group(1)), values, dice_name))
+            elif fatigue := _FATIGUE_ROLL.search(line):
+                declared.append(
+                    (
+                        int(turn.group(1)),
+                        int(fatigue.group(1)),
+                        (int(fatigue.group(3)),),
+                        fatigue.group(2).strip(),
+                    )
+                )
+    if report.commitment is None:
+        report.problems.append("no dice commitment found (opening declaration missing?)")
+    if report.seed is None:
+        report.problems.append("no revealed seed found (the duel is not over?)")
+    if report.commitment and report.seed:
+        report.seed_matches = verify_seed(bytes.fromhex(report.seed), report.commitment)
+        if not report.seed_matches:
+            report.problems.append("the revealed seed does not match the published commitment")
+    if report.seed:
+        seed = bytes.fromhex(report.seed)
+        key = f"{platform}:{report.topic_id}"
+        for turn_no, post_id, values, name in declared:
+            again = derive_roll(seed, key, turn_no, post_id, name, len(values))
+            report.checks.append(DiceCheck(turn_no, post_id, values, again))
+        for post_id, name, number, count in placements:
+            drawn = derive_die(seed, key, 0, 0, f"place:{name}", 0, sides=count)
+            report.checks.append(DiceCheck(0, post_id, (number,), (drawn,)))
+        for turn_no, post_id, label, value, sides in draws:
+            drawn = derive_die(seed, key, 0, 0, label, 0, sides=sides)
+            report.checks.append(DiceCheck(turn_no, post_id, (value,), (drawn,), label))
+        if draws:
+            problems, notes = _reward_problems(env_name, draws, rewards)
+            report.problems.extend(problems)
+            report.notes.extend(notes)
+    return report
+
+
+def _reward_problems(
+    env_name: str | None,
+    draws: list[tuple[int, int, str, int, int]],
+    stated: dict[str, str],
+) -> tuple[list[str], list[str]]:
+    """Each reward line against its table: the environment named in the opening (a shipped
+    one, :func:`forumbot.duels.duo.environments`), the source in the draw's label
+    (``reward:creature:<key>:<id>`` / ``reward:mechanism:<key>:<id>``), the drawn value
+    walked through the table's weights, the stated amount and kind compared. An environment
+    that is not shipped (a club's own file) is named as not checked. Returns (problems,
+    notes)."""
+    from forumbot.duels.duo import REWARD_FR, environments, load_env
+
+    envs = [load_env(k) for k in environments()]
+    env = next((e for e in envs if env_name is not None and e.name == env_name), None)
+    if env is None:
+        return [], [f"rewards not checked against their tables: environment {env_name!r} unknown"]
+    problems = []
+    for _turn, post_id, label, value, sides in draws:
+        parts = label.split(":")
+        if len(parts) != 4 or parts[1] not in ("creature", "mechanism"):
+            continue
+        try:
+            source = env.creature(parts[2]) if parts[1] == "creature" else env.mechanism(parts[2])
+        except RuleError:
+            problems.append(f"message {post_id}: {label}: no {parts[1]} {parts[2]!r} in {env.name}")
+            continue
+        total = sum(r.weight for r in source.rewards)
+        if total != sides:
+            problems.append(f"message {post_id}: {label}: drawn out of {sides}, table has {total}")
+            continue
+        entry = pick_reward(source.rewards, value - 1)
+        expected = f"{entry.amount} {REWARD_FR[entry.kind]}"
+        if stated.get(label) != expected:
+            problems.append(
+                f"message {post_id}: {label}: the line says {stated.get(label)!r}, "
+                f"the table gives {expected!r} for {value}/{sides}"
+            )
+    return problems, []
+
+
+def format_report(report: VerifyReport) -> list[str]:
+    """Printable lines (French, for players)."""
+    lines = [f"sujet {report.topic_id} : empreinte {report.commitment or '?'}"]
+    lines.append(
+        "graine révélée : "
+        + (report.seed or "?")
+        + (" (conforme à l'empreinte)" if report.seed_matches else " (NON conforme)")
+    )
+    for c in report.checks:
+        state = "ok" if c.ok else f"DIFFÉRENT (recalculé {c.recomputed})"
+        where = f"tour {c.turn}" if c.turn else "placement (ouverture)"
+        if c.label:
+            where += f", tirage {c.label}"
+        lines.append(f"{where}, message n°{c.post_id} : {c.declared} {state}")
+    if report.ignored:
+        lines.append(
+            f"messages ignorés (marque du bot, mais pas écrits par {report.bot}) : "
+            + ", ".join(str(i) for i in report.ignored)
+        )
+    lines.extend(f"note : {n}" for n in report.notes)
+    lines.extend(f"problème : {p}" for p in report.problems)
+    good = sum(c.ok for c in report.checks)
+    lines.append(
+        f"{good}/{len(report.checks)} lancers vérifiés"
+        + (" : tout est conforme" if report.ok else "")
+    )
+    return lines

@@ -1,0 +1,2 @@
+"""Running the bot unattended: the scheduler, health, ``doctor``, backup and restore, JSON logs
+and the dry run (``check``). See docs/architecture.md."""

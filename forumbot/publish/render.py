@@ -1,0 +1,118 @@
+"""Declarations drafted from jinja2 templates, with player text that can never inject markup.
+
+Every value a template prints goes through :func:`neutralise` (the environment's
+``finalize``), so a duellist named ``[url=http://x]moi[/url]`` or a bold spell
+``[img]...[/img]`` prints as inert text: ``[ ] < >`` become their fullwidth look-alikes
+``［ ］ ＜ ＞`` (phpBB has no BBCode escape; Forumactif may render HTML), control
+characters are dropped, line breaks inside one value are folded into spaces, and a value
+longer than :data:`MAX_VALUE_CHARS` is cut (a huge bold cannot push a declaration past the
+forum's post size limit). Only the
+templates' own literal BBCode reaches the forum. A value wrapped in :class:`Trusted` is
+printed as is (only for fragments the bot builds itself).
+
+Templates live in ``forumbot/publish/templates/<language>/``; French is the default.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+TEMPLATES_DIR = Path(__file__).parent / "templates"
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_TRANSLATE = str.maketrans({"[": "［", "]": "］", "<": "＜", ">": "＞"})
+MAX_VALUE_CHARS = 200  # one printed value; a 1 MB bold must not make a 1 MB declaration
+
+
+class Trusted(str):
+    """A string the bot built itself: printed by templates without neutralisation."""
+
+
+def neutralise(value: Any) -> Any:
+    """Make one printed value inert for BBCode and HTML (see module docstring).
+
+    Non-strings (ints, None) pass through; ``None`` prints as an empty string.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, Trusted) or not isinstance(value, str):
+        return value
+    text = _CONTROL.sub("", value)
+    text = " ".join(text.split())
+    if len(text) > MAX_VALUE_CHARS:
+        text = text[: MAX_VALUE_CHARS - 1] + "…"
+    return text.translate(_TRANSLATE)
+
+
+def _signed(value: int) -> str:
+    return f"+{value}" if value > 0 else str(value)
+
+
+_ELIDES = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
+_ARTICLE = re.compile(r"^(Le|La|Les|L')(?=[ ']|(?<=')\w)")
+
+
+def _de(name: str) -> str:
+    """French "de" before a name, elided before a vowel or h: ``d'Aurora``, ``de Blaise``."""
+    return f"d'{name}" if name.startswith(_ELIDES) else f"de {name}"
+
+
+def _inline(name: str) -> str:
+    """A name starting with a capitalised article, for the middle of a sentence:
+    ``Le strangulot du bassin`` -> ``le strangulot du bassin``; others unchanged."""
+    return _ARTICLE.sub(lambda m: m.group(1).lower(), name, count=1)
+
+
+def make_environment(language: str = "fr") -> jinja2.Environment:
+    """A jinja2 environment for ``language`` with neutralising ``finalize``.
+
+    Raises:
+        ValueError: when no templates exist for that language.
+    """
+    folder = TEMPLATES_DIR / language
+    if not folder.is_dir():
+        raise ValueError(f"no declaration templates for language {language!r}")
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=False,  # BBCode, not HTML: neutralise() does the escaping
+        finalize=neutralise,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+    env.filters["signed"] = _signed
+    env.filters["de"] = _de
+    env.filters["inline"] = _inline
+    return env
+
+
+def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
+    """Render ``<language>/<template>`` with ``context``; returns BBCode text.
+
+    Raises:
+        jinja2.TemplateNotFound, jinja2.UndefinedError: on a template bug.
+    """
+    text = make_environment(language).get_template(template).render(**context)
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+def marker_line(key: str) -> str:
+    """The marker appended to every bot post: how the bot recognises its own posts.
+
+    Shape: ``[size=70]forumbot·<key>·[/size]``; ``find_marker`` searches for the text
+    ``forumbot·<key>·`` (see :func:`marker_text`).
+    """
+    return f"\n[size=70]{marker_text(key)}[/size]"
+
+
+def marker_text(key: str) -> str:
+    """The visible text of the marker for an idempotency key: ``forumbot·<key>·``.
+
+    The closing ``·`` makes every marker a whole token: ``forumbot·b1t7-turn1·`` is not a
+    substring of ``forumbot·b1t7-turn10·``.
+    """
+    return f"forumbot·{key}·"

@@ -1,0 +1,272 @@
+"""SQLite storage through sqlite-utils: schema migrations, WAL, and the queries the bot needs.
+
+Tables (see :data:`MIGRATIONS`):
+
+- ``boards``: the forums the bot watches (url, platform).
+- ``duels``: one row per duel topic: ruleset, status (``open`` -> ``running`` -> ``finished``),
+  the current rule state as JSON, the dice commitment.
+- ``duellists``: the duellists of a duel (name, forum user id, year).
+- ``posts_seen``: every post read, with a SHA-256 of its own text (edit detection).
+- ``turns``: each resolved turn: the inputs (state before, posts, dice) and the outcome.
+- ``dice_rolls``: every roll the bot made or read (value, post, time, source).
+- ``declarations``: drafts -> approved -> published, with a unique idempotency key.
+- ``violations``: proposed / applied / waived / confirmed / dismissed rule breaks.
+- ``audit_log``: who changed what, when, before and after.
+- ``post_versions``: every distinct text of a post with the time the bot first saw it
+  (fatigue: the version in force, ``late_edit``).
+- ``deadlines``: fatigue relaunch deadlines and owl reminders (:mod:`forumbot.duels.deadlines`).
+
+All timestamps are ISO 8601 UTC strings; every function takes ``now`` where it writes one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from forumbot.storage.migrations import MIGRATIONS
+
+
+def content_hash(text: str) -> str:
+    """SHA-256 hex digest of a post's own text (whitespace-normalised)."""
+    normalised = "\n".join(line.rstrip() for line in text.strip().splitlines())
+    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()
+
+
+def iso(ts: datetime) -> str:
+    """An aware datetime as an ISO 8601 string."""
+    return ts.isoformat()
+
+
+@dataclass
+class Storage:
+    """The bot's database. Open with :func:`open_storage`.
+
+    Attributes:
+        db: the sqlite-utils Database (WAL mode, foreign keys on).
+        path: the file path, or ``":memory:"``.
+    """
+
+    db: sqlite_utils.Database
+    path: str
+
+    # -- boards -------------------------------------------------------------------------
+    def board_id(self, url: str, platform: str, now: datetime) -> int:
+        """The id of the board row for ``url``, created on first use."""
+        rows = list(self.db["boards"].rows_where("url = ?", [url]))
+        if rows:
+            return int(rows[0]["id"])
+        return int(
+            self.db["boards"]
+            .insert({"url": url, "platform": platform, "created_at": iso(now)})
+            .last_pk
+        )
+
+    # -- duels --------------------------------------------------------------------------
+    def duels(self, status: str | None = None) -> list[dict[str, Any]]:
+        """Duel rows, optionally only those with ``status``."""
+        if status is None:
+            return list(self.db["duels"].rows_where(order_by="id"))
+        return list(self.db["duels"].rows_where("status = ?", [status], order_by="id"))
+
+    def duel(self, duel_id: int) -> dict[str, Any]:
+        """One duel row. Raises ``sqlite_utils.db.NotFoundError`` when absent."""
+        return dict(self.db["duels"].get(duel_id))
+
+    def duel_by_topic(self, board_id: int, topic_id: int) -> dict[str, Any] | None:
+        """The duel held in ``topic_id`` on that board, or None."""
+        rows = list(
+            self.db["duels"].rows_where("board_id = ? and topic_id = ?", [board_id, topic_id])
+        )
+        return rows[0] if rows else None
+
+    def duellists(self, duel_id: int) -> list[dict[str, Any]]:
+        """Duellist rows of a duel, in sign-up order."""
+        return list(self.db["duellists"].rows_where("duel_id = ?", [duel_id], order_by="id"))
+
+    def update_duel(self, duel_id: int, **fields: Any) -> None:
+        """Set columns of a duel row."""
+        self.db["duels"].update(duel_id, fields)
+
+    # -- posts --------------------------------------------------------------------------
+    def seen_post(self, board_id: int, post_id: int) -> dict[str, Any] | None:
+        """The stored row of a post, or None."""
+        try:
+            return dict(self.db["posts_seen"].get((board_id, post_id)))
+        except sqlite_utils.db.NotFoundError:
+            return None
+
+    def topic_posts(self, board_id: int, topic_id: int) -> list[dict[str, Any]]:
+        """Stored posts of a topic, by post id."""
+        return list(
+            self.db["posts_seen"].rows_where(
+                "board_id = ? and topic_id = ?", [board_id, topic_id], order_by="post_id"
+            )
+        )
+
+    def last_post_id(self, board_id: int, topic_id: int) -> int | None:
+        """Highest post id stored for that topic, or None."""
+        row = self.db.execute(
+            "select max(post_id) from posts_seen where board_id = ? and topic_id = ?",
+            [board_id, topic_id],
+        ).fetchone()
+        return int(row[0]) if row and row[0] is not None else None
+
+    # -- declarations -------------------------------------------------------------------
+    def declaration(self, decl_id: int) -> dict[str, Any]:
+        """One declaration row. Raises ``sqlite_utils.db.NotFoundError`` when absent."""
+        return dict(self.db["declarations"].get(decl_id))
+
+    def declaration_by_key(self, key: str) -> dict[str, Any] | None:
+        """The declaration with that idempotency key, or None."""
+        rows = list(self.db["declarations"].rows_where("idempotency_key = ?", [key]))
+        return rows[0] if rows else None
+
+    def declarations(
+        self, statuses: tuple[str, ...] | None = None, duel_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Declarations filtered by status and/or duel, oldest first."""
+        where, args = [], []
+        if statuses:
+            marks = ",".join("?" * len(statuses))
+            where.append(f"status in ({marks})")
+            args.extend(statuses)
+        if duel_id is not None:
+            where.append("duel_id = ?")
+            args.append(duel_id)
+        return list(
+            self.db["declarations"].rows_where(" and ".join(where) or None, args, order_by="id")
+        )
+
+    # -- violations -----------------------------------------------------------------------
+    def replace_turn_violations(
+        self, duel_id: int, turn: int, violations: list[dict[str, Any]], now: datetime
+    ) -> None:
+        """Store the engine's violations of a (re)computed turn draft.
+
+        Rows still undecided (proposed / applied / waived) are replaced; a violation an admin
+        already confirmed or dismissed for the same duellist and rule is kept as decided and
+        not inserted again. Each item has duellist, rule, post_id, evidence, penalty, status.
+        """
+        self.db["violations"].delete_where(
+            "duel_id = ? and turn = ? and status in ('proposed', 'applied', 'waived')",
+            [duel_id, turn],
+        )
+        decided = {
+            (r["duellist"], r["rule"])
+            for r in self.db["violations"].rows_where(
+                "duel_id = ? and turn = ? and status in ('confirmed', 'dismissed')",
+                [duel_id, turn],
+            )
+        }
+        for v in violations:
+            if (v["duellist"], v["rule"]) not in decided:
+                self.insert_violation(duel_id, turn, v, now)
+
+    def insert_violation(
+        self, duel_id: int, turn: int, violation: dict[str, Any], now: datetime
+    ) -> None:
+        """One violation row from an engine violation dict (duellist, rule, post_id,
+        evidence, penalty, status)."""
+        self.db["violations"].insert(
+            {
+                "duel_id": duel_id,
+                "turn": turn,
+                "duellist": violation["duellist"],
+                "rule": violation["rule"],
+                "post_id": violation["post_id"],
+                "evidence": violation["evidence"],
+                "penalty": violation["penalty"],
+                "status": violation["status"],
+                "created_at": iso(now),
+                "updated_at": iso(now),
+            }
+        )
+
+    def record_turn(
+        self,
+        duel_id: int,
+        turn: int,
+        state_before: dict[str, Any],
+        posts: list[Any],
+        dice: dict[str, Any],
+        outcome: dict[str, Any],
+        now: datetime,
+    ) -> None:
+        """Store a resolved turn (its inputs and outcome) and make the outcome's state the
+        duel's state; a finished outcome finishes the duel."""
+        self.db["turns"].insert(
+            {
+                "duel_id": duel_id,
+                "number": turn,
+                "state_before_json": json.dumps(state_before, ensure_ascii=False),
+                "posts_json": json.dumps(posts, ensure_ascii=False),
+                "dice_json": json.dumps(dice),
+                "outcome_json": json.dumps(outcome, ensure_ascii=False),
+                "created_at": iso(now),
+            },
+            replace=True,
+        )
+        fields: dict[str, Any] = {"state_json": json.dumps(outcome["state"], ensure_ascii=False)}
+        if outcome["finished"]:
+            fields.update(status="finished", finished_at=iso(now))
+        self.update_duel(duel_id, **fields)
+
+    # -- audit --------------------------------------------------------------------------
+    def audit(
+        self, actor: str, action: str, target: str, before: Any, after: Any, now: datetime
+    ) -> None:
+        """Append one line to the audit log (before/after stored as JSON)."""
+        self.db["audit_log"].insert(
+            {
+                "at": iso(now),
+                "actor": actor,
+                "action": action,
+                "target": target,
+                "before": json.dumps(before, ensure_ascii=False, default=str),
+                "after": json.dumps(after, ensure_ascii=False, default=str),
+            }
+        )
+
+    def audit_entries(self, target_prefix: str | None = None) -> list[dict[str, Any]]:
+        """Audit log lines, oldest first, optionally for targets starting with a prefix."""
+        if target_prefix is None:
+            return list(self.db["audit_log"].rows_where(order_by="id"))
+        return list(
+            self.db["audit_log"].rows_where(
+                "target like ?", [target_prefix.replace("%", r"\%") + "%"], order_by="id"
+            )
+        )
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()
+
+
+def open_storage(path: str | Path) -> Storage:
+    """Open (creating if needed) the database at ``path`` and apply pending migrations.
+
+    WAL journal mode and a 30 s busy timeout are set so the scheduler's jobs and the CLI
+    can share the file; the connection may be used from the scheduler's single worker thread.
+    ``":memory:"`` gives a private in-memory database (tests).
+    """
+    path_s = str(path)
+    if path_s == ":memory:":
+        db = sqlite_utils.Database(memory=True)
+    else:
+        Path(path_s).parent.mkdir(parents=True, exist_ok=True)
+        # The scheduler runs jobs in one worker thread (serially), not the opening thread.
+        conn = sqlite3.connect(path_s, check_same_thread=False, timeout=30)
+        db = sqlite_utils.Database(conn)
+        db.enable_wal()
+    db.execute("PRAGMA busy_timeout = 30000")
+    db.execute("PRAGMA foreign_keys = ON")
+    MIGRATIONS.apply(db)
+    return Storage(db=db, path=path_s)
