@@ -654,7 +654,8 @@ def duellists_set(
 ) -> None:
     """Record NAME's year and magic types (seed 001: a change of type needs a strong change
     of character in role-play or a new wand; the admin records it)."""
-    from forumbot.club.registrations import ProfileError, set_profile, types_label, year_label
+    from forumbot.club.registrations import ProfileError, set_profile
+    from forumbot.publish.labels import types_label, year_label
     from forumbot.rulesets import load_ruleset
 
     config = _config(config_path)

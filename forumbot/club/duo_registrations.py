@@ -355,8 +355,9 @@ def open_match(desk: RegistrationDesk, row: dict[str, Any]) -> int:
     Raises:
         ForumError: the topic could not be opened now (retried next cycle).
     """
-    from forumbot.club.registrations import get_profile, types_label, year_label
+    from forumbot.club.registrations import get_profile
     from forumbot.duels.duo import open_duo_duel
+    from forumbot.publish.labels import types_label, year_label
 
     rs = load_ruleset("fatigue")
     assert isinstance(rs, FatigueRuleset)

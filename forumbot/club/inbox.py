@@ -118,8 +118,8 @@ def poll_inbox(
 def _duel_of(storage: Storage, board_id: int, sender: str) -> tuple[dict[str, Any], str] | None:
     """The running 2v2 duel and duellist behind a PM's sender (the forum account, or the
     character's name), or None."""
-    from forumbot.club.leaderboard import player_of
     from forumbot.duels.duo import duo_running
+    from forumbot.storage.profiles import player_of
 
     duel = duo_running(storage, board_id)  # open (opening posted) or running
     if duel is None:

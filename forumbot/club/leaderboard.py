@@ -26,6 +26,7 @@ from forumbot.club.posts import club_post, draft_club_post, edit_club_post
 from forumbot.forums.base import EditingForumClient
 from forumbot.publish.render import render
 from forumbot.storage import Storage, iso
+from forumbot.storage.profiles import player_of
 from parsers.registration import fold
 
 log = logging.getLogger("forumbot.club.leaderboard")
@@ -83,16 +84,6 @@ def rewards_for(state: dict[str, Any]) -> list[tuple[str, str, int]]:
     if state.get("draw"):
         return [(n, "chocolate_frog", DRAW_FROGS_1V1) for n in names]
     return []
-
-
-def player_of(storage: Storage, board_id: int, character: str) -> str:
-    """The forum account behind ``character`` (its duellist profile), else the name itself."""
-    rows = list(
-        storage.db["duellist_profiles"].rows_where(
-            "board_id = ? and character_key = ?", [board_id, fold(character)]
-        )
-    )
-    return str(rows[0]["player"]) if rows else character
 
 
 def record_rewards(
@@ -363,7 +354,6 @@ __all__ = [
     "bump_leaderboard",
     "duel_reward_totals",
     "leaderboard_key",
-    "player_of",
     "record_duel_rewards",
     "record_rewards",
     "render_leaderboard",

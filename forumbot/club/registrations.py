@@ -63,21 +63,22 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from forumbot.club.leaderboard import player_of, record_rewards, update_leaderboard_post
+from forumbot.club.leaderboard import record_rewards, update_leaderboard_post
 from forumbot.club.posts import draft_club_post, publish_due_club_posts
 from forumbot.config import Registration
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import EditingForumClient, ForumClient
+from forumbot.publish.labels import describe_modifier, slug, types_label, year_label
 from forumbot.publish.owls import draft_owl, send_due_owls
 from forumbot.publish.render import marker_line, marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, content_hash, iso
+from forumbot.storage.profiles import player_of
 from parsers.duel_setup import find_stakes
 from parsers.model import Post
 from parsers.registration import (
@@ -91,7 +92,7 @@ from parsers.registration import (
 )
 from rules.dice import commitment
 from rules.errors import RuleError
-from rules.fatigue import FatigueRuleset, MagicModifier
+from rules.fatigue import FatigueRuleset
 from rules.matchmaking import (
     DuelKind,
     Engagement,
@@ -216,39 +217,6 @@ class Profile:
     player: str
     year: str
     magic_types: tuple[str, ...]
-
-
-def slug(name: str) -> str:
-    """An ASCII token for idempotency keys (``"Aurora Vexley"`` -> ``"aurora-vexley"``)."""
-    return re.sub(r"[^a-z0-9]+", "-", fold(name)).strip("-") or "x"
-
-
-def year_label(year: str) -> str:
-    """``"1"`` -> ``"1re année"``, ``"5"`` -> ``"5e année"``, ``"adult"`` -> ``"adulte"``."""
-    if year == "adult":
-        return "adulte"
-    return f"{year}{'re' if year == '1' else 'e'} année"
-
-
-def types_label(ruleset: FatigueRuleset, types: Sequence[str]) -> str:
-    """``("brutale", "discrete")`` -> ``"brutale et discrète"``."""
-    labels = [ruleset.magic_type(t).label.lower() for t in types]
-    return " et ".join(labels)
-
-
-def describe_modifier(mod: MagicModifier) -> str:
-    """A magic-type modifier in French, for the owl (club's table, ``rules/data/fatigue.toml``)."""
-    scope = "tous tes sorts" if mod.family == "*" else f"tes sorts de la famille « {mod.family} »"
-    if mod.kind == "damage_percent":
-        return f"{scope} : {mod.value:+d} % de PV infligés"
-    if mod.kind == "damage_flat":
-        return f"{scope} : {mod.value:+d} PV infligés"
-    if mod.kind == "damage_taken_flat":
-        target = "tous les sorts" if mod.family == "*" else f"les sorts « {mod.family} »"
-        return f"{target} qui te touchent : {mod.value:+d} PV subis"
-    if mod.kind == "duration_bonus":
-        return f"{scope} : effets prolongés de {mod.value:+d} tour(s)"
-    return f"{scope} : soins {mod.value:+d} PV"
 
 
 # -- profiles ------------------------------------------------------------------------------------
@@ -1323,12 +1291,8 @@ __all__ = [
     "RegistrationDesk",
     "after_poll",
     "board_engagements",
-    "describe_modifier",
     "desk_for",
     "get_profile",
     "profiles_of",
     "set_profile",
-    "slug",
-    "types_label",
-    "year_label",
 ]

@@ -35,11 +35,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import rules
-from forumbot.club.leaderboard import DuelReward, bump_leaderboard, player_of, record_duel_rewards
+from forumbot.club.leaderboard import DuelReward, bump_leaderboard, record_duel_rewards
 from forumbot.publish.owls import draft_owl, send_due_owls
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
+from forumbot.storage.profiles import player_of
 from rules.dice import commitment, derive_die
 from rules.duo import (
     DuoOutcome,
@@ -259,7 +260,7 @@ def owl_magic_types(
     """Draft each duellist's magic-type owl of a 2v2 (RULES.md: the modifiers "are sent to
     the duellist by owl"), like the 1v1 one; key ``b<board>-duel<id>-owl-<who>``, so each is
     sent exactly once (:mod:`forumbot.publish.owls`). Returns owls drafted (4)."""
-    from forumbot.club.registrations import describe_modifier, slug
+    from forumbot.publish.labels import describe_modifier, slug
 
     storage = ref.storage
     for who in state.names():
@@ -744,7 +745,7 @@ def _store_violations(
 
 def zone_owl_key(board_id: int, duel_id: int, duellist: str, zone: str) -> str:
     """Idempotency key of the owl revealing ``zone`` to ``duellist`` (one per pair, ever)."""
-    from forumbot.club.registrations import slug
+    from forumbot.publish.labels import slug
 
     return f"b{board_id}-duel{duel_id}-zone-{slug(duellist)}-{zone}"
 
@@ -912,7 +913,7 @@ def settle(storage: Storage, board_id: int, duel: dict[str, Any], now: Any, ref:
              "referee_name": ref.referee_name},
             ref.language,
         )  # fmt: skip
-        from forumbot.club.registrations import slug
+        from forumbot.publish.labels import slug
 
         draft_owl(
             storage, board_id, f"b{board_id}-duel{duel['id']}-result-{slug(name)}", "result",
