@@ -4,7 +4,7 @@
   ``forumbot run`` writes; WAL content included) into ``<stem>-YYYYMMDD<suffix>`` and keeps the
   newest ``keep`` daily files.
 - :func:`restore` puts a backup back, refusing while a ``forumbot run`` holds the database's
-  run lock (:func:`forumbot.ops.scheduler.single_instance`), after saving the current database.
+  run lock (:func:`forumbot.ops.lock.single_instance`), after saving the current database.
 
 Backups hold the duels' dice secrets: files are created with mode 0600 in a 0700 folder.
 """
@@ -200,11 +200,11 @@ def restore(
         The safety copy of the replaced database, or None when there was no database.
 
     Raises:
-        forumbot.ops.scheduler.AlreadyRunning: a ``forumbot run`` uses this database.
+        forumbot.ops.lock.AlreadyRunning: a ``forumbot run`` uses this database.
         RestoreError: bad backup, or the copy failed (the live database is then unchanged
             or restored from the safety copy by rerunning restore on it).
     """
-    from forumbot.ops.scheduler import single_instance
+    from forumbot.ops.lock import single_instance
 
     source_path = Path(backup_path)
     db = Path(database)

@@ -9,53 +9,27 @@ Job settings, on purpose:
 - ``misfire_grace_time`` = one interval: a run late by less than that still happens;
   later than that it is skipped (the next one comes soon anyway).
 
-A second ``forumbot run`` on the same database refuses to start: :func:`single_instance`
-takes an exclusive lock on ``<database>.lock`` (released by the OS if the process dies).
+A second ``forumbot run`` on the same database refuses to start:
+:func:`forumbot.ops.lock.single_instance` locks the database file itself (any path to it).
 """
 
 from __future__ import annotations
 
 import logging
 import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.blocking import BlockingScheduler
-from filelock import FileLock, Timeout
 
 from forumbot.app import Bot
 from forumbot.errors import LoginFailed
 from forumbot.ops.backup import backup
 from forumbot.ops.health import HealthState, start_health_server, tracked_jobs
+from forumbot.ops.lock import AlreadyRunning, single_instance
 
 log = logging.getLogger("forumbot.ops.scheduler")
-
-
-class AlreadyRunning(Exception):
-    """Another ``forumbot run`` holds the database lock."""
-
-
-@contextmanager
-def single_instance(database: str) -> Iterator[None]:
-    """Hold the exclusive run lock of ``database`` for the ``with`` block.
-
-    Raises:
-        AlreadyRunning: when another process holds it.
-    """
-    lock = FileLock(database + ".lock", blocking=False)
-    try:
-        lock.acquire()
-    except Timeout as exc:
-        raise AlreadyRunning(
-            f"another forumbot run is already using {database} (lock {database}.lock)"
-        ) from exc
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def _guard(name: str, job: Any, scheduler: BlockingScheduler) -> Any:
@@ -162,3 +136,5 @@ def run_forever(bot: Bot) -> None:
         finally:
             if server is not None:
                 server.close()
+
+__all__ = ["AlreadyRunning", "build_scheduler", "run_forever", "single_instance"]
