@@ -26,124 +26,53 @@ sent in it, characters outside it as ``&#NNNN;`` (REPORT.md section 8).
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable, Container, Sequence
-from dataclasses import replace
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from urllib.parse import urlencode, urljoin
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from forumbot.errors import (
-    AmbiguousPost,
     CaptchaRequired,
-    FloodLimited,
-    FormInvalid,
-    ForumError,
     LoginFailed,
-    PermissionDenied,
-    PostReview,
     ServerError,
     SessionExpired,
     TopicNotFound,
 )
 from forumbot.forums.base import TopicSummary
-from forumbot.forums.forumactif_pages import (
-    Answer,
-    classify_answer,
-    login_error,
-    parse_pm_folder,
-    parse_topic_listing,
-    pm_message_text,
-    pm_sender,
+from forumbot.forums.forumactif_http import (
+    CHARSET_RE,
+    DEFAULT_USER_AGENT,
+    PER_PAGE_RE,
+    RETRYABLE_STATUS,
+    RetryableStatus,
+    attach_dice,
+    has_marker,
+    topic_path,
+    utc_now,
 )
+from forumbot.forums.forumactif_pages import (
+    login_error,
+    parse_topic_listing,
+)
+from forumbot.forums.forumactif_pm import ForumactifMessages
+from forumbot.forums.forumactif_posting import ForumactifPosting
 from forumbot.forums.phpbb import parse_retry_after
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
 from parsers.forumactif.encoding import decode_html, normalise_charset
 from parsers.forumactif.forms import (
     DEFAULT_FLOOD_PATTERNS,
-    FormData,
     parse_login_form,
-    parse_pm_form,
-    parse_posting_form,
 )
 from parsers.forumactif.topic import DEFAULT_GM_NAMES
 from parsers.forumactif.userdata import logged_in_username, parse_userdata
-from parsers.model import DiceRoll, Post, TopicPage
-
-DEFAULT_USER_AGENT = "forumbot/0.1 (+referee bot for role-play duels)"
-
-_RETRYABLE_STATUS = frozenset({429, 500, 502, 503, 504})
-_PER_PAGE_RE = re.compile(r"start\s*=\s*\(\s*start\s*-\s*1\s*\)\s*\*\s*(\d+)")
-_CHARSET_RE = re.compile(r"charset=[\"']?([\w.:-]+)", re.IGNORECASE)
+from parsers.model import Post, TopicPage
 
 
-def utc_now() -> datetime:
-    """The real clock, aware UTC (the default ``now`` of the client)."""
-    return datetime.now(UTC)
-
-
-class _RetryableStatus(Exception):
-    """Internal: a GET answered 5xx/429; carries the Retry-After delay when given."""
-
-    def __init__(self, status: int, retry_after_s: float | None) -> None:
-        super().__init__(f"HTTP {status}")
-        self.status = status
-        self.retry_after_s = retry_after_s
-
-
-def attach_dice(posts: Sequence[Post]) -> list[Post]:
-    """Re-attach the Game Master's dice to the rollers' posts across page boundaries.
-
-    The parser attaches a dice post's rolls to the nearest preceding post of the roller on the
-    same page only; ``posts`` here is a contiguous run of the topic up to its end (several
-    pages), so every dice post following a roller's post is in it. Non-dice posts get the rolls
-    of the dice posts that designate them (their ``dice`` only ever comes from such posts).
-    """
-    attached: dict[int, tuple[DiceRoll, ...]] = {}
-    for index, post in enumerate(posts):
-        if not post.is_dice_post or post.dice_roller is None:
-            continue
-        wanted = post.dice_roller.casefold()
-        for back in range(index - 1, -1, -1):
-            target = posts[back]
-            if not target.is_dice_post and target.author.casefold() == wanted:
-                attached[target.post_id] = attached.get(target.post_id, ()) + post.dice
-                break
-    return [
-        p
-        if p.is_dice_post or attached.get(p.post_id, ()) == p.dice
-        else replace(p, dice=attached.get(p.post_id, ()))
-        for p in posts
-    ]
-
-
-def has_marker(marker: str, *texts: str) -> bool:
-    """True when ``marker`` occurs in one of ``texts`` as a whole token: not followed by a
-    letter, digit, ``-`` or ``_`` (so ``…-turn1`` is not found inside ``…-turn10``)."""
-    pattern = re.compile(re.escape(marker) + r"(?![\w-])")
-    return any(pattern.search(text) for text in texts)
-
-
-def _same_text(current: str, wanted: str) -> bool:
-    """True when a form's textarea ``current`` already holds ``wanted`` (CR LF / CR read as
-    LF, blanks around the whole text ignored: browsers and boards normalise both)."""
-
-    def norm(text: str) -> str:
-        return text.replace("\r\n", "\n").replace("\r", "\n").strip()
-
-    return norm(current) == norm(wanted)
-
-
-def topic_path(topic_id: int, start: int = 0) -> str:
-    """``/t{T}-a`` or ``/t{T}p{start}-a`` (Forumactif ignores the slug: LALF uses ``-a``)."""
-    return f"/t{topic_id}p{start}-a" if start else f"/t{topic_id}-a"
-
-
-class ForumactifClient:
+class ForumactifClient(ForumactifPosting, ForumactifMessages):
     """A :class:`~forumbot.forums.base.ForumClient` for Forumactif boards (all six versions).
 
     Args:
@@ -234,20 +163,20 @@ class ForumactifClient:
     def _wait(self, retry_state: RetryCallState) -> float:
         outcome = retry_state.outcome
         exc = outcome.exception() if outcome is not None else None
-        if isinstance(exc, _RetryableStatus) and exc.retry_after_s is not None:
+        if isinstance(exc, RetryableStatus) and exc.retry_after_s is not None:
             return min(exc.retry_after_s, self.max_retry_after_s)
         return float(min(self.backoff_cap_s, 2 ** (retry_state.attempt_number - 1)))
 
     def _text(self, resp: httpx.Response) -> str:
         """The body decoded per the ``Content-Type`` charset / ``<meta charset>``; remembers
         the board's charset for the forms sent later."""
-        match = _CHARSET_RE.search(resp.headers.get("content-type", ""))
+        match = CHARSET_RE.search(resp.headers.get("content-type", ""))
         declared = match.group(1) if match else None
         text = decode_html(resp.content, declared)
         if declared:
             self.charset = normalise_charset(declared)
         else:
-            meta = _CHARSET_RE.search(text[:4096])
+            meta = CHARSET_RE.search(text[:4096])
             if meta:
                 self.charset = normalise_charset(meta.group(1))
         return text
@@ -260,8 +189,8 @@ class ForumactifClient:
 
         def once() -> httpx.Response:
             resp = self._http.get(self._url(path), follow_redirects=True)
-            if resp.status_code in _RETRYABLE_STATUS:
-                raise _RetryableStatus(
+            if resp.status_code in RETRYABLE_STATUS:
+                raise RetryableStatus(
                     resp.status_code,
                     parse_retry_after(resp.headers.get("retry-after"), resp.headers.get("date")),
                 )
@@ -270,13 +199,13 @@ class ForumactifClient:
         retrying = Retrying(
             stop=stop_after_attempt(self.max_retries + 1),
             wait=self._wait,
-            retry=retry_if_exception_type((httpx.TransportError, _RetryableStatus)),
+            retry=retry_if_exception_type((httpx.TransportError, RetryableStatus)),
             sleep=self._sleep,
             reraise=True,
         )
         try:
             return retrying(once)
-        except _RetryableStatus as exc:
+        except RetryableStatus as exc:
             raise ServerError(f"GET {path}: HTTP {exc.status} after retries") from exc
         except httpx.TransportError as exc:
             raise ServerError(f"GET {path}: {type(exc).__name__} after retries") from exc
@@ -427,7 +356,7 @@ class ForumactifClient:
             page = self._parse(html, path)
         except UnknownPageError as exc:
             raise TopicNotFound(f"{path}: not a topic page ({exc.reason})") from exc
-        match = _PER_PAGE_RE.search(html)
+        match = PER_PAGE_RE.search(html)
         if match and int(match.group(1)) > 0:
             per_page = int(match.group(1))
         elif page.page < page.pages and page.posts:
@@ -518,412 +447,5 @@ class ForumactifClient:
                     return row.topic_id
         return None
 
-    # ------------------------------------------------------------------ posting
 
-    def _posting_form(self, path: str) -> FormData:
-        """The full posting form of ``path`` (``/post?t=T&mode=reply`` ...).
-
-        Raises: TopicNotFound / PermissionDenied when the board answers a message instead.
-        """
-        html, _url = self._read(path)
-        form = parse_posting_form(html)
-        if form is not None:
-            return form.form
-        self._raise_for_answer(classify_answer(html, flood_patterns=self.flood_patterns), path)
-        raise ForumError(f"{path}: no posting form on the page")
-
-    def _raise_for_answer(self, answer: Answer, what: str) -> None:
-        if answer.kind == "not_found":
-            raise TopicNotFound(f"{what}: {answer.message}")
-        if answer.kind == "permission_denied":
-            raise PermissionDenied(f"{what}: {answer.message}")
-        if answer.kind == "captcha":
-            raise CaptchaRequired(f"{what}: {answer.message}")
-        if answer.kind == "invalid":
-            raise FormInvalid(f"{what}: the board refused it: {answer.message}")
-
-    def _flood_wait(self, answer: Answer) -> float:
-        if answer.wait_s is not None:
-            return answer.wait_s + self.flood_margin_s
-        return self.flood_interval_s
-
-    @staticmethod
-    def _dice_fields(form: FormData, dice: Sequence[tuple[str, int]]) -> list[tuple[str, str]]:
-        """``post_dice_N`` / ``nb_rolls_N`` for each ``(dice name, rolls)`` (REPORT.md 5).
-
-        Raises: FormInvalid when the form offers no dice of that name.
-        """
-        options = form.selects.get("post_dice_0", ())
-        fields: list[tuple[str, str]] = []
-        for index, (name, rolls) in enumerate(dice):
-            value = next(
-                (v for v, label in options if v and label.casefold() == name.casefold()), None
-            )
-            if value is None:
-                raise FormInvalid(f"the board offers no dice named {name!r}")
-            fields += [(f"post_dice_{index}", value), (f"nb_rolls_{index}", str(rolls))]
-        return fields
-
-    def reply(
-        self,
-        topic_id: int,
-        message: str,
-        marker: str,
-        *,
-        dice: Sequence[tuple[str, int]] = (),
-    ) -> int:
-        """Reply in ``topic_id`` with ``message`` (which must contain ``marker``).
-
-        Flow (REPORT.md 6.3): GET the full form ``/post?t=T&mode=reply``, POST ``/post`` with
-        every field of it (``auth[]`` twice, ``mode``, ``t``, ``lt``, ...), ``message`` and the
-        submit ``post``; ``dice`` = ``[("Duel", 2)]`` asks the board to roll (fields
-        ``post_dice_0`` = the dice's id, ``nb_rolls_0`` = 2). Success is the confirmation page
-        ("... enregistré avec succès") whose link ``/viewtopic?t=T&p=P#P`` gives P. Flood: wait
-        (the delay the message gives, else ``flood_interval_s``) then a fresh form. "A new
-        message has been posted", timeout, 5xx, an unreadable answer: search the topic for
-        ``marker`` (posts after the form's ``lt``) and return that post when found, else submit
-        again.
-
-        Returns: the new post id.
-        Raises: FloodLimited, FormInvalid, PostReview, TopicNotFound, PermissionDenied,
-            CaptchaRequired, SessionExpired, AmbiguousPost, ServerError.
-        """
-        after: list[int | None] = [None]
-
-        def find() -> int | None:
-            return self.find_marker(topic_id, marker, after[0])
-
-        def extra(form: FormData) -> list[tuple[str, str]]:
-            lt = form.first("lt")
-            if after[0] is None and lt is not None and lt.isdigit():
-                after[0] = int(lt)
-            return self._dice_fields(form, dice) if dice else []
-
-        return self._submit(f"/post?t={topic_id}&mode=reply", message, None, find, extra)
-
-    def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
-        """Open a topic ``subject`` in ``forum_id`` (``/post?f=F&mode=newtopic``); the
-        confirmation link ``/viewtopic?t=T&p=P`` gives T.
-
-        Same safety as :meth:`reply`; the marker is looked for in the first post of topics of
-        the forum titled ``subject`` and opened by this user.
-
-        Raises: like :meth:`reply`.
-        """
-        return self._submit(
-            f"/post?f={forum_id}&mode=newtopic",
-            message,
-            subject,
-            lambda: self._find_topic_marker(forum_id, subject, marker),
-            lambda form: [],
-            want_topic=True,
-        )
-
-    def edit_post(self, post_id: int, message: str) -> None:
-        """Replace the text of the bot's own post ``post_id`` with ``message``.
-
-        Flow (REPORT.md 6.3 "Edit: ``/post?p={P}&mode=editpost``" [H]): GET the edit form
-        ``/post?p=P&mode=editpost`` (the reply form's fields: ``auth[]`` twice, ``mode``, ``lt``,
-        plus the post id ``p``; ``subject`` when it is a topic's first post; ``edit_reason``),
-        POST ``/post`` with every field of it as the board gave it, ``message`` and the submit
-        ``post``. Success is the confirmation page ("... enregistré avec succès"), as for a
-        reply. An edit is idempotent: after a timeout, a 5xx, an unreadable answer or "a new
-        message has been posted" it is sent again with a fresh form, and before every POST the
-        form's textarea (the post's current BBCode) is compared with ``message``: when they
-        are the same (line ends and surrounding blanks aside) nothing is sent, so a lost answer
-        or a repeated call adds no edit (and no "édité N fois").
-
-        ASSUMED (no real edit page or edit answer was captured, REPORT.md section 9): that the
-        edit form carries ``p`` and ``mode=editpost`` among its hidden fields, that its textarea
-        holds the post's BBCode source, that the edit answer uses the reply's confirmation
-        wording, that the refusal for somebody else's post reads like "Désolé, mais vous ne
-        pouvez éditer que vos propres messages" (phpBB2's wording) and that edits are exempt
-        from the flood delay (phpBB2 checks it for new posts only; a flood answer is waited out
-        all the same). A form refused as expired is fetched again like a timeout.
-
-        Requests: one GET per attempt, one POST unless the post already shows ``message``.
-        Raises: TopicNotFound (no such post), PermissionDenied (not the bot's post, topic
-            locked), FormInvalid (the board refused the text), CaptchaRequired, FloodLimited,
-            SessionExpired, AmbiguousPost (no answer after ``max_retries`` tries), ServerError.
-        """
-        path = f"/post?p={post_id}&mode=editpost"
-        relogged = False
-        floods = reviews = failures = 0
-        last_wait = self.flood_interval_s
-        while True:
-            if floods > self.max_retries:
-                raise FloodLimited("edit still flood-limited", last_wait)
-            if reviews > self.max_retries:
-                raise PostReview(f"{path}: new messages keep arriving while editing")
-            if failures > self.max_retries:
-                raise AmbiguousPost(f"{path}: no answer after {failures} tries")
-            form = self._posting_form(path)
-            if _same_text(form.first("message") or "", message):
-                return
-            body = [(k, v) for k, v in form.items if k != "message"]
-            body.append(("message", message))
-            button = next((v for k, v in form.buttons if k == "post"), "") or "Envoyer"
-            body.append(("post", button))
-            try:
-                resp = self._post(form.action or "/post", body)
-            except httpx.TransportError:
-                failures += 1
-                self._sleep(min(self.backoff_cap_s, 2.0**failures))
-                continue
-            if resp.status_code >= 500 or resp.status_code == 429:
-                failures += 1
-                self._sleep(min(self.backoff_cap_s, 2.0**failures))
-                continue
-            if resp.status_code == 404:
-                raise TopicNotFound(f"{path}: HTTP 404")
-            try:
-                html = self._answer_text(resp)
-            except ServerError:
-                failures += 1
-                continue
-            answer = classify_answer(html, flood_patterns=self.flood_patterns)
-            if answer.kind == "posted":
-                return
-            if answer.kind == "flood":
-                floods += 1
-                last_wait = self._flood_wait(answer)
-                self._sleep(last_wait)
-            elif answer.kind == "new_post":
-                reviews += 1
-            elif answer.kind == "login_required":
-                if relogged:
-                    raise SessionExpired(f"{path}: logged out while editing")
-                relogged = True
-                self.login()
-            elif answer.kind in ("not_found", "permission_denied", "captcha", "invalid"):
-                self._raise_for_answer(answer, path)
-            else:  # expired form, unknown page: a fresh form tells whether it was applied
-                failures += 1
-
-    def _submit(
-        self,
-        form_path: str,
-        message: str,
-        subject: str | None,
-        find: Callable[[], int | None],
-        extra: Callable[[FormData], list[tuple[str, str]]],
-        *,
-        want_topic: bool = False,
-    ) -> int:
-        """The posting loop shared by reply and create_topic (see :meth:`reply`)."""
-        uncertain = False  # a previous POST may have been saved
-        relogged = False
-        floods = reviews = failures = 0
-        last_wait = self.flood_interval_s
-        while True:
-            if uncertain:
-                found = find()
-                if found is not None:
-                    return found
-            if floods > self.max_retries:
-                raise FloodLimited("still flood-limited", last_wait)
-            if reviews > self.max_retries:
-                raise PostReview("new messages keep arriving while posting")
-            if failures > self.max_retries:
-                raise AmbiguousPost(f"{form_path}: no answer and no trace of the post")
-            form = self._posting_form(form_path)
-            added = extra(form)
-            replaced = {"message", "subject", *(k for k, _ in added)}
-            body = [(k, v) for k, v in form.items if k not in replaced]
-            body += added
-            if subject is not None:
-                body.append(("subject", subject))
-            elif form.first("subject") is not None:
-                body.append(("subject", form.first("subject") or ""))
-            body.append(("message", message))
-            button = next((v for k, v in form.buttons if k == "post"), "") or "Envoyer"
-            body.append(("post", button))
-            try:
-                resp = self._post(form.action or "/post", body)
-            except httpx.TransportError:
-                uncertain = True
-                failures += 1
-                self._sleep(min(self.backoff_cap_s, 2.0**failures))
-                continue
-            if resp.status_code >= 500 or resp.status_code == 429:
-                uncertain = True
-                failures += 1
-                self._sleep(min(self.backoff_cap_s, 2.0**failures))
-                continue
-            if resp.status_code == 404:
-                raise TopicNotFound(f"{form_path}: HTTP 404")
-            try:
-                html = self._answer_text(resp)
-            except ServerError:
-                uncertain = True
-                failures += 1
-                continue
-            answer = classify_answer(html, flood_patterns=self.flood_patterns)
-            if answer.kind == "posted":
-                new_id = answer.topic_id if want_topic else answer.post_id
-                if new_id is not None:
-                    return new_id
-                uncertain = True
-                failures += 1
-            elif answer.kind == "flood":
-                floods += 1
-                last_wait = self._flood_wait(answer)
-                self._sleep(last_wait)
-            elif answer.kind == "new_post":
-                reviews += 1
-                uncertain = True
-            elif answer.kind == "login_required":
-                if relogged:
-                    raise SessionExpired(f"{form_path}: logged out while posting")
-                relogged = True
-                self.login()
-            elif answer.kind in ("not_found", "permission_denied", "captcha", "invalid"):
-                self._raise_for_answer(answer, form_path)
-            else:
-                found = find()
-                if found is not None:
-                    return found
-                raise AmbiguousPost(f"{form_path}: unexpected answer (HTTP {resp.status_code})")
-
-    # ------------------------------------------------------------------ private messages
-
-    def find_pm_marker(self, subject: str, marker: str, limit: int = 10) -> bool:
-        """True when a PM among the ``limit`` newest of the outbox and the sentbox has
-        ``marker`` in its subject, or has subject ``subject`` and ``marker`` in its text."""
-        for folder in ("outbox", "sentbox"):
-            html, _url = self._read(f"/privmsg?folder={folder}")
-            for row in parse_pm_folder(html)[:limit]:
-                if has_marker(marker, row.subject):
-                    return True
-                if row.subject != subject:
-                    continue
-                page, _url = self._read(row.href)
-                if has_marker(marker, pm_message_text(page)):
-                    return True
-        return False
-
-    def read_pm_inbox(
-        self, skip: Container[int] = frozenset(), limit: int = 50
-    ) -> list[tuple[int, str, str, str]]:
-        """The bot's PM inbox (``/privmsg?folder=inbox``, first page), newest first:
-        ``(msg_id, sender, subject, text)`` for the ``limit`` newest messages, like
-        :meth:`forumbot.forums.phpbb.PhpbbClient.read_pm_inbox`. Each message's page (the
-        row's ``U_READ`` link, ``/privmsg?folder=inbox&mode=read&p=N``) is read for its text
-        and, when the listing does not name the sender, for its ``p.author`` line; the ids in
-        ``skip`` (messages already handled) cost no request and come with ``""`` as text.
-
-        Markup from the default ``privmsgs_body``/``privmsgs_read_body`` templates (REPORT.md
-        6.4, [M]: no real inbox page was captured).
-
-        Raises: SessionExpired, LoginFailed, ServerError, PageNotUnderstood (like every page
-            read).
-        """
-        html, _url = self._read("/privmsg?folder=inbox")
-        out: list[tuple[int, str, str, str]] = []
-        for row in parse_pm_folder(html)[:limit]:
-            text, sender = "", row.other_user or ""
-            if row.msg_id not in skip:
-                page, _url = self._read(row.href)
-                text = pm_message_text(page)
-                sender = sender or pm_sender(page) or ""
-            out.append((row.msg_id, sender, row.subject, text))
-        return out
-
-    def _pm_body(
-        self, user_id: int | None, username: str, subject: str, message: str
-    ) -> tuple[str, list[tuple[str, str]]]:
-        """Action and fields of a PM: the compose form's fields when it can be read, else the
-        plain fields production scripts send (REPORT.md 6.4)."""
-        path = "/privmsg?mode=post" + (f"&u={user_id}" if user_id is not None else "")
-        html, _url = self._read(path)
-        form = parse_pm_form(html)
-        if form is None:
-            self._raise_for_answer(classify_answer(html), path)
-            base: list[tuple[str, str]] = [("folder", "inbox"), ("mode", "post")]
-            return "/privmsg", [
-                *base,
-                ("username[]", username),
-                ("subject", subject),
-                ("message", message),
-                ("post", "1"),
-            ]
-        recipients = [v for k, v in form.items if k in ("username[]", "username") and v.strip()]
-        body = [
-            (k, v)
-            for k, v in form.items
-            if k not in ("username[]", "username", "subject", "message")
-        ]
-        if not any(k == "folder" for k, _ in body):
-            body.append(("folder", "inbox"))
-        if not any(k == "mode" for k, _ in body):
-            body.append(("mode", "post"))
-        name = username or (recipients[0] if recipients else "")
-        body += [("username[]", name), ("subject", subject), ("message", message)]
-        button = next((v for k, v in form.buttons if k == "post"), "") or "1"
-        body.append(("post", button))
-        return form.action or "/privmsg", body
-
-    def send_pm(
-        self, user_id: int | None, username: str, subject: str, message: str, marker: str
-    ) -> None:
-        """Send a PM to ``username`` (compose form ``/privmsg?mode=post[&u=user_id]``, then
-        ``POST /privmsg`` with ``username[]``, ``subject``, ``message``, ``mode=post``,
-        ``folder=inbox``, ``post``).
-
-        Success: "Votre message a été envoyé" / "Your message has been sent". Flood: wait, a
-        fresh form. Timeout / 5xx / unreadable answer: look for ``marker`` in the outbox and
-        sentbox before sending again.
-
-        Raises: FloodLimited, FormInvalid (unknown recipient, refused text), PermissionDenied,
-            CaptchaRequired, SessionExpired, AmbiguousPost, ServerError.
-        """
-        uncertain = False
-        relogged = False
-        floods = failures = 0
-        last_wait = self.flood_interval_s
-        while True:
-            if uncertain and self.find_pm_marker(subject, marker):
-                return
-            if floods > self.max_retries:
-                raise FloodLimited("PM still flood-limited", last_wait)
-            if failures > self.max_retries:
-                raise AmbiguousPost("PM: no answer and no trace of it in the outbox/sentbox")
-            action, body = self._pm_body(user_id, username, subject, message)
-            try:
-                resp = self._post(action, body)
-            except httpx.TransportError:
-                uncertain = True
-                failures += 1
-                self._sleep(min(self.backoff_cap_s, 2.0**failures))
-                continue
-            if resp.status_code >= 500 or resp.status_code == 429:
-                uncertain = True
-                failures += 1
-                self._sleep(min(self.backoff_cap_s, 2.0**failures))
-                continue
-            try:
-                html = self._answer_text(resp)
-            except ServerError:
-                uncertain = True
-                failures += 1
-                continue
-            answer = classify_answer(html, flood_patterns=self.flood_patterns)
-            if answer.kind == "pm_sent":
-                return
-            if answer.kind == "flood":
-                floods += 1
-                last_wait = self._flood_wait(answer)
-                self._sleep(last_wait)
-            elif answer.kind == "login_required":
-                if relogged:
-                    raise SessionExpired("logged out while sending a PM")
-                relogged = True
-                self.login()
-            elif answer.kind == "not_found":
-                raise FormInvalid(f"PM recipient {username!r} refused: {answer.message}")
-            elif answer.kind in ("permission_denied", "captcha", "invalid"):
-                self._raise_for_answer(answer, "PM")
-            else:
-                if self.find_pm_marker(subject, marker):
-                    return
-                raise AmbiguousPost(f"PM: unexpected answer (HTTP {resp.status_code})")
+__all__ = ["ForumactifClient", "attach_dice", "has_marker", "topic_path", "utc_now"]
