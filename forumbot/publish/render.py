@@ -3,11 +3,13 @@
 Every value a template prints goes through :func:`neutralise` (the environment's
 ``finalize``), so a duellist named ``[url=http://x]moi[/url]`` or a bold spell
 ``[img]...[/img]`` prints as inert text: ``[ ] < >`` become their fullwidth look-alikes
-``［ ］ ＜ ＞`` (phpBB has no BBCode escape; Forumactif may render HTML), control
-characters are dropped, line breaks inside one value are folded into spaces, and a value
-longer than :data:`MAX_VALUE_CHARS` is cut (a huge bold cannot push a declaration past the
-forum's post size limit). Only the
-templates' own literal BBCode reaches the forum. A value wrapped in :class:`Trusted` is
+``［ ］ ＜ ＞`` (phpBB has no BBCode escape; Forumactif may render HTML), control, bidi and
+invisible characters are dropped (:data:`_INVISIBLE`), bare URLs, ``www.`` and e-mail
+addresses are defused so no board turns them into links inside the referee's declaration
+(``https://x`` prints ``https：//x``), line breaks inside one value are folded into spaces,
+and a value longer than :data:`MAX_VALUE_CHARS` is cut (a huge bold cannot push a
+declaration past the forum's post size limit). Only the templates' own literal BBCode
+reaches the forum. A value wrapped in :class:`Trusted` is
 printed as is (only for fragments the bot builds itself).
 
 Templates live in ``forumbot/publish/templates/<language>/``; French is the default.
@@ -16,14 +18,28 @@ Templates live in ``forumbot/publish/templates/<language>/``; French is the defa
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
+"""Unicode categories dropped from player text: controls (C0 and C1, e.g. U+009B), format
+characters (bidi marks and overrides such as U+061C and U+202E, zero-width U+200B-U+200D,
+U+2060, U+FEFF, the soft hyphen U+00AD, tag characters U+E0000-U+E007F), surrogates, private
+use and unassigned code points. Line breaks and tabs become spaces first."""
 _TRANSLATE = str.maketrans({"[": "［", "]": "］", "<": "＜", ">": "＞"})
+_URL = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*):(//)|\b(www)\.|(?<=\w)@(?=\w)")
+
+
+def _defuse_url(m: re.Match[str]) -> str:
+    if m.group(1):
+        return f"{m.group(1)}：{m.group(2)}"  # fullwidth colon: no longer a URL scheme
+    if m.group(3):
+        return f"{m.group(3)}．"  # fullwidth full stop: no "www." auto-link
+    return "＠"  # no e-mail auto-link
 MAX_VALUE_CHARS = 200  # one printed value; a 1 MB bold must not make a 1 MB declaration
 
 
@@ -40,8 +56,13 @@ def neutralise(value: Any) -> Any:
         return ""
     if isinstance(value, Trusted) or not isinstance(value, str):
         return value
-    text = _CONTROL.sub("", value)
+    text = "".join(
+        " " if ch in "\n\r\t" else ch
+        for ch in value
+        if ch in "\n\r\t" or unicodedata.category(ch) not in _INVISIBLE
+    )
     text = " ".join(text.split())
+    text = _URL.sub(_defuse_url, text)
     if len(text) > MAX_VALUE_CHARS:
         text = text[: MAX_VALUE_CHARS - 1] + "…"
     return text.translate(_TRANSLATE)
