@@ -69,6 +69,10 @@ class Spell:
         level: spell level (1..8), the club's to set for classic.
         effects: the spell's effects, in the file's order.
         source: the seed line defining the spell (quoted in the rule trail).
+        reusable: True when the spellbook lets the caster cast it again on an opponent it
+            already affected or targeted (fatigue's ``reused_spell`` does not apply). Seed 001:
+            "Un duelliste peut réutiliser un sort autant de fois qu'il le désire au cours d'un
+            duel (sauf contre-indication)"; file key ``reusable``, optional, default false.
     """
 
     name: str
@@ -76,6 +80,7 @@ class Spell:
     level: int
     effects: tuple[Effect, ...]
     source: str
+    reusable: bool = False
 
     @property
     def attacks(self) -> bool:
@@ -327,6 +332,7 @@ def _known_levels(raw: object) -> dict[str, int | None]:
 
 
 _SPELL_KEYS = ("name", "aliases", "level", "effects", "source")
+_OPTIONAL_SPELL_KEYS = ("reusable",)
 
 
 def _spells(raw: object) -> tuple[Spell, ...]:
@@ -339,7 +345,7 @@ def _spells(raw: object) -> tuple[Spell, ...]:
         if not isinstance(entry, dict):
             raise RuleError(where, "must be a table")
         for key in entry:
-            if key not in _SPELL_KEYS:
+            if key not in _SPELL_KEYS and key not in _OPTIONAL_SPELL_KEYS:
                 raise RuleError(f"{where}.{key}", "unknown spell field")
         for key in _SPELL_KEYS:
             if key not in entry:
@@ -364,12 +370,16 @@ def _spells(raw: object) -> tuple[Spell, ...]:
                     "a target's effect gated on a landed attack cannot bind the same turn",
                 )
             effects.append(effect)
+        reusable = entry.get("reusable", False)
+        if not isinstance(reusable, bool):
+            raise RuleError(f"{where}.reusable", f"must be true or false, got {reusable!r}")
         spell = Spell(
             name=name,
             aliases=tuple(aliases),
             level=_int(entry, "level", 0),
             effects=tuple(effects),
             source=_str(entry, "source"),
+            reusable=reusable,
         )
         for label in (name, *spell.aliases):
             key = fold_name(label)

@@ -125,8 +125,10 @@ class _Ctx:
         confirmed: set[tuple[str, str]],
         facts: Mapping[int, PostFacts],
         strict_overrides: bool = True,
+        voided: Mapping[int, str] | None = None,
     ) -> None:
         self.state = state
+        self.voided: Mapping[int, str] = voided or {}
         self.strict_overrides = strict_overrides
         self.ruleset = ruleset
         self.cfg: FatigueSettings = ruleset.cfg
@@ -273,6 +275,7 @@ def resolve_fatigue_step(
     confirmed: Collection[tuple[str, str]] = (),
     facts: Mapping[int, PostFacts] | None = None,
     strict_overrides: bool = True,
+    voided: Mapping[int, str] | None = None,
 ) -> TurnOutcome:
     """Draft one declaration of a fatigue 1v1 turn (see the module doc for the steps).
 
@@ -299,6 +302,11 @@ def resolve_fatigue_step(
             this step is refused; False (the 2v2 engine, which offers one value to each
             exchange of its step): it is ignored, and the ``"referee.override"`` entries of
             the outcome's trail name the ones applied.
+        voided: post id -> reason (a rule id suffix with a ``fatigue.<reason>`` source, e.g.
+            ``"double_target"``): the post's spell has no effect, its other parts (bet, dodge)
+            stand. Used by the 2v2 engine for a forbidden double target in a defense post
+            (``duo.toml``: ``double_target_effect = "void"``); the violation itself is the
+            caller's.
 
     Returns:
         A :class:`TurnOutcome`; ``turn`` is the turn being played; ``state.turn`` grows by
@@ -330,6 +338,7 @@ def resolve_fatigue_step(
         _pairs(confirmed, names, "referee.confirm"),
         facts or {},
         strict_overrides,
+        voided,
     )
     checked = _check_dice(dice, rs)
     for post in posts:
@@ -606,6 +615,29 @@ def _resolve(
     )
 
 
+def has_legal_action(me: DuellistState, cfg: FatigueSettings, *, can_be_dodging: bool) -> bool:
+    """True when ``me`` has at least one action the rules allow this post.
+
+    Cast is legal unless a ``no_attack`` effect runs; when there is something to dodge
+    (``can_be_dodging``: a defense post, or a 2v2 duellist with a spell aimed at them), a dodge
+    is legal unless a ``no_dodge`` effect runs or it would be a second dodge in a row
+    (``dodge_twice``; seed 001: "il est interdit d'utiliser cette action deux tours de suite"). A
+    dodge_riposte carries a spell, so it is never legal when casting is not.
+
+    RULES.md Fine points: "A duellist left with no legal action posts role-play and endures:
+    that counts as their post, no violation"; seed 001: "un duelliste n'a pas le droit de ne
+    pas agir pendant un tour, sauf s'il y est contraint."
+    """
+    if not any(isinstance(e, NoAttack) for e in me.effects):
+        return True
+    if not can_be_dodging or any(isinstance(e, NoDodge) for e in me.effects):
+        return False
+    dodged_last = me.last_action == "dodge" or (
+        cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
+    )
+    return not dodged_last
+
+
 def _counted_action(read: _Read | None) -> str | None:
     if read is None:
         return None
@@ -645,7 +677,7 @@ def _read(
     def nothing(void: str) -> _Read:
         return _Read(name, post, None, None, post.spell, void, None, die, False, False)
 
-    legal = (barred_cast is None) if role == "initiative" else not (barred_cast and barred_dodge)
+    legal = has_legal_action(me, cfg, can_be_dodging=role == "defense")
     if declared is None:
         if legal:
             ctx.violation(post, "no_action", "the post names no action", record=record)
@@ -742,7 +774,11 @@ def _read(
         )
         if status != "waived":
             return void("spell_above_level")
-    if _targets_opponent(spell) and (spell.name, opp.name) in me.spells_used_on:
+    if (
+        not spell.reusable
+        and _targets_opponent(spell)
+        and (spell.name, opp.name) in me.spells_used_on
+    ):
         status = ctx.violation(
             post,
             "reused_spell",
@@ -751,6 +787,9 @@ def _read(
         )
         if status != "waived":
             return void("reused_spell")
+    reason = ctx.voided.get(post.post_id)
+    if reason is not None:
+        return void(reason)
     trail.add(
         f"{name}.spell",
         spell.name,
@@ -1295,6 +1334,7 @@ __all__ = [
     "Step",
     "close_without_winner",
     "concede",
+    "has_legal_action",
     "new_fatigue_duel",
     "resolve_fatigue_step",
 ]
