@@ -1,0 +1,1 @@
+"""Balance simulator (issue 17): scripted duels, win-rate tables, CSV and SVG (pure)."""
