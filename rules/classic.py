@@ -14,7 +14,7 @@ under the engine name ``"classic"``; see ``rules/data/classic.toml`` for their s
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal, cast
 
 from rules.classic_sources import CLASSIC_SOURCES
@@ -28,6 +28,7 @@ from rules.effects import (
     Shield,
 )
 from rules.errors import RuleError
+from rules.fast import evolve
 from rules.model import (
     AttackResult,
     DuellistState,
@@ -97,7 +98,21 @@ class ClassicSettings:
 
     @classmethod
     def from_ruleset(cls, ruleset: Ruleset) -> ClassicSettings:
-        """Read and re-check the settings. Raises RuleError(setting name) when one is bad."""
+        """Read and re-check the settings. Raises RuleError(setting name) when one is bad.
+
+        Read once per ruleset object (a ruleset is frozen): later calls return the same
+        settings."""
+        cached = _SETTINGS_CACHE.get(id(ruleset))
+        if cached is not None and cached[0] is ruleset:
+            return cached[1]
+        settings = cls._read(ruleset)
+        if len(_SETTINGS_CACHE) >= 64:
+            _SETTINGS_CACHE.clear()
+        _SETTINGS_CACHE[id(ruleset)] = (ruleset, settings)
+        return settings
+
+    @classmethod
+    def _read(cls, ruleset: Ruleset) -> ClassicSettings:
         if ruleset.engine != ENGINE:
             raise RuleError("engine", f"ruleset {ruleset.name!r} is not a classic ruleset")
         values = {spec.name: spec.check(ruleset.setting(spec.name)) for spec in CLASSIC_SETTINGS}
@@ -116,6 +131,9 @@ class ClassicSettings:
             ),
             double_ko=cast(Literal["higher_remaining_wins", "draw"], values["double_ko"]),
         )
+
+
+_SETTINGS_CACHE: dict[int, tuple[Ruleset, ClassicSettings]] = {}
 
 
 @dataclass(frozen=True)
@@ -151,13 +169,14 @@ class _Context:
         cfg: ClassicSettings,
         overrides: dict[tuple[str, str], OverrideValue],
         waived: set[tuple[str, str]],
+        trail: bool = True,
     ) -> None:
         self.state = state
         self.ruleset = ruleset
         self.cfg = cfg
         self.overrides = overrides
         self.waived = waived
-        self.trail = TrailBuilder(CLASSIC_SOURCES)
+        self.trail = TrailBuilder(CLASSIC_SOURCES, trail)
         self.violations: list[Violation] = []
 
     def override(self, name: str, field: str, computed: OverrideValue) -> OverrideValue:
@@ -189,12 +208,14 @@ class _Context:
             proposal=proposal,
         )
         self.violations.append(violation)
-        self.trail.add(
-            f"{post.duellist}.violation.{rule}",
-            violation.status,
-            f"classic.{rule}" if f"classic.{rule}" in CLASSIC_SOURCES else "classic.barred",
-            f"post {post.post_id}: {evidence}" + (f"; proposal: {proposal}" if proposal else ""),
-        )
+        if self.trail.on:
+            self.trail.add(
+                f"{post.duellist}.violation.{rule}",
+                violation.status,
+                f"classic.{rule}" if f"classic.{rule}" in CLASSIC_SOURCES else "classic.barred",
+                f"post {post.post_id}: {evidence}"
+                + (f"; proposal: {proposal}" if proposal else ""),
+            )
         return not is_waived
 
 
@@ -206,6 +227,7 @@ def resolve_classic_turn(
     ruleset: Ruleset,
     overrides: Mapping[str, int | bool] | None = None,
     waived: Collection[tuple[str, str]] = (),
+    trail: bool = True,
 ) -> TurnOutcome:
     """Resolve one classic turn (or, before the start, only report spells cast too early).
 
@@ -225,6 +247,8 @@ def resolve_classic_turn(
             with status ``"waived"`` and its consequence is not applied (a waived
             repeated_spell works normally; a waived unlisted_spell gives no advantage and
             attacks as a damage-only spell).
+        trail: False when nobody reads the rule trail: the outcome's ``trail`` is empty,
+            everything else identical.
 
     Returns:
         The :class:`TurnOutcome`, whose ``state`` has ``turn`` increased by one (unchanged
@@ -245,7 +269,12 @@ def resolve_classic_turn(
         raise RuleError("duellists", "a classic duel has exactly two duellists")
     names = tuple(d.name for d in state.duellists)
     ctx = _Context(
-        state, ruleset, cfg, _parse_overrides(overrides or {}, names), _parse_waived(waived, names)
+        state,
+        ruleset,
+        cfg,
+        _parse_overrides(overrides or {}, names),
+        _parse_waived(waived, names),
+        trail,
     )
     for post in posts:
         if post.duellist not in names:
@@ -283,7 +312,8 @@ def resolve_classic_turn(
         if by_name[name].post_id not in checked_dice:
             raise RuleError("classic.dice", f"no dice for post {by_name[name].post_id}")
 
-    ctx.trail.add("duel.resolution", "simultaneous", "classic.resolution")
+    if ctx.trail.on:
+        ctx.trail.add("duel.resolution", "simultaneous", "classic.resolution")
     casts = {
         n: _read_cast(ctx, state.duellist(n), by_name[n], checked_dice[by_name[n].post_id])
         for n in names
@@ -294,13 +324,14 @@ def resolve_classic_turn(
         if cancelled[n]:
             counter = casts[opponent[n]].spell
             assert counter is not None
-            ctx.trail.add(
-                f"{n}.spell.cancelled",
-                True,
-                "classic.spell.counter_spell",
-                f"{opponent[n]}'s {counter.name} cancels {n}'s spell of this turn",
-                source=counter.source,
-            )
+            if ctx.trail.on:
+                ctx.trail.add(
+                    f"{n}.spell.cancelled",
+                    True,
+                    "classic.spell.counter_spell",
+                    f"{opponent[n]}'s {counter.name} cancels {n}'s spell of this turn",
+                    source=counter.source,
+                )
 
     new_effects: dict[str, list[Effect]] = {n: [] for n in names}
     defense = {n: _defense(ctx, state.duellist(n), casts[n], cancelled[n]) for n in names}
@@ -318,25 +349,27 @@ def resolve_classic_turn(
     points: dict[str, int] = {}
     for d in state.duellists:
         computed = d.points - damage_to[d.name]
-        ctx.trail.add(
-            f"{d.name}.points",
-            computed,
-            "classic.damage",
-            f"{d.points} - {damage_to[d.name]} = {computed} {ruleset.unit}",
-        )
+        if ctx.trail.on:
+            ctx.trail.add(
+                f"{d.name}.points",
+                computed,
+                "classic.damage",
+                f"{d.points} - {damage_to[d.name]} = {computed} {ruleset.unit}",
+            )
         points[d.name] = int(ctx.override(d.name, "points", computed))
 
     effects_next: dict[str, tuple[Effect, ...]] = {}
     for d in state.duellists:
-        carried = tuple(replace(e, duration=e.duration - 1) for e in d.effects if e.duration > 1)
+        carried = tuple(evolve(e, duration=e.duration - 1) for e in d.effects if e.duration > 1)
         for e in d.effects:
             if e.duration <= 1:
-                ctx.trail.add(
-                    f"{d.name}.effects.expired",
-                    e.kind,
-                    "classic.effects_expire",
-                    f"{e.kind} from {e.source} ran its last turn",
-                )
+                if ctx.trail.on:
+                    ctx.trail.add(
+                        f"{d.name}.effects.expired",
+                        e.kind,
+                        "classic.effects_expire",
+                        f"{e.kind} from {e.source} ran its last turn",
+                    )
         effects_next[d.name] = carried + tuple(new_effects[d.name])
     last_spell = {n: by_name[n].spell for n in names}
     return _close(
@@ -397,7 +430,11 @@ def _check_dice(dice: Mapping[int, Sequence[int]], ruleset: Ruleset) -> dict[int
                 "classic.dice",
                 f"post {post_id}: {ruleset.dice_per_post} dice values expected, got {list(values)}",
             )
-        out[post_id] = tuple(_check_die(v, ruleset.dice_faces, f"post {post_id}") for v in values)
+        faces = ruleset.dice_faces
+        for v in values:
+            if v.__class__ is not int or not 1 <= v <= faces:
+                _check_die(v, faces, f"post {post_id}")  # raises (a bool, a str, 0, 7...)
+        out[post_id] = tuple(values)
     return out
 
 
@@ -406,14 +443,22 @@ def _read_cast(ctx: _Context, me: DuellistState, post: TurnPost, rolled: tuple[i
     trail, cfg, ruleset = ctx.trail, ctx.cfg, ctx.ruleset
     name = me.name
     faces = ruleset.dice_faces
-    trail.add(f"{name}.attack.die", rolled[0], "classic.dice", f"post {post.post_id}, first die")
-    trail.add(f"{name}.defense.die", rolled[1], "classic.dice", f"post {post.post_id}, second die")
-    attack_die = _check_die(
-        ctx.override(name, "attack_die", rolled[0]), faces, f"{name}.attack_die override"
-    )
-    defense_die = _check_die(
-        ctx.override(name, "defense_die", rolled[1]), faces, f"{name}.defense_die override"
-    )
+    if trail.on:
+        trail.add(
+            f"{name}.attack.die", rolled[0], "classic.dice", f"post {post.post_id}, first die"
+        )
+    if trail.on:
+        trail.add(
+            f"{name}.defense.die", rolled[1], "classic.dice", f"post {post.post_id}, second die"
+        )
+    attack_die, defense_die = rolled[0], rolled[1]
+    if ctx.overrides:
+        attack_die = _check_die(
+            ctx.override(name, "attack_die", attack_die), faces, f"{name}.attack_die override"
+        )
+        defense_die = _check_die(
+            ctx.override(name, "defense_die", defense_die), faces, f"{name}.defense_die override"
+        )
 
     spell: Spell | None = None
     void: str | None = None
@@ -474,19 +519,21 @@ def _read_cast(ctx: _Context, me: DuellistState, post: TurnPost, rolled: tuple[i
         else:
             void = "barred"
         if void == "barred":
-            trail.add(
-                f"{name}.attack.barred",
-                True,
-                "classic.barred",
-                f"{barred[0].source} (by {barred[0].caster}) forbids attacking this turn",
-            )
-    trail.add(
-        f"{name}.spell",
-        spell.name if spell is not None else (post.spell_text or "none"),
-        _void_rule(void) if void else "classic.spellbook",
-        f"void: {void}" if void else "in the list of allowed spells",
-        source=spell.source if spell is not None and void is None else None,
-    )
+            if trail.on:
+                trail.add(
+                    f"{name}.attack.barred",
+                    True,
+                    "classic.barred",
+                    f"{barred[0].source} (by {barred[0].caster}) forbids attacking this turn",
+                )
+    if trail.on:
+        trail.add(
+            f"{name}.spell",
+            spell.name if spell is not None else (post.spell_text or "none"),
+            _void_rule(void) if void else "classic.spellbook",
+            f"void: {void}" if void else "in the list of allowed spells",
+            source=spell.source if spell is not None and void is None else None,
+        )
     return _Cast(name, post, spell, void, attack_die, defense_die)
 
 
@@ -497,13 +544,14 @@ def _defense(
     mods = _defense_modifiers(ctx, me, cast_, cancelled)
     value = cast_.defense_die + sum(m.amount for m in mods)
     rule = "classic.void_defense" if cast_.void_reason else "classic.no_floor"
-    ctx.trail.add(
-        f"{me.name}.defense.effective",
-        value,
-        rule,
-        " ".join([str(cast_.defense_die)] + [f"{m.amount:+d} ({m.source})" for m in mods])
-        + f" = {value}",
-    )
+    if ctx.trail.on:
+        ctx.trail.add(
+            f"{me.name}.defense.effective",
+            value,
+            rule,
+            " ".join([str(cast_.defense_die)] + [f"{m.amount:+d} ({m.source})" for m in mods])
+            + f" = {value}",
+        )
     return value, mods
 
 
@@ -515,34 +563,37 @@ def _defense_modifiers(
         if isinstance(e, DefenseModifier):
             source = e.source or e.kind
             mods.append(Modifier(e.amount, source))
-            ctx.trail.add(
-                f"{me.name}.defense.modifier",
-                e.amount,
-                "classic.spell.defense_modifier",
-                f"carried from the previous turn: {source} (by {e.caster})",
-                source=_spell_source(ctx, source),
-            )
+            if ctx.trail.on:
+                ctx.trail.add(
+                    f"{me.name}.defense.modifier",
+                    e.amount,
+                    "classic.spell.defense_modifier",
+                    f"carried from the previous turn: {source} (by {e.caster})",
+                    source=_spell_source(ctx, source),
+                )
     spell = cast_.spell
     if spell is not None and cast_.effective and not cancelled:
         for e in spell.effects:
             if isinstance(e, Shield) and ctx.cfg.shield_applies == "same_turn":
                 mods.append(Modifier(e.amount, spell.name))
-                ctx.trail.add(
-                    f"{me.name}.defense.modifier",
-                    e.amount,
-                    "classic.spell.shield",
-                    "shield on the same post's defense (shield_applies = same_turn)",
-                    source=spell.source,
-                )
+                if ctx.trail.on:
+                    ctx.trail.add(
+                        f"{me.name}.defense.modifier",
+                        e.amount,
+                        "classic.spell.shield",
+                        "shield on the same post's defense (shield_applies = same_turn)",
+                        source=spell.source,
+                    )
             elif isinstance(e, DefenseModifier) and e.applies == "caster" and e.when == "same_turn":
                 mods.append(Modifier(e.amount, spell.name))
-                ctx.trail.add(
-                    f"{me.name}.defense.modifier",
-                    e.amount,
-                    "classic.spell.defense_modifier",
-                    "caster's own defense, same turn",
-                    source=spell.source,
-                )
+                if ctx.trail.on:
+                    ctx.trail.add(
+                        f"{me.name}.defense.modifier",
+                        e.amount,
+                        "classic.spell.defense_modifier",
+                        "caster's own defense, same turn",
+                        source=spell.source,
+                    )
     return tuple(mods)
 
 
@@ -579,31 +630,35 @@ def _attack(
     boosts = [e for e in me.effects if isinstance(e, AttackModifier)]
     attack_mods = tuple(Modifier(e.amount, e.source or e.kind) for e in boosts)
     for boost in boosts:
-        trail.add(
-            f"{name}.attack.modifier",
-            boost.amount if attacking else 0,
-            "classic.unlisted_spell"
-            if boost.source == UNLISTED_SOURCE
-            else "classic.spell.attack_modifier",
-            f"advantage given by {boost.caster}'s {boost.source}"
-            + ("" if attacking else f"; lost: {name} does not attack this turn"),
-            source=None
-            if boost.source == UNLISTED_SOURCE
-            else _spell_source(ctx, boost.source or ""),
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.modifier",
+                boost.amount if attacking else 0,
+                "classic.unlisted_spell"
+                if boost.source == UNLISTED_SOURCE
+                else "classic.spell.attack_modifier",
+                f"advantage given by {boost.caster}'s {boost.source}"
+                + ("" if attacking else f"; lost: {name} does not attack this turn"),
+                source=None
+                if boost.source == UNLISTED_SOURCE
+                else _spell_source(ctx, boost.source or ""),
+            )
     attack_value = cast_.attack_die + sum(m.amount for m in attack_mods)
     damage_bonus = sum(e.amount for e in boosts if e.affects_damage)
 
     tie_lands = cfg.tie_rule == "lands"
     deflect_rule = "classic.deflect" if tie_lands else "classic.deflect.ties"
     if attacking:
-        trail.add(
-            f"{name}.attack.value",
-            attack_value,
-            deflect_rule,
-            " ".join([str(cast_.attack_die)] + [f"{m.amount:+d} ({m.source})" for m in attack_mods])
-            + f" = {attack_value}",
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.value",
+                attack_value,
+                deflect_rule,
+                " ".join(
+                    [str(cast_.attack_die)] + [f"{m.amount:+d} ({m.source})" for m in attack_mods]
+                )
+                + f" = {attack_value}",
+            )
         computed = (
             attack_value >= effective_defense if tie_lands else attack_value > effective_defense
         )
@@ -616,22 +671,24 @@ def _attack(
             if effective_defense == attack_value
             else "lower: lands"
         )
-        trail.add(
-            f"{name}.attack.landed",
-            computed,
-            deflect_rule,
-            f"{defender}'s effective defense {effective_defense} vs attack {attack_value}: "
-            + relation,
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.landed",
+                computed,
+                deflect_rule,
+                f"{defender}'s effective defense {effective_defense} vs attack {attack_value}: "
+                + relation,
+            )
     else:
         computed = False
-        trail.add(
-            f"{name}.attack.landed",
-            False,
-            _void_rule(void),
-            f"no attack this turn ({void})",
-            source=_void_source(cast_, void),
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.landed",
+                False,
+                _void_rule(void),
+                f"no attack this turn ({void})",
+                source=_void_source(cast_, void),
+            )
     landed = bool(ctx.override(name, "landed", computed))
 
     extra = 0
@@ -645,25 +702,28 @@ def _attack(
             for e in spell.effects:
                 if isinstance(e, ExtraDamage):
                     extra += e.amount
-                    trail.add(
-                        f"{name}.attack.extra_damage",
-                        e.amount,
-                        "classic.spell.extra_damage",
-                        f"{spell.name} landed",
-                        source=spell.source,
-                    )
+                    if trail.on:
+                        trail.add(
+                            f"{name}.attack.extra_damage",
+                            e.amount,
+                            "classic.spell.extra_damage",
+                            f"{spell.name} landed",
+                            source=spell.source,
+                        )
             if extra:
                 parts.append(f"{extra:+d} {spell.name}")
         computed_damage = base + extra
-        trail.add(
-            f"{name}.attack.damage",
-            computed_damage,
-            "classic.damage",
-            " ".join(parts) + f" = {computed_damage} {ctx.ruleset.unit}",
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.damage",
+                computed_damage,
+                "classic.damage",
+                " ".join(parts) + f" = {computed_damage} {ctx.ruleset.unit}",
+            )
     else:
         computed_damage = 0
-        trail.add(f"{name}.attack.damage", 0, "classic.damage", "no landed attack, no PD lost")
+        if trail.on:
+            trail.add(f"{name}.attack.damage", 0, "classic.damage", "no landed attack, no PD lost")
     damage = int(ctx.override(name, "damage", computed_damage))
 
     if spell is not None and cast_.effective and not cancelled:
@@ -683,18 +743,19 @@ def _attack(
             ):
                 if gated and not landed:
                     continue
-                carried = replace(e, source=spell.name, caster=name)
+                carried = evolve(e, source=spell.name, caster=name)
             else:
                 continue
             applied.append(carried)
             target = defender if getattr(carried, "applies", "target") == "target" else name
-            trail.add(
-                f"{target}.effects_next",
-                carried.kind,
-                f"classic.spell.{e.kind}",
-                f"{spell.name} by {name}: {carried.to_dict()}",
-                source=spell.source,
-            )
+            if trail.on:
+                trail.add(
+                    f"{target}.effects_next",
+                    carried.kind,
+                    f"classic.spell.{e.kind}",
+                    f"{spell.name} by {name}: {carried.to_dict()}",
+                    source=spell.source,
+                )
     if cast_.void_reason == "unlisted_spell" and cfg.unlisted_spell_proposal == "advantage":
         if cfg.unlisted_spell_advantage > 0:
             advantage = AttackModifier(
@@ -707,13 +768,14 @@ def _attack(
                 caster=name,
             )
             applied.append(advantage)
-            trail.add(
-                f"{defender}.effects_next",
-                advantage.kind,
-                "classic.unlisted_spell",
-                f"proposed advantage for {defender}: {advantage.amount:+d} to the next attack die"
-                + (", damage too" if advantage.affects_damage else ""),
-            )
+            if trail.on:
+                trail.add(
+                    f"{defender}.effects_next",
+                    advantage.kind,
+                    "classic.unlisted_spell",
+                    f"proposed advantage for {defender}: {advantage.amount:+d} to the next "
+                    "attack die" + (", damage too" if advantage.affects_damage else ""),
+                )
     return AttackResult(
         attacker=name,
         defender=defender,
@@ -763,7 +825,7 @@ def _close(
     for d in state.duellists:
         disqualified[d.name] = bool(ctx.override(d.name, "disqualified", d.disqualified))
     violations = [
-        replace(v, status="applied")
+        evolve(v, status="applied")
         if disqualified[v.duellist]
         and v.status == "proposed"
         and v.rule in ("cast_before_start", "unlisted_spell")
@@ -778,13 +840,17 @@ def _close(
         rest = [n for n in names if not disqualified[n]]
         winner = rest[0] if len(rest) == 1 else None
         detail = f"disqualified: {', '.join(out)}"
-        trail.add("duel.finished", True, "classic.end", detail)
+        if trail.on:
+            trail.add("duel.finished", True, "classic.end", detail)
     else:
         down = [n for n in names if points[n] <= 0]
         if len(down) == 1:
             finished = True
             winner = next(n for n in names if n not in down)
-            trail.add("duel.finished", True, "classic.end", f"{down[0]} at {points[down[0]]} PD")
+            if trail.on:
+                trail.add(
+                    "duel.finished", True, "classic.end", f"{down[0]} at {points[down[0]]} PD"
+                )
         elif len(down) == 2:
             finished = True
             a, b = names
@@ -793,34 +859,39 @@ def _close(
                 draw = True
             else:
                 winner = a if points[a] > points[b] else b
-            trail.add("duel.finished", True, "classic.double_ko", detail)
+            if trail.on:
+                trail.add("duel.finished", True, "classic.double_ko", detail)
         else:
-            trail.add(
-                "duel.finished",
-                False,
-                "classic.end",
-                ", ".join(f"{n} {points[n]} {ctx.ruleset.unit}" for n in names),
-            )
+            if trail.on:
+                trail.add(
+                    "duel.finished",
+                    False,
+                    "classic.end",
+                    ", ".join(f"{n} {points[n]} {ctx.ruleset.unit}" for n in names),
+                )
     if finished:
-        trail.add("duel.winner", winner, "classic.double_ko" if draw else "classic.end")
-        trail.add("duel.draw", draw, "classic.double_ko" if draw else "classic.end")
+        if trail.on:
+            trail.add("duel.winner", winner, "classic.double_ko" if draw else "classic.end")
+        if trail.on:
+            trail.add("duel.draw", draw, "classic.double_ko" if draw else "classic.end")
 
     pending: dict[str, tuple[Effect, ...]] = {}
     if finished:
         for n in names:
             if effects_next[n]:
                 pending[n] = effects_next[n]
-                trail.add(
-                    f"{n}.effects_pending",
-                    ", ".join(e.kind for e in effects_next[n]),
-                    "classic.effects_pending",
-                )
+                if trail.on:
+                    trail.add(
+                        f"{n}.effects_pending",
+                        ", ".join(e.kind for e in effects_next[n]),
+                        "classic.effects_pending",
+                    )
 
     by_duellist: dict[str, list[Violation]] = {n: [] for n in names}
     for v in violations:
         by_duellist[v.duellist].append(v)
     duellists = tuple(
-        replace(
+        evolve(
             d,
             points=points[d.name],
             effects=effects_next[d.name],
@@ -830,7 +901,7 @@ def _close(
         )
         for d in state.duellists
     )
-    new_state = replace(
+    new_state = evolve(
         state, turn=turn, duellists=duellists, finished=finished, winner=winner, draw=draw
     )
     return TurnOutcome(

@@ -30,6 +30,7 @@ import tomllib
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, TypeVar
 
 from rules.effects import Effect, effect_from_data
@@ -82,7 +83,7 @@ class Spell:
     source: str
     reusable: bool = False
 
-    @property
+    @cached_property
     def attacks(self) -> bool:
         """False when an effect stops the caster from attacking (shield, counter_spell)."""
         return not any(e.blocks_caster_attack for e in self.effects)
@@ -167,16 +168,24 @@ class Ruleset:
     spells: tuple[Spell, ...]
     settings: Mapping[str, SettingValue] = field(default_factory=dict)
 
+    @cached_property
+    def _spell_index(self) -> dict[str, Spell]:
+        """Canonical name -> spell, the first of a name in file order (built once)."""
+        index: dict[str, Spell] = {}
+        for spell in self.spells:
+            index.setdefault(spell.name, spell)
+        return index
+
     def spell(self, name: str) -> Spell:
         """The spell with canonical ``name``. Raises RuleError(``"spells"``) when unknown."""
-        for spell in self.spells:
-            if spell.name == name:
-                return spell
-        raise RuleError("spells", f"no spell named {name!r} in ruleset {self.name!r}")
+        spell = self._spell_index.get(name)
+        if spell is None:
+            raise RuleError("spells", f"no spell named {name!r} in ruleset {self.name!r}")
+        return spell
 
     def has_spell(self, name: str) -> bool:
         """True when ``name`` is a canonical spell name of this ruleset."""
-        return any(s.name == name for s in self.spells)
+        return name in self._spell_index
 
     def spellbook_names(self) -> dict[str, tuple[str, ...]]:
         """Canonical name -> accepted aliases, for the action parser's matching."""

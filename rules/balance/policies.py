@@ -2,8 +2,8 @@
 
 Two policies (issue 17, "random legal actions, and a greedy one that picks the best expected
 damage"), for the classic and the fatigue 1v1 engines. Pure: the randomness is the
-``random.Random`` passed in. A policy only writes *legal* posts, so a simulated duel measures
-the rules, not the violations:
+``random.Random`` passed in (:class:`Rng`). A policy only writes *legal* posts, so a
+simulated duel measures the rules, not the violations:
 
 - classic: a listed spell the duellist's year knows (``known_levels``), never the spell of
   their previous post (``repeated_spell``);
@@ -16,9 +16,8 @@ the rules, not the violations:
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol, TypeVar
 
 from rules.effects import ExtraDamage, NoAttack
 from rules.fatigue.effects import Heal, NoDodge, PvDamage
@@ -26,6 +25,19 @@ from rules.fatigue.engine import _targets_opponent
 from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuellistState, TurnPost
 from rules.ruleset import Ruleset, Spell
+
+T = TypeVar("T")
+
+
+class Rng(Protocol):
+    """What the policies and the simulator use of a ``random.Random`` (passed in, seeded)."""
+
+    def random(self) -> float: ...
+
+    def randint(self, a: int, b: int) -> int: ...
+
+    def choice(self, seq: Sequence[T]) -> T: ...
+
 
 Policy = Literal["random", "greedy"]
 POLICIES: tuple[Policy, ...] = ("random", "greedy")
@@ -52,7 +64,7 @@ def classic_expected_damage(spell: Spell) -> float:
 
 
 def classic_post(
-    rs: Ruleset, me: DuellistState, post_id: int, rng: random.Random, policy: Policy = "random"
+    rs: Ruleset, me: DuellistState, post_id: int, rng: Rng, policy: Policy = "random"
 ) -> TurnPost:
     """One classic post by ``me``: a random legal spell, or (``greedy``) the one with the best
     expected damage (ties broken at random)."""
@@ -64,9 +76,7 @@ def classic_post(
     return TurnPost(me.name, post_id, spell.name, spell_text=spell.name)
 
 
-def classic_random_post(
-    rs: Ruleset, me: DuellistState, post_id: int, rng: random.Random
-) -> TurnPost:
+def classic_random_post(rs: Ruleset, me: DuellistState, post_id: int, rng: Rng) -> TurnPost:
     """:func:`classic_post` with the random policy (the benchmark's turns)."""
     return classic_post(rs, me, post_id, rng, "random")
 
@@ -117,7 +127,7 @@ def fatigue_post(
     opp: DuellistState,
     post_id: int,
     role: Role,
-    rng: random.Random,
+    rng: Rng,
     policy: Policy = "random",
 ) -> TurnPost:
     """One fatigue 1v1 post by ``me`` against ``opp``.
@@ -151,7 +161,7 @@ def fatigue_random_post(
     opp: DuellistState,
     post_id: int,
     role: Role,
-    rng: random.Random,
+    rng: Rng,
 ) -> TurnPost:
     """:func:`fatigue_post` with the random policy (the benchmark's turns)."""
     return fatigue_post(rs, me, opp, post_id, role, rng, "random")
@@ -160,6 +170,7 @@ def fatigue_random_post(
 __all__ = [
     "POLICIES",
     "Policy",
+    "Rng",
     "Role",
     "classic_expected_damage",
     "classic_post",

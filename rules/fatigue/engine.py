@@ -26,12 +26,13 @@ spell), ``"riposte_failed"``, ``"barred"``, ``"reused_spell"``, ``"spell_above_l
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal, cast
 
 from rules.effects import Effect, NoAttack
 from rules.engine import new_duel, register_engine
 from rules.errors import RuleError
+from rules.fast import evolve
 from rules.fatigue.effects import (
     DamageOverTime,
     Heal,
@@ -126,6 +127,7 @@ class _Ctx:
         facts: Mapping[int, PostFacts],
         strict_overrides: bool = True,
         voided: Mapping[int, str] | None = None,
+        trail: bool = True,
     ) -> None:
         self.state = state
         self.voided: Mapping[int, str] = voided or {}
@@ -137,7 +139,7 @@ class _Ctx:
         self.waived = waived
         self.confirmed = confirmed
         self.facts = facts
-        self.trail = TrailBuilder(FATIGUE_SOURCES)
+        self.trail = TrailBuilder(FATIGUE_SOURCES, trail)
         self.violations: list[Violation] = []
         self.replaced: set[tuple[str, int, str]] = set()
         self.penalties: dict[str, int] = {d.name: 0 for d in state.duellists}
@@ -188,7 +190,8 @@ class _Ctx:
             detail += f"; -{penalty} PV"
         elif status == "proposed":
             detail += f"; proposed to the referee: -{penalty} PV if confirmed"
-        self.trail.add(f"{name}.violation.{rule}", status, f"fatigue.{rule}", detail)
+        if self.trail.on:
+            self.trail.add(f"{name}.violation.{rule}", status, f"fatigue.{rule}", detail)
         return status
 
     def _revisit(self, post: TurnPost, rule: str) -> str:
@@ -209,12 +212,13 @@ class _Ctx:
                 "waived" if (name, rule) in self.waived else "applied"
             )
             self.replaced.add((name, post.post_id, rule))
-            self.violations.append(replace(v, status=status, proposal=None))
+            self.violations.append(evolve(v, status=status, proposal=None))
             detail = f"post {post.post_id}: {v.evidence}; the referee's decision"
             if status == "applied":
                 self.penalties[name] += v.penalty
                 detail += f"; -{v.penalty} PV"
-            self.trail.add(f"{name}.violation.{rule}", status, f"fatigue.{rule}", detail)
+            if self.trail.on:
+                self.trail.add(f"{name}.violation.{rule}", status, f"fatigue.{rule}", detail)
             return status
         return "off" if self._base_status(rule) == "off" else "applied"
 
@@ -259,8 +263,8 @@ def new_fatigue_duel(
         keys = tuple(dict.fromkeys(rs.magic_type(t).key for t in types))
         if not 1 <= len(keys) <= 2:
             raise RuleError("magic_types", f"{d.name}: one or two magic types, got {list(types)}")
-        updated.append(replace(d, magic_types=keys))
-    return replace(state, duellists=tuple(updated))
+        updated.append(evolve(d, magic_types=keys))
+    return evolve(state, duellists=tuple(updated))
 
 
 def resolve_fatigue_step(
@@ -276,6 +280,7 @@ def resolve_fatigue_step(
     facts: Mapping[int, PostFacts] | None = None,
     strict_overrides: bool = True,
     voided: Mapping[int, str] | None = None,
+    trail: bool = True,
 ) -> TurnOutcome:
     """Draft one declaration of a fatigue 1v1 turn (see the module doc for the steps).
 
@@ -307,6 +312,9 @@ def resolve_fatigue_step(
             stand. Used by the 2v2 engine for a forbidden double target in a defense post
             (``duo.toml``: ``double_target_effect = "void"``); the violation itself is the
             caller's.
+        trail: False when nobody reads the rule trail (the balance simulator): the outcome's
+            ``trail`` is empty, everything else identical. The 2v2 engine keeps it (it reads
+            the applied overrides there).
 
     Returns:
         A :class:`TurnOutcome`; ``turn`` is the turn being played; ``state.turn`` grows by
@@ -339,6 +347,7 @@ def resolve_fatigue_step(
         facts or {},
         strict_overrides,
         voided,
+        trail,
     )
     checked = _check_dice(dice, rs)
     for post in posts:
@@ -386,18 +395,20 @@ def _initiative(ctx: _Ctx, post: TurnPost, rolled: int) -> TurnOutcome:
     state = ctx.state
     me = state.duellist(post.duellist)
     opp = _opponent(state, me.name)
-    ctx.trail.add("turn.initiative", me.name, "fatigue.initiative", f"post {post.post_id}")
+    if ctx.trail.on:
+        ctx.trail.add("turn.initiative", me.name, "fatigue.initiative", f"post {post.post_id}")
     read = _read(ctx, me, opp, post, rolled, "initiative", record=True)
     base = _base_damage(read.spell) if read.spell else 0
     if read.spell is not None:
-        ctx.trail.add(
-            f"{me.name}.spell.pending",
-            read.spell.name,
-            "fatigue.first_declaration",
-            f"if it lands on {opp.name}: {base} PV before modifiers; "
-            + ("cannot be dodged" if _undodgeable(read.spell) else "can be dodged"),
-            source=read.spell.source,
-        )
+        if ctx.trail.on:
+            ctx.trail.add(
+                f"{me.name}.spell.pending",
+                read.spell.name,
+                "fatigue.first_declaration",
+                f"if it lands on {opp.name}: {base} PV before modifiers; "
+                + ("cannot be dodged" if _undodgeable(read.spell) else "can be dodged"),
+                source=read.spell.source,
+            )
     attack = AttackResult(
         attacker=me.name,
         defender=opp.name,
@@ -411,7 +422,7 @@ def _initiative(ctx: _Ctx, post: TurnPost, rolled: int) -> TurnOutcome:
         void_reason=read.void or ("pending" if read.spell else "no_action"),
         attack_value=base,
     )
-    kept = replace(post, dice=(read.die,))
+    kept = evolve(post, dice=(read.die,))
     return _close(ctx, state.turn + 1, False, (attack,), {post.post_id: (read.die,)}, kept)
 
 
@@ -430,15 +441,17 @@ def _resolve(
         if v.post_id == init_post.post_id and v.status == "proposed":
             ctx.violation(init_post, v.rule, v.evidence, record=False)
     if defense_post is None:
-        trail.add(
-            "turn.relaunch",
-            True,
-            "fatigue.relaunch",
-            f"no defense post from {d.name} in time: {a.name}'s spell resolves undefended",
-        )
+        if trail.on:
+            trail.add(
+                "turn.relaunch",
+                True,
+                "fatigue.relaunch",
+                f"no defense post from {d.name} in time: {a.name}'s spell resolves undefended",
+            )
         dfn: _Read | None = None
     else:
-        trail.add("turn.defense", d.name, "fatigue.defense", f"post {defense_post.post_id}")
+        if trail.on:
+            trail.add("turn.defense", d.name, "fatigue.defense", f"post {defense_post.post_id}")
         assert defense_die is not None
         dfn = _read(ctx, d, a, defense_post, defense_die, "defense", record=True)
 
@@ -457,17 +470,19 @@ def _resolve(
         if targets and dfn.dodge_ok:
             if not dodgeable:
                 assert init_spell is not None
-                trail.add(
-                    f"{d.name}.dodged",
-                    False,
-                    "fatigue.undodgeable",
-                    f"{init_spell.name} cannot be dodged",
-                    source=init_spell.source,
-                )
+                if trail.on:
+                    trail.add(
+                        f"{d.name}.dodged",
+                        False,
+                        "fatigue.undodgeable",
+                        f"{init_spell.name} cannot be dodged",
+                        source=init_spell.source,
+                    )
                 computed = False
             else:
                 computed = cond
-                trail.add(f"{d.name}.dodged", computed, "fatigue.dodge", detail)
+                if trail.on:
+                    trail.add(f"{d.name}.dodged", computed, "fatigue.dodge", detail)
             dodged = bool(ctx.override(d.name, "dodged", computed))
         if dfn.kind == "dodge_riposte" and dfn.spell is not None:
             if targets and not dodgeable:
@@ -476,7 +491,8 @@ def _resolve(
                 r = dfn.bet_won if setting == "own_bet_won" else cond and setting != "never"
             else:
                 rule, r = "fatigue.dodge_riposte", cond and dfn.dodge_ok
-            trail.add(f"{d.name}.riposte.landed", r, rule, detail)
+            if trail.on:
+                trail.add(f"{d.name}.riposte.landed", r, rule, detail)
             riposte_landed = bool(ctx.override(d.name, "landed", r))
 
     damage: dict[str, int] = {a.name: 0, d.name: 0}
@@ -490,21 +506,23 @@ def _resolve(
     if init_spell is not None:
         if targets:
             computed_landed = not dodged
-            trail.add(
-                f"{a.name}.landed",
-                computed_landed,
-                "fatigue.dodge" if dodged else "fatigue.cast",
-                f"dodged by {d.name}" if dodged else f"{init_spell.name} lands on {d.name}",
-            )
+            if trail.on:
+                trail.add(
+                    f"{a.name}.landed",
+                    computed_landed,
+                    "fatigue.dodge" if dodged else "fatigue.cast",
+                    f"dodged by {d.name}" if dodged else f"{init_spell.name} lands on {d.name}",
+                )
         else:
             computed_landed = True
-            trail.add(
-                f"{a.name}.landed",
-                True,
-                "fatigue.cast",
-                f"{init_spell.name} acts on its caster",
-                source=init_spell.source,
-            )
+            if trail.on:
+                trail.add(
+                    f"{a.name}.landed",
+                    True,
+                    "fatigue.cast",
+                    f"{init_spell.name} acts on its caster",
+                    source=init_spell.source,
+                )
         init_landed = bool(ctx.override(a.name, "landed", computed_landed))
         if targets and (init_landed or (dodged and cfg.reuse_counts_dodged)):
             used[a.name].append((init_spell.name, d.name))
@@ -529,13 +547,14 @@ def _resolve(
         void_extra: str | None = None
         if dfn.spell is not None and dfn.kind == "cast":
             d_targets = _targets_opponent(dfn.spell)
-            trail.add(
-                f"{d.name}.landed",
-                True,
-                "fatigue.defender_cast",
-                f"{dfn.spell.name}: a cast cannot miss by default; both spells land",
-                source=None,
-            )
+            if trail.on:
+                trail.add(
+                    f"{d.name}.landed",
+                    True,
+                    "fatigue.defender_cast",
+                    f"{dfn.spell.name}: a cast cannot miss by default; both spells land",
+                    source=None,
+                )
             d_landed = bool(ctx.override(d.name, "landed", True))
             if d_targets and d_landed:
                 used[d.name].append((dfn.spell.name, a.name))
@@ -558,13 +577,14 @@ def _resolve(
         for e in me.effects:
             if isinstance(e, DamageOverTime):
                 dot += e.amount
-                trail.add(
-                    f"{me.name}.damage_over_time",
-                    e.amount,
-                    "fatigue.damage_over_time",
-                    f"{e.source} (by {e.caster}) still running",
-                    source=_spell_source(ctx, e.source),
-                )
+                if trail.on:
+                    trail.add(
+                        f"{me.name}.damage_over_time",
+                        e.amount,
+                        "fatigue.damage_over_time",
+                        f"{e.source} (by {e.caster}) still running",
+                        source=_spell_source(ctx, e.source),
+                    )
         after_losses = me.points - ctx.penalties[me.name] - damage[me.name] - dot
         healed = 0
         if heal[me.name] > 0:
@@ -574,20 +594,22 @@ def _resolve(
                 else after_losses + heal[me.name]
             )
             healed = max(0, min(heal[me.name], cap - after_losses))
-            trail.add(
-                f"{me.name}.heal",
-                healed,
-                "fatigue.heal",
-                f"{heal[me.name]} PV healed, capped at {cap} PV",
-            )
+            if trail.on:
+                trail.add(
+                    f"{me.name}.heal",
+                    healed,
+                    "fatigue.heal",
+                    f"{heal[me.name]} PV healed, capped at {cap} PV",
+                )
         new_points = after_losses + healed
-        trail.add(
-            f"{me.name}.points",
-            new_points,
-            "fatigue.damage",
-            f"{me.points} - {ctx.penalties[me.name]} (violations) - {damage[me.name]} (spells) "
-            f"- {dot} (lasting) + {healed} (heal) = {new_points} PV",
-        )
+        if trail.on:
+            trail.add(
+                f"{me.name}.points",
+                new_points,
+                "fatigue.damage",
+                f"{me.points} - {ctx.penalties[me.name]} (violations) - {damage[me.name]} (spells) "
+                f"- {dot} (lasting) + {healed} (heal) = {new_points} PV",
+            )
         points[me.name] = int(ctx.override(me.name, "points", new_points))
 
     effects_next = {me.name: _carry(ctx, me, new_effects[me.name]) for me in (a, d)}
@@ -665,14 +687,16 @@ def _read(
     declared = post.kind or ("cast" if (post.spell or post.spell_text) else None)
     if declared not in (None, "cast", "dodge", "dodge_riposte"):
         raise RuleError("fatigue.posts", f"post {post.post_id}: unknown action {declared!r}")
-    trail.add(f"{name}.die", rolled, "fatigue.dice", f"post {post.post_id}")
+    if trail.on:
+        trail.add(f"{name}.die", rolled, "fatigue.dice", f"post {post.post_id}")
     die = int(ctx.override(name, "die", rolled))
     if not 1 <= die <= ctx.ruleset.dice_faces:
         raise RuleError("fatigue.dice", f"{name}.die override: a d6 shows 1..6, got {die}")
     if record:
         _facts(ctx, post)
     rule_role = "fatigue.initiative" if role == "initiative" else "fatigue.defense"
-    trail.add(f"{name}.action", declared, rule_role, f"post {post.post_id}")
+    if trail.on:
+        trail.add(f"{name}.action", declared, rule_role, f"post {post.post_id}")
 
     def nothing(void: str) -> _Read:
         return _Read(name, post, None, None, post.spell, void, None, die, False, False)
@@ -682,7 +706,8 @@ def _read(
         if legal:
             ctx.violation(post, "no_action", "the post names no action", record=record)
         else:
-            trail.add(f"{name}.endures", True, "fatigue.endure", "no legal action left")
+            if trail.on:
+                trail.add(f"{name}.endures", True, "fatigue.endure", "no legal action left")
         return nothing("no_action")
     if role == "initiative" and declared != "cast":
         status = ctx.violation(
@@ -702,12 +727,14 @@ def _read(
             record=record,
         )
     computed_won = bet is not None and die in bet
-    trail.add(
-        f"{name}.bet_won",
-        computed_won,
-        "fatigue.bet",
-        f"die {die}, bet {_bet_text(bet)}" + (" (missing or invalid: lost)" if bet is None else ""),
-    )
+    if trail.on:
+        trail.add(
+            f"{name}.bet_won",
+            computed_won,
+            "fatigue.bet",
+            f"die {die}, bet {_bet_text(bet)}"
+            + (" (missing or invalid: lost)" if bet is None else ""),
+        )
     bet_won = bool(ctx.override(name, "bet_won", computed_won))
 
     dodge_ok = False
@@ -722,7 +749,8 @@ def _read(
                 record=record,
             )
             if status != "waived":
-                trail.add(f"{name}.barred", declared, "fatigue.barred_action", "ignored")
+                if trail.on:
+                    trail.add(f"{name}.barred", declared, "fatigue.barred_action", "ignored")
                 return nothing("barred")
         counts = declared == "dodge" or cfg.dodge_riposte_counts_as_dodge
         previous = me.last_action == "dodge" or (
@@ -752,7 +780,8 @@ def _read(
 
     def void(reason: str) -> _Read:
         rule = "fatigue.barred_action" if reason == "barred" else f"fatigue.{reason}"
-        trail.add(f"{name}.spell", spell.name, rule, f"void: {reason}")
+        if trail.on:
+            trail.add(f"{name}.spell", spell.name, rule, f"void: {reason}")
         return _Read(name, post, kind, None, spell.name, reason, bet, die, bet_won, dodge_ok)
 
     if barred_cast is not None:
@@ -790,13 +819,14 @@ def _read(
     reason = ctx.voided.get(post.post_id)
     if reason is not None:
         return void(reason)
-    trail.add(
-        f"{name}.spell",
-        spell.name,
-        "fatigue.cast",
-        f"level {spell.level}, year {me.year}",
-        source=spell.source,
-    )
+    if trail.on:
+        trail.add(
+            f"{name}.spell",
+            spell.name,
+            "fatigue.cast",
+            f"level {spell.level}, year {me.year}",
+            source=spell.source,
+        )
     return _Read(name, post, kind, spell, spell.name, None, bet, die, bet_won, dodge_ok)
 
 
@@ -807,13 +837,14 @@ def _facts(ctx: _Ctx, post: TurnPost) -> None:
     cfg = ctx.cfg
     if facts.lines is not None:
         ok = facts.lines >= cfg.min_lines
-        ctx.trail.add(
-            f"{post.duellist}.lines",
-            facts.lines,
-            "fatigue.short_post",
-            f"{facts.lines} displayed lines (at {cfg.chars_per_line} characters), "
-            f"{cfg.min_lines} needed",
-        )
+        if ctx.trail.on:
+            ctx.trail.add(
+                f"{post.duellist}.lines",
+                facts.lines,
+                "fatigue.short_post",
+                f"{facts.lines} displayed lines (at {cfg.chars_per_line} characters), "
+                f"{cfg.min_lines} needed",
+            )
         if not ok:
             ctx.violation(post, "short_post", f"{facts.lines} lines < {cfg.min_lines}")
     if facts.late_edit:
@@ -854,47 +885,53 @@ def _apply(
                 pct += amount if m.kind == "damage_percent" else 0
                 flat += amount if m.kind == "damage_flat" else 0
                 attack_mods.append(Modifier(amount, f"magic:{key}"))
-                trail.add(
-                    f"{caster.name}.damage.modifier",
-                    amount,
-                    "fatigue.magic_type",
-                    f"{key}: {m.kind} {m.value} on {m.family} ({spell.name}: {family})",
-                )
+                if trail.on:
+                    trail.add(
+                        f"{caster.name}.damage.modifier",
+                        amount,
+                        "fatigue.magic_type",
+                        f"{key}: {m.kind} {m.value} on {m.family} ({spell.name}: {family})",
+                    )
         taken = 0
         for key, m in _modifiers(ctx, target):
             if m.kind == "damage_taken_flat" and m.concerns(family):
                 taken += m.value
                 defense_mods.append(Modifier(m.value, f"magic:{key}"))
-                trail.add(
-                    f"{target.name}.damage.modifier",
-                    m.value,
-                    "fatigue.magic_type",
-                    f"{key}: damage_taken_flat {m.value} on {m.family}",
-                )
+                if trail.on:
+                    trail.add(
+                        f"{target.name}.damage.modifier",
+                        m.value,
+                        "fatigue.magic_type",
+                        f"{key}: damage_taken_flat {m.value} on {m.family}",
+                    )
         ward = 0
         for e in target.effects:
             if isinstance(e, Ward):
                 ward += e.amount
                 defense_mods.append(Modifier(-e.amount, e.source or "ward"))
-                trail.add(
-                    f"{target.name}.damage.ward",
-                    -e.amount,
-                    "fatigue.ward",
-                    f"{e.source} (by {e.caster}) still running",
-                )
+                if trail.on:
+                    trail.add(
+                        f"{target.name}.damage.ward",
+                        -e.amount,
+                        "fatigue.ward",
+                        f"{e.source} (by {e.caster}) still running",
+                    )
         computed = max(0, base + pct + flat + taken - ward)
-        trail.add(
-            f"{caster.name}.damage",
-            computed,
-            "fatigue.damage",
-            f"{spell.name}: {base} {pct:+d} {flat:+d} (caster) {taken:+d} (target) -{ward} (ward)"
-            f" = {computed} PV (never below 0)",
-            source=spell.source,
-        )
+        if trail.on:
+            trail.add(
+                f"{caster.name}.damage",
+                computed,
+                "fatigue.damage",
+                f"{spell.name}: {base} {pct:+d} {flat:+d} (caster) {taken:+d} (target) "
+                f"-{ward} (ward)"
+                f" = {computed} PV (never below 0)",
+                source=spell.source,
+            )
         dealt = int(ctx.override(caster.name, "damage", computed))
         damage[target.name] += dealt
     elif spell is not None and base > 0:
-        trail.add(f"{caster.name}.damage", 0, "fatigue.damage", f"{spell.name} did not land")
+        if trail.on:
+            trail.add(f"{caster.name}.damage", 0, "fatigue.damage", f"{spell.name} did not land")
         dealt = int(ctx.override(caster.name, "damage", 0))
         damage[target.name] += dealt
 
@@ -908,13 +945,14 @@ def _apply(
                     if m.kind == "heal_flat" and m.concerns(family)
                 )
                 heal[caster.name] += e.amount + bonus
-                trail.add(
-                    f"{caster.name}.heal.spell",
-                    e.amount + bonus,
-                    "fatigue.heal",
-                    f"{spell.name}: {e.amount} {bonus:+d} (magic type)",
-                    source=spell.source,
-                )
+                if trail.on:
+                    trail.add(
+                        f"{caster.name}.heal.spell",
+                        e.amount + bonus,
+                        "fatigue.heal",
+                        f"{spell.name}: {e.amount} {bonus:+d} (magic type)",
+                        source=spell.source,
+                    )
             elif isinstance(e, NoDodge | NoAttack | DamageOverTime | Ward):
                 carrier = target if getattr(e, "applies", "target") == "target" else caster
                 if carrier is target and not landed:
@@ -924,19 +962,20 @@ def _apply(
                     for _, m in _modifiers(ctx, caster)
                     if m.kind == "duration_bonus" and m.concerns(family)
                 )
-                carried = replace(
+                carried = evolve(
                     e, duration=max(1, e.duration + bonus), source=spell.name, caster=caster.name
                 )
                 applied.append(carried)
                 new_effects[carrier.name].append(carried)
-                trail.add(
-                    f"{carrier.name}.effects_next",
-                    carried.kind,
-                    "fatigue.effects",
-                    f"{spell.name} by {caster.name}: {carried.duration} turn(s) from next turn"
-                    + (f" ({bonus:+d} magic type)" if bonus else ""),
-                    source=spell.source,
-                )
+                if trail.on:
+                    trail.add(
+                        f"{carrier.name}.effects_next",
+                        carried.kind,
+                        "fatigue.effects",
+                        f"{spell.name} by {caster.name}: {carried.duration} turn(s) from next turn"
+                        + (f" ({bonus:+d} magic type)" if bonus else ""),
+                        source=spell.source,
+                    )
     return AttackResult(
         attacker=caster.name,
         defender=target.name,
@@ -969,14 +1008,15 @@ def _carry(ctx: _Ctx, me: DuellistState, new: list[Effect]) -> tuple[Effect, ...
     out: list[Effect] = []
     for e in me.effects:
         if e.duration > 1:
-            out.append(replace(e, duration=e.duration - 1))
+            out.append(evolve(e, duration=e.duration - 1))
         else:
-            ctx.trail.add(
-                f"{me.name}.effects.expired",
-                e.kind,
-                "fatigue.effects_expire",
-                f"{e.kind} from {e.source} ran its last turn",
-            )
+            if ctx.trail.on:
+                ctx.trail.add(
+                    f"{me.name}.effects.expired",
+                    e.kind,
+                    "fatigue.effects_expire",
+                    f"{e.kind} from {e.source} ran its last turn",
+                )
     for e in new:
         key = _identity(ctx, e)
         same = next((i for i, o in enumerate(out) if _identity(ctx, o) == key), None)
@@ -984,12 +1024,13 @@ def _carry(ctx: _Ctx, me: DuellistState, new: list[Effect]) -> tuple[Effect, ...
             out.append(e)
             continue
         kept = out[same] if out[same].duration >= e.duration else e
-        ctx.trail.add(
-            f"{me.name}.effects.merged",
-            kept.duration,
-            "fatigue.effects",
-            f"{e.kind} from {e.source} does not stack: the longer remaining duration is kept",
-        )
+        if ctx.trail.on:
+            ctx.trail.add(
+                f"{me.name}.effects.merged",
+                kept.duration,
+                "fatigue.effects",
+                f"{e.kind} from {e.source} does not stack: the longer remaining duration is kept",
+            )
         out[same] = kept
     return tuple(out)
 
@@ -1023,12 +1064,13 @@ def _close(
         pts: dict[str, int] = {}
         for d in state.duellists:
             computed = d.points - ctx.penalties[d.name]
-            trail.add(
-                f"{d.name}.points",
-                computed,
-                "fatigue.violation" if ctx.penalties[d.name] else "fatigue.first_declaration",
-                f"{d.points} - {ctx.penalties[d.name]} (violations) = {computed} PV",
-            )
+            if trail.on:
+                trail.add(
+                    f"{d.name}.points",
+                    computed,
+                    "fatigue.violation" if ctx.penalties[d.name] else "fatigue.first_declaration",
+                    f"{d.points} - {ctx.penalties[d.name]} (violations) = {computed} PV",
+                )
             pts[d.name] = int(ctx.override(d.name, "points", computed))
         points = pts
     if effects_next is None:
@@ -1057,23 +1099,30 @@ def _close(
             draw = True
         else:
             winner = max(names, key=lambda n: points[n])
-        trail.add("duel.finished", True, "fatigue.three_violations", detail)
+        if trail.on:
+            trail.add("duel.finished", True, "fatigue.three_violations", detail)
     elif down:
         finished = True
         detail = ", ".join(f"{n} {points[n]} PV" for n in names)
         if len(down) == 1:
             winner = next(n for n in names if n not in down)
-            trail.add("duel.finished", True, "fatigue.end", detail)
+            if trail.on:
+                trail.add("duel.finished", True, "fatigue.end", detail)
         else:
             if cfg.double_ko == "draw" or points[names[0]] == points[names[1]]:
                 draw = True
             else:
                 winner = max(names, key=lambda n: points[n])
-            trail.add("duel.finished", True, "fatigue.double_ko", detail)
+            if trail.on:
+                trail.add("duel.finished", True, "fatigue.double_ko", detail)
     else:
-        trail.add(
-            "duel.finished", False, "fatigue.end", ", ".join(f"{n} {points[n]} PV" for n in names)
-        )
+        if trail.on:
+            trail.add(
+                "duel.finished",
+                False,
+                "fatigue.end",
+                ", ".join(f"{n} {points[n]} PV" for n in names),
+            )
     if finished:
         rule = (
             "fatigue.three_violations"
@@ -1082,16 +1131,19 @@ def _close(
             if len(down) > 1
             else ("fatigue.end")
         )
-        trail.add("duel.winner", winner, rule)
-        trail.add("duel.draw", draw, rule)
+        if trail.on:
+            trail.add("duel.winner", winner, rule)
+        if trail.on:
+            trail.add("duel.draw", draw, rule)
     pending_at_end: dict[str, tuple[Effect, ...]] = {}
     for n in names:
         if effects_next[n]:
-            trail.add(
-                f"{n}.effects_running",
-                ", ".join(f"{e.kind} ({e.source}, {e.duration})" for e in effects_next[n]),
-                "fatigue.effects_pending",
-            )
+            if trail.on:
+                trail.add(
+                    f"{n}.effects_running",
+                    ", ".join(f"{e.kind} ({e.source}, {e.duration})" for e in effects_next[n]),
+                    "fatigue.effects_pending",
+                )
             if finished:
                 pending_at_end[n] = effects_next[n]
 
@@ -1100,7 +1152,7 @@ def _close(
         by_duellist[v.duellist].append(v)
     duellists = []
     for d in state.duellists:
-        updated = replace(
+        updated = evolve(
             d,
             points=points[d.name],
             effects=effects_next[d.name],
@@ -1111,7 +1163,7 @@ def _close(
         )
         if memory is not None:
             action, spell, used = memory[d.name]
-            updated = replace(
+            updated = evolve(
                 updated,
                 last_action=action,
                 last_spell=spell,
@@ -1119,14 +1171,15 @@ def _close(
                 + tuple(p for p in used if p not in updated.spells_used_on),
             )
             for pair in used:
-                trail.add(
-                    f"{d.name}.spells_used_on",
-                    f"{pair[0]} -> {pair[1]}",
-                    "fatigue.reuse_memory",
-                    f"{d.name} may not cast {pair[0]} on {pair[1]} again",
-                )
+                if trail.on:
+                    trail.add(
+                        f"{d.name}.spells_used_on",
+                        f"{pair[0]} -> {pair[1]}",
+                        "fatigue.reuse_memory",
+                        f"{d.name} may not cast {pair[0]} on {pair[1]} again",
+                    )
         duellists.append(updated)
-    new_state = replace(
+    new_state = evolve(
         state,
         turn=turn if closes_turn else state.turn,
         duellists=tuple(duellists),
@@ -1188,10 +1241,13 @@ def _ended(
     state: DuelState, rs: FatigueRuleset, winner: str | None, rule: str, detail: str
 ) -> TurnOutcome:
     trail = TrailBuilder(FATIGUE_SOURCES)
-    trail.add("duel.finished", True, rule, detail)
-    trail.add("duel.winner", winner, rule)
-    trail.add("duel.draw", False, rule)
-    new_state = replace(state, finished=True, winner=winner, draw=False, pending=())
+    if trail.on:
+        trail.add("duel.finished", True, rule, detail)
+    if trail.on:
+        trail.add("duel.winner", winner, rule)
+    if trail.on:
+        trail.add("duel.draw", False, rule)
+    new_state = evolve(state, finished=True, winner=winner, draw=False, pending=())
     pending = {d.name: d.effects for d in state.duellists if d.effects}
     del rs
     return TurnOutcome(
@@ -1320,10 +1376,11 @@ def _dispatch(
     ruleset: Ruleset,
     overrides: Mapping[str, int | bool] | None = None,
     waived: Collection[tuple[str, str]] = (),
+    trail: bool = True,
 ) -> TurnOutcome:
     """:func:`rules.resolve_turn`'s entry: the step is inferred from the state and posts."""
     return resolve_fatigue_step(
-        state, posts, dice, ruleset=ruleset, overrides=overrides, waived=waived
+        state, posts, dice, ruleset=ruleset, overrides=overrides, waived=waived, trail=trail
     )
 
 

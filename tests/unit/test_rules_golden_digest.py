@@ -4,8 +4,8 @@ asked for").
 
 The digests below were computed with the engines as they stood before that work (commit
 67740d0); any change to an outcome, its trail, or the state it carries changes them. A
-deliberate rule change must regenerate them (``python tests/unit/test_rules_golden_digest.py``)
-and say so in its commit.
+deliberate rule change must regenerate them
+(``PYTHONPATH=. python tests/unit/test_rules_golden_digest.py``) and say so in its commit.
 """
 
 from __future__ import annotations
@@ -13,15 +13,19 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import sys
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-
-from rules import DuelState, TurnOutcome, TurnPost, new_duel, parse_ruleset, ruleset_path  # noqa: E402
-from rules import resolve_turn, start_duel  # noqa: E402
-from rules.fatigue import load_fatigue_ruleset, new_fatigue_duel, resolve_fatigue_step  # noqa: E402
+from rules import (
+    DuelState,
+    TurnOutcome,
+    TurnPost,
+    new_duel,
+    parse_ruleset,
+    resolve_turn,
+    ruleset_path,
+    start_duel,
+)
+from rules.fatigue import load_fatigue_ruleset, new_fatigue_duel, resolve_fatigue_step
 
 CLASSIC = parse_ruleset(ruleset_path("classic").read_text(encoding="utf-8"))
 FATIGUE = load_fatigue_ruleset(ruleset_path("fatigue").read_text(encoding="utf-8"))
