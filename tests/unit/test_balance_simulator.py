@@ -90,7 +90,8 @@ def test_svg_heatmap_is_well_formed_with_one_square_per_pair() -> None:
 
 def test_cli_simulate_prints_the_table_compares_and_writes_csv(tmp_path: Path) -> None:
     other = tmp_path / "other.toml"
-    other.write_text(CLASSIC_TEXT.replace("unlisted_spell_advantage = 2", "unlisted_spell_advantage = 3"), encoding="utf-8")  # fmt: skip
+    text = CLASSIC_TEXT.replace("unlisted_spell_advantage = 2", "unlisted_spell_advantage = 3")
+    other.write_text(text, encoding="utf-8")
     out = tmp_path / "t.csv"
     result = CliRunner().invoke(
         simulate_command,
