@@ -8,16 +8,32 @@ puissant que l'attaque de l'adversaire."). A landed attack removes PD equal to i
 "le nombre de point de défense diminue du nombre indiqué sur son dé").
 
 The settings read here are registered with :func:`rules.ruleset.register_engine_settings`
-under the engine name ``"classic"``; see ``rules/data/classic.toml`` for their sources.
-"""
+under the engine name ``"classic"``; see ``rules/data/classic.toml`` for their sources."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Literal, cast
 
-from rules.classic_sources import CLASSIC_SOURCES
+from rules.classic_reading import (
+    _Cast,
+    _check_dice,
+    _Context,
+    _parse_overrides,
+    _parse_waived,
+    _read_cast,
+    _spell_source,
+    _void_rule,
+    _void_source,
+)
+from rules.classic_settings import (
+    _TURN_FIELDS,
+    CLASSIC_SETTINGS,
+    ENGINE,
+    UNLISTED_PROPOSAL,
+    UNLISTED_SOURCE,
+    ClassicSettings,
+    OverrideValue,
+)
 from rules.effects import (
     AttackModifier,
     CounterSpell,
@@ -28,6 +44,7 @@ from rules.effects import (
     Shield,
 )
 from rules.errors import RuleError
+from rules.fast import evolve
 from rules.model import (
     AttackResult,
     DuellistState,
@@ -37,165 +54,9 @@ from rules.model import (
     TurnPost,
     Violation,
 )
-from rules.ruleset import Ruleset, SettingSpec, Spell, register_engine_settings
-from rules.trail import TrailBuilder
+from rules.ruleset import Ruleset, register_engine_settings
 
-ENGINE = "classic"
-
-CLASSIC_SETTINGS: tuple[SettingSpec, ...] = (
-    SettingSpec("resolution", "str", ("simultaneous",), help="how a turn's two posts resolve"),
-    SettingSpec("tie_rule", "str", ("lands", "deflects"), help="attack equal to defense"),
-    SettingSpec("shield_applies", "str", ("same_turn", "next_turn"), help="shield bonus timing"),
-    SettingSpec("repeated_spell_voids", "bool", help="a repeated spell has no effect"),
-    SettingSpec(
-        "unlisted_spell_proposal",
-        "str",
-        ("advantage", "disqualification"),
-        help="what the draft proposes for a spell outside the list",
-    ),
-    SettingSpec("unlisted_spell_advantage", "int", minimum=0, help="added to the opponent's die"),
-    SettingSpec("unlisted_advantage_turns", "int", minimum=1, help="turns the advantage runs"),
-    SettingSpec("unlisted_advantage_damage", "bool", help="the advantage adds to damage too"),
-    SettingSpec(
-        "barred_attacking_spell",
-        "str",
-        ("ignored", "violation"),
-        help="an attacking spell cast while barred",
-    ),
-    SettingSpec("double_ko", "str", ("higher_remaining_wins", "draw"), help="both at 0 PD"),
-)
 register_engine_settings(ENGINE, CLASSIC_SETTINGS)
-
-OverrideValue = int | bool
-_OVERRIDE_FIELDS: dict[str, type] = {
-    "attack_die": int,
-    "defense_die": int,
-    "landed": bool,
-    "damage": int,
-    "points": int,
-    "disqualified": bool,
-}
-_TURN_FIELDS = ("attack_die", "defense_die", "landed", "damage")
-
-UNLISTED_PROPOSAL = "advantage: +{n} to the opponent's next attack die{damage}"
-UNLISTED_SOURCE = "unlisted_spell"
-
-
-@dataclass(frozen=True)
-class ClassicSettings:
-    """The classic engine's settings, typed (see ``rules/data/classic.toml``)."""
-
-    tie_rule: Literal["lands", "deflects"]
-    shield_applies: Literal["same_turn", "next_turn"]
-    repeated_spell_voids: bool
-    unlisted_spell_proposal: Literal["advantage", "disqualification"]
-    unlisted_spell_advantage: int
-    unlisted_advantage_turns: int
-    unlisted_advantage_damage: bool
-    barred_attacking_spell: Literal["ignored", "violation"]
-    double_ko: Literal["higher_remaining_wins", "draw"]
-
-    @classmethod
-    def from_ruleset(cls, ruleset: Ruleset) -> ClassicSettings:
-        """Read and re-check the settings. Raises RuleError(setting name) when one is bad."""
-        if ruleset.engine != ENGINE:
-            raise RuleError("engine", f"ruleset {ruleset.name!r} is not a classic ruleset")
-        values = {spec.name: spec.check(ruleset.setting(spec.name)) for spec in CLASSIC_SETTINGS}
-        return cls(
-            tie_rule=cast(Literal["lands", "deflects"], values["tie_rule"]),
-            shield_applies=cast(Literal["same_turn", "next_turn"], values["shield_applies"]),
-            repeated_spell_voids=bool(values["repeated_spell_voids"]),
-            unlisted_spell_proposal=cast(
-                Literal["advantage", "disqualification"], values["unlisted_spell_proposal"]
-            ),
-            unlisted_spell_advantage=int(values["unlisted_spell_advantage"]),
-            unlisted_advantage_turns=int(values["unlisted_advantage_turns"]),
-            unlisted_advantage_damage=bool(values["unlisted_advantage_damage"]),
-            barred_attacking_spell=cast(
-                Literal["ignored", "violation"], values["barred_attacking_spell"]
-            ),
-            double_ko=cast(Literal["higher_remaining_wins", "draw"], values["double_ko"]),
-        )
-
-
-@dataclass(frozen=True)
-class _Cast:
-    """One turn post read against the rules (internal)."""
-
-    name: str
-    post: TurnPost
-    spell: Spell | None
-    void_reason: str | None
-    attack_die: int
-    defense_die: int
-
-    @property
-    def effective(self) -> bool:
-        return self.spell is not None and self.void_reason is None
-
-    def has(self, kind: type[Effect]) -> bool:
-        return (
-            self.effective
-            and self.spell is not None
-            and any(isinstance(e, kind) for e in self.spell.effects)
-        )
-
-
-class _Context:
-    """The mutable bookkeeping of one resolution call (never escapes it)."""
-
-    def __init__(
-        self,
-        state: DuelState,
-        ruleset: Ruleset,
-        cfg: ClassicSettings,
-        overrides: dict[tuple[str, str], OverrideValue],
-        waived: set[tuple[str, str]],
-    ) -> None:
-        self.state = state
-        self.ruleset = ruleset
-        self.cfg = cfg
-        self.overrides = overrides
-        self.waived = waived
-        self.trail = TrailBuilder(CLASSIC_SOURCES)
-        self.violations: list[Violation] = []
-
-    def override(self, name: str, field: str, computed: OverrideValue) -> OverrideValue:
-        """The referee's value for ``name.field`` when given (recorded), else ``computed``."""
-        key = (name, field)
-        if key not in self.overrides:
-            return computed
-        value = self.overrides[key]
-        self.trail.override(f"{name}.{field}", computed, value)
-        return value
-
-    def violation(
-        self,
-        post: TurnPost,
-        rule: str,
-        evidence: str,
-        proposal: str | None,
-        status: Literal["proposed", "applied"] = "proposed",
-    ) -> bool:
-        """Record a violation; returns False when the referee waived it."""
-        is_waived = (post.duellist, rule) in self.waived
-        violation = Violation(
-            duellist=post.duellist,
-            rule=rule,
-            post_id=post.post_id,
-            evidence=evidence,
-            penalty=0,
-            status="waived" if is_waived else status,
-            proposal=proposal,
-        )
-        self.violations.append(violation)
-        self.trail.add(
-            f"{post.duellist}.violation.{rule}",
-            violation.status,
-            f"classic.{rule}" if f"classic.{rule}" in CLASSIC_SOURCES else "classic.barred",
-            f"post {post.post_id}: {evidence}" + (f"; proposal: {proposal}" if proposal else ""),
-        )
-        return not is_waived
 
 
 def resolve_classic_turn(
@@ -206,6 +67,7 @@ def resolve_classic_turn(
     ruleset: Ruleset,
     overrides: Mapping[str, int | bool] | None = None,
     waived: Collection[tuple[str, str]] = (),
+    trail: bool = True,
 ) -> TurnOutcome:
     """Resolve one classic turn (or, before the start, only report spells cast too early).
 
@@ -225,6 +87,8 @@ def resolve_classic_turn(
             with status ``"waived"`` and its consequence is not applied (a waived
             repeated_spell works normally; a waived unlisted_spell gives no advantage and
             attacks as a damage-only spell).
+        trail: False when nobody reads the rule trail: the outcome's ``trail`` is empty,
+            everything else identical.
 
     Returns:
         The :class:`TurnOutcome`, whose ``state`` has ``turn`` increased by one (unchanged
@@ -245,7 +109,12 @@ def resolve_classic_turn(
         raise RuleError("duellists", "a classic duel has exactly two duellists")
     names = tuple(d.name for d in state.duellists)
     ctx = _Context(
-        state, ruleset, cfg, _parse_overrides(overrides or {}, names), _parse_waived(waived, names)
+        state,
+        ruleset,
+        cfg,
+        _parse_overrides(overrides or {}, names),
+        _parse_waived(waived, names),
+        trail,
     )
     for post in posts:
         if post.duellist not in names:
@@ -283,7 +152,8 @@ def resolve_classic_turn(
         if by_name[name].post_id not in checked_dice:
             raise RuleError("classic.dice", f"no dice for post {by_name[name].post_id}")
 
-    ctx.trail.add("duel.resolution", "simultaneous", "classic.resolution")
+    if ctx.trail.on:
+        ctx.trail.add("duel.resolution", "simultaneous", "classic.resolution")
     casts = {
         n: _read_cast(ctx, state.duellist(n), by_name[n], checked_dice[by_name[n].post_id])
         for n in names
@@ -294,13 +164,14 @@ def resolve_classic_turn(
         if cancelled[n]:
             counter = casts[opponent[n]].spell
             assert counter is not None
-            ctx.trail.add(
-                f"{n}.spell.cancelled",
-                True,
-                "classic.spell.counter_spell",
-                f"{opponent[n]}'s {counter.name} cancels {n}'s spell of this turn",
-                source=counter.source,
-            )
+            if ctx.trail.on:
+                ctx.trail.add(
+                    f"{n}.spell.cancelled",
+                    True,
+                    "classic.spell.counter_spell",
+                    f"{opponent[n]}'s {counter.name} cancels {n}'s spell of this turn",
+                    source=counter.source,
+                )
 
     new_effects: dict[str, list[Effect]] = {n: [] for n in names}
     defense = {n: _defense(ctx, state.duellist(n), casts[n], cancelled[n]) for n in names}
@@ -318,25 +189,27 @@ def resolve_classic_turn(
     points: dict[str, int] = {}
     for d in state.duellists:
         computed = d.points - damage_to[d.name]
-        ctx.trail.add(
-            f"{d.name}.points",
-            computed,
-            "classic.damage",
-            f"{d.points} - {damage_to[d.name]} = {computed} {ruleset.unit}",
-        )
+        if ctx.trail.on:
+            ctx.trail.add(
+                f"{d.name}.points",
+                computed,
+                "classic.damage",
+                f"{d.points} - {damage_to[d.name]} = {computed} {ruleset.unit}",
+            )
         points[d.name] = int(ctx.override(d.name, "points", computed))
 
     effects_next: dict[str, tuple[Effect, ...]] = {}
     for d in state.duellists:
-        carried = tuple(replace(e, duration=e.duration - 1) for e in d.effects if e.duration > 1)
+        carried = tuple(evolve(e, duration=e.duration - 1) for e in d.effects if e.duration > 1)
         for e in d.effects:
             if e.duration <= 1:
-                ctx.trail.add(
-                    f"{d.name}.effects.expired",
-                    e.kind,
-                    "classic.effects_expire",
-                    f"{e.kind} from {e.source} ran its last turn",
-                )
+                if ctx.trail.on:
+                    ctx.trail.add(
+                        f"{d.name}.effects.expired",
+                        e.kind,
+                        "classic.effects_expire",
+                        f"{e.kind} from {e.source} ran its last turn",
+                    )
         effects_next[d.name] = carried + tuple(new_effects[d.name])
     last_spell = {n: by_name[n].spell for n in names}
     return _close(
@@ -350,146 +223,6 @@ def resolve_classic_turn(
     )
 
 
-def _parse_overrides(
-    overrides: Mapping[str, int | bool], names: Sequence[str]
-) -> dict[tuple[str, str], OverrideValue]:
-    out: dict[tuple[str, str], OverrideValue] = {}
-    for key, value in overrides.items():
-        name, dot, fld = key.rpartition(".")
-        if not dot or name not in names or fld not in _OVERRIDE_FIELDS:
-            raise RuleError(
-                "referee.override",
-                f"unknown override key {key!r}; use '<duellist>.<field>' with field in "
-                f"{sorted(_OVERRIDE_FIELDS)}",
-            )
-        wanted = _OVERRIDE_FIELDS[fld]
-        if wanted is bool and not isinstance(value, bool):
-            raise RuleError("referee.override", f"{key} must be true or false, got {value!r}")
-        if wanted is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise RuleError("referee.override", f"{key} must be an integer, got {value!r}")
-        out[(name, fld)] = value
-    return out
-
-
-def _parse_waived(
-    waived: Collection[tuple[str, str]], names: Sequence[str]
-) -> set[tuple[str, str]]:
-    out: set[tuple[str, str]] = set()
-    for item in waived:
-        name, rule = item
-        if name not in names:
-            raise RuleError("referee.waive", f"no duellist named {name!r}")
-        out.add((name, rule))
-    return out
-
-
-def _check_die(value: object, faces: int, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= faces:
-        raise RuleError("classic.dice", f"{what}: a d{faces} shows 1..{faces}, got {value!r}")
-    return value
-
-
-def _check_dice(dice: Mapping[int, Sequence[int]], ruleset: Ruleset) -> dict[int, tuple[int, ...]]:
-    out: dict[int, tuple[int, ...]] = {}
-    for post_id, values in dice.items():
-        if len(values) != ruleset.dice_per_post:
-            raise RuleError(
-                "classic.dice",
-                f"post {post_id}: {ruleset.dice_per_post} dice values expected, got {list(values)}",
-            )
-        out[post_id] = tuple(_check_die(v, ruleset.dice_faces, f"post {post_id}") for v in values)
-    return out
-
-
-def _read_cast(ctx: _Context, me: DuellistState, post: TurnPost, rolled: tuple[int, ...]) -> _Cast:
-    """Dice, spell and violations of one post (seed: the first die attacks, the second defends)."""
-    trail, cfg, ruleset = ctx.trail, ctx.cfg, ctx.ruleset
-    name = me.name
-    faces = ruleset.dice_faces
-    trail.add(f"{name}.attack.die", rolled[0], "classic.dice", f"post {post.post_id}, first die")
-    trail.add(f"{name}.defense.die", rolled[1], "classic.dice", f"post {post.post_id}, second die")
-    attack_die = _check_die(
-        ctx.override(name, "attack_die", rolled[0]), faces, f"{name}.attack_die override"
-    )
-    defense_die = _check_die(
-        ctx.override(name, "defense_die", rolled[1]), faces, f"{name}.defense_die override"
-    )
-
-    spell: Spell | None = None
-    void: str | None = None
-    if post.spell is None and not post.spell_text:
-        void = "missing_spell"
-        ctx.violation(
-            post, "missing_spell", "no spell in bold", "no attack this turn; the defense die counts"
-        )
-    elif post.spell is None:
-        text = post.spell_text or ""
-        damage = ", for damage too" if cfg.unlisted_advantage_damage else ""
-        proposal = (
-            UNLISTED_PROPOSAL.format(n=cfg.unlisted_spell_advantage, damage=damage)
-            if cfg.unlisted_spell_proposal == "advantage"
-            else "disqualification"
-        )
-        if ctx.violation(post, "unlisted_spell", text, proposal):
-            void = "unlisted_spell"
-        else:
-            spell = Spell(
-                name=text,
-                aliases=(),
-                level=0,
-                effects=(),
-                source=CLASSIC_SOURCES["classic.unlisted_spell"],
-            )
-    else:
-        if not ruleset.has_spell(post.spell):
-            raise RuleError(
-                "spells", f"post {post.post_id}: {post.spell!r} is not a canonical name"
-            )
-        spell = ruleset.spell(post.spell)
-    if spell is not None and post.spell is not None:
-        if post.spell == me.last_spell:
-            voids = cfg.repeated_spell_voids
-            kept = ctx.violation(
-                post,
-                "repeated_spell",
-                f"{post.spell} twice in a row",
-                "no effect, no damage; the defense die counts" if voids else "flag only",
-                "applied" if voids else "proposed",
-            )
-            if kept and voids:
-                void = "repeated_spell"
-        top = ruleset.max_level_for(me.year)
-        if top is not None and spell.level > top:
-            ctx.violation(
-                post,
-                "spell_above_level",
-                f"{spell.name} is level {spell.level}, year {me.year} knows up to {top}",
-                "flag only: a well-read duellist may know a little more (fair play)",
-            )
-    barred = [e for e in me.effects if isinstance(e, NoAttack)]
-    if void is None and spell is not None and spell.attacks and barred:
-        if cfg.barred_attacking_spell == "violation":
-            if ctx.violation(post, "barred_action", spell.name, "the spell is ignored"):
-                void = "barred"
-        else:
-            void = "barred"
-        if void == "barred":
-            trail.add(
-                f"{name}.attack.barred",
-                True,
-                "classic.barred",
-                f"{barred[0].source} (by {barred[0].caster}) forbids attacking this turn",
-            )
-    trail.add(
-        f"{name}.spell",
-        spell.name if spell is not None else (post.spell_text or "none"),
-        _void_rule(void) if void else "classic.spellbook",
-        f"void: {void}" if void else "in the list of allowed spells",
-        source=spell.source if spell is not None and void is None else None,
-    )
-    return _Cast(name, post, spell, void, attack_die, defense_die)
-
-
 def _defense(
     ctx: _Context, me: DuellistState, cast_: _Cast, cancelled: bool
 ) -> tuple[int, tuple[Modifier, ...]]:
@@ -497,13 +230,14 @@ def _defense(
     mods = _defense_modifiers(ctx, me, cast_, cancelled)
     value = cast_.defense_die + sum(m.amount for m in mods)
     rule = "classic.void_defense" if cast_.void_reason else "classic.no_floor"
-    ctx.trail.add(
-        f"{me.name}.defense.effective",
-        value,
-        rule,
-        " ".join([str(cast_.defense_die)] + [f"{m.amount:+d} ({m.source})" for m in mods])
-        + f" = {value}",
-    )
+    if ctx.trail.on:
+        ctx.trail.add(
+            f"{me.name}.defense.effective",
+            value,
+            rule,
+            " ".join([str(cast_.defense_die)] + [f"{m.amount:+d} ({m.source})" for m in mods])
+            + f" = {value}",
+        )
     return value, mods
 
 
@@ -515,41 +249,38 @@ def _defense_modifiers(
         if isinstance(e, DefenseModifier):
             source = e.source or e.kind
             mods.append(Modifier(e.amount, source))
-            ctx.trail.add(
-                f"{me.name}.defense.modifier",
-                e.amount,
-                "classic.spell.defense_modifier",
-                f"carried from the previous turn: {source} (by {e.caster})",
-                source=_spell_source(ctx, source),
-            )
+            if ctx.trail.on:
+                ctx.trail.add(
+                    f"{me.name}.defense.modifier",
+                    e.amount,
+                    "classic.spell.defense_modifier",
+                    f"carried from the previous turn: {source} (by {e.caster})",
+                    source=_spell_source(ctx, source),
+                )
     spell = cast_.spell
     if spell is not None and cast_.effective and not cancelled:
         for e in spell.effects:
             if isinstance(e, Shield) and ctx.cfg.shield_applies == "same_turn":
                 mods.append(Modifier(e.amount, spell.name))
-                ctx.trail.add(
-                    f"{me.name}.defense.modifier",
-                    e.amount,
-                    "classic.spell.shield",
-                    "shield on the same post's defense (shield_applies = same_turn)",
-                    source=spell.source,
-                )
+                if ctx.trail.on:
+                    ctx.trail.add(
+                        f"{me.name}.defense.modifier",
+                        e.amount,
+                        "classic.spell.shield",
+                        "shield on the same post's defense (shield_applies = same_turn)",
+                        source=spell.source,
+                    )
             elif isinstance(e, DefenseModifier) and e.applies == "caster" and e.when == "same_turn":
                 mods.append(Modifier(e.amount, spell.name))
-                ctx.trail.add(
-                    f"{me.name}.defense.modifier",
-                    e.amount,
-                    "classic.spell.defense_modifier",
-                    "caster's own defense, same turn",
-                    source=spell.source,
-                )
+                if ctx.trail.on:
+                    ctx.trail.add(
+                        f"{me.name}.defense.modifier",
+                        e.amount,
+                        "classic.spell.defense_modifier",
+                        "caster's own defense, same turn",
+                        source=spell.source,
+                    )
     return tuple(mods)
-
-
-def _spell_source(ctx: _Context, name: str) -> str:
-    if ctx.ruleset.has_spell(name):
-        return ctx.ruleset.spell(name).source
-    return CLASSIC_SOURCES["classic.unlisted_spell"]
 
 
 def _attack(
@@ -579,31 +310,35 @@ def _attack(
     boosts = [e for e in me.effects if isinstance(e, AttackModifier)]
     attack_mods = tuple(Modifier(e.amount, e.source or e.kind) for e in boosts)
     for boost in boosts:
-        trail.add(
-            f"{name}.attack.modifier",
-            boost.amount if attacking else 0,
-            "classic.unlisted_spell"
-            if boost.source == UNLISTED_SOURCE
-            else "classic.spell.attack_modifier",
-            f"advantage given by {boost.caster}'s {boost.source}"
-            + ("" if attacking else f"; lost: {name} does not attack this turn"),
-            source=None
-            if boost.source == UNLISTED_SOURCE
-            else _spell_source(ctx, boost.source or ""),
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.modifier",
+                boost.amount if attacking else 0,
+                "classic.unlisted_spell"
+                if boost.source == UNLISTED_SOURCE
+                else "classic.spell.attack_modifier",
+                f"advantage given by {boost.caster}'s {boost.source}"
+                + ("" if attacking else f"; lost: {name} does not attack this turn"),
+                source=None
+                if boost.source == UNLISTED_SOURCE
+                else _spell_source(ctx, boost.source or ""),
+            )
     attack_value = cast_.attack_die + sum(m.amount for m in attack_mods)
     damage_bonus = sum(e.amount for e in boosts if e.affects_damage)
 
     tie_lands = cfg.tie_rule == "lands"
     deflect_rule = "classic.deflect" if tie_lands else "classic.deflect.ties"
     if attacking:
-        trail.add(
-            f"{name}.attack.value",
-            attack_value,
-            deflect_rule,
-            " ".join([str(cast_.attack_die)] + [f"{m.amount:+d} ({m.source})" for m in attack_mods])
-            + f" = {attack_value}",
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.value",
+                attack_value,
+                deflect_rule,
+                " ".join(
+                    [str(cast_.attack_die)] + [f"{m.amount:+d} ({m.source})" for m in attack_mods]
+                )
+                + f" = {attack_value}",
+            )
         computed = (
             attack_value >= effective_defense if tie_lands else attack_value > effective_defense
         )
@@ -616,22 +351,24 @@ def _attack(
             if effective_defense == attack_value
             else "lower: lands"
         )
-        trail.add(
-            f"{name}.attack.landed",
-            computed,
-            deflect_rule,
-            f"{defender}'s effective defense {effective_defense} vs attack {attack_value}: "
-            + relation,
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.landed",
+                computed,
+                deflect_rule,
+                f"{defender}'s effective defense {effective_defense} vs attack {attack_value}: "
+                + relation,
+            )
     else:
         computed = False
-        trail.add(
-            f"{name}.attack.landed",
-            False,
-            _void_rule(void),
-            f"no attack this turn ({void})",
-            source=_void_source(cast_, void),
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.landed",
+                False,
+                _void_rule(void),
+                f"no attack this turn ({void})",
+                source=_void_source(cast_, void),
+            )
     landed = bool(ctx.override(name, "landed", computed))
 
     extra = 0
@@ -645,25 +382,28 @@ def _attack(
             for e in spell.effects:
                 if isinstance(e, ExtraDamage):
                     extra += e.amount
-                    trail.add(
-                        f"{name}.attack.extra_damage",
-                        e.amount,
-                        "classic.spell.extra_damage",
-                        f"{spell.name} landed",
-                        source=spell.source,
-                    )
+                    if trail.on:
+                        trail.add(
+                            f"{name}.attack.extra_damage",
+                            e.amount,
+                            "classic.spell.extra_damage",
+                            f"{spell.name} landed",
+                            source=spell.source,
+                        )
             if extra:
                 parts.append(f"{extra:+d} {spell.name}")
         computed_damage = base + extra
-        trail.add(
-            f"{name}.attack.damage",
-            computed_damage,
-            "classic.damage",
-            " ".join(parts) + f" = {computed_damage} {ctx.ruleset.unit}",
-        )
+        if trail.on:
+            trail.add(
+                f"{name}.attack.damage",
+                computed_damage,
+                "classic.damage",
+                " ".join(parts) + f" = {computed_damage} {ctx.ruleset.unit}",
+            )
     else:
         computed_damage = 0
-        trail.add(f"{name}.attack.damage", 0, "classic.damage", "no landed attack, no PD lost")
+        if trail.on:
+            trail.add(f"{name}.attack.damage", 0, "classic.damage", "no landed attack, no PD lost")
     damage = int(ctx.override(name, "damage", computed_damage))
 
     if spell is not None and cast_.effective and not cancelled:
@@ -683,18 +423,19 @@ def _attack(
             ):
                 if gated and not landed:
                     continue
-                carried = replace(e, source=spell.name, caster=name)
+                carried = evolve(e, source=spell.name, caster=name)
             else:
                 continue
             applied.append(carried)
             target = defender if getattr(carried, "applies", "target") == "target" else name
-            trail.add(
-                f"{target}.effects_next",
-                carried.kind,
-                f"classic.spell.{e.kind}",
-                f"{spell.name} by {name}: {carried.to_dict()}",
-                source=spell.source,
-            )
+            if trail.on:
+                trail.add(
+                    f"{target}.effects_next",
+                    carried.kind,
+                    f"classic.spell.{e.kind}",
+                    f"{spell.name} by {name}: {carried.to_dict()}",
+                    source=spell.source,
+                )
     if cast_.void_reason == "unlisted_spell" and cfg.unlisted_spell_proposal == "advantage":
         if cfg.unlisted_spell_advantage > 0:
             advantage = AttackModifier(
@@ -707,13 +448,14 @@ def _attack(
                 caster=name,
             )
             applied.append(advantage)
-            trail.add(
-                f"{defender}.effects_next",
-                advantage.kind,
-                "classic.unlisted_spell",
-                f"proposed advantage for {defender}: {advantage.amount:+d} to the next attack die"
-                + (", damage too" if advantage.affects_damage else ""),
-            )
+            if trail.on:
+                trail.add(
+                    f"{defender}.effects_next",
+                    advantage.kind,
+                    "classic.unlisted_spell",
+                    f"proposed advantage for {defender}: {advantage.amount:+d} to the next "
+                    "attack die" + (", damage too" if advantage.affects_damage else ""),
+                )
     return AttackResult(
         attacker=name,
         defender=defender,
@@ -729,22 +471,6 @@ def _attack(
         attack_modifiers=attack_mods if attacking else (),
         attack_value=attack_value if attacking else cast_.attack_die,
     )
-
-
-def _void_rule(void: str | None) -> str:
-    if void in ("repeated_spell", "unlisted_spell", "missing_spell"):
-        return f"classic.{void}"
-    if void == "barred":
-        return "classic.barred"
-    if void == "cancelled":
-        return "classic.spell.counter_spell"
-    return f"classic.spell.{void}"
-
-
-def _void_source(cast_: _Cast, void: str | None) -> str | None:
-    if void in ("shield", "counter_spell") and cast_.spell is not None:
-        return cast_.spell.source
-    return None
 
 
 def _close(
@@ -763,7 +489,7 @@ def _close(
     for d in state.duellists:
         disqualified[d.name] = bool(ctx.override(d.name, "disqualified", d.disqualified))
     violations = [
-        replace(v, status="applied")
+        evolve(v, status="applied")
         if disqualified[v.duellist]
         and v.status == "proposed"
         and v.rule in ("cast_before_start", "unlisted_spell")
@@ -778,13 +504,17 @@ def _close(
         rest = [n for n in names if not disqualified[n]]
         winner = rest[0] if len(rest) == 1 else None
         detail = f"disqualified: {', '.join(out)}"
-        trail.add("duel.finished", True, "classic.end", detail)
+        if trail.on:
+            trail.add("duel.finished", True, "classic.end", detail)
     else:
         down = [n for n in names if points[n] <= 0]
         if len(down) == 1:
             finished = True
             winner = next(n for n in names if n not in down)
-            trail.add("duel.finished", True, "classic.end", f"{down[0]} at {points[down[0]]} PD")
+            if trail.on:
+                trail.add(
+                    "duel.finished", True, "classic.end", f"{down[0]} at {points[down[0]]} PD"
+                )
         elif len(down) == 2:
             finished = True
             a, b = names
@@ -793,34 +523,39 @@ def _close(
                 draw = True
             else:
                 winner = a if points[a] > points[b] else b
-            trail.add("duel.finished", True, "classic.double_ko", detail)
+            if trail.on:
+                trail.add("duel.finished", True, "classic.double_ko", detail)
         else:
-            trail.add(
-                "duel.finished",
-                False,
-                "classic.end",
-                ", ".join(f"{n} {points[n]} {ctx.ruleset.unit}" for n in names),
-            )
+            if trail.on:
+                trail.add(
+                    "duel.finished",
+                    False,
+                    "classic.end",
+                    ", ".join(f"{n} {points[n]} {ctx.ruleset.unit}" for n in names),
+                )
     if finished:
-        trail.add("duel.winner", winner, "classic.double_ko" if draw else "classic.end")
-        trail.add("duel.draw", draw, "classic.double_ko" if draw else "classic.end")
+        if trail.on:
+            trail.add("duel.winner", winner, "classic.double_ko" if draw else "classic.end")
+        if trail.on:
+            trail.add("duel.draw", draw, "classic.double_ko" if draw else "classic.end")
 
     pending: dict[str, tuple[Effect, ...]] = {}
     if finished:
         for n in names:
             if effects_next[n]:
                 pending[n] = effects_next[n]
-                trail.add(
-                    f"{n}.effects_pending",
-                    ", ".join(e.kind for e in effects_next[n]),
-                    "classic.effects_pending",
-                )
+                if trail.on:
+                    trail.add(
+                        f"{n}.effects_pending",
+                        ", ".join(e.kind for e in effects_next[n]),
+                        "classic.effects_pending",
+                    )
 
     by_duellist: dict[str, list[Violation]] = {n: [] for n in names}
     for v in violations:
         by_duellist[v.duellist].append(v)
     duellists = tuple(
-        replace(
+        evolve(
             d,
             points=points[d.name],
             effects=effects_next[d.name],
@@ -830,7 +565,7 @@ def _close(
         )
         for d in state.duellists
     )
-    new_state = replace(
+    new_state = evolve(
         state, turn=turn, duellists=duellists, finished=finished, winner=winner, draw=draw
     )
     return TurnOutcome(
@@ -848,4 +583,12 @@ def _close(
     )
 
 
-__all__ = ["CLASSIC_SETTINGS", "ClassicSettings", "resolve_classic_turn"]
+__all__ = [
+    "CLASSIC_SETTINGS",
+    "ENGINE",
+    "UNLISTED_PROPOSAL",
+    "UNLISTED_SOURCE",
+    "ClassicSettings",
+    "OverrideValue",
+    "resolve_classic_turn",
+]

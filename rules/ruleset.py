@@ -30,6 +30,7 @@ import tomllib
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, TypeVar
 
 from rules.effects import Effect, effect_from_data
@@ -69,6 +70,10 @@ class Spell:
         level: spell level (1..8), the club's to set for classic.
         effects: the spell's effects, in the file's order.
         source: the seed line defining the spell (quoted in the rule trail).
+        reusable: True when the spellbook lets the caster cast it again on an opponent it
+            already affected or targeted (fatigue's ``reused_spell`` does not apply). Seed 001:
+            "Un duelliste peut réutiliser un sort autant de fois qu'il le désire au cours d'un
+            duel (sauf contre-indication)"; file key ``reusable``, optional, default false.
     """
 
     name: str
@@ -76,8 +81,9 @@ class Spell:
     level: int
     effects: tuple[Effect, ...]
     source: str
+    reusable: bool = False
 
-    @property
+    @cached_property
     def attacks(self) -> bool:
         """False when an effect stops the caster from attacking (shield, counter_spell)."""
         return not any(e.blocks_caster_attack for e in self.effects)
@@ -162,16 +168,24 @@ class Ruleset:
     spells: tuple[Spell, ...]
     settings: Mapping[str, SettingValue] = field(default_factory=dict)
 
+    @cached_property
+    def _spell_index(self) -> dict[str, Spell]:
+        """Canonical name -> spell, the first of a name in file order (built once)."""
+        index: dict[str, Spell] = {}
+        for spell in self.spells:
+            index.setdefault(spell.name, spell)
+        return index
+
     def spell(self, name: str) -> Spell:
         """The spell with canonical ``name``. Raises RuleError(``"spells"``) when unknown."""
-        for spell in self.spells:
-            if spell.name == name:
-                return spell
-        raise RuleError("spells", f"no spell named {name!r} in ruleset {self.name!r}")
+        spell = self._spell_index.get(name)
+        if spell is None:
+            raise RuleError("spells", f"no spell named {name!r} in ruleset {self.name!r}")
+        return spell
 
     def has_spell(self, name: str) -> bool:
         """True when ``name`` is a canonical spell name of this ruleset."""
-        return any(s.name == name for s in self.spells)
+        return name in self._spell_index
 
     def spellbook_names(self) -> dict[str, tuple[str, ...]]:
         """Canonical name -> accepted aliases, for the action parser's matching."""
@@ -327,6 +341,7 @@ def _known_levels(raw: object) -> dict[str, int | None]:
 
 
 _SPELL_KEYS = ("name", "aliases", "level", "effects", "source")
+_OPTIONAL_SPELL_KEYS = ("reusable",)
 
 
 def _spells(raw: object) -> tuple[Spell, ...]:
@@ -339,7 +354,7 @@ def _spells(raw: object) -> tuple[Spell, ...]:
         if not isinstance(entry, dict):
             raise RuleError(where, "must be a table")
         for key in entry:
-            if key not in _SPELL_KEYS:
+            if key not in _SPELL_KEYS and key not in _OPTIONAL_SPELL_KEYS:
                 raise RuleError(f"{where}.{key}", "unknown spell field")
         for key in _SPELL_KEYS:
             if key not in entry:
@@ -364,12 +379,16 @@ def _spells(raw: object) -> tuple[Spell, ...]:
                     "a target's effect gated on a landed attack cannot bind the same turn",
                 )
             effects.append(effect)
+        reusable = entry.get("reusable", False)
+        if not isinstance(reusable, bool):
+            raise RuleError(f"{where}.reusable", f"must be true or false, got {reusable!r}")
         spell = Spell(
             name=name,
             aliases=tuple(aliases),
             level=_int(entry, "level", 0),
             effects=tuple(effects),
             source=_str(entry, "source"),
+            reusable=reusable,
         )
         for label in (name, *spell.aliases):
             key = fold_name(label)

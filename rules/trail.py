@@ -23,11 +23,15 @@ class TrailBuilder:
 
     Args:
         sources: rule id -> quoted sentence (seed or RULES.md line).
+        enabled: False when nobody reads the trail (the balance simulator, benchmarks):
+            :meth:`add` records nothing and :meth:`entries` is empty. Engines test :attr:`on`
+            before building an entry's text, so a turn without a trail skips that work.
     """
 
-    def __init__(self, sources: Mapping[str, str]) -> None:
+    def __init__(self, sources: Mapping[str, str], enabled: bool = True) -> None:
         self._sources = sources
         self._entries: list[TrailEntry] = []
+        self.on = enabled
 
     def add(
         self,
@@ -43,6 +47,8 @@ class TrailBuilder:
         Raises:
             RuleError: the rule id has no source (a programming error, rule ``rule``).
         """
+        if not self.on:
+            return
         if source is None:
             if rule == OVERRIDE_RULE:
                 source = OVERRIDE_SOURCE

@@ -36,13 +36,13 @@ from typing import Literal, cast
 from rules.duo.environment import Environment, RewardEntry, fold, pick_reward
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack, RewardGiven
-from rules.effects import NoAttack
 from rules.errors import RuleError
-from rules.fatigue.effects import DamageOverTime, NoDodge, Ward
+from rules.fatigue.effects import DamageOverTime, Ward
 from rules.fatigue.engine import (
     OverrideValue,
     PostFacts,
     _parse_overrides,
+    has_legal_action,
     resolve_fatigue_step,
 )
 from rules.fatigue.settings import FatigueRuleset
@@ -92,10 +92,12 @@ class Event:
     (who, creature, damage, pv_left), ``creature_defeated``, ``creature_ability``, ``reward``
     (who, source, kind, amount), ``mechanism_attempt``, ``mechanism_solved``, ``item_taken``,
     ``item_used``, ``scenery``, ``nothing_to_dodge``, ``self_cast``, ``extra_post``,
-    ``damage_over_time``, ``turn_closed``, ``pending`` (attacker, target: waiting for the
-    target's post; only while it still waits at the end of the step), ``knocked_out`` (who,
-    amount: their PV, fallen to 0 or below in this step), ``creature_down`` (creature: put
-    at 0 PV by the referee's override; no reward).
+    ``damage_over_time``, ``turn_closed``, ``initiative_held`` (who, detail: the post id: a
+    second initiative of the duo when all four share a zone, held for the referee),
+    ``pending`` (attacker, target: waiting for the target's post; only while it still waits at
+    the end of the step), ``knocked_out`` (who, amount: their PV, fallen to 0 or below in
+    this step), ``creature_down`` (creature: put at 0 PV by the referee's override; no
+    reward).
 
     ``draw`` (rewards): the auditable draw behind the event, ``"<label> <value>/<sides>"``
     (e.g. ``"reward:strangulot:42 3/6"``: the seed's die ``value`` in 1..sides for
@@ -127,6 +129,9 @@ class DuoOutcome:
         finished: the duel is over; winners / losers: the duos' members; draw.
         trail: the 1v1 engine's trail entries of the exchanges, in order.
         dice: post id -> (die,) used.
+        held: post ids held for the referee and not resolved: a second initiative from one
+            duo when all four share a zone (RULES.md: "two initiatives (one per duo)"); their
+            author is still expected this turn.
     """
 
     state: DuoState
@@ -142,6 +147,7 @@ class DuoOutcome:
     draw: bool
     trail: tuple[object, ...] = field(default=())
     dice: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    held: tuple[int, ...] = ()
 
 
 # --- Opening -------------------------------------------------------------------------------------
@@ -374,6 +380,7 @@ class _Step:
         waived: Collection[tuple[str, str]],
         confirmed: Collection[tuple[str, str]],
         facts: Mapping[int, PostFacts] | None,
+        voided: Mapping[int, str] | None = None,
     ) -> TurnOutcome:
         """:func:`resolve_fatigue_step` with the referee's overrides of ``names`` (the
         duellists whose changes are kept) that this exchange computes: the 1v1 engine runs
@@ -390,6 +397,7 @@ class _Step:
         out = resolve_fatigue_step(
             sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed, facts=facts,
             overrides={f"{n}.{f}": v for (n, f), v in offered.items()}, strict_overrides=False,
+            voided=voided,
         )  # fmt: skip
         applied = {t.quantity for t in out.trail if t.rule == OVERRIDE_RULE}
         self.used.update(k for k in offered if f"{k[0]}.{k[1]}" in applied)
@@ -457,13 +465,15 @@ class _Step:
         poster: str,
         keep: Collection[str] | None = None,
         close: bool = True,
+        voided: Mapping[int, str] | None = None,
     ) -> AttackResult | None:
         """Run the 1v1 engine between ``a`` (initiator) and ``b``: an initiative (``post``
         without ``pending``), a defense (both) or an undefended resolution (``pending`` only;
         with ``close`` an initiative is resolved undefended at once). Merges PV, violations,
         reuse memory and new effects of the duellists in ``keep`` (default both). When ``b``
         is not kept it is a stand-in (a self cast, a creature, the scenery): the exchange is
-        not declared as an attack on it. Returns the initiator's AttackResult."""
+        not declared as an attack on it. ``voided``: post id -> reason, spells with no effect
+        (a forbidden double target in a defense post). Returns the initiator's AttackResult."""
         names = (a, b)
         other = self._sub_member(b)
         if keep is not None and b not in keep:  # a stand-in: never a knocked-out one, which
@@ -481,7 +491,7 @@ class _Step:
         posts = [post] if post is not None else []
         dice = {p.post_id: p.dice for p in posts if p.dice is not None}
         kept = set(names if keep is None else keep)
-        out = self.fatigue_step(sub, posts, dice, kept, waived, confirmed, self.facts)
+        out = self.fatigue_step(sub, posts, dice, kept, waived, confirmed, self.facts, voided)
         attacks = list(out.attacks)
         self.trail.extend(out.trail)
         violations = list(out.violations)
@@ -525,9 +535,16 @@ class _Step:
                     self.s = replace(self.s, incoming=self.s.incoming + ((carrier, e),))
         return attacks[0] if attacks else None
 
-    def resolve_pending(self, p: PendingAttack, defense: TurnPost | None) -> None:
+    def resolve_pending(
+        self, p: PendingAttack, defense: TurnPost | None, *, void_defense: str | None = None
+    ) -> None:
+        """Resolve a waiting initiative with ``defense`` (None: undefended). ``void_defense``
+        (a reason) makes the defense post's spell void; its bet and dodge still count."""
         self.s = replace(self.s, pending=tuple(x for x in self.s.pending if x != p))
-        self.exchange(p.attacker, p.target, p.post, defense, poster=p.target, close=False)
+        voided = {defense.post_id: void_defense} if defense is not None and void_defense else None
+        self.exchange(
+            p.attacker, p.target, p.post, defense, poster=p.target, close=False, voided=voided
+        )
 
     # -- creatures, mechanisms, items -------------------------------------------------------
     def reward(self, who: str, source: str, table: Sequence[RewardEntry], post_id: int) -> None:
@@ -597,11 +614,9 @@ class _Step:
         """True when ``who`` can neither cast (a ``no_attack`` effect) nor dodge (nothing
         aimed at them, or a ``no_dodge`` effect). RULES.md: "A duellist left with no legal
         action posts role-play and endures: that counts as their post, no violation" — so
-        their move, the duo's move of the turn, is no ``move_alone`` either."""
-        effects = self.member(who).effects
-        barred_cast = any(isinstance(e, NoAttack) for e in effects)
-        barred_dodge = any(isinstance(e, NoDodge) for e in effects)
-        return barred_cast and (not targeted or barred_dodge)
+        their move, the duo's move of the turn, is no ``move_alone`` either. A second dodge
+        in a row is not a legal action (:func:`rules.fatigue.engine.has_legal_action`)."""
+        return not has_legal_action(self.member(who), self.rs.cfg, can_be_dodging=targeted)
 
     def _dummy(self, who: str) -> str:
         """Another duellist for a one-sided 1v1 check (its changes are discarded)."""
@@ -675,8 +690,11 @@ class _Step:
             if p is not defended:
                 self.resolve_pending(p, None)
         if defended is not None:
-            self.record_target(me, defended.attacker, post, direct=declared != "dodge")
-            self.resolve_pending(defended, post)
+            # seed 001: "Ne peut pas viser directement A1 car déjà visé par B2": a forbidden
+            # double target in a defense post is void (duo.toml double_target_effect), as in
+            # an initiative; the defense's dodge still counts.
+            allowed = self.record_target(me, defended.attacker, post, direct=declared != "dodge")
+            self.resolve_pending(defended, post, void_defense=None if allowed else "double_target")
         elif declared is None and not post.spell_text:
             if dp.move_to or dp.use_item:
                 if not dp.use_item and not self.no_legal_action(me, bool(incoming)):
@@ -937,12 +955,18 @@ def resolve_duo_step(
                  posters)  # fmt: skip
     for key, who, task_id in solved:
         step.solve(key, who, task_id)
+    together = state.all_together()
+    held: list[int] = []
     for dp in posts:
         p = dp.post
         if p.duellist not in state.names():
             raise RuleError("duo.posts", f"post {p.post_id} by unknown {p.duellist!r}")
         if p.post_id not in dice:
             raise RuleError("fatigue.dice", f"no die for post {p.post_id}")
+        if together and _second_initiative(step.s, p.duellist, settings):
+            held.append(p.post_id)
+            step.events.append(Event("initiative_held", p.duellist, None, str(p.post_id)))
+            continue
         rolled = step.rolled(p.duellist, tuple(dice[p.post_id]))
         step.post(DuoPost(replace(p, dice=rolled), dp.move_to, dp.use_item))
         step.dice.setdefault(p.post_id, rolled)
@@ -999,7 +1023,18 @@ def resolve_duo_step(
         draw=draw_,
         trail=tuple(step.trail),
         dice=dict(step.dice),
+        held=tuple(held),
     )
+
+
+def _second_initiative(state: DuoState, who: str, settings: DuoSettings) -> bool:
+    """True when ``who``'s post would be a second initiative of their duo: all four share a
+    zone, the turn's initiatives are not all in yet (the first ``posts_per_declaration_together``
+    posts of the turn) and their teammate already took one. RULES.md: "then two initiatives
+    (one per duo), a declaration, two defenses, a declaration"."""
+    if who in state.posted or len(state.posted) >= settings.posts_per_declaration_together:
+        return False
+    return state.teammate(who) in state.posted
 
 
 def _duo_overrides(

@@ -20,213 +20,119 @@ spell's base PV, ``attack_modifiers`` the caster's magic-type PV modifiers, ``de
 the target's (magic type, wards; negative), ``effective_defense`` 0. ``void_reason``:
 ``"pending"`` (initiative not yet resolved), ``"dodged"``, ``"dodge"`` (a plain dodge: no
 spell), ``"riposte_failed"``, ``"barred"``, ``"reused_spell"``, ``"spell_above_level"``,
-``"unknown_spell"``, ``"missing_spell"``, ``"no_action"``, ``"initiative_not_cast"``.
-"""
+``"unknown_spell"``, ``"missing_spell"``, ``"no_action"``, ``"initiative_not_cast"``."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Literal, cast
 
-from rules.effects import Effect, NoAttack
+from rules.effects import Effect
 from rules.engine import new_duel, register_engine
 from rules.errors import RuleError
+from rules.fast import evolve
+from rules.fatigue.applying import (  # noqa: F401
+    _apply as _apply,
+)
+from rules.fatigue.applying import (
+    _carry as _carry,
+)
+from rules.fatigue.applying import (
+    _identity as _identity,
+)
+from rules.fatigue.applying import (
+    _modifiers as _modifiers,
+)
+from rules.fatigue.closing import (  # noqa: F401
+    _close as _close,
+)
+from rules.fatigue.closing import (
+    _ended as _ended,
+)
+from rules.fatigue.closing import (
+    close_without_winner as close_without_winner,
+)
+from rules.fatigue.closing import (
+    concede as concede,
+)
+from rules.fatigue.context import (
+    _JUDGED as _JUDGED,
+)
+from rules.fatigue.context import (
+    _OVERRIDE_FIELDS as _OVERRIDE_FIELDS,
+)
+from rules.fatigue.context import (
+    _STATUS_SETTING as _STATUS_SETTING,
+)
+from rules.fatigue.context import (  # noqa: F401
+    OverrideValue as OverrideValue,
+)
+from rules.fatigue.context import (
+    PostFacts as PostFacts,
+)
+from rules.fatigue.context import (
+    Step as Step,
+)
+from rules.fatigue.context import (
+    _base_damage as _base_damage,
+)
+from rules.fatigue.context import (
+    _bet_text as _bet_text,
+)
+from rules.fatigue.context import (
+    _check_dice as _check_dice,
+)
+from rules.fatigue.context import (
+    _Ctx as _Ctx,
+)
+from rules.fatigue.context import (
+    _family as _family,
+)
+from rules.fatigue.context import (
+    _fatigue_ruleset as _fatigue_ruleset,
+)
+from rules.fatigue.context import (
+    _opponent as _opponent,
+)
+from rules.fatigue.context import (
+    _pairs as _pairs,
+)
+from rules.fatigue.context import (
+    _parse_overrides as _parse_overrides,
+)
+from rules.fatigue.context import (
+    _Read as _Read,
+)
+from rules.fatigue.context import (
+    _spell_source as _spell_source,
+)
+from rules.fatigue.context import (
+    _targets_opponent as _targets_opponent,
+)
+from rules.fatigue.context import (
+    _undodgeable as _undodgeable,
+)
 from rules.fatigue.effects import (
     DamageOverTime,
-    Heal,
-    NoDodge,
-    PvDamage,
-    SpellFamily,
-    Undodgeable,
-    Ward,
 )
-from rules.fatigue.settings import FatigueRuleset, FatigueSettings, MagicModifier, Status
-from rules.fatigue.sources import FATIGUE_SOURCES
+from rules.fatigue.reading import (  # noqa: F401
+    _counted_action as _counted_action,
+)
+from rules.fatigue.reading import (
+    _facts as _facts,
+)
+from rules.fatigue.reading import (
+    _read as _read,
+)
+from rules.fatigue.reading import (
+    has_legal_action as has_legal_action,
+)
 from rules.model import (
     AttackResult,
-    DuellistState,
     DuelState,
-    Modifier,
     TurnOutcome,
     TurnPost,
-    Violation,
 )
-from rules.ruleset import Ruleset, Spell
-from rules.trail import TrailBuilder
-
-Step = Literal["initiative", "defense", "relaunch"]
-OverrideValue = int | bool
-_OVERRIDE_FIELDS: dict[str, type] = {
-    "die": int,
-    "bet_won": bool,
-    "dodged": bool,
-    "landed": bool,
-    "damage": int,
-    "points": int,
-}
-# Violations whose draft status comes from another setting.
-_STATUS_SETTING = {"missing_spell": "no_action"}
-_JUDGED = (
-    "short_post",
-    "late_edit",
-    "result_stated",
-    "barred_action",
-    "unknown_spell",
-    "cast_before_start",
-    "initiative_not_cast",
-    "no_action",
-    "invalid_bet",
-)
-
-
-@dataclass(frozen=True)
-class PostFacts:
-    """What the shell measured on a post (the engine never reads text).
-
-    Attributes:
-        lines: displayed lines (:func:`rules.fatigue.lines.count_displayed_lines`), or None.
-        late_edit: True when the post was edited after the next post
-            (:func:`rules.fatigue.lines.version_in_force`); the version in force is used.
-        result_stated: True when the referee (or a helper) flagged that the post states the
-            result of its own spell.
-    """
-
-    lines: int | None = None
-    late_edit: bool = False
-    result_stated: bool = False
-
-
-@dataclass(frozen=True)
-class _Read:
-    """One post read against the rules (internal)."""
-
-    name: str
-    post: TurnPost
-    kind: str | None  # the action performed (None: none, or ignored)
-    spell: Spell | None  # the spell that takes effect, None when void or none
-    named: str | None  # canonical name named in bold
-    void: str | None
-    bet: tuple[int, ...] | None
-    die: int
-    bet_won: bool
-    dodge_ok: bool
-
-
-class _Ctx:
-    """Bookkeeping of one resolution call (never escapes it)."""
-
-    def __init__(
-        self,
-        state: DuelState,
-        ruleset: FatigueRuleset,
-        overrides: dict[tuple[str, str], OverrideValue],
-        waived: set[tuple[str, str]],
-        confirmed: set[tuple[str, str]],
-        facts: Mapping[int, PostFacts],
-        strict_overrides: bool = True,
-    ) -> None:
-        self.state = state
-        self.strict_overrides = strict_overrides
-        self.ruleset = ruleset
-        self.cfg: FatigueSettings = ruleset.cfg
-        self.overrides = overrides
-        self.used_overrides: set[tuple[str, str]] = set()
-        self.waived = waived
-        self.confirmed = confirmed
-        self.facts = facts
-        self.trail = TrailBuilder(FATIGUE_SOURCES)
-        self.violations: list[Violation] = []
-        self.replaced: set[tuple[str, int, str]] = set()
-        self.penalties: dict[str, int] = {d.name: 0 for d in state.duellists}
-
-    def override(self, name: str, fld: str, computed: OverrideValue) -> OverrideValue:
-        """The referee's value for ``name.fld`` when given (recorded), else ``computed``."""
-        key = (name, fld)
-        if key not in self.overrides:
-            return computed
-        self.used_overrides.add(key)
-        value = self.overrides[key]
-        self.trail.override(f"{name}.{fld}", computed, value)
-        return value
-
-    def violation(self, post: TurnPost, rule: str, evidence: str, *, record: bool = True) -> str:
-        """Record violation ``rule`` of ``post``; returns its status (``"applied"``,
-        ``"proposed"``, ``"waived"``, or ``"off"`` when the club does not report it).
-
-        With ``record=False`` (a pending post read again), the status recorded at the first
-        declaration is returned and nothing is added.
-        """
-        name = post.duellist
-        if not record:
-            return self._revisit(post, rule)
-        base = self._base_status(rule)
-        if base == "off":
-            return "off"
-        status: Status | Literal["waived"] = base
-        if (name, rule) in self.waived:
-            status = "waived"
-        elif base == "proposed" and (name, rule) in self.confirmed:
-            status = "applied"
-        penalty = self.cfg.penalty(rule)
-        proposal = f"-{penalty} PV" if status == "proposed" else None
-        violation = Violation(
-            duellist=name,
-            rule=rule,
-            post_id=post.post_id,
-            evidence=evidence,
-            penalty=penalty,
-            status=cast(Literal["proposed", "applied", "waived"], status),
-            proposal=proposal,
-        )
-        self.violations.append(violation)
-        detail = f"post {post.post_id}: {evidence}"
-        if status == "applied":
-            self.penalties[name] += penalty
-            detail += f"; -{penalty} PV"
-        elif status == "proposed":
-            detail += f"; proposed to the referee: -{penalty} PV if confirmed"
-        self.trail.add(f"{name}.violation.{rule}", status, f"fatigue.{rule}", detail)
-        return status
-
-    def _revisit(self, post: TurnPost, rule: str) -> str:
-        """Status of a violation recorded at the first declaration for a pending post; the
-        referee may still confirm or waive a proposed one (recorded, penalty applied now)."""
-        name = post.duellist
-        for done in self.violations:
-            if (done.duellist, done.post_id, done.rule) == (name, post.post_id, rule):
-                return done.status
-        for v in self.state.duellist(name).violations:
-            if v.post_id != post.post_id or v.rule != rule:
-                continue
-            if v.status != "proposed" or (
-                (name, rule) not in self.confirmed and (name, rule) not in self.waived
-            ):
-                return v.status
-            status: Literal["applied", "waived"] = (
-                "waived" if (name, rule) in self.waived else "applied"
-            )
-            self.replaced.add((name, post.post_id, rule))
-            self.violations.append(replace(v, status=status, proposal=None))
-            detail = f"post {post.post_id}: {v.evidence}; the referee's decision"
-            if status == "applied":
-                self.penalties[name] += v.penalty
-                detail += f"; -{v.penalty} PV"
-            self.trail.add(f"{name}.violation.{rule}", status, f"fatigue.{rule}", detail)
-            return status
-        return "off" if self._base_status(rule) == "off" else "applied"
-
-    def _base_status(self, rule: str) -> Status:
-        setting = _STATUS_SETTING.get(rule, rule)
-        return self.cfg.status(setting) if setting in _JUDGED else "applied"
-
-
-def _fatigue_ruleset(ruleset: Ruleset) -> FatigueRuleset:
-    if not isinstance(ruleset, FatigueRuleset):
-        raise RuleError(
-            "fatigue.ruleset", "load fatigue rulesets with rules.fatigue.load_fatigue_ruleset"
-        )
-    return ruleset
+from rules.ruleset import Ruleset
 
 
 def new_fatigue_duel(
@@ -257,8 +163,8 @@ def new_fatigue_duel(
         keys = tuple(dict.fromkeys(rs.magic_type(t).key for t in types))
         if not 1 <= len(keys) <= 2:
             raise RuleError("magic_types", f"{d.name}: one or two magic types, got {list(types)}")
-        updated.append(replace(d, magic_types=keys))
-    return replace(state, duellists=tuple(updated))
+        updated.append(evolve(d, magic_types=keys))
+    return evolve(state, duellists=tuple(updated))
 
 
 def resolve_fatigue_step(
@@ -273,6 +179,8 @@ def resolve_fatigue_step(
     confirmed: Collection[tuple[str, str]] = (),
     facts: Mapping[int, PostFacts] | None = None,
     strict_overrides: bool = True,
+    voided: Mapping[int, str] | None = None,
+    trail: bool = True,
 ) -> TurnOutcome:
     """Draft one declaration of a fatigue 1v1 turn (see the module doc for the steps).
 
@@ -299,6 +207,14 @@ def resolve_fatigue_step(
             this step is refused; False (the 2v2 engine, which offers one value to each
             exchange of its step): it is ignored, and the ``"referee.override"`` entries of
             the outcome's trail name the ones applied.
+        voided: post id -> reason (a rule id suffix with a ``fatigue.<reason>`` source, e.g.
+            ``"double_target"``): the post's spell has no effect, its other parts (bet, dodge)
+            stand. Used by the 2v2 engine for a forbidden double target in a defense post
+            (``duo.toml``: ``double_target_effect = "void"``); the violation itself is the
+            caller's.
+        trail: False when nobody reads the rule trail (the balance simulator): the outcome's
+            ``trail`` is empty, everything else identical. The 2v2 engine keeps it (it reads
+            the applied overrides there).
 
     Returns:
         A :class:`TurnOutcome`; ``turn`` is the turn being played; ``state.turn`` grows by
@@ -330,6 +246,8 @@ def resolve_fatigue_step(
         _pairs(confirmed, names, "referee.confirm"),
         facts or {},
         strict_overrides,
+        voided,
+        trail,
     )
     checked = _check_dice(dice, rs)
     for post in posts:
@@ -370,25 +288,24 @@ def resolve_fatigue_step(
     )
 
 
-# --- Step bodies ---------------------------------------------------------------------------------
-
-
 def _initiative(ctx: _Ctx, post: TurnPost, rolled: int) -> TurnOutcome:
     state = ctx.state
     me = state.duellist(post.duellist)
     opp = _opponent(state, me.name)
-    ctx.trail.add("turn.initiative", me.name, "fatigue.initiative", f"post {post.post_id}")
+    if ctx.trail.on:
+        ctx.trail.add("turn.initiative", me.name, "fatigue.initiative", f"post {post.post_id}")
     read = _read(ctx, me, opp, post, rolled, "initiative", record=True)
     base = _base_damage(read.spell) if read.spell else 0
     if read.spell is not None:
-        ctx.trail.add(
-            f"{me.name}.spell.pending",
-            read.spell.name,
-            "fatigue.first_declaration",
-            f"if it lands on {opp.name}: {base} PV before modifiers; "
-            + ("cannot be dodged" if _undodgeable(read.spell) else "can be dodged"),
-            source=read.spell.source,
-        )
+        if ctx.trail.on:
+            ctx.trail.add(
+                f"{me.name}.spell.pending",
+                read.spell.name,
+                "fatigue.first_declaration",
+                f"if it lands on {opp.name}: {base} PV before modifiers; "
+                + ("cannot be dodged" if _undodgeable(read.spell) else "can be dodged"),
+                source=read.spell.source,
+            )
     attack = AttackResult(
         attacker=me.name,
         defender=opp.name,
@@ -402,7 +319,7 @@ def _initiative(ctx: _Ctx, post: TurnPost, rolled: int) -> TurnOutcome:
         void_reason=read.void or ("pending" if read.spell else "no_action"),
         attack_value=base,
     )
-    kept = replace(post, dice=(read.die,))
+    kept = evolve(post, dice=(read.die,))
     return _close(ctx, state.turn + 1, False, (attack,), {post.post_id: (read.die,)}, kept)
 
 
@@ -421,15 +338,17 @@ def _resolve(
         if v.post_id == init_post.post_id and v.status == "proposed":
             ctx.violation(init_post, v.rule, v.evidence, record=False)
     if defense_post is None:
-        trail.add(
-            "turn.relaunch",
-            True,
-            "fatigue.relaunch",
-            f"no defense post from {d.name} in time: {a.name}'s spell resolves undefended",
-        )
+        if trail.on:
+            trail.add(
+                "turn.relaunch",
+                True,
+                "fatigue.relaunch",
+                f"no defense post from {d.name} in time: {a.name}'s spell resolves undefended",
+            )
         dfn: _Read | None = None
     else:
-        trail.add("turn.defense", d.name, "fatigue.defense", f"post {defense_post.post_id}")
+        if trail.on:
+            trail.add("turn.defense", d.name, "fatigue.defense", f"post {defense_post.post_id}")
         assert defense_die is not None
         dfn = _read(ctx, d, a, defense_post, defense_die, "defense", record=True)
 
@@ -448,17 +367,19 @@ def _resolve(
         if targets and dfn.dodge_ok:
             if not dodgeable:
                 assert init_spell is not None
-                trail.add(
-                    f"{d.name}.dodged",
-                    False,
-                    "fatigue.undodgeable",
-                    f"{init_spell.name} cannot be dodged",
-                    source=init_spell.source,
-                )
+                if trail.on:
+                    trail.add(
+                        f"{d.name}.dodged",
+                        False,
+                        "fatigue.undodgeable",
+                        f"{init_spell.name} cannot be dodged",
+                        source=init_spell.source,
+                    )
                 computed = False
             else:
                 computed = cond
-                trail.add(f"{d.name}.dodged", computed, "fatigue.dodge", detail)
+                if trail.on:
+                    trail.add(f"{d.name}.dodged", computed, "fatigue.dodge", detail)
             dodged = bool(ctx.override(d.name, "dodged", computed))
         if dfn.kind == "dodge_riposte" and dfn.spell is not None:
             if targets and not dodgeable:
@@ -467,7 +388,8 @@ def _resolve(
                 r = dfn.bet_won if setting == "own_bet_won" else cond and setting != "never"
             else:
                 rule, r = "fatigue.dodge_riposte", cond and dfn.dodge_ok
-            trail.add(f"{d.name}.riposte.landed", r, rule, detail)
+            if trail.on:
+                trail.add(f"{d.name}.riposte.landed", r, rule, detail)
             riposte_landed = bool(ctx.override(d.name, "landed", r))
 
     damage: dict[str, int] = {a.name: 0, d.name: 0}
@@ -481,21 +403,23 @@ def _resolve(
     if init_spell is not None:
         if targets:
             computed_landed = not dodged
-            trail.add(
-                f"{a.name}.landed",
-                computed_landed,
-                "fatigue.dodge" if dodged else "fatigue.cast",
-                f"dodged by {d.name}" if dodged else f"{init_spell.name} lands on {d.name}",
-            )
+            if trail.on:
+                trail.add(
+                    f"{a.name}.landed",
+                    computed_landed,
+                    "fatigue.dodge" if dodged else "fatigue.cast",
+                    f"dodged by {d.name}" if dodged else f"{init_spell.name} lands on {d.name}",
+                )
         else:
             computed_landed = True
-            trail.add(
-                f"{a.name}.landed",
-                True,
-                "fatigue.cast",
-                f"{init_spell.name} acts on its caster",
-                source=init_spell.source,
-            )
+            if trail.on:
+                trail.add(
+                    f"{a.name}.landed",
+                    True,
+                    "fatigue.cast",
+                    f"{init_spell.name} acts on its caster",
+                    source=init_spell.source,
+                )
         init_landed = bool(ctx.override(a.name, "landed", computed_landed))
         if targets and (init_landed or (dodged and cfg.reuse_counts_dodged)):
             used[a.name].append((init_spell.name, d.name))
@@ -520,13 +444,14 @@ def _resolve(
         void_extra: str | None = None
         if dfn.spell is not None and dfn.kind == "cast":
             d_targets = _targets_opponent(dfn.spell)
-            trail.add(
-                f"{d.name}.landed",
-                True,
-                "fatigue.defender_cast",
-                f"{dfn.spell.name}: a cast cannot miss by default; both spells land",
-                source=None,
-            )
+            if trail.on:
+                trail.add(
+                    f"{d.name}.landed",
+                    True,
+                    "fatigue.defender_cast",
+                    f"{dfn.spell.name}: a cast cannot miss by default; both spells land",
+                    source=None,
+                )
             d_landed = bool(ctx.override(d.name, "landed", True))
             if d_targets and d_landed:
                 used[d.name].append((dfn.spell.name, a.name))
@@ -549,13 +474,14 @@ def _resolve(
         for e in me.effects:
             if isinstance(e, DamageOverTime):
                 dot += e.amount
-                trail.add(
-                    f"{me.name}.damage_over_time",
-                    e.amount,
-                    "fatigue.damage_over_time",
-                    f"{e.source} (by {e.caster}) still running",
-                    source=_spell_source(ctx, e.source),
-                )
+                if trail.on:
+                    trail.add(
+                        f"{me.name}.damage_over_time",
+                        e.amount,
+                        "fatigue.damage_over_time",
+                        f"{e.source} (by {e.caster}) still running",
+                        source=_spell_source(ctx, e.source),
+                    )
         after_losses = me.points - ctx.penalties[me.name] - damage[me.name] - dot
         healed = 0
         if heal[me.name] > 0:
@@ -565,20 +491,22 @@ def _resolve(
                 else after_losses + heal[me.name]
             )
             healed = max(0, min(heal[me.name], cap - after_losses))
-            trail.add(
-                f"{me.name}.heal",
-                healed,
-                "fatigue.heal",
-                f"{heal[me.name]} PV healed, capped at {cap} PV",
-            )
+            if trail.on:
+                trail.add(
+                    f"{me.name}.heal",
+                    healed,
+                    "fatigue.heal",
+                    f"{heal[me.name]} PV healed, capped at {cap} PV",
+                )
         new_points = after_losses + healed
-        trail.add(
-            f"{me.name}.points",
-            new_points,
-            "fatigue.damage",
-            f"{me.points} - {ctx.penalties[me.name]} (violations) - {damage[me.name]} (spells) "
-            f"- {dot} (lasting) + {healed} (heal) = {new_points} PV",
-        )
+        if trail.on:
+            trail.add(
+                f"{me.name}.points",
+                new_points,
+                "fatigue.damage",
+                f"{me.points} - {ctx.penalties[me.name]} (violations) - {damage[me.name]} (spells) "
+                f"- {dot} (lasting) + {healed} (heal) = {new_points} PV",
+            )
         points[me.name] = int(ctx.override(me.name, "points", new_points))
 
     effects_next = {me.name: _carry(ctx, me, new_effects[me.name]) for me in (a, d)}
@@ -606,673 +534,6 @@ def _resolve(
     )
 
 
-def _counted_action(read: _Read | None) -> str | None:
-    if read is None:
-        return None
-    return read.kind if read.dodge_ok or read.kind == "cast" else None
-
-
-# --- Reading a post ------------------------------------------------------------------------------
-
-
-def _read(
-    ctx: _Ctx,
-    me: DuellistState,
-    opp: DuellistState,
-    post: TurnPost,
-    rolled: int,
-    role: Literal["initiative", "defense"],
-    *,
-    record: bool,
-) -> _Read:
-    """Action, bet, die and spell of one post, with its violations (see module doc)."""
-    trail, cfg, rs = ctx.trail, ctx.cfg, ctx.ruleset
-    name = me.name
-    barred_cast = next((e for e in me.effects if isinstance(e, NoAttack)), None)
-    barred_dodge = next((e for e in me.effects if isinstance(e, NoDodge)), None)
-    declared = post.kind or ("cast" if (post.spell or post.spell_text) else None)
-    if declared not in (None, "cast", "dodge", "dodge_riposte"):
-        raise RuleError("fatigue.posts", f"post {post.post_id}: unknown action {declared!r}")
-    trail.add(f"{name}.die", rolled, "fatigue.dice", f"post {post.post_id}")
-    die = int(ctx.override(name, "die", rolled))
-    if not 1 <= die <= ctx.ruleset.dice_faces:
-        raise RuleError("fatigue.dice", f"{name}.die override: a d6 shows 1..6, got {die}")
-    if record:
-        _facts(ctx, post)
-    rule_role = "fatigue.initiative" if role == "initiative" else "fatigue.defense"
-    trail.add(f"{name}.action", declared, rule_role, f"post {post.post_id}")
-
-    def nothing(void: str) -> _Read:
-        return _Read(name, post, None, None, post.spell, void, None, die, False, False)
-
-    legal = (barred_cast is None) if role == "initiative" else not (barred_cast and barred_dodge)
-    if declared is None:
-        if legal:
-            ctx.violation(post, "no_action", "the post names no action", record=record)
-        else:
-            trail.add(f"{name}.endures", True, "fatigue.endure", "no legal action left")
-        return nothing("no_action")
-    if role == "initiative" and declared != "cast":
-        status = ctx.violation(
-            post, "initiative_not_cast", f"{declared} as the initiative", record=record
-        )
-        if status != "waived" or not (post.spell or post.spell_text):
-            return nothing("initiative_not_cast")
-        declared = "cast"
-
-    given = None if post.bet is None else tuple(sorted(set(post.bet)))
-    bet = given if given is not None and given in rs.bets[declared] else None
-    if bet is None:
-        ctx.violation(
-            post,
-            "invalid_bet",
-            f"{declared}: bet {_bet_text(post.bet)} not in {[list(b) for b in rs.bets[declared]]}",
-            record=record,
-        )
-    computed_won = bet is not None and die in bet
-    trail.add(
-        f"{name}.bet_won",
-        computed_won,
-        "fatigue.bet",
-        f"die {die}, bet {_bet_text(bet)}" + (" (missing or invalid: lost)" if bet is None else ""),
-    )
-    bet_won = bool(ctx.override(name, "bet_won", computed_won))
-
-    dodge_ok = False
-    kind: str | None = declared
-    if declared in ("dodge", "dodge_riposte"):
-        dodge_ok = True
-        if barred_dodge is not None and (declared == "dodge" or cfg.no_dodge_bars_riposte):
-            status = ctx.violation(
-                post,
-                "barred_action",
-                f"{declared} under {barred_dodge.source}'s no_dodge (by {barred_dodge.caster})",
-                record=record,
-            )
-            if status != "waived":
-                trail.add(f"{name}.barred", declared, "fatigue.barred_action", "ignored")
-                return nothing("barred")
-        counts = declared == "dodge" or cfg.dodge_riposte_counts_as_dodge
-        previous = me.last_action == "dodge" or (
-            cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
-        )
-        if counts and previous:
-            status = ctx.violation(
-                post, "dodge_twice", f"{declared} after a dodge last turn", record=record
-            )
-            if status != "waived":
-                dodge_ok = False
-                kind = None if declared == "dodge" else declared
-        if declared == "dodge":
-            return _Read(name, post, kind, None, None, "dodge", bet, die, bet_won, dodge_ok)
-
-    # The spell part (cast, or the riposte of dodge_riposte).
-    if post.spell is None:
-        if post.spell_text:
-            ctx.violation(post, "unknown_spell", post.spell_text, record=record)
-            return _Read(name, post, kind, None, None, "unknown_spell", bet, die, bet_won, dodge_ok)
-        if legal:
-            ctx.violation(post, "missing_spell", "no spell in bold", record=record)
-        return _Read(name, post, kind, None, None, "missing_spell", bet, die, bet_won, dodge_ok)
-    if not rs.has_spell(post.spell):
-        raise RuleError("spells", f"post {post.post_id}: {post.spell!r} is not a canonical name")
-    spell = rs.spell(post.spell)
-
-    def void(reason: str) -> _Read:
-        rule = "fatigue.barred_action" if reason == "barred" else f"fatigue.{reason}"
-        trail.add(f"{name}.spell", spell.name, rule, f"void: {reason}")
-        return _Read(name, post, kind, None, spell.name, reason, bet, die, bet_won, dodge_ok)
-
-    if barred_cast is not None:
-        status = ctx.violation(
-            post,
-            "barred_action",
-            f"{spell.name} under {barred_cast.source}'s no_attack (by {barred_cast.caster})",
-            record=record,
-        )
-        if status != "waived":
-            return void("barred")
-    top = rs.max_level_for(me.year)
-    if top is not None and spell.level > top:
-        status = ctx.violation(
-            post,
-            "spell_above_level",
-            f"{spell.name} is level {spell.level}, year {me.year} knows up to {top}",
-            record=record,
-        )
-        if status != "waived":
-            return void("spell_above_level")
-    if _targets_opponent(spell) and (spell.name, opp.name) in me.spells_used_on:
-        status = ctx.violation(
-            post,
-            "reused_spell",
-            f"{opp.name} was already affected or targeted by {name}'s {spell.name}",
-            record=record,
-        )
-        if status != "waived":
-            return void("reused_spell")
-    trail.add(
-        f"{name}.spell",
-        spell.name,
-        "fatigue.cast",
-        f"level {spell.level}, year {me.year}",
-        source=spell.source,
-    )
-    return _Read(name, post, kind, spell, spell.name, None, bet, die, bet_won, dodge_ok)
-
-
-def _facts(ctx: _Ctx, post: TurnPost) -> None:
-    facts = ctx.facts.get(post.post_id)
-    if facts is None:
-        return
-    cfg = ctx.cfg
-    if facts.lines is not None:
-        ok = facts.lines >= cfg.min_lines
-        ctx.trail.add(
-            f"{post.duellist}.lines",
-            facts.lines,
-            "fatigue.short_post",
-            f"{facts.lines} displayed lines (at {cfg.chars_per_line} characters), "
-            f"{cfg.min_lines} needed",
-        )
-        if not ok:
-            ctx.violation(post, "short_post", f"{facts.lines} lines < {cfg.min_lines}")
-    if facts.late_edit:
-        ctx.violation(post, "late_edit", "edited after the next post; the version in force counts")
-    if facts.result_stated:
-        ctx.violation(post, "result_stated", "the post states the result of its own spell")
-
-
-# --- Applying a spell ----------------------------------------------------------------------------
-
-
-def _apply(
-    ctx: _Ctx,
-    caster: DuellistState,
-    target: DuellistState,
-    read: _Read,
-    landed: bool,
-    other_die: int,
-    damage: dict[str, int],
-    heal: dict[str, int],
-    new_effects: dict[str, list[Effect]],
-    void_extra: str | None,
-) -> AttackResult:
-    """Damage, heal and new effects of ``read``'s spell when it takes effect."""
-    trail = ctx.trail
-    spell = read.spell
-    base = _base_damage(spell) if spell else 0
-    family = _family(spell) if spell else None
-    attack_mods: list[Modifier] = []
-    defense_mods: list[Modifier] = []
-    dealt = 0
-    if spell is not None and landed and base > 0:
-        pct = 0
-        flat = 0
-        for key, m in _modifiers(ctx, caster):
-            if m.concerns(family) and m.kind in ("damage_percent", "damage_flat"):
-                amount = base * m.value // 100 if m.kind == "damage_percent" else m.value
-                pct += amount if m.kind == "damage_percent" else 0
-                flat += amount if m.kind == "damage_flat" else 0
-                attack_mods.append(Modifier(amount, f"magic:{key}"))
-                trail.add(
-                    f"{caster.name}.damage.modifier",
-                    amount,
-                    "fatigue.magic_type",
-                    f"{key}: {m.kind} {m.value} on {m.family} ({spell.name}: {family})",
-                )
-        taken = 0
-        for key, m in _modifiers(ctx, target):
-            if m.kind == "damage_taken_flat" and m.concerns(family):
-                taken += m.value
-                defense_mods.append(Modifier(m.value, f"magic:{key}"))
-                trail.add(
-                    f"{target.name}.damage.modifier",
-                    m.value,
-                    "fatigue.magic_type",
-                    f"{key}: damage_taken_flat {m.value} on {m.family}",
-                )
-        ward = 0
-        for e in target.effects:
-            if isinstance(e, Ward):
-                ward += e.amount
-                defense_mods.append(Modifier(-e.amount, e.source or "ward"))
-                trail.add(
-                    f"{target.name}.damage.ward",
-                    -e.amount,
-                    "fatigue.ward",
-                    f"{e.source} (by {e.caster}) still running",
-                )
-        computed = max(0, base + pct + flat + taken - ward)
-        trail.add(
-            f"{caster.name}.damage",
-            computed,
-            "fatigue.damage",
-            f"{spell.name}: {base} {pct:+d} {flat:+d} (caster) {taken:+d} (target) -{ward} (ward)"
-            f" = {computed} PV (never below 0)",
-            source=spell.source,
-        )
-        dealt = int(ctx.override(caster.name, "damage", computed))
-        damage[target.name] += dealt
-    elif spell is not None and base > 0:
-        trail.add(f"{caster.name}.damage", 0, "fatigue.damage", f"{spell.name} did not land")
-        dealt = int(ctx.override(caster.name, "damage", 0))
-        damage[target.name] += dealt
-
-    applied: list[Effect] = []
-    if spell is not None and (landed or not _targets_opponent(spell)):
-        for e in spell.effects:
-            if isinstance(e, Heal):
-                bonus = sum(
-                    m.value
-                    for _, m in _modifiers(ctx, caster)
-                    if m.kind == "heal_flat" and m.concerns(family)
-                )
-                heal[caster.name] += e.amount + bonus
-                trail.add(
-                    f"{caster.name}.heal.spell",
-                    e.amount + bonus,
-                    "fatigue.heal",
-                    f"{spell.name}: {e.amount} {bonus:+d} (magic type)",
-                    source=spell.source,
-                )
-            elif isinstance(e, NoDodge | NoAttack | DamageOverTime | Ward):
-                carrier = target if getattr(e, "applies", "target") == "target" else caster
-                if carrier is target and not landed:
-                    continue
-                bonus = sum(
-                    m.value
-                    for _, m in _modifiers(ctx, caster)
-                    if m.kind == "duration_bonus" and m.concerns(family)
-                )
-                carried = replace(
-                    e, duration=max(1, e.duration + bonus), source=spell.name, caster=caster.name
-                )
-                applied.append(carried)
-                new_effects[carrier.name].append(carried)
-                trail.add(
-                    f"{carrier.name}.effects_next",
-                    carried.kind,
-                    "fatigue.effects",
-                    f"{spell.name} by {caster.name}: {carried.duration} turn(s) from next turn"
-                    + (f" ({bonus:+d} magic type)" if bonus else ""),
-                    source=spell.source,
-                )
-    return AttackResult(
-        attacker=caster.name,
-        defender=target.name,
-        spell=read.named,
-        attack_die=read.die,
-        defense_die=other_die,
-        defense_modifiers=tuple(defense_mods),
-        effective_defense=0,
-        landed=landed,
-        damage=dealt,
-        effects_applied=tuple(applied),
-        void_reason=read.void if read.void is not None else (None if landed else void_extra),
-        attack_modifiers=tuple(attack_mods),
-        attack_value=base,
-    )
-
-
-def _modifiers(ctx: _Ctx, who: DuellistState) -> list[tuple[str, MagicModifier]]:
-    """(magic type key, modifier) pairs of ``who``'s magic types, in file order."""
-    out: list[tuple[str, MagicModifier]] = []
-    for t in who.magic_types:
-        mtype = ctx.ruleset.magic_type(t)
-        out.extend((mtype.key, m) for m in mtype.modifiers)
-    return out
-
-
-def _carry(ctx: _Ctx, me: DuellistState, new: list[Effect]) -> tuple[Effect, ...]:
-    """Effects for the next turn: running ones lose a turn, new ones start; the same effect
-    does not stack (the longer remaining duration is kept)."""
-    out: list[Effect] = []
-    for e in me.effects:
-        if e.duration > 1:
-            out.append(replace(e, duration=e.duration - 1))
-        else:
-            ctx.trail.add(
-                f"{me.name}.effects.expired",
-                e.kind,
-                "fatigue.effects_expire",
-                f"{e.kind} from {e.source} ran its last turn",
-            )
-    for e in new:
-        key = _identity(ctx, e)
-        same = next((i for i, o in enumerate(out) if _identity(ctx, o) == key), None)
-        if same is None:
-            out.append(e)
-            continue
-        kept = out[same] if out[same].duration >= e.duration else e
-        ctx.trail.add(
-            f"{me.name}.effects.merged",
-            kept.duration,
-            "fatigue.effects",
-            f"{e.kind} from {e.source} does not stack: the longer remaining duration is kept",
-        )
-        out[same] = kept
-    return tuple(out)
-
-
-def _identity(ctx: _Ctx, e: Effect) -> tuple[str, str | None]:
-    return (e.kind, e.source if ctx.cfg.effect_identity == "kind_and_source" else None)
-
-
-# --- Closing a step ------------------------------------------------------------------------------
-
-
-def _close(
-    ctx: _Ctx,
-    turn: int,
-    closes_turn: bool,
-    attacks: tuple[AttackResult, ...],
-    dice: Mapping[int, tuple[int, ...]],
-    pending: TurnPost | None,
-    *,
-    points: Mapping[str, int] | None = None,
-    effects_next: Mapping[str, tuple[Effect, ...]] | None = None,
-    memory: Mapping[str, tuple[str | None, str | None, list[tuple[str, str]]]] | None = None,
-) -> TurnOutcome:
-    """Penalties (when not computed yet), the end of the duel, the new state and outcome."""
-    state, trail, cfg = ctx.state, ctx.trail, ctx.cfg
-    for key in ctx.overrides if ctx.strict_overrides else ():
-        if key not in ctx.used_overrides and key[1] != "points":
-            raise RuleError("referee.override", f"nothing to apply {key[0]}.{key[1]} to here")
-    names = [d.name for d in state.duellists]
-    if points is None:
-        pts: dict[str, int] = {}
-        for d in state.duellists:
-            computed = d.points - ctx.penalties[d.name]
-            trail.add(
-                f"{d.name}.points",
-                computed,
-                "fatigue.violation" if ctx.penalties[d.name] else "fatigue.first_declaration",
-                f"{d.points} - {ctx.penalties[d.name]} (violations) = {computed} PV",
-            )
-            pts[d.name] = int(ctx.override(d.name, "points", computed))
-        points = pts
-    if effects_next is None:
-        effects_next = {d.name: d.effects for d in state.duellists}
-
-    counts = {
-        d.name: sum(
-            1
-            for v in (
-                *(x for x in d.violations if (x.duellist, x.post_id, x.rule) not in ctx.replaced),
-                *ctx.violations,
-            )
-            if v.duellist == d.name and v.status == "applied"
-        )
-        for d in state.duellists
-    }
-    finished, winner, draw = False, None, False
-    three = [n for n in names if counts[n] >= cfg.violations_to_lose]
-    down = [n for n in names if points[n] <= 0]
-    if three:
-        finished = True
-        detail = ", ".join(f"{n}: {counts[n]} violations" for n in names)
-        if len(three) == 1:
-            winner = next(n for n in names if n not in three)
-        elif cfg.both_lose_by_violations == "draw" or points[names[0]] == points[names[1]]:
-            draw = True
-        else:
-            winner = max(names, key=lambda n: points[n])
-        trail.add("duel.finished", True, "fatigue.three_violations", detail)
-    elif down:
-        finished = True
-        detail = ", ".join(f"{n} {points[n]} PV" for n in names)
-        if len(down) == 1:
-            winner = next(n for n in names if n not in down)
-            trail.add("duel.finished", True, "fatigue.end", detail)
-        else:
-            if cfg.double_ko == "draw" or points[names[0]] == points[names[1]]:
-                draw = True
-            else:
-                winner = max(names, key=lambda n: points[n])
-            trail.add("duel.finished", True, "fatigue.double_ko", detail)
-    else:
-        trail.add(
-            "duel.finished", False, "fatigue.end", ", ".join(f"{n} {points[n]} PV" for n in names)
-        )
-    if finished:
-        rule = (
-            "fatigue.three_violations"
-            if three
-            else "fatigue.double_ko"
-            if len(down) > 1
-            else ("fatigue.end")
-        )
-        trail.add("duel.winner", winner, rule)
-        trail.add("duel.draw", draw, rule)
-    pending_at_end: dict[str, tuple[Effect, ...]] = {}
-    for n in names:
-        if effects_next[n]:
-            trail.add(
-                f"{n}.effects_running",
-                ", ".join(f"{e.kind} ({e.source}, {e.duration})" for e in effects_next[n]),
-                "fatigue.effects_pending",
-            )
-            if finished:
-                pending_at_end[n] = effects_next[n]
-
-    by_duellist: dict[str, list[Violation]] = {n: [] for n in names}
-    for v in ctx.violations:
-        by_duellist[v.duellist].append(v)
-    duellists = []
-    for d in state.duellists:
-        updated = replace(
-            d,
-            points=points[d.name],
-            effects=effects_next[d.name],
-            violations=tuple(
-                v for v in d.violations if (v.duellist, v.post_id, v.rule) not in ctx.replaced
-            )
-            + tuple(by_duellist[d.name]),
-        )
-        if memory is not None:
-            action, spell, used = memory[d.name]
-            updated = replace(
-                updated,
-                last_action=action,
-                last_spell=spell,
-                spells_used_on=updated.spells_used_on
-                + tuple(p for p in used if p not in updated.spells_used_on),
-            )
-            for pair in used:
-                trail.add(
-                    f"{d.name}.spells_used_on",
-                    f"{pair[0]} -> {pair[1]}",
-                    "fatigue.reuse_memory",
-                    f"{d.name} may not cast {pair[0]} on {pair[1]} again",
-                )
-        duellists.append(updated)
-    new_state = replace(
-        state,
-        turn=turn if closes_turn else state.turn,
-        duellists=tuple(duellists),
-        finished=finished,
-        winner=winner,
-        draw=draw,
-        pending=() if finished or pending is None else (pending,),
-    )
-    return TurnOutcome(
-        turn=turn,
-        state=new_state,
-        attacks=attacks,
-        effects_next=dict(effects_next),
-        violations=tuple(ctx.violations),
-        winner=winner,
-        draw=draw,
-        finished=finished,
-        trail=trail.entries(),
-        pending_effects_at_end=pending_at_end,
-        dice=dict(dice),
-    )
-
-
-# --- Ends without a resolution -------------------------------------------------------------------
-
-
-def concede(state: DuelState, duellist: str, *, ruleset: Ruleset) -> TurnOutcome:
-    """``duellist`` concedes: the opponent wins (setting ``concession``: ``"opponent_wins"``) or
-    the duel ends with no winner (``"no_winner"``). RULES.md: "conceding also gives the
-    opponent the win [D]".
-
-    Raises:
-        RuleError: finished duel (``"fatigue.end"``), unknown duellist (``"duellist"``).
-    """
-    rs = _fatigue_ruleset(ruleset)
-    if state.finished:
-        raise RuleError("fatigue.end", "the duel is already over")
-    me = state.duellist(duellist)
-    other = _opponent(state, me.name)
-    winner = other.name if rs.cfg.concession == "opponent_wins" else None
-    return _ended(state, rs, winner, "fatigue.concession", f"{me.name} concedes")
-
-
-def close_without_winner(state: DuelState, *, ruleset: Ruleset) -> TurnOutcome:
-    """The last relaunch brought no post: the duel closes with no winner, no loser and no
-    rewards (RULES.md [D]; seed 001: "l'arbitre relancera une dernière fois avant de mettre fin
-    au duel").
-
-    Raises:
-        RuleError: finished duel (``"fatigue.end"``).
-    """
-    rs = _fatigue_ruleset(ruleset)
-    if state.finished:
-        raise RuleError("fatigue.end", "the duel is already over")
-    return _ended(state, rs, None, "fatigue.abandoned", "no post after the last relaunch")
-
-
-def _ended(
-    state: DuelState, rs: FatigueRuleset, winner: str | None, rule: str, detail: str
-) -> TurnOutcome:
-    trail = TrailBuilder(FATIGUE_SOURCES)
-    trail.add("duel.finished", True, rule, detail)
-    trail.add("duel.winner", winner, rule)
-    trail.add("duel.draw", False, rule)
-    new_state = replace(state, finished=True, winner=winner, draw=False, pending=())
-    pending = {d.name: d.effects for d in state.duellists if d.effects}
-    del rs
-    return TurnOutcome(
-        turn=state.turn,
-        state=new_state,
-        attacks=(),
-        effects_next={d.name: d.effects for d in state.duellists},
-        violations=(),
-        winner=winner,
-        draw=False,
-        finished=True,
-        trail=trail.entries(),
-        pending_effects_at_end=pending,
-    )
-
-
-# --- Small helpers -------------------------------------------------------------------------------
-
-
-def _opponent(state: DuelState, name: str) -> DuellistState:
-    return next(d for d in state.duellists if d.name != name)
-
-
-def _base_damage(spell: Spell) -> int:
-    return sum(e.amount for e in spell.effects if isinstance(e, PvDamage))
-
-
-def _family(spell: Spell) -> str | None:
-    return next((e.family for e in spell.effects if isinstance(e, SpellFamily)), None)
-
-
-def _undodgeable(spell: Spell) -> bool:
-    return any(isinstance(e, Undodgeable) for e in spell.effects)
-
-
-def _targets_opponent(spell: Spell) -> bool:
-    """True when the spell acts on the opponent (damage or a target's effect)."""
-    return any(
-        isinstance(e, PvDamage)
-        or (
-            isinstance(e, NoDodge | NoAttack | DamageOverTime | Ward)
-            and getattr(e, "applies", "target") == "target"
-        )
-        for e in spell.effects
-    )
-
-
-def _spell_source(ctx: _Ctx, name: str | None) -> str | None:
-    if name is not None and ctx.ruleset.has_spell(name):
-        return ctx.ruleset.spell(name).source
-    return None
-
-
-def _bet_text(bet: tuple[int, ...] | None) -> str:
-    return "none" if bet is None else "[" + ",".join(str(f) for f in bet) + "]"
-
-
-def _parse_overrides(
-    overrides: Mapping[str, int | bool], names: Sequence[str], *, subjects: str = "<duellist>"
-) -> dict[tuple[str, str], OverrideValue]:
-    """``"<name>.<field>"`` keys (name and field matched case-insensitively, the name as
-    given in ``names`` returned) -> ``(name, field) -> value``.
-
-    Raises:
-        RuleError: ``"referee.override"`` for an unknown key (the message lists
-            ``subjects`` and the fields), a wrong type, or a negative ``damage``/``points``.
-    """
-    out: dict[tuple[str, str], OverrideValue] = {}
-    for key, value in overrides.items():
-        found = None
-        folded = key.casefold()
-        for name in sorted(names, key=len, reverse=True):
-            fld = folded[len(name) + 1 :]
-            if folded.startswith(name.casefold() + ".") and fld in _OVERRIDE_FIELDS:
-                found = (name, fld)
-                break
-        if found is None:
-            raise RuleError(
-                "referee.override",
-                f"unknown override key {key!r}; use '{subjects}.<field>' with field in "
-                f"{sorted(_OVERRIDE_FIELDS)}",
-            )
-        wanted = _OVERRIDE_FIELDS[found[1]]
-        if wanted is bool and not isinstance(value, bool):
-            raise RuleError("referee.override", f"{key} must be true or false, got {value!r}")
-        if wanted is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise RuleError("referee.override", f"{key} must be an integer, got {value!r}")
-        if found[1] in ("damage", "points") and int(value) < 0:
-            raise RuleError("referee.override", f"{key} cannot be negative, got {value!r}")
-        out[found] = value
-    return out
-
-
-def _pairs(
-    items: Collection[tuple[str, str]], names: Sequence[str], rule: str
-) -> set[tuple[str, str]]:
-    out: set[tuple[str, str]] = set()
-    for name, code in items:
-        if name not in names:
-            raise RuleError(rule, f"no duellist named {name!r}")
-        out.add((name, code))
-    return out
-
-
-def _check_dice(dice: Mapping[int, Sequence[int]], rs: Ruleset) -> dict[int, tuple[int, ...]]:
-    out: dict[int, tuple[int, ...]] = {}
-    for post_id, values in dice.items():
-        if len(values) != rs.dice_per_post:
-            raise RuleError(
-                "fatigue.dice", f"post {post_id}: {rs.dice_per_post} die value expected"
-            )
-        for v in values:
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= rs.dice_faces:
-                raise RuleError(
-                    "fatigue.dice", f"post {post_id}: a d{rs.dice_faces} shows 1..6, got {v!r}"
-                )
-        out[post_id] = tuple(values)
-    return out
-
-
 def _dispatch(
     state: DuelState,
     posts: Sequence[TurnPost],
@@ -1281,10 +542,11 @@ def _dispatch(
     ruleset: Ruleset,
     overrides: Mapping[str, int | bool] | None = None,
     waived: Collection[tuple[str, str]] = (),
+    trail: bool = True,
 ) -> TurnOutcome:
     """:func:`rules.resolve_turn`'s entry: the step is inferred from the state and posts."""
     return resolve_fatigue_step(
-        state, posts, dice, ruleset=ruleset, overrides=overrides, waived=waived
+        state, posts, dice, ruleset=ruleset, overrides=overrides, waived=waived, trail=trail
     )
 
 
@@ -1295,6 +557,7 @@ __all__ = [
     "Step",
     "close_without_winner",
     "concede",
+    "has_legal_action",
     "new_fatigue_duel",
     "resolve_fatigue_step",
 ]

@@ -17,6 +17,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any, Literal, cast
 
 import rules.fatigue.effects  # noqa: F401  (registers the fatigue effect types)
@@ -212,6 +213,12 @@ class FatigueRuleset(Ruleset):
     magic_types: Mapping[str, MagicType] = field(default_factory=dict)
     fatigue: FatigueSettings | None = None
 
+    @cached_property
+    def _magic_type_cache(self) -> dict[str, MagicType]:
+        """Name as asked -> magic type, filled by :meth:`magic_type` (accents are folded
+        once per name, not on every lookup)."""
+        return {}
+
     @property
     def cfg(self) -> FatigueSettings:
         """The typed settings (always set by :func:`load_fatigue_ruleset`)."""
@@ -224,9 +231,13 @@ class FatigueRuleset(Ruleset):
 
         Raises RuleError(``"magic_types"``) when unknown.
         """
+        found = self._magic_type_cache.get(name)
+        if found is not None:
+            return found
         wanted = fold_name(name)
         for key, mtype in self.magic_types.items():
             if wanted in (fold_name(key), fold_name(mtype.label)):
+                self._magic_type_cache[name] = mtype
                 return mtype
         raise RuleError(
             "magic_types", f"unknown magic type {name!r}; known: {sorted(self.magic_types)}"

@@ -75,6 +75,11 @@ FATIGUE_SOURCES: dict[str, str] = {
         'points: "A forbidden second dodge fails (as if no dodge), costs 20 PV, and the incoming '
         'spell lands.")'
     ),
+    "fatigue.double_target": (
+        f'{SEED}: "A2 ne doit pas viser directement B1 car déjà visé par A1" / "Ne peut pas viser '
+        'directement A1 car déjà visé par B2" (duo.toml: double_target_effect = "void", the spell '
+        "has no effect)"
+    ),
     "fatigue.damage": (
         f"{SEED}: \"Dès lors qu'un duelliste est victime d'un sort, celui perd automatiquement des "
         'points de vies et reste toujours touché par les effets dudit sortilège"'

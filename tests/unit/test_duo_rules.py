@@ -161,9 +161,11 @@ def test_duo_with_both_members_down_loses() -> None:
     s = duel({A1: 0, A2: 0, B1: 0, B2: 0}, year="1")
     weak = tuple(replace(d, points=10 if d.name in (B1, B2) else 100) for d in s.duel.duellists)
     s = replace(s, duel=replace(s.duel, duellists=weak))
-    o = step(s, post(A1, 1, "Flipendo", B1), post(A2, 2, "Flipendo", B2))
+    # one initiative per duo (RULES.md: "two initiatives (one per duo)"), then the defenses:
+    # A2's Flipendo on B2, who already posted, resolves at once
+    o = step(s, post(A1, 1, "Flipendo", B1), post(B2, 2, "Rictusempra", "moi"))
     assert not o.finished  # type: ignore[attr-defined]
-    o = step(o.state, post(B1, 3, "Rictusempra", "le décor"), post(B2, 4, "Rictusempra", "moi"))  # type: ignore[attr-defined]
+    o = step(o.state, post(B1, 3, "Rictusempra", "le décor"), post(A2, 4, "Flipendo", B2))  # type: ignore[attr-defined]
     assert o.finished and o.winners == (A1, A2) and o.losers == (B1, B2)  # type: ignore[attr-defined]
     from rules.duo import duo_rewards
 

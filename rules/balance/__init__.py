@@ -1,0 +1,39 @@
+"""Balance simulator (issue 17): scripted duels between policies, win-rate tables, CSV, SVG.
+
+Pure (rules engines only, randomness passed in)::
+
+    table = simulate(ruleset, duels=10_000, rng=random.Random(7))
+    print(text_table(table))
+"""
+
+from __future__ import annotations
+
+from rules.balance.policies import POLICIES, Policy, Rng
+from rules.balance.render import csv_text, svg_heatmap, text_table
+from rules.balance.simulate import (
+    DEFAULT_MAX_TURNS,
+    Cell,
+    Table,
+    compare,
+    play_classic,
+    play_fatigue,
+    simulate,
+    simulate_magic_types,
+)
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "POLICIES",
+    "Cell",
+    "Policy",
+    "Rng",
+    "Table",
+    "compare",
+    "csv_text",
+    "play_classic",
+    "play_fatigue",
+    "simulate",
+    "simulate_magic_types",
+    "svg_heatmap",
+    "text_table",
+]

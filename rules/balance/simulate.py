@@ -1,0 +1,256 @@
+"""Whole duels between scripted duellists, for every pair of years (and, in fatigue, of magic
+types): who wins under a ruleset (issue 17, "the staff's question before they change a rule is
+'who wins now?'").
+
+Pure: the rules engines only (``trail=False``), no board, no database; the randomness is the
+seeded ``random.Random`` passed in, so the same seed gives the same table. A duel is played
+to its end (0 points, three violations) or closed by the referee after ``max_turns`` turns
+(the cap: what a referee does with a duel that no longer moves, :mod:`rules.stalemate`).
+
+Each cell (row year, column year) plays ``duels_per_cell`` duels, the policy of each side
+drawn from ``policies`` (random legal, greedy). The row duellist is always listed first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rules.balance.policies import POLICIES, Policy, Rng, classic_post, fatigue_post
+from rules.engine import new_duel, resolve_turn, start_duel
+from rules.errors import RuleError
+from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
+from rules.fatigue.settings import FatigueRuleset
+from rules.model import DuelState
+from rules.ruleset import Ruleset
+
+DEFAULT_MAX_TURNS = 60
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Results of the duels of one row side against one column side.
+
+    Attributes:
+        row, col: the sides (a year, or ``"<year>/<magic type>"`` in a magic-type table).
+        duels: duels played; wins / losses: the row side's; draws: exact ties; capped: closed
+            by the referee at the turn cap (no winner); turns: total turns played.
+    """
+
+    row: str
+    col: str
+    duels: int
+    wins: int
+    losses: int
+    draws: int
+    capped: int
+    turns: int
+
+    @property
+    def win_rate(self) -> float:
+        """Share of the duels the row side won (0..1)."""
+        return self.wins / self.duels if self.duels else 0.0
+
+
+@dataclass(frozen=True)
+class Table:
+    """A win-rate table: ``cells[(row, col)]``, rows and columns in order."""
+
+    ruleset: str
+    kind: str  # "years" or "magic_types"
+    rows: tuple[str, ...]
+    cols: tuple[str, ...]
+    cells: dict[tuple[str, str], Cell]
+
+    @property
+    def duels(self) -> int:
+        """Duels in the whole table."""
+        return sum(c.duels for c in self.cells.values())
+
+    @property
+    def mean_turns(self) -> float:
+        """Mean duel length in turns."""
+        return sum(c.turns for c in self.cells.values()) / max(1, self.duels)
+
+    @property
+    def draw_share(self) -> float:
+        """Share of drawn duels (0..1)."""
+        return sum(c.draws for c in self.cells.values()) / max(1, self.duels)
+
+    @property
+    def capped_share(self) -> float:
+        """Share of duels closed by the referee at the turn cap (0..1)."""
+        return sum(c.capped for c in self.cells.values()) / max(1, self.duels)
+
+
+def _result(state: DuelState, row: str) -> str:
+    if not state.finished:
+        return "capped"
+    if state.draw:
+        return "draw"
+    if state.winner is None:
+        return "capped"
+    return "win" if state.winner == row else "loss"
+
+
+def play_classic(
+    rs: Ruleset,
+    years: tuple[str, str],
+    policies: tuple[Policy, Policy],
+    rng: Rng,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> tuple[DuelState, int]:
+    """One classic duel, first side ``"A"`` against ``"B"``; returns (final state, turns)."""
+    state = start_duel(new_duel(rs, [("A", years[0]), ("B", years[1])]))
+    pid = 0
+    turns = 0
+    while not state.finished and turns < max_turns:
+        a, b = state.duellists
+        posts = [
+            classic_post(rs, a, pid + 1, rng, policies[0]),
+            classic_post(rs, b, pid + 2, rng, policies[1]),
+        ]
+        dice = {
+            pid + 1: (rng.randint(1, 6), rng.randint(1, 6)),
+            pid + 2: (rng.randint(1, 6), rng.randint(1, 6)),
+        }
+        pid += 2
+        state = resolve_turn(state, posts, dice, ruleset=rs, trail=False).state
+        turns += 1
+    return state, turns
+
+
+def play_fatigue(
+    rs: FatigueRuleset,
+    sides: tuple[tuple[str, str], tuple[str, str]],
+    policies: tuple[Policy, Policy],
+    rng: Rng,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> tuple[DuelState, int]:
+    """One fatigue 1v1 duel; ``sides`` are (year, magic type) of ``"A"`` and ``"B"``. The
+    initiative goes to either side with even odds each turn (whoever posts first)."""
+    state = start_duel(
+        new_fatigue_duel(
+            rs, [("A", sides[0][0], (sides[0][1],)), ("B", sides[1][0], (sides[1][1],))]
+        )
+    )
+    policy = {"A": policies[0], "B": policies[1]}
+    pid = 0
+    turns = 0
+    while not state.finished and turns < max_turns:
+        first, second = state.duellists if rng.random() < 0.5 else state.duellists[::-1]
+        pid += 1
+        post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name])
+        one = resolve_fatigue_step(
+            state, [post], {pid: (rng.randint(1, 6),)}, ruleset=rs, trail=False
+        )
+        turns += 1
+        if one.finished:
+            state = one.state
+            break
+        me, opp = one.state.duellist(second.name), one.state.duellist(first.name)
+        pid += 1
+        post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name])
+        state = resolve_fatigue_step(
+            one.state, [post], {pid: (rng.randint(1, 6),)}, ruleset=rs, trail=False
+        ).state
+    return state, turns
+
+
+def _cell(row: str, col: str, results: Sequence[tuple[str, int]]) -> Cell:
+    return Cell(
+        row=row,
+        col=col,
+        duels=len(results),
+        wins=sum(1 for r, _ in results if r == "win"),
+        losses=sum(1 for r, _ in results if r == "loss"),
+        draws=sum(1 for r, _ in results if r == "draw"),
+        capped=sum(1 for r, _ in results if r == "capped"),
+        turns=sum(t for _, t in results),
+    )
+
+
+def _policies(rng: Rng, policies: Sequence[Policy]) -> tuple[Policy, Policy]:
+    return (rng.choice(policies), rng.choice(policies))
+
+
+def simulate(
+    rs: Ruleset,
+    *,
+    duels: int,
+    rng: Rng,
+    policies: Sequence[Policy] = POLICIES,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    years: Sequence[str] | None = None,
+) -> Table:
+    """Year against year: ``duels`` duels spread evenly over every (row, column) pair of years.
+
+    Fatigue duellists get a magic type drawn at random for each duel. Raises RuleError
+    (``"simulate"``) when ``duels`` is smaller than the number of cells.
+    """
+    keys = tuple(years or rs.starting_points)
+    per = duels // (len(keys) ** 2)
+    if per < 1:
+        raise RuleError("simulate", f"at least {len(keys) ** 2} duels (one per pair of years)")
+    cells: dict[tuple[str, str], Cell] = {}
+    types = sorted(rs.magic_types) if isinstance(rs, FatigueRuleset) else []
+    for row in keys:
+        for col in keys:
+            results = []
+            for _ in range(per):
+                pol = _policies(rng, policies)
+                if isinstance(rs, FatigueRuleset):
+                    sides = ((row, rng.choice(types)), (col, rng.choice(types)))
+                    state, turns = play_fatigue(rs, sides, pol, rng, max_turns)
+                else:
+                    state, turns = play_classic(rs, (row, col), pol, rng, max_turns)
+                results.append((_result(state, "A"), turns))
+            cells[(row, col)] = _cell(row, col, results)
+    return Table(rs.name, "years", keys, keys, cells)
+
+
+def simulate_magic_types(
+    rs: FatigueRuleset,
+    *,
+    duels: int,
+    rng: Rng,
+    year: str = "5",
+    policies: Sequence[Policy] = POLICIES,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> Table:
+    """Fatigue, magic type against magic type (both duellists of ``year``)."""
+    keys = tuple(sorted(rs.magic_types))
+    per = duels // (len(keys) ** 2)
+    if per < 1:
+        raise RuleError("simulate", f"at least {len(keys) ** 2} duels (one per pair of types)")
+    cells: dict[tuple[str, str], Cell] = {}
+    for row in keys:
+        for col in keys:
+            results = []
+            for _ in range(per):
+                pol = _policies(rng, policies)
+                state, turns = play_fatigue(rs, ((year, row), (year, col)), pol, rng, max_turns)
+                results.append((_result(state, "A"), turns))
+            cells[(row, col)] = _cell(row, col, results)
+    return Table(rs.name, "magic_types", keys, keys, cells)
+
+
+def compare(a: Table, b: Table) -> dict[tuple[str, str], float]:
+    """Win-rate differences ``b - a`` in percentage points, per cell both tables share."""
+    return {
+        k: round(100 * (b.cells[k].win_rate - a.cells[k].win_rate), 1)
+        for k in a.cells
+        if k in b.cells
+    }
+
+
+__all__ = [
+    "DEFAULT_MAX_TURNS",
+    "Cell",
+    "Table",
+    "compare",
+    "play_classic",
+    "play_fatigue",
+    "simulate",
+    "simulate_magic_types",
+]

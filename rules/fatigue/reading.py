@@ -1,0 +1,239 @@
+"""Reading one fatigue post against the rules (seed 001): action, bet, die, spell, violations,
+and whether the duellist had any legal action at all.
+
+Split out of ``rules.fatigue.engine`` (issue 17); every name stays importable from there.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from rules.effects import NoAttack
+from rules.errors import RuleError
+from rules.fatigue.context import (  # noqa: F401
+    _bet_text,
+    _Ctx,
+    _Read,
+    _targets_opponent,
+)
+from rules.fatigue.effects import (
+    NoDodge,
+)
+from rules.fatigue.settings import FatigueSettings
+from rules.model import (
+    DuellistState,
+    TurnPost,
+)
+
+
+def has_legal_action(me: DuellistState, cfg: FatigueSettings, *, can_be_dodging: bool) -> bool:
+    """True when ``me`` has at least one action the rules allow this post.
+
+    Cast is legal unless a ``no_attack`` effect runs; when there is something to dodge
+    (``can_be_dodging``: a defense post, or a 2v2 duellist with a spell aimed at them), a dodge
+    is legal unless a ``no_dodge`` effect runs or it would be a second dodge in a row
+    (``dodge_twice``; seed 001: "il est interdit d'utiliser cette action deux tours de suite"). A
+    dodge_riposte carries a spell, so it is never legal when casting is not.
+
+    RULES.md Fine points: "A duellist left with no legal action posts role-play and endures:
+    that counts as their post, no violation"; seed 001: "un duelliste n'a pas le droit de ne
+    pas agir pendant un tour, sauf s'il y est contraint."
+    """
+    if not any(isinstance(e, NoAttack) for e in me.effects):
+        return True
+    if not can_be_dodging or any(isinstance(e, NoDodge) for e in me.effects):
+        return False
+    dodged_last = me.last_action == "dodge" or (
+        cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
+    )
+    return not dodged_last
+
+
+def _counted_action(read: _Read | None) -> str | None:
+    if read is None:
+        return None
+    return read.kind if read.dodge_ok or read.kind == "cast" else None
+
+
+def _read(
+    ctx: _Ctx,
+    me: DuellistState,
+    opp: DuellistState,
+    post: TurnPost,
+    rolled: int,
+    role: Literal["initiative", "defense"],
+    *,
+    record: bool,
+) -> _Read:
+    """Action, bet, die and spell of one post, with its violations (see module doc)."""
+    trail, cfg, rs = ctx.trail, ctx.cfg, ctx.ruleset
+    name = me.name
+    barred_cast = next((e for e in me.effects if isinstance(e, NoAttack)), None)
+    barred_dodge = next((e for e in me.effects if isinstance(e, NoDodge)), None)
+    declared = post.kind or ("cast" if (post.spell or post.spell_text) else None)
+    if declared not in (None, "cast", "dodge", "dodge_riposte"):
+        raise RuleError("fatigue.posts", f"post {post.post_id}: unknown action {declared!r}")
+    if trail.on:
+        trail.add(f"{name}.die", rolled, "fatigue.dice", f"post {post.post_id}")
+    die = int(ctx.override(name, "die", rolled))
+    if not 1 <= die <= ctx.ruleset.dice_faces:
+        raise RuleError("fatigue.dice", f"{name}.die override: a d6 shows 1..6, got {die}")
+    if record:
+        _facts(ctx, post)
+    rule_role = "fatigue.initiative" if role == "initiative" else "fatigue.defense"
+    if trail.on:
+        trail.add(f"{name}.action", declared, rule_role, f"post {post.post_id}")
+
+    def nothing(void: str) -> _Read:
+        return _Read(name, post, None, None, post.spell, void, None, die, False, False)
+
+    legal = has_legal_action(me, cfg, can_be_dodging=role == "defense")
+    if declared is None:
+        if legal:
+            ctx.violation(post, "no_action", "the post names no action", record=record)
+        else:
+            if trail.on:
+                trail.add(f"{name}.endures", True, "fatigue.endure", "no legal action left")
+        return nothing("no_action")
+    if role == "initiative" and declared != "cast":
+        status = ctx.violation(
+            post, "initiative_not_cast", f"{declared} as the initiative", record=record
+        )
+        if status != "waived" or not (post.spell or post.spell_text):
+            return nothing("initiative_not_cast")
+        declared = "cast"
+
+    given = None if post.bet is None else tuple(sorted(set(post.bet)))
+    bet = given if given is not None and given in rs.bets[declared] else None
+    if bet is None:
+        ctx.violation(
+            post,
+            "invalid_bet",
+            f"{declared}: bet {_bet_text(post.bet)} not in {[list(b) for b in rs.bets[declared]]}",
+            record=record,
+        )
+    computed_won = bet is not None and die in bet
+    if trail.on:
+        trail.add(
+            f"{name}.bet_won",
+            computed_won,
+            "fatigue.bet",
+            f"die {die}, bet {_bet_text(bet)}"
+            + (" (missing or invalid: lost)" if bet is None else ""),
+        )
+    bet_won = bool(ctx.override(name, "bet_won", computed_won))
+
+    dodge_ok = False
+    kind: str | None = declared
+    if declared in ("dodge", "dodge_riposte"):
+        dodge_ok = True
+        if barred_dodge is not None and (declared == "dodge" or cfg.no_dodge_bars_riposte):
+            status = ctx.violation(
+                post,
+                "barred_action",
+                f"{declared} under {barred_dodge.source}'s no_dodge (by {barred_dodge.caster})",
+                record=record,
+            )
+            if status != "waived":
+                if trail.on:
+                    trail.add(f"{name}.barred", declared, "fatigue.barred_action", "ignored")
+                return nothing("barred")
+        counts = declared == "dodge" or cfg.dodge_riposte_counts_as_dodge
+        previous = me.last_action == "dodge" or (
+            cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
+        )
+        if counts and previous:
+            status = ctx.violation(
+                post, "dodge_twice", f"{declared} after a dodge last turn", record=record
+            )
+            if status != "waived":
+                dodge_ok = False
+                kind = None if declared == "dodge" else declared
+        if declared == "dodge":
+            return _Read(name, post, kind, None, None, "dodge", bet, die, bet_won, dodge_ok)
+
+    # The spell part (cast, or the riposte of dodge_riposte).
+    if post.spell is None:
+        if post.spell_text:
+            ctx.violation(post, "unknown_spell", post.spell_text, record=record)
+            return _Read(name, post, kind, None, None, "unknown_spell", bet, die, bet_won, dodge_ok)
+        if legal:
+            ctx.violation(post, "missing_spell", "no spell in bold", record=record)
+        return _Read(name, post, kind, None, None, "missing_spell", bet, die, bet_won, dodge_ok)
+    if not rs.has_spell(post.spell):
+        raise RuleError("spells", f"post {post.post_id}: {post.spell!r} is not a canonical name")
+    spell = rs.spell(post.spell)
+
+    def void(reason: str) -> _Read:
+        rule = "fatigue.barred_action" if reason == "barred" else f"fatigue.{reason}"
+        if trail.on:
+            trail.add(f"{name}.spell", spell.name, rule, f"void: {reason}")
+        return _Read(name, post, kind, None, spell.name, reason, bet, die, bet_won, dodge_ok)
+
+    if barred_cast is not None:
+        status = ctx.violation(
+            post,
+            "barred_action",
+            f"{spell.name} under {barred_cast.source}'s no_attack (by {barred_cast.caster})",
+            record=record,
+        )
+        if status != "waived":
+            return void("barred")
+    top = rs.max_level_for(me.year)
+    if top is not None and spell.level > top:
+        status = ctx.violation(
+            post,
+            "spell_above_level",
+            f"{spell.name} is level {spell.level}, year {me.year} knows up to {top}",
+            record=record,
+        )
+        if status != "waived":
+            return void("spell_above_level")
+    if (
+        not spell.reusable
+        and _targets_opponent(spell)
+        and (spell.name, opp.name) in me.spells_used_on
+    ):
+        status = ctx.violation(
+            post,
+            "reused_spell",
+            f"{opp.name} was already affected or targeted by {name}'s {spell.name}",
+            record=record,
+        )
+        if status != "waived":
+            return void("reused_spell")
+    reason = ctx.voided.get(post.post_id)
+    if reason is not None:
+        return void(reason)
+    if trail.on:
+        trail.add(
+            f"{name}.spell",
+            spell.name,
+            "fatigue.cast",
+            f"level {spell.level}, year {me.year}",
+            source=spell.source,
+        )
+    return _Read(name, post, kind, spell, spell.name, None, bet, die, bet_won, dodge_ok)
+
+
+def _facts(ctx: _Ctx, post: TurnPost) -> None:
+    facts = ctx.facts.get(post.post_id)
+    if facts is None:
+        return
+    cfg = ctx.cfg
+    if facts.lines is not None:
+        ok = facts.lines >= cfg.min_lines
+        if ctx.trail.on:
+            ctx.trail.add(
+                f"{post.duellist}.lines",
+                facts.lines,
+                "fatigue.short_post",
+                f"{facts.lines} displayed lines (at {cfg.chars_per_line} characters), "
+                f"{cfg.min_lines} needed",
+            )
+        if not ok:
+            ctx.violation(post, "short_post", f"{facts.lines} lines < {cfg.min_lines}")
+    if facts.late_edit:
+        ctx.violation(post, "late_edit", "edited after the next post; the version in force counts")
+    if facts.result_stated:
+        ctx.violation(post, "result_stated", "the post states the result of its own spell")
