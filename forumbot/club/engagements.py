@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Literal
 
 from forumbot.club.profiles import get_profile
 from forumbot.storage import Storage
 from rules.matchmaking import Engagement, Engagements, Entrant, Repeat, repeated
+
+Stage = Literal["open", "queued", "running"]
 
 #: The French name of each duel kind, for the replies ("un duel en ...").
 KIND_LABELS: dict[str, str] = {"1v1": "un contre un", "2v2": "deux contre deux"}
@@ -49,7 +52,7 @@ def board_engagements(storage: Storage, board_id: int) -> Engagements:
         "and (d.status is null or d.status != 'finished')",
         [board_id],
     ).fetchall():
-        stage = "queued" if r[1] == "queued" else "running"
+        stage: Stage = "queued" if r[1] == "queued" else "running"
         items += [Engagement(p, "1v1", stage, int(r[0])) for p in (r[2], r[3])]
     for r in db.execute(
         "select post_id, player, mate_player from duo_entries where board_id = ? "

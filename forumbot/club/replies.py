@@ -218,7 +218,8 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
             Entrant(row["first_player"], row["first_character"], row["first_post_id"]),
             Entrant(row["second_player"], row["second_character"], row["second_post_id"]),
         ]
-        signups_table, live = "requests", ("paired",)
+        live: tuple[str, ...] = ("paired",)
+        signups_table = "requests"
     else:
         entrants = [
             Entrant(e["player"], e["character"], e["post_id"])
