@@ -1,7 +1,12 @@
 """The registration desk for two-against-two duels (issue 5; RULES.md "Registration and
 scheduling"): sign-ups -> duos -> a match of two duos -> one 2v2 duel at a time.
 
-Called by :class:`forumbot.club.registrations.RegistrationDesk` for its ``kind = "2v2"`` threads:
+Registered as the ``"2v2"`` entry of :data:`forumbot.club.registrations.KIND_HANDLERS`
+(:data:`HANDLER`), called by :class:`forumbot.club.registrations.RegistrationDesk` for its
+``kind = "2v2"`` threads with the board's :class:`forumbot.club.context.DeskContext`. It shares
+profiles (:mod:`forumbot.club.profiles`), engagements (:mod:`forumbot.club.engagements`) and
+replies (:mod:`forumbot.club.replies`) with the 1v1 desk and imports neither that desk nor the
+cycle:
 
 - :func:`handle_duo_signup` (a readable sign-up of a 2v2 thread): a sign-up naming a teammate
   forms a duo; lone sign-ups pair up as teammates; a duo faces the open duo it answers, else
@@ -22,7 +27,7 @@ Called by :class:`forumbot.club.registrations.RegistrationDesk` for its ``kind =
   slot; its rewards are :func:`forumbot.duels.duo.after_poll`'s.
 - **One duel per player across 1v1 and 2v2 [D]** (RULES.md: "a player (the person, across all
   their characters) is in one duel at a time"; the reading is in
-  :mod:`forumbot.club.registrations`): a 2v2 sign-up whose poster or named teammate is in a 1v1 not
+  :mod:`forumbot.club.engagements`): a 2v2 sign-up whose poster or named teammate is in a 1v1 not
   finished (queued, being opened or running) is refused (``busy_other_kind``); sign-ups of
   players formed in a 1v1 are set aside from the lobby; when a match of two duos forms, its
   four players' open 1v1 requests are withdrawn (with a reply); and
@@ -35,7 +40,7 @@ Called by :class:`forumbot.club.registrations.RegistrationDesk` for its ``kind =
   duellist without a profile) is re-checked before its topic is created and cancelled
   (status ``cancelled``, never retried), with a French reply under each of its sign-ups and a
   notice in its topic if it was already posted
-  (:meth:`forumbot.club.registrations.RegistrationDesk.cancel_duel`); a rules error while opening
+  (:func:`forumbot.club.replies.cancel_duel`); a rules error while opening
   it cancels it the same way. The cycle goes on.
 """
 
@@ -43,14 +48,30 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from forumbot.club.context import DeskContext, KindHandler
+from forumbot.club.engagements import board_engagements, unplayable_reason
+from forumbot.club.profiles import Profile, get_profile, insert_profile, partner_profile
+from forumbot.club.replies import (
+    cancel_duel,
+    record_post,
+    refuse,
+    refuse_busy,
+    withdraw_other_kind,
+)
+from forumbot.club.topics import create_topic_once
 from forumbot.config import Registration
-from forumbot.publish.render import Trusted, marker_line, marker_text, render
+from forumbot.duels.duo import duo_running, environments, open_duo_duel
+from forumbot.errors import ForumError, LoginFailed
+from forumbot.publish.labels import types_label, year_label
+from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso
+from parsers.duel_setup import find_stakes
 from parsers.model import Post
 from parsers.registration import Signup
+from rules.dice import commitment
 from rules.duo_matchmaking import (
     Duo,
     DuoLobby,
@@ -58,11 +79,9 @@ from rules.duo_matchmaking import (
     first_free_match,
     set_aside_duos,
 )
+from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset
 from rules.matchmaking import Entrant, character_key, player_key
-
-if TYPE_CHECKING:
-    from forumbot.club.registrations import Profile, RegistrationDesk
 
 log = logging.getLogger("forumbot.club.duo_registrations")
 
@@ -83,17 +102,15 @@ REJECTIONS = {
 # -- lobby ----------------------------------------------------------------------------------------
 
 
-def lobby(desk: RegistrationDesk, reg: Registration) -> DuoLobby:
+def lobby(ctx: DeskContext, reg: Registration) -> DuoLobby:
     """The thread's lobby rebuilt from storage (busy: players and characters of matches not
     finished, on the whole board; sign-ups involving a player in a formed 1v1 are set aside)."""
-    from forumbot.club.registrations import board_engagements
-
-    db = desk.storage.db
+    db = ctx.storage.db
     lone: list[Entrant] = []
     duos: list[Duo] = []
     for r in db["duo_entries"].rows_where(
         "board_id = ? and thread_topic_id = ? and status in ('lone', 'duo')",
-        [desk.board_id, reg.topic_id],
+        [ctx.board_id, reg.topic_id],
         order_by="post_id",
     ):
         me = Entrant(r["player"], r["character"], r["post_id"])
@@ -104,12 +121,12 @@ def lobby(desk: RegistrationDesk, reg: Registration) -> DuoLobby:
     busy: set[str] = set()
     busy_characters: set[str] = set()
     for m in db["duo_matches"].rows_where(
-        "board_id = ? and status in ('queued', 'opening', 'running')", [desk.board_id]
+        "board_id = ? and status in ('queued', 'opening', 'running')", [ctx.board_id]
     ):
         members = [e for duo in json.loads(m["duos_json"]) for e in duo]
         busy |= {e["player"] for e in members}
         busy_characters |= {e["character"] for e in members}
-    formed_1v1 = board_engagements(desk.storage, desk.board_id).formed_in("1v1")
+    formed_1v1 = board_engagements(ctx.storage, ctx.board_id).formed_in("1v1")
     lob = DuoLobby(tuple(lone), tuple(duos), frozenset(busy), frozenset(busy_characters))
     return set_aside_duos(lob, formed_1v1)
 
@@ -136,49 +153,44 @@ def _entrant_dict(e: Entrant) -> dict[str, Any]:
 # -- sign-ups -------------------------------------------------------------------------------------
 
 
-def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: Signup) -> int:
+def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup) -> int:
     """Handle a readable sign-up of a 2v2 thread; returns the replies drafted (0 or 1)."""
-    from forumbot.club.registrations import Profile, _insert_profile, board_engagements, get_profile
-    from forumbot.duels.duo import duo_running
-
-    storage, now = desk.storage, desk.now()
-    if duo_running(storage, desk.board_id) is not None:
-        return desk._refuse(reg, post, "registration_closed", Trusted(CLOSED_MESSAGE))
-    mine = get_profile(storage, desk.board_id, s.name)
+    storage, now = ctx.storage, ctx.now()
+    if duo_running(storage, ctx.board_id) is not None:
+        return refuse(ctx, reg, post, "registration_closed", Trusted(CLOSED_MESSAGE))
+    mine = get_profile(storage, ctx.board_id, s.name)
     if mine is not None and player_key(mine.player) != player_key(post.author):
         message = (
             f"Le personnage {mine.character} est déjà inscrit au club par un autre compte "
             f"({mine.player})."
         )
-        return desk._refuse(reg, post, "character_taken", message)
+        return refuse(ctx, reg, post, "character_taken", message)
     profile = mine or Profile(s.name, post.author, s.year, s.magic_types)
     teammate: Entrant | None = None
     mate_profile: Profile | None = None
     if s.partner is not None:
-        name, player, mate_profile, error = desk._partner(s.partner)
+        name, player, mate_profile, error = partner_profile(storage, ctx.board_id, s.partner)
         if error is not None:
-            return desk._refuse(reg, post, "partner_incomplete", error)
+            return refuse(ctx, reg, post, "partner_incomplete", error)
         if character_key(name) == character_key(profile.character):
-            return desk._refuse(reg, post, "self_partner", REJECTIONS["self_partner"])
+            return refuse(ctx, reg, post, "self_partner", REJECTIONS["self_partner"])
         teammate = Entrant(player, name, post.post_id)
-    engagements = board_engagements(storage, desk.board_id)
+    engagements = board_engagements(storage, ctx.board_id)
     clash = engagements.clash("2v2", [post.author] + ([teammate.player] if teammate else []))
     if clash is not None:
-        return desk._refuse_busy(reg, post, clash)
+        return refuse_busy(ctx, reg, post, clash)
     entrant = Entrant(post.author, profile.character, post.post_id)
-    before = lobby(desk, reg)
+    before = lobby(ctx, reg)
     after, event = add_duo_signup(before, entrant, teammate, _answers(post, before))
     if event.outcome == "rejected":
-        return desk._refuse(reg, post, event.reason, REJECTIONS[event.reason])
-    from parsers.duel_setup import find_stakes
-
+        return refuse(ctx, reg, post, event.reason, REJECTIONS[event.reason])
     stakes = find_stakes(post.text)
     db = storage.db
     with db.atomic():
         if mine is None:
-            _insert_profile(storage, desk.board_id, profile, now)
+            insert_profile(storage, ctx.board_id, profile, now)
         if mate_profile is not None:
-            _insert_profile(storage, desk.board_id, mate_profile, now)
+            insert_profile(storage, ctx.board_id, mate_profile, now)
         status = {"waiting_teammate": "lone", "waiting_opponents": "duo"}.get(
             event.outcome, "matched"
         )
@@ -188,14 +200,14 @@ def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: 
                 "update duo_entries set mate_player = ?, mate_character = ?, mate_post_id = ?, "
                 "status = ?, updated_at = ? where board_id = ? and post_id = ?",
                 [entrant.player, entrant.character, entrant.post_id, status, iso(now),
-                 desk.board_id, event.duo[0].post_id],
+                 ctx.board_id, event.duo[0].post_id],
             )  # fmt: skip
             row_status = "merged"
         else:
             row_status = status
         db["duo_entries"].insert(
             {
-                "board_id": desk.board_id, "thread_topic_id": reg.topic_id,
+                "board_id": ctx.board_id, "thread_topic_id": reg.topic_id,
                 "post_id": post.post_id, "player": entrant.player, "character": entrant.character,
                 "mate_player": teammate.player if teammate else None,
                 "mate_character": teammate.character if teammate else None,
@@ -207,25 +219,25 @@ def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: 
         )  # fmt: skip
         if event.match is not None:
             waiting, new = event.match
-            desk.withdraw_other_kind(
-                "2v2", [e.player for d in (waiting, new) for e in d], engagements
+            withdraw_other_kind(
+                ctx, "2v2", [e.player for d in (waiting, new) for e in d], engagements
             )
             db.execute(
                 "update duo_entries set status = 'matched', updated_at = ? where board_id = ? "
                 "and post_id in (?, ?) and status = 'duo'",
-                [iso(now), desk.board_id, waiting[0].post_id, new[0].post_id],
+                [iso(now), ctx.board_id, waiting[0].post_id, new[0].post_id],
             )
             first_stakes = [
                 r["stakes"]
                 for r in db["duo_entries"].rows_where(
                     "board_id = ? and post_id in (?, ?, ?, ?) and stakes is not null",
-                    [desk.board_id] + [e.post_id for d in (waiting, new) for e in d],
+                    [ctx.board_id] + [e.post_id for d in (waiting, new) for e in d],
                     order_by="post_id",
                 )
             ]
             db["duo_matches"].insert(
                 {
-                    "board_id": desk.board_id, "thread_topic_id": reg.topic_id,
+                    "board_id": ctx.board_id, "thread_topic_id": reg.topic_id,
                     "forum_id": reg.forum_id,
                     "duos_json": json.dumps(
                         [[_entrant_dict(e) for e in d] for d in (waiting, new)],
@@ -235,7 +247,7 @@ def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: 
                     "status": "queued", "attempts": 0, "created_at": iso(now),
                 }
             )  # fmt: skip
-        desk._record_post(post, "accepted", event.reason, None, s)
+        record_post(ctx, post, "accepted", event.reason, None, s)
     log.info("2v2 sign-up %s: %s (%s) %s (%s)", post.post_id, profile.character, post.author,
              event.outcome, event.reason)  # fmt: skip
     return 0
@@ -244,23 +256,21 @@ def handle_duo_signup(desk: RegistrationDesk, reg: Registration, post: Post, s: 
 # -- opening the duels ----------------------------------------------------------------------------
 
 
-def pick_environment(desk: RegistrationDesk, reg: Registration) -> str:
+def pick_environment(ctx: DeskContext, reg: Registration) -> str:
     """The setting's environment, else the shipped ones in turn (by matches opened so far)."""
-    from forumbot.duels.duo import environments
-
     if reg.environment:
         return reg.environment
     shipped = environments()
     if not shipped:
         raise ValueError("no environment shipped in rules/data/environments")
-    opened = desk.storage.db.execute(
+    opened = ctx.storage.db.execute(
         "select count(*) from duo_matches where board_id = ? and environment is not null",
-        [desk.board_id],
+        [ctx.board_id],
     ).fetchone()[0]
     return shipped[int(opened) % len(shipped)]
 
 
-def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
+def start_duo_matches(ctx: DeskContext, reg: Registration) -> int:
     """Free the slot of finished 2v2 duels, then open the oldest match of ``reg``'s thread when
     no 2v2 is open or running (one at a time); a match holding a player in a started 1v1 keeps
     its place and the next one may open instead. A match not opened yet that cannot be played
@@ -272,35 +282,28 @@ def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
         forumbot.errors.LoginFailed: the bot cannot log in (other forum errors are logged on
             the match and retried next cycle).
     """
-    from forumbot.club.registrations import board_engagements
-    from forumbot.duels.duo import duo_running
-    from forumbot.errors import ForumError, LoginFailed
-    from rules.errors import RuleError
-
-    db = desk.storage.db
+    db = ctx.storage.db
     for m in list(db["duo_matches"].rows_where(
-        "board_id = ? and status = 'running' and duel_id is not null", [desk.board_id]
+        "board_id = ? and status = 'running' and duel_id is not null", [ctx.board_id]
     )):  # fmt: skip
-        if desk.storage.duel(m["duel_id"])["status"] == "finished":
-            db["duo_matches"].update(
-                m["id"], {"status": "finished", "finished_at": iso(desk.now())}
-            )
+        if ctx.storage.duel(m["duel_id"])["status"] == "finished":
+            db["duo_matches"].update(m["id"], {"status": "finished", "finished_at": iso(ctx.now())})
     db.conn.commit()
     rows = list(db["duo_matches"].rows_where(
         "board_id = ? and thread_topic_id = ? and status = 'opening'",
-        [desk.board_id, reg.topic_id], order_by="id",
+        [ctx.board_id, reg.topic_id], order_by="id",
     ))  # fmt: skip
-    rows = [row for row in rows if not _cancel_if_unplayable(desk, row)]
-    if not rows and duo_running(desk.storage, desk.board_id) is None:
+    rows = [row for row in rows if not cancel_if_unplayable(ctx, row)]
+    if not rows and duo_running(ctx.storage, ctx.board_id) is None:
         queued = [
             row
             for row in list(db["duo_matches"].rows_where(
                 "board_id = ? and thread_topic_id = ? and status = 'queued'",
-                [desk.board_id, reg.topic_id], order_by="id",
+                [ctx.board_id, reg.topic_id], order_by="id",
             ))
-            if not _cancel_if_unplayable(desk, row)
+            if not cancel_if_unplayable(ctx, row)
         ]  # fmt: skip
-        in_1v1 = board_engagements(desk.storage, desk.board_id).started_in("1v1")
+        in_1v1 = board_engagements(ctx.storage, ctx.board_id).started_in("1v1")
         free = first_free_match([_match_duos(m) for m in queued], in_1v1)
         if free is not None:
             m = queued[free]
@@ -310,74 +313,64 @@ def start_duo_matches(desk: RegistrationDesk, reg: Registration) -> int:
                 "update duo_matches set status = 'opening', started_at = ?, subject = ?, "
                 "idempotency_key = ?, dice_secret = ?, environment = ? "
                 "where id = ? and status = 'queued'",
-                [iso(desk.now()), f"Duel à deux contre deux : {names[0]} contre {names[1]}",
-                 f"b{desk.board_id}-duo{m['id']}-topic", desk.referee.rng.randbytes(32).hex(),
-                 pick_environment(desk, reg), m["id"]],
+                [iso(ctx.now()), f"Duel à deux contre deux : {names[0]} contre {names[1]}",
+                 f"b{ctx.board_id}-duo{m['id']}-topic", ctx.referee.rng.randbytes(32).hex(),
+                 pick_environment(ctx, reg), m["id"]],
             )  # fmt: skip
             db.conn.commit()
             rows = [db["duo_matches"].get(m["id"])]
     opened = 0
     for row in rows:
         try:
-            open_match(desk, row)
+            open_match(ctx, row)
             opened += 1
         except LoginFailed:
             raise
         except RuleError as exc:
             reason = "la fiche de l'un des duellistes ne permet pas de l'ouvrir."
-            desk.cancel_duel("duo_matches", row["id"], reason, f"{type(exc).__name__}: {exc}")
+            cancel_duel(ctx, "duo_matches", row["id"], reason, f"{type(exc).__name__}: {exc}")
         except ForumError as exc:
             db["duo_matches"].update(row["id"], {"last_error": f"{type(exc).__name__}: {exc}"})
             log.warning("2v2 match %s: duel topic not opened yet (%s)", row["id"], exc)
     return opened
 
 
-def _cancel_if_unplayable(desk: RegistrationDesk, row: dict[str, Any]) -> bool:
+def cancel_if_unplayable(ctx: DeskContext, row: dict[str, Any]) -> bool:
     """Cancel a match not opened yet that cannot be played (the same player or character twice,
-    a duellist without a profile: :func:`forumbot.club.registrations.unplayable_reason`), with its
-    French replies (:meth:`forumbot.club.registrations.RegistrationDesk.cancel_duel`); True when it
+    a duellist without a profile: :func:`forumbot.club.engagements.unplayable_reason`), with its
+    French replies (:func:`forumbot.club.replies.cancel_duel`); True when it
     was cancelled."""
-    from forumbot.club.registrations import unplayable_reason
-
     if row["duel_id"] is not None:
         return False
     one, two = _match_duos(row)
-    reason = unplayable_reason(desk.storage, desk.board_id, one + two)
+    reason = unplayable_reason(ctx.storage, ctx.board_id, one + two)
     if reason is None:
         return False
-    return desk.cancel_duel("duo_matches", row["id"], reason, "unplayable")
+    return cancel_duel(ctx, "duo_matches", row["id"], reason, "unplayable")
 
 
-def open_match(desk: RegistrationDesk, row: dict[str, Any]) -> int:
+def open_match(ctx: DeskContext, row: dict[str, Any]) -> int:
     """Open the duel of a match being opened (each step once, safe to repeat after a crash):
     the topic, then the 2v2 duel. Returns the duel id.
 
     Raises:
         ForumError: the topic could not be opened now (retried next cycle).
     """
-    from forumbot.club.registrations import get_profile
-    from forumbot.duels.duo import open_duo_duel
-    from forumbot.publish.labels import types_label, year_label
-
     rs = load_ruleset("fatigue")
     assert isinstance(rs, FatigueRuleset)
     duos: list[list[Profile]] = []
     for duo in json.loads(row["duos_json"]):
         members = []
         for e in duo:
-            found = get_profile(desk.storage, desk.board_id, e["character"])
+            found = get_profile(ctx.storage, ctx.board_id, e["character"])
             if found is None:
                 raise ValueError(f"no profile for {e['character']!r}")
             members.append(found)
         duos.append(members)
     secret = bytes.fromhex(row["dice_secret"])
-    db = desk.storage.db
+    db = ctx.storage.db
     topic_id = row["topic_id"]
     if topic_id is None:
-        from rules.dice import commitment
-
-        key = row["idempotency_key"]
-        marker = marker_text(key)
         text = render(
             "signup_duo_topic.bbcode.j2",
             {
@@ -389,30 +382,18 @@ def open_match(desk: RegistrationDesk, row: dict[str, Any]) -> int:
                 ],
                 "unit": rs.unit, "stakes": row["stakes"], "commitment": commitment(secret),
             },
-            desk.language,
+            ctx.language,
         )  # fmt: skip
-        found_topic = None
-        if row["attempts"]:
-            found_topic = desk._find_topic(row["forum_id"], row["subject"], marker)
-        db.execute(
-            "update duo_matches set attempts = coalesce(attempts, 0) + 1 where id = ?", [row["id"]]
-        )
-        db.conn.commit()
-        topic_id = found_topic
-        if topic_id is None:
-            message = text.rstrip() + "\n" + marker_line(key)
-            topic_id = desk.client.create_topic(row["forum_id"], row["subject"], message, marker)
-        db["duo_matches"].update(row["id"], {"topic_id": topic_id})
-        db.conn.commit()
+        topic_id = create_topic_once(ctx, "duo_matches", row, text)
     duel_id = row["duel_id"]
     if duel_id is None:
-        duel = desk.storage.duel_by_topic(desk.board_id, topic_id)
+        duel = ctx.storage.duel_by_topic(ctx.board_id, topic_id)
         if duel is not None and duel["status"] == "ignored":
             db["duels"].delete(duel["id"])
             duel = None
         if duel is None:
             duel_id = open_duo_duel(
-                desk.referee, row["forum_id"], int(topic_id), row["subject"],
+                ctx.referee, row["forum_id"], int(topic_id), row["subject"],
                 [[(p.character, p.year, list(p.magic_types)) for p in d] for d in duos],
                 row["environment"], stakes=row["stakes"], dice_secret=secret,
             )  # fmt: skip
@@ -426,8 +407,25 @@ def open_match(desk: RegistrationDesk, row: dict[str, Any]) -> int:
     return int(duel_id)
 
 
+def open_duo_started(ctx: DeskContext) -> int:
+    """Nothing left to open once every 2v2 thread's :func:`start_duo_matches` ran (a match is
+    opened there, one at a time). Returns 0."""
+    return 0
+
+
+#: The 2v2 desk as the cycle calls it (:class:`forumbot.club.context.KindHandler`).
+HANDLER = KindHandler(
+    kind="2v2",
+    handle_signup=handle_duo_signup,
+    start=start_duo_matches,
+    open_started=open_duo_started,
+)
+
+
 __all__ = [
     "CLOSED_MESSAGE",
+    "HANDLER",
+    "cancel_if_unplayable",
     "handle_duo_signup",
     "lobby",
     "open_match",

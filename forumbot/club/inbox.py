@@ -24,7 +24,9 @@ from collections.abc import Callable, Container
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.duo import current_state, duo_row, duo_running, load_env
 from forumbot.storage import Storage, iso
+from forumbot.storage.profiles import player_of
 
 log = logging.getLogger("forumbot.club.inbox")
 
@@ -56,8 +58,6 @@ def poll_inbox(
     bot_username: str = "",
 ) -> list[int]:
     """Read the inbox's new messages; returns the ids of the referee tasks created."""
-    from forumbot.duels.duo import current_state, duo_row, duo_running, load_env
-
     created: list[int] = []
     seen_ids = {
         int(r[0])
@@ -115,12 +115,29 @@ def poll_inbox(
     return created
 
 
+def poll_duo_inbox(
+    storage: Storage,
+    client: Any,
+    board_id: int,
+    now: Callable[[], datetime],
+    *,
+    bot_username: str = "",
+) -> list[int]:
+    """After a poll: :func:`poll_inbox` while a 2v2 duel is open or running on the board
+    (:func:`forumbot.duels.duo.duo_running`; no request otherwise). Returns the ids of the
+    referee tasks created.
+
+    Raises:
+        forumbot.errors.ForumError: the inbox could not be read (retried next poll).
+    """
+    if duo_running(storage, board_id) is None:
+        return []
+    return poll_inbox(storage, client, board_id, now, bot_username=bot_username)
+
+
 def _duel_of(storage: Storage, board_id: int, sender: str) -> tuple[dict[str, Any], str] | None:
     """The running 2v2 duel and duellist behind a PM's sender (the forum account, or the
     character's name), or None."""
-    from forumbot.duels.duo import duo_running
-    from forumbot.storage.profiles import player_of
-
     duel = duo_running(storage, board_id)  # open (opening posted) or running
     if duel is None:
         return None
@@ -131,4 +148,4 @@ def _duel_of(storage: Storage, board_id: int, sender: str) -> tuple[dict[str, An
     return None
 
 
-__all__ = ["inbox_rows", "poll_inbox"]
+__all__ = ["inbox_rows", "poll_duo_inbox", "poll_inbox"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import forumbot.club.registrations as registrations
+import forumbot.club.duo_registrations as registrations
 from forumbot.club.registrations import RegistrationDesk
 from rules import duo_matchmaking
 from rules.duo_matchmaking import DuoLobby

@@ -12,12 +12,12 @@ import pytest
 from forumbot.club.registrations import (
     ProfileError,
     RegistrationDesk,
-    describe_modifier,
     get_profile,
     set_profile,
 )
 from forumbot.config import Registration
 from forumbot.duels.referee import Referee
+from forumbot.publish.labels import describe_modifier
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import open_storage
 from rules.fatigue import MagicModifier, concede

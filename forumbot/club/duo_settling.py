@@ -1,0 +1,119 @@
+"""Settling the board's 2v2 duels for the club: the rewards won in the duel's published
+declarations, then, once it is finished, the end-of-duel rewards, the ``2v2`` leaderboard moved
+and one result owl per duellist.
+
+Seed 001: "Vaincre une créature ou résoudre un mécanisme rapportera une récompense aléatoire";
+the end-of-duel rewards are :func:`rules.duo.duo_rewards` (``rules/data/duo.toml``). Everything
+is recorded once: ``duel_rewards`` and ``rewards`` have unique indexes, a leaderboard row moves
+only when its reward row was inserted now, ``duo_duels.settled_at`` marks a settled duel and the
+owls are keyed by duel and duellist. Settling twice changes nothing.
+
+The same steps as :func:`forumbot.duels.duo.after_poll`'s first half (``record_in_duel_rewards``
+and ``settle`` there), here in the club so that the duels need not import the leaderboard:
+:func:`settle_duo_duels` is run after each poll by :func:`forumbot.club.jobs.Club.after_poll`.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+from forumbot.club.context import DeskContext
+from forumbot.club.leaderboard import DuelReward, bump_leaderboard, record_duel_rewards
+from forumbot.club.topics import topic_url
+from forumbot.duels.duo import REWARD_FR, current_state, duo_settings
+from forumbot.publish.labels import slug
+from forumbot.publish.owls import draft_owl
+from forumbot.publish.render import render
+from forumbot.storage import Storage, iso
+from forumbot.storage.profiles import player_of
+from rules.duo import duo_rewards
+
+log = logging.getLogger("forumbot.club.duo_settling")
+
+
+def record_in_duel_rewards(
+    storage: Storage, board_id: int, duel: dict[str, Any], now: datetime
+) -> list[DuelReward]:
+    """Record (once) the rewards won so far in a 2v2 duel's published declarations: creatures
+    defeated and mechanisms solved (``duel_rewards``, kind ``2v2``). Returns the rewards
+    recorded now (none for a duel neither running nor finished)."""
+    if duel["status"] not in ("running", "finished"):
+        return []
+    state = current_state(storage, duel)
+    return record_duel_rewards(
+        storage,
+        board_id,
+        int(duel["id"]),
+        [DuelReward(r.duellist, r.source, r.kind, r.amount) for r in state.rewards],
+        now,
+    )
+
+
+def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
+    """Rewards of a finished 2v2 (once: ``rewards`` unique index), the ``2v2`` leaderboard moved,
+    ``duo_duels.settled_at`` set, and the result owls (once each). Returns the rewards given
+    now."""
+    storage, board_id, now = ctx.storage, ctx.board_id, ctx.now()
+    state = current_state(storage, duel)
+    given = 0
+    with storage.db.atomic():
+        for who, reward, amount in duo_rewards(state, duo_settings()):
+            inserted = storage.db.execute(
+                "insert or ignore into rewards (board_id, duel_id, kind, character, player, "
+                "reward, amount, stakes, created_at) values (?, ?, '2v2', ?, ?, ?, ?, ?, ?)",
+                [board_id, duel["id"], who, player_of(storage, board_id, who), reward, amount,
+                 duel["stakes"], iso(now)],
+            ).rowcount  # fmt: skip
+            given += inserted
+            if inserted and reward in ("leaderboard_point", "chocolate_frog"):
+                column = (
+                    "wins" if who in state.winners else "losses" if who in state.losers else "draws"
+                )
+                bump_leaderboard(storage, board_id, "2v2", who, column,
+                                 amount if reward == "leaderboard_point" else 0, now)  # fmt: skip
+        storage.db.execute(
+            "update duo_duels set settled_at = ? where duel_id = ?", [iso(now), duel["id"]]
+        )
+    for name in state.names():
+        outcome = (
+            "won" if name in state.winners else "lost" if name in state.losers
+            else "draw" if state.duel.draw else "none"
+        )  # fmt: skip
+        won = [f"{r.amount} {REWARD_FR[r.kind]}" for r in state.rewards if r.duellist == name]
+        text = render(
+            "duo_owl_result.bbcode.j2",
+            {"character": name, "outcome": outcome, "galleons": duo_settings().win_galleons,
+             "rewards": won, "stakes": duel["stakes"],
+             "topic_url": topic_url(ctx, duel["topic_id"]),
+             "referee_name": ctx.referee_name},
+            ctx.language,
+        )  # fmt: skip
+        draft_owl(
+            storage, board_id, f"b{board_id}-duel{duel['id']}-result-{slug(name)}", "result",
+            player_of(storage, board_id, name), "Fin du duel en deux contre deux", text, now,
+            duel_id=duel["id"],
+        )  # fmt: skip
+    return given
+
+
+def settle_duo_duels(ctx: DeskContext) -> int:
+    """After a poll, on a board that ever had a 2v2: the in-duel rewards of every 2v2 not
+    settled yet (:func:`record_in_duel_rewards`), then every finished one settled
+    (:func:`settle_duo`). Returns the 2v2 duels settled now."""
+    db, board_id = ctx.storage.db, ctx.board_id
+    if not list(db["duo_duels"].rows_where("board_id = ?", [board_id], limit=1)):
+        return 0
+    for row in list(db["duo_duels"].rows_where("board_id = ? and settled_at is null", [board_id])):
+        record_in_duel_rewards(ctx.storage, board_id, ctx.storage.duel(row["duel_id"]), ctx.now())
+    settled = 0
+    for row in list(db["duo_duels"].rows_where("board_id = ? and settled_at is null", [board_id])):
+        duel = ctx.storage.duel(row["duel_id"])
+        if duel["status"] == "finished":
+            settle_duo(ctx, duel)
+            settled += 1
+    return settled
+
+
+__all__ = ["record_in_duel_rewards", "settle_duo", "settle_duo_duels"]

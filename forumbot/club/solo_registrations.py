@@ -1,0 +1,345 @@
+"""The 1v1 desk: sign-ups of ``kind = "1v1"`` threads -> open requests -> pairings -> a queue of
+duels, at most ``max_concurrent`` at once.
+
+Seed 001 (RULES.md, "Registration and scheduling"): "Open request: a sign-up with no partner is
+matched with the first person who answers it or who also signs up alone. [...] At most 3
+one-against-one duels at once, then a queue". Matching is :mod:`rules.matchmaking` (pure); the
+lobby (open requests, queue, running pairings) lives in the ``requests`` and ``queue`` tables.
+The forum account that posted is the player; the sign-up's name is the character. Stakes come
+from an ``Enjeux :`` line of either sign-up (the opening one first) **[D]**. Within 1v1, a player
+in a running duel may still queue the next one (it starts after).
+
+Registered as the ``"1v1"`` entry of :data:`forumbot.club.registrations.KIND_HANDLERS`
+(:data:`HANDLER`); it shares profiles, engagements and replies with the 2v2 desk
+(:mod:`forumbot.club.duo_registrations`) and imports neither that desk nor the cycle.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from forumbot.club.context import DeskContext, KindHandler
+from forumbot.club.engagements import board_engagements, unplayable_reason
+from forumbot.club.opening import open_duel
+from forumbot.club.posts import draft_club_post
+from forumbot.club.profiles import Profile, get_profile, insert_profile, partner_profile
+from forumbot.club.replies import (
+    cancel_duel,
+    record_post,
+    refuse,
+    refuse_busy,
+    withdraw_other_kind,
+)
+from forumbot.config import Registration
+from forumbot.errors import ForumError, LoginFailed
+from forumbot.publish.labels import types_label, year_label
+from forumbot.publish.render import render
+from forumbot.rulesets import load_ruleset
+from forumbot.storage import iso
+from parsers.duel_setup import find_stakes
+from parsers.model import Post
+from parsers.registration import Signup
+from rules.errors import RuleError
+from rules.fatigue import FatigueRuleset
+from rules.matchmaking import (
+    Entrant,
+    Lobby,
+    Pairing,
+    Request,
+    add_request,
+    other_kind,
+    player_key,
+    schedule,
+    set_aside,
+)
+
+log = logging.getLogger("forumbot.club.registrations")
+
+REJECTIONS = {
+    "already_signed_up": (
+        "Tu as déjà une inscription en cours (demande ouverte ou duel en file d'attente) : un "
+        "joueur ne participe qu'à un duel à la fois."
+    ),
+    "self_partner": "Tu ne peux pas affronter l'un de tes propres personnages.",
+    "unknown_request": "La demande ouverte à laquelle tu réponds n'est plus disponible.",
+}
+
+
+def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup) -> int:
+    """Handle a readable sign-up of a 1v1 thread: refused (character of another account, a
+    partner without a profile, a player busy in a 2v2, :func:`rules.matchmaking.add_request`'s
+    rejections) or recorded as an open request, possibly paired at once (a ``queue`` row; the
+    players' open 2v2 sign-ups withdrawn in the same transaction). A sign-up quoting an open
+    request answers it. Returns the replies drafted."""
+    lob, _ = solo_lobby(ctx, reg)
+    answers = next(
+        (
+            q.post_id
+            for q in post.quotes
+            if q.post_id is not None and any(e.post_id == q.post_id for e in lob.open_requests)
+        ),
+        None,
+    )
+    now = ctx.now()
+    replies = 0
+    mine = get_profile(ctx.storage, ctx.board_id, s.name)
+    if mine is not None and player_key(mine.player) != player_key(post.author):
+        message = (
+            f"Le personnage {mine.character} est déjà inscrit au club par un autre compte "
+            f"({mine.player})."
+        )
+        return refuse(ctx, reg, post, "character_taken", message)
+    profile = mine or Profile(s.name, post.author, s.year, s.magic_types)
+    partner_name: str | None = None
+    partner_player: str | None = None
+    partner_new: Profile | None = None
+    if s.partner is not None:
+        partner_name, partner_player, partner_new, error = partner_profile(
+            ctx.storage, ctx.board_id, s.partner
+        )
+        if error is not None:
+            return refuse(ctx, reg, post, "partner_incomplete", error)
+    engagements = board_engagements(ctx.storage, ctx.board_id)
+    clash = engagements.clash("1v1", [post.author] + ([partner_player] if partner_player else []))
+    if clash is not None:
+        return refuse_busy(ctx, reg, post, clash)
+    entrant = Entrant(player=post.author, character=profile.character, post_id=post.post_id)
+    request = Request(
+        entrant,
+        partner=partner_name,
+        partner_player=partner_player,
+        answers=None if partner_name else answers,
+    )
+    lobby, rows = solo_lobby(ctx, reg)
+    lobby, event = add_request(lobby, request)
+    if event.outcome == "rejected":
+        return refuse(ctx, reg, post, event.reason, REJECTIONS[event.reason])
+    stakes = find_stakes(post.text)
+    with ctx.storage.db.atomic():
+        if mine is None:
+            insert_profile(ctx.storage, ctx.board_id, profile, now)
+        if partner_new is not None:
+            insert_profile(ctx.storage, ctx.board_id, partner_new, now)
+        ctx.storage.db["requests"].insert(
+            {
+                "board_id": ctx.board_id,
+                "thread_topic_id": reg.topic_id,
+                "post_id": post.post_id,
+                "player": post.author,
+                "character": profile.character,
+                "stakes": stakes,
+                "status": "open" if event.outcome == "opened" else "paired",
+                "created_at": iso(now),
+                "updated_at": iso(now),
+            }
+        )
+        if event.pairing is not None:
+            first = event.pairing.first
+            first_stakes = None
+            if first.post_id != post.post_id:
+                ctx.storage.db.execute(
+                    "update requests set status = 'paired', updated_at = ? "
+                    "where board_id = ? and post_id = ? and status = 'open'",
+                    [iso(now), ctx.board_id, first.post_id],
+                )
+                found = list(
+                    ctx.storage.db["requests"].rows_where(
+                        "board_id = ? and post_id = ?", [ctx.board_id, first.post_id]
+                    )
+                )
+                first_stakes = found[0]["stakes"] if found else None
+            withdraw_other_kind(ctx, "1v1", event.pairing.players, engagements)
+            ctx.storage.db["queue"].insert(
+                {
+                    "board_id": ctx.board_id,
+                    "thread_topic_id": reg.topic_id,
+                    "kind": reg.kind,
+                    "ruleset": reg.ruleset,
+                    "first_player": first.player,
+                    "first_character": first.character,
+                    "first_post_id": first.post_id,
+                    "second_player": event.pairing.second.player,
+                    "second_character": event.pairing.second.character,
+                    "second_post_id": event.pairing.second.post_id,
+                    "reason": event.reason,
+                    "stakes": first_stakes or stakes,
+                    "status": "queued",
+                    "forum_id": reg.forum_id,
+                    "attempts": 0,
+                    "created_at": iso(now),
+                }
+            )
+        record_post(ctx, post, "accepted", event.reason, None, s)
+    log.info(
+        "sign-up %s: %s (%s) %s (%s)",
+        post.post_id,
+        profile.character,
+        post.author,
+        event.outcome,
+        event.reason,
+    )
+    if mine is not None and (mine.year != s.year or set(mine.magic_types) != set(s.magic_types)):
+        rs = load_ruleset(reg.ruleset)
+        assert isinstance(rs, FatigueRuleset)
+        context = {
+            "author": post.author,
+            "post_id": post.post_id,
+            "character": mine.character,
+            "year_label": year_label(mine.year),
+            "types_label": types_label(rs, mine.magic_types),
+        }
+        key = f"b{ctx.board_id}-reg{reg.topic_id}-p{post.post_id}-profile"
+        text = render("signup_profile.bbcode.j2", context, ctx.language)
+        draft_club_post(
+            ctx.storage,
+            ctx.board_id,
+            key,
+            "signup_reply",
+            reg.topic_id,
+            text,
+            now,
+            after_post_id=post.post_id,
+        )
+        replies += 1
+    return replies
+
+
+def solo_lobby(ctx: DeskContext, reg: Registration) -> tuple[Lobby, dict[Pairing, int]]:
+    """The thread's lobby rebuilt from storage (running: every 1v1 duel of the board, so
+    the limit and "one duel per player" hold across threads), with pairing -> queue id.
+    Open requests of players in a formed 2v2 are set aside (never matched)."""
+    opens = tuple(
+        Entrant(r["player"], r["character"], r["post_id"])
+        for r in ctx.storage.db["requests"].rows_where(
+            "board_id = ? and thread_topic_id = ? and status = 'open'",
+            [ctx.board_id, reg.topic_id],
+            order_by="post_id",
+        )
+    )
+    rows: dict[Pairing, int] = {}
+    queued: list[Pairing] = []
+    running: list[Pairing] = []
+    for r in ctx.storage.db["queue"].rows_where(
+        "board_id = ? and kind = ? and status in ('queued', 'opening', 'running')",
+        [ctx.board_id, reg.kind],
+        order_by="id",
+    ):
+        pairing = Pairing(
+            Entrant(r["first_player"], r["first_character"], r["first_post_id"]),
+            Entrant(r["second_player"], r["second_character"], r["second_post_id"]),
+        )
+        rows[pairing] = r["id"]
+        if r["status"] == "queued" and r["thread_topic_id"] == reg.topic_id:
+            queued.append(pairing)
+        elif r["status"] != "queued":
+            running.append(pairing)
+    lobby = Lobby(opens, tuple(queued), tuple(running))
+    formed_2v2 = board_engagements(ctx.storage, ctx.board_id).formed_in(other_kind("1v1"))
+    return set_aside(lobby, formed_2v2), rows
+
+
+def start_solo_duels(ctx: DeskContext, reg: Registration) -> int:
+    """Start the queued pairings of ``reg``'s thread that may start (FIFO, at most
+    ``max_concurrent``, one duel per player: a pairing holding a player in a started 1v1 or 2v2
+    keeps its place): they become ``opening`` (subject, idempotency key and dice secret fixed).
+    A queued pairing that cannot be played (:func:`unplayable_reason`) is cancelled once first.
+    The duels are opened by :func:`open_solo_duels`. Returns 0 (nothing opened yet)."""
+    for row in list(
+        ctx.storage.db["queue"].rows_where(
+            "board_id = ? and thread_topic_id = ? and kind = ? and status = 'queued'",
+            [ctx.board_id, reg.topic_id, reg.kind],
+            order_by="id",
+        )
+    ):
+        cancel_if_unplayable(ctx, row)
+    lobby, rows = solo_lobby(ctx, reg)
+    in_2v2 = board_engagements(ctx.storage, ctx.board_id).started_in("2v2")
+    _, started = schedule(lobby, reg.max_concurrent, busy_elsewhere=in_2v2)
+    for pairing in started:
+        row_id = rows[pairing]
+        key = f"b{ctx.board_id}-pair{row_id}-topic"
+        ctx.storage.db.execute(
+            "update queue set status = 'opening', started_at = ?, subject = ?, "
+            "idempotency_key = ?, dice_secret = ? where id = ? and status = 'queued'",
+            [
+                iso(ctx.now()),
+                f"Duel : {pairing.first.character} contre {pairing.second.character}",
+                key,
+                ctx.referee.rng.randbytes(32).hex(),
+                row_id,
+            ],
+        )
+        ctx.storage.db.conn.commit()
+        log.info("pairing %s: a slot is free, opening its duel", row_id)
+    return 0
+
+
+def open_solo_duels(ctx: DeskContext) -> int:
+    """Open every 1v1 duel being opened on the board (:func:`forumbot.club.opening.open_duel`),
+    once per cycle after every thread's :func:`start_solo_duels`. A pairing not opened yet that
+    cannot be played (:func:`unplayable_reason`, or a rules error while opening it) is
+    cancelled once (:func:`forumbot.club.replies.cancel_duel`) instead of being retried; a forum
+    error is kept on the row and retried next cycle. Returns the duels opened now.
+
+    Raises:
+        forumbot.errors.LoginFailed: the bot cannot log in.
+    """
+    opened = 0
+    for row in list(
+        ctx.storage.db["queue"].rows_where(
+            "board_id = ? and status = 'opening'", [ctx.board_id], order_by="id"
+        )
+    ):
+        if cancel_if_unplayable(ctx, row):
+            continue
+        try:
+            open_duel(ctx, row)
+            opened += 1
+        except LoginFailed:
+            raise
+        except RuleError as exc:
+            reason = "la fiche de l'un des duellistes ne permet pas de l'ouvrir."
+            cancel_duel(ctx, "queue", row["id"], reason, f"{type(exc).__name__}: {exc}")
+        except ForumError as exc:
+            ctx.storage.db["queue"].update(
+                row["id"], {"last_error": f"{type(exc).__name__}: {exc}"}
+            )
+            log.warning("pairing %s: duel topic not opened yet (%s)", row["id"], exc)
+    return opened
+
+
+def cancel_if_unplayable(ctx: DeskContext, row: dict[str, Any]) -> bool:
+    """Cancel a 1v1 ``queue`` row not opened yet whose pairing cannot be played
+    (:func:`unplayable_reason`); True when it was cancelled."""
+    if row["duel_id"] is not None:
+        return False
+    entrants = [
+        Entrant(row["first_player"], row["first_character"], row["first_post_id"]),
+        Entrant(row["second_player"], row["second_character"], row["second_post_id"]),
+    ]
+    reason = unplayable_reason(ctx.storage, ctx.board_id, entrants)
+    if reason is None:
+        return False
+    cancel_duel(ctx, "queue", row["id"], reason, "unplayable")
+    return True
+
+
+#: The 1v1 desk as the cycle calls it (:class:`forumbot.club.context.KindHandler`).
+HANDLER = KindHandler(
+    kind="1v1",
+    handle_signup=handle_solo_signup,
+    start=start_solo_duels,
+    open_started=open_solo_duels,
+)
+
+
+__all__ = [
+    "HANDLER",
+    "REJECTIONS",
+    "cancel_if_unplayable",
+    "handle_solo_signup",
+    "open_solo_duels",
+    "solo_lobby",
+    "start_solo_duels",
+]

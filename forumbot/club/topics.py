@@ -1,0 +1,72 @@
+"""Duel topics opened by the desks, exactly once each (1v1 pairings and 2v2 matches alike).
+
+A formed duel being opened (a ``queue`` or ``duo_matches`` row, status ``opening``, with its
+``idempotency_key``, ``forum_id`` and ``subject``) gets its topic by :func:`create_topic_once`:
+the attempt is claimed (``attempts + 1``, committed) before the POST, and a later attempt (after
+a crash) first looks for the topic by its marker (:func:`find_topic`). :func:`topic_url` is the
+link the owls give.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forumbot.club.context import DeskContext
+from forumbot.publish.render import marker_line, marker_text
+from parsers.registration import fold
+
+
+def find_topic(ctx: DeskContext, forum_id: int, subject: str, marker: str) -> int | None:
+    """A topic of ``forum_id`` titled ``subject``, opened by the bot, whose first post holds
+    ``marker`` (a topic opened before a crash), or None.
+
+    Raises:
+        forumbot.errors.ForumError: the forum could not be read.
+    """
+    me = fold(ctx.bot_username)
+    for summary in ctx.client.list_topics(forum_id):
+        if summary.title != subject or fold(summary.author or "") != me:
+            continue
+        posts = ctx.client.read_topic(summary.topic_id, None)
+        if posts and (marker in posts[0].text or marker in posts[0].html):
+            return summary.topic_id
+    return None
+
+
+def create_topic_once(ctx: DeskContext, table: str, row: dict[str, Any], text: str) -> int:
+    """Open the duel topic of ``row`` (of ``table``: ``"queue"`` or ``"duo_matches"``) with the
+    first post ``text`` (its marker line added), once: claimed (attempts + 1, committed) before
+    the POST; a later attempt looks for the topic by its marker first. Stores and returns the
+    topic id.
+
+    Raises:
+        forumbot.errors.ForumError: the topic could not be opened now (retried next cycle).
+    """
+    db = ctx.storage.db
+    key = row["idempotency_key"]
+    marker = marker_text(key)
+    found = None
+    if row["attempts"]:
+        found = find_topic(ctx, row["forum_id"], row["subject"], marker)
+    db.execute(f"update {table} set attempts = coalesce(attempts, 0) + 1 where id = ?", [row["id"]])
+    db.conn.commit()
+    topic_id = found
+    if topic_id is None:
+        message = text.rstrip() + "\n" + marker_line(key)
+        topic_id = ctx.client.create_topic(row["forum_id"], row["subject"], message, marker)
+    db[table].update(row["id"], {"topic_id": topic_id})
+    db.conn.commit()
+    return int(topic_id)
+
+
+def topic_url(ctx: DeskContext, topic_id: int) -> str:
+    """The public link of ``topic_id`` on the board (phpBB ``viewtopic.php?t=``, Forumactif
+    ``/t<id>-``)."""
+    board = ctx.storage.db["boards"].get(ctx.board_id)
+    base = str(board["url"]).rstrip("/")
+    if board["platform"] == "forumactif":
+        return f"{base}/t{topic_id}-"
+    return f"{base}/viewtopic.php?t={topic_id}"
+
+
+__all__ = ["create_topic_once", "find_topic", "topic_url"]
