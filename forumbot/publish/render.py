@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,23 @@ def _inline(name: str) -> str:
     return _ARTICLE.sub(lambda m: m.group(1).lower(), name, count=1)
 
 
+_MAGIC_FR = {"discrete": "discrète"}
+_SOURCE_FR = {
+    "unlisted_spell": "sort hors liste de l'adversaire",
+    "shield": "Charme du Bouclier",
+}
+
+
+def _source(source: str) -> str:
+    """The source of a modifier or effect as players read it: an internal id becomes French
+    (``magic:flamboyante`` -> ``magie flamboyante``, ``unlisted_spell`` -> ``sort hors liste
+    de l'adversaire``); a spell name is kept."""
+    if source.startswith("magic:"):
+        key = source.removeprefix("magic:")
+        return f"magie {_MAGIC_FR.get(key, key)}"
+    return _SOURCE_FR.get(source, source)
+
+
 def make_environment(language: str = "fr") -> jinja2.Environment:
     """A jinja2 environment for ``language`` with neutralising ``finalize``.
 
@@ -108,7 +126,15 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["signed"] = _signed
     env.filters["de"] = _de
     env.filters["inline"] = _inline
+    env.filters["source"] = _source
     return env
+
+
+RENDER_CHECKS: list[Callable[[str, str, str], None]] = []
+"""Called as ``check(template, language, text)`` after every :func:`render`; empty in
+production. The test suite registers the BBCode and French checks of
+:mod:`forumbot.publish.checks` here (tests/conftest.py), so every branch a test reaches is
+checked."""
 
 
 def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
@@ -118,7 +144,10 @@ def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
         jinja2.TemplateNotFound, jinja2.UndefinedError: on a template bug.
     """
     text = make_environment(language).get_template(template).render(**context)
-    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+    text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+    for check in RENDER_CHECKS:
+        check(template, language, text)
+    return text
 
 
 def marker_line(key: str) -> str:

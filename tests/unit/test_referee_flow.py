@@ -194,7 +194,7 @@ def test_player_text_cannot_inject_bbcode() -> None:
     turn_post(forum, "Cassius Thorne", "Sortilège de Chatouillis")
     cycle(forum, referee, clock)
     text = bot_posts(forum)[-1]
-    assert "[url" not in text and "［url=http://evil］" in text
+    assert "[url" not in text and "［url=http：//evil］" in text  # URL defused too (issue 15)
 
 
 def make_forumactif() -> tuple[FakeForum, Referee, Clock]:

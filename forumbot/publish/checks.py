@@ -1,0 +1,94 @@
+"""Checks of what the bot writes to players: BBCode as phpBB reads it, and French wording.
+
+:func:`bbcode_problems` behaves like phpBB's BBCode parser on the tags the bot may write: every
+tag known, every opened tag closed in order, ``[*]`` only directly inside ``[list]`` (a bare
+``[*]`` shows as a literal « [*] » on a real phpBB). :func:`french_problems` is a lint of the
+mistakes a French reader found in earlier declarations (issue 15): missing elision before a
+vowel (« de Aurora », « que Odric »), « 1 » before a plural (« 1 lignes »), internal
+``key:value`` tokens (« magic:flamboyante »), and English words (« None », « shield »).
+
+Both return a list of human-readable problems (empty when the text is clean); neither raises.
+The test suite runs both on every text :func:`forumbot.publish.render.render` produces.
+"""
+
+from __future__ import annotations
+
+import re
+
+KNOWN_TAGS = frozenset(
+    {"b", "i", "u", "s", "size", "color", "list", "*", "quote", "code", "url", "spoiler", "center"}
+)
+"""Tags the bot's templates may write (phpBB 3.3 defaults plus Forumactif's center/spoiler)."""
+
+_TAG = re.compile(r"\[(/?)([a-z*]+)(?:=[^\]\n]*)?\]", re.IGNORECASE)
+
+
+def bbcode_problems(text: str) -> list[str]:
+    """Problems of ``text`` as BBCode: unknown tag, unbalanced tag, ``[*]`` outside a list.
+
+    Player text never reaches this as markup: :func:`~forumbot.publish.render.neutralise`
+    turns its brackets into fullwidth look-alikes, which this checker ignores.
+    """
+    problems: list[str] = []
+    stack: list[str] = []
+    for m in _TAG.finditer(text):
+        closing, name = m.group(1) == "/", m.group(2).lower()
+        where = f"at {m.start()} ({text[max(0, m.start() - 20):m.end() + 20]!r})"
+        if name not in KNOWN_TAGS:
+            problems.append(f"unknown tag [{m.group(1)}{name}] {where}")
+            continue
+        if name == "*":
+            if closing:
+                continue  # phpBB accepts an optional [/*]
+            if not stack or stack[-1] != "list":
+                problems.append(f"[*] outside [list] {where}")
+            continue
+        if not closing:
+            stack.append(name)
+            continue
+        if not stack or stack[-1] != name:
+            problems.append(f"[/{name}] closes {stack[-1] if stack else 'nothing'} {where}")
+            if name in stack:
+                while stack and stack.pop() != name:
+                    pass
+            continue
+        stack.pop()
+    problems += [f"[{name}] never closed" for name in stack]
+    return problems
+
+
+_VOWEL = "aeiouyàâäéèêëîïôöûüœAEIOUYÀÂÄÉÈÊËÎÏÔÖÛÜŒ"
+_NO_ELISION = re.compile(
+    rf"(?<![\w'’])(de|que|ne|je|se|me|te|le|la|jusque|lorsque|puisque) (?=[{_VOWEL}])"
+)
+_ONE_PLURAL = re.compile(r"(?<![\d,.])\b1 ([a-zàâéèêîôûç]+s)\b")
+_SINGULAR_S = frozenset({"fois", "temps", "pas", "bras", "corps", "repos", "avis", "sens", "gras"})
+_INTERNAL = re.compile(
+    r"\b(?:magic|reward|creature|mechanism|item|rule|spell|zone|effect|family):[\w:]+"
+    r"|\b[a-z]+_[a-z_]+\b"
+)
+_ENGLISH = re.compile(
+    r"\b(None|True|False|null|undefined|winner|loser|shield|turn|draft|damage|points left|"
+    r"the|and|with|effective|attack|defense|landed)\b"
+)
+
+
+def french_problems(text: str) -> list[str]:
+    """Problems of the French wording of ``text`` (see module docstring); markers ignored."""
+    body = re.sub(r"forumbot·[^·]*·", "", text)
+    body = _TAG.sub(" ", body)
+    body = re.sub(r"https?://\S+", " ", body)
+    # The 2v2 reward draws keep their verification label ("tirage reward:<source>:<post> 3/4"):
+    # verify-dice recomputes each draw from it (docs/duo-running.md). Known wording debt.
+    body = re.sub(r"\(tirage reward:\S+ \d+/\d+\)", " ", body)
+    problems = [
+        f"no elision: « {body[m.start():m.end() + 12]}… »" for m in _NO_ELISION.finditer(body)
+    ]
+    problems += [
+        f"« 1 » with a plural: « {m.group(0)} »"
+        for m in _ONE_PLURAL.finditer(body)
+        if m.group(1) not in _SINGULAR_S
+    ]
+    problems += [f"internal token: « {m.group(0)} »" for m in _INTERNAL.finditer(body)]
+    problems += [f"English word: « {m.group(0)} »" for m in _ENGLISH.finditer(body)]
+    return problems
