@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +52,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from forumbot import overrides
 from forumbot.storage import Storage
@@ -63,7 +64,7 @@ from forumbot.web.users import (
     User,
     UserError,
     assign_referee,
-    authenticate,
+    authenticate_in_thread,
     can_see_duel,
     list_users,
     unassign_referee,
@@ -147,6 +148,12 @@ def _flash(request: Request, kind: str, text: str, *args: object) -> None:
     request.session["flash"] = items[-5:]
 
 
+def _site_path(path: str) -> str:
+    """``path`` as a path on this site: leading slashes and backslashes collapse to one
+    ``/``, so ``//evil.example/x`` (a link to another host) becomes ``/evil.example/x``."""
+    return "/" + path.lstrip("/\\")
+
+
 def _local_path(raw: object, default: str) -> str:
     """``raw`` when it is a path on this site (no scheme, no host), else ``default``."""
     if isinstance(raw, str) and raw.startswith("/") and not raw.startswith(("//", "/\\")):
@@ -175,12 +182,12 @@ def render(
             "_": _,
             "lang": language,
             "other_lang": other,
-            "other_lang_url": f"{request.url.path}?{urlencode(query)}",
+            "other_lang_url": f"{_site_path(request.url.path)}?{urlencode(query)}",
             "user": user,
             "csrf_token": csrf.session_token(request.session),
             "csrf_field": csrf.FIELD,
             "flashes": flashes,
-            "request_path": request.url.path,
+            "request_path": _site_path(request.url.path),
             **(context or {}),
         }
     )
@@ -303,7 +310,7 @@ async def login_submit(request: Request) -> Response:
             429,
             headers={"Retry-After": str(wait)},
         )
-    user = authenticate(deps.storage, username, password)
+    user = await authenticate_in_thread(deps.storage, username, password)
     if user is None:
         deps.limiter.failure(key)
         return render(
@@ -516,7 +523,11 @@ async def draft_publish(request: Request, user: User, form: FormData) -> Respons
             expected_version=expected,
         ),
     )
-    if response.status_code != 303 or deps.publisher is None:
+    if response.status_code != 303:
+        return response
+    if deps.publisher is None:  # `forumbot web` without --publish-now: `run` posts it
+        request.session.pop("flash", None)
+        _flash(request, "ok", "Approuvé : il partira au prochain passage du bot.")
         return response
     request.session.pop("flash", None)
     try:
@@ -760,6 +771,10 @@ def create_app(
     session_idle_s: int = DEFAULT_IDLE_S,
     max_login_failures: int = 5,
     login_window_s: int = 900,
+    max_ip_login_failures: int = 20,
+    max_global_login_failures: int = 200,
+    trusted_proxies: Sequence[str] = (),
+    timezone: str = "Europe/Paris",
 ) -> Starlette:
     """The review web app.
 
@@ -774,7 +789,13 @@ def create_app(
             response, so it counts from the last request).
         session_idle_s: a session whose record saw no request for this many seconds ends
             (server-side, whatever the cookie says); see :mod:`forumbot.web.sessions`.
-        max_login_failures, login_window_s: the login rate limit.
+        max_login_failures, login_window_s, max_ip_login_failures,
+            max_global_login_failures: the login rate limit (per username and address,
+            per address, in all; :class:`forumbot.web.auth.LoginLimiter`).
+        trusted_proxies: addresses or networks of the reverse proxies whose
+            ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (``web.trusted_proxies``);
+            empty: none, the client is the TCP peer, whatever headers it sends.
+        timezone: the board's timezone (IANA name): times on the page are shown in it.
 
     Raises:
         ValueError: when ``secret_key`` is shorter than 32 characters.
@@ -816,6 +837,11 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[
+            *(
+                [Middleware(ProxyHeadersMiddleware, trusted_hosts=list(trusted_proxies))]
+                if trusted_proxies
+                else []
+            ),
             Middleware(SecurityHeaders),
             Middleware(
                 SessionMiddleware,
@@ -832,7 +858,13 @@ def create_app(
         storage=storage,
         now=now,
         publisher=publisher,
-        limiter=auth.LoginLimiter(now, max_login_failures, login_window_s),
+        limiter=auth.LoginLimiter(
+            now,
+            max_login_failures,
+            login_window_s,
+            max_ip_failures=max_ip_login_failures,
+            max_global_failures=max_global_login_failures,
+        ),
         env=env,
         session_idle_s=session_idle_s,
     )

@@ -41,6 +41,9 @@ ENGLISH: dict[str, str] = {
     "Publication automatique dès maintenant": "Auto-publish due now",
     "Retenu : attend la décision d'un arbitre": "Held: waits for a referee",
     "Approuvé : publié au prochain passage": "Approved: published at the next pass",
+    "Approuvé : il partira au prochain passage du bot.": (
+        "Approved: it goes out at the bot's next pass."
+    ),
     "Publication en cours": "Publishing",
     "Publié (message %s)": "Published (post %s)",
     "Mode manuel : publié seulement sur approbation": "Manual mode: published only on approval",
