@@ -70,6 +70,7 @@ from forumbot.web.users import (
     unassign_referee,
     visible_duel_ids,
 )
+from forumbot.web.words import Words
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "forumbot_session"
@@ -102,6 +103,7 @@ class Deps:
     limiter: auth.LoginLimiter
     env: jinja2.Environment
     session_idle_s: float = DEFAULT_IDLE_S
+    timezone: str = "Europe/Paris"
 
 
 class SecurityHeaders:
@@ -180,6 +182,7 @@ def render(
     page = deps.env.get_template(template).render(
         {
             "_": _,
+            "w": Words(language, deps.timezone, _),
             "lang": language,
             "other_lang": other,
             "other_lang_url": f"{_site_path(request.url.path)}?{urlencode(query)}",
@@ -353,7 +356,8 @@ async def queue(request: Request, user: User) -> Response:
     ]
     now = deps.now()
     drafts = [views.draft_view(deps.storage, d, now) for d in rows]
-    return render(request, "queue.html", {"drafts": drafts}, user=user)
+    no_duel = visible is not None and not visible  # a referee no admin assigned yet
+    return render(request, "queue.html", {"drafts": drafts, "no_duel": no_duel}, user=user)
 
 
 @page
@@ -867,6 +871,7 @@ def create_app(
         ),
         env=env,
         session_idle_s=session_idle_s,
+        timezone=timezone,
     )
     return app
 
