@@ -67,7 +67,9 @@ def board_publisher(config: Config, storage: Storage) -> Callable[[int], None]:
     return publish
 
 
-def uvicorn_config(app: Any, host: str = "127.0.0.1", port: int = 8000) -> Any:
+def uvicorn_config(
+    app: Any, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
+) -> Any:
     """The ``uvicorn.Config`` the review page runs with.
 
     uvicorn's own proxy-header handling is off (``proxy_headers=False``; by default it
@@ -81,7 +83,7 @@ def uvicorn_config(app: Any, host: str = "127.0.0.1", port: int = 8000) -> Any:
         app,
         host=host,
         port=port,
-        log_level="info",
+        log_level=log_level,
         proxy_headers=False,
         server_header=False,
     )
