@@ -30,8 +30,10 @@ def _setup_logging(verbose: bool) -> None:
         from forumbot.ops.logs import configure_json_logging
 
         configure_json_logging(logging.DEBUG if verbose else logging.INFO)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("apscheduler").setLevel(logging.WARNING)
+    from forumbot.startup import quiet_logs
+
+    quiet_logs()  # no cookie or session id in the logs, even with -v
 
 
 def _config(path: str) -> Config:
@@ -77,6 +79,13 @@ def run(config_path: str) -> None:
         from forumbot.ops.logs import configure_json_logging
 
         configure_json_logging(logging.INFO)
+    from forumbot.startup import ClockSkewError, check_clock, quiet_logs
+
+    quiet_logs()
+    try:
+        check_clock(config)
+    except ClockSkewError as exc:
+        raise click.ClickException(str(exc)) from exc
     try:
         bot = bootstrap(config)
         run_forever(bot)
@@ -509,11 +518,16 @@ def restore(backup_file: str, config_path: str) -> None:
 )
 def web(config_path: str, host: str, port: int, publish_now: bool) -> None:
     """Serve the review page: referees change drafts, admins judge violations."""
+    from forumbot.startup import ClockSkewError, check_clock
     from forumbot.web.serve import serve
 
+    config = _config(config_path)
     try:
-        serve(_config(config_path), host, port, publish_now)
-    except (ValueError, ConfigError) as exc:
+        check_clock(config)
+        if publish_now:
+            config.password()  # --publish-now logs in to the board: fail now, not on a click
+        serve(config, host, port, publish_now)
+    except (ValueError, ConfigError, ClockSkewError) as exc:
         raise click.ClickException(str(exc)) from exc
 
 

@@ -8,7 +8,9 @@ readable only by the service user).
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -73,6 +75,15 @@ backup_hour_utc = 4
 health_port = 0
 # "text" or "json" (one JSON object per log line, for log collectors).
 log_format = "text"
+
+[web]
+# Mark the review page's session cookie Secure: set true whenever the page is served over
+# HTTPS behind a reverse proxy (deploy/Caddyfile); the browser then sends it over HTTPS only.
+https_only = false
+# Addresses of the reverse proxies whose X-Forwarded-For / X-Forwarded-Proto headers are
+# believed (e.g. ["127.0.0.1"] behind Caddy on the same host). Empty = believe no one: the
+# login limit then counts the TCP peer's address.
+trusted_proxies = []
 
 # One [[watch]] table per forum holding duel topics. New topics whose first post names
 # the duellists as "Name (5e année) contre Name (4e année)" are adopted automatically;
@@ -169,6 +180,8 @@ class Config:
     log_format: str = "text"
     registrations: tuple[Registration, ...] = field(default_factory=tuple)
     leaderboard_topic_id: int = 0
+    web_https_only: bool = False
+    web_trusted_proxies: tuple[str, ...] = ()
 
     def password(self, environ: dict[str, str] | None = None) -> str:
         """The bot account's password from the environment or the password file.
@@ -179,6 +192,7 @@ class Config:
         env = os.environ if environ is None else environ
         if self.password_file:
             path = Path(self.password_file)
+            refuse_writable_by_others(path, "bot.password_file")
             try:
                 return path.read_text(encoding="utf-8").strip()
             except OSError as exc:
@@ -190,6 +204,47 @@ class Config:
                 "(bot.password_env) or bot.password_file"
             )
         return value
+
+
+def refuse_writable_by_others(path: Path, what: str) -> None:
+    """Refuse a file that users other than its owner and group may write (``o+w``):
+    whoever can edit the configuration can point ``board.url`` at their own server and
+    collect the bot's password.
+
+    Raises:
+        ConfigError: one line naming the file, its mode and the ``chmod`` that fixes it.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # the read that follows reports the missing file
+    if mode & stat.S_IWOTH:
+        raise ConfigError(
+            f"refusing {what} {path}: writable by other users (mode {stat.S_IMODE(mode):04o});"
+            f" run: chmod o-w {path}"
+        )
+
+
+def _web(web: object) -> tuple[bool, tuple[str, ...]]:
+    """``[web]``: (``https_only``, ``trusted_proxies``). Raises :class:`ConfigError`."""
+    if not isinstance(web, dict):
+        raise ConfigError("web must be a table")
+    https_only = web.get("https_only", False)
+    if not isinstance(https_only, bool):
+        raise ConfigError("web.https_only must be true or false")
+    proxies = web.get("trusted_proxies", [])
+    if isinstance(proxies, str):
+        proxies = [p.strip() for p in proxies.split(",") if p.strip()]
+    if not isinstance(proxies, list) or not all(isinstance(p, str) and p for p in proxies):
+        raise ConfigError('web.trusted_proxies must be a list of addresses, e.g. ["127.0.0.1"]')
+    for p in proxies:
+        try:
+            ipaddress.ip_network(p, strict=False)
+        except ValueError as exc:
+            raise ConfigError(
+                f"web.trusted_proxies: {p!r} is not an IP address or network"
+            ) from exc
+    return https_only, tuple(proxies)
 
 
 def _review_delay(value: object) -> ReviewDelay:
@@ -271,6 +326,7 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
     poll = data.get("poll", {})
     storage = data.get("storage", {})
     ops = data.get("ops", {})
+    web_https_only, web_trusted_proxies = _web(data.get("web", {}))
     if ops.get("log_format", "text") not in ("text", "json"):
         raise ConfigError('ops.log_format must be "text" or "json"')
     if not board.get("url"):
@@ -325,14 +381,18 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
             log_format=str(ops.get("log_format", "text")),
             registrations=registrations,
             leaderboard_topic_id=leaderboard_topic,
+            web_https_only=web_https_only,
+            web_trusted_proxies=web_trusted_proxies,
         )
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad setting: {exc}") from exc
 
 
 def load_config(path: str | Path) -> Config:
-    """Read and parse a configuration file. Raises :class:`ConfigError`."""
+    """Read and parse a configuration file. Raises :class:`ConfigError` (also when others
+    may write the file: :func:`refuse_writable_by_others`)."""
     p = Path(path)
+    refuse_writable_by_others(p, "configuration")
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:

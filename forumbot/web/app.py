@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -52,6 +52,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from forumbot.duels import overrides
 from forumbot.storage import Storage
@@ -63,12 +64,13 @@ from forumbot.web.users import (
     User,
     UserError,
     assign_referee,
-    authenticate,
+    authenticate_in_thread,
     can_see_duel,
     list_users,
     unassign_referee,
     visible_duel_ids,
 )
+from forumbot.web.words import Words
 
 HERE = Path(__file__).parent
 SESSION_COOKIE = "forumbot_session"
@@ -101,6 +103,7 @@ class Deps:
     limiter: auth.LoginLimiter
     env: jinja2.Environment
     session_idle_s: float = DEFAULT_IDLE_S
+    timezone: str = "Europe/Paris"
 
 
 class SecurityHeaders:
@@ -147,6 +150,12 @@ def _flash(request: Request, kind: str, text: str, *args: object) -> None:
     request.session["flash"] = items[-5:]
 
 
+def _site_path(path: str) -> str:
+    """``path`` as a path on this site: leading slashes and backslashes collapse to one
+    ``/``, so ``//evil.example/x`` (a link to another host) becomes ``/evil.example/x``."""
+    return "/" + path.lstrip("/\\")
+
+
 def _local_path(raw: object, default: str) -> str:
     """``raw`` when it is a path on this site (no scheme, no host), else ``default``."""
     if isinstance(raw, str) and raw.startswith("/") and not raw.startswith(("//", "/\\")):
@@ -173,14 +182,15 @@ def render(
     page = deps.env.get_template(template).render(
         {
             "_": _,
+            "w": Words(language, deps.timezone, _),
             "lang": language,
             "other_lang": other,
-            "other_lang_url": f"{request.url.path}?{urlencode(query)}",
+            "other_lang_url": f"{_site_path(request.url.path)}?{urlencode(query)}",
             "user": user,
             "csrf_token": csrf.session_token(request.session),
             "csrf_field": csrf.FIELD,
             "flashes": flashes,
-            "request_path": request.url.path,
+            "request_path": _site_path(request.url.path),
             **(context or {}),
         }
     )
@@ -303,7 +313,7 @@ async def login_submit(request: Request) -> Response:
             429,
             headers={"Retry-After": str(wait)},
         )
-    user = authenticate(deps.storage, username, password)
+    user = await authenticate_in_thread(deps.storage, username, password)
     if user is None:
         deps.limiter.failure(key)
         return render(
@@ -346,7 +356,8 @@ async def queue(request: Request, user: User) -> Response:
     ]
     now = deps.now()
     drafts = [views.draft_view(deps.storage, d, now) for d in rows]
-    return render(request, "queue.html", {"drafts": drafts}, user=user)
+    no_duel = visible is not None and not visible  # a referee no admin assigned yet
+    return render(request, "queue.html", {"drafts": drafts, "no_duel": no_duel}, user=user)
 
 
 @page
@@ -516,7 +527,11 @@ async def draft_publish(request: Request, user: User, form: FormData) -> Respons
             expected_version=expected,
         ),
     )
-    if response.status_code != 303 or deps.publisher is None:
+    if response.status_code != 303:
+        return response
+    if deps.publisher is None:  # `forumbot web` without --publish-now: `run` posts it
+        request.session.pop("flash", None)
+        _flash(request, "ok", "Approuvé : il partira au prochain passage du bot.")
         return response
     request.session.pop("flash", None)
     try:
@@ -760,6 +775,10 @@ def create_app(
     session_idle_s: int = DEFAULT_IDLE_S,
     max_login_failures: int = 5,
     login_window_s: int = 900,
+    max_ip_login_failures: int = 20,
+    max_global_login_failures: int = 200,
+    trusted_proxies: Sequence[str] = (),
+    timezone: str = "Europe/Paris",
 ) -> Starlette:
     """The review web app.
 
@@ -774,7 +793,13 @@ def create_app(
             response, so it counts from the last request).
         session_idle_s: a session whose record saw no request for this many seconds ends
             (server-side, whatever the cookie says); see :mod:`forumbot.web.sessions`.
-        max_login_failures, login_window_s: the login rate limit.
+        max_login_failures, login_window_s, max_ip_login_failures,
+            max_global_login_failures: the login rate limit (per username and address,
+            per address, in all; :class:`forumbot.web.auth.LoginLimiter`).
+        trusted_proxies: addresses or networks of the reverse proxies whose
+            ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (``web.trusted_proxies``);
+            empty: none, the client is the TCP peer, whatever headers it sends.
+        timezone: the board's timezone (IANA name): times on the page are shown in it.
 
     Raises:
         ValueError: when ``secret_key`` is shorter than 32 characters.
@@ -815,6 +840,11 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[
+            *(
+                [Middleware(ProxyHeadersMiddleware, trusted_hosts=list(trusted_proxies))]
+                if trusted_proxies
+                else []
+            ),
             Middleware(SecurityHeaders),
             Middleware(
                 SessionMiddleware,
@@ -831,9 +861,16 @@ def create_app(
         storage=storage,
         now=now,
         publisher=publisher,
-        limiter=auth.LoginLimiter(now, max_login_failures, login_window_s),
+        limiter=auth.LoginLimiter(
+            now,
+            max_login_failures,
+            login_window_s,
+            max_ip_failures=max_ip_login_failures,
+            max_global_failures=max_global_login_failures,
+        ),
         env=env,
         session_idle_s=session_idle_s,
+        timezone=timezone,
     )
     return app
 

@@ -9,14 +9,19 @@ request: replaying an older cookie does not bring it back. Each request also rel
 account from the database: a disabled user is logged out at once, and the role always comes
 from the ``users`` table, never from a form or the cookie.
 
-Rate limit: after ``max_failures`` failed logins for one (username, client address) within
-``window_s`` seconds, further attempts get HTTP 429 until the oldest failure leaves the window.
-Kept in memory (one web process); a restart clears it.
+Rate limit (:class:`LoginLimiter`), counted over ``window_s`` seconds (default 15 min):
+at most ``max_failures`` (5) failed logins per (username, client address), ``max_ip_failures``
+(20) per client address whatever the usernames tried, and ``max_global_failures`` (200) in
+all; beyond, attempts get HTTP 429 until the oldest failure leaves the window. The client
+address is the TCP peer, or the ``X-Forwarded-For`` of a configured proxy only
+(``web.trusted_proxies``). Kept in memory (one web process; a restart clears it), bounded:
+at most ``max_keys`` (username, address) and address entries, the least recently failed
+dropped first, each holding at most its limit of timestamps.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import OrderedDict, deque
 from collections.abc import Callable, MutableMapping
 from datetime import datetime
 from typing import Any
@@ -28,50 +33,109 @@ from forumbot.web.users import User, get_user
 SESSION_ID = "sid"  # the key of the session id in the cookie
 
 
+class _Windows:
+    """Failure times per key, in a sliding window; at most ``max_keys`` keys, each keeping
+    its newest ``limit`` times (older ones cannot change a decision)."""
+
+    def __init__(self, limit: int, max_keys: int) -> None:
+        self.limit = limit
+        self.max_keys = max_keys
+        self._times: OrderedDict[object, deque[datetime]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._times)
+
+    def _prune(self, key: object, now: datetime, window_s: float) -> deque[datetime] | None:
+        times = self._times.get(key)
+        if times is None:
+            return None
+        while times and (now - times[0]).total_seconds() >= window_s:
+            times.popleft()
+        if not times:
+            del self._times[key]
+            return None
+        return times
+
+    def wait_s(self, key: object, now: datetime, window_s: float) -> int:
+        """Seconds until ``key`` is under its limit again (0: it is)."""
+        times = self._prune(key, now, window_s)
+        if times is None or len(times) < self.limit:
+            return 0
+        waited = (now - times[0]).total_seconds()
+        return max(1, int(window_s - waited) + 1)
+
+    def add(self, key: object, now: datetime, window_s: float) -> None:
+        times = self._prune(key, now, window_s)
+        if times is None:
+            times = self._times[key] = deque(maxlen=self.limit)
+        times.append(now)
+        self._times.move_to_end(key)
+        while len(self._times) > self.max_keys:
+            self._times.popitem(last=False)  # the key whose last failure is the oldest
+
+    def forget(self, key: object) -> None:
+        self._times.pop(key, None)
+
+
 class LoginLimiter:
-    """Counts failed logins per key; defaults: 5 failures per 15 minutes.
+    """Counts failed logins per (username, address), per address and in all (module docstring).
 
     Args:
         now: clock (aware datetime).
-        max_failures: failures allowed within the window.
+        max_failures: failures allowed per (username, address) within the window.
         window_s: window length in seconds.
+        max_ip_failures: failures allowed per address, all usernames together.
+        max_global_failures: failures allowed in all (a guessing spread over many addresses).
+        max_keys: most (username, address) keys and most addresses remembered.
     """
 
     def __init__(
-        self, now: Callable[[], datetime], max_failures: int = 5, window_s: int = 900
+        self,
+        now: Callable[[], datetime],
+        max_failures: int = 5,
+        window_s: int = 900,
+        *,
+        max_ip_failures: int = 20,
+        max_global_failures: int = 200,
+        max_keys: int = 10_000,
     ) -> None:
         self._now = now
         self.max_failures = max_failures
         self.window_s = window_s
-        self._failures: dict[tuple[str, str], deque[datetime]] = defaultdict(deque)
+        self._per_user = _Windows(max_failures, max_keys)
+        self._per_ip = _Windows(max_ip_failures, max_keys)
+        self._global = _Windows(max_global_failures, 1)
 
     @staticmethod
     def key(username: str, client: str) -> tuple[str, str]:
         """The limiter key of a login attempt."""
         return (username.strip().casefold(), client)
 
-    def _prune(self, key: tuple[str, str]) -> deque[datetime]:
-        times = self._failures[key]
-        now = self._now()
-        while times and (now - times[0]).total_seconds() >= self.window_s:
-            times.popleft()
-        return times
-
     def retry_after_s(self, key: tuple[str, str]) -> int:
-        """Seconds until an attempt is allowed again (0: allowed now)."""
-        times = self._prune(key)
-        if len(times) < self.max_failures:
-            return 0
-        waited = (self._now() - times[0]).total_seconds()
-        return max(1, int(self.window_s - waited) + 1)
+        """Seconds until an attempt is allowed again (0: allowed now): the longest wait of
+        the (username, address), address and global limits."""
+        now = self._now()
+        return max(
+            self._per_user.wait_s(key, now, self.window_s),
+            self._per_ip.wait_s(key[1], now, self.window_s),
+            self._global.wait_s(None, now, self.window_s),
+        )
 
     def failure(self, key: tuple[str, str]) -> None:
         """Record a failed attempt."""
-        self._prune(key).append(self._now())
+        now = self._now()
+        self._per_user.add(key, now, self.window_s)
+        self._per_ip.add(key[1], now, self.window_s)
+        self._global.add(None, now, self.window_s)
 
     def success(self, key: tuple[str, str]) -> None:
-        """Forget the failures of ``key`` after a successful login."""
-        self._failures.pop(key, None)
+        """Forget the failures of ``key`` after a successful login (the address's and the
+        global counts stay: a right password does not clear guesses at other accounts)."""
+        self._per_user.forget(key)
+
+    def tracked(self) -> tuple[int, int]:
+        """(username-address keys, addresses) held in memory now (both <= ``max_keys``)."""
+        return len(self._per_user), len(self._per_ip)
 
 
 def current_user(

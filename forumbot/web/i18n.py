@@ -32,6 +32,11 @@ ENGLISH: dict[str, str] = {
     # queue
     "File des brouillons": "Draft queue",
     "Aucun brouillon en attente.": "No pending draft.",
+    "Aucun duel ne vous est encore attribué : un administrateur doit vous désigner comme "
+    "arbitre d'un duel (page du duel, « Arbitres »).": (
+        "No duel is assigned to you yet: an admin must make you a referee of a duel (the "
+        "duel's page, \"Referees\")."
+    ),
     "Déclaration n°%s": "Declaration #%s",
     "tour %s": "turn %s",
     "ouverture": "opening",
@@ -41,6 +46,9 @@ ENGLISH: dict[str, str] = {
     "Publication automatique dès maintenant": "Auto-publish due now",
     "Retenu : attend la décision d'un arbitre": "Held: waits for a referee",
     "Approuvé : publié au prochain passage": "Approved: published at the next pass",
+    "Approuvé : il partira au prochain passage du bot.": (
+        "Approved: it goes out at the bot's next pass."
+    ),
     "Publication en cours": "Publishing",
     "Publié (message %s)": "Published (post %s)",
     "Mode manuel : publié seulement sur approbation": "Manual mode: published only on approval",
@@ -141,6 +149,8 @@ ENGLISH: dict[str, str] = {
     "Cible": "Target",
     "Avant": "Before",
     "Après": "After",
+    "Quoi": "What",
+    "Avant → après": "Before → after",
     "Brouillons en attente": "Pending drafts",
     "Vainqueur : %s": "Winner: %s",
     "Égalité": "Draw",

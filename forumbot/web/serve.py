@@ -13,6 +13,7 @@ import os
 import secrets
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from forumbot.config import Config
 from forumbot.storage import Storage, open_storage
@@ -66,15 +67,48 @@ def board_publisher(config: Config, storage: Storage) -> Callable[[int], None]:
     return publish
 
 
+def uvicorn_config(
+    app: Any, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
+) -> Any:
+    """The ``uvicorn.Config`` the review page runs with.
+
+    uvicorn's own proxy-header handling is off (``proxy_headers=False``; by default it
+    believes ``X-Forwarded-For`` from 127.0.0.1, so anyone behind a local proxy, or on the
+    host, could pick the address the login limit counts): the app does it itself, for the
+    configured ``web.trusted_proxies`` only (:func:`forumbot.web.app.create_app`).
+    """
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        proxy_headers=False,
+        server_header=False,
+    )
+
+
 def serve(
     config: Config, host: str = "127.0.0.1", port: int = 8000, publish_now: bool = False
 ) -> None:
-    """Serve the review page until interrupted (blocking)."""
+    """Serve the review page until interrupted (blocking).
+
+    The session cookie is ``Secure`` when ``web.https_only`` is true; ``X-Forwarded-For``
+    is believed from ``web.trusted_proxies`` only; times show in ``board.timezone``.
+    """
     import uvicorn
 
     from forumbot.web.app import create_app
 
     storage = open_storage(config.database)
     publisher = board_publisher(config, storage) if publish_now else None
-    app = create_app(storage, secret_key=secret_key(config.database), publisher=publisher)
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    app = create_app(
+        storage,
+        secret_key=secret_key(config.database),
+        publisher=publisher,
+        https_only=config.web_https_only,
+        trusted_proxies=config.web_trusted_proxies,
+        timezone=config.timezone,
+    )
+    uvicorn.Server(uvicorn_config(app, host, port)).run()

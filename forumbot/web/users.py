@@ -9,10 +9,14 @@ Errors: :class:`UserError` (unknown role, duplicate user, empty password, unknow
 
 from __future__ import annotations
 
+import asyncio
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
@@ -140,19 +144,51 @@ def list_users(storage: Storage) -> list[User]:
 def authenticate(storage: Storage, username: str, password: str) -> User | None:
     """The account when ``password`` matches its hash, else None (same cost either way).
 
-    A hash made with older argon2 parameters is upgraded on success.
+    A hash made with older argon2 parameters is upgraded on success. Blocks for the argon2
+    check (tens of ms, 64 MiB): the web page uses :func:`authenticate_in_thread` instead.
     """
     row = _row(storage, username)
+    return _finish(storage, row, password, _check_hash(row, password))
+
+
+def _check_hash(row: dict[str, Any] | None, password: str) -> bool:
+    """The argon2 verification alone (no database: safe in a worker thread)."""
     stored = row["password_hash"] if row is not None else _DUMMY_HASH
     try:
-        _HASHER.verify(stored, password)
+        return bool(_HASHER.verify(stored, password))
     except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def _finish(
+    storage: Storage, row: dict[str, Any] | None, password: str, matched: bool
+) -> User | None:
+    if not matched or row is None or row["disabled"]:
         return None
-    if row is None or row["disabled"]:
-        return None
-    if _HASHER.check_needs_rehash(stored):
+    if _HASHER.check_needs_rehash(row["password_hash"]):
         storage.db.table("users").update(row["username"], {"password_hash": _HASHER.hash(password)})
     return User(row["username"], row["role"])
+
+
+# At most this many argon2 checks run at once (each takes 64 MiB); the others wait their turn
+# without holding the event loop.
+PASSWORD_CHECKS_AT_ONCE = 2
+_CHECK_LIMITERS: weakref.WeakKeyDictionary[object, anyio.CapacityLimiter] = (
+    weakref.WeakKeyDictionary()
+)  # one per event loop (a limiter belongs to the loop it was made in)
+
+
+async def authenticate_in_thread(storage: Storage, username: str, password: str) -> User | None:
+    """:func:`authenticate` with the argon2 check in a worker thread (at most
+    :data:`PASSWORD_CHECKS_AT_ONCE` at once), so other requests are served meanwhile. The
+    database is read and written on the calling (event-loop) thread only."""
+    loop = asyncio.get_running_loop()
+    limiter = _CHECK_LIMITERS.get(loop)
+    if limiter is None:
+        limiter = _CHECK_LIMITERS[loop] = anyio.CapacityLimiter(PASSWORD_CHECKS_AT_ONCE)
+    row = _row(storage, username)
+    matched = await anyio.to_thread.run_sync(_check_hash, row, password, limiter=limiter)
+    return _finish(storage, row, password, matched)
 
 
 # -- duel referees ----------------------------------------------------------------------

@@ -313,6 +313,7 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
         "fields": draft_number_fields(decl, stored, overrides),
         "overrides": overrides,
         "violations": outcome.get("violations") or [],
+        "names": tuple(d["name"] for d in (outcome.get("state") or {}).get("duellists", [])),
         "unit": (stored.get("context") or {}).get("unit", ""),
         "winner": outcome.get("winner"),
         "draw": outcome.get("draw", False),

@@ -73,6 +73,7 @@ def served(tmp_path: Path) -> Iterator[Served]:
     import uvicorn
 
     from forumbot.web import create_app
+    from forumbot.web.serve import uvicorn_config
 
     db_path = str(tmp_path / "forumbot.db")
     scenario = build(db_path)
@@ -92,9 +93,8 @@ def served(tmp_path: Path) -> Iterator[Served]:
         app = create_app(
             storage, secret_key="e2e-" + "x" * 40, publisher=publisher, now=scenario.clock
         )
-        server = uvicorn.Server(
-            uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-        )
+        # the configuration `forumbot web` runs with (no proxy trusted: web.trusted_proxies = [])
+        server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, log_level="warning"))
         holder["server"] = server
         ready.set()
         server.run()
@@ -188,7 +188,7 @@ def test_referee_edits_publishes_admin_dismisses(served: Served, page: Page) -> 
     # the duel page: chart, turns, dice audit, audit log
     page.goto(f"{base}/duels/{served.scenario.duel_id}")
     assert page.locator("svg.chart polyline").count() == 2
-    assert page.locator("table.audit").inner_text().count("draft.set_numbers") == 1
+    assert page.locator("table.audit td.what[title='draft.set_numbers']").count() == 1
     page.screenshot(path=str(DOCS / "duel-page.png"), full_page=True)
 
 
@@ -312,3 +312,81 @@ def test_referee_changes_pv_and_the_sandbox_topic_shows_it_once(tmp_path: Path, 
         check.close()
     finally:
         board.stop()
+
+
+# -- issue 14 ---------------------------------------------------------------------------------
+def test_login_limit_holds_against_forged_forwarded_for(served: Served, page: Page) -> None:
+    """A client on 127.0.0.1 (where a local proxy would be) sends a new X-Forwarded-For
+    with every guess: no proxy is trusted, so the sixth try gets 429 and even the right
+    password is refused while the account is locked for that client."""
+    base = served.url
+    for i in range(7):
+        page.set_extra_http_headers({"X-Forwarded-For": f"198.51.100.{i + 1}"})
+        page.goto(base + "/login")
+        page.fill("input[name=username]", "rita")
+        page.fill("input[name=password]", f"guess number {i}")
+        with page.expect_response(lambda r: r.request.method == "POST") as answer:
+            page.click("form.login button[type=submit]")
+        expected = 401 if i < 5 else 429
+        assert answer.value.status == expected, (i, answer.value.status)
+    assert page.locator(".flash.error").inner_text().startswith("Trop de tentatives")
+    page.set_extra_http_headers({"X-Forwarded-For": "203.0.113.77"})
+    page.goto(base + "/login")
+    page.fill("input[name=username]", "rita")
+    page.fill("input[name=password]", PASSWORD)
+    with page.expect_response(lambda r: r.request.method == "POST") as answer:
+        page.click("form.login button[type=submit]")
+    assert answer.value.status == 429 and "/login" in page.url
+    page.goto(base + "/drafts")
+    assert "/login" in page.url  # not logged in
+
+
+def test_french_rule_trail(served: Served, page: Page) -> None:
+    base = served.url
+    log_in(page, base, "rita")
+    page.goto(f"{base}/drafts/{served.scenario.draft_id}")
+    trail = page.locator("details.trail table")
+    rows = [
+        [c.inner_text().strip() for c in row.locator("td").all()[:4]]
+        for row in trail.locator("tr").all()
+        if row.locator("td").count()
+    ]
+    assert [
+        "Cassius Thorne : attaque touche",
+        "oui",
+        "déviation",
+        "défense effective d'Aurora Vexley 6 contre attaque 6 : égalité : l'égalité touche",
+    ] in rows
+    text = " ".join(" ".join(r) for r in rows)
+    for english in ("effective defense", "the tie lands", "first die", "twice in a row"):
+        assert english not in text
+    evidence = page.locator(".violation .evidence").first.inner_text()
+    assert evidence == "Sortilège de Désarmement deux fois de suite"
+    assert page.locator(".violation .rule").first.inner_text() == "sort répété"
+    # the English switch shows the engine's own words
+    page.click("a.lang")
+    assert "the tie lands" in page.locator("details.trail table").inner_text()
+    page.click("a.lang")
+    assert "l'égalité touche" in page.locator("details.trail table").inner_text()
+
+
+def test_audit_log_table(served: Served, page: Page) -> None:
+    base = served.url
+    log_in(page, base, "alice")
+    page.goto(f"{base}/duels/{served.scenario.duel_id}")
+    table = page.locator("table.audit")
+    headers = [h.inner_text().strip() for h in table.locator("th").all()]
+    assert headers == ["Qui", "Quand", "Quoi", "Cible", "Avant → après"]
+    published = table.locator("tr", has=page.locator("td.what[title='declaration.publish']"))
+    first = [c.inner_text().strip() for c in published.first.locator("td").all()]
+    assert first[:4] == [
+        "forumbot",
+        "30/11/2026 13:10 (CET)",
+        "déclaration publiée",
+        "Déclaration n°1",
+    ]
+    assert "status : draft → published" in first[4]
+    assets = table.inner_text()
+    assert '{"status"' not in assets and "+00:00" not in assets
+    assigned = table.locator("tr", has=page.locator("td.what[title='duel.assign_referee']"))
+    assert assigned.locator("td.who").inner_text() == "alice"

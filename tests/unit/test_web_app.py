@@ -402,7 +402,7 @@ async def test_violations_list_filter_and_dismiss(
 ) -> None:
     await login(client, "alice")
     html = (await client.get("/violations?rule=repeated_spell")).text
-    assert "Sortilège de Désarmement twice in a row" in html
+    assert "Sortilège de Désarmement deux fois de suite" in html  # French evidence (issue 14)
     assert "Message n°106" in html and "3 lignes" in html
     assert (
         "Aucune violation pour ces filtres."

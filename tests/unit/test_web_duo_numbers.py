@@ -99,7 +99,7 @@ async def test_setting_2v2_numbers_on_the_page(
         "Le grimoire mordeur.points": 12,
     }
     page = (await client.get(f"/drafts/{decl_id}")).text
-    assert "computed 30, referee set 12" in page  # the trail shows the override
+    assert "calculé 30, fixé par l&#39;arbitre à 12" in page  # the trail shows the override
     # a value the engine refuses re-renders the draft with 400; an unknown key is refused
     r = await set_number(
         client, decl_id, {"version": "3", "key": "Le grimoire mordeur.points", "value": "99"}

@@ -1,0 +1,510 @@
+"""The rules engine's words on the page, in the page's language (issue 14).
+
+``rules/`` writes its trail and violation evidence in English, with rule ids such as
+``classic.repeated_spell`` (they are data, kept as stored). The page shows them through
+:class:`Words`: in French (the default) the rule ids get French names, the trail's
+quantities and details and the violation evidence are translated phrase by phrase
+(:data:`PHRASES_FR`, every sentence ``rules/classic.py``, ``rules/fatigue/engine.py`` and
+``rules/duo/engine.py`` write), void reasons such as ``shield`` read "bouclier", times are
+shown in the board's timezone, and the audit log is a table (who, when, what, before → after).
+In English the engine's own text is shown as stored, with readable rule names.
+
+The raw rule id stays in the ``title`` of each name, so a referee can look it up.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+# -- rule ids and void reasons: the last part of the id -> (French, English) -----------------
+RULE_NAMES: dict[str, tuple[str, str]] = {
+    "resolution": ("résolution du tour", "turn resolution"),
+    "dice": ("dés", "dice"),
+    "spellbook": ("liste des sorts", "spell list"),
+    "deflect": ("déviation", "deflection"),
+    "ties": ("égalités", "ties"),
+    "damage": ("dégâts", "damage"),
+    "end": ("fin du duel", "end of the duel"),
+    "double_ko": ("double K.-O.", "double knock-out"),
+    "start": ("top de départ", "start signal"),
+    "cast_before_start": ("sort avant le top", "spell before the start"),
+    "repeated_spell": ("sort répété", "repeated spell"),
+    "reused_spell": ("sort réutilisé", "reused spell"),
+    "missing_spell": ("sort manquant", "missing spell"),
+    "unlisted_spell": ("sort hors liste", "unlisted spell"),
+    "unknown_spell": ("sort inconnu", "unknown spell"),
+    "spell_above_level": ("sort au-dessus du niveau", "spell above the year's level"),
+    "barred": ("attaque interdite", "attack barred"),
+    "barred_action": ("action interdite", "barred action"),
+    "barred_attacking_spell": ("sort d'attaque interdit", "barred attacking spell"),
+    "void_defense": ("défense sans attaque", "defense without attack"),
+    "no_floor": ("défense sans plancher", "defense without floor"),
+    "defense_modifier": ("modificateur de défense", "defense modifier"),
+    "extra_damage": ("dégâts supplémentaires", "extra damage"),
+    "shield": ("bouclier", "shield"),
+    "counter_spell": ("contre-sort", "counter-spell"),
+    "cancelled": ("sort annulé", "spell cancelled"),
+    "advantage": ("avantage", "advantage"),
+    "effects_expire": ("fin des effets", "effects expire"),
+    "effects_pending": ("effets en cours", "pending effects"),
+    "effects": ("effets", "effects"),
+    "override": ("décision de l'arbitre", "referee's decision"),
+    "initiative": ("initiative", "initiative"),
+    "initiative_not_cast": ("initiative sans sort", "initiative without a spell"),
+    "first_declaration": ("première déclaration", "first declaration"),
+    "second_declaration": ("deuxième déclaration", "second declaration"),
+    "defense": ("défense", "defense"),
+    "relaunch": ("relance", "relaunch"),
+    "dodge": ("esquive", "dodge"),
+    "undodgeable": ("sort inesquivable", "undodgeable spell"),
+    "riposte": ("riposte", "riposte"),
+    "riposte_failed": ("riposte manquée", "riposte failed"),
+    "cast": ("lancer de sort", "spell cast"),
+    "defender_cast": ("sort du défenseur", "defender's spell"),
+    "bet": ("pari", "bet"),
+    "invalid_bet": ("pari invalide", "invalid bet"),
+    "endure": ("subir", "endure"),
+    "no_action": ("aucune action", "no action"),
+    "heal": ("soin", "heal"),
+    "damage_over_time": ("dégâts sur la durée", "damage over time"),
+    "magic_type": ("type de magie", "magic type"),
+    "magic_types": ("types de magie", "magic types"),
+    "ward": ("protection", "ward"),
+    "short_post": ("message trop court", "short post"),
+    "late_edit": ("modification tardive", "late edit"),
+    "violation": ("violation", "violation"),
+    "three_violations": ("trois violations", "three violations"),
+    "reuse_memory": ("sorts déjà lancés", "spells already cast"),
+    "concede": ("abandon", "concession"),
+    "timeout": ("délai dépassé", "timeout"),
+    "move_alone": ("déplacement seul", "move alone"),
+    "double_target": ("double cible", "double target"),
+    "unknown_zone": ("zone inconnue", "unknown zone"),
+    "missing_target": ("cible manquante", "missing target"),
+    "missing_move": ("déplacement manquant", "missing move"),
+    "same_zone": ("même zone", "same zone"),
+    "creature": ("créature", "creature"),
+    "creature_ability": ("pouvoir de créature", "creature ability"),
+    "creature_missed": ("créature manquée", "creature missed"),
+    "mechanism": ("mécanisme", "mechanism"),
+    "reward": ("récompense", "reward"),
+    "item_used": ("objet utilisé", "item used"),
+    "item_taken": ("objet pris", "item taken"),
+    "knocked_out": ("hors de combat", "knocked out"),
+    "self_cast": ("sort sur soi", "self cast"),
+    "turn_closed": ("tour clos", "turn closed"),
+    "no_spell": ("aucun sort", "no spell"),
+}
+
+
+def _last_part(rule_id: str) -> str:
+    return rule_id.rsplit(".", 1)[-1]
+
+
+# -- trail quantities: the part after "<name>." -> French ------------------------------------
+QUANTITIES_FR: dict[str, str] = {
+    "attack.die": "dé d'attaque",
+    "defense.die": "dé de défense",
+    "attack.value": "valeur d'attaque",
+    "attack.modifier": "modificateur d'attaque",
+    "attack.landed": "attaque touche",
+    "attack.barred": "attaque interdite",
+    "attack.damage": "dégâts infligés",
+    "attack.extra_damage": "dégâts supplémentaires",
+    "defense.effective": "défense effective",
+    "defense.modifier": "modificateur de défense",
+    "spell": "sort",
+    "spell.cancelled": "sort annulé",
+    "spell.pending": "sort en attente",
+    "points": "points",
+    "effects_next": "effet au tour suivant",
+    "effects.expired": "effet terminé",
+    "effects.merged": "effets fusionnés",
+    "effects_pending": "effets en cours",
+    "effects_running": "effets en cours",
+    "die": "dé",
+    "action": "action",
+    "bet_won": "pari gagné",
+    "dodged": "esquive",
+    "landed": "touche",
+    "riposte.landed": "riposte touche",
+    "damage": "dégâts",
+    "damage.modifier": "modificateur de dégâts",
+    "damage.ward": "protection",
+    "damage_over_time": "dégâts sur la durée",
+    "heal": "soin",
+    "heal.spell": "soin du sort",
+    "endures": "subit",
+    "barred": "action interdite",
+    "lines": "lignes",
+    "spells_used_on": "sorts déjà lancés sur",
+    "resolution": "résolution",
+    "finished": "duel terminé",
+    "winner": "vainqueur",
+    "draw": "égalité",
+    "initiative": "initiative",
+    "defense": "défense",
+    "relaunch": "relance",
+}
+PREFIXES_FR = {"duel": "duel", "turn": "tour"}
+
+VALUES_FR: dict[str, str] = {
+    "simultaneous": "simultanée",
+    "applied": "appliquée",
+    "proposed": "proposée",
+    "waived": "levée",
+    "off": "désactivée",
+    "none": "aucun",
+    "cast": "lancer un sort",
+    "dodge": "esquiver",
+    "dodge_riposte": "esquiver et riposter",
+}
+
+# -- details and evidence: English phrase -> French, applied in order ------------------------
+_NAME = r"(?P<{0}>[^:;,()\s][^:;,()]*?)"
+
+
+def _n(group: str) -> str:
+    return _NAME.format(group)
+
+
+PHRASES_FR: tuple[tuple[str, str], ...] = (
+    # classic (rules/classic.py)
+    (r"post (\d+), first die", r"message \1, premier dé"),
+    (r"post (\d+), second die", r"message \1, second dé"),
+    (
+        rf"{_n('a')}'s effective defense (-?\d+) vs attack (-?\d+): ",
+        r"défense effective de \g<a> \2 contre attaque \3 : ",
+    ),
+    (r"equal: the tie lands", "égalité : l'égalité touche"),
+    (r"equal: the tie is deflected", "égalité : l'égalité est déviée"),
+    (r"strictly greater: deflected", "strictement supérieure : déviée"),
+    (r"lower: lands", "inférieure : touche"),
+    (rf"{_n('s')} twice in a row", r"\g<s> deux fois de suite"),
+    (r"; proposal: ", " ; proposition : "),
+    (
+        r"no effect, no damage; the defense die counts",
+        "sans effet ni dégâts ; le dé de défense compte",
+    ),
+    (
+        r"no attack this turn; the defense die counts",
+        "pas d'attaque ce tour ; le dé de défense compte",
+    ),
+    (r"no attack this turn", "pas d'attaque ce tour"),
+    (r"in the list of allowed spells", "dans la liste des sorts autorisés"),
+    (r"no landed attack, no PD lost", "aucune attaque touchée, aucun PD perdu"),
+    (r"attack die (\d+)", r"dé d'attaque \1"),
+    (r"no spell in bold", "aucun sort en gras"),
+    (
+        rf"{_n('s')} is level (\d+), year (\d+) knows up to (\d+)",
+        r"\g<s> est de niveau \2 ; une \3e année connaît jusqu'au niveau \4",
+    ),
+    (
+        r"flag only: a well-read duellist may know a little more \(fair play\)",
+        "signalé seulement : un duelliste cultivé peut en savoir un peu plus (fair-play)",
+    ),
+    (r"flag only", "signalé seulement"),
+    (r"the spell is ignored", "le sort est ignoré"),
+    (
+        rf"{_n('s')} \(by {_n('c')}\) forbids attacking this turn",
+        r"\g<s> (par \g<c>) interdit d'attaquer ce tour",
+    ),
+    (r"carried from the previous turn: ", "reporté du tour précédent : "),
+    (r"shield on the same post's defense", "bouclier sur la défense du même message"),
+    (r"caster's own defense, same turn", "défense du lanceur, même tour"),
+    (rf"advantage given by {_n('c')}'s ", r"avantage donné par \g<c> : "),
+    (rf"; lost: {_n('a')} does not attack this turn", r" ; perdu : \g<a> n'attaque pas ce tour"),
+    (
+        rf"proposed advantage for {_n('a')}: ([+-]\d+) to the next attack die",
+        r"avantage proposé pour \g<a> : \2 au prochain dé d'attaque",
+    ),
+    (
+        r"advantage: \+(\d+) to the opponent's next attack die",
+        r"avantage : +\1 au prochain dé d'attaque de l'adversaire",
+    ),
+    (r", (?:for )?damage too", ", aux dégâts aussi"),
+    (r"([+-]\d+) advantage", r"\1 d'avantage"),
+    (
+        rf"{_n('a')}'s {_n('s')} cancels {_n('b')}'s spell of this turn",
+        r"\g<s> de \g<a> annule le sort de \g<b> ce tour",
+    ),
+    (rf"{_n('k')} from {_n('s')} ran its last turn", r"\g<k> (\g<s>) a fini son dernier tour"),
+    (r"both at 0 or below: ", "tous deux à 0 ou moins : "),
+    (r"disqualified: ", "disqualifié(s) : "),
+    (rf"{_n('a')} at (-?\d+) PD", r"\g<a> à \2 PD"),
+    (rf"{_n('s')} landed", r"\g<s> a touché"),
+    # fatigue (rules/fatigue/engine.py)
+    (rf"{_n('a')}'s bet ([^()]+?) won \(die (\d+)\)", r"pari de \g<a> \2 gagné (dé \3)"),
+    (rf"{_n('a')}'s bet ([^()]+?) lost \(die (\d+)\)", r"pari de \g<a> \2 perdu (dé \3)"),
+    (r"level (\d+), year (\d+)", r"niveau \1, \2e année"),
+    (rf"{_n('a')} concedes", r"\g<a> abandonne"),
+    (r"no post after the last relaunch", "aucun message après la dernière relance"),
+    (r"no legal action left", "plus aucune action permise"),
+    (rf"{_n('s')} did not land", r"\g<s> n'a pas touché"),
+    (
+        rf"{_n('a')} may not cast {_n('s')} on {_n('b')} again",
+        r"\g<a> ne peut plus lancer \g<s> sur \g<b>",
+    ),
+    (r"(\d+) turn\(s\) from next turn", r"\1 tour(s) à partir du prochain"),
+    (r"\(([+-]\d+) magic type\)", r"(\1 type de magie)"),
+    (r"magic type", "type de magie"),
+    (rf"{_n('s')} still running", r"\g<s> toujours actif"),
+    (r"the referee's decision", "décision de l'arbitre"),
+    (r"^ignored$", "ignoré"),
+    # 2v2 (rules/duo/engine.py)
+    (rf"{_n('s')} hits {_n('c')}$", r"\g<s> touche \g<c>"),
+    (r"\(armour\)", "(armure)"),
+    (r" PV on ", " PV sur "),
+    (r"already defeated", "déjà vaincue"),
+    (r"not in the caster's zone", "pas dans la zone du lanceur"),
+    (
+        rf"{_n('v')} is alone in the zone with {_n('a')} and {_n('b')}",
+        r"\g<v> est seul(e) dans la zone avec \g<a> et \g<b>",
+    ),
+    (r"all four share a zone", "les quatre partagent une zone"),
+    (rf"; {_n('a')} already targeted {_n('v')} this turn", r" ; \g<a> a déjà visé \g<v> ce tour"),
+    (
+        r"no 'Cible :' line and (\d+) opponents in reach",
+        r"pas de ligne « Cible : » et \1 adversaires à portée",
+    ),
+    (r"a move with no other action", "un déplacement sans autre action"),
+    (r"'Déplacement : (.+)' names no zone", r"« Déplacement : \1 » ne nomme aucune zone"),
+    (rf"{_n('a')} already moved this turn", r"\g<a> s'est déjà déplacé(e) ce tour"),
+    (
+        rf"nobody of {_n('a')} & {_n('b')} moved this turn",
+        r"ni \g<a> ni \g<b> ne s'est déplacé ce tour",
+    ),
+    (r"already solved", "déjà résolu"),
+    (r"^not here$", "pas ici"),
+    # the referee's overrides (rules/trail.py) and common pieces
+    (r"computed (.+?), referee set (.+)$", r"calculé \1, fixé par l'arbitre à \2"),
+    (r"\bpost (\d+)\b", r"message \1"),
+    (r"\bvoid: ", "annulé : "),
+    (r"\bby ", "par "),
+    (r"(?<! ): ", " : "),
+    (r"(?<! ); ", " ; "),
+    (r"\b([Dd])e (?=[AEIOUYÂÉÈÊÎÔaeiouyâéèêîô])", r"\1'"),  # de Aurora -> d'Aurora
+)
+_COMPILED = tuple((re.compile(p), r) for p, r in PHRASES_FR)
+_VOID_AFTER = re.compile(r"(annulé : |pas d'attaque ce tour \()([a-z_]+)")
+_BOOLS = re.compile(r"\b(True|False)\b")
+
+
+def detail_fr(text: str) -> str:
+    """French of one trail detail or violation evidence written by ``rules/``.
+
+    >>> detail_fr("Cassius Thorne's effective defense 4 vs attack 4: equal: the tie lands")
+    "défense effective de Cassius Thorne 4 contre attaque 4 : égalité : l'égalité touche"
+    >>> detail_fr("Aurora Vexley's bet 3-4 won (die 3); Cassius Thorne's bet 5 lost (die 2)")
+    "pari d'Aurora Vexley 3-4 gagné (dé 3) ; pari de Cassius Thorne 5 perdu (dé 2)"
+    >>> detail_fr("post 106: Sortilège de Désarmement twice in a row")
+    'message 106 : Sortilège de Désarmement deux fois de suite'
+    """
+    for pattern, replacement in _COMPILED:
+        text = pattern.sub(replacement, text)
+    text = _VOID_AFTER.sub(lambda m: m.group(1) + rule_name(m.group(2), "fr"), text)
+    return _BOOLS.sub(lambda m: "oui" if m.group(1) == "True" else "non", text)
+
+
+def rule_name(rule_id: str, language: str) -> str:
+    """A rule id (``classic.repeated_spell``) or void reason (``shield``) as a name.
+
+    >>> rule_name("classic.repeated_spell", "fr"), rule_name("shield", "en")
+    ('sort répété', 'shield')
+    """
+    names = RULE_NAMES.get(rule_id) or RULE_NAMES.get(_last_part(rule_id))
+    if names is None:
+        spell = rule_id.split(".")
+        if len(spell) == 3 and spell[1] == "spell" and spell[2] in RULE_NAMES:
+            names = RULE_NAMES[spell[2]]
+    if names is not None:
+        return names[0] if language == "fr" else names[1]
+    return _last_part(rule_id).replace("_", " ")
+
+
+def quantity_fr(quantity: str, known_names: tuple[str, ...] = ()) -> str:
+    """``"Cassius Thorne.attack.die"`` -> ``"Cassius Thorne : dé d'attaque"``; a
+    ``<name>.violation.<rule>`` names the rule in French."""
+    for name in sorted(known_names, key=len, reverse=True):
+        if quantity.startswith(name + "."):
+            who, what = name, quantity[len(name) + 1 :]
+            break
+    else:
+        who, _, what = quantity.partition(".")
+    if what.startswith("violation."):
+        return f"{who} : violation « {rule_name(what[len('violation.') :], 'fr')} »"
+    label = QUANTITIES_FR.get(what)
+    if label is None:
+        return quantity
+    return f"{PREFIXES_FR.get(who, who)} : {label}"
+
+
+def value_fr(value: object) -> str:
+    """A trail value as the French page shows it (oui / non, French status names)."""
+    if isinstance(value, bool):
+        return "oui" if value else "non"
+    if isinstance(value, str):
+        return VALUES_FR.get(value, value)
+    return str(value)
+
+
+# -- audit log -------------------------------------------------------------------------------
+ACTIONS: dict[str, tuple[str, str]] = {
+    "duel.adopt": ("duel adopté", "duel adopted"),
+    "duel.assign_referee": ("arbitre désigné", "referee assigned"),
+    "duel.unassign_referee": ("arbitre retiré", "referee removed"),
+    "declaration.publish": ("déclaration publiée", "declaration published"),
+    "draft.edit_text": ("texte modifié", "text edited"),
+    "draft.set_numbers": ("nombre modifié", "number changed"),
+    "draft.waive": ("violation levée", "violation waived"),
+    "draft.unwaive": ("violation rétablie", "violation restored"),
+    "draft.approved": ("brouillon approuvé", "draft approved"),
+    "draft.held": ("brouillon retenu", "draft held"),
+    "draft.draft": ("remis en brouillon", "back to draft"),
+    "draft.cancel": ("brouillon annulé", "draft cancelled"),
+    "violation.confirm": ("violation confirmée", "violation confirmed"),
+    "violation.dismiss": ("violation rejetée", "violation dismissed"),
+    "user.add": ("compte créé", "account created"),
+    "user.password": ("mot de passe changé", "password changed"),
+    "profile.set": ("fiche modifiée", "profile set"),
+    "owl.reminder": ("hibou de rappel", "reminder owl"),
+}
+TARGETS: dict[str, tuple[str, str]] = {
+    "duel": ("Duel n°%s", "Duel #%s"),
+    "declaration": ("Déclaration n°%s", "Declaration #%s"),
+    "violation": ("Violation n°%s", "Violation #%s"),
+    "user": ("Compte %s", "Account %s"),
+    "task": ("Tâche n°%s", "Task #%s"),
+}
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One readable audit line.
+
+    Attributes:
+        when: the time in the board's timezone; who: the actor; what: the action's name
+        (raw id in ``action``); target: what it applies to; changes: ``(field, before,
+        after)`` triples, the field empty when the value is not a table.
+    """
+
+    when: str
+    who: str
+    what: str
+    action: str
+    target: str
+    changes: tuple[tuple[str, str, str], ...]
+
+
+def _short(value: Any, limit: int = 120) -> str:
+    if value is None:
+        return "—"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _changes(before: Any, after: Any) -> tuple[tuple[str, str, str], ...]:
+    if isinstance(before, dict) or isinstance(after, dict):
+        b = before if isinstance(before, dict) else {}
+        a = after if isinstance(after, dict) else {}
+        keys = list(dict.fromkeys([*b, *a]))
+        return tuple((k, _short(b.get(k)), _short(a.get(k))) for k in keys if b.get(k) != a.get(k))
+    return (("", _short(before), _short(after)),)
+
+
+class Words:
+    """What the templates call to show engine output, times and audit lines
+    (``w.rule(...)``, ``w.detail(...)``, ``w.when(...)``...) for one language and timezone.
+
+    Args:
+        language: ``"fr"`` or ``"en"``.
+        timezone: the board's IANA timezone (``board.timezone``); unknown names fall back
+            to UTC.
+        translate: the page's ``_`` (French template text -> the language).
+    """
+
+    def __init__(self, language: str, timezone: str, translate: Callable[..., str]) -> None:
+        self.language = language
+        try:
+            self.zone: ZoneInfo = ZoneInfo(timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            self.zone = ZoneInfo("UTC")
+        self._ = translate
+
+    @property
+    def french(self) -> bool:
+        return self.language == "fr"
+
+    def rule(self, rule_id: object) -> str:
+        """A rule id or void reason as a name (:func:`rule_name`)."""
+        return rule_name(str(rule_id or ""), self.language)
+
+    def detail(self, text: object) -> str:
+        """A trail detail or violation evidence: French, or the engine's English."""
+        raw = str(text or "")
+        return detail_fr(raw) if self.french else raw
+
+    def quantity(self, quantity: object, names: tuple[str, ...] = ()) -> str:
+        """A trail quantity (:func:`quantity_fr` in French)."""
+        raw = str(quantity or "")
+        return quantity_fr(raw, names) if self.french else raw
+
+    def value(self, value: object) -> str:
+        """A trail value (:func:`value_fr` in French)."""
+        if self.french:
+            return value_fr(value)
+        return ("yes" if value else "no") if isinstance(value, bool) else str(value)
+
+    def when(self, stamp: object) -> str:
+        """An ISO 8601 time (aware; naive taken as UTC) in the board's timezone:
+        ``30/11/2026 13:00 (CET)`` / ``2026-11-30 13:00 (CET)``; other text as given."""
+        if not stamp:
+            return ""
+        try:
+            moment = datetime.fromisoformat(str(stamp))
+        except ValueError:
+            return str(stamp)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=ZoneInfo("UTC"))
+        local = moment.astimezone(self.zone)
+        shape = "%d/%m/%Y %H:%M" if self.french else "%Y-%m-%d %H:%M"
+        return f"{local:{shape}} ({local:%Z})"
+
+    def audit(self, entry: dict[str, Any]) -> AuditRow:
+        """One ``audit_log`` row as a readable line (:class:`AuditRow`)."""
+        i = 0 if self.french else 1
+        action = str(entry.get("action", ""))
+        if action in ACTIONS:
+            what = ACTIONS[action][i]
+        elif action.startswith("task."):
+            what = ("tâche : " if self.french else "task: ") + action[5:]
+        elif action.startswith("deadline."):
+            what = ("délai : " if self.french else "deadline: ") + action[9:]
+        else:
+            what = action
+        kind, _, ident = str(entry.get("target", "")).partition(":")
+        target = TARGETS[kind][i] % ident if kind in TARGETS else str(entry.get("target", ""))
+        before, after = (_loads(entry.get("before")), _loads(entry.get("after")))
+        return AuditRow(
+            when=self.when(entry.get("at")),
+            who=str(entry.get("actor", "")),
+            what=what,
+            action=action,
+            target=target,
+            changes=_changes(before, after),
+        )
+
+
+def _loads(raw: Any) -> Any:
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
