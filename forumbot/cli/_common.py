@@ -80,7 +80,7 @@ def cli_error(exc: BaseException, board_url: str | None = None) -> CliError | No
         )
     elif isinstance(exc, LoginFailed):
         message = (
-            f"{board}login refused: {exc.reason}; fix the bot's password "
+            f"{board}login refused: {exc.reason.rstrip('. ')}; fix the bot's password "
             "(bot.password_env or bot.password_file) and bot.username"
         )
     elif code == exit_codes.BOARD_UNREACHABLE:

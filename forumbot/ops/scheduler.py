@@ -151,6 +151,7 @@ def run_forever(bot: Bot) -> None:
         health = HealthState(bot.now, stale_after_s=3 * bot.config.poll_interval_s)
         stopped_by: list[LoginFailed] = []
         scheduler = build_scheduler(bot, health, stopped_by)
+        bot.client.login()  # a refused login or a silent board ends here, in one line
         server = None
         if bot.config.health_port:
             server = start_health_server(bot.config.health_port, health.snapshot)
@@ -174,7 +175,6 @@ def run_forever(bot: Bot) -> None:
             bot.config.poll_interval_s,
         )
         try:
-            bot.client.login()  # a refused login or a silent board ends here, in one line
             _guard("publish", bot.publish, scheduler)()
             _guard("poll", bot.poll, scheduler)()
             scheduler.start()
