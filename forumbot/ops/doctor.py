@@ -13,12 +13,11 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import httpx
 import sqlite_utils
 
-from forumbot.config import Config, ConfigError, load_config
+from forumbot.config import Config, ConfigError, config_problems, load_config
 from forumbot.errors import CaptchaRequired, ForumError, LoginFailed
 from forumbot.ops.backup import _ro_connect, integrity_errors
 from forumbot.storage import MIGRATIONS
@@ -63,22 +62,7 @@ class Check:
 
 
 def _config_checks(config: Config) -> list[Check]:
-    from forumbot.publish.render import TEMPLATES_DIR
-    from forumbot.rulesets import load_ruleset
-
-    problems: list[str] = []
-    try:
-        ZoneInfo(config.timezone)
-    except (ZoneInfoNotFoundError, ValueError):
-        problems.append(f"unknown board.timezone {config.timezone!r}")
-    try:
-        load_ruleset(config.ruleset)
-    except Exception as exc:  # FileNotFoundError, RuleError: report, never crash doctor
-        problems.append(f"club.ruleset {config.ruleset!r}: {exc}")
-    if not (TEMPLATES_DIR / config.language).is_dir():
-        problems.append(f"no declaration templates for club.language {config.language!r}")
-    if config.poll_interval_s <= 0 or config.publish_interval_s <= 0:
-        problems.append("poll_interval_s and publish_interval_s must be > 0 seconds")
+    problems = config_problems(config)  # the same checks as `check` and `run` (issue 13)
     if problems:
         return [Check("config", "fail", "; ".join(problems))]
     checks = [
@@ -215,8 +199,9 @@ def _board_check(
         return Check("board", "fail", f"{url}: {type(exc).__name__}: {exc}"), None
     elapsed = time.monotonic() - started
     date = resp.headers.get("date")
-    if resp.status_code >= 500:
-        return Check("board", "fail", f"{url}: HTTP {resp.status_code}"), date
+    if resp.status_code >= 400:  # 404: wrong board.url path; 5xx: the board is down
+        hint = " (is board.url the forum's base URL?)" if resp.status_code == 404 else ""
+        return Check("board", "fail", f"{url}: HTTP {resp.status_code}{hint}"), date
     return Check("board", "ok", f"{url}: HTTP {resp.status_code} in {elapsed:.1f} s"), date
 
 

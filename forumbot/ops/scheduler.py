@@ -32,12 +32,22 @@ from forumbot.ops.lock import AlreadyRunning, single_instance
 log = logging.getLogger("forumbot.ops.scheduler")
 
 
-def _guard(name: str, job: Any, scheduler: BlockingScheduler) -> Any:
+def _guard(
+    name: str, job: Any, scheduler: BlockingScheduler, stopped_by: list[LoginFailed] | None = None
+) -> Any:
+    """``job`` wrapped for the scheduler: a refused login stops the scheduler (recorded in
+    ``stopped_by``, re-raised by :func:`run_forever`) or, before it runs, is raised at once;
+    any other error is logged and the job runs again at its next interval."""
+
     def run() -> None:
         try:
             job()
         except LoginFailed as exc:
+            if not scheduler.running:
+                raise  # a start-up pass: run_forever's caller reports it
             log.error("%s: login refused (%s): stopping; fix the credentials", name, exc)
+            if stopped_by is not None:
+                stopped_by.append(exc)
             scheduler.shutdown(wait=False)
         except Exception:  # the loop survives anything else; next run retries
             log.exception("%s: failed; will run again at the next interval", name)
@@ -45,10 +55,13 @@ def _guard(name: str, job: Any, scheduler: BlockingScheduler) -> Any:
     return run
 
 
-def build_scheduler(bot: Bot, health: HealthState | None = None) -> BlockingScheduler:
+def build_scheduler(
+    bot: Bot, health: HealthState | None = None, stopped_by: list[LoginFailed] | None = None
+) -> BlockingScheduler:
     """The scheduler with the poll, publish and (optional) daily backup jobs (not started).
 
-    ``health`` records each job's outcome for the health endpoint.
+    ``health`` records each job's outcome for the health endpoint; ``stopped_by`` receives
+    the :class:`LoginFailed` that stopped the scheduler, if one did.
     """
     # One worker thread: jobs never run concurrently, so they share one SQLite connection.
     scheduler = BlockingScheduler(timezone="UTC", executors={"default": ThreadPoolExecutor(1)})
@@ -58,7 +71,7 @@ def build_scheduler(bot: Bot, health: HealthState | None = None) -> BlockingSche
         tracked_jobs(bot, health) if health is not None else (bot.poll, bot.publish)
     )
     scheduler.add_job(
-        _guard("poll", poll_job, scheduler),
+        _guard("poll", poll_job, scheduler, stopped_by),
         "interval",
         seconds=poll_s,
         id="poll",
@@ -67,7 +80,7 @@ def build_scheduler(bot: Bot, health: HealthState | None = None) -> BlockingSche
         misfire_grace_time=int(max(1, poll_s)),
     )
     scheduler.add_job(
-        _guard("publish", publish_job, scheduler),
+        _guard("publish", publish_job, scheduler, stopped_by),
         "interval",
         seconds=publish_s,
         id="publish",
@@ -86,7 +99,7 @@ def build_scheduler(bot: Bot, health: HealthState | None = None) -> BlockingSche
 
         # A backup missed while the bot was down runs at start-up within the hour's grace.
         scheduler.add_job(
-            _guard("backup", daily_backup, scheduler),
+            _guard("backup", daily_backup, scheduler, stopped_by),
             "cron",
             hour=bot.config.backup_hour_utc,
             minute=0,
@@ -99,14 +112,20 @@ def build_scheduler(bot: Bot, health: HealthState | None = None) -> BlockingSche
 
 
 def run_forever(bot: Bot) -> None:
-    """Run until SIGINT/SIGTERM. Publishes anything left ``publishing`` by a crash first.
+    """Run until SIGINT/SIGTERM. Logs in, then publishes anything left ``publishing`` by a
+    crash, polls once, and starts the jobs.
 
     Raises:
         AlreadyRunning: when another instance runs on the same database.
+        LoginFailed: (CaptchaRequired) the board refused the login, at start-up or later (the
+            jobs then stop: retrying would lock the account).
+        ServerError: the board did not answer the start-up login after every retry.
     """
     with single_instance(bot.config.database):
         health = HealthState(bot.now, stale_after_s=3 * bot.config.poll_interval_s)
-        scheduler = build_scheduler(bot, health)
+        stopped_by: list[LoginFailed] = []
+        scheduler = build_scheduler(bot, health, stopped_by)
+        bot.client.login()  # a refused login or a silent board ends here, in one line
         server = None
         if bot.config.health_port:
             server = start_health_server(bot.config.health_port, health.snapshot)
@@ -136,5 +155,8 @@ def run_forever(bot: Bot) -> None:
         finally:
             if server is not None:
                 server.close()
+        if stopped_by:
+            raise stopped_by[0]
+
 
 __all__ = ["AlreadyRunning", "build_scheduler", "run_forever", "single_instance"]

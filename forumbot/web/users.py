@@ -141,6 +141,22 @@ def list_users(storage: Storage) -> list[User]:
     ]
 
 
+@dataclass(frozen=True)
+class Account:
+    """An account as ``users list`` shows it: the user and whether it is disabled."""
+
+    user: User
+    disabled: bool
+
+
+def list_accounts(storage: Storage) -> list[Account]:
+    """Every account, enabled or not, by name."""
+    return [
+        Account(User(r["username"], r["role"]), bool(r["disabled"]))
+        for r in storage.db.table("users").rows_where(order_by="username")
+    ]
+
+
 def authenticate(storage: Storage, username: str, password: str) -> User | None:
     """The account when ``password`` matches its hash, else None (same cost either way).
 

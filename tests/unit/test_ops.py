@@ -17,6 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 import forumbot.app
+from forumbot import exit_codes
 from forumbot.cli import main
 from forumbot.config import Config, WatchedForum, parse_config
 from forumbot.forums.phpbb import PhpbbClient
@@ -499,7 +500,8 @@ def test_cli_backup_then_restore(tmp_path: Path) -> None:
     seeded_database(db, rows=3)
     with single_instance(str(db)):
         refused = CliRunner().invoke(main, ["restore", str(path), "-c", str(config)])
-    assert refused.exit_code == 1 and "already using" in refused.output
+    # issue 13: "already running" has its own exit code (forumbot/exit_codes.py)
+    assert refused.exit_code == exit_codes.ALREADY_RUNNING and "already using" in refused.output
     done = invoke(["restore", str(path), "-c", str(config)])
     assert done.exit_code == 0, done.output
     assert "previous database saved as" in done.output

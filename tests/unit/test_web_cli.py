@@ -40,7 +40,11 @@ def test_users_add_and_list(config: Path, tmp_path: Path) -> None:
     )
     assert r.exit_code == 0, r.output
     r = runner.invoke(main, ["users", "list", "-c", str(config)])
-    assert r.output.splitlines() == ["alice\tadmin\tall", "rita\treferee\t-"]
+    assert r.output.splitlines() == [  # issue 13: a header, and each account's status
+        "name\trole\tstatus\tduels",
+        "alice\tadmin\tenabled\tall",
+        "rita\treferee\tenabled\t-",
+    ]
     storage = open_storage(tmp_path / "forumbot.db")
     assert authenticate(storage, "alice", "long enough secret") is not None
 
@@ -68,7 +72,8 @@ def test_users_password_disable_enable(config: Path, tmp_path: Path) -> None:
     r = runner.invoke(main, ["users", "disable", "RITA", *c])
     assert r.exit_code == 0 and "user rita disabled" in r.output
     assert authenticate(storage, "rita", "second secret") is None
-    assert runner.invoke(main, ["users", "list", *c]).output == ""
+    listed = runner.invoke(main, ["users", "list", *c]).output.splitlines()
+    assert listed[1:] == ["rita\treferee\tdisabled\t-"]  # shown as such (issue 13)
     assert runner.invoke(main, ["users", "enable", "rita", *c]).exit_code == 0
     assert authenticate(storage, "rita", "second secret") is not None
     r = runner.invoke(main, ["users", "disable", "nobody", *c])

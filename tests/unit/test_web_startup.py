@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from forumbot.cli import main
 from forumbot.config import EXAMPLE_CONFIG, ConfigError, load_config, parse_config
-from forumbot.startup import ClockSkewError, RedactSecrets, check_clock, quiet_logs, redact
+from forumbot.ops.startup import ClockSkewError, RedactSecrets, check_clock, quiet_logs, redact
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
@@ -145,7 +145,7 @@ def test_run_and_web_check_the_clock_first(
         called.append(command)
         raise ClockSkewError(7200.0, 120.0)
 
-    monkeypatch.setattr("forumbot.startup.check_clock", skewed)
+    monkeypatch.setattr("forumbot.ops.startup.check_clock", skewed)
     r = CliRunner().invoke(main, [command, "-c", str(path)])
     assert called == [command]
     assert r.exit_code == 1 and "local clock 7200 s ahead of the board" in r.output

@@ -1,0 +1,249 @@
+"""``drafts`` (list, show, edit, approve, hold) and ``duels`` (list, adopt)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import click
+
+from forumbot.cli._common import CliError, actor, config_option, load, storage_for
+
+PENDING = ("draft", "approved", "held", "publishing")
+"""Statuses ``drafts list`` shows without ``--all``."""
+
+
+def _board_zone(timezone: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(timezone)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def board_time(iso: str | None, zone: ZoneInfo) -> str:
+    """A stored UTC ISO time in the board's timezone, to the minute
+    (``"2026-12-01 15:05 CET"``); ``""`` for None."""
+    if not iso:
+        return ""
+    when = datetime.fromisoformat(iso)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
+
+
+def _what(decl: dict[str, Any]) -> str:
+    """``opening``, ``turn 3``, ``end turn 7``: the declaration's kind and its turn."""
+    if decl["kind"] == "opening":
+        return "opening"
+    if decl["kind"] == "turn":
+        return f"turn {decl['turn']}"
+    return f"{decl['kind']} turn {decl['turn']}"
+
+
+def _when(decl: dict[str, Any], zone: ZoneInfo) -> str:
+    status = decl["status"]
+    if status == "published":
+        return f"published {board_time(decl.get('published_at'), zone)}".rstrip()
+    if status == "held":
+        return "held: waits for a referee"
+    if status == "publishing":
+        return "publishing (next pass)"
+    if status == "approved":
+        return "approved: next publish pass"
+    if decl["publish_after"]:
+        return f"publishes {board_time(decl['publish_after'], zone)}"
+    return "on approval"
+
+
+@click.group()
+def drafts() -> None:
+    """List, show, edit, approve or hold draft declarations."""
+
+
+@drafts.command("list")
+@config_option
+@click.option("--all", "show_all", is_flag=True, help="Include published declarations.")
+def drafts_list(config_path: str, show_all: bool) -> None:
+    """Declarations, one a line: #id, duel, topic, what (opening / turn N), status, version,
+    and when it publishes (or was published), in the board's timezone."""
+    config = load(config_path)
+    storage = storage_for(config_path)
+    zone = _board_zone(config.timezone)
+    rows = storage.declarations(None if show_all else PENDING)
+    if not rows:
+        click.echo("no pending draft")
+    for d in rows:
+        duel = storage.duel(d["duel_id"])
+        click.echo(
+            f"#{d['id']:<5} duel {d['duel_id']:<4} topic {duel['topic_id']:<6} "
+            f"{_what(d):<14} {d['status']:<10} v{d['version']:<3} {_when(d, zone)}"
+        )
+
+
+@drafts.command("show")
+@config_option
+@click.argument("decl_id", type=int)
+@click.option("--trail", is_flag=True, help="Also print the rule trail behind every number.")
+def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
+    """Print a draft's text (and its rule trail)."""
+    storage = storage_for(config_path)
+    try:
+        d = storage.declaration(decl_id)
+    except Exception as exc:  # sqlite_utils NotFoundError
+        raise CliError(f"no declaration {decl_id}") from exc
+    click.echo(f"# declaration {decl_id} ({_what(d)}, {d['status']}, v{d['version']})")
+    if d["last_error"]:
+        click.echo(f"# note: {d['last_error']}")
+    click.echo(d["text"])
+    if trail:
+        outcome = json.loads(d["context_json"]).get("outcome") or {}
+        for entry in outcome.get("trail", []):
+            click.echo(
+                f"  {entry['quantity']} = {entry['value']}  [{entry['rule']}] "
+                f"{entry.get('detail', '')}"
+            )
+
+
+@drafts.command("edit")
+@config_option
+@click.argument("decl_id", type=int)
+@click.option(
+    "--text-file",
+    type=click.File("r", encoding="utf-8"),
+    help="New text (use - for standard input).",
+)
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help='Set a computed number, e.g. --set "Cassius Thorne.points=12".',
+)
+@click.option("--waive", multiple=True, metavar="DUELLIST:RULE", help="Waive a violation.")
+@click.option("--by", default=None, help="Who makes the change (audit log); default $USER.")
+def drafts_edit(
+    config_path: str,
+    decl_id: int,
+    text_file: Any,
+    sets: tuple[str, ...],
+    waive: tuple[str, ...],
+    by: str | None,
+) -> None:
+    """Edit a draft: its text, a computed number (the text follows), or a violation."""
+    from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
+
+    if not (text_file or sets or waive):
+        raise CliError("nothing to change: give --text-file, --set or --waive")
+    values = {}
+    for item in sets:
+        key, sep, raw = item.rpartition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"wants KEY=VALUE, got {item!r}", param_hint="--set")
+        values[key.strip()] = parse_value(raw)
+    waived = []
+    for item in waive:
+        name, sep, rule = item.rpartition(":")
+        if not sep:
+            raise click.BadParameter(f"wants DUELLIST:RULE, got {item!r}", param_hint="--waive")
+        waived.append((name.strip(), rule.strip()))
+    storage = storage_for(config_path)
+    now = datetime.now(UTC)
+    who = actor(by)
+    if values:
+        set_numbers(storage, decl_id, values, who, now)
+    for name, rule in waived:
+        set_violation(storage, decl_id, name, rule, True, who, now)
+    if text_file:
+        edit_text(storage, decl_id, text_file.read(), who, now)
+    click.echo(storage.declaration(decl_id)["text"])
+
+
+def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> None:
+    from forumbot.duels.overrides import set_status
+
+    set_status(storage_for(config_path), decl_id, status, actor(by), datetime.now(UTC))
+    click.echo(f"declaration {decl_id}: {status}")
+
+
+@drafts.command("approve")
+@config_option
+@click.argument("decl_id", type=int)
+@click.option("--by", default=None)
+def drafts_approve(config_path: str, decl_id: int, by: str | None) -> None:
+    """Approve a draft: it is published at the next publish pass."""
+    _set_status(config_path, decl_id, "approved", by)
+
+
+@drafts.command("hold")
+@config_option
+@click.argument("decl_id", type=int)
+@click.option("--by", default=None)
+def drafts_hold(config_path: str, decl_id: int, by: str | None) -> None:
+    """Hold a draft: it waits until a referee approves it."""
+    _set_status(config_path, decl_id, "held", by)
+
+
+# -- duels --------------------------------------------------------------------------------
+@click.group()
+def duels() -> None:
+    """List duels, or adopt a topic as a duel."""
+
+
+@duels.command("list")
+@config_option
+def duels_list(config_path: str) -> None:
+    """Duels the bot referees, with their state."""
+    storage = storage_for(config_path)
+    for duel in storage.duels():
+        if duel["status"] == "ignored":
+            continue
+        state = json.loads(duel["state_json"] or "{}")
+        people = ", ".join(f"{d['name']} {d['points']}" for d in state.get("duellists", []))
+        click.echo(
+            f"duel {duel['id']}: topic {duel['topic_id']} {duel['status']} "
+            f"turn {state.get('turn', 0)}: {people}"
+        )
+
+
+@duels.command("adopt")
+@config_option
+@click.argument("topic_id", type=int)
+@click.option("--forum", "forum_id", type=int, required=True)
+@click.option("--duellist", "duellists", multiple=True, required=True, metavar="NAME:YEAR")
+@click.option("--stakes", default=None, help="Stakes agreed by both duellists.")
+@click.option("--by", default=None)
+def duels_adopt(
+    config_path: str,
+    topic_id: int,
+    forum_id: int,
+    duellists: tuple[str, ...],
+    stakes: str | None,
+    by: str | None,
+) -> None:
+    """Referee an existing topic: drafts its opening declaration."""
+    from forumbot.app import bootstrap
+    from forumbot.duels.replay import parse_duellist_option
+
+    try:
+        pairs = [parse_duellist_option(item)[:2] for item in duellists]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--duellist") from exc
+    if len(pairs) != 2:
+        raise click.BadParameter(
+            "a classic duel has exactly two duellists", param_hint="--duellist"
+        )
+    bot = bootstrap(load(config_path, validate=True))
+    try:
+        duel_id = bot.referee.adopt(
+            forum_id, topic_id, f"topic {topic_id}", pairs, stakes=stakes, actor=actor(by)
+        )
+    except ValueError as exc:  # the referee's refusals ("topic 3 already holds a duel")
+        raise CliError(str(exc)) from exc
+    finally:
+        bot.close()
+    click.echo(f"duel {duel_id} adopted; opening declaration drafted")
+
+
+COMMANDS = (drafts, duels)

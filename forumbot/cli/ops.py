@@ -1,0 +1,63 @@
+"""``doctor``, ``backup`` and ``restore`` (docs/operations.md)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from forumbot.cli._common import config_option, load
+from forumbot.exit_codes import FAILURE
+
+
+@click.command()
+@config_option
+@click.option("--offline", is_flag=True, help="Skip the checks that contact the board.")
+def doctor(config_path: str, offline: bool) -> None:
+    """Check config, password, board and login, database integrity, migrations and clock.
+    Exits 1 when a check fails."""
+    from forumbot.ops.doctor import doctor as run_doctor
+
+    checks = run_doctor(config_path, offline=offline)
+    for item in checks:
+        click.echo(f"[{item.status:>4}] {item.name}: {item.detail}")
+    if any(item.failed for item in checks):
+        raise click.exceptions.Exit(FAILURE)
+
+
+@click.command()
+@config_option
+@click.option("--dest", default=None, help="Backup folder [default: <database folder>/backups].")
+@click.option(
+    "--keep",
+    default=7,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Daily backups to keep.",
+)
+def backup(config_path: str, dest: str | None, keep: int) -> None:
+    """Copy the database (safe while the bot runs) and keep the newest KEEP daily backups."""
+    from forumbot.ops.backup import backup as run_backup
+
+    database = load(config_path).database
+    folder = Path(dest) if dest else Path(database).parent / "backups"
+    click.echo(str(run_backup(database, folder, datetime.now(UTC), keep=keep)))
+
+
+@click.command()
+@click.argument("backup_file", type=click.Path(exists=True, dir_okay=False))
+@config_option
+def restore(backup_file: str, config_path: str) -> None:
+    """Put BACKUP_FILE back as the database (refused while forumbot run is running); the
+    current database is saved next to it first."""
+    from forumbot.ops.backup import restore as run_restore
+
+    database = load(config_path).database
+    safety = run_restore(backup_file, database)
+    click.echo(f"restored {backup_file} into {database}")
+    if safety is not None:
+        click.echo(f"previous database saved as {safety}")
+
+
+COMMANDS = (doctor, backup, restore)

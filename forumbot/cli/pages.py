@@ -1,0 +1,134 @@
+"""Commands on saved or fetched pages, without a configuration: ``parse-page``,
+``verify-dice`` and ``replay``."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from forumbot.cli._common import CliError
+from forumbot.exit_codes import FAILURE
+
+_platform_option = click.option(
+    "--platform", type=click.Choice(["auto", "phpbb3", "forumactif"]), default="auto"
+)
+
+
+@click.command("parse-page")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--platform",
+    type=click.Choice(["auto", "phpbb3", "forumactif"]),
+    default="auto",
+    show_default=True,
+)
+@click.option("--ruleset", default="classic", show_default=True, help="Spellbook to match.")
+@click.option("--now", "now_iso", default=None, help="ISO datetime for relative dates.")
+@click.option("--timezone", default="Europe/Paris", show_default=True)
+def parse_page_cmd(
+    file: str, platform: str, ruleset: str, now_iso: str | None, timezone: str
+) -> None:
+    """Print one JSON object with the page's facts and posts (the public JSON contract)."""
+    from forumbot.rulesets import load_ruleset
+    from parsers.contract import page_to_json, parse_page
+    from parsers.detect import detect_platform
+    from rules.errors import RuleError
+
+    try:
+        now = datetime.fromisoformat(now_iso) if now_iso else datetime.now(UTC)
+    except ValueError as exc:
+        raise click.BadParameter(f"not an ISO datetime: {now_iso!r}", param_hint="--now") from exc
+    if now.tzinfo is None:
+        now = now.replace(tzinfo=UTC)
+    try:
+        spellbook = load_ruleset(ruleset).spellbook_names()
+    except (OSError, ValueError, RuleError) as exc:
+        raise click.BadParameter(f"no ruleset {ruleset!r} ({exc})", param_hint="--ruleset") from exc
+    data = Path(file).read_bytes()
+    if platform != "auto":
+        seen = detect_platform(data, file)
+        if seen != platform:
+            raise CliError(f"{file}: this is a {seen} page, not {platform}")
+    page = parse_page(data, platform, source=file, now=now, timezone=timezone)
+    click.echo(json.dumps(page_to_json(page, spellbook), ensure_ascii=False, indent=2))
+
+
+@click.command("verify-dice")
+@click.argument("sources", nargs=-1, required=True)
+@_platform_option
+@click.option(
+    "--bot",
+    "bot_name",
+    default=None,
+    help="The bot's account name (default: the author of the opening declaration).",
+)
+def verify_dice(sources: tuple[str, ...], platform: str, bot_name: str | None) -> None:
+    """Recompute every bot roll of a duel from its pages alone (saved files, or the topic's
+    URL on a phpBB or Forumactif board: every page is fetched). Exits 1 when anything does not
+    match."""
+    from forumbot.duels.verify import format_report, verify_pages
+    from forumbot.fetch import fetch_topic_pages
+    from parsers.contract import parse_page
+
+    pages = []
+    for source in sources:
+        if source.startswith(("http://", "https://")):
+            pages.extend(fetch_topic_pages(source))
+        else:
+            data = Path(source).read_bytes()
+            pages.append(parse_page(data, platform, source=source, now=datetime.now(UTC)))
+    report = verify_pages(pages, bot=bot_name)
+    for line in format_report(report):
+        click.echo(line)
+    if not report.ok:
+        raise click.exceptions.Exit(FAILURE)
+
+
+@click.command("replay")
+@click.argument("saved_pages", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--ruleset", default="fatigue", show_default=True, help="fatigue, classic or a TOML file."
+)
+@click.option("--json", "as_json", is_flag=True, help="One JSON array of the declarations.")
+@click.option(
+    "--duellist",
+    "duellists",
+    multiple=True,
+    metavar="NAME:YEAR[:TYPES]",
+    help="Duellist (default: read from the first post); fatigue types like brutale,discrete.",
+)
+@_platform_option
+def replay(
+    saved_pages: tuple[str, ...],
+    ruleset: str,
+    as_json: bool,
+    duellists: tuple[str, ...],
+    platform: str,
+) -> None:
+    """Referee a saved duel offline (the bot's own past declarations ignored) and print every
+    declaration it would have drafted. Nothing is posted anywhere."""
+    from forumbot.duels.replay import format_replay, parse_duellist_option, replay_pages
+    from parsers.contract import parse_page
+
+    try:
+        chosen = [parse_duellist_option(d) for d in duellists]
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--duellist") from exc
+    pages = [
+        parse_page(Path(p).read_bytes(), platform, source=p, now=datetime.now(UTC))
+        for p in saved_pages
+    ]
+    try:
+        result = replay_pages(pages, ruleset=ruleset, duellists=chosen)
+    except ValueError as exc:  # replay's refusals (no duellists found, unknown ruleset)
+        raise CliError(str(exc)) from exc
+    if as_json:
+        click.echo(json.dumps([d.to_dict() for d in result], ensure_ascii=False, indent=2))
+    else:
+        click.echo(format_replay(result))
+
+
+COMMANDS = (parse_page_cmd, verify_dice, replay)

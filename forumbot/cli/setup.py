@@ -1,0 +1,79 @@
+"""``init``, ``run`` and ``check``: write a configuration, referee unattended, dry run.
+
+``run`` and ``check`` validate the configuration as ``doctor`` does
+(:func:`forumbot.config.validate_config`) before they contact the board; their start-up
+failures (refused login, CAPTCHA, board unreachable) end in one line and the exit code of
+:mod:`forumbot.exit_codes`.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import click
+
+from forumbot.cli._common import DEFAULT_CONFIG, CliError, config_option, load
+from forumbot.exit_codes import CONFIG_ERROR
+
+
+@click.command()
+@click.argument("path", default=DEFAULT_CONFIG, type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite an existing file.")
+def init(path: str, force: bool) -> None:
+    """Write a commented example configuration to PATH (default forumbot.toml)."""
+    from forumbot.config import EXAMPLE_CONFIG
+
+    target = Path(path)
+    if not target.parent.is_dir():
+        raise CliError(
+            f"folder {target.parent} does not exist: create it first (mkdir -p {target.parent})",
+            CONFIG_ERROR,
+        )
+    if target.exists() and not force:
+        raise CliError(f"{target} exists (use --force to overwrite)")
+    target.write_text(EXAMPLE_CONFIG, encoding="utf-8")
+    click.echo(f"wrote {target}; set the bot password in $FORUMBOT_PASSWORD, then: forumbot check")
+
+
+@click.command()
+@config_option
+def run(config_path: str) -> None:
+    """Referee unattended: poll the watched forums, draft, publish after the review delay.
+    Exit codes: see docs/operations.md (78 configuration, 77 login refused, 69 board
+    unreachable, 75 already running)."""
+    from forumbot.app import bootstrap
+    from forumbot.ops.scheduler import run_forever
+
+    config = load(config_path, validate=True)
+    if config.log_format == "json":
+        from forumbot.ops.logs import configure_json_logging
+
+        configure_json_logging(logging.INFO)
+    from forumbot.ops.startup import ClockSkewError, check_clock, quiet_logs
+
+    quiet_logs()
+    try:
+        check_clock(config)
+    except ClockSkewError as exc:
+        raise CliError(str(exc)) from exc
+    bot = bootstrap(config)
+    try:
+        run_forever(bot)
+    finally:
+        bot.close()
+
+
+@click.command()
+@config_option
+def check(config_path: str) -> None:
+    """Dry run against the live board: log in, find the duel topics, print the drafts the bot
+    would post. Posts nothing and leaves the database unchanged (works on a copy)."""
+    from forumbot.ops.check import dry_run
+
+    config = load(config_path, validate=True)
+    for line in dry_run(config):
+        click.echo(line)
+
+
+COMMANDS = (init, run, check)
