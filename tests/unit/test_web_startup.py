@@ -87,7 +87,7 @@ def test_config_writable_by_others_is_refused(tmp_path: Path) -> None:
     assert "\n" not in message
     assert "writable by other users (mode 0666)" in message and f"chmod o-w {path}" in message
     r = CliRunner().invoke(main, ["web", "-c", str(path)])
-    assert r.exit_code == 1 and "writable by other users" in r.output
+    assert r.exit_code == 78 and "writable by other users"  # CONFIG_ERROR in r.output
     assert len(r.output.strip().splitlines()) == 1
 
 
