@@ -14,8 +14,14 @@ Exception tree::
     ├── PermissionDenied        the board says the user may not do that
     ├── ServerError             5xx / 429 / transport errors after all retries
     │   ├── BoardUnavailable    the board is disabled for maintenance (phpBB BOARD_DISABLE page)
-    │   └── PageNotUnderstood   the board answered a page the client cannot read (truncated
-    │                           after retries, another style, another forum software)
+    │   ├── PageNotUnderstood   the board answered a page the client cannot read (truncated
+    │   │                       after retries, another style, another forum software)
+    │   ├── DeadlineExceeded    no complete answer within the request's total deadline
+    │   ├── ResponseTooLarge    an answer's body over the cap (max_body_bytes)
+    │   ├── RedirectLoop        redirects back to a URL already visited / too many hops
+    │   ├── PaginationStuck     the next page of a listing or topic does not advance
+    │   └── BoardPaused         Retry-After longer than the client waits in place (until)
+    ├── TopicMoved              the board answered another topic (field: new_topic_id)
     └── AmbiguousPost           a POST timed out and its outcome could not be established
 
 None of these carry passwords or cookies in their messages.
@@ -101,3 +107,81 @@ class PageNotUnderstood(ServerError):
 
 class AmbiguousPost(ForumError):
     """A POST's outcome is unknown (timeout) and no trace of it was found afterwards."""
+
+
+# -- HTTP edges and pacing (issue 12) -----------------------------------------------------------
+
+
+class DeadlineExceeded(ServerError):
+    """A request did not complete (connect + send + whole body) within its total deadline.
+
+    Attributes:
+        deadline_s: the deadline, seconds.
+    """
+
+    def __init__(self, message: str, deadline_s: float) -> None:
+        super().__init__(message)
+        self.deadline_s = deadline_s
+
+
+class ResponseTooLarge(ServerError):
+    """An answer's body is larger than the cap (``max_body_bytes``); it was not read whole.
+
+    Attributes:
+        cap_bytes: the cap, bytes.
+    """
+
+    def __init__(self, message: str, cap_bytes: int) -> None:
+        super().__init__(message)
+        self.cap_bytes = cap_bytes
+
+
+class RedirectLoop(ServerError):
+    """Redirects came back to a URL already visited (or went on too long).
+
+    Attributes:
+        urls: the URLs visited, the repeated one last.
+    """
+
+    def __init__(self, message: str, urls: list[str]) -> None:
+        super().__init__(message)
+        self.urls = urls
+
+
+class PaginationStuck(ServerError):
+    """A paginated read asked for the next page and got a page that does not advance (the
+    board sends every ``start=`` to page 1): the read stops instead of looping."""
+
+
+class TopicMoved(ForumError):
+    """The board answered another topic than the one asked for (a redirect after a merge or
+    a move). The page is never read as the requested topic.
+
+    Attributes:
+        topic_id: the topic asked for.
+        new_topic_id: the topic the board sent instead, or None when it cannot be told.
+    """
+
+    def __init__(self, message: str, topic_id: int, new_topic_id: int | None) -> None:
+        super().__init__(message)
+        self.topic_id = topic_id
+        self.new_topic_id = new_topic_id
+
+
+class BoardPaused(ServerError):
+    """The board asked (``Retry-After``) for a pause longer than the client waits in place.
+    No request is sent to it before ``until`` (the client's monotonic clock); the scheduler
+    skips the board's jobs until then.
+
+    Attributes:
+        wait_s: seconds from when the answer arrived.
+        until: the client's clock value when requests may start again.
+        scope: ``"all"`` (a read was refused: nothing goes out) or ``"publish"`` (a post was
+            refused: reading goes on).
+    """
+
+    def __init__(self, message: str, wait_s: float, until: float, scope: str = "all") -> None:
+        super().__init__(message)
+        self.wait_s = wait_s
+        self.until = until
+        self.scope = scope

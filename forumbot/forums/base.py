@@ -53,10 +53,12 @@ class ForumClient(Protocol):
         """True when the last page read showed the bot's user name in the header."""
         ...
 
-    def list_topics(self, forum_id: int) -> list[TopicSummary]:
-        """Topics of forum ``forum_id`` as its first listing page shows them (one request).
+    def list_topics(self, forum_id: int, all_pages: bool = False) -> list[TopicSummary]:
+        """Topics of forum ``forum_id``, sorted by last post (announcements and stickies
+        first): the first listing page (one request), or with ``all_pages`` every page (at
+        start-up, and when a topic cannot be accounted for).
 
-        Raises: TopicNotFound (no such forum), SessionExpired, ServerError.
+        Raises: TopicNotFound (no such forum), SessionExpired, ServerError, PaginationStuck.
         """
         ...
 

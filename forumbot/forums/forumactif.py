@@ -26,22 +26,28 @@ sent in it, characters outside it as ``&#NNNN;`` (REPORT.md section 8).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 from urllib.parse import urlencode, urljoin
 
 import httpx
-from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from forumbot.errors import (
     CaptchaRequired,
+    ForumError,
     LoginFailed,
+    PaginationStuck,
     ServerError,
     SessionExpired,
+    TopicMoved,
     TopicNotFound,
 )
 from forumbot.forums.base import TopicSummary
+from forumbot.forums.board_http import BoardHttp, log
 from forumbot.forums.forumactif_http import (
     CHARSET_RE,
     DEFAULT_USER_AGENT,
@@ -59,7 +65,7 @@ from forumbot.forums.forumactif_pages import (
 )
 from forumbot.forums.forumactif_pm import ForumactifMessages
 from forumbot.forums.forumactif_posting import ForumactifPosting
-from forumbot.forums.phpbb import parse_retry_after
+from forumbot.forums.http_edges import HttpLimits
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
 from parsers.forumactif.encoding import decode_html, normalise_charset
@@ -72,7 +78,7 @@ from parsers.forumactif.userdata import logged_in_username, parse_userdata
 from parsers.model import Post, TopicPage
 
 
-class ForumactifClient(ForumactifPosting, ForumactifMessages):
+class ForumactifClient(ForumactifPosting, ForumactifMessages, BoardHttp):
     """A :class:`~forumbot.forums.base.ForumClient` for Forumactif boards (all six versions).
 
     Args:
@@ -96,7 +102,11 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
         posts_per_page: used only when a topic page does not tell its page size.
         backoff_cap_s: upper bound of one exponential-backoff wait, seconds.
         max_retry_after_s: upper bound honoured for a ``Retry-After``, seconds.
-        timeout_s: httpx timeout of one request, seconds.
+        timeout_s: httpx timeout of one socket operation, seconds.
+        deadline_s, max_body_bytes, max_redirects, max_inline_wait_s, cookie_file,
+            max_listing_pages: as for :class:`~forumbot.forums.phpbb.PhpbbClient` (total
+            deadline per request, body cap, redirect hops, longest ``Retry-After`` waited in
+            place, the 0600 cookie jar file, listing pages read with ``all_pages``).
         flood_patterns: regexes recognising the flood error (see
             :data:`parsers.forumactif.forms.DEFAULT_FLOOD_PATTERNS`).
     """
@@ -124,6 +134,12 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
         max_retry_after_s: float = 600.0,
         timeout_s: float = 30.0,
         flood_patterns: Sequence[str] = DEFAULT_FLOOD_PATTERNS,
+        deadline_s: float = 60.0,
+        max_body_bytes: int = 8 * 1024 * 1024,
+        max_redirects: int = 10,
+        max_inline_wait_s: float = 60.0,
+        cookie_file: str | Path | None = None,
+        max_listing_pages: int = 200,
     ) -> None:
         self._base = base_url.rstrip("/") + "/"
         self.username = username
@@ -143,29 +159,48 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
         self.max_retry_after_s = max_retry_after_s
         self.flood_patterns = tuple(flood_patterns)
         self.charset = "utf-8"
+        self.max_listing_pages = max_listing_pages
         self._logged_in = False
-        self._http = httpx.Client(
+        self._logout_path: str | None = None
+        self._setup_http(
             transport=transport,
-            headers={"User-Agent": user_agent},
-            follow_redirects=False,
-            timeout=timeout_s,
+            user_agent=user_agent,
+            timeout_s=timeout_s,
+            limits=HttpLimits(deadline_s, max_body_bytes, max_redirects),
+            max_inline_wait_s=max_inline_wait_s,
+            cookie_file=cookie_file,
         )
 
     # ------------------------------------------------------------------ plumbing
 
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._http.close()
+    def close(self, logout: bool = False) -> None:
+        """Close the HTTP connection pool; with ``logout`` (a clean stop) log out first
+        (:meth:`logout`), else keep the cookie jar in ``cookie_file`` for the next start."""
+        try:
+            if logout:
+                self.logout()
+            else:
+                self.save_cookies()
+        finally:
+            self._http.close()
+
+    def logout(self) -> None:
+        """Log out with the page's own logout link (``_userdata["page_logout"]``,
+        ``/login?logout=1&tid=…&key=…``, REPORT.md 6.1) and remove ``cookie_file``. Nothing is
+        sent when no page read so far gave the link. Errors are logged, never raised."""
+        try:
+            if self._logout_path and self._logged_in:
+                self._exchange("GET", self._url(self._logout_path), follow_redirects=False)
+        except (ForumError, httpx.HTTPError) as exc:
+            log.warning("logout failed (%s): the session will expire on its own", exc)
+        finally:
+            self._logged_in = False
+            self._forget_session()
+            if self.cookie_file is not None:
+                self.cookie_file.unlink(missing_ok=True)
 
     def _url(self, path: str) -> str:
         return urljoin(self._base, path.lstrip("/"))
-
-    def _wait(self, retry_state: RetryCallState) -> float:
-        outcome = retry_state.outcome
-        exc = outcome.exception() if outcome is not None else None
-        if isinstance(exc, RetryableStatus) and exc.retry_after_s is not None:
-            return min(exc.retry_after_s, self.max_retry_after_s)
-        return float(min(self.backoff_cap_s, 2 ** (retry_state.attempt_number - 1)))
 
     def _text(self, resp: httpx.Response) -> str:
         """The body decoded per the ``Content-Type`` charset / ``<meta charset>``; remembers
@@ -184,16 +219,17 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
     def _get(self, path: str) -> httpx.Response:
         """GET (redirects followed) with retries on transport errors, 5xx and 429.
 
-        Raises: ServerError after ``max_retries`` retries.
+        Every attempt is one bounded exchange (:mod:`forumbot.forums.http_edges`).
+
+        Raises: ServerError after ``max_retries`` retries; DeadlineExceeded,
+            ResponseTooLarge, RedirectLoop (not retried); BoardPaused (a ``Retry-After``
+            longer than ``max_inline_wait_s``).
         """
 
         def once() -> httpx.Response:
-            resp = self._http.get(self._url(path), follow_redirects=True)
+            resp = self._exchange("GET", self._url(path), follow_redirects=True)
             if resp.status_code in RETRYABLE_STATUS:
-                raise RetryableStatus(
-                    resp.status_code,
-                    parse_retry_after(resp.headers.get("retry-after"), resp.headers.get("date")),
-                )
+                raise RetryableStatus(resp.status_code, self._retry_after(resp, f"GET {path}"))
             return resp
 
         retrying = Retrying(
@@ -218,12 +254,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
 
     def _post(self, action: str, body: Sequence[tuple[str, str]]) -> httpx.Response:
         """One POST (urlencoded, redirects not followed). Transport errors propagate."""
-        return self._http.post(
-            self._url(action),
-            content=self._encode(body),
-            headers={"Content-Type": "application/x-www-form-urlencoded"},
-            follow_redirects=False,
-        )
+        return self._post_form(self._url(action), self._encode(body))
 
     def _answer_text(self, resp: httpx.Response) -> str:
         """The answer page of a POST: the body, or the page a redirect points to."""
@@ -237,7 +268,18 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
         if not data:
             return None
         name = logged_in_username(data)
-        return name is not None and name.casefold() == self.username.casefold()
+        mine = name is not None and name.casefold() == self.username.casefold()
+        logout = data.get("page_logout")
+        if mine and isinstance(logout, str) and logout.startswith("/login"):
+            self._logout_path = logout
+        if name is not None and not mine:
+            log.warning(
+                "the page shows another member (%s), not %s: dropping that session",
+                name,
+                self.username,
+            )
+            self._forget_session()
+        return mine
 
     def _read(self, path: str) -> tuple[str, str]:
         """GET a page that needs the session; re-login once when it shows a guest.
@@ -275,11 +317,19 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
             LoginFailed: the board still shows a guest (its refusal text as ``reason``).
             ServerError: network / 5xx (the login POST itself is not retried).
         """
+        with self._session_lock:
+            self._login()
+            self.save_cookies()
+
+    def _login(self) -> None:
         resp = self._get("/login")
         html = self._text(resp)
-        if self._is_me(html):
+        me = self._is_me(html)
+        if me:
             self._logged_in = True
             return
+        if me is False and logged_in_username(parse_userdata(html)) is not None:
+            html = self._text(self._get("/login"))  # another member's session was dropped
         form = parse_login_form(html)
         items: list[tuple[str, str]]
         action = "/login"
@@ -327,13 +377,40 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
 
     # ------------------------------------------------------------------ reading
 
-    def list_topics(self, forum_id: int) -> list[TopicSummary]:
-        """Topics of ``/f{forum_id}-a`` (first listing page, one request), in page order.
+    def list_topics(self, forum_id: int, all_pages: bool = False) -> list[TopicSummary]:
+        """Topics of ``/f{forum_id}-a`` in page order: announcements and stickies first (the
+        board puts them at the top of every page / the first page), then the others by last
+        post, newest first (Forumactif's only listing order; there is no sort parameter to
+        send).
 
-        Raises: TopicNotFound (no such forum), SessionExpired, ServerError.
+        ``all_pages=False``: the first page (one request). ``all_pages=True`` (start-up, or a
+        topic that cannot be accounted for): every page ``/f{F}p{start}-a``, following the
+        pagination links; a topic shown on several pages is listed once.
+
+        Raises: TopicNotFound (no such forum), SessionExpired, ServerError, PaginationStuck
+            (the board sent the same page again).
         """
-        html, _url = self._read(f"/f{forum_id}-a")
-        return parse_topic_listing(html)
+        rows: dict[int, TopicSummary] = {}
+        start = 0
+        previous: list[int] = []
+        for _page in range(self.max_listing_pages):
+            path = f"/f{forum_id}p{start}-a" if start else f"/f{forum_id}-a"
+            html, _url = self._read(path)
+            listed = parse_topic_listing(html)
+            ids = [row.topic_id for row in listed]
+            if start and ids and ids == previous:
+                raise PaginationStuck(
+                    f"forum {forum_id}: start={start} shows the previous page again: "
+                    "listing stopped"
+                )
+            for row in listed:
+                rows.setdefault(row.topic_id, row)
+            starts = [int(m) for m in re.findall(rf"/f{forum_id}p(\d+)-", html)]
+            following = min((n for n in starts if n > start), default=None)
+            if not all_pages or following is None:
+                break
+            previous, start = ids, following
+        return list(rows.values())
 
     def _parse(self, html: str, source: str) -> TopicPage:
         return parse_topic_page(
@@ -349,9 +426,18 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
     def _topic_page(self, path: str) -> tuple[TopicPage, int]:
         """Parsed page and its page size (posts per page).
 
-        Raises: TopicNotFound (404 or no post on the page), SessionExpired, ServerError.
+        Raises: TopicNotFound (404 or no post on the page), SessionExpired, ServerError,
+            TopicMoved (the board answered another topic than the path's).
         """
-        html, _url = self._read(path)
+        html, final_url = self._read(path)
+        asked = _topic_of(path)
+        landed = _topic_of(httpx.URL(final_url).path)
+        if asked is not None and landed is not None and landed != asked:
+            raise TopicMoved(
+                f"topic {asked}: the board redirects to topic {landed} (merged or moved)",
+                asked,
+                landed,
+            )
         try:
             page = self._parse(html, path)
         except UnknownPageError as exc:
@@ -375,7 +461,10 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
             previous = page.page
             page, per_page = self._topic_page(topic_path(topic_id, page.page * per_page))
             if page.page <= previous:  # the board did not move on: never loop
-                break
+                raise PaginationStuck(
+                    f"topic {topic_id}: the page after page {previous} is page {page.page} "
+                    "again: read stopped"
+                )
             posts.extend(p for p in page.posts if after is None or p.post_id > after)
         return posts
 
@@ -446,6 +535,15 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages):
                 if has_marker(marker, posts[0].text, posts[0].html):
                     return row.topic_id
         return None
+
+
+def _topic_of(path: str) -> int | None:
+    """The topic id a board path names: ``/t12-slug``, ``/t12p30-a`` or ``/viewtopic?t=12``."""
+    match = re.match(r"^/t(\d+)(?:p\d+)?-", path)
+    if match:
+        return int(match.group(1))
+    match = re.search(r"[?&]t=(\d+)", path)
+    return int(match.group(1)) if match else None
 
 
 __all__ = ["ForumactifClient", "attach_dice", "has_marker", "topic_path", "utc_now"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from urllib.parse import urlencode, urljoin
 
 import httpx
@@ -31,21 +32,28 @@ from forumbot.errors import (
     ForumError,
     LoginFailed,
     PageNotUnderstood,
+    PaginationStuck,
     PermissionDenied,
     ServerError,
     SessionExpired,
+    TopicMoved,
     TopicNotFound,
 )
 from forumbot.forums.base import TopicSummary
+from forumbot.forums.board_http import BoardHttp
+from forumbot.forums.http_edges import HttpLimits
+from forumbot.forums.http_edges import parse_retry_after as parse_retry_after
 from forumbot.forums.phpbb_http import (
     DEFAULT_USER_AGENT,
+    RETRYABLE_STATUS,
     FetchedForm,
     RetryableStatus,
     about_path,
     check_guest_page,
     fault_reason,
     log,
-    parse_retry_after,
+    next_start,
+    query_int,
 )
 from forumbot.forums.phpbb_pm import PhpbbMessages
 from forumbot.forums.phpbb_posting import PhpbbPosting
@@ -60,7 +68,7 @@ from parsers.phpbb_forms import (
 )
 
 
-class PhpbbClient(PhpbbPosting, PhpbbMessages):
+class PhpbbClient(PhpbbPosting, PhpbbMessages, BoardHttp):
     """A :class:`~forumbot.forums.base.ForumClient` for phpBB 3.3 (prosilver).
 
     Args:
@@ -76,7 +84,17 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
         flood_interval_s: seconds to wait after a flood refusal (phpBB flood_interval, default 15).
         backoff_cap_s: upper bound of one exponential-backoff wait, seconds.
         max_retry_after_s: upper bound honoured for a ``Retry-After``, seconds.
-        timeout_s: httpx timeout of one request, seconds.
+        timeout_s: httpx timeout of one socket operation, seconds.
+        deadline_s: total seconds for one request: connect + send + whole body, redirects
+            included (:class:`~forumbot.errors.DeadlineExceeded`).
+        max_body_bytes: largest answer read, bytes (default 8 MiB;
+            :class:`~forumbot.errors.ResponseTooLarge`).
+        max_redirects: redirect hops of a GET (:class:`~forumbot.errors.RedirectLoop`).
+        max_inline_wait_s: longest ``Retry-After`` waited in place; a longer one pauses the
+            board (:class:`~forumbot.errors.BoardPaused`; wire the poll interval here).
+        cookie_file: file keeping the cookie jar (remember-me key) across restarts, mode 0600
+            (None: not kept). Written after each login; removed by :meth:`logout`.
+        max_listing_pages: upper bound of listing pages read by ``list_topics(all_pages=True)``.
     """
 
     def __init__(
@@ -95,6 +113,12 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
         backoff_cap_s: float = 60.0,
         max_retry_after_s: float = 600.0,
         timeout_s: float = 30.0,
+        deadline_s: float = 60.0,
+        max_body_bytes: int = 8 * 1024 * 1024,
+        max_redirects: int = 10,
+        max_inline_wait_s: float = 60.0,
+        cookie_file: str | Path | None = None,
+        max_listing_pages: int = 200,
     ) -> None:
         self._base = base_url.rstrip("/") + "/"
         self.username = username
@@ -106,44 +130,51 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
         self.flood_interval_s = flood_interval_s
         self.backoff_cap_s = backoff_cap_s
         self.max_retry_after_s = max_retry_after_s
+        self.max_listing_pages = max_listing_pages
         self._logged_in = False
         self._ever_logged_in = False  # the first guest page is no "session expired"
-        self._http = httpx.Client(
+        self._setup_http(
             transport=transport,
-            headers={"User-Agent": user_agent},
-            follow_redirects=False,
-            timeout=timeout_s,
+            user_agent=user_agent,
+            timeout_s=timeout_s,
+            limits=HttpLimits(deadline_s, max_body_bytes, max_redirects),
+            max_inline_wait_s=max_inline_wait_s,
+            cookie_file=cookie_file,
         )
 
     # ------------------------------------------------------------------ plumbing
 
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._http.close()
+    def close(self, logout: bool = False) -> None:
+        """Close the HTTP connection pool; with ``logout`` (a clean stop) log out first
+        (:meth:`logout`), else keep the cookie jar in ``cookie_file`` for the next start."""
+        try:
+            if logout:
+                self.logout()
+            else:
+                self.save_cookies()
+        finally:
+            self._http.close()
 
     def _url(self, path: str) -> str:
         return urljoin(self._base, path)
-
-    def _wait(self, retry_state: RetryCallState) -> float:
-        outcome = retry_state.outcome
-        exc = outcome.exception() if outcome is not None else None
-        if isinstance(exc, RetryableStatus) and exc.retry_after_s is not None:
-            return min(exc.retry_after_s, self.max_retry_after_s)
-        return float(min(self.backoff_cap_s, 2 ** (retry_state.attempt_number - 1)))
 
     def _get(self, path: str, about: str | None = None) -> httpx.Response:
         """GET with retries on transport errors, 5xx, 429, truncated pages and phpBB's
         board-disabled page. Each retry is logged at INFO; a GET that succeeds after retries
         logs ONE warning naming ``about`` (e.g. ``"topic 5"``, default: the path) and the fault.
 
+        Every attempt is one bounded exchange (total deadline, body cap, redirect loop
+        check: :mod:`forumbot.forums.http_edges`); those three faults are not retried.
+
         Raises: BoardUnavailable (still disabled), ServerError (others) after
-            ``max_retries`` retries.
+            ``max_retries`` retries; DeadlineExceeded, ResponseTooLarge, RedirectLoop;
+            BoardPaused (a ``Retry-After`` longer than ``max_inline_wait_s``).
         """
         faults: list[str] = []
 
         def once() -> httpx.Response:
             try:
-                resp = self._http.get(self._url(path), follow_redirects=True)
+                resp = self._exchange("GET", self._url(path), follow_redirects=True)
             except httpx.TransportError as exc:
                 faults.append(type(exc).__name__)
                 raise
@@ -152,7 +183,9 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
                 faults.append(fault[0])
                 raise RetryableStatus(
                     resp.status_code,
-                    parse_retry_after(resp.headers.get("retry-after"), resp.headers.get("date")),
+                    self._retry_after(resp, about or path)
+                    if resp.status_code in RETRYABLE_STATUS
+                    else None,
                     fault[0],
                     fault[1],
                 )
@@ -201,27 +234,41 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
 
     def _post(self, action: str, body: list[tuple[str, str]]) -> httpx.Response:
         """One POST (urlencoded, redirects not followed). Transport errors propagate."""
-        return self._http.post(
-            self._url(action),
-            content=urlencode(body).encode("ascii"),
-            headers={"Content-Type": "application/x-www-form-urlencoded"},
-            follow_redirects=False,
-        )
+        return self._post_form(self._url(action), urlencode(body).encode("ascii"))
+
+    def _is_me(self, user: str | None) -> bool:
+        """True when the header's user name ``user`` is this client's account."""
+        return user is not None and user.casefold() == self.username.casefold()
 
     def _read(self, path: str, about: str | None = None) -> str:
-        """GET a page that needs the session; re-login once when it shows a guest (logged as
-        ONE warning naming ``about``, default the path).
+        """GET a page that needs the session (see :meth:`_read_page`); the HTML."""
+        return self._read_page(path, about)[0]
 
+    def _read_page(self, path: str, about: str | None = None) -> tuple[str, str]:
+        """GET a page that needs the session; re-login once when it shows a guest or another
+        member (another member's session in the jar is a logout; logged as ONE warning naming
+        ``about``, default the path).
+
+        Returns: ``(html, final_url)`` (the URL after redirects).
         Raises: TopicNotFound (404), SessionExpired, LoginFailed, ServerError,
             PageNotUnderstood (a page without prosilver's header: another style or software).
         """
         for attempt in range(2):
             resp = self._get(path, about)
             html = resp.text
-            user = logged_in_user(html)
+            header_user = logged_in_user(html)
+            user = header_user if self._is_me(header_user) else None
             self._logged_in = user is not None
-            if user is None:
+            if header_user is None:
                 check_guest_page(html, path)
+            elif user is None:
+                log.warning(
+                    "%s: the page shows another member (%s), not %s: dropping that session",
+                    about or path,
+                    header_user,
+                    self.username,
+                )
+                self._forget_session()
             if user is None and attempt == 0:
                 if self._ever_logged_in:
                     log.warning(
@@ -239,7 +286,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
                 raise SessionExpired(f"{path}: still a guest after logging in again")
             if resp.status_code >= 400:
                 raise ServerError(f"GET {path}: HTTP {resp.status_code}")
-            return html
+            return html, str(resp.url)
         raise SessionExpired(f"{path}: still a guest")  # pragma: no cover - loop always returns
 
     def _wait_form_age(self, fetched_at: float) -> None:
@@ -290,12 +337,23 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
             FormInvalid: FORM_INVALID twice in a row.
             ServerError: network / 5xx (the login POST itself is not retried).
         """
-        for attempt in range(2):
+        with self._session_lock:
+            self._login()
+            self.save_cookies()
+
+    def _login(self) -> None:
+        invalids = 0
+        for _attempt in range(3):
             resp = self._get("ucp.php?mode=login")
             fetched_at = self._clock()
             form = parse_form(resp.text, "login")
+            header_user = logged_in_user(resp.text)
+            if header_user is not None and not self._is_me(header_user):
+                log.warning("login: the jar holds %s's session: dropping it", header_user)
+                self._forget_session()
+                continue
             if form is None:
-                if logged_in_user(resp.text) is not None:
+                if header_user is not None:
                     self._logged_in = self._ever_logged_in = True
                     return
                 raise LoginFailed("no login form on ucp.php?mode=login")
@@ -321,12 +379,35 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
             notice = classify_notice(answer.text)
             if notice.kind == "captcha":
                 raise CaptchaRequired(notice.message or "CAPTCHA required")
-            if notice.kind == "form_invalid" and attempt == 0:
-                continue
             if notice.kind == "form_invalid":
+                invalids += 1
+                if invalids < 2:
+                    continue
                 raise FormInvalid(notice.message or "FORM_INVALID on login, twice")
             raise LoginFailed(notice.message or f"login refused (HTTP {answer.status_code})")
-        raise FormInvalid("FORM_INVALID on login, twice")  # pragma: no cover
+        raise LoginFailed("login: the board keeps showing another member's session")
+
+    def logout(self) -> None:
+        """Log out (``GET ucp.php?mode=logout&sid=<sid>``, FLOWS.md "Logout": the sid is
+        mandatory) and remove ``cookie_file``: a clean stop leaves no session behind. Without a
+        session cookie nothing is sent. Errors are logged, never raised (the bot is stopping).
+        """
+        sid = next(
+            (c.value for c in self._http.cookies.jar if c.name.endswith("_sid") and c.value),
+            None,
+        )
+        try:
+            if sid is not None and self._logged_in:
+                self._exchange(
+                    "GET", self._url(f"ucp.php?mode=logout&sid={sid}"), follow_redirects=False
+                )
+        except (ForumError, httpx.HTTPError) as exc:
+            log.warning("logout failed (%s): the session will expire on its own", exc)
+        finally:
+            self._logged_in = False
+            self._forget_session()
+            if self.cookie_file is not None:
+                self.cookie_file.unlink(missing_ok=True)
 
     def is_logged_in(self) -> bool:
         """True when the last page read showed the user menu (no request is made)."""
@@ -334,38 +415,79 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
 
     # ------------------------------------------------------------------ reading
 
-    def list_topics(self, forum_id: int) -> list[TopicSummary]:
-        """Topics of ``viewforum.php?f=forum_id`` (first listing page, one request).
+    def list_topics(self, forum_id: int, all_pages: bool = False) -> list[TopicSummary]:
+        """Topics of ``viewforum.php?f=forum_id`` sorted by last post, newest first
+        (``sk=t&sd=d``, phpBB's default made explicit), announcements and stickies included
+        (phpBB puts them in their own list at the top: global announcements and announcements
+        on every page, stickies on the first).
 
-        Raises: TopicNotFound (no such forum), SessionExpired, ServerError.
+        ``all_pages=False``: the first page only (one request; with the listing sorted by last
+        post, every topic with a new post is on it). ``all_pages=True`` (start-up, or a topic
+        that cannot be accounted for): every page, following the "next" link (a topic shown
+        on several pages, e.g. an announcement, is listed once).
+
+        Raises: TopicNotFound (no such forum), SessionExpired, ServerError, PaginationStuck
+            (the next page does not advance), PageNotUnderstood.
         """
-        path = f"viewforum.php?f={forum_id}"
-        html = self._read(path, f"forum {forum_id}")
-        try:
-            rows = parse_topic_list(html, source=path)
-        except ParseError as exc:
-            raise PageNotUnderstood(f"GET {path}: {exc.reason}") from exc
-        return [
-            TopicSummary(
-                topic_id=row.topic_id,
-                title=row.title,
-                last_post_id=row.last_post_id,
-                replies=row.replies,
-                author=row.author,
+        rows: dict[int, TopicSummary] = {}
+        start = 0
+        for _page in range(self.max_listing_pages):
+            path = f"viewforum.php?f={forum_id}&sk=t&sd=d" + (f"&start={start}" if start else "")
+            html = self._read(path, f"forum {forum_id}")
+            try:
+                parsed = parse_topic_list(html, source=path)
+            except ParseError as exc:
+                raise PageNotUnderstood(f"GET {path}: {exc.reason}") from exc
+            for row in parsed:
+                rows.setdefault(
+                    row.topic_id,
+                    TopicSummary(
+                        topic_id=row.topic_id,
+                        title=row.title,
+                        last_post_id=row.last_post_id,
+                        replies=row.replies,
+                        author=row.author,
+                    ),
+                )
+            following = next_start(html, "viewforum.php")
+            if not all_pages or following is None:
+                break
+            if following <= start:
+                raise PaginationStuck(
+                    f"forum {forum_id}: the page after start={start} points back to "
+                    f"start={following}: listing stopped"
+                )
+            start = following
+        return list(rows.values())
+
+    def _topic_page(
+        self, path: str, about: str | None = None, topic_id: int | None = None
+    ) -> TopicPage:
+        """GET and parse a topic page; with ``topic_id``, check that the board answered that
+        topic (the URL after redirects, then the page's own topic id).
+
+        Raises: like :meth:`_read`; PageNotUnderstood when the page cannot be parsed;
+            TopicMoved when it is another topic (a merge or a move redirected the request).
+        """
+        html, final_url = self._read_page(path, about)
+        landed = query_int(final_url, "t")
+        if topic_id is not None and landed is not None and landed != topic_id:
+            raise TopicMoved(
+                f"topic {topic_id}: the board redirects to topic {landed} (merged or moved)",
+                topic_id,
+                landed,
             )
-            for row in rows
-        ]
-
-    def _topic_page(self, path: str, about: str | None = None) -> TopicPage:
-        """GET and parse a topic page.
-
-        Raises: like :meth:`_read`; PageNotUnderstood when the page cannot be parsed.
-        """
-        html = self._read(path, about)
         try:
-            return parse_topic_page(html, source=path)
+            page = parse_topic_page(html, source=path)
         except ParseError as exc:
             raise PageNotUnderstood(f"GET {path}: {exc.reason}") from exc
+        if topic_id is not None and page.topic_id is not None and page.topic_id != topic_id:
+            raise TopicMoved(
+                f"topic {topic_id}: the board answered topic {page.topic_id} (merged or moved)",
+                topic_id,
+                page.topic_id,
+            )
+        return page
 
     def _scan(self, topic_id: int, first: TopicPage, after_post_id: int | None) -> list[Post]:
         """Posts newer than ``after_post_id`` on ``first`` and every later page."""
@@ -374,9 +496,15 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
         per_page = len(first.posts)
         while page.page < page.pages and per_page > 0:
             start = page.page * per_page
+            previous = page.page
             page = self._topic_page(
-                f"viewtopic.php?t={topic_id}&start={start}", f"topic {topic_id}"
+                f"viewtopic.php?t={topic_id}&start={start}", f"topic {topic_id}", topic_id
             )
+            if page.page <= previous:
+                raise PaginationStuck(
+                    f"topic {topic_id}: start={start} gave page {page.page} again after page "
+                    f"{previous}: read stopped"
+                )
             posts.extend(
                 p for p in page.posts if after_post_id is None or p.post_id > after_post_id
             )
@@ -390,7 +518,8 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
         from its first page instead. Requests: 1 per page read.
 
         Raises: TopicNotFound, SessionExpired, ServerError, PageNotUnderstood (a page that
-            cannot be parsed: truncated, another style, another forum software).
+            cannot be parsed: truncated, another style, another forum software), TopicMoved
+            (the board answers another topic: never read as this one), PaginationStuck.
         """
         if after_post_id is not None:
             try:
@@ -403,7 +532,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages):
                 and any(p.post_id == after_post_id for p in page.posts)
             ):
                 return self._scan(topic_id, page, after_post_id)
-        first = self._topic_page(f"viewtopic.php?t={topic_id}", f"topic {topic_id}")
+        first = self._topic_page(f"viewtopic.php?t={topic_id}", f"topic {topic_id}", topic_id)
         return self._scan(topic_id, first, after_post_id)
 
     def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -15,6 +14,7 @@ import httpx
 from forumbot.errors import (
     PageNotUnderstood,
 )
+from forumbot.forums.http_edges import parse_retry_after as parse_retry_after
 from parsers.phpbb import looks_like_phpbb
 from parsers.phpbb_forms import (
     HtmlForm,
@@ -128,31 +128,25 @@ class FetchedForm:
     fetched_at: float
 
 
-def parse_retry_after(value: str | None, date_header: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date).
-
-    An HTTP date is measured against the response's own ``Date`` header (the server's clock),
-    so no wall clock is read. Returns None when absent or unreadable; never negative.
-    """
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    if not date_header:
-        return None
-    try:
-        target = parsedate_to_datetime(value)
-        now = parsedate_to_datetime(date_header)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (target - now).total_seconds())
-
-
 def query_int(url: str, key: str) -> int | None:
     values = parse_qs(urlsplit(url).query).get(key)
     if values and values[0].isdigit():
         return int(values[0])
+    return None
+
+
+NEXT_LINK = re.compile(r"<a\b[^>]*\brel=[\"']next[\"'][^>]*>", re.IGNORECASE)
+HREF = re.compile(r"\bhref=[\"']([^\"']*)[\"']", re.IGNORECASE)
+
+
+def next_start(html: str, script: str) -> int | None:
+    """The ``start`` of the page a ``rel="next"`` pagination link to ``script`` (e.g.
+    ``"viewforum.php"``) points to; None when the page has no next link (the last page)."""
+    for tag in NEXT_LINK.finditer(html):
+        href = HREF.search(tag.group(0))
+        if href is None or script not in href.group(1):
+            continue
+        return query_int(href.group(1).replace("&amp;", "&"), "start") or 0
     return None
 
 

@@ -144,23 +144,31 @@ class HealthState:
 
 
 def tracked_jobs(
-    bot: Bot, health: HealthState
+    bot: Bot, health: HealthState, publisher: Bot | None = None
 ) -> tuple[Callable[[], list[PollReport]], Callable[[], list[int]]]:
-    """``(poll, publish)``: ``bot.poll`` / ``bot.publish`` recording into ``health``.
+    """``(poll, publish)``: ``bot.poll`` / ``publisher.publish`` recording into ``health``.
+
+    ``publisher`` (default ``bot``) is the bot wired for the publish worker (its own database
+    connection, :func:`forumbot.ops.scheduler.build_scheduler`); each job counts the pending
+    drafts on its own connection, on its own thread.
 
     A poll counts as failed when it raises or when a watched forum gave no report
     (``Bot.poll`` logs and skips a forum whose read failed: the board is down).
     Both count the pending drafts (statuses :data:`PENDING_STATUSES`) after running.
     """
     watched = len(bot.config.watch)
+    pub = publisher if publisher is not None else bot
 
-    def pending() -> int:
-        return len(bot.storage.declarations(PENDING_STATUSES))
+    def pending_of(which: Bot) -> Callable[[], int]:
+        return lambda: len(which.storage.declarations(PENDING_STATUSES))
 
     poll = health.track(
-        "poll", bot.poll, succeeded=lambda reports: len(reports) >= watched, pending=pending
+        "poll",
+        bot.poll,
+        succeeded=lambda reports: len(reports) >= watched,
+        pending=pending_of(bot),
     )
-    publish = health.track("publish", bot.publish, pending=pending)
+    publish = health.track("publish", pub.publish, pending=pending_of(pub))
     return poll, publish
 
 

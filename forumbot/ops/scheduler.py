@@ -1,33 +1,49 @@
 """Unattended operation: APScheduler 3 runs the poll and publish jobs.
 
-Job settings, on purpose:
+Job settings, on purpose (issue 12):
 
-- ``max_instances=1`` and a single worker thread: a slow poll never overlaps the next one
-  nor a publish pass (the board sees one bot; the SQLite connection is used serially).
-- ``coalesce=True``: after downtime (laptop asleep, server paused) missed runs collapse
-  into one run instead of a burst of requests.
-- ``misfire_grace_time`` = one interval: a run late by less than that still happens;
-  later than that it is skipped (the next one comes soon anyway).
+- **two workers**: the poll job runs on the ``default`` executor, the publish job on its own
+  ``publish`` executor (one thread each), so a poll that overruns never makes the publish run
+  wait or be dropped, and a flood-limit wait while publishing never stops reading. The
+  publish worker has its own SQLite connection (:func:`publishing_bot`); both share the forum
+  client (httpx is thread-safe; the client serialises logins). An in-memory database cannot be
+  shared between connections: it keeps one worker.
+- ``max_instances=1``: a slow poll never overlaps the next poll.
+- ``coalesce=True``: after downtime missed runs collapse into one run, not a burst.
+- ``misfire_grace_time`` = one interval; a run later than that is *missed*: logged once
+  (``EVENT_JOB_MISSED``) and caught up at once (the job's next run is moved to now).
+- **board pauses**: when the client says the board asked to pause (``Retry-After`` longer than
+  it waits in place, :class:`forumbot.errors.BoardPaused`), the jobs of that scope are skipped
+  until then (a read refusal pauses both jobs, a post refusal only publishing) and one line
+  says when the board is used again (:class:`PauseGate`).
 
 A second ``forumbot run`` on the same database refuses to start:
 :func:`forumbot.ops.lock.single_instance` locks the database file itself (any path to it).
+A clean stop (SIGTERM/SIGINT) waits for the running jobs, then logs the bot out
+(``client.close(logout=True)``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import signal
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from apscheduler.events import EVENT_JOB_MISSED, JobExecutionEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
 from forumbot.app import Bot
-from forumbot.errors import LoginFailed
+from forumbot.errors import BoardPaused, LoginFailed
 from forumbot.ops.backup import backup
 from forumbot.ops.health import HealthState, start_health_server, tracked_jobs
 from forumbot.ops.lock import AlreadyRunning, single_instance
+from forumbot.storage import open_storage
 
 log = logging.getLogger("forumbot.ops.scheduler")
 
@@ -49,29 +65,104 @@ def _guard(
             if stopped_by is not None:
                 stopped_by.append(exc)
             scheduler.shutdown(wait=False)
+        except BoardPaused as exc:  # one line: the gate skips the job until the pause ends
+            log.warning("%s: %s", name, exc)
         except Exception:  # the loop survives anything else; next run retries
             log.exception("%s: failed; will run again at the next interval", name)
 
     return run
 
 
+class PauseGate:
+    """Skips a job while the board is paused for its scope; logs once when it resumes.
+
+    Args:
+        client: the forum client; its ``pause_remaining_s(scope) -> float`` (seconds, 0.0
+            when not paused) is asked before each run (a client without it is never paused).
+        scope: ``"all"`` (the poll job) or ``"publish"``.
+        name: the job's name for the log lines.
+    """
+
+    def __init__(self, client: object, scope: str, name: str) -> None:
+        self._remaining: Callable[[str], float] | None = getattr(client, "pause_remaining_s", None)
+        self.scope = scope
+        self.name = name
+        self.paused = False
+
+    def wrap(self, job: Callable[[], Any]) -> Callable[[], None]:
+        """``job`` run only when the board is not paused for this scope."""
+
+        def run() -> None:
+            remaining = self._remaining(self.scope) if self._remaining is not None else 0.0
+            if remaining > 0:
+                if not self.paused:
+                    log.warning(
+                        "%s: board paused (Retry-After): skipped for %.0f s", self.name, remaining
+                    )
+                self.paused = True
+                return
+            if self.paused:
+                log.info("%s: board pause over: running again", self.name)
+                self.paused = False
+            job()
+
+        return run
+
+
+def catch_up_missed(scheduler: BaseScheduler, now: Callable[[], datetime]) -> Callable[..., None]:
+    """A listener for ``EVENT_JOB_MISSED``: logs the missed run once and moves the job's next
+    run to ``now()`` (caught up at once, coalesced with any other missed run)."""
+
+    def listener(event: JobExecutionEvent) -> None:
+        late = (now() - event.scheduled_run_time).total_seconds()
+        log.warning(
+            "%s: run of %s missed (%.0f s late, beyond its grace time): running it now",
+            event.job_id,
+            event.scheduled_run_time.isoformat(),
+            late,
+        )
+        job = scheduler.get_job(event.job_id)
+        if job is not None:
+            job.modify(next_run_time=now())
+
+    return listener
+
+
+def publishing_bot(bot: Bot) -> Bot:
+    """The bot the publish worker uses: ``bot`` with its own connection to the same database
+    file (the poll worker keeps ``bot.storage``); ``bot`` itself for ``":memory:"``."""
+    if bot.config.database == ":memory:" or bot.storage.path == ":memory:":
+        return bot
+    return dataclasses.replace(bot, storage=open_storage(bot.storage.path))
+
+
 def build_scheduler(
-    bot: Bot, health: HealthState | None = None, stopped_by: list[LoginFailed] | None = None
+    bot: Bot,
+    health: HealthState | None = None,
+    publisher: Bot | None = None,
+    stopped_by: list[LoginFailed] | None = None,
 ) -> BlockingScheduler:
     """The scheduler with the poll, publish and (optional) daily backup jobs (not started).
 
-    ``health`` records each job's outcome for the health endpoint; ``stopped_by`` receives
-    the :class:`LoginFailed` that stopped the scheduler, if one did.
+    ``publisher`` is the bot of the publish worker (:func:`publishing_bot`; default ``bot``,
+    and then both jobs share ONE worker thread: they use one SQLite connection). ``health``
+    records each job's outcome for the health endpoint; ``stopped_by`` receives the
+    :class:`LoginFailed` that stopped the scheduler, if one did.
     """
-    # One worker thread: jobs never run concurrently, so they share one SQLite connection.
-    scheduler = BlockingScheduler(timezone="UTC", executors={"default": ThreadPoolExecutor(1)})
+    pub = publisher if publisher is not None else bot
+    separate = pub is not bot
+    executors = {"default": ThreadPoolExecutor(1)}
+    if separate:
+        executors["publish"] = ThreadPoolExecutor(1)
+    scheduler = BlockingScheduler(timezone="UTC", executors=executors)
+    scheduler.add_listener(catch_up_missed(scheduler, lambda: datetime.now(UTC)), EVENT_JOB_MISSED)
     poll_s = bot.config.poll_interval_s
     publish_s = bot.config.publish_interval_s
     poll_job, publish_job = (
-        tracked_jobs(bot, health) if health is not None else (bot.poll, bot.publish)
+        tracked_jobs(bot, health, pub) if health is not None else (bot.poll, pub.publish)
     )
     scheduler.add_job(
-        _guard("poll", poll_job, scheduler, stopped_by),
+        _guard("poll", PauseGate(bot.client, "all", "poll").wrap(poll_job), scheduler, stopped_by),
         "interval",
         seconds=poll_s,
         id="poll",
@@ -80,10 +171,16 @@ def build_scheduler(
         misfire_grace_time=int(max(1, poll_s)),
     )
     scheduler.add_job(
-        _guard("publish", publish_job, scheduler, stopped_by),
+        _guard(
+            "publish",
+            PauseGate(pub.client, "publish", "publish").wrap(publish_job),
+            scheduler,
+            stopped_by,
+        ),
         "interval",
         seconds=publish_s,
         id="publish",
+        executor="publish" if separate else "default",
         max_instances=1,
         coalesce=True,
         misfire_grace_time=int(max(1, publish_s)),
@@ -113,7 +210,8 @@ def build_scheduler(
 
 def run_forever(bot: Bot) -> None:
     """Run until SIGINT/SIGTERM. Logs in, then publishes anything left ``publishing`` by a
-    crash, polls once, and starts the jobs.
+    crash, polls once, and starts the jobs. On a clean stop: waits for the running jobs, logs
+    out (``client.close(logout=True)``) and closes the publish worker's database connection.
 
     Raises:
         AlreadyRunning: when another instance runs on the same database.
@@ -124,7 +222,8 @@ def run_forever(bot: Bot) -> None:
     with single_instance(bot.config.database):
         health = HealthState(bot.now, stale_after_s=3 * bot.config.poll_interval_s)
         stopped_by: list[LoginFailed] = []
-        scheduler = build_scheduler(bot, health, stopped_by)
+        publisher = publishing_bot(bot)
+        scheduler = build_scheduler(bot, health, publisher, stopped_by)
         bot.client.login()  # a refused login or a silent board ends here, in one line
         server = None
         if bot.config.health_port:
@@ -149,14 +248,32 @@ def run_forever(bot: Bot) -> None:
             bot.config.poll_interval_s,
         )
         try:
-            _guard("publish", bot.publish, scheduler)()
+            _guard("publish", publisher.publish, scheduler)()
             _guard("poll", bot.poll, scheduler)()
             scheduler.start()
+            for executor in scheduler._executors.values():  # let running jobs finish
+                executor.shutdown(wait=True)
         finally:
             if server is not None:
                 server.close()
+            _logout(bot)
+            if publisher is not bot:
+                publisher.storage.close()
         if stopped_by:
             raise stopped_by[0]
+
+
+def _logout(bot: Bot) -> None:
+    """Log the bot out on a clean stop (clients without ``close(logout=...)``: plain close)."""
+    close = getattr(bot.client, "close", None)
+    if close is None:
+        return
+    try:
+        close(logout=True)
+    except TypeError:
+        close()
+    except Exception as exc:  # stopping anyway
+        log.warning("logout on stop failed: %s", exc)
 
 
 __all__ = ["AlreadyRunning", "build_scheduler", "run_forever", "single_instance"]

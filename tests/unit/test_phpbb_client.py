@@ -3,6 +3,7 @@ httpx.MockTransport script; time is a fake clock advanced only by the client's s
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +30,24 @@ FIX = Path(__file__).resolve().parents[2] / "fixtures" / "html" / "phpbb"
 BASE = "http://127.0.0.1:8080"
 
 
-def real(name: str, status: int | None = None, **extra_headers: str) -> httpx.Response:
-    """A captured page: body bytes as served, status and headers from NAME.headers.txt."""
+VIEWER_RE = re.compile(
+    rb'(id="username_logged_in".*?<span class="username(?:-coloured)?"[^>]*>)[^<]*(</span>)', re.S
+)
+
+
+def as_viewer(content: bytes, viewer: str | None) -> bytes:
+    """``content`` with the header's logged-in user name replaced by ``viewer`` (the captured
+    pages were served to several accounts; the client only trusts pages showing its own)."""
+    if viewer is None:
+        return content
+    return VIEWER_RE.sub(lambda m: m.group(1) + viewer.encode() + m.group(2), content, count=1)
+
+
+def real(
+    name: str, status: int | None = None, viewer: str | None = "Hibou", **extra_headers: str
+) -> httpx.Response:
+    """A captured page: body bytes as served (shown to ``viewer``), status and headers from
+    NAME.headers.txt."""
     lines = (FIX / f"{name}.headers.txt").read_text(encoding="utf-8").splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("HTTP "))
     code = int(lines[start].split()[1])
@@ -43,7 +60,7 @@ def real(name: str, status: int | None = None, **extra_headers: str) -> httpx.Re
     return httpx.Response(
         status if status is not None else code,
         headers=headers,
-        content=(FIX / f"{name}.html").read_bytes(),
+        content=as_viewer((FIX / f"{name}.html").read_bytes(), viewer),
     )
 
 

@@ -5,6 +5,7 @@ through it (an owl from a duellist of a running 2v2 becomes one referee task).""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx
@@ -17,11 +18,24 @@ FIX = Path(__file__).resolve().parents[2] / "fixtures" / "html" / "phpbb"
 BASE = "http://127.0.0.1:8080"
 
 
-def page(name: str) -> httpx.Response:
+VIEWER_RE = re.compile(
+    rb'(id="username_logged_in".*?<span class="username(?:-coloured)?"[^>]*>)[^<]*(</span>)', re.S
+)
+
+
+def as_viewer(content: bytes, viewer: str | None) -> bytes:
+    """``content`` with the header's logged-in user name replaced by ``viewer`` (the captured
+    pages were served to several accounts; the client only trusts pages showing its own)."""
+    if viewer is None:
+        return content
+    return VIEWER_RE.sub(lambda m: m.group(1) + viewer.encode() + m.group(2), content, count=1)
+
+
+def page(name: str, viewer: str = "Cassius Thorne") -> httpx.Response:
     return httpx.Response(
         200,
         headers={"Content-Type": "text/html; charset=UTF-8"},
-        content=(FIX / f"{name}.html").read_bytes(),
+        content=as_viewer((FIX / f"{name}.html").read_bytes(), viewer),
     )
 
 
