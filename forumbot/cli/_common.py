@@ -104,11 +104,41 @@ class ForumbotGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
-        except click.ClickException:
-            raise
-        except Exception as exc:
-            error = cli_error(exc, ctx.meta.get(_BOARD_KEY))
-            if error is None:
+            try:
+                return super().invoke(ctx)
+            except click.ClickException:
                 raise
-            raise error from exc
+            except Exception as exc:
+                error = cli_error(exc, ctx.meta.get(_BOARD_KEY))
+                if error is None:
+                    raise
+                raise error from exc
+        except click.ClickException as error:
+            if error.exit_code in exit_codes.NO_RESTART and os.environ.get(HOLD_ENV) == "1":
+                hold_instead_of_exit(error)
+            raise
+
+
+HOLD_ENV = "FORUMBOT_HOLD_ON_FATAL"
+"""Set to ``1`` where the supervisor cannot be told not to restart (Docker's ``restart:`` has
+no ``RestartPreventExitStatus``): a refused login or a bad configuration then holds the
+process, idle, until it is stopped, instead of exiting into a restart loop that would retry
+the password again and again (deploy/compose.yaml sets it)."""
+
+
+def hold_instead_of_exit(error: click.ClickException) -> None:
+    """Print ``error`` once, then wait for SIGTERM/SIGINT; the caller then exits with the
+    error's code as usual."""
+    import signal
+    import threading
+
+    error.show()
+    click.echo(
+        f"forumbot: exit code {error.exit_code} needs a person: holding instead of restarting "
+        "(fix it, then restart the container)",
+        err=True,
+    )
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
