@@ -254,6 +254,7 @@ def recompute_duo(
     waived: list[list[str]],
     referee_name: str,
     language: str = "fr",
+    duel: Duel | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Re-run a 2v2 draft's step from its stored inputs with the referee's overrides and
     waivers (a waived violation's penalty given back, a computed number set, everything after
@@ -275,7 +276,7 @@ def recompute_duo(
     inputs = decl.stored["inputs"]
     if "duo_state_before" not in inputs:
         raise RuleError("duo.overrides", "this 2v2 draft predates recomputation: redraft it")
-    duel = Duel.from_row(storage.duel(decl.duel_id))
+    duel = duel if duel is not None else Duel.from_row(storage.duel(decl.duel_id))
     rs = load_ruleset("fatigue")
     assert isinstance(rs, FatigueRuleset)
     duo = duo_row(storage, duel.id)
@@ -460,7 +461,7 @@ class DuoFlow:
         waived: list[list[str]], language: str,
     ) -> tuple[dict[str, Any], str]:  # fmt: skip
         referee_name = decl.stored["context"].get("referee_name", "L'arbitre")
-        return recompute_duo(storage, decl, overrides, waived, referee_name, language)
+        return recompute_duo(storage, decl, overrides, waived, referee_name, language, duel)
 
     def sync_violations(
         self, storage: Storage, decl: Declaration, outcome: dict[str, Any], now: datetime

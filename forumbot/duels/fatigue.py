@@ -327,12 +327,14 @@ def recompute_step(
     waived: list[list[str]],
     referee_name: str,
     language: str = "fr",
+    duel: Duel | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Re-run the fatigue engine on a step draft's stored inputs with the referee's
-    overrides and waivers; returns (stored context, text). Raises rules.RuleError."""
+    overrides and waivers; returns (stored context, text). ``duel``: the draft's duel when
+    already read. Raises rules.RuleError."""
     decl = decl if isinstance(decl, Declaration) else Declaration.from_row(decl)
     inputs = decl.stored["inputs"]
-    duel = Duel.from_row(storage.duel(decl.duel_id))
+    duel = duel if duel is not None else Duel.from_row(storage.duel(decl.duel_id))
     ruleset = load_ruleset(str(duel.ruleset))
     state = DuelState.from_dict(inputs["state_before"])
     if inputs["step"] == "closure":
@@ -400,7 +402,7 @@ class FatigueFlow:
         waived: list[list[str]], language: str,
     ) -> tuple[dict[str, Any], str]:  # fmt: skip
         referee_name = decl.stored["context"].get("referee_name", "L'arbitre")
-        return recompute_step(storage, decl, overrides, waived, referee_name, language)
+        return recompute_step(storage, decl, overrides, waived, referee_name, language, duel)
 
     def sync_violations(
         self, storage: Storage, decl: Declaration, outcome: dict[str, Any], now: datetime

@@ -25,7 +25,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from forumbot.forums.base import ForumClient
 from forumbot.publish.render import marker_text, render
@@ -404,6 +404,7 @@ class DeadlineSpec:
     relaunches: int = 0
 
 
+@runtime_checkable
 class DuelFlow(Protocol):
     """One ruleset kind's turn flow (registered in :data:`forumbot.duels.flows.FLOWS`).
 
