@@ -73,7 +73,7 @@ def make_client(
     raise ValueError(f"unknown platform {config.platform!r}")
 
 
-AfterPoll = tuple[str, Callable[[Any], None]]
+AfterPoll = tuple[str, Callable[[Any], object]]
 """A job run after every poll: ``(label for the logs, job(bot))``."""
 
 AFTER_POLL: tuple[AfterPoll, ...] = (

@@ -160,9 +160,9 @@ class ClassicFlow:
             dice,
             ruleset=ruleset,
             overrides=existing.overrides if existing else {},
-            waived={tuple(w) for w in existing.waived} if existing else set(),
+            waived={(a, b) for a, b in existing.waived} if existing else set(),
         )
-        inputs = {
+        inputs: dict[str, Any] = {
             "state_before": state.to_dict(),
             "posts": [asdict(p) for p in turn_posts],
             "dice": {str(k): list(v) for k, v in dice.items()},

@@ -288,7 +288,7 @@ def recompute_duo(
         for p, extra in zip(inputs["posts"], inputs["duo_posts"], strict=True)
     ]
     dice = {int(k): tuple(v) for k, v in inputs["dice"].items()}
-    secret = bytes.fromhex(duel.dice_secret)
+    secret = duel.secret
     outcome = resolve_duo_step(
         state, posts, dice, ruleset=rs, env=env, settings=duo_settings(),
         draw=make_draw(secret, f"{duo_platform(storage, duel)}:{duel.topic_id}"),

@@ -137,7 +137,7 @@ def last_published_post(storage: Storage, duel: Duel) -> int:
     return int(duel.opening_post_id or 0)
 
 
-def _duellist_rows(ctx: FlowContext, duel: Duel, after: int) -> list[tuple[str, dict]]:
+def _duellist_rows(ctx: FlowContext, duel: Duel, after: int) -> list[tuple[str, dict[str, Any]]]:
     names = {d["name"].casefold(): d["name"] for d in ctx.storage.duellists(duel.id)}
     out = []
     for row in ctx.storage.topic_posts(ctx.board_id, duel.topic_id):

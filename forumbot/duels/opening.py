@@ -69,10 +69,7 @@ def adopt(
         rules.RuleError: duellists the ruleset refuses (year, magic types, count).
     """
     rs = ctx.rs
-    types: list[list[str]] = [
-        [str(t) for t in d[2]] if len(d) > 2 else []  # type: ignore[misc]
-        for d in duellists
-    ]
+    types: list[list[str]] = [[str(t) for t in d[2]] if len(d) > 2 else [] for d in duellists]
     pairs = [(str(d[0]), str(d[1])) for d in duellists]
     state = flow.new_state(rs, pairs, types, stakes)
     secret = dice_secret if dice_secret is not None else ctx.rng.randbytes(32)

@@ -173,16 +173,14 @@ def publish_due(
     """Publish every due declaration; returns the post ids published this pass.
 
     ``on_published`` is required (None: publish without advancing any duel)."""
+
+    def advance(row: dict[str, Any]) -> None:
+        if on_published is not None:
+            on_published(storage, row, now())
+
     published = []
     for decl in due_declarations(storage, now(), manual):
-        hook = on_published
-        post_id = publish_one(
-            storage,
-            client,
-            decl,
-            now,
-            on_published=None if hook is None else (lambda r, h=hook: h(storage, r, now())),
-        )
+        post_id = publish_one(storage, client, decl, now, on_published=advance)
         if post_id is not None:
             published.append(post_id)
     return published
