@@ -3,6 +3,11 @@
 Nothing here does I/O at import time. ``Bot`` holds the wired parts; the scheduler
 (:mod:`forumbot.ops.scheduler`), the CLI and the demo all drive the same two jobs:
 :meth:`Bot.poll` (read watched forums, draft) and :meth:`Bot.publish` (publish due drafts).
+
+The hooks are wired here once, not looked up per call: :data:`AFTER_POLL` (the club's jobs
+after every poll: sign-ups, owls, rewards, the leaderboard post; the 2v2 inbox and rewards)
+and the poster's ``on_published`` (:func:`forumbot.duels.publication.apply_published`: the
+duel's flow advances it, the next deadline starts).
 """
 
 from __future__ import annotations
@@ -13,14 +18,18 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 
+from forumbot.club.duo_rewards import after_poll as duo_after_poll
+from forumbot.club.registrations import after_poll as registrations_after_poll
 from forumbot.config import Config
+from forumbot.duels.publication import apply_published
 from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
-from forumbot.publish.poster import publish_due
+from forumbot.publish.poster import OnPublished, publish_due
 from forumbot.storage import Storage, open_storage
 
 log = logging.getLogger("forumbot")
@@ -64,15 +73,32 @@ def make_client(
     raise ValueError(f"unknown platform {config.platform!r}")
 
 
+AfterPoll = tuple[str, Callable[[Any], object]]
+"""A job run after every poll: ``(label for the logs, job(bot))``."""
+
+AFTER_POLL: tuple[AfterPoll, ...] = (
+    ("registrations", registrations_after_poll),  # sign-ups, owls, rewards (issue 4)
+    ("2v2", duo_after_poll),  # two against two (issue 5): PM inbox, zone owls, rewards
+)
+"""The club's jobs after each poll, in order."""
+
+
 @dataclass
 class Bot:
-    """The wired bot: one board, one database."""
+    """The wired bot: one board, one database.
+
+    ``after_poll``: the jobs run after every poll (default :data:`AFTER_POLL`);
+    ``on_published``: what a publication does to its duel (default
+    :func:`forumbot.duels.publication.apply_published`).
+    """
 
     config: Config
     storage: Storage
     client: ForumClient
     referee: Referee
     now: Callable[[], datetime]
+    after_poll: tuple[AfterPoll, ...] = AFTER_POLL
+    on_published: OnPublished = apply_published
 
     def poll(self) -> list[PollReport]:
         """Poll every watched forum once (the scheduler's poll job)."""
@@ -96,26 +122,18 @@ class Bot:
                     watched.forum_id,
                     exc,
                 )
-        try:  # registrations, owls, rewards and the leaderboard post (issue 4)
-            from forumbot.club.registrations import after_poll as registrations_after_poll
-
-            registrations_after_poll(self)
-        except LoginFailed:
-            raise
-        except ForumError as exc:
-            log.warning(
-                "registrations: stopped (%s: %s); will retry next cycle", type(exc).__name__, exc
-            )
-        except sqlite3.OperationalError as exc:
-            self._rollback()
-            log.warning("registrations: stopped, database error (%s); will retry", exc)
-        try:  # two against two (issue 5): PM inbox, zone owls, finished 2v2 duels
-            from forumbot.duels.duo import after_poll
-
-            after_poll(self)
-        except sqlite3.OperationalError as exc:
-            self._rollback()
-            log.warning("2v2: stopped, database error (%s); will retry next cycle", exc)
+        for label, job in self.after_poll:
+            try:
+                job(self)
+            except LoginFailed:
+                raise
+            except ForumError as exc:
+                log.warning(
+                    "%s: stopped (%s: %s); will retry next cycle", label, type(exc).__name__, exc
+                )
+            except sqlite3.OperationalError as exc:
+                self._rollback()
+                log.warning("%s: stopped, database error (%s); will retry next cycle", label, exc)
         for report in reports:
             log.info(
                 "forum %s: %d topics, %d read, %d new posts, %d edited, %d drafts",
@@ -137,7 +155,11 @@ class Bot:
         """
         try:
             return publish_due(
-                self.storage, self.client, self.now, manual=self.config.review_delay_s == "manual"
+                self.storage,
+                self.client,
+                self.now,
+                manual=self.config.review_delay_s == "manual",
+                on_published=self.on_published,
             )
         except sqlite3.OperationalError as exc:
             self._rollback()
@@ -180,4 +202,12 @@ def bootstrap(
         bot_username=config.username,
         dice_name=config.dice_name,
     )
-    return Bot(config=config, storage=store, client=client, referee=referee, now=now)
+    return Bot(
+        config=config,
+        storage=store,
+        client=client,
+        referee=referee,
+        now=now,
+        after_poll=AFTER_POLL,
+        on_published=apply_published,
+    )

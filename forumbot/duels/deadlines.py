@@ -31,12 +31,14 @@ Design (a persistent table swept by an interval job, not APScheduler date jobs):
   same way on ``reminded_at`` before ``send_pm``; a failed send releases the claim to retry
   at the next sweep; a crash between the claim and the send loses that reminder (at most once).
 - The decision itself is :func:`rules.timeouts.relaunch_decision` (pure).
-- Two against two (:func:`duel_kind` is ``"2v2"`` for a duel with a ``duo_duels`` row): the
-  delay is ``timeout_2v2_hours`` (48 h), and the clock runs for whoever is expected next
-  (RULES.md): the active duellists who have not posted in the turn. **[D]** A 2v2 deadline is
-  always of phase ``awaiting_initiative``: a spell waiting for its target's post stays pending
-  (the duo engine resolves it with that post); the silence is relaunched (kind ``relaunch``,
-  naming the expected duellists), then the duel closes with no winner after the allowance.
+- The duel's flow (:data:`forumbot.duels.flows.FLOWS`) says which delay applies
+  (``timeout_kind``: ``1v1`` 36 h, ``2v2`` 48 h) and what a published declaration waits for
+  (:meth:`DuelFlow.deadline_for`: phase, expected duellists, relaunches so far). Two against
+  two (:func:`duel_kind` is ``"2v2"``): the clock runs for whoever is expected next (RULES.md):
+  the active duellists who have not posted in the turn. **[D]** A 2v2 deadline is always of
+  phase ``awaiting_initiative``: a spell waiting for its target's post stays pending (the duo
+  engine resolves it with that post); the silence is relaunched (kind ``relaunch``, naming the
+  expected duellists, the flow's ``relaunch_template``), then the duel closes with no winner.
 
 Actions: ``resolve_undefended`` drafts the engine's step ``"relaunch"`` (the initiative spell
 resolves undefended and the turn closes); ``relaunch`` drafts an invitation to take the
@@ -50,66 +52,53 @@ from __future__ import annotations
 import json
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from forumbot.duels.fatigue import step_context, step_draft
+from forumbot.duels.flow import Draft, DuelFlow, FlowContext, HasContext, context_of
+from forumbot.duels.flows import flow_for
 from forumbot.errors import ForumError, LoginFailed
-from forumbot.publish.render import marker_text, render
+from forumbot.publish.render import marker_text
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
+from forumbot.storage.records import Duel
 from rules.fatigue import close_without_winner, resolve_fatigue_step
 from rules.model import DuelState
 from rules.timeouts import TimeoutPolicy, next_deadline, owl_reminder_at, relaunch_decision
 
-if TYPE_CHECKING:
-    from forumbot.duels.referee import Referee
-
 log = logging.getLogger("forumbot.duels.deadlines")
 
 
-def create_deadline(storage: Storage, decl: dict[str, Any], now: datetime) -> int | None:
+def create_deadline(
+    storage: Storage, decl: dict[str, Any], now: datetime, flow: DuelFlow | None = None
+) -> int | None:
     """Insert the deadline started by the published declaration ``decl`` (idempotent: one
-    per declaration). Returns its id, or None when the duel is not running."""
-    duel = storage.duel(decl["duel_id"])
-    state = DuelState.from_dict(json.loads(duel["state_json"]))
+    per declaration) as the duel's ``flow`` (default: the registry's) describes it. Returns
+    its id, or None when the duel is not running."""
+    duel = Duel.from_row(storage.duel(decl["duel_id"]))
+    state = DuelState.from_dict(duel.state)
     if state.finished:
         return None
-    ruleset = load_ruleset(duel["ruleset"])
+    ruleset = load_ruleset(str(duel.ruleset))
+    flow = flow if flow is not None else flow_for(storage, duel, ruleset)
     policy = TimeoutPolicy.from_ruleset(ruleset)
     published = datetime.fromisoformat(decl["published_at"]) if decl["published_at"] else now
-    names = [d.name for d in state.duellists]
-    relaunches = 0
-    kind = duel_kind(storage, duel)
-    if kind == "2v2":
-        # RULES.md: "In 2v2 the clock runs for whoever is expected next" [D]: the duellists
-        # who have not posted in the turn; an attack waiting for its target stays pending.
-        phase = "awaiting_initiative"
-        expected = duo_expected(storage, duel, decl)
-        if decl["kind"] == "relaunch":
-            ctx = json.loads(decl["context_json"] or "{}").get("context", {})
-            relaunches = int(ctx.get("relaunch_number", 1))
-    elif state.pending:
-        phase = "awaiting_defense"
-        expected = [n for n in names if n != state.pending[0].duellist]
-    else:
-        phase = "awaiting_initiative"
-        expected = names
-        if decl["kind"] == "relaunch":
-            ctx = json.loads(decl["context_json"] or "{}").get("context", {})
-            relaunches = int(ctx.get("relaunch_number", 1))
-    due = next_deadline(phase, published, kind, policy=policy)  # type: ignore[arg-type]
+    spec = flow.deadline_for(storage, duel, decl)
+    kind = flow.timeout_kind or "1v1"
+    due = next_deadline(spec.phase, published, kind, policy=policy)  # type: ignore[arg-type]
     remind = owl_reminder_at(due, policy=policy)
     storage.db.execute(
         "update deadlines set status = 'superseded', note = 'a newer declaration' "
         "where duel_id = ? and status = 'pending' and declaration_id != ?",
-        [duel["id"], decl["id"]],
+        [duel.id, decl["id"]],
     )
     storage.db["deadlines"].insert(
         {
-            "duel_id": duel["id"],
+            "duel_id": duel.id,
             "declaration_id": decl["id"],
-            "phase": phase,
-            "expected_json": json.dumps(expected, ensure_ascii=False),
-            "relaunches": relaunches,
+            "phase": spec.phase,
+            "expected_json": json.dumps(spec.expected, ensure_ascii=False),
+            "relaunches": spec.relaunches,
             "due_at": iso(due),
             "remind_at": iso(remind) if remind is not None else None,
             "status": "pending",
@@ -123,26 +112,10 @@ def create_deadline(storage: Storage, decl: dict[str, Any], now: datetime) -> in
     return int(row[0]) if row else None
 
 
-def duel_kind(storage: Storage, duel: dict[str, Any]) -> str:
+def duel_kind(storage: Storage, duel: Duel | dict[str, Any]) -> str:
     """``"2v2"`` for a two-against-two duel (a ``duo_duels`` row, four duellists), else
     ``"1v1"``: the kind picks the delay (RULES.md: "36 h for 1v1, 48 h for 2v2 [D]")."""
-    from forumbot.duels.duo import is_duo
-
-    return "2v2" if is_duo(storage, int(duel["id"])) else "1v1"
-
-
-def duo_expected(storage: Storage, duel: dict[str, Any], decl: dict[str, Any]) -> list[str]:
-    """Who a published 2v2 declaration waits for: the active duellists who have not posted in
-    the turn (the declaration's stored ``duo_state``, else the duel's current 2v2 state)."""
-    from forumbot.duels.duo import current_state
-    from rules.duo import DuoState, expected_posters
-
-    ctx = json.loads(decl["context_json"] or "{}").get("context") or {}
-    if ctx.get("duo_state"):
-        state = DuoState.from_dict(ctx["duo_state"])
-    else:
-        state = current_state(storage, duel)
-    return list(expected_posters(state))
+    return flow_for(storage, Duel.of(duel)).timeout_kind or "1v1"
 
 
 def _claim(storage: Storage, deadline_id: int, status: str, note: str, now: datetime) -> bool:
@@ -154,21 +127,23 @@ def _claim(storage: Storage, deadline_id: int, status: str, note: str, now: date
     return bool(done == 1)
 
 
-def sweep(ref: Referee, forum_id: int | None = None) -> int:
-    """Act on the board's pending deadlines (see module doc); returns drafts written."""
-    storage = ref.storage
-    now = ref.now()
+def sweep(source: FlowContext | HasContext, forum_id: int | None = None) -> int:
+    """Act on the board's pending deadlines (see module doc); returns drafts written.
+    ``source``: the flow context, or the referee that gives it."""
+    ctx = context_of(source)
+    storage = ctx.storage
+    now = ctx.now()
     rows = storage.db.execute(
         "select d.id from deadlines d join duels u on u.id = d.duel_id where d.status = 'pending' "
         "and u.board_id = ?"
         + (" and u.forum_id = ?" if forum_id is not None else "")
         + " order by d.id",
-        [ref.board_id] + ([forum_id] if forum_id is not None else []),
+        [ctx.board_id] + ([forum_id] if forum_id is not None else []),
     ).fetchall()
     drafts = 0
     for (deadline_id,) in rows:
         try:
-            drafts += _sweep_one(ref, int(deadline_id), now)
+            drafts += _sweep_one(ctx, int(deadline_id), now)
         except LoginFailed:
             raise
         except Exception:
@@ -176,20 +151,20 @@ def sweep(ref: Referee, forum_id: int | None = None) -> int:
     return drafts
 
 
-def _sweep_one(ref: Referee, deadline_id: int, now: datetime) -> int:
-    storage = ref.storage
+def _sweep_one(ctx: FlowContext, deadline_id: int, now: datetime) -> int:
+    storage = ctx.storage
     dl = dict(storage.db["deadlines"].get(deadline_id))
-    duel = storage.duel(dl["duel_id"])
+    duel = Duel.from_row(storage.duel(dl["duel_id"]))
     decl = storage.declaration(dl["declaration_id"])
     expected = json.loads(dl["expected_json"])
-    if duel["status"] != "running":
+    if duel.status != "running":
         with storage.db.atomic():
             _claim(storage, deadline_id, "superseded", "duel not running", now)
         return 0
     folded = {n.casefold() for n in expected}
     came = [
         r
-        for r in storage.topic_posts(ref.board_id, duel["topic_id"])
+        for r in storage.topic_posts(ctx.board_id, duel.topic_id)
         if r["post_id"] > (decl["published_post_id"] or 0)
         and (r["author"] or "").casefold() in folded
     ]
@@ -197,47 +172,53 @@ def _sweep_one(ref: Referee, deadline_id: int, now: datetime) -> int:
         with storage.db.atomic():
             _claim(storage, deadline_id, "superseded", f"post {came[0]['post_id']} came", now)
         return 0
-    ruleset = load_ruleset(duel["ruleset"])
+    ruleset = load_ruleset(str(duel.ruleset))
+    flow = flow_for(storage, duel, ruleset)
     policy = TimeoutPolicy.from_ruleset(ruleset)
     decision = relaunch_decision(
         dl["phase"],
         datetime.fromisoformat(decl["published_at"]),
         now,
-        duel_kind(storage, duel),  # type: ignore[arg-type]
+        flow.timeout_kind or "1v1",  # type: ignore[arg-type]
         relaunches_since_last_post=int(dl["relaunches"] or 0),
         policy=policy,
     )
     if decision.action == "wait":
         if (
-            ref.owl_reminders
+            ctx.settings.owl_reminders
             and dl["remind_at"]
             and dl["reminded_at"] is None
             and dl["remind_at"] <= iso(now)
         ):
-            _remind(ref, dl, duel, expected, now)
+            _remind(ctx, dl, duel, expected, now)
         return 0
     with storage.db.atomic():
         if not _claim(storage, deadline_id, "fired", decision.action, now):
             return 0  # fired already (another sweep, or before a crash): never twice
-        _draft(ref, duel, dl, decision.action, decision.reason)
+        duel_ctx = ctx.for_duel(ruleset)
+        duel_ctx.drafts.write(
+            duel, silence_draft(duel_ctx, flow, duel, dl, decision.action, decision.reason)
+        )
         storage.audit(
             "forumbot",
             f"deadline.{decision.action}",
-            f"duel:{duel['id']}",
+            f"duel:{duel.id}",
             {"deadline": deadline_id, "due_at": dl["due_at"]},
             decision.reason,
             now,
         )
-    log.info("duel %s: deadline %s fired: %s", duel["id"], deadline_id, decision.reason)
+    log.info("duel %s: deadline %s fired: %s", duel.id, deadline_id, decision.reason)
     return 1
 
 
-def _draft(ref: Referee, duel: dict[str, Any], dl: dict[str, Any], action: str, why: str) -> None:
-    from forumbot.duels.fatigue import step_context, write_step_draft
-
-    ruleset = load_ruleset(duel["ruleset"])
-    state = DuelState.from_dict(json.loads(duel["state_json"]))
-    now = ref.now()
+def silence_draft(
+    ctx: FlowContext, flow: DuelFlow, duel: Duel, dl: dict[str, Any], action: str, why: str
+) -> Draft:
+    """The draft a fired deadline calls for: the undefended spell resolved (step
+    ``relaunch``), an invitation to take the initiative (kind ``relaunch``, naming who is
+    expected) or the closing declaration (kind ``closure``)."""
+    ruleset = ctx.rs
+    state = DuelState.from_dict(duel.state)
     if action == "resolve_undefended":
         turn_no = state.turn + 1
         outcome = resolve_fatigue_step(state, [], {}, ruleset=ruleset, step="relaunch")
@@ -252,39 +233,27 @@ def _draft(ref: Referee, duel: dict[str, Any], dl: dict[str, Any], action: str, 
             "late_edits": [],
             "reason": why,
             # Forum-rolled dice (Forumactif): no seed of the bot's to reveal at the end.
-            "dice_source": "forum" if ref.forum_rolls_dice else "bot",
+            "dice_source": ctx.settings.dice_source,
         }
-        write_step_draft(ref, duel["id"], f"turn{turn_no}-relaunch", turn_no, inputs, outcome)
-        return
-    names = [d.name for d in state.duellists]
-    duo = duel_kind(ref.storage, duel) == "2v2"
-    if duo:
-        names = json.loads(dl["expected_json"]) or names
+        return step_draft(ctx, duel, f"turn{turn_no}-relaunch", turn_no, inputs, outcome)
+    # who the silence waits for (1v1: both duellists; 2v2: the active ones not yet posted)
+    names = json.loads(dl["expected_json"]) or [d.name for d in state.duellists]
     if action == "relaunch":
         number = int(dl["relaunches"] or 0) + 1
         context = {
-            "title": duel["title"],
+            "title": duel.title,
             "turn": state.turn + 1,
             "relaunch_number": number,
             "last": number >= int(ruleset.setting("relaunches_without_initiative")),
             "duellists": names,
-            "hours": int(ruleset.setting("timeout_2v2_hours" if duo else "timeout_1v1_hours")),
+            "hours": int(ruleset.setting(f"timeout_{flow.timeout_kind or '1v1'}_hours")),
             "points": {d.name: d.points for d in state.duellists},
             "unit": ruleset.unit,
-            "referee_name": ref.referee_name,
+            "referee_name": ctx.settings.referee_name,
         }
-        template = "duo_relaunch.bbcode.j2" if duo else "fatigue_relaunch.bbcode.j2"
-        text = render(template, context, ref.language)
-        ref._upsert_draft(
-            duel["id"],
-            state.turn,
-            "relaunch",
-            text,
-            context,
-            now,
-            what=f"silence{dl['declaration_id']}-relaunch{number}",
-        )
-        return
+        text = ctx.render(flow.relaunch_template, context)
+        what = f"silence{dl['declaration_id']}-relaunch{number}"
+        return Draft(state.turn, "relaunch", what, text, context)
     outcome = close_without_winner(state, ruleset=ruleset)
     inputs = {
         "engine": "fatigue",
@@ -294,20 +263,17 @@ def _draft(ref: Referee, duel: dict[str, Any], dl: dict[str, Any], action: str, 
         "dice": {},
         "facts": {},
         "reason": why,
-        "dice_source": "forum" if ref.forum_rolls_dice else "bot",
+        "dice_source": ctx.settings.dice_source,
     }
-    context = step_context(duel, inputs, outcome, ref.referee_name)
-    text = render("fatigue_closure.bbcode.j2", context, ref.language)
-    ref._upsert_draft(
-        duel["id"], state.turn, "closure", text, context, now, inputs=inputs, outcome=outcome,
-        what="closure",
-    )  # fmt: skip
+    context = step_context(ruleset, duel, inputs, outcome, ctx.settings.referee_name)
+    text = ctx.render("fatigue_closure.bbcode.j2", context)
+    return Draft(state.turn, "closure", "closure", text, context, inputs, outcome.to_dict())
 
 
 def _remind(
-    ref: Referee, dl: dict[str, Any], duel: dict[str, Any], expected: list[str], now: datetime
+    ctx: FlowContext, dl: dict[str, Any], duel: Duel, expected: list[str], now: datetime
 ) -> None:
-    storage = ref.storage
+    storage = ctx.storage
     claimed = storage.db.execute(
         "update deadlines set reminded_at = ? where id = ? and reminded_at is null",
         [iso(now), dl["id"]],
@@ -316,8 +282,8 @@ def _remind(
     if claimed != 1:
         return
     due = datetime.fromisoformat(dl["due_at"])
-    users = {d["name"]: d["user_id"] for d in storage.duellists(duel["id"])}
-    for row in storage.topic_posts(ref.board_id, duel["topic_id"]):
+    users = {d["name"]: d["user_id"] for d in storage.duellists(duel.id)}
+    for row in storage.topic_posts(ctx.board_id, duel.topic_id):
         if row["author"] in users and users[row["author"]] is None and row["author_id"]:
             users[row["author"]] = row["author_id"]
     waiting = "votre défense" if dl["phase"] == "awaiting_defense" else "votre prochain sort"
@@ -330,21 +296,20 @@ def _remind(
         for name in expected:
             if name in sent:
                 continue
-            key = f"b{ref.board_id}t{duel['topic_id']}-owl{dl['id']}-{name}"
-            message = render(
+            key = f"b{ctx.board_id}t{duel.topic_id}-owl{dl['id']}-{name}"
+            message = ctx.render(
                 "fatigue_owl.bbcode.j2",
                 {
                     "name": name,
-                    "title": duel["title"],
+                    "title": duel.title,
                     "waiting": waiting,
                     "due": due.strftime("%d/%m/%Y %H:%M UTC"),
-                    "referee_name": ref.referee_name,
+                    "referee_name": ctx.settings.referee_name,
                     "marker": marker_text(key),
                 },
-                ref.language,
             )
-            ref.client.send_pm(
-                users.get(name), name, f"Rappel : duel « {duel['title']} »", message,
+            ctx.client.send_pm(
+                users.get(name), name, f"Rappel : duel « {duel.title} »", message,
                 marker_text(key),
             )  # fmt: skip
             storage.audit("forumbot", "owl.reminder", f"deadline:{dl['id']}", None, name, now)
@@ -353,7 +318,7 @@ def _remind(
     except ForumError as exc:
         storage.db.execute("update deadlines set reminded_at = null where id = ?", [dl["id"]])
         storage.db.conn.commit()
-        log.warning("duel %s: owl reminder failed (%s); will retry", duel["id"], exc)
+        log.warning("duel %s: owl reminder failed (%s); will retry", duel.id, exc)
 
 
-__all__ = ["create_deadline", "duel_kind", "duo_expected", "sweep"]
+__all__ = ["create_deadline", "duel_kind", "silence_draft", "sweep"]

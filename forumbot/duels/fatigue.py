@@ -6,33 +6,18 @@ after the last published declaration takes the **initiative** (cast only); the b
 pending). Once it is published, the other duellist's first post after the initiative post is
 the **defense** (cast, dodge, dodge_riposte) and the bot drafts the **second declaration**
 (step ``"defense"``): both posts resolve and the turn closes. A defense that never comes is
-handled by :mod:`forumbot.duels.deadlines` (step ``"relaunch"``).
+handled by :mod:`forumbot.duels.deadlines` (step ``"relaunch"``, drafted by :func:`step_draft`).
 
 Dice: one d6 « Pari » per post that carries a bet, derived exactly like classic's
-(:func:`rules.dice.derive_roll` with the duel key, the turn number, the post id, the dice name
-and 1 die), recorded in ``dice_rolls``; on a board that rolls its own dice (Forumactif) the
-forum's dice named like the ruleset's ``dice_name`` are used and a missing one holds the draft.
+(:class:`forumbot.duels.flow.DiceSource`: the duel key, the turn number, the post id, the dice
+name and 1 die), recorded in ``dice_rolls``; on a board that rolls its own dice (Forumactif)
+the forum's dice named like the ruleset's ``dice_name`` are used and a missing one holds the
+draft.
 
-Versions in force and late edits. Every distinct text of a post is stored in
-``post_versions`` with the time the bot first saw it. "Editing is allowed until anyone (the
-declaration included) posts after it": the next post's time is the earliest of the bot's first
-sight of any later post and the publication of any later declaration, and
-:func:`rules.fatigue.version_in_force` picks the version in force. Both times are the bot's own
-observations (forum clocks and edit notes are not trusted, and phpBB shows no edit time): a
-version first seen in the same poll as the next post is given the benefit of the doubt (in
-force), so an edit made less than one poll interval after the next post can pass as legal.
 The draft of a post uses its version in force; ``late_edit`` is proposed by the engine when the
-post is declared after the late edit. A late edit of a post already declared cannot change the
-published declaration (its dice and text are out): it is listed in the next draft and proposed
-to the referee as a ``late_edit`` row (the engine only judges the post it declares).
-
-How much of a topic is read each poll (:func:`read_window`), the trade-off: a running fatigue
-duel is re-read every poll even when the listing shows no new post (an edit changes no post
-id; at most 3 concurrent 1v1 duels, so at most 3 extra page reads a poll), from the
-declaration *before* the last published one: the posts of the current and the previous step,
-the ones whose edits matter (a pending initiative post, a post just declared). Every
-``full_reread_every``-th read of a duel (and the first after a restart) reads the whole topic,
-so an edit to an older post is found within N polls, at the cost of one read of every page.
+post is declared after the late edit; a late edit of a post already declared is listed in the
+next draft (:mod:`forumbot.duels.fatigue_posts`, shared with the 2v2 flow, says how; it also
+says how much of the topic is read each poll).
 """
 
 from __future__ import annotations
@@ -41,35 +26,46 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
-import rules
+from forumbot.duels.fatigue_posts import (
+    ACTION_FR,
+    apply_published_fatigue,
+    cancel_silence_drafts,
+    late_edit_violation,
+    late_edits_since,
+    next_post_at,
+    post_in_force,
+    read_from,
+    read_window,
+    replace_step_violations,
+    turn_post,
+)
+from forumbot.duels.flow import (
+    DeadlineSpec,
+    Draft,
+    FlowContext,
+    duellist_of,
+    missing_dice_draft,
+)
+from forumbot.duels.opening import early_casts
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
-from forumbot.storage import Storage, iso
+from forumbot.storage import Storage
+from forumbot.storage.records import EDITABLE, Declaration, Duel
 from parsers.registration import parse_magic_types
 from rules.fatigue import (
     PostFacts,
     close_without_winner,
     count_displayed_lines,
+    new_fatigue_duel,
     resolve_fatigue_step,
-    version_in_force,
 )
 from rules.model import DuelState, TurnOutcome, TurnPost
-
-if TYPE_CHECKING:
-    from forumbot.duels.referee import Referee
+from rules.ruleset import Ruleset
 
 log = logging.getLogger("forumbot.fatigue")
-
-EDITABLE = ("draft", "approved", "held")
-ACTION_FR = {
-    "cast": "lancer un sort",
-    "dodge": "esquiver",
-    "dodge_riposte": "esquiver et riposter",
-}
-_SAME_POLL = timedelta(microseconds=1)
 
 
 # --- Duel setup -----------------------------------------------------------------------------
@@ -126,218 +122,93 @@ def opening_context(ruleset: Any, state: DuelState) -> dict[str, Any]:
     }
 
 
-# --- Reading posts --------------------------------------------------------------------------
+# --- The flow -------------------------------------------------------------------------------
 
 
-def read_window(ref: Referee, duel: dict[str, Any], *, full: bool) -> int | None:
-    """The post id to read a fatigue duel topic from (None: the whole topic): the
-    declaration before the last published one (see the module doc)."""
-    if full:
-        return None
-    published = sorted(
-        d["published_post_id"]
-        for d in ref.storage.declarations(("published",), duel["id"])
-        if d["published_post_id"]
-    )
-    if len(published) >= 2:
-        return int(published[-2])
-    return None
-
-
-def _dt(value: str) -> datetime:
-    return datetime.fromisoformat(value)
-
-
-def next_post_at(storage: Storage, board_id: int, duel: dict[str, Any], post_id: int) -> Any:
-    """When (bot time) anyone posted after ``post_id``: the first sight of a later post or
-    the publication of a later declaration; None when nobody has."""
-    times: list[datetime] = []
+def last_published_post(storage: Storage, duel: Duel) -> int:
+    """Post id of the duel's latest published declaration (or its opening post)."""
     row = storage.db.execute(
-        "select min(first_seen_at) from posts_seen where board_id = ? and topic_id = ? "
-        "and post_id > ?",
-        [board_id, duel["topic_id"], post_id],
+        "select max(published_post_id) from declarations where duel_id = ? "
+        "and status = 'published'",
+        [duel.id],
     ).fetchone()
-    if row and row[0]:
-        times.append(_dt(row[0]))
-    row = storage.db.execute(
-        "select min(published_at) from declarations where duel_id = ? and status = 'published' "
-        "and published_post_id > ?",
-        [duel["id"], post_id],
-    ).fetchone()
-    if row and row[0]:
-        times.append(_dt(row[0]))
-    return min(times) if times else None
+    if row and row[0] is not None:
+        return int(row[0])
+    return int(duel.opening_post_id or 0)
 
 
-def post_in_force(
-    ref: Referee, duel: dict[str, Any], row: dict[str, Any]
-) -> tuple[dict[str, Any], str, bool, int]:
-    """(action, text, late_edit, version index) of a stored post's version in force."""
-    versions = list(
-        ref.storage.db["post_versions"].rows_where(
-            "board_id = ? and post_id = ?", [ref.board_id, row["post_id"]], order_by="version"
-        )
-    )
-    if not versions:  # stored before post versions existed: the current text
-        return json.loads(row["action_json"] or "{}"), row["text"] or "", False, 0
-    nxt = next_post_at(ref.storage, ref.board_id, duel, row["post_id"])
-    vif = version_in_force(
-        [(_dt(v["seen_at"]), v["text"] or "") for v in versions],
-        None if nxt is None else nxt + _SAME_POLL,
-    )
-    chosen = versions[vif.index]
-    return json.loads(chosen["action_json"] or "{}"), vif.text, vif.late_edit, vif.index
-
-
-def turn_post(name: str, row_id: int, action: dict[str, Any]) -> TurnPost:
-    """A :class:`TurnPost` from a stored action (``parsers.model.Action`` as a dict)."""
-    return TurnPost(
-        duellist=name,
-        post_id=row_id,
-        spell=action.get("spell"),
-        spell_text=action.get("spell_text"),
-        kind=action.get("kind"),
-        bet=tuple(action["bet"]) if action.get("bet") else None,
-        target=action.get("target"),
-    )
-
-
-def _duellist_rows(ref: Referee, duel: dict[str, Any], after: int) -> list[tuple[str, dict]]:
-    names = {d["name"].casefold(): d["name"] for d in ref.storage.duellists(duel["id"])}
+def _duellist_rows(ctx: FlowContext, duel: Duel, after: int) -> list[tuple[str, dict[str, Any]]]:
+    names = {d["name"].casefold(): d["name"] for d in ctx.storage.duellists(duel.id)}
     out = []
-    for row in ref.storage.topic_posts(ref.board_id, duel["topic_id"]):
+    for row in ctx.storage.topic_posts(ctx.board_id, duel.topic_id):
         if row["post_id"] <= after:
             continue
-        name = ref.duellist_of(duel["id"], row) if names else None
+        name = duellist_of(ctx.storage, duel.id, row) if names else None
         if name is not None:
             out.append((name, row))
     return out
 
 
-def last_published_post(storage: Storage, duel: dict[str, Any]) -> int:
-    """Post id of the duel's latest published declaration (or its opening post)."""
-    row = storage.db.execute(
-        "select max(published_post_id) from declarations where duel_id = ? "
-        "and status = 'published'",
-        [duel["id"]],
-    ).fetchone()
-    if row and row[0] is not None:
-        return int(row[0])
-    return int(duel["opening_post_id"] or 0)
-
-
-# --- The flow -------------------------------------------------------------------------------
-
-
-def advance_fatigue(ref: Referee, duel_id: int) -> int:
-    """Draft what a running fatigue duel's recorded posts call for. Returns drafts written."""
-    duel = ref.storage.duel(duel_id)
-    state = DuelState.from_dict(json.loads(duel["state_json"]))
+def advance_fatigue(ctx: FlowContext, duel: Duel) -> list[Draft]:
+    """The draft a running fatigue duel's recorded posts call for (initiative or defense)."""
+    state = DuelState.from_dict(duel.state)
     if state.finished:
-        return 0
+        return []
     turn_no = state.turn + 1
     if not state.pending:
-        since = last_published_post(ref.storage, duel)
-        rows = _duellist_rows(ref, duel, since)
+        since = last_published_post(ctx.storage, duel)
+        rows = _duellist_rows(ctx, duel, since)
         if not rows:
-            return 0
-        cancel_silence_drafts(ref, duel_id, "a duellist posted")
+            return []
+        cancel_silence_drafts(ctx, duel.id, "a duellist posted")
         name, row = rows[0]
         extra = [r["post_id"] for n, r in rows[1:] if n == name]
-        return _draft_step(ref, duel, state, "initiative", turn_no, name, row, extra)
+        return _draft_step(ctx, duel, state, "initiative", turn_no, name, row, extra)
     init = state.pending[0]
     defender = next(d.name for d in state.duellists if d.name != init.duellist)
-    rows = [(n, r) for n, r in _duellist_rows(ref, duel, init.post_id) if n == defender]
+    rows = [(n, r) for n, r in _duellist_rows(ctx, duel, init.post_id) if n == defender]
     if not rows:
-        return 0
-    cancel_silence_drafts(ref, duel_id, "the defense came")
+        return []
+    cancel_silence_drafts(ctx, duel.id, "the defense came")
     name, row = rows[0]
-    return _draft_step(ref, duel, state, "defense", turn_no, name, row, [])
-
-
-def cancel_silence_drafts(ref: Referee, duel_id: int, why: str) -> None:
-    """A post came in: unpublished relaunch drafts of this duel are cancelled (RULES.md:
-    "Any post resets the relaunch allowance")."""
-    for decl in ref.storage.declarations(EDITABLE, duel_id):
-        ctx = json.loads(decl["context_json"] or "{}")
-        if decl["kind"] in ("relaunch", "closure") or (
-            (ctx.get("inputs") or {}).get("step") == "relaunch"
-        ):
-            ref.storage.db["declarations"].update(
-                decl["id"],
-                {
-                    "status": "cancelled",
-                    "last_error": f"cancelled: {why}",
-                    "version": decl["version"] + 1,
-                },
-            )
-            ref.storage.audit(
-                "forumbot",
-                "draft.cancel",
-                f"declaration:{decl['id']}",
-                decl["status"],
-                why,
-                ref.now(),
-            )
-            log.info("duel %s: relaunch draft %s cancelled (%s)", duel_id, decl["id"], why)
-
-
-def _die(
-    ref: Referee, duel: dict[str, Any], turn_no: int, row: dict[str, Any]
-) -> tuple[int, ...] | None:
-    from forumbot.duels.referee import forum_dice
-
-    ruleset = load_ruleset(duel["ruleset"])
-    if ref.forum_rolls_dice:
-        values = forum_dice(row, ref.dice_name or ruleset.dice_name, 1)
-        if values is None:
-            return None
-        return ref._record_forum_roll(
-            duel["id"], turn_no, row["post_id"], ruleset.dice_name, values
-        )
-    secret = bytes.fromhex(duel["dice_secret"])
-    return ref._roll(duel["id"], secret, turn_no, row["post_id"], ruleset.dice_name, 1)
+    return _draft_step(ctx, duel, state, "defense", turn_no, name, row, [])
 
 
 def _draft_step(
-    ref: Referee,
-    duel: dict[str, Any],
+    ctx: FlowContext,
+    duel: Duel,
     state: DuelState,
     step: str,
     turn_no: int,
     name: str,
     row: dict[str, Any],
     extra: list[int],
-) -> int:
+) -> list[Draft]:
     what = f"turn{turn_no}-{step}"
-    key = ref._key(duel["id"], what)
-    existing = ref.storage.declaration_by_key(key)
-    if existing is not None and existing["status"] not in EDITABLE:
-        return 0
-    ruleset = load_ruleset(duel["ruleset"])
-    action, text, late, version = post_in_force(ref, duel, row)
+    existing = ctx.drafts.existing(duel, what)
+    if existing is not None and existing.status not in EDITABLE:
+        return []
+    ruleset = ctx.rs
+    action, text, late, version = post_in_force(ctx, duel, row)
     post = turn_post(name, row["post_id"], action)
-    die = _die(ref, duel, turn_no, row)
+    die = ctx.dice.for_post(duel, ruleset, turn_no, row, 1)
     if die is None:
         missing = [{"duellist": name, "post_id": row["post_id"]}]
-        ref.write_missing_dice_draft(duel["id"], turn_no, missing, 1, existing, what=what)
-        return 1
+        return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what)]
     facts = {
         row["post_id"]: PostFacts(
             lines=count_displayed_lines(text, int(ruleset.setting("chars_per_line"))),
             late_edit=late,
         )
     }
-    overrides = json.loads(existing["overrides_json"] or "{}") if existing else {}
-    waived = json.loads(existing["waived_json"] or "[]") if existing else []
     outcome = resolve_fatigue_step(
         state,
         [post],
         {row["post_id"]: die},
         ruleset=ruleset,
         step=step,  # type: ignore[arg-type]
-        overrides=overrides,
-        waived={(a, b) for a, b in waived},
+        overrides=existing.overrides if existing else {},
+        waived={(a, b) for a, b in existing.waived} if existing else set(),
         facts=facts,
     )
     inputs = {
@@ -349,144 +220,29 @@ def _draft_step(
         "facts": {str(k): asdict(v) for k, v in facts.items()},
         "versions": {str(row["post_id"]): version},
         "extra_posts": extra,
-        "late_edits": late_edits_since(ref, duel, exclude=row["post_id"]),
-        "dice_source": "forum" if ref.forum_rolls_dice else "bot",
+        "late_edits": late_edits_since(ctx, duel, exclude=row["post_id"]),
+        "dice_source": ctx.settings.dice_source,
     }
-    write_step_draft(ref, duel["id"], what, turn_no, inputs, outcome)
-    return 1
+    return [step_draft(ctx, duel, what, turn_no, inputs, outcome)]
 
 
-def late_edits_since(ref: Referee, duel: dict[str, Any], exclude: int) -> list[dict[str, Any]]:
-    """Posts already declared that were edited after the next post (``late_edit``) and not
-    yet listed in a published declaration: ``[{duellist, post_id}]``."""
-    listed: set[int] = set()
-    for decl in ref.storage.declarations(("published",), duel["id"]):
-        inputs = json.loads(decl["context_json"] or "{}").get("inputs") or {}
-        listed.update(int(x["post_id"]) for x in inputs.get("late_edits", []))
-    declared: dict[int, str] = {}
-    for decl in ref.storage.declarations(("published",), duel["id"]):
-        inputs = json.loads(decl["context_json"] or "{}").get("inputs") or {}
-        for p in inputs.get("posts", []):
-            declared[int(p["post_id"])] = p["duellist"]
-    out = []
-    for post_id, name in sorted(declared.items()):
-        if post_id in listed or post_id == exclude:
-            continue
-        row = ref.storage.seen_post(ref.board_id, post_id)
-        if row is None:
-            continue
-        _action, _text, late, _ = post_in_force(ref, duel, row)
-        if late:
-            out.append({"duellist": name, "post_id": post_id})
-    return out
-
-
-def write_step_draft(
-    ref: Referee,
-    duel_id: int,
-    what: str,
-    turn_no: int,
-    inputs: dict[str, Any],
+def step_draft(
+    ctx: FlowContext, duel: Duel, what: str, turn_no: int, inputs: dict[str, Any],
     outcome: TurnOutcome,
-) -> int:
-    """Render and store a fatigue step draft (kind ``turn``) and its proposed violations."""
-    duel = ref.storage.duel(duel_id)
-    context = step_context(duel, inputs, outcome, ref.referee_name)
-    text = render("fatigue_turn.bbcode.j2", context, ref.language)
-    now = ref.now()
-    decl_id = ref._upsert_draft(
-        duel_id, turn_no, "turn", text, context, now, inputs=inputs, outcome=outcome, what=what
-    )
-    row = ref.storage.declaration(decl_id)
-    from forumbot.duels.referee import MISSING_DICE
-
-    if row["status"] == "held" and row["last_error"] == MISSING_DICE:
-        ref.storage.db["declarations"].update(decl_id, {"status": "draft", "last_error": None})
-    replace_step_violations(ref.storage, duel_id, turn_no, inputs, outcome.to_dict(), now)
+) -> Draft:  # fmt: skip
+    """A fatigue step draft (kind ``turn``, key ``what``); its proposed violations stored."""
+    context = step_context(ctx.rs, duel, inputs, outcome, ctx.settings.referee_name)
+    text = ctx.render("fatigue_turn.bbcode.j2", context)
+    replace_step_violations(ctx.storage, duel.id, turn_no, inputs, outcome.to_dict(), ctx.now())
     log.info(
-        "duel %s turn %s: %s draft %s (posts %s; finished %s)",
-        duel_id,
+        "duel %s turn %s: %s draft (posts %s; finished %s)",
+        duel.id,
         turn_no,
         inputs["step"],
-        decl_id,
         ",".join(str(p["post_id"]) for p in inputs["posts"]),
         outcome.finished,
     )
-    return decl_id
-
-
-def late_edit_violation(late: dict[str, Any]) -> dict[str, Any]:
-    """The proposed ``late_edit`` violation (a violation dict: duellist, rule, post_id,
-    evidence, penalty in PV, status) of a declared post edited after the next post, from an
-    entry ``{duellist, post_id}`` of :func:`late_edits_since` (RULES.md "Ruleset fatigue —
-    all duels": the version in force is kept and the edit is proposed to the referee)."""
-    return {
-        "duellist": late["duellist"],
-        "rule": "late_edit",
-        "post_id": late["post_id"],
-        "evidence": "edited after the next post (already declared: version in force kept)",
-        "penalty": 20,
-        "status": "proposed",
-    }
-
-
-def replace_step_violations(
-    storage: Storage,
-    duel_id: int,
-    turn_no: int,
-    inputs: dict[str, Any],
-    outcome: dict[str, Any],
-    now: datetime,
-) -> None:
-    """Store a (re)computed step's violations: rows of the step's posts (its own post, and
-    for a defense or relaunch the pending initiative post) still undecided are replaced by
-    the violations now known for them (the state before plus this step's); late edits of
-    declared posts are proposed as ``late_edit`` rows (only the ``late_edit`` row of such an
-    earlier post is replaced: its other violations, e.g. a proposed ``short_post``, stay).
-    Decided rows (confirmed, dismissed) are kept."""
-    state = inputs["state_before"]
-    posts = {int(p["post_id"]) for p in inputs["posts"]}
-    pending = {int(p["post_id"]) for p in state.get("pending", [])}
-    owned = posts | pending
-    found: dict[tuple[str, str, int], dict[str, Any]] = {}
-    for d in state["duellists"]:
-        for v in d["violations"]:
-            if int(v["post_id"]) in pending:
-                found[(v["duellist"], v["rule"], int(v["post_id"]))] = v
-    for v in outcome.get("violations", []):
-        found[(v["duellist"], v["rule"], int(v["post_id"]))] = v
-    late_only: set[int] = set()  # earlier posts edited late: only their late_edit row is ours
-    for late in inputs.get("late_edits", []):
-        if int(late["post_id"]) not in owned:
-            late_only.add(int(late["post_id"]))
-        key = (late["duellist"], "late_edit", int(late["post_id"]))
-        found.setdefault(key, late_edit_violation(late))
-    if not owned and not late_only:
-        return
-    undecided = "status in ('proposed', 'applied', 'waived')"
-    if owned:
-        marks = ",".join("?" * len(owned))
-        storage.db["violations"].delete_where(
-            f"duel_id = ? and post_id in ({marks}) and {undecided}", [duel_id, *sorted(owned)]
-        )
-    if late_only:
-        marks = ",".join("?" * len(late_only))
-        storage.db["violations"].delete_where(
-            f"duel_id = ? and post_id in ({marks}) and rule = 'late_edit' and {undecided}",
-            [duel_id, *sorted(late_only)],
-        )
-    owned |= late_only
-    marks = ",".join("?" * len(owned))
-    decided = {
-        (r["duellist"], r["rule"], r["post_id"])
-        for r in storage.db["violations"].rows_where(
-            f"duel_id = ? and post_id in ({marks}) and status in ('confirmed', 'dismissed')",
-            [duel_id, *sorted(owned)],
-        )
-    }
-    for key, v in found.items():
-        if key not in decided:
-            storage.insert_violation(duel_id, turn_no, v, now)
+    return Draft(turn_no, "turn", what, text, context, inputs, outcome.to_dict())
 
 
 # --- Declarations' context ------------------------------------------------------------------
@@ -501,12 +257,11 @@ def _trail(outcome: dict[str, Any], quantity: str) -> Any:
 
 
 def step_context(
-    duel: dict[str, Any], inputs: dict[str, Any], outcome: TurnOutcome | dict[str, Any],
+    ruleset: Ruleset, duel: Duel, inputs: dict[str, Any], outcome: TurnOutcome | dict[str, Any],
     referee_name: str,
 ) -> dict[str, Any]:  # fmt: skip
     """The template context of a fatigue step declaration (stored with the draft)."""
     data = outcome if isinstance(outcome, dict) else outcome.to_dict()
-    ruleset = load_ruleset(duel["ruleset"])
     state_before = inputs["state_before"]
     step = inputs["step"]
     posts = []
@@ -537,7 +292,7 @@ def step_context(
         init_name = state_before["pending"][0]["duellist"]
         defender = next(d["name"] for d in state_before["duellists"] if d["name"] != init_name)
     return {
-        "title": duel["title"],
+        "title": duel.title,
         "turn": data["turn"],
         "step": step,
         "unit": ruleset.unit,
@@ -551,15 +306,13 @@ def step_context(
         "extra_posts": inputs.get("extra_posts", []),
         "late_edits": inputs.get("late_edits", []),
         "hours": int(ruleset.setting("timeout_1v1_hours")),
-        "stakes": duel["stakes"],
+        "stakes": duel.stakes,
         "referee_name": referee_name,
         # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
-        "dice_secret": duel["dice_secret"]
+        "dice_secret": duel.dice_secret
         if data["finished"] and inputs.get("dice_source", "bot") == "bot"
         else None,
-        "commitment": duel["dice_commitment"]
-        if inputs.get("dice_source", "bot") == "bot"
-        else None,
+        "commitment": duel.dice_commitment if inputs.get("dice_source", "bot") == "bot" else None,
         "magic": {
             d["name"]: [ruleset.magic_type(t).label for t in d.get("magic_types", [])]
             for d in data["state"]["duellists"]
@@ -569,18 +322,20 @@ def step_context(
 
 def recompute_step(
     storage: Storage,
-    decl: dict[str, Any],
+    decl: Declaration | dict[str, Any],
     overrides: dict[str, Any],
     waived: list[list[str]],
     referee_name: str,
     language: str = "fr",
+    duel: Duel | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Re-run the fatigue engine on a step draft's stored inputs with the referee's
-    overrides and waivers; returns (stored context, text). Raises rules.RuleError."""
-    stored = json.loads(decl["context_json"])
-    inputs = stored["inputs"]
-    duel = storage.duel(decl["duel_id"])
-    ruleset = load_ruleset(duel["ruleset"])
+    overrides and waivers; returns (stored context, text). ``duel``: the draft's duel when
+    already read. Raises rules.RuleError."""
+    decl = decl if isinstance(decl, Declaration) else Declaration.from_row(decl)
+    inputs = decl.stored["inputs"]
+    duel = duel if duel is not None else Duel.from_row(storage.duel(decl.duel_id))
+    ruleset = load_ruleset(str(duel.ruleset))
     state = DuelState.from_dict(inputs["state_before"])
     if inputs["step"] == "closure":
         outcome = close_without_winner(state, ruleset=ruleset)
@@ -595,7 +350,7 @@ def recompute_step(
             waived={(a, b) for a, b in waived},
             facts={int(k): PostFacts(**v) for k, v in inputs.get("facts", {}).items()},
         )
-    context = step_context(duel, inputs, outcome, referee_name)
+    context = step_context(ruleset, duel, inputs, outcome, referee_name)
     template = (
         "fatigue_closure.bbcode.j2" if inputs["step"] == "closure" else "fatigue_turn.bbcode.j2"
     )
@@ -603,59 +358,81 @@ def recompute_step(
     return {"context": context, "inputs": inputs, "outcome": outcome.to_dict()}, text
 
 
-# --- Publication ----------------------------------------------------------------------------
+class FatigueFlow:
+    """Fatigue duels one against one (module doc)."""
 
+    name = "fatigue"
+    watches_edits = True
+    timeout_kind: str | None = "1v1"
+    keeps_early_state = True
+    opening_template = "fatigue_opening.bbcode.j2"
+    relaunch_template = "fatigue_relaunch.bbcode.j2"
 
-def apply_published_fatigue(storage: Storage, row: dict[str, Any], now: datetime) -> None:
-    """Advance a fatigue duel once one of its declarations is out (called by
-    :func:`forumbot.publish.poster.apply_published` in the publication's transaction): the opening
-    starts it; a step's outcome becomes the state (a closed turn is stored in ``turns``); a
-    relaunch changes nothing; the final one finishes it. Then the next deadline is set."""
-    from forumbot.duels.deadlines import create_deadline
+    def topic_duellists(self, text: str, found: Sequence[tuple[str, str]]) -> list[Any] | None:
+        return fatigue_duellists(text, found)
 
-    duel = storage.duel(row["duel_id"])
-    ctx = json.loads(row["context_json"])
-    if row["kind"] == "opening":
-        early = ctx["context"].get("state_after_early")
-        state = DuelState.from_dict(early or json.loads(duel["state_json"]))
-        state = rules.start_duel(state)
-        storage.update_duel(
-            duel["id"],
-            status="running",
-            opening_post_id=row["published_post_id"],
-            state_json=json.dumps(state.to_dict(), ensure_ascii=False),
-        )
-        create_deadline(storage, row, now)
-        return
-    if row["kind"] == "relaunch":
-        create_deadline(storage, row, now)
-        return
-    outcome = ctx["outcome"]
-    inputs = ctx["inputs"]
-    if inputs["step"] in ("defense", "relaunch"):
-        posts = list(inputs["state_before"].get("pending", [])) + list(inputs["posts"])
-        dice = {str(p["post_id"]): p["dice"] for p in inputs["state_before"].get("pending", [])}
-        dice.update(inputs["dice"])
-        # the turn is complete: stored with both posts, and its state becomes the duel's
-        storage.record_turn(
-            duel["id"], row["turn"], inputs["state_before"], posts, dice, outcome, now
-        )
-    else:  # a first declaration: the state moves on, the turn is not complete yet
-        fields: dict[str, Any] = {"state_json": json.dumps(outcome["state"], ensure_ascii=False)}
-        if outcome["finished"]:
-            fields.update(status="finished", finished_at=iso(now))
-        storage.update_duel(duel["id"], **fields)
-    if not outcome["finished"]:
-        create_deadline(storage, row, now)
-    else:
-        storage.db.execute(
-            "update deadlines set status = 'superseded', note = 'duel finished' "
-            "where duel_id = ? and status = 'pending'",
-            [duel["id"]],
+    def new_state(
+        self, rs: Ruleset, pairs: list[tuple[str, str]], types: list[list[str]],
+        stakes: str | None,
+    ) -> DuelState:  # fmt: skip
+        return new_fatigue_duel(
+            rs, [(n, y, t) for (n, y), t in zip(pairs, types, strict=True)], stakes
         )
 
+    def opening_extra(self, rs: Ruleset, state: DuelState) -> dict[str, Any]:
+        return opening_context(rs, state)
+
+    def read_from(self, ctx: FlowContext, duel: Duel, reads: int) -> int | None:
+        return read_from(ctx, duel, reads)
+
+    def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
+        if duel.status == "open":
+            return early_casts(ctx, self, duel)
+        if duel.status != "running":
+            return []
+        return advance_fatigue(ctx, duel)
+
+    def on_published(
+        self, storage: Storage, duel: Duel, decl: dict[str, Any], now: datetime
+    ) -> bool:
+        return apply_published_fatigue(storage, duel, decl, now)
+
+    def recompute(
+        self, storage: Storage, duel: Duel, decl: Declaration, overrides: dict[str, Any],
+        waived: list[list[str]], language: str,
+    ) -> tuple[dict[str, Any], str]:  # fmt: skip
+        referee_name = decl.stored["context"].get("referee_name", "L'arbitre")
+        return recompute_step(storage, decl, overrides, waived, referee_name, language, duel)
+
+    def sync_violations(
+        self, storage: Storage, decl: Declaration, outcome: dict[str, Any], now: datetime
+    ) -> None:
+        replace_step_violations(storage, decl.duel_id, decl.turn, decl.inputs, outcome, now)
+
+    def deadline_for(self, storage: Storage, duel: Duel, decl: dict[str, Any]) -> DeadlineSpec:
+        """After a first declaration the defender is expected; else both (the initiative)."""
+        state = DuelState.from_dict(duel.state)
+        names = [d.name for d in state.duellists]
+        if state.pending:
+            return DeadlineSpec(
+                "awaiting_defense", [n for n in names if n != state.pending[0].duellist]
+            )
+        relaunches = 0
+        if decl["kind"] == "relaunch":
+            relaunches = int(_stored_context(decl).get("relaunch_number", 1))
+        return DeadlineSpec("awaiting_initiative", names, relaunches)
+
+
+def _stored_context(decl: dict[str, Any]) -> dict[str, Any]:
+    return dict(json.loads(decl["context_json"] or "{}").get("context", {}))
+
+
+FATIGUE = FatigueFlow()
 
 __all__ = [
+    "ACTION_FR",
+    "FATIGUE",
+    "FatigueFlow",
     "advance_fatigue",
     "apply_published_fatigue",
     "cancel_silence_drafts",
@@ -669,5 +446,5 @@ __all__ = [
     "recompute_step",
     "replace_step_violations",
     "step_context",
-    "write_step_draft",
+    "step_draft",
 ]

@@ -3,8 +3,8 @@ approve, hold, publish now. Every override lands in the audit log (who, when, be
 
 Setting a number re-runs the pure engine on the draft's stored inputs with the referee's
 overrides (``rules.resolve_turn(..., overrides=...)``), so everything downstream (PD, winner,
-the text) follows. Fatigue step drafts re-run their step
-(:func:`forumbot.duels.fatigue.recompute_step`) with the stored facts (lines, late edit).
+the text) follows; each ruleset flow re-runs its own step (:meth:`DuelFlow.recompute`: fatigue
+steps with the stored facts, lines and late edits; 2v2 steps with their stored draws).
 A change is refused when the draft is no longer editable (publishing or published) or
 when ``expected_version`` does not match (a stale form, issue 6).
 """
@@ -16,11 +16,9 @@ from datetime import datetime
 from typing import Any
 
 import rules
-from forumbot.publish.render import render
-from forumbot.rulesets import load_ruleset
+from forumbot.duels.flows import flow_for
 from forumbot.storage import Storage, iso
-
-EDITABLE = ("draft", "approved", "held")
+from forumbot.storage.records import EDITABLE, Declaration, Duel
 
 
 class OverrideError(Exception):
@@ -88,49 +86,21 @@ def recompute(
     waived: list[list[str]],
     language: str = "fr",
 ) -> tuple[dict[str, Any], str]:
-    """Re-run the engine on a turn draft's stored inputs; returns (stored context, text).
+    """Re-run the engine on a turn draft's stored inputs (the duel's flow,
+    :meth:`DuelFlow.recompute`); returns (stored context, text).
 
     Raises:
         OverrideError: for an opening declaration or an override the engine rejects.
     """
-    stored = json.loads(decl["context_json"])
-    if decl["kind"] != "turn" or not stored.get("inputs"):
+    record = Declaration.from_row(decl)
+    if record.kind != "turn" or not record.stored.get("inputs"):
         raise OverrideError("only turn declarations carry computed numbers")
-    duel = storage.duel(decl["duel_id"])
-    ruleset = load_ruleset(duel["ruleset"])
-    if ruleset.engine == "fatigue":
-        from forumbot.duels.fatigue import recompute_step
-
-        referee_name = stored["context"].get("referee_name", "L'arbitre")
-        try:
-            if stored["inputs"].get("step") == "duo":  # two against two (issue 5)
-                from forumbot.duels.duo import recompute_duo
-
-                return recompute_duo(storage, decl, overrides, waived, referee_name, language)
-            return recompute_step(storage, decl, overrides, waived, referee_name, language)
-        except rules.RuleError as exc:
-            raise OverrideError(str(exc)) from exc
-    inputs = stored["inputs"]
-    state = rules.DuelState.from_dict(inputs["state_before"])
-    posts = [rules.TurnPost.from_dict(p) for p in inputs["posts"]]
-    dice = {int(k): tuple(v) for k, v in inputs["dice"].items()}
+    duel = Duel.from_row(storage.duel(record.duel_id))
+    flow = flow_for(storage, duel)
     try:
-        outcome = rules.resolve_turn(
-            state,
-            posts,
-            dice,
-            ruleset=ruleset,
-            overrides=overrides,
-            waived={(a, b) for a, b in waived},
-        )
+        return flow.recompute(storage, duel, record, overrides, waived, language)
     except rules.RuleError as exc:
         raise OverrideError(str(exc)) from exc
-    context = dict(stored["context"])
-    context["outcome"] = outcome.to_dict()
-    bot_dice = context.get("dice_source", "bot") == "bot"
-    context["dice_secret"] = duel["dice_secret"] if outcome.finished and bot_dice else None
-    text = render("turn.bbcode.j2", context, language)
-    return {"context": context, "inputs": inputs, "outcome": outcome.to_dict()}, text
 
 
 def set_numbers(
@@ -211,15 +181,9 @@ def set_violation(
 def _sync_violations(
     storage: Storage, decl: dict[str, Any], outcome: dict[str, Any], now: datetime
 ) -> None:
-    inputs = json.loads(decl["context_json"] or "{}").get("inputs") or {}
-    if inputs.get("engine") == "fatigue":
-        from forumbot.duels.fatigue import replace_step_violations
-
-        replace_step_violations(storage, decl["duel_id"], decl["turn"], inputs, outcome, now)
-        return
-    storage.replace_turn_violations(
-        decl["duel_id"], decl["turn"], list(outcome.get("violations", [])), now
-    )
+    record = Declaration.from_row(decl)
+    duel = Duel.from_row(storage.duel(record.duel_id))
+    flow_for(storage, duel).sync_violations(storage, record, outcome, now)
 
 
 def set_status(

@@ -1,21 +1,21 @@
-"""The referee loop's decisions: read duel topics, assemble turns, roll dice, draft declarations.
+"""The referee loop: read duel topics, record their posts, hand each duel to its flow.
 
 Functional core, imperative shell: this module gathers facts (pages through a forum client,
-rows from storage), asks the pure ``parsers`` and ``rules`` what they mean, and records drafts.
-Publishing is :mod:`forumbot.publish.poster`'s job. Nothing here posts to the forum.
+rows from storage) and records what they are; the duel's ruleset flow
+(:data:`forumbot.duels.flows.FLOWS`: :mod:`~forumbot.duels.classic`,
+:mod:`~forumbot.duels.fatigue`, :mod:`~forumbot.duels.duo`) decides what the recorded posts
+call for and returns drafts, which the loop stores (:class:`forumbot.duels.flow.DraftWriter`).
+Publishing is :mod:`forumbot.publish.poster`'s job; nothing here posts to the forum.
 
-Classic turn assembly (seed 000, "Pour chaque tour, les deux duellistes posteront l'un après
-l'autre"): after the last published declaration, the first post of each duellist forms the
-turn; when both are in, the bot rolls two "Duel" d6 per post (attack, defense), resolves the
-turn and drafts the declaration. Further posts by the same duellist before the declaration are
-left for the referee (noted in the draft). A post edited before the declaration is published
-recomputes the draft; its dice never change (they derive from the post id, not its wording).
-
-Fatigue duels (seed 001, ruleset chosen per duel) are drafted by :mod:`forumbot.duels.fatigue`
-(initiative, first declaration, defense, second declaration; versions in force, late edits)
-and their silences by :mod:`forumbot.duels.deadlines` (relaunches, owl reminders), both swept at the
-end of every :meth:`Referee.poll_forum`. When a duel finishes, every ``on_finished(duel_id,
-outcome)`` callback runs once (:meth:`Referee.notify_finished`).
+One poll of a duel (:meth:`Referee.poll_duel`): the duel row is read once (a
+:class:`forumbot.storage.records.Duel`), its ruleset loaded once, its flow picked once; the
+flow says where to read the topic from (:meth:`DuelFlow.read_from`), the new and edited posts
+are recorded (``posts_seen``, every distinct text in ``post_versions``), and the flow's
+:meth:`DuelFlow.advance` returns the drafts to store. New topics naming two duellists are
+adopted (:func:`forumbot.duels.opening.adopt`). The deadlines (relaunches, owl reminders,
+:mod:`forumbot.duels.deadlines`) are swept at the end of every :meth:`Referee.poll_forum`.
+When a duel finishes, every ``on_finished(duel_id, outcome)`` callback runs once
+(:meth:`Referee.notify_finished`).
 """
 
 from __future__ import annotations
@@ -26,37 +26,33 @@ import random
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import rules
+from forumbot.duels import opening
+from forumbot.duels.deadlines import sweep
+from forumbot.duels.flow import (
+    MISSING_DICE,
+    DuelFlow,
+    FlowContext,
+    FlowSettings,
+    forum_dice,
+)
+from forumbot.duels.flows import flow_for, opening_flow
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
-from forumbot.publish.render import marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, content_hash, iso
+from forumbot.storage.records import EDITABLE, Duel
 from parsers.action import SpellMatcher, parse_action
 from parsers.duel_setup import find_duellists, find_stakes
 from parsers.model import Post
-from parsers.text import fold
-from rules.dice import commitment, derive_roll
+from rules.ruleset import Ruleset
 
 log = logging.getLogger("forumbot.duels.referee")
 
-DRAFT_EDITABLE = ("draft", "approved", "held")
-MISSING_DICE = "missing_dice: waiting for the forum's dice"
-
-
-def forum_dice(row: dict[str, Any], dice_name: str, count: int) -> tuple[int, ...] | None:
-    """The first ``count`` values of the forum dice named like ``dice_name`` on a stored post
-    (accent/case-insensitive containment: "Dé du Duel" matches "Duel"), in roll order;
-    None when fewer are there."""
-    wanted = fold(dice_name)
-    values: list[int] = []
-    for roll in json.loads(row.get("dice_json") or "[]"):
-        if wanted in fold(roll["name"]):
-            values.extend(int(v) for v in roll["values"])
-    return tuple(values[:count]) if len(values) >= count else None
+DRAFT_EDITABLE = EDITABLE
 
 
 @dataclass(frozen=True)
@@ -84,8 +80,9 @@ class Referee:
         rng: source of the duels' secret dice seeds (``random.SystemRandom()`` in production,
             a seeded ``random.Random`` in tests).
         language: template language; referee_name: the signature.
-        watch_edits: re-read running fatigue duels every poll (late edits without a note).
-        full_reread_every: every N-th read of a fatigue duel reads the whole topic.
+        watch_edits: re-read running duels of flows that watch edits (fatigue, 2v2) every
+            poll (late edits without a note).
+        full_reread_every: every N-th read of such a duel reads the whole topic.
         owl_reminders: send the owl reminders before fatigue deadlines (ruleset setting
             ``owl_reminder_hours`` gives when; 0 there also turns them off).
 
@@ -131,15 +128,36 @@ class Referee:
         )
         self.dice_name = dice_name
         self.board_id = storage.board_id(board_url, platform, now())
-        # Fatigue edit watch (see forumbot.duels.fatigue): running fatigue duels are re-read
-        # every poll even when the listing shows no new post (an edit changes no post id),
-        # and every ``full_reread_every``-th read of a duel reads the whole topic.
+        # Edit watch (see forumbot.duels.fatigue_posts): running duels of a flow that watches
+        # edits are re-read every poll even when the listing shows no new post (an edit
+        # changes no post id), and every ``full_reread_every``-th read reads the whole topic.
         self.watch_edits = watch_edits
         self.full_reread_every = max(1, int(full_reread_every))
         self.reads: dict[int, int] = {}
         self.owl_reminders = owl_reminders
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
+
+    def settings(self) -> FlowSettings:
+        """The board's settings as the flows read them (from the current attributes)."""
+        return FlowSettings(
+            board_id=self.board_id,
+            platform=self.platform,
+            ruleset_name=self.ruleset_name,
+            review_delay_s=self.review_delay_s,
+            language=self.language,
+            referee_name=self.referee_name,
+            bot_username=self.bot_username,
+            forum_rolls_dice=self.forum_rolls_dice,
+            dice_name=self.dice_name,
+            watch_edits=self.watch_edits,
+            full_reread_every=self.full_reread_every,
+            owl_reminders=self.owl_reminders,
+        )
+
+    def context(self) -> FlowContext:
+        """The flows' context (storage, client, clock, rng, settings, draft writer, dice)."""
+        return FlowContext.build(self.storage, self.client, self.now, self.rng, self.settings())
 
     # -- forum level --------------------------------------------------------------------
     def poll_forum(self, forum_id: int) -> PollReport:
@@ -149,30 +167,11 @@ class Referee:
         drafted); known duel topics whose last post changed are read and advanced.
         """
         topics = self.client.list_topics(forum_id)
+        ctx = self.context()
         read = new = edited = drafts = 0
         for summary in topics:
-            duel = self.storage.duel_by_topic(self.board_id, summary.topic_id)
-            if duel is not None and duel["status"] in ("finished", "ignored"):
-                if duel["status"] == "finished" or duel["last_post_id"] == summary.last_post_id:
-                    continue
-            if (
-                duel is not None
-                and duel["last_post_id"] == summary.last_post_id
-                and not self._has_pending_draft(duel["id"])
-                and not self._watches_edits(duel)
-            ):
-                continue
             try:
-                if duel is None or duel["status"] == "ignored":
-                    duel = self.try_adopt(forum_id, summary.topic_id, summary.title, summary)
-                    read += 1
-                    if duel is None:
-                        continue
-                counts = self.poll_duel(duel["id"], listed_last_post_id=summary.last_post_id)
-                read += 1
-                new += counts[0]
-                edited += counts[1]
-                drafts += counts[2]
+                counts = self._poll_topic(ctx, forum_id, summary)
             except LoginFailed:  # credentials refused (or a CAPTCHA): stop the bot
                 raise
             except sqlite3.OperationalError:
@@ -184,24 +183,63 @@ class Referee:
                     type(exc).__name__,
                     exc,
                 )
+                continue
             except Exception:  # one bad topic never stops the loop
                 log.exception("topic %s: poll failed; will retry next cycle", summary.topic_id)
+                continue
+            read += counts[0]
+            new += counts[1]
+            edited += counts[2]
+            drafts += counts[3]
         drafts += self.sweep_deadlines(forum_id)
         self.notify_finished()
         return PollReport(forum_id, len(topics), read, new, edited, drafts)
 
-    def _watches_edits(self, duel: dict[str, Any]) -> bool:
-        """Fatigue duels running are re-read every poll: a late edit changes no post id."""
-        if not self.watch_edits or duel["status"] != "running":
-            return False
-        return is_fatigue(duel["ruleset"])
+    def _poll_topic(
+        self, ctx: FlowContext, forum_id: int, summary: Any
+    ) -> tuple[int, int, int, int]:
+        """(reads, new posts, edited posts, drafts) of one listed topic."""
+        row = self.storage.duel_by_topic(self.board_id, summary.topic_id)
+        duel = Duel.from_row(row) if row is not None else None
+        if duel is not None and duel.status == "finished":
+            return 0, 0, 0, 0
+        if duel is not None and duel.status == "ignored":
+            if duel.last_post_id == summary.last_post_id:
+                return 0, 0, 0, 0
+            duel = None  # changed since: read it again for a duel
+        read = 0
+        if duel is None:
+            adopted = self.try_adopt(forum_id, summary.topic_id, summary.title, summary)
+            read += 1
+            if adopted is None:
+                return read, 0, 0, 0
+            duel = Duel.from_row(adopted)
+        unchanged = (
+            read == 0
+            and duel.last_post_id == summary.last_post_id
+            and not self._has_pending_draft(duel.id)
+        )
+        try:
+            ruleset = load_ruleset(str(duel.ruleset))
+        except (OSError, rules.RuleError):
+            if unchanged:
+                return 0, 0, 0, 0  # nothing to read; the ruleset error shows when it changes
+            raise
+        flow = flow_for(self.storage, duel, ruleset)
+        if unchanged and not self._watches_edits(duel, flow):
+            return 0, 0, 0, 0
+        counts = self._poll(ctx.for_duel(ruleset), flow, duel, summary.last_post_id)
+        return (read + 1, *counts)
+
+    def _watches_edits(self, duel: Duel, flow: DuelFlow) -> bool:
+        """Running duels of a flow that watches edits are re-read every poll: a late edit
+        changes no post id."""
+        return self.watch_edits and duel.status == "running" and flow.watches_edits
 
     def sweep_deadlines(self, forum_id: int | None = None) -> int:
-        """Fire the fatigue deadlines that are due (relaunch drafts, owl reminders); returns
-        the drafts written. See :mod:`forumbot.duels.deadlines`."""
-        from forumbot.duels.deadlines import sweep
-
-        return sweep(self, forum_id)
+        """Fire the deadlines that are due (relaunch drafts, owl reminders); returns the
+        drafts written. See :mod:`forumbot.duels.deadlines`."""
+        return sweep(self.context(), forum_id)
 
     def notify_finished(self) -> list[int]:
         """Run the ``on_finished`` callbacks once for each duel finished since (claimed by a
@@ -231,7 +269,7 @@ class Referee:
 
     def _has_pending_draft(self, duel_id: int) -> bool:
         """True while a turn draft waits: its posts may still be edited, so re-read them."""
-        return any(d["kind"] == "turn" for d in self.storage.declarations(DRAFT_EDITABLE, duel_id))
+        return any(d["kind"] == "turn" for d in self.storage.declarations(EDITABLE, duel_id))
 
     def try_adopt(
         self, forum_id: int, topic_id: int, title: str, summary: Any = None
@@ -262,19 +300,16 @@ class Referee:
                 )
             log.info("topic %s: not a duel topic (no 'A (année) contre B (année)')", topic_id)
             return None
-        duellists: list[tuple[str, str] | tuple[str, str, Sequence[str]]] = list(found)
-        if is_fatigue(self.ruleset_name):
-            from forumbot.duels.fatigue import fatigue_duellists
-
-            typed = fatigue_duellists(first_text, found)
-            if typed is None:
-                log.warning(
-                    "topic %s: fatigue duel without both magic types ('Nom : brutale'); "
-                    "adopt it with forumbot duels adopt or the registration flow",
-                    topic_id,
-                )
-                return None
-            duellists = list(typed)
+        flow = opening_flow(load_ruleset(self.ruleset_name))
+        duellists = flow.topic_duellists(first_text, found)
+        if duellists is None:
+            log.warning(
+                "topic %s: %s duel without both magic types ('Nom : brutale'); "
+                "adopt it with forumbot duels adopt or the registration flow",
+                topic_id,
+                flow.name,
+            )
+            return None
         if existing:
             self.storage.db["duels"].delete(existing["id"])
         stakes = find_stakes(posts[0].text) if posts else None
@@ -316,86 +351,29 @@ class Referee:
             raise ValueError(f"topic {topic_id} already holds a duel")
         ruleset_name = ruleset or self.ruleset_name
         rs = load_ruleset(ruleset_name)
-        fatigue = is_fatigue(ruleset_name)
-        types: list[list[str]] = [
-            [str(t) for t in d[2]] if len(d) > 2 else []  # type: ignore[misc]
-            for d in duellists
-        ]
+        ctx = self.context().for_duel(rs)
+        duel, draft = opening.adopt(
+            ctx, opening_flow(rs), forum_id, topic_id, title, duellists,
+            ruleset_name=ruleset_name, stakes=stakes, dice_secret=dice_secret,
+        )  # fmt: skip
+        ctx.drafts.write(duel, draft)
         pairs = [(str(d[0]), str(d[1])) for d in duellists]
-        if fatigue:
-            from rules.fatigue import new_fatigue_duel
-
-            state = new_fatigue_duel(
-                rs, [(n, y, t) for (n, y), t in zip(pairs, types, strict=True)], stakes
-            )
-        else:
-            state = rules.new_duel(rs, pairs, stakes=stakes)
-        secret = dice_secret if dice_secret is not None else self.rng.randbytes(32)
-        now = self.now()
-        duel_id = int(
-            self.storage.db["duels"]
-            .insert(
-                {
-                    "board_id": self.board_id,
-                    "forum_id": forum_id,
-                    "topic_id": topic_id,
-                    "title": title,
-                    "ruleset": ruleset_name,
-                    "status": "open",
-                    "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
-                    "stakes": stakes,
-                    "dice_secret": secret.hex(),
-                    "dice_commitment": commitment(secret),
-                    "last_post_id": None,
-                    "created_at": iso(now),
-                }
-            )
-            .last_pk
-        )
-        for i, (name, year) in enumerate(pairs):
-            self.storage.db["duellists"].insert(
-                {
-                    "duel_id": duel_id,
-                    "name": name,
-                    "year": year,
-                    "side": "AB"[i % 2],
-                    "magic_types": json.dumps(list(state.duellists[i].magic_types)),
-                }
-            )
-        context = {
-            "title": title,
-            "duellists": [
-                {"name": d.name, "year": d.year, "points": d.points} for d in state.duellists
-            ],
-            "unit": rs.unit,
-            "stakes": stakes,
-            "commitment": None if self.forum_rolls_dice else commitment(secret),
-            "dice_source": "forum" if self.forum_rolls_dice else "bot",
-            "early": [],
-            "referee_name": self.referee_name,
-        }
-        if fatigue:
-            from forumbot.duels.fatigue import opening_context
-
-            context.update(opening_context(rs, state))
-        text = render(opening_template(ruleset_name), context, self.language)
-        self._upsert_draft(duel_id, 0, "opening", text, context, now)
         self.storage.audit(
             actor,
             "duel.adopt",
-            f"duel:{duel_id}",
+            f"duel:{duel.id}",
             None,
             {"topic_id": topic_id, "duellists": [list(p) for p in pairs], "ruleset": ruleset_name},
-            now,
+            ctx.now(),
         )
         log.info(
             "duel %s: adopted topic %s (%s, %s)",
-            duel_id,
+            duel.id,
             topic_id,
             " vs ".join(n for n, _ in pairs),
             ruleset_name,
         )
-        return duel_id
+        return duel.id
 
     # -- topic level --------------------------------------------------------------------
     def poll_duel(
@@ -408,37 +386,30 @@ class Referee:
         read again until the listing shows a newer one. Returns
         ``(new_posts, edited_posts, drafts_written)``.
         """
-        duel = self.storage.duel(duel_id)
-        since = self._read_from(duel)
-        if is_fatigue(duel["ruleset"]):
-            from forumbot.duels.fatigue import read_window
+        duel = Duel.from_row(self.storage.duel(duel_id))
+        ruleset = load_ruleset(str(duel.ruleset))
+        flow = flow_for(self.storage, duel, ruleset)
+        return self._poll(self.context().for_duel(ruleset), flow, duel, listed_last_post_id)
 
-            count = self.reads.get(duel_id, 0)
-            self.reads[duel_id] = count + 1
-            since = read_window(self, duel, full=count % self.full_reread_every == 0)
-        posts = self.client.read_topic(duel["topic_id"], since)
-        new, edited = self._record_posts(duel, posts)
+    def _poll(
+        self, ctx: FlowContext, flow: DuelFlow, duel: Duel, listed_last_post_id: int | None
+    ) -> tuple[int, int, int]:
+        count = self.reads.get(duel.id, 0)
+        self.reads[duel.id] = count + 1
+        since = flow.read_from(ctx, duel, count)
+        posts = self.client.read_topic(duel.topic_id, since)
+        new, edited = self._record_posts(ctx.rs, duel, posts)
         seen = [p.post_id for p in posts]
         if listed_last_post_id is not None:
             seen.append(listed_last_post_id)
         if seen:
             last = max(seen)
-            if duel["last_post_id"] is None or last > duel["last_post_id"]:
-                self.storage.update_duel(duel_id, last_post_id=last)
-        drafts = self.advance(duel_id)
-        return new, edited, drafts
+            if duel.last_post_id is None or last > duel.last_post_id:
+                self.storage.update_duel(duel.id, last_post_id=last)
+        return new, edited, self._advance(ctx, flow, duel)
 
-    def _read_from(self, duel: dict[str, Any]) -> int | None:
-        """Read from the last published declaration (posts after it may still be edited)."""
-        published = [
-            d["published_post_id"]
-            for d in self.storage.declarations(("published",), duel["id"])
-            if d["published_post_id"]
-        ]
-        return max(published) if published else None
-
-    def _record_posts(self, duel: dict[str, Any], posts: Sequence[Post]) -> tuple[int, int]:
-        ruleset = load_ruleset(duel["ruleset"])
+    def _record_posts(self, ruleset: Ruleset, duel: Duel, posts: Sequence[Post]) -> tuple[int, int]:
+        """Store new and edited posts (``posts_seen``, ``post_versions``): (new, edited)."""
         matcher = SpellMatcher(ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)
         new = edited = 0
         now = iso(self.now())
@@ -453,7 +424,7 @@ class Referee:
                 action_json = json.dumps({"error": str(exc)})
             row = {
                 "board_id": self.board_id,
-                "topic_id": duel["topic_id"],
+                "topic_id": duel.topic_id,
                 "post_id": post.post_id,
                 "author": post.author,
                 "author_id": post.author_id,
@@ -510,425 +481,18 @@ class Referee:
 
     # -- turn level ---------------------------------------------------------------------
     def advance(self, duel_id: int) -> int:
-        """Draft what the duel's recorded posts call for. Returns the drafts written (0/1)."""
-        duel = self.storage.duel(duel_id)
-        from forumbot.duels.duo import advance_duo, is_duo
+        """Draft what the duel's recorded posts call for. Returns the drafts written."""
+        duel = Duel.from_row(self.storage.duel(duel_id))
+        ruleset = load_ruleset(str(duel.ruleset))
+        flow = flow_for(self.storage, duel, ruleset)
+        return self._advance(self.context().for_duel(ruleset), flow, duel)
 
-        if is_duo(self.storage, duel_id):  # two against two (issue 5)
-            return advance_duo(self, duel_id)
-        if duel["status"] == "open":
-            return self._check_early_casts(duel)
-        if duel["status"] != "running":
-            return 0
-        if is_fatigue(duel["ruleset"]):
-            from forumbot.duels.fatigue import advance_fatigue
-
-            return advance_fatigue(self, duel_id)
-        ruleset = load_ruleset(duel["ruleset"])
-        state = rules.DuelState.from_dict(json.loads(duel["state_json"]))
-        if state.finished:
-            return 0
-        turn_no = state.turn + 1
-        key = self._key(duel_id, f"turn{turn_no}")
-        existing = self.storage.declaration_by_key(key)
-        if existing is not None and existing["status"] not in DRAFT_EDITABLE:
-            return 0
-        since = self._read_from(duel) or duel["opening_post_id"] or 0
-        names = [d["name"] for d in self.storage.duellists(duel_id)]
-        turn_rows: dict[str, dict[str, Any]] = {}
-        extra: list[int] = []
-        for row in self.storage.topic_posts(self.board_id, duel["topic_id"]):
-            if row["post_id"] <= since:
-                continue
-            name = self.duellist_of(duel_id, row)
-            if name is None:
-                continue
-            if name in turn_rows:
-                extra.append(row["post_id"])
-            else:
-                turn_rows[name] = row
-        if len(turn_rows) < len(names):
-            return 0
-        dice_per_post = int(ruleset.dice_per_post)
-        secret = bytes.fromhex(duel["dice_secret"])
-        turn_posts = []
-        dice: dict[int, tuple[int, ...]] = {}
-        missing: list[dict[str, Any]] = []
-        for name in names:
-            row = turn_rows[name]
-            action = json.loads(row["action_json"])
-            turn_posts.append(
-                rules.TurnPost(
-                    duellist=name,
-                    post_id=row["post_id"],
-                    spell=action.get("spell"),
-                    spell_text=action.get("spell_text"),
-                    kind=action.get("kind"),
-                    bet=tuple(action["bet"]) if action.get("bet") else None,
-                    target=action.get("target"),
-                )
-            )
-            if self.forum_rolls_dice:
-                values = forum_dice(row, self.dice_name or ruleset.dice_name, dice_per_post)
-                if values is None:
-                    missing.append({"duellist": name, "post_id": row["post_id"]})
-                    continue
-                dice[row["post_id"]] = self._record_forum_roll(
-                    duel_id, turn_no, row["post_id"], ruleset.dice_name, values
-                )
-            else:
-                dice[row["post_id"]] = self._roll(
-                    duel_id, secret, turn_no, row["post_id"], ruleset.dice_name, dice_per_post
-                )
-        if missing:
-            self.write_missing_dice_draft(duel_id, turn_no, missing, dice_per_post, existing)
-            return 1
-        overrides = json.loads(existing["overrides_json"] or "{}") if existing else {}
-        waived = json.loads(existing["waived_json"] or "[]") if existing else []
-        outcome = rules.resolve_turn(
-            state,
-            turn_posts,
-            dice,
-            ruleset=ruleset,
-            overrides=overrides,
-            waived={tuple(w) for w in waived},
-        )
-        inputs = {
-            "state_before": state.to_dict(),
-            "posts": [asdict(p) for p in turn_posts],
-            "dice": {str(k): list(v) for k, v in dice.items()},
-            "extra_posts": extra,
-        }
-        self.write_turn_draft(duel_id, turn_no, inputs, outcome, existing)
-        return 1
-
-    def duellist_of(self, duel_id: int, row: dict[str, Any]) -> str | None:
-        """The duellist who wrote a stored post, or None (referee, spectator, look-alike).
-
-        Names are matched case-insensitively, then bound to the forum account: the first
-        post of a duellist that carries an author id records it, and later posts under the
-        same display name from another account (a look-alike such as ``"Cassius  Thorne"``,
-        shown as ``"Cassius Thorne"``) are not the duellist's.
-        """
-        author = (row.get("author") or "").casefold()
-        for d in self.storage.duellists(duel_id):
-            if d["name"].casefold() != author:
-                continue
-            author_id = row.get("author_id")
-            if author_id is None:
-                return str(d["name"])
-            if d["user_id"] is None:
-                self.storage.db["duellists"].update(d["id"], {"user_id": author_id})
-                return str(d["name"])
-            if d["user_id"] == author_id:
-                return str(d["name"])
-            log.warning(
-                "duel %s: post %s signed %r by account %s, not the duellist's account %s: ignored",
-                duel_id,
-                row.get("post_id"),
-                row.get("author"),
-                author_id,
-                d["user_id"],
-            )
-            return None
-        return None
-
-    def _check_early_casts(self, duel: dict[str, Any]) -> int:
-        """Before the opening declaration is out, a duellist's post that casts a spell is
-        ``cast_before_start`` (seed 000: "Aucun sort ne doit être lancé avant le top de
-        l'arbitre sous peine de disqualification immédiate"): the opening draft lists it and
-        is held so the referee decides. Returns 1 when the draft changed."""
-        early = []
-        for row in self.storage.topic_posts(self.board_id, duel["topic_id"]):
-            name = self.duellist_of(duel["id"], row) if row["author"] else None
-            action = json.loads(row["action_json"] or "{}")
-            if name is None or not (action.get("spell") or action.get("spell_text")):
-                continue
-            early.append(
-                rules.TurnPost(
-                    duellist=name,
-                    post_id=row["post_id"],
-                    spell=action.get("spell"),
-                    spell_text=action.get("spell_text"),
-                    before_start=True,
-                )
-            )
-        key = self._key(duel["id"], "opening")
-        decl = self.storage.declaration_by_key(key)
-        if not early or decl is None or decl["status"] not in DRAFT_EDITABLE:
-            return 0
-        stored = json.loads(decl["context_json"])
-        context = stored["context"]
-        listed = [(e["duellist"], e["post_id"]) for e in context.get("early", [])]
-        if listed == [(p.duellist, p.post_id) for p in early]:
-            return 0
-        ruleset = load_ruleset(duel["ruleset"])
-        state = rules.DuelState.from_dict(json.loads(duel["state_json"]))
-        outcome = rules.resolve_turn(state, early, {}, ruleset=ruleset)
-        context["early"] = [
-            {"duellist": v.duellist, "post_id": v.post_id, "spell": v.evidence}
-            for v in outcome.violations
-        ]
-        if is_fatigue(duel["ruleset"]):
-            # Fatigue: cast_before_start costs PV (applied by default): the opening's
-            # publication starts the duel from this state (forumbot.duels.fatigue).
-            context["state_after_early"] = outcome.state.to_dict()
-            context["early_points"] = {d.name: d.points for d in outcome.state.duellists}
-        now = self.now()
-        self.storage.replace_turn_violations(
-            duel["id"], 0, [v.to_dict() for v in outcome.violations], now
-        )
-        text = render(opening_template(duel["ruleset"]), context, self.language)
-        self._upsert_draft(duel["id"], 0, "opening", text, context, now)
-        self.storage.db["declarations"].update(
-            decl["id"], {"status": "held", "last_error": "cast_before_start: referee decides"}
-        )
-        log.warning(
-            "duel %s: spell cast before the start in posts %s: opening held",
-            duel["id"],
-            ",".join(str(p.post_id) for p in early),
-        )
-        return 1
-
-    def _roll(
-        self, duel_id: int, secret: bytes, turn: int, post_id: int, name: str, count: int
-    ) -> tuple[int, ...]:
-        """Derive and record a post's dice (recorded once; the same inputs give the same roll)."""
-        values = derive_roll(secret, self._duel_key(duel_id), turn, post_id, name, count)
-        self.storage.db["dice_rolls"].insert(
-            {
-                "duel_id": duel_id,
-                "turn": turn,
-                "post_id": post_id,
-                "name": name,
-                "values_json": json.dumps(list(values)),
-                "source": "bot",
-                "derivation": f"hmac-sha256 v1 {self._duel_key(duel_id)}|{turn}|{post_id}|{name}",
-                "rolled_at": iso(self.now()),
-            },
-            ignore=True,
-        )
-        return values
-
-    def _record_forum_roll(
-        self, duel_id: int, turn: int, post_id: int, name: str, values: tuple[int, ...]
-    ) -> tuple[int, ...]:
-        """Record dice the forum rolled for a post (source ``forum``)."""
-        self.storage.db["dice_rolls"].insert(
-            {
-                "duel_id": duel_id,
-                "turn": turn,
-                "post_id": post_id,
-                "name": name,
-                "values_json": json.dumps(list(values)),
-                "source": "forum",
-                "derivation": "rolled by the forum (Game Master post)",
-                "rolled_at": iso(self.now()),
-            },
-            replace=True,
-        )
-        return values
-
-    def write_missing_dice_draft(
-        self,
-        duel_id: int,
-        turn_no: int,
-        missing: list[dict[str, Any]],
-        dice_per_post: int,
-        existing: dict[str, Any] | None,
-        what: str | None = None,
-    ) -> int:
-        """A held draft saying which posts lack the forum's dice, asking the referee.
-
-        ``what`` names the draft's key (default ``turn<N>``; fatigue steps pass theirs).
-
-        Issue 3: "A duel post missing the dice its ruleset needs gets a draft that says so
-        and asks the referee; the bot never invents dice on a board that rolls its own."
-        When the dice appear (a later Game Master post), the next poll replaces it with the
-        turn's declaration.
-        """
-        duel = self.storage.duel(duel_id)
-        ruleset = load_ruleset(duel["ruleset"])
-        context = {
-            "turn": turn_no,
-            "missing": missing,
-            "dice_name": self.dice_name or ruleset.dice_name,
-            "dice_per_post": dice_per_post,
-            "referee_name": self.referee_name,
-        }
-        text = render("missing_dice.bbcode.j2", context, self.language)
-        decl_id = self._upsert_draft(duel_id, turn_no, "turn", text, context, self.now(), what=what)
-        row = self.storage.declaration(decl_id)
-        if row["status"] in DRAFT_EDITABLE and row["status"] != "held":
-            self.storage.db["declarations"].update(
-                decl_id, {"status": "held", "last_error": MISSING_DICE}
-            )
-        log.warning(
-            "duel %s turn %s: dice missing for posts %s: held for the referee",
-            duel_id,
-            turn_no,
-            ",".join(str(m["post_id"]) for m in missing),
-        )
-        return decl_id
-
-    def write_turn_draft(
-        self,
-        duel_id: int,
-        turn_no: int,
-        inputs: dict[str, Any],
-        outcome: Any,
-        existing: dict[str, Any] | None,
-    ) -> int:
-        """Render and store the turn's draft declaration (and its proposed violations)."""
-        duel = self.storage.duel(duel_id)
-        ruleset = load_ruleset(duel["ruleset"])
-        context = self.turn_context(duel, ruleset, inputs, outcome)
-        text = render("turn.bbcode.j2", context, self.language)
-        now = self.now()
-        decl_id = self._upsert_draft(
-            duel_id, turn_no, "turn", text, context, now, inputs=inputs, outcome=outcome
-        )
-        row = self.storage.declaration(decl_id)
-        if row["status"] == "held" and row["last_error"] == MISSING_DICE:
-            self.storage.db["declarations"].update(decl_id, {"status": "draft", "last_error": None})
-        self.storage.replace_turn_violations(
-            duel_id, turn_no, [v.to_dict() for v in outcome.violations], now
-        )
-        log.info(
-            "duel %s turn %s: draft %s (posts %s; winner %s)",
-            duel_id,
-            turn_no,
-            decl_id,
-            ",".join(str(p["post_id"]) for p in inputs["posts"]),
-            outcome.winner,
-        )
-        return decl_id
-
-    def turn_context(
-        self, duel: dict[str, Any], ruleset: Any, inputs: dict[str, Any], outcome: Any
-    ) -> dict[str, Any]:
-        """The template context of a turn declaration (also stored with the draft)."""
-        data = outcome.to_dict()
-        return {
-            "title": duel["title"],
-            "turn": outcome.turn,
-            "unit": ruleset.unit,
-            "outcome": data,
-            "dice": inputs["dice"],
-            "posts": inputs["posts"],
-            "extra_posts": inputs.get("extra_posts", []),
-            "stakes": duel["stakes"],
-            "referee_name": self.referee_name,
-            # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
-            "dice_source": "forum" if self.forum_rolls_dice else "bot",
-            "dice_secret": duel["dice_secret"]
-            if outcome.finished and not self.forum_rolls_dice
-            else None,
-            "commitment": None if self.forum_rolls_dice else duel["dice_commitment"],
-        }
-
-    def _upsert_draft(
-        self,
-        duel_id: int,
-        turn: int,
-        kind: str,
-        text: str,
-        context: dict[str, Any],
-        now: datetime,
-        *,
-        inputs: dict[str, Any] | None = None,
-        outcome: Any = None,
-        what: str | None = None,
-    ) -> int:
-        """Insert or update the draft keyed ``what`` (default ``opening`` / ``turn<N>``)."""
-        key = self._key(duel_id, what or ("opening" if kind == "opening" else f"turn{turn}"))
-        existing = self.storage.declaration_by_key(key)
-        publish_after = (
-            None
-            if self.review_delay_s == "manual"
-            else iso(now + timedelta(seconds=int(self.review_delay_s)))
-        )
-        ctx_json = json.dumps(
-            {
-                "context": context,
-                "inputs": inputs,
-                "outcome": outcome.to_dict() if outcome is not None else None,
-            },
-            ensure_ascii=False,
-        )
-        if existing is None:
-            return int(
-                self.storage.db["declarations"]
-                .insert(
-                    {
-                        "duel_id": duel_id,
-                        "turn": turn,
-                        "kind": kind,
-                        "idempotency_key": key,
-                        "status": "draft",
-                        "text": text,
-                        "text_edited": 0,
-                        "context_json": ctx_json,
-                        "overrides_json": "{}",
-                        "waived_json": "[]",
-                        "marker": marker_text(key),
-                        "created_at": iso(now),
-                        "updated_at": iso(now),
-                        "publish_after": publish_after,
-                        "attempts": 0,
-                        "version": 1,
-                    }
-                )
-                .last_pk
-            )
-        if existing["status"] not in DRAFT_EDITABLE:
-            return int(existing["id"])
-        if existing["context_json"] == ctx_json and (
-            existing["text_edited"] or existing["text"] == text
-        ):
-            # Nothing new since the last poll: leave the row (and its version) alone, so a
-            # referee's open form, approval or text edit is never disturbed by a re-poll.
-            return int(existing["id"])
-        changes: dict[str, Any] = {
-            "context_json": ctx_json,
-            "updated_at": iso(now),
-            "version": existing["version"] + 1,
-        }
-        if existing["text_edited"]:
-            # The inputs really changed (an edited post, new dice) after the referee rewrote
-            # the text: their text may now be wrong, so it waits for them.
-            if existing["status"] != "held":
-                changes["status"] = "held"
-                changes["last_error"] = (
-                    "inputs changed after the referee edited the text: held for review"
-                )
-        else:
-            changes["text"] = text
-        self.storage.db["declarations"].update(existing["id"], changes)
-        return int(existing["id"])
-
-    def _duel_key(self, duel_id: int) -> str:
-        duel = self.storage.duel(duel_id)
-        return f"{self.platform}:{duel['topic_id']}"
-
-    def _key(self, duel_id: int, what: str) -> str:
-        duel = self.storage.duel(duel_id)
-        return f"b{self.board_id}t{duel['topic_id']}-{what}"
-
-
-def is_fatigue(ruleset_name: str | None) -> bool:
-    """True when the named ruleset is resolved by the fatigue engine (seed 001)."""
-    if not ruleset_name:
-        return False
-    try:
-        return load_ruleset(ruleset_name).engine == "fatigue"
-    except (OSError, rules.RuleError):
-        return False
-
-
-def opening_template(ruleset_name: str) -> str:
-    """The opening declaration's template for a ruleset."""
-    return "fatigue_opening.bbcode.j2" if is_fatigue(ruleset_name) else "opening.bbcode.j2"
+    def _advance(self, ctx: FlowContext, flow: DuelFlow, duel: Duel) -> int:
+        drafts = flow.advance(ctx, duel)
+        for draft in drafts:
+            decl_id = ctx.drafts.write(duel, draft)
+            log.info("duel %s: %s draft %s (%s)", duel.id, flow.name, decl_id, draft.what)
+        return len(drafts)
 
 
 def finished_outcome(duel: dict[str, Any]) -> dict[str, Any]:
@@ -950,3 +514,13 @@ def finished_outcome(duel: dict[str, Any]) -> dict[str, Any]:
         "topic_id": duel.get("topic_id"),
         "state": state,
     }
+
+
+__all__ = [
+    "DRAFT_EDITABLE",
+    "MISSING_DICE",
+    "PollReport",
+    "Referee",
+    "finished_outcome",
+    "forum_dice",
+]

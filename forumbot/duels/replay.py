@@ -16,6 +16,7 @@ used and the rolls are the replay's own. On Forumactif pages the forum's dice ar
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Sequence
@@ -23,9 +24,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from forumbot.duels.referee import Referee, is_fatigue
+from forumbot.duels.flows import opening_flow
+from forumbot.duels.publication import publish_due
+from forumbot.duels.referee import Referee
 from forumbot.forums.base import TopicSummary
-from forumbot.publish.poster import publish_due
+from forumbot.rulesets import load_ruleset
 from forumbot.storage import open_storage
 from parsers.duel_setup import find_duellists, find_stakes
 from parsers.model import Post, TopicPage
@@ -239,25 +242,18 @@ def _run_deadlines_until(
 def _duellists(
     text: str, ruleset: str, given: Sequence[tuple[str, str, Sequence[str]]]
 ) -> list[Any]:
-    fatigue = is_fatigue(ruleset)
-    if given:
-        return [(n, y, list(t)) if fatigue else (n, y) for n, y, t in given]
+    if given:  # a flow without magic types ignores them
+        return [(n, y, list(t)) for n, y, t in given]
     found = find_duellists(text)
     if found is None:
         raise ValueError("duellists not found in the first post: give --duellist NAME:YEAR")
-    if not fatigue:
-        return list(found)
-    from forumbot.duels.fatigue import fatigue_duellists
-
-    typed = fatigue_duellists(text, found)
+    typed = opening_flow(load_ruleset(ruleset)).topic_duellists(text, found)
     if typed is None:
         raise ValueError("magic types not found: give --duellist NAME:YEAR:TYPES")
     return typed
 
 
 def _collect(ref: Referee) -> list[ReplayDeclaration]:
-    import json
-
     out = []
     for decl in ref.storage.declarations():
         ctx = json.loads(decl["context_json"] or "{}")

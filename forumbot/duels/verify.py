@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from forumbot.duels.duo_board import REWARD_FR, environments, load_env
 from parsers.model import TopicPage
 from rules.dice import derive_die, derive_roll, verify_seed
 from rules.duo.environment import pick_reward
@@ -209,8 +210,6 @@ def _reward_problems(
     walked through the table's weights, the stated amount and kind compared. An environment
     that is not shipped (a club's own file) is named as not checked. Returns (problems,
     notes)."""
-    from forumbot.duels.duo import REWARD_FR, environments, load_env
-
     envs = [load_env(k) for k in environments()]
     env = next((e for e in envs if env_name is not None and e.name == env_name), None)
     if env is None:

@@ -11,11 +11,13 @@ own committed transaction. Every declaration is then first looked for in the top
 marker (``forumbot·<idempotency key>``) from the duel's last published declaration on; only
 when the topic does not hold it is it posted. The forum client itself re-reads the topic
 for the marker after any ambiguous POST outcome (timeout, FORM_INVALID, post review).
+
+The poster knows nothing of duels' rules: what a publication does to its duel is the injected
+``on_published`` hook (:data:`OnPublished`, from the duels room through ``bootstrap``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -23,11 +25,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import rules
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
 from forumbot.publish.render import marker_line
-from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 
 log = logging.getLogger("forumbot.publish.poster")
@@ -156,38 +156,10 @@ def publish_one(
     return post_id
 
 
-def apply_published(storage: Storage, row: dict[str, Any], now: datetime) -> None:
-    """Advance the duel once a declaration is out: the opening starts it; a turn's outcome
-    (with the referee's overrides) becomes the duel's state; a final one finishes it.
-    Fatigue duels: :func:`forumbot.duels.fatigue.apply_published_fatigue` (steps, relaunches,
-    the next deadline)."""
-    duel = storage.duel(row["duel_id"])
-    if load_ruleset(duel["ruleset"]).engine == "fatigue":
-        from forumbot.duels.fatigue import apply_published_fatigue
-
-        apply_published_fatigue(storage, row, now)
-        return
-    ctx = json.loads(row["context_json"])
-    if row["kind"] == "opening":
-        state = rules.DuelState.from_dict(json.loads(duel["state_json"]))
-        state = rules.start_duel(state)
-        storage.update_duel(
-            duel["id"],
-            status="running",
-            opening_post_id=row["published_post_id"],
-            state_json=json.dumps(state.to_dict(), ensure_ascii=False),
-        )
-        return
-    inputs = ctx["inputs"]
-    storage.record_turn(
-        duel["id"],
-        row["turn"],
-        inputs["state_before"],
-        inputs["posts"],
-        inputs["dice"],
-        ctx["outcome"],
-        now,
-    )
+OnPublished = Callable[[Storage, dict[str, Any], datetime], None]
+"""``on_published(storage, row, now)``: what a publication does to its duel (run inside the
+transaction that marks ``row`` published). The duels room provides it
+(:func:`forumbot.duels.publication.apply_published`); ``bootstrap`` injects it."""
 
 
 def publish_due(
@@ -195,14 +167,20 @@ def publish_due(
     client: ForumClient,
     now: Callable[[], datetime],
     *,
+    on_published: OnPublished | None,
     manual: bool = False,
 ) -> list[int]:
-    """Publish every due declaration; returns the post ids published this pass."""
+    """Publish every due declaration; returns the post ids published this pass.
+
+    ``on_published`` is required (None: publish without advancing any duel)."""
+
+    def advance(row: dict[str, Any]) -> None:
+        if on_published is not None:
+            on_published(storage, row, now())
+
     published = []
     for decl in due_declarations(storage, now(), manual):
-        post_id = publish_one(
-            storage, client, decl, now, on_published=lambda r: apply_published(storage, r, now())
-        )
+        post_id = publish_one(storage, client, decl, now, on_published=advance)
         if post_id is not None:
             published.append(post_id)
     return published

@@ -48,7 +48,8 @@ def board_publisher(config: Config, storage: Storage) -> Callable[[int], None]:
     """``publisher(declaration_id)`` that posts an approved declaration to the board now
     (through :func:`forumbot.publish.poster.publish_one`, exactly once, advancing the duel)."""
     from forumbot.app import bootstrap
-    from forumbot.publish.poster import apply_published, publish_one
+    from forumbot.duels.publication import apply_published
+    from forumbot.publish.poster import publish_one
 
     bot = bootstrap(config, storage=storage)
 

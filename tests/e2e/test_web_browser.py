@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from forumbot.publish.poster import publish_due
+from forumbot.duels.publication import publish_due
 from forumbot.storage import open_storage
 from tests.unit.web_scenario import PASSWORD, Scenario, build
 
@@ -215,7 +215,8 @@ def test_referee_changes_pv_and_the_sandbox_topic_shows_it_once(tmp_path: Path, 
     from forumbot.app import bootstrap
     from forumbot.config import Config, WatchedForum
     from forumbot.duels.overrides import set_status
-    from forumbot.publish.poster import apply_published, publish_one
+    from forumbot.duels.publication import apply_published
+    from forumbot.publish.poster import publish_one
     from forumbot.sandbox import SandboxBoard
     from forumbot.web import create_app
     from forumbot.web.users import add_user, assign_referee

@@ -9,10 +9,11 @@ import json
 import random
 from datetime import UTC, datetime, timedelta
 
+from forumbot.club.duo_rewards import settle
 from forumbot.duels.deadlines import duel_kind, sweep
-from forumbot.duels.duo import make_draw, open_duo_duel, settle
+from forumbot.duels.duo import make_draw, open_duo_duel
+from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
-from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import FakeForum
 

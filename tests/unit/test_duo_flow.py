@@ -23,9 +23,9 @@ from forumbot.duels.duo import (
     reveal_zones,
     use_item_line,
 )
+from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
 from forumbot.publish.owls import owls
-from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import FakeForum
 

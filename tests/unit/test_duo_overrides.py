@@ -11,7 +11,7 @@ import pytest
 
 from forumbot.duels.duo import current_state
 from forumbot.duels.overrides import OverrideError, set_numbers, set_violation
-from forumbot.publish.poster import publish_due
+from forumbot.duels.publication import publish_due
 from forumbot.storage import open_storage
 from tests.unit.test_duo_flow import A1, A2, BODY, NOW, InboxForum, setup
 

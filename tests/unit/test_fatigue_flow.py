@@ -16,9 +16,9 @@ from pathlib import Path
 
 from forumbot.duels.deadlines import sweep
 from forumbot.duels.overrides import set_numbers
+from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
 from forumbot.duels.verify import verify_pages
-from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from parsers.model import TopicPage
 from rules.dice import derive_roll

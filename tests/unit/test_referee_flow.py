@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from forumbot.duels.overrides import OverrideError, edit_text, set_numbers, set_status
+from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
-from forumbot.publish.poster import publish_due
 from forumbot.storage import open_storage
 from tests.fakes.forum import FakeForum
 

@@ -469,7 +469,7 @@ async def test_duel_page(client: httpx.AsyncClient, scenario: Scenario) -> None:
 
 async def test_finished_duel_dice_are_verified(scenario: Scenario) -> None:
     s = build(review_delay_s=0)
-    from forumbot.publish.poster import publish_due
+    from forumbot.duels.publication import publish_due
     from tests.unit.web_scenario import FORUM, _post
 
     spells = ["Sortilège de Chatouillis", "Sortilège de Désarmement"]

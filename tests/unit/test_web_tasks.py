@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from forumbot.club.inbox import poll_inbox
+from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
-from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from forumbot.web import create_app
 from forumbot.web.users import add_user, assign_referee

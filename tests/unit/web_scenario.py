@@ -12,8 +12,8 @@ import random
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
-from forumbot.publish.poster import publish_due
 from forumbot.storage import Storage, open_storage
 from forumbot.web.users import add_user, assign_referee
 from tests.fakes.forum import FakeForum

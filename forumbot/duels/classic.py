@@ -1,0 +1,244 @@
+"""The classic ruleset's turn flow (seed 000, ruleset ``classic`` or a club file of its engine).
+
+Turn assembly ("Pour chaque tour, les deux duellistes posteront l'un après l'autre"): after the
+last published declaration, the first post of each duellist forms the turn; when both are in,
+the bot rolls two "Duel" d6 per post (attack, defense), resolves the turn
+(:func:`rules.resolve_turn`) and drafts the declaration. Further posts by the same duellist
+before the declaration are left for the referee (noted in the draft). A post edited before the
+declaration is published recomputes the draft; its dice never change (they derive from the post
+id, not its wording). Before the opening is out, spells cast are ``cast_before_start``
+(:func:`forumbot.duels.opening.early_casts`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any
+
+import rules
+from forumbot.duels.flow import (
+    DeadlineSpec,
+    Draft,
+    FlowContext,
+    duellist_of,
+    missing_dice_draft,
+)
+from forumbot.duels.opening import early_casts
+from forumbot.publish.render import render
+from forumbot.rulesets import load_ruleset
+from forumbot.storage import Storage
+from forumbot.storage.records import EDITABLE, Declaration, Duel
+from rules.model import DuelState
+from rules.ruleset import Ruleset
+
+log = logging.getLogger("forumbot.duels.classic")
+
+
+def last_published_post(storage: Storage, duel: Duel) -> int | None:
+    """Post id of the duel's latest published declaration, or None."""
+    published = [
+        d["published_post_id"]
+        for d in storage.declarations(("published",), duel.id)
+        if d["published_post_id"]
+    ]
+    return max(published) if published else None
+
+
+def turn_context(
+    ctx: FlowContext, duel: Duel, inputs: dict[str, Any], outcome: Any
+) -> dict[str, Any]:
+    """The template context of a turn declaration (also stored with the draft)."""
+    data = outcome.to_dict()
+    forum_rolls = ctx.settings.forum_rolls_dice
+    return {
+        "title": duel.title,
+        "turn": outcome.turn,
+        "unit": ctx.rs.unit,
+        "outcome": data,
+        "dice": inputs["dice"],
+        "posts": inputs["posts"],
+        "extra_posts": inputs.get("extra_posts", []),
+        "stakes": duel.stakes,
+        "referee_name": ctx.settings.referee_name,
+        # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
+        "dice_source": ctx.settings.dice_source,
+        "dice_secret": duel.dice_secret if outcome.finished and not forum_rolls else None,
+        "commitment": None if forum_rolls else duel.dice_commitment,
+    }
+
+
+class ClassicFlow:
+    """Classic duels: one declaration per turn of two posts (module doc)."""
+
+    name = "classic"
+    watches_edits = False
+    timeout_kind: str | None = None
+    keeps_early_state = False
+    opening_template = "opening.bbcode.j2"
+    relaunch_template = "fatigue_relaunch.bbcode.j2"
+
+    # -- opening ----------------------------------------------------------------------
+    def topic_duellists(self, text: str, found: Sequence[tuple[str, str]]) -> list[Any] | None:
+        return list(found)
+
+    def new_state(
+        self, rs: Ruleset, pairs: list[tuple[str, str]], types: list[list[str]],
+        stakes: str | None,
+    ) -> DuelState:  # fmt: skip
+        return rules.new_duel(rs, pairs, stakes=stakes)
+
+    def opening_extra(self, rs: Ruleset, state: DuelState) -> dict[str, Any]:
+        return {}
+
+    # -- reading and advancing ----------------------------------------------------------
+    def read_from(self, ctx: FlowContext, duel: Duel, reads: int) -> int | None:
+        """From the last published declaration (posts after it may still be edited)."""
+        return last_published_post(ctx.storage, duel)
+
+    def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
+        """The opening again (spells cast before the start) or the next turn's draft."""
+        if duel.status == "open":
+            return early_casts(ctx, self, duel)
+        if duel.status != "running":
+            return []
+        ruleset = ctx.rs
+        state = DuelState.from_dict(duel.state)
+        if state.finished:
+            return []
+        turn_no = state.turn + 1
+        existing = ctx.drafts.existing(duel, f"turn{turn_no}")
+        if existing is not None and existing.status not in EDITABLE:
+            return []
+        since = last_published_post(ctx.storage, duel) or duel.opening_post_id or 0
+        names = [d["name"] for d in ctx.storage.duellists(duel.id)]
+        turn_rows: dict[str, dict[str, Any]] = {}
+        extra: list[int] = []
+        for row in ctx.storage.topic_posts(ctx.board_id, duel.topic_id):
+            if row["post_id"] <= since:
+                continue
+            name = duellist_of(ctx.storage, duel.id, row)
+            if name is None:
+                continue
+            if name in turn_rows:
+                extra.append(row["post_id"])
+            else:
+                turn_rows[name] = row
+        if len(turn_rows) < len(names):
+            return []
+        dice_per_post = int(ruleset.dice_per_post)
+        turn_posts = []
+        dice: dict[int, tuple[int, ...]] = {}
+        missing: list[dict[str, Any]] = []
+        for name in names:
+            row = turn_rows[name]
+            action = json.loads(row["action_json"])
+            turn_posts.append(
+                rules.TurnPost(
+                    duellist=name,
+                    post_id=row["post_id"],
+                    spell=action.get("spell"),
+                    spell_text=action.get("spell_text"),
+                    kind=action.get("kind"),
+                    bet=tuple(action["bet"]) if action.get("bet") else None,
+                    target=action.get("target"),
+                )
+            )
+            values = ctx.dice.for_post(duel, ruleset, turn_no, row, dice_per_post)
+            if values is None:
+                missing.append({"duellist": name, "post_id": row["post_id"]})
+            else:
+                dice[row["post_id"]] = values
+        if missing:
+            return [missing_dice_draft(ctx, duel, turn_no, missing, dice_per_post)]
+        outcome = rules.resolve_turn(
+            state,
+            turn_posts,
+            dice,
+            ruleset=ruleset,
+            overrides=existing.overrides if existing else {},
+            waived={(a, b) for a, b in existing.waived} if existing else set(),
+        )
+        inputs: dict[str, Any] = {
+            "state_before": state.to_dict(),
+            "posts": [asdict(p) for p in turn_posts],
+            "dice": {str(k): list(v) for k, v in dice.items()},
+            "extra_posts": extra,
+        }
+        context = turn_context(ctx, duel, inputs, outcome)
+        text = ctx.render("turn.bbcode.j2", context)
+        ctx.storage.replace_turn_violations(
+            duel.id, turn_no, [v.to_dict() for v in outcome.violations], ctx.now()
+        )
+        log.info(
+            "duel %s turn %s: draft (posts %s; winner %s)",
+            duel.id,
+            turn_no,
+            ",".join(str(p["post_id"]) for p in inputs["posts"]),
+            outcome.winner,
+        )
+        return [Draft(turn_no, "turn", f"turn{turn_no}", text, context, inputs, outcome.to_dict())]
+
+    # -- publication and review ---------------------------------------------------------
+    def on_published(
+        self, storage: Storage, duel: Duel, decl: dict[str, Any], now: datetime
+    ) -> bool:
+        """The opening starts the duel; a turn's outcome (with the referee's overrides)
+        becomes the duel's state (:meth:`forumbot.storage.Storage.record_turn`); a final one
+        finishes it. No deadline (classic has no silence rule)."""
+        ctx = json.loads(decl["context_json"])
+        if decl["kind"] == "opening":
+            state = rules.start_duel(DuelState.from_dict(duel.state))
+            storage.update_duel(
+                duel.id,
+                status="running",
+                opening_post_id=decl["published_post_id"],
+                state_json=json.dumps(state.to_dict(), ensure_ascii=False),
+            )
+            return False
+        inputs = ctx["inputs"]
+        storage.record_turn(
+            duel.id, decl["turn"], inputs["state_before"], inputs["posts"], inputs["dice"],
+            ctx["outcome"], now,
+        )  # fmt: skip
+        return False
+
+    def recompute(
+        self, storage: Storage, duel: Duel, decl: Declaration, overrides: dict[str, Any],
+        waived: list[list[str]], language: str,
+    ) -> tuple[dict[str, Any], str]:  # fmt: skip
+        """Re-run :func:`rules.resolve_turn` on the draft's stored inputs."""
+        stored = decl.stored
+        inputs = stored["inputs"]
+        outcome = rules.resolve_turn(
+            DuelState.from_dict(inputs["state_before"]),
+            [rules.TurnPost.from_dict(p) for p in inputs["posts"]],
+            {int(k): tuple(v) for k, v in inputs["dice"].items()},
+            ruleset=load_ruleset(str(duel.ruleset)),
+            overrides=overrides,
+            waived={(a, b) for a, b in waived},
+        )
+        context = dict(stored["context"])
+        context["outcome"] = outcome.to_dict()
+        bot_dice = context.get("dice_source", "bot") == "bot"
+        context["dice_secret"] = duel.dice_secret if outcome.finished and bot_dice else None
+        text = render("turn.bbcode.j2", context, language)
+        return {"context": context, "inputs": inputs, "outcome": outcome.to_dict()}, text
+
+    def sync_violations(
+        self, storage: Storage, decl: Declaration, outcome: dict[str, Any], now: datetime
+    ) -> None:
+        storage.replace_turn_violations(
+            decl.duel_id, decl.turn, list(outcome.get("violations", [])), now
+        )
+
+    def deadline_for(self, storage: Storage, duel: Duel, decl: dict[str, Any]) -> DeadlineSpec:
+        raise NotImplementedError("classic duels have no deadlines")
+
+
+CLASSIC = ClassicFlow()
+
+__all__ = ["CLASSIC", "ClassicFlow", "last_published_post", "turn_context"]

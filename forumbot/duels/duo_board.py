@@ -1,0 +1,487 @@
+"""Two-against-two duels' records and side effects (seed 001, issue 5): data files, queries,
+the opening, the owls and the referee tasks. The flow itself is :mod:`forumbot.duels.duo`.
+
+- :func:`open_duo_duel` registers a 2v2 duel in a topic (one 2v2 at a time on a board): the
+  four duellists are placed at random from the duel's secret seed (recorded in ``duo_duels``)
+  and the opening declaration (environment, positions, creatures) is drafted, with each
+  duellist's magic-type owl (:func:`owl_magic_types`).
+- Zone reveals (:func:`reveal_zones`): for the starting zones (once the opening is out) and for
+  every zone entered in a published declaration, an owl is drafted under the key
+  ``b<board>-duel<id>-zone-<who>-<zone>`` (:mod:`forumbot.publish.owls`: exactly once, even
+  across restarts; a zone entered again sends none).
+- Mechanism attempts become referee tasks (:func:`referee_tasks`, :func:`close_task`); a task
+  marked solved is stated (with its reward) in the next declaration.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import rules
+from forumbot.duels.flow import Draft, FlowContext, HasContext, context_of
+from forumbot.publish.labels import describe_modifier, slug
+from forumbot.publish.owls import draft_owl
+from forumbot.publish.render import render
+from forumbot.rulesets import load_ruleset
+from forumbot.storage import Storage, iso
+from forumbot.storage.profiles import player_of
+from forumbot.storage.records import Duel
+from rules.dice import commitment, derive_die
+from rules.duo import (
+    DuoState,
+    Environment,
+    load_duo_settings,
+    load_environment,
+    new_duo_duel,
+    start_duo,
+)
+from rules.duo.settings import DuoSettings
+from rules.fatigue import FatigueRuleset
+
+log = logging.getLogger("forumbot.duo")
+
+DATA = Path(rules.__file__).resolve().parent / "data"
+REWARD_FR = {
+    "galleons": "gallions",
+    "pv": "PV",
+    "pa": "PA",
+    "sweets": "friandises",
+    "house_points": "points au sablier",
+}
+
+
+class DuoBusy(RuntimeError):
+    """A 2v2 duel is already open or running on the board (seed 001: "Un seul duel en Deux
+    contre Deux sera organisé à la fois")."""
+
+
+# --- Data files ------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def load_env(key: str) -> Environment:
+    """The environment ``key`` (``rules/data/environments/<key>.toml``) or a TOML path."""
+    path = Path(key)
+    if not (path.suffix == ".toml" and path.exists()):
+        path = DATA / "environments" / f"{key}.toml"
+    return load_environment(path.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=1)
+def duo_settings() -> DuoSettings:
+    """``rules/data/duo.toml``."""
+    return load_duo_settings((DATA / "duo.toml").read_text(encoding="utf-8"))
+
+
+def environments() -> list[str]:
+    """Keys of the shipped environments."""
+    return sorted(p.stem for p in (DATA / "environments").glob("*.toml"))
+
+
+def make_draw(secret: bytes, duel_key: str) -> Any:
+    """``draw(label, n) -> 0..n-1`` derived from the duel's secret seed (auditable once the
+    seed is revealed, like the dice: :func:`rules.dice.derive_die` with the label as name)."""
+
+    def draw(label: str, n: int) -> int:
+        if n <= 1:
+            return 0
+        return derive_die(secret, duel_key, 0, 0, label, 0, sides=n) - 1
+
+    return draw
+
+
+# --- Queries ---------------------------------------------------------------------------------
+
+
+def duo_row(storage: Storage, duel_id: int) -> dict[str, Any] | None:
+    """The ``duo_duels`` row of a duel, or None when it is not a 2v2."""
+    rows = list(storage.db["duo_duels"].rows_where("duel_id = ?", [duel_id]))
+    return rows[0] if rows else None
+
+
+def is_duo(storage: Storage, duel_id: int) -> bool:
+    """True for a 2v2 duel."""
+    return duo_row(storage, duel_id) is not None
+
+
+def duo_running(storage: Storage, board_id: int) -> dict[str, Any] | None:
+    """The board's 2v2 duel that is open or running, or None."""
+    rows = storage.db.execute(
+        "select d.id from duels d join duo_duels u on u.duel_id = d.id where d.board_id = ? "
+        "and d.status in ('open', 'running') order by d.id",
+        [board_id],
+    ).fetchall()
+    return storage.duel(int(rows[0][0])) if rows else None
+
+
+def current_state(storage: Storage, duel: Duel | dict[str, Any]) -> DuoState:
+    """The 2v2 state in force: the latest published 2v2 declaration's, else the opening's
+    (started once the opening is out)."""
+    duel = Duel.of(duel)
+    row = storage.db.execute(
+        "select context_json from declarations where duel_id = ? and status = 'published' "
+        "and kind = 'turn' order by published_post_id desc limit 1",
+        [duel.id],
+    ).fetchone()
+    if row is not None:
+        ctx = json.loads(row[0])
+        return DuoState.from_dict(ctx["context"]["duo_state"])
+    duo = duo_row(storage, duel.id)
+    assert duo is not None
+    state = DuoState.from_dict(json.loads(duo["state_json"]))
+    return start_duo(state) if duel.status != "open" else state
+
+
+# --- Opening ---------------------------------------------------------------------------------
+
+
+def open_duo_duel(
+    source: FlowContext | HasContext,
+    forum_id: int,
+    topic_id: int,
+    title: str,
+    duos: list[list[tuple[str, str, list[str]]]],
+    environment: str,
+    *,
+    stakes: str | None = None,
+    dice_secret: bytes | None = None,
+    actor: str = "forumbot",
+) -> int:
+    """Register a 2v2 duel in ``topic_id`` and draft its opening. Returns the duel id.
+
+    Raises:
+        DuoBusy: another 2v2 is open or running on the board.
+        ValueError: the topic already holds a duel.
+        rules.RuleError: duellists or environment the rules refuse.
+    """
+    ctx = context_of(source)
+    storage = ctx.storage
+    busy = duo_running(storage, ctx.board_id)
+    if busy is not None:
+        raise DuoBusy(f"duel {busy['id']} (2v2) is still running")
+    if storage.duel_by_topic(ctx.board_id, topic_id) is not None:
+        raise ValueError(f"topic {topic_id} already holds a duel")
+    rs = load_ruleset("fatigue")
+    assert isinstance(rs, FatigueRuleset)
+    env = load_env(environment)
+    secret = dice_secret if dice_secret is not None else ctx.rng.randbytes(32)
+    draw = make_draw(secret, f"{ctx.settings.platform}:{topic_id}")
+    state = new_duo_duel(rs, duos, env, draw, stakes)
+    now = ctx.now()
+    with storage.db.atomic():
+        duel_id = int(
+            storage.db["duels"]
+            .insert(
+                {
+                    "board_id": ctx.board_id,
+                    "forum_id": forum_id,
+                    "topic_id": topic_id,
+                    "title": title,
+                    "ruleset": "fatigue",
+                    "status": "open",
+                    "state_json": json.dumps(state.duel.to_dict(), ensure_ascii=False),
+                    "stakes": stakes,
+                    "dice_secret": secret.hex(),
+                    "dice_commitment": commitment(secret),
+                    "created_at": iso(now),
+                }
+            )
+            .last_pk
+        )
+        for i, d in enumerate(state.duel.duellists):
+            storage.db["duellists"].insert(
+                {
+                    "duel_id": duel_id,
+                    "name": d.name,
+                    "year": d.year,
+                    "side": "AB"[i // 2],
+                    "magic_types": json.dumps(list(d.magic_types)),
+                }
+            )
+        storage.db["duo_duels"].insert(
+            {
+                "duel_id": duel_id,
+                "board_id": ctx.board_id,
+                "environment": environment,
+                "duos_json": json.dumps([list(d) for d in state.duos], ensure_ascii=False),
+                "placement_json": json.dumps(
+                    [list(p) for p in state.positions], ensure_ascii=False
+                ),
+                "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
+                "created_at": iso(now),
+            }
+        )
+    context = opening_context(
+        rs, env, state, title, stakes, commitment(secret), ctx.settings.referee_name,
+        dice_source="forum" if ctx.settings.forum_rolls_dice else "bot",
+    )  # fmt: skip
+    text = render("duo_opening.bbcode.j2", context, ctx.settings.language)
+    ctx.drafts.write(
+        Duel.from_row(storage.duel(duel_id)), Draft(0, "opening", "opening", text, context)
+    )
+    storage.audit(
+        actor, "duel.adopt", f"duel:{duel_id}", None,
+        {"topic_id": topic_id, "duos": [list(d) for d in state.duos], "kind": "2v2",
+         "environment": environment, "placement": [list(p) for p in state.positions]},
+        now,
+    )  # fmt: skip
+    owl_magic_types(ctx, duel_id, topic_id, rs, state)
+    log.info("duel %s: 2v2 opened in topic %s (%s)", duel_id, topic_id, environment)
+    return duel_id
+
+
+def owl_magic_types(
+    ctx: FlowContext, duel_id: int, topic_id: int, rs: FatigueRuleset, state: DuoState
+) -> int:
+    """Draft each duellist's magic-type owl of a 2v2 (RULES.md: the modifiers "are sent to
+    the duellist by owl"), like the 1v1 one; key ``b<board>-duel<id>-owl-<who>``, so each is
+    sent exactly once (:mod:`forumbot.publish.owls`). Returns owls drafted (4)."""
+    storage = ctx.storage
+    for who in state.names():
+        types = [
+            {
+                "label": rs.magic_type(k).label,
+                "traits": rs.magic_type(k).traits,
+                "owl": rs.magic_type(k).owl,
+                "modifiers": [describe_modifier(m) for m in rs.magic_type(k).modifiers],
+            }
+            for k in state.duel.duellist(who).magic_types
+        ]
+        opponents = " et ".join(state.opponents(who))
+        text = render(
+            "owl_magic_types.bbcode.j2",
+            {"character": who, "opponent": opponents, "types": types,
+             "topic_url": topic_url(storage, ctx.board_id, topic_id),
+             "referee_name": ctx.settings.referee_name},
+            ctx.settings.language,
+        )  # fmt: skip
+        draft_owl(
+            storage, ctx.board_id, f"b{ctx.board_id}-duel{duel_id}-owl-{slug(who)}",
+            "magic_types", player_of(storage, ctx.board_id, who),
+            f"Duel contre {opponents} : ton type de magie", text, ctx.now(), duel_id=duel_id,
+        )  # fmt: skip
+    return len(state.names())
+
+
+def _year_label(year: str) -> str:
+    return "adulte" if year == "adult" else ("1re année" if year == "1" else f"{year}e année")
+
+
+def opening_context(
+    rs: FatigueRuleset,
+    env: Environment,
+    state: DuoState,
+    title: str,
+    stakes: str | None,
+    commit: str,
+    referee_name: str,
+    *,
+    dice_source: str = "bot",
+) -> dict[str, Any]:
+    """Template context of the 2v2 opening; the commitment to the duel's seed is published on
+    both platforms. ``dice_source``: ``"bot"`` (the seed draws the placement, the rewards and
+    the « Pari » dice) or ``"forum"`` (Forumactif: the forum rolls the « Pari » dice; the
+    seed draws only the placement and the rewards, and the opening says so)."""
+
+    def member(name: str) -> dict[str, Any]:
+        d = state.duel.duellist(name)
+        return {
+            "name": name,
+            "year_label": _year_label(d.year),
+            "points": d.points,
+            "types": ", ".join(rs.magic_type(t).label for t in d.magic_types),
+        }
+
+    return {
+        "title": title,
+        "env_name": env.name,
+        "env_description": env.description,
+        "duos": [[member(n) for n in duo] for duo in state.duos],
+        "zones": [
+            {"number": i + 1, "name": z.name, "who": [n for n, k in state.positions if k == z.key]}
+            for i, z in enumerate(env.zones)
+        ],
+        "creatures": [
+            {
+                "name": c.name,
+                "zone": env.zone(c.zone).name,
+                "pv": c.pv,
+                "ability": c.ability.name,
+                "ability_text": c.ability.text,
+            }
+            for c in env.creatures
+        ],
+        "unit": rs.unit,
+        "hours": int(rs.setting("timeout_2v2_hours")),
+        "dice_name": rs.dice_name,
+        "stakes": stakes,
+        "commitment": commit,
+        "dice_source": dice_source,
+        "referee_name": referee_name,
+        "duo_state": state.to_dict(),
+    }
+
+
+# --- Zone reveals ----------------------------------------------------------------------------
+
+
+def zone_owl_key(board_id: int, duel_id: int, duellist: str, zone: str) -> str:
+    """Idempotency key of the owl revealing ``zone`` to ``duellist`` (one per pair, ever)."""
+    return f"b{board_id}-duel{duel_id}-zone-{slug(duellist)}-{zone}"
+
+
+def reveal_zones(
+    source: FlowContext | HasContext, duel: Duel | dict[str, Any], state: DuoState
+) -> int:
+    """Draft the owls of zones entered: the starting zones once the opening is out, and every
+    zone entered in a published declaration. Each (duellist, zone) once. Returns owls drafted."""
+    ctx = context_of(source)
+    duel = Duel.of(duel)
+    storage = ctx.storage
+    duo = duo_row(storage, duel.id)
+    assert duo is not None
+    env = load_env(duo["environment"])
+    entries: list[tuple[str, str, int | None]] = [
+        (n, z, None) for n, z in json.loads(duo["placement_json"])
+    ]
+    for decl in storage.declarations(("published",), duel.id):
+        if decl["kind"] != "turn":
+            continue
+        shown = json.loads(decl["context_json"] or "{}").get("context") or {}
+        entries += [(n, z, int(decl["id"])) for n, z in shown.get("entered", [])]
+    drafted = 0
+    for name, zone_key, decl_id in entries:
+        key = zone_owl_key(ctx.board_id, duel.id, name, zone_key)
+        inserted = storage.db.execute(
+            "insert or ignore into zone_reveals (duel_id, duellist, zone, owl_key, "
+            "declaration_id, created_at) values (?, ?, ?, ?, ?, ?)",
+            [duel.id, name, zone_key, key, decl_id, iso(ctx.now())],
+        ).rowcount
+        if inserted != 1:
+            continue
+        zone = env.zone(zone_key)
+        text = render(
+            "duo_owl_zone.bbcode.j2",
+            {
+                "character": name,
+                "number": env.zone_number(zone_key),
+                "zone_name": zone.name,
+                "description": zone.owl,
+                "topic_url": topic_url(storage, ctx.board_id, duel.topic_id),
+                "referee_name": ctx.settings.referee_name,
+            },
+            ctx.settings.language,
+        )
+        draft_owl(
+            storage, ctx.board_id, key, "zone", player_of(storage, ctx.board_id, name),
+            f"Duel à deux contre deux : {zone.name}", text, ctx.now(), duel_id=duel.id,
+        )  # fmt: skip
+        drafted += 1
+    storage.db.conn.commit()
+    return drafted
+
+
+def topic_url(storage: Storage, board_id: int, topic_id: int) -> str:
+    board = storage.db["boards"].get(board_id)
+    base = str(board["url"]).rstrip("/")
+    if board["platform"] == "forumactif":
+        return f"{base}/t{topic_id}-"
+    return f"{base}/viewtopic.php?t={topic_id}"
+
+
+# --- Referee tasks ---------------------------------------------------------------------------
+
+
+def add_task(
+    storage: Storage, board_id: int, duel_id: int, kind: str, source_key: str, duellist: str,
+    zone: str | None, subject: str, text: str, now: datetime, *, mechanism: str | None = None,
+    post_id: int | None = None,
+) -> None:  # fmt: skip
+    storage.db.execute(
+        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
+        "zone, subject, text, mechanism, post_id, status, created_at) "
+        "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
+        [board_id, duel_id, kind, source_key, duellist, zone, subject, text, mechanism, post_id,
+         iso(now)],
+    )  # fmt: skip
+
+
+def referee_tasks(
+    storage: Storage, board_id: int, status: str | None = "open"
+) -> list[dict[str, Any]]:
+    """The board's referee tasks (``open`` by default), oldest first."""
+    if status is None:
+        return list(
+            storage.db["referee_tasks"].rows_where("board_id = ?", [board_id], order_by="id")
+        )
+    return list(
+        storage.db["referee_tasks"].rows_where(
+            "board_id = ? and status = ?", [board_id, status], order_by="id"
+        )
+    )
+
+
+def close_task(
+    storage: Storage, task_id: int, status: str, by: str, now: Any, note: str = ""
+) -> bool:
+    """Mark a referee task ``done`` (owl answered), ``solved`` or ``failed`` (a mechanism
+    attempt judged). Returns False when it was not open. Recorded in the audit log.
+
+    Raises:
+        ValueError: an unknown status, or ``solved``/``failed`` on a task that is no attempt.
+    """
+    if status not in ("done", "solved", "failed"):
+        raise ValueError(f"unknown task status {status!r}")
+    row = storage.db["referee_tasks"].get(task_id)
+    if status in ("solved", "failed") and row["kind"] != "mechanism":
+        raise ValueError("only a mechanism attempt is solved or failed")
+    changed = storage.db.execute(
+        "update referee_tasks set status = ?, done_at = ?, done_by = ?, note = ? "
+        "where id = ? and status = 'open'",
+        [status, iso(now), by, note, task_id],
+    ).rowcount
+    storage.audit(by, f"task.{status}", f"referee_task:{task_id}", "open", status, now)
+    storage.db.conn.commit()
+    return bool(changed == 1)
+
+
+def solved_tasks(storage: Storage, duel_id: int, state: DuoState) -> list[tuple[str, str, int]]:
+    done = {k for k, _ in state.solved}
+    out = []
+    for r in storage.db["referee_tasks"].rows_where(
+        "duel_id = ? and kind = 'mechanism' and status = 'solved'", [duel_id], order_by="id"
+    ):
+        if r["mechanism"] not in done:
+            done.add(r["mechanism"])
+            out.append((r["mechanism"], r["duellist"], int(r["id"])))
+    return out
+
+
+__all__ = [
+    "DATA",
+    "REWARD_FR",
+    "DuoBusy",
+    "add_task",
+    "close_task",
+    "current_state",
+    "duo_row",
+    "duo_running",
+    "duo_settings",
+    "environments",
+    "is_duo",
+    "load_env",
+    "make_draw",
+    "open_duo_duel",
+    "opening_context",
+    "owl_magic_types",
+    "referee_tasks",
+    "reveal_zones",
+    "solved_tasks",
+    "topic_url",
+    "zone_owl_key",
+]

@@ -1,0 +1,178 @@
+"""Opening a one-against-one duel (classic or fatigue) and the spells cast before its start.
+
+:func:`adopt` registers the duel (``duels``, ``duellists``; the secret dice seed and its
+commitment) and returns its opening :class:`Draft`; the flow (:class:`OpeningFlow`) gives the
+first state and what its opening declaration adds. :func:`early_casts` is what an ``open``
+duel's posts call for (seed 000: "Aucun sort ne doit être lancé avant le top de l'arbitre
+sous peine de disqualification immédiate"): a duellist's post that casts a spell before the
+opening declaration is out is ``cast_before_start``; the opening draft lists it and is held so
+the referee decides. Two-against-two duels open through :func:`forumbot.duels.duo.open_duo_duel`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import rules
+from forumbot.duels.flow import Draft, DuelFlow, FlowContext, duellist_of
+from forumbot.storage import iso
+from forumbot.storage.records import EDITABLE, Duel
+from rules.dice import commitment
+from rules.model import DuelState
+from rules.ruleset import Ruleset
+
+log = logging.getLogger("forumbot.duels.opening")
+
+Duellists = Sequence[tuple[str, str] | tuple[str, str, Sequence[str]]]
+
+
+class OpeningFlow(DuelFlow, Protocol):
+    """A flow whose duels the referee adopts from a topic (one against one)."""
+
+    keeps_early_state: bool  # a spell cast before the start costs PV now (fatigue)
+
+    def topic_duellists(self, text: str, found: Sequence[tuple[str, str]]) -> list[Any] | None:
+        """The duellists to adopt from a topic's first post (None: not enough facts)."""
+        ...
+
+    def new_state(
+        self, rs: Ruleset, pairs: list[tuple[str, str]], types: list[list[str]],
+        stakes: str | None,
+    ) -> DuelState:  # fmt: skip
+        """The duel's first state. Raises rules.RuleError for duellists the rules refuse."""
+        ...
+
+    def opening_extra(self, rs: Ruleset, state: DuelState) -> dict[str, Any]:
+        """What the flow's opening declaration adds to the common context."""
+        ...
+
+
+def adopt(
+    ctx: FlowContext,
+    flow: OpeningFlow,
+    forum_id: int,
+    topic_id: int,
+    title: str,
+    duellists: Duellists,
+    *,
+    ruleset_name: str,
+    stakes: str | None = None,
+    dice_secret: bytes | None = None,
+) -> tuple[Duel, Draft]:
+    """Insert the duel held in ``topic_id`` and its duellists; returns the duel and its
+    opening draft (see :meth:`forumbot.duels.referee.Referee.adopt` for the arguments).
+
+    Raises:
+        rules.RuleError: duellists the ruleset refuses (year, magic types, count).
+    """
+    rs = ctx.rs
+    types: list[list[str]] = [[str(t) for t in d[2]] if len(d) > 2 else [] for d in duellists]
+    pairs = [(str(d[0]), str(d[1])) for d in duellists]
+    state = flow.new_state(rs, pairs, types, stakes)
+    secret = dice_secret if dice_secret is not None else ctx.rng.randbytes(32)
+    now = ctx.now()
+    storage = ctx.storage
+    duel_id = int(
+        storage.db["duels"]
+        .insert(
+            {
+                "board_id": ctx.board_id,
+                "forum_id": forum_id,
+                "topic_id": topic_id,
+                "title": title,
+                "ruleset": ruleset_name,
+                "status": "open",
+                "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
+                "stakes": stakes,
+                "dice_secret": secret.hex(),
+                "dice_commitment": commitment(secret),
+                "last_post_id": None,
+                "created_at": iso(now),
+            }
+        )
+        .last_pk
+    )
+    for i, (name, year) in enumerate(pairs):
+        storage.db["duellists"].insert(
+            {
+                "duel_id": duel_id,
+                "name": name,
+                "year": year,
+                "side": "AB"[i % 2],
+                "magic_types": json.dumps(list(state.duellists[i].magic_types)),
+            }
+        )
+    forum_rolls = ctx.settings.forum_rolls_dice
+    context = {
+        "title": title,
+        "duellists": [
+            {"name": d.name, "year": d.year, "points": d.points} for d in state.duellists
+        ],
+        "unit": rs.unit,
+        "stakes": stakes,
+        "commitment": None if forum_rolls else commitment(secret),
+        "dice_source": ctx.settings.dice_source,
+        "early": [],
+        "referee_name": ctx.settings.referee_name,
+    }
+    context.update(flow.opening_extra(rs, state))
+    text = ctx.render(flow.opening_template, context)
+    duel = Duel.from_row(storage.duel(duel_id))
+    return duel, Draft(0, "opening", "opening", text, context)
+
+
+def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
+    """The opening draft again when spells were cast before the start (module doc); none
+    when nothing changed or the opening is out."""
+    early = []
+    for row in ctx.storage.topic_posts(ctx.board_id, duel.topic_id):
+        name = duellist_of(ctx.storage, duel.id, row) if row["author"] else None
+        action = json.loads(row["action_json"] or "{}")
+        if name is None or not (action.get("spell") or action.get("spell_text")):
+            continue
+        early.append(
+            rules.TurnPost(
+                duellist=name,
+                post_id=row["post_id"],
+                spell=action.get("spell"),
+                spell_text=action.get("spell_text"),
+                before_start=True,
+            )
+        )
+    decl = ctx.drafts.existing(duel, "opening")
+    if not early or decl is None or decl.status not in EDITABLE:
+        return []
+    context = decl.stored["context"]
+    listed = [(e["duellist"], e["post_id"]) for e in context.get("early", [])]
+    if listed == [(p.duellist, p.post_id) for p in early]:
+        return []
+    state = DuelState.from_dict(duel.state)
+    outcome = rules.resolve_turn(state, early, {}, ruleset=ctx.rs)
+    context["early"] = [
+        {"duellist": v.duellist, "post_id": v.post_id, "spell": v.evidence}
+        for v in outcome.violations
+    ]
+    if flow.keeps_early_state:
+        # Fatigue: cast_before_start costs PV (applied by default): the opening's
+        # publication starts the duel from this state (forumbot.duels.fatigue).
+        context["state_after_early"] = outcome.state.to_dict()
+        context["early_points"] = {d.name: d.points for d in outcome.state.duellists}
+    ctx.storage.replace_turn_violations(
+        duel.id, 0, [v.to_dict() for v in outcome.violations], ctx.now()
+    )
+    text = ctx.render(flow.opening_template, context)
+    log.warning(
+        "duel %s: spell cast before the start in posts %s: opening held",
+        duel.id,
+        ",".join(str(p.post_id) for p in early),
+    )
+    return [
+        Draft(0, "opening", "opening", text, context,
+              hold="cast_before_start: referee decides", hold_over=True)
+    ]  # fmt: skip
+
+
+__all__ = ["Duellists", "OpeningFlow", "adopt", "early_casts"]

@@ -1,0 +1,42 @@
+"""What happens to a duel when one of its declarations is published (the poster's hook).
+
+:mod:`forumbot.publish.poster` publishes declarations exactly once and knows nothing of duels:
+it calls an injected ``on_published(storage, row, now)`` inside the transaction that marks the
+row published. :func:`apply_published` is that hook: the duel's flow
+(:func:`forumbot.duels.flows.flow_for`) advances the duel (the opening starts it, a turn's
+outcome becomes its state, the final one finishes it) and, when the flow says so, the next
+deadline is created (:func:`forumbot.duels.deadlines.create_deadline`) in the same transaction.
+``bootstrap`` wires it into :class:`forumbot.app.Bot`; :func:`publish_due` is the poster's pass
+with it (for the CLI, the replay and tests).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from forumbot.duels.deadlines import create_deadline
+from forumbot.duels.flows import flow_for
+from forumbot.forums.base import ForumClient
+from forumbot.publish import poster
+from forumbot.storage import Storage
+from forumbot.storage.records import Duel
+
+
+def apply_published(storage: Storage, row: dict[str, Any], now: datetime) -> None:
+    """Advance the duel of the published declaration ``row`` (see module doc)."""
+    duel = Duel.from_row(storage.duel(row["duel_id"]))
+    flow = flow_for(storage, duel)
+    if flow.on_published(storage, duel, row, now):
+        create_deadline(storage, row, now, flow)
+
+
+def publish_due(
+    storage: Storage, client: ForumClient, now: Callable[[], datetime], *, manual: bool = False
+) -> list[int]:
+    """Publish every due declaration, advancing their duels; returns the post ids."""
+    return poster.publish_due(storage, client, now, manual=manual, on_published=apply_published)
+
+
+__all__ = ["apply_published", "publish_due"]
