@@ -22,8 +22,7 @@ from typing import Any
 
 import httpx
 
-from forumbot.club.duo_rewards import after_poll as duo_after_poll
-from forumbot.club.registrations import after_poll as registrations_after_poll
+from forumbot.club.jobs import Club, build_club
 from forumbot.config import Config
 from forumbot.duels.publication import apply_published
 from forumbot.duels.referee import PollReport, Referee
@@ -76,9 +75,17 @@ def make_client(
 AfterPoll = tuple[str, Callable[[Any], object]]
 """A job run after every poll: ``(label for the logs, job(bot))``."""
 
+def _registrations(bot: Bot) -> object:
+    return bot.wired_club().registrations()
+
+
+def _two_against_two(bot: Bot) -> object:
+    return bot.wired_club().two_against_two()
+
+
 AFTER_POLL: tuple[AfterPoll, ...] = (
-    ("registrations", registrations_after_poll),  # sign-ups, owls, rewards (issue 4)
-    ("2v2", duo_after_poll),  # two against two (issue 5): PM inbox, zone owls, rewards
+    ("registrations", _registrations),  # sign-ups, owls, rewards (issue 4)
+    ("2v2", _two_against_two),  # two against two (issue 5): PM inbox, zone owls, rewards
 )
 """The club's jobs after each poll, in order."""
 
@@ -99,6 +106,14 @@ class Bot:
     now: Callable[[], datetime]
     after_poll: tuple[AfterPoll, ...] = AFTER_POLL
     on_published: OnPublished = apply_published
+    club: Club | None = None
+
+    def wired_club(self) -> Club:
+        """The board's club (:func:`forumbot.club.jobs.build_club`), wired once: by
+        :func:`bootstrap`, or at the first call for a bot built by hand."""
+        if self.club is None:
+            self.club = build_club(self.config, self.storage, self.client, self.referee, self.now)
+        return self.club
 
     def poll(self) -> list[PollReport]:
         """Poll every watched forum once (the scheduler's poll job)."""
@@ -202,7 +217,7 @@ def bootstrap(
         bot_username=config.username,
         dice_name=config.dice_name,
     )
-    return Bot(
+    bot = Bot(
         config=config,
         storage=store,
         client=client,
@@ -211,3 +226,5 @@ def bootstrap(
         after_poll=AFTER_POLL,
         on_published=apply_published,
     )
+    bot.wired_club()  # the desk's on_finished hook is on the referee from the start
+    return bot

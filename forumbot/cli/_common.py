@@ -34,13 +34,15 @@ class CliError(click.ClickException):
 
 
 def load(config_path: str, *, validate: bool = False) -> Config:
-    """The parsed configuration; with ``validate``, also :func:`forumbot.config.validate_config`
-    (ruleset, timezone, URL: what ``check`` and ``run`` need before they touch the board).
+    """The parsed configuration; with ``validate``, also
+    :func:`forumbot.ops.validate.validate_config` (ruleset, timezone, URL: what ``check`` and
+    ``run`` need before they touch the board).
 
     Raises:
         ConfigError: reported by :func:`cli_error` (exit ``CONFIG_ERROR``).
     """
-    from forumbot.config import load_config, validate_config
+    from forumbot.config import load_config
+    from forumbot.ops.validate import validate_config
 
     config = load_config(config_path)
     ctx = click.get_current_context(silent=True)

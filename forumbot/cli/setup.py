@@ -1,7 +1,7 @@
 """``init``, ``run`` and ``check``: write a configuration, referee unattended, dry run.
 
 ``run`` and ``check`` validate the configuration as ``doctor`` does
-(:func:`forumbot.config.validate_config`) before they contact the board; their start-up
+(:func:`forumbot.ops.validate.validate_config`) before they contact the board; their start-up
 failures (refused login, CAPTCHA, board unreachable) end in one line and the exit code of
 :mod:`forumbot.exit_codes`.
 """

@@ -24,7 +24,7 @@ cycle:
   :func:`forumbot.duels.duo.open_duo_duel` with the environment (setting ``environment`` of the
   ``[[registration]]`` table, ``""`` = the shipped environments in turn) and the dice secret
   fixed beforehand (its commitment is in the topic's first post). A finished duel frees the
-  slot; its rewards are :func:`forumbot.duels.duo.after_poll`'s.
+  slot; its rewards are :mod:`forumbot.club.duo_settling`'s.
 - **One duel per player across 1v1 and 2v2 [D]** (RULES.md: "a player (the person, across all
   their characters) is in one duel at a time"; the reading is in
   :mod:`forumbot.club.engagements`): a 2v2 sign-up whose poster or named teammate is in a 1v1 not

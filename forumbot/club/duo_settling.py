@@ -8,9 +8,8 @@ is recorded once: ``duel_rewards`` and ``rewards`` have unique indexes, a leader
 only when its reward row was inserted now, ``duo_duels.settled_at`` marks a settled duel and the
 owls are keyed by duel and duellist. Settling twice changes nothing.
 
-The same steps as :func:`forumbot.duels.duo.after_poll`'s first half (``record_in_duel_rewards``
-and ``settle`` there), here in the club so that the duels need not import the leaderboard:
-:func:`settle_duo_duels` is run after each poll by :func:`forumbot.club.jobs.Club.after_poll`.
+The club settles, so the duels room never imports the leaderboard: :func:`settle_duo_duels`
+runs after each poll (:meth:`forumbot.club.jobs.Club.two_against_two`).
 """
 
 from __future__ import annotations

@@ -408,15 +408,6 @@ def run_desk(desk: RegistrationDesk) -> DeskReport:
     return report
 
 
-def after_poll(bot: Any) -> DeskReport | None:
-    """Run the registration desk once after ``bot.poll()`` (None when the configuration has
-    no registration thread and no leaderboard topic: :func:`desk_wanted`). Builds the desk
-    for this call (:func:`desk_for`); a bot that keeps one desk calls :func:`run_desk`."""
-    if not desk_wanted(bot.config):
-        return None
-    return run_desk(desk_for(bot))
-
-
 __all__ = [
     "KIND_HANDLERS",
     "KIND_LABELS",
@@ -424,7 +415,6 @@ __all__ = [
     "Profile",
     "ProfileError",
     "RegistrationDesk",
-    "after_poll",
     "board_engagements",
     "build_desk",
     "desk_for",

@@ -13,7 +13,8 @@ state is the one of the latest published 2v2 declaration.
 
 The duel's records and side effects (data files, queries, the opening, owls, zone reveals,
 referee tasks) are in :mod:`forumbot.duels.duo_board` and importable from here; the end-of-duel
-rewards are the club's (:mod:`forumbot.club.duo_rewards`).
+rewards are the club's (:mod:`forumbot.club.duo_settling`, run by
+:meth:`forumbot.club.jobs.Club.two_against_two`).
 """
 
 from __future__ import annotations

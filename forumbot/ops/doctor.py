@@ -17,9 +17,10 @@ from typing import Literal
 import httpx
 import sqlite_utils
 
-from forumbot.config import Config, ConfigError, config_problems, load_config
+from forumbot.config import Config, ConfigError, load_config
 from forumbot.errors import CaptchaRequired, ForumError, LoginFailed
 from forumbot.ops.backup import _ro_connect, integrity_errors
+from forumbot.ops.validate import config_problems
 from forumbot.storage import MIGRATIONS
 
 log = logging.getLogger("forumbot.ops.doctor")

@@ -92,7 +92,7 @@ def make_bot(board: SandboxBoard, clock: Clock, config: Config) -> Bot:
 
 
 def cycle(bot: Bot) -> None:
-    bot.poll()  # ends with the registration desk's cycle (registrations.after_poll)
+    bot.poll()  # ends with the registration desk's cycle (Club.registrations)
     bot.publish()
 
 

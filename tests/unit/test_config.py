@@ -16,12 +16,11 @@ from forumbot.config import (
     Config,
     ConfigError,
     Registration,
-    config_problems,
     load_config,
     parse_config,
     settings,
-    validate_config,
 )
+from forumbot.ops.validate import config_problems, validate_config
 
 BASE = '[board]\nurl = "https://board.test/forum"\n[bot]\nusername = "Hibou"\n'
 

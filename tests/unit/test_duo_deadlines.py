@@ -9,7 +9,8 @@ import json
 import random
 from datetime import UTC, datetime, timedelta
 
-from forumbot.club.duo_rewards import settle
+from forumbot.club.context import DeskContext
+from forumbot.club.duo_settling import settle_duo
 from forumbot.duels.deadlines import duel_kind, sweep
 from forumbot.duels.duo import make_draw, open_duo_duel
 from forumbot.duels.publication import publish_due
@@ -124,6 +125,7 @@ def test_no_post_after_the_last_relaunch_closes_the_2v2_without_rewards() -> Non
     publish_due(storage, forum, clock)
     duel = storage.duel(duel_id)
     assert duel["status"] == "finished"
-    assert settle(storage, ref.board_id, duel, clock(), ref) == 0  # no winner, no rewards
+    ctx = DeskContext(storage, forum, ref, clock, "Hibou")
+    assert settle_duo(ctx, duel) == 0  # no winner, no rewards
     owl = next(o for o in storage.db["owls"].rows if o["kind"] == "result")
     assert "sans vainqueur ni perdant" in owl["text"]

@@ -1,0 +1,58 @@
+"""The example file ``forumbot init`` writes, rendered from the schema (one comment per setting)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from forumbot.config.schema import LIST_SECTIONS, ConfigFile, section_model
+
+# ---------------------------------------------------------------------------------------
+# The example file, written from the schema
+# ---------------------------------------------------------------------------------------
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    if isinstance(value, str):
+        escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+        return f'"{escaped}"'
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"no TOML form for {value!r}")
+
+
+def _comment(text: str, prefix: str = "# ") -> list[str]:
+    return textwrap.wrap(
+        text, width=92, initial_indent=prefix, subsequent_indent=prefix, break_on_hyphens=False
+    )
+
+
+def _render_example() -> str:
+    lines = ["# forumbot configuration. Every setting has a comment; units are in the names."]
+    for section, section_info in ConfigFile.model_fields.items():
+        model = section_model(section)
+        is_list = section in LIST_SECTIONS
+        extra = section_info.json_schema_extra
+        commented = isinstance(extra, dict) and bool(extra.get("commented"))
+        lines.append("")
+        if section_info.description:
+            lines.extend(_comment(section_info.description))
+        header = f"[[{section}]]" if is_list else f"[{section}]"
+        lead = "# " if commented else ""
+        lines.append(lead + header)
+        for key, info in model.model_fields.items():
+            meta = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+            example = meta.get("example")
+            value = example if example is not None else info.default
+            lines.extend(_comment(info.description or "", prefix=lead + "# "))
+            lines.append(f"{lead}{key} = {_toml_value(value)}")
+    return "\n".join(lines) + "\n"
+
+
+EXAMPLE_CONFIG = _render_example()
+"""What ``forumbot init`` writes: every setting of the schema with its help as a comment
+(written from the declarations above, so it cannot miss one)."""

@@ -1,0 +1,145 @@
+"""The flat, frozen configuration the code reads (:class:`Config`), its defaults from the schema."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from forumbot.config.errors import ConfigError, ReviewDelay
+from forumbot.config.schema import MAX_CONCURRENT_BY_KIND, default_of
+
+# ---------------------------------------------------------------------------------------
+# The flat configuration the code reads
+# ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WatchedForum:
+    """A forum whose topics are duel topics."""
+
+    forum_id: int
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A registration thread (``[[registration]]``; meanings in :class:`RegistrationSettings`).
+
+    Attributes:
+        topic_id: the thread; thread_forum_id: the forum holding it (0 = read the thread).
+        forum_id: where the duel topics are opened; kind: ``"1v1"`` or ``"2v2"``.
+        ruleset: the duels' ruleset; max_concurrent: duels of this kind at once.
+        environment: 2v2 only: the environment of the duels opened (a file of
+            ``rules/data/environments/``, without ``.toml``); ``""`` = rotate through them.
+    """
+
+    topic_id: int
+    forum_id: int
+    thread_forum_id: int = default_of("registration", "thread_forum_id")
+    kind: str = default_of("registration", "kind")
+    ruleset: str = default_of("registration", "ruleset")
+    max_concurrent: int = MAX_CONCURRENT_BY_KIND["1v1"]
+    environment: str = default_of("registration", "environment")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Parsed configuration, flat: each attribute is one setting of the schema (see
+    :data:`FLAT_SETTINGS` for which) and takes its default from there."""
+
+    board_url: str
+    platform: str
+    username: str
+    password_env: str = default_of("bot", "password_env")
+    password_file: str = default_of("bot", "password_file")
+    timezone: str = default_of("board", "timezone")
+    ruleset: str = default_of("club", "ruleset")
+    review_delay_s: ReviewDelay = default_of("club", "review_delay_s")
+    referee_name: str = default_of("club", "referee_name")
+    language: str = default_of("club", "language")
+    poll_interval_s: float = default_of("poll", "poll_interval_s")
+    publish_interval_s: float = default_of("poll", "publish_interval_s")
+    flood_interval_s: float = default_of("poll", "flood_interval_s")
+    database: str = default_of("storage", "database")
+    watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
+    game_master: tuple[str, ...] = default_of("board", "game_master")
+    dice_name: str = default_of("board", "dice_name")
+    backup_keep: int = default_of("storage", "backup_keep")
+    backup_hour_utc: int = default_of("storage", "backup_hour_utc")
+    health_port: int = default_of("ops", "health_port")
+    log_format: str = default_of("ops", "log_format")
+    registrations: tuple[Registration, ...] = field(default_factory=tuple)
+    leaderboard_topic_id: int = default_of("leaderboard", "topic_id")
+    web_https_only: bool = default_of("web", "https_only")
+    web_trusted_proxies: tuple[str, ...] = default_of("web", "trusted_proxies")
+
+    def password(self, environ: dict[str, str] | None = None) -> str:
+        """The bot account's password from the environment or the password file.
+
+        Raises:
+            ConfigError: when neither gives one, or the file may be written by others.
+        """
+        env = os.environ if environ is None else environ
+        if self.password_file:
+            path = Path(self.password_file)
+            refuse_writable_by_others(path, "bot.password_file")
+            try:
+                return path.read_text(encoding="utf-8").strip()
+            except OSError as exc:
+                raise ConfigError(f"cannot read bot.password_file {path}: {exc}") from exc
+        value = env.get(self.password_env, "")
+        if not value:
+            raise ConfigError(
+                f"no password: set the environment variable {self.password_env} "
+                "(bot.password_env) or bot.password_file"
+            )
+        return value
+
+
+FLAT_SETTINGS: dict[str, str] = {
+    "board_url": "board.url",
+    "platform": "board.platform",
+    "timezone": "board.timezone",
+    "game_master": "board.game_master",
+    "dice_name": "board.dice_name",
+    "username": "bot.username",
+    "password_env": "bot.password_env",
+    "password_file": "bot.password_file",
+    "ruleset": "club.ruleset",
+    "review_delay_s": "club.review_delay_s",
+    "referee_name": "club.referee_name",
+    "language": "club.language",
+    "poll_interval_s": "poll.poll_interval_s",
+    "publish_interval_s": "poll.publish_interval_s",
+    "flood_interval_s": "poll.flood_interval_s",
+    "database": "storage.database",
+    "backup_keep": "storage.backup_keep",
+    "backup_hour_utc": "storage.backup_hour_utc",
+    "health_port": "ops.health_port",
+    "log_format": "ops.log_format",
+    "leaderboard_topic_id": "leaderboard.topic_id",
+    "web_https_only": "web.https_only",
+    "web_trusted_proxies": "web.trusted_proxies",
+}
+"""Which setting each scalar :class:`Config` attribute holds (``watch`` and
+``registrations`` hold the ``[[watch]]`` and ``[[registration]]`` tables)."""
+
+
+def refuse_writable_by_others(path: Path, what: str) -> None:
+    """Refuse a file that users other than its owner and group may write (``o+w``):
+    whoever can edit the configuration can point ``board.url`` at their own server and
+    collect the bot's password.
+
+    Raises:
+        ConfigError: one line naming the file, its mode and the ``chmod`` that fixes it.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return  # the read that follows reports the missing file
+    if mode & stat.S_IWOTH:
+        raise ConfigError(
+            f"refusing {what} {path}: writable by other users (mode {stat.S_IMODE(mode):04o});"
+            f" run: chmod o-w {path}"
+        )
