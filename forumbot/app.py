@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 
@@ -32,13 +33,23 @@ def utc_now() -> datetime:
 
 
 def make_client(
-    config: Config, password: str, transport: httpx.BaseTransport | None = None
+    config: Config,
+    password: str,
+    transport: httpx.BaseTransport | None = None,
+    *,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> ForumClient:
     """The forum client for ``config.platform``.
+
+    ``sleep`` (seconds) and ``clock`` (seconds) replace the client's real waits and time, for
+    tests on a fake clock; None keeps ``time.sleep`` / ``time.monotonic``.
 
     Raises:
         ValueError: for an unknown platform.
     """
+    timing: dict[str, Any] = {"sleep": sleep, "clock": clock}
+    timing = {key: value for key, value in timing.items() if value is not None}
     if config.platform == "phpbb3":
         from forumbot.forums.phpbb import PhpbbClient
 
@@ -48,6 +59,7 @@ def make_client(
             password,
             transport=transport,
             flood_interval_s=config.flood_interval_s,
+            **timing,
         )
     if config.platform == "forumactif":
         from forumbot.forums.forumactif import ForumactifClient
@@ -60,6 +72,7 @@ def make_client(
             flood_interval_s=config.flood_interval_s,
             timezone=config.timezone,
             gm_names=config.game_master,
+            **timing,
         )
     raise ValueError(f"unknown platform {config.platform!r}")
 
@@ -162,10 +175,14 @@ def bootstrap(
     storage: Storage | None = None,
     now: Callable[[], datetime] = utc_now,
     rng: random.Random | None = None,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Bot:
-    """Wire a :class:`Bot` from ``config``; real adapters unless fakes are given."""
+    """Wire a :class:`Bot` from ``config``; real adapters unless fakes are given (``sleep`` and
+    ``clock``: the forum client's waits and time, see :func:`make_client`)."""
     store = storage if storage is not None else open_storage(config.database)
-    client = make_client(config, password if password is not None else config.password(), transport)
+    secret = password if password is not None else config.password()
+    client = make_client(config, secret, transport, sleep=sleep, clock=clock)
     referee = Referee(
         store,
         client,
