@@ -51,7 +51,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from forumbot.sandbox import forumactif_pages as fp
-from forumbot.sandbox.board import Request, Response
+from forumbot.sandbox.board_model import Request, Response
 
 GUEST_ID = -1
 
