@@ -18,6 +18,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -39,14 +40,37 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def cookie_file_for(database: str) -> Path | None:
+    """The bot's cookie jar beside ``database`` (``bot.db`` -> ``bot.cookies.json``, mode 0600);
+    None for an in-memory database."""
+    if database == ":memory:":
+        return None
+    path = Path(database)
+    return path.with_name(path.stem + ".cookies.json")
+
+
 def make_client(
-    config: Config, password: str, transport: httpx.BaseTransport | None = None
+    config: Config,
+    password: str,
+    transport: httpx.BaseTransport | None = None,
+    *,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> ForumClient:
     """The forum client for ``config.platform``.
+
+    ``sleep`` (seconds) and ``clock`` (seconds) replace the client's real waits and time, for
+    tests on a fake clock; None keeps ``time.sleep`` / ``time.monotonic``.
 
     Raises:
         ValueError: for an unknown platform.
     """
+    timing: dict[str, Any] = {"sleep": sleep, "clock": clock}
+    timing = {key: value for key, value in timing.items() if value is not None}
+    # Issue 12: the cookie jar (remember-me key) survives restarts, 0600 beside the database;
+    # a Retry-After longer than one poll pauses the board instead of sleeping in the job.
+    timing["cookie_file"] = cookie_file_for(config.database)
+    timing["max_inline_wait_s"] = float(config.poll_interval_s)
     if config.platform == "phpbb3":
         from forumbot.forums.phpbb import PhpbbClient
 
@@ -56,6 +80,7 @@ def make_client(
             password,
             transport=transport,
             flood_interval_s=config.flood_interval_s,
+            **timing,
         )
     if config.platform == "forumactif":
         from forumbot.forums.forumactif import ForumactifClient
@@ -68,6 +93,7 @@ def make_client(
             flood_interval_s=config.flood_interval_s,
             timezone=config.timezone,
             gm_names=config.game_master,
+            **timing,
         )
     raise ValueError(f"unknown platform {config.platform!r}")
 
@@ -199,10 +225,14 @@ def bootstrap(
     storage: Storage | None = None,
     now: Callable[[], datetime] = utc_now,
     rng: random.Random | None = None,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Bot:
-    """Wire a :class:`Bot` from ``config``; real adapters unless fakes are given."""
+    """Wire a :class:`Bot` from ``config``; real adapters unless fakes are given (``sleep`` and
+    ``clock``: the forum client's waits and time, see :func:`make_client`)."""
     store = storage if storage is not None else open_storage(config.database)
-    client = make_client(config, password if password is not None else config.password(), transport)
+    secret = password if password is not None else config.password()
+    client = make_client(config, secret, transport, sleep=sleep, clock=clock)
     referee = Referee(
         store,
         client,

@@ -82,10 +82,13 @@ def demo_bot(
     database: str,
     seed: int,
     dice_name: str = "Duel",
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Bot:
     """The bot of a demo: account :data:`BOT` on the sandbox at ``base_url``, duel topics in
     forum :data:`DUEL_FORUM`, review delay 0, flood interval 1 s, database ``database``
-    (SQLite file), random numbers seeded with ``seed + 1``."""
+    (SQLite file), random numbers seeded with ``seed + 1``; ``sleep`` / ``clock``: the forum
+    client's waits and time (tests: the board's fake clock), default the real ones."""
     config = Config(
         board_url=base_url,
         platform=platform,
@@ -102,6 +105,8 @@ def demo_bot(
         password=BOT_PASSWORD,
         rng=random.Random(seed + 1),
         storage=open_storage(config.database),
+        sleep=sleep,
+        clock=clock,
     )
 
 
@@ -112,11 +117,14 @@ def run_demo(
     max_turns: int = 40,
     database: str | None = None,
     board: Any = None,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> DemoResult:
     """Run the demo to a winner; returns what happened. Takes well under 2 minutes.
 
     ``board``: an already started board made by :func:`make_demo_board` (left running, for
     tests that inspect it afterwards); by default the demo starts and stops its own.
+    ``sleep`` / ``clock``: the bot's forum client's waits and time (see :func:`demo_bot`).
     """
     rng = random.Random(seed)
     own_board = board is None
@@ -127,7 +135,8 @@ def run_demo(
         base_url = board.base_url
     workdir = Path(tempfile.mkdtemp(prefix="forumbot-demo-"))
     try:
-        bot = demo_bot(base_url, platform, "classic", database or str(workdir / "demo.db"), seed)
+        db = database or str(workdir / "demo.db")
+        bot = demo_bot(base_url, platform, "classic", db, seed, sleep=sleep, clock=clock)
         (a, ya), (b, yb) = DUELLISTS
         topic_id = board.create_topic(
             DUEL_FORUM,

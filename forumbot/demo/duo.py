@@ -378,6 +378,8 @@ def run_duo_demo(
     database: str | None = None,
     board: Any = None,
     time_limit_s: float = 240.0,
+    sleep: Callable[[float], None] | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> DuoDemoResult:
     """Run a scripted 2v2 duel to the end on the sandbox; returns what happened.
 
@@ -391,6 +393,9 @@ def run_duo_demo(
         board: a started board from :func:`make_duo_board`, left running (tests inspect it);
             by default the demo starts and stops its own.
         time_limit_s: safety cap in seconds.
+        sleep, clock: a fake clock (epoch seconds) and its sleep for the demo's own board and
+            the bot's forum client (tests); by default the board runs :data:`SANDBOX_SPEED`
+            times faster than the wall clock and the bot waits really.
 
     Raises:
         RuntimeError: no winner after ``max_turns`` turns or ``time_limit_s``, or a draft the
@@ -401,7 +406,8 @@ def run_duo_demo(
     secret = rng.randbytes(32)
     own_board = board is None
     if own_board:
-        board = make_duo_board(platform, seed=seed, clock=sandbox_clock(SANDBOX_SPEED))
+        board_clock = clock if clock is not None else sandbox_clock(SANDBOX_SPEED)
+        board = make_duo_board(platform, seed=seed, clock=board_clock)
         base_url = board.start()
     else:
         base_url = board.base_url
@@ -409,8 +415,10 @@ def run_duo_demo(
     bot: Bot | None = None
     try:
         db = database or str(workdir / "demo.db")
-        bot = demo_bot(base_url, platform, "fatigue", db, seed, dice_name="Pari")
-        if own_board and hasattr(bot.client, "min_form_age_s"):
+        bot = demo_bot(
+            base_url, platform, "fatigue", db, seed, dice_name="Pari", sleep=sleep, clock=clock
+        )
+        if own_board and clock is None and hasattr(bot.client, "min_form_age_s"):
             # phpBB's form age (``check_form_key``: 1 s) on the sandbox's faster clock
             bot.client.min_form_age_s /= SANDBOX_SPEED
         topic_id = board.create_topic(

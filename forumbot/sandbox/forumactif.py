@@ -34,156 +34,90 @@ Same public API as :class:`forumbot.sandbox.SandboxBoard` (``start``/``stop``/``
 The French error wordings of Forumactif are not documented (REPORT.md section 9): the ones here
 are assumptions, matched by the client's configurable patterns. Times come from the injectable
 ``clock`` (epoch seconds); state lives in memory only.
+
+The records and wordings live in :mod:`forumbot.sandbox.forumactif_model` (re-exported here),
+the request handlers in three mixins: :mod:`~forumbot.sandbox.forumactif_views` (reading pages,
+login), :mod:`~forumbot.sandbox.forumactif_posting` (reply, new topic, edit, dice) and
+:mod:`~forumbot.sandbox.forumactif_pm` (private messages).
 """
 
 from __future__ import annotations
 
-import math
 import random
-import re
 import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
-from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from forumbot.sandbox import forumactif_pages as fp
-from forumbot.sandbox.board import Request, Response
-
-GUEST_ID = -1
-
-LOGIN_ERROR = "Vous avez saisi un nom d'utilisateur ou un mot de passe incorrect."
-POSTED = "Votre message a été enregistré avec succès."
-PM_SENT = "Votre message a été envoyé."
-NEW_POST = (
-    "Un nouveau message a été posté dans ce sujet pendant que vous rédigiez le vôtre. "
-    "Relisez la revue du sujet avant d'envoyer."
+from forumbot.sandbox.board_model import Request, Response
+from forumbot.sandbox.forumactif_model import (
+    _FORUM_PATH_RE,
+    _TOPIC_PATH_RE,
+    BAD_AUTH,
+    DEFAULT_FORUMS,
+    EDIT_DENIED,
+    EMPTY_MESSAGE,
+    EMPTY_SUBJECT,
+    FLOOD,
+    GUEST_ID,
+    LOGIN_ERROR,
+    NEW_POST,
+    NO_FORUM,
+    NO_POST,
+    NO_TOPIC,
+    NOT_LOGGED,
+    PM_NO_USER,
+    PM_NOT_ALLOWED,
+    PM_SENT,
+    POSTED,
+    Dice,
+    DiceRequest,
+    FaForum,
+    FaPm,
+    FaPost,
+    FaTopic,
+    FaUser,
+    _dice_requests,
+    _Session,
 )
-FLOOD = (
-    "Flood control : vous ne pouvez pas poster un autre message si rapidement après le précédent."
-)
-NO_TOPIC = "Le sujet demandé n'existe pas."
-NO_POST = "Le message demandé n'existe pas."
-NO_FORUM = "Le forum demandé n'existe pas."
-EMPTY_MESSAGE = "Vous devez entrer un message avant de poster."
-EMPTY_SUBJECT = "Vous devez spécifier un sujet avant de poster un nouveau sujet."
-BAD_AUTH = "Le formulaire a expiré ou n'est pas valide. Merci de recommencer."
-PM_NO_USER = "L'utilisateur demandé n'existe pas."
-PM_NOT_ALLOWED = "Vous n'êtes pas autorisé à envoyer des messages privés."
-NOT_LOGGED = "Vous devez être connecté pour accéder à cette page."
-#: phpBB2's French ``Edit_own_posts``; Forumactif's own wording is not documented (ASSUMED).
-EDIT_DENIED = "Désolé, mais vous ne pouvez éditer que vos propres messages."
+from forumbot.sandbox.forumactif_pm import FaPrivateMessages
+from forumbot.sandbox.forumactif_posting import FaPosting
+from forumbot.sandbox.forumactif_views import FaViews
 
-_TOPIC_PATH_RE = re.compile(r"^/t(\d+)(?:p(\d+))?(?:-.*)?$")
-_FORUM_PATH_RE = re.compile(r"^/f(\d+)(?:p(\d+))?(?:-.*)?$")
-
-
-@dataclass
-class FaUser:
-    """A board account. ``last_post_time`` (epoch s) feeds the flood check (posts and PMs);
-    ``level`` is ``_userdata["user_level"]`` (1 = admin)."""
-
-    user_id: int
-    name: str
-    password: str
-    ignore_flood: bool = False
-    can_pm: bool = True
-    level: int = 0
-    last_post_time: float = -1e12
-
-
-@dataclass
-class FaForum:
-    """A forum."""
-
-    forum_id: int
-    name: str
+__all__ = [
+    "BAD_AUTH",
+    "DEFAULT_FORUMS",
+    "Dice",
+    "DiceRequest",
+    "EDIT_DENIED",
+    "EMPTY_MESSAGE",
+    "EMPTY_SUBJECT",
+    "FLOOD",
+    "FaForum",
+    "FaPm",
+    "FaPost",
+    "FaTopic",
+    "FaUser",
+    "ForumactifSandbox",
+    "GUEST_ID",
+    "LOGIN_ERROR",
+    "NEW_POST",
+    "NOT_LOGGED",
+    "NO_FORUM",
+    "NO_POST",
+    "NO_TOPIC",
+    "PM_NOT_ALLOWED",
+    "PM_NO_USER",
+    "PM_SENT",
+    "POSTED",
+]
 
 
-@dataclass
-class FaTopic:
-    """A topic (its first post is the opening post)."""
-
-    topic_id: int
-    forum_id: int
-    title: str
-    poster_id: int
-    time: float
-
-
-@dataclass
-class FaPost:
-    """A post as stored: BBCode source in ``text``; for a Game Master dice post, ``dice``
-    holds ``(dice name, values)`` per die type and ``dice_for`` the id of the rolling post."""
-
-    post_id: int
-    topic_id: int
-    poster_id: int
-    subject: str
-    text: str
-    time: float
-    edit_count: int = 0
-    edit_user_id: int | None = None
-    edit_time: float | None = None
-    dice: tuple[tuple[str, tuple[int, ...]], ...] = ()
-    dice_for: int | None = None
-
-
-@dataclass
-class FaPm:
-    """A private message; ``unread_by`` lists recipients who have not opened it yet."""
-
-    msg_id: int
-    author_id: int
-    to_ids: list[int]
-    subject: str
-    text: str
-    time: float
-    unread_by: list[int] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Dice:
-    """A dice the admins defined (ACP Roleplay > Dice): id, name, faces 1..``faces``."""
-
-    dice_id: int
-    name: str
-    faces: int
-
-
-@dataclass
-class _Session:
-    sid: str
-    user_id: int
-    tid: str
-    auth: tuple[str, str]
-    key: str
-    last_seen: float
-
-
-DEFAULT_FORUMS = (
-    FaForum(2, "Club de duel"),
-    FaForum(3, "Duels en cours"),
-    FaForum(4, "Inscriptions"),
-)
-
-DiceRequest = tuple[str, int]
-
-
-def _dice_requests(dice: DiceRequest | Sequence[DiceRequest] | None) -> list[DiceRequest]:
-    """``("Duel", 2)`` or ``[("Duel", 2), ...]`` -> a list of requests."""
-    if not dice:
-        return []
-    items: list[Any] = list(dice)
-    if isinstance(items[0], str):
-        return [(str(items[0]), int(items[1]))]
-    return [(str(n), int(c)) for n, c in items]
-
-
-class ForumactifSandbox:
+class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages):
     """A Forumactif test double served over HTTP on 127.0.0.1.
 
     Args:
@@ -269,7 +203,10 @@ class ForumactifSandbox:
         real_port = self._server.server_address[1]
         self.base_url = f"http://{host}:{real_port}"
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="sandbox-forumactif", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},  # stop() returns within 50 ms, not 0.5 s
+            name="sandbox-forumactif",
+            daemon=True,
         )
         self._thread.start()
         return self.base_url
@@ -571,446 +508,3 @@ class ForumactifSandbox:
     @staticmethod
     def _redirect(target: str, extra: Sequence[tuple[str, str]] = ()) -> Response:
         return Response(302, "", [("Location", target), *extra])
-
-    # ------------------------------------------------------------------ pages
-
-    def _index(self, session: _Session | None) -> Response:
-        rows = [
-            (f.forum_id, f.name, sum(1 for t in self._topics.values() if t.forum_id == f.forum_id))
-            for f in sorted(self._forums.values(), key=lambda f: f.forum_id)
-        ]
-        return self._page(session, "Accueil", fp.index_body(rows))
-
-    def _topic_url(self, topic: FaTopic, start: int = 0) -> str:
-        part = f"p{start}" if start else ""
-        return f"/t{topic.topic_id}{part}-{fp.slug(topic.title)}"
-
-    def _start_of(self, topic: FaTopic, post_id: int) -> int:
-        ids = [p.post_id for p in self._topic_posts(topic.topic_id)]
-        index = ids.index(post_id)
-        return index // self.posts_per_page * self.posts_per_page
-
-    def _viewforum(self, session: _Session | None, forum_id: int, start: int) -> Response:
-        forum = self._forums.get(forum_id)
-        if forum is None:
-            return self._message(session, "Informations", fp.esc(NO_FORUM), status=404)
-        rows: list[fp.TopicRow] = []
-        for topic in self._topics.values():
-            posts = self._topic_posts(topic.topic_id)
-            if topic.forum_id != forum_id or not posts:
-                continue
-            last = posts[-1]
-            rows.append(
-                fp.TopicRow(
-                    topic_id=topic.topic_id,
-                    title=topic.title,
-                    author_id=topic.poster_id,
-                    author=self._name(topic.poster_id),
-                    replies=len(posts) - 1,
-                    last_post_id=last.post_id,
-                    last_post_url=self._topic_url(topic, self._start_of(topic, last.post_id))
-                    + f"#{last.post_id}",
-                    last_author_id=last.poster_id,
-                    last_author=self._name(last.poster_id),
-                    last_time=fp.format_date(last.time, self.zone),
-                )
-            )
-        rows.sort(key=lambda r: r.last_post_id, reverse=True)
-        shown = rows[start : start + self.topics_per_page]
-        return self._page(session, forum.name, fp.forum_body(forum.name, shown, self.version))
-
-    def _permalink(self, req: Request, session: _Session | None) -> Response:
-        post_id = req.query.get("p", "")
-        post = self._posts.get(int(post_id)) if post_id.isdigit() else None
-        if post is None:
-            return self._message(session, "Informations", fp.esc(NO_POST), status=404)
-        topic = self._topics[post.topic_id]
-        start = self._start_of(topic, post.post_id)
-        return self._redirect(f"{self._topic_url(topic, start)}#{post.post_id}")
-
-    def _viewtopic(
-        self, req: Request, session: _Session | None, topic_id: int, start: int
-    ) -> Response:
-        topic = self._topics.get(topic_id)
-        posts = self._topic_posts(topic_id) if topic is not None else []
-        if topic is None or not posts:
-            return self._message(session, "Informations", fp.esc(NO_TOPIC), status=404)
-        ppp = self.posts_per_page
-        if req.query.get("view") == "newest":
-            newest = posts[-1].post_id
-            return self._redirect(
-                f"{self._topic_url(topic, self._start_of(topic, newest))}#{newest}"
-            )
-        pages = max(1, math.ceil(len(posts) / ppp))
-        start = min(start - start % ppp, (pages - 1) * ppp)
-        page = start // ppp + 1
-        shown = posts[start : start + ppp]
-        views = [self._post_view(p) for p in shown]
-        page_url = self._topic_url(topic, start)
-        base = f"http://{req.host}"
-        posts_html = "".join(
-            fp.post_html(v, i, page_url, self.version, self.zone) for i, v in enumerate(views)
-        )
-        quick = ""
-        if session is not None:
-            quick = fp.quick_reply(
-                [
-                    ("attach_sig", "1"),
-                    ("mode", "reply"),
-                    ("tid", session.tid),
-                    ("t", str(topic_id)),
-                    ("lt", str(posts[-1].post_id)),
-                    ("notify", "0"),
-                    ("auth[]", session.auth[0]),
-                    ("auth[]", session.auth[1]),
-                ]
-            )
-        forum = self._forums[topic.forum_id]
-        ld = fp.jsonld(
-            base=base,
-            forum_id=forum.forum_id,
-            forum_name=forum.name,
-            topic_url=base + self._topic_url(topic),
-            page_url=base + page_url,
-            title=topic.title,
-            pages=pages,
-            first=self._post_view(posts[0]),
-            on_page=views,
-            first_on_page=page == 1,
-            zone=self.zone,
-            texts={p.post_id: self._plain(p) for p in [posts[0], *shown]},
-        )
-        body = fp.topic_body(
-            title=topic.title,
-            topic_url=self._topic_url(topic),
-            posts_html=posts_html,
-            pagination_html=fp.pagination(topic_id, fp.slug(topic.title), page, pages, ppp),
-            quick_reply_html=quick,
-            version=self.version,
-        )
-        return self._page(session, topic.title, body, head_extra=ld, canonical=base + page_url)
-
-    # ------------------------------------------------------------------ login
-
-    def _login(self, req: Request, session: _Session | None) -> Response:
-        if req.query.get("logout"):
-            if session is not None and req.query.get("tid") == session.tid:
-                del self._sessions[session.sid]
-            return self._redirect("/")
-        if req.method != "POST":
-            if session is not None:
-                return self._redirect("/")
-            return self._login_page(None)
-        user = self._user_by_name(req.field("username"))
-        if user is None or not secrets.compare_digest(user.password, req.field("password")):
-            return self._login_page(None, LOGIN_ERROR)
-        new = _Session(
-            secrets.token_hex(16),
-            user.user_id,
-            secrets.token_hex(16),
-            (secrets.token_hex(16), secrets.token_hex(16)),
-            secrets.token_hex(3),
-            self.clock(),
-        )
-        self._sessions[new.sid] = new
-        name = self._cookie_name(req)
-        data = (
-            f'a:2:{{s:9:"autologin";b:1;s:6:"userid";s:{len(str(user.user_id))}:"{user.user_id}";}}'
-        )
-        cookies = [
-            ("Set-Cookie", f"{name}_sid={new.sid}; path=/; HttpOnly"),
-            ("Set-Cookie", f"{name}_data={quote(data, safe='')}; path=/"),
-        ]
-        target = req.field("redirect") or "/"
-        return self._redirect(target if target.startswith("/") else "/", cookies)
-
-    # ------------------------------------------------------------------ posting
-
-    def _posting(self, req: Request, session: _Session | None) -> Response:
-        if session is None:
-            return self._login_page(None, NOT_LOGGED)
-        mode = req.field("mode") if req.method == "POST" else req.query.get("mode", "")
-        source = req.field if req.method == "POST" else (lambda k: req.query.get(k, ""))
-        topic = forum = None
-        if mode == "editpost":
-            raw = source("p")
-            post = self._posts.get(int(raw)) if raw.isdigit() else None
-            if post is None:
-                return self._message(session, "Informations", fp.esc(NO_POST), status=404)
-            return self._editing(req, session, post)
-        if mode == "reply":
-            raw = source("t")
-            topic = self._topics.get(int(raw)) if raw.isdigit() else None
-            if topic is None:
-                return self._message(session, "Informations", fp.esc(NO_TOPIC), status=404)
-        elif mode == "newtopic":
-            raw = source("f")
-            forum = self._forums.get(int(raw)) if raw.isdigit() else None
-            if forum is None:
-                return self._message(session, "Informations", fp.esc(NO_FORUM), status=404)
-        else:
-            return self._message(session, "Informations", fp.esc(NO_POST), status=404)
-        if req.method != "POST":
-            subject = "" if topic is None else f"Re: {topic.title}"
-            return self._form(session, topic, forum, subject, "", None)
-        return self._submit(req, session, topic, forum)
-
-    def _form(
-        self,
-        session: _Session,
-        topic: FaTopic | None,
-        forum: FaForum | None,
-        subject: str,
-        message: str,
-        error: str | None,
-        *,
-        preview: bool = False,
-        review: bool = False,
-    ) -> Response:
-        fields = [("auth[]", session.auth[0]), ("auth[]", session.auth[1])]
-        if topic is not None:
-            last = self._topic_posts(topic.topic_id)[-1].post_id
-            fields += [("mode", "reply"), ("t", str(topic.topic_id)), ("lt", str(last))]
-            dice = [(d.dice_id, d.name) for d in self.dice]
-        else:
-            assert forum is not None
-            fields += [("mode", "newtopic"), ("f", str(forum.forum_id))]
-            dice = []
-        views = []
-        if review and topic is not None:
-            views = [self._post_view(p) for p in reversed(self._topic_posts(topic.topic_id))][:5]
-        body = fp.posting_form(
-            fields=fields,
-            subject=subject,
-            message=message,
-            dice=dice,
-            error=error,
-            preview_html=fp.render_message(message) if preview else "",
-            review=views,
-            zone=self.zone,
-        )
-        return self._page(session, "Poster un message", body)
-
-    def _editing(self, req: Request, session: _Session, post: FaPost) -> Response:
-        """``/post?p=N&mode=editpost`` (REPORT.md 6.3): GET gives the full editor prefilled
-        with the post's BBCode (hidden ``auth[]`` x2, ``mode=editpost``, ``p``, ``lt``; the
-        subject; ``edit_reason``; no dice block: "You can't roll a dice while ... editing a
-        message"); POST checks ``auth[]``, applies the edit and answers the reply's
-        confirmation page. Only the author or an admin (``level`` 1) may edit (else
-        :data:`EDIT_DENIED`); edits are not flood-limited (ASSUMED, as phpBB2 checks the flood
-        delay for new posts only); ``edit_reason`` is accepted and not shown."""
-        user = self._users[session.user_id]
-        if user.user_id != post.poster_id and user.level != 1:
-            return self._message(session, "Informations", fp.esc(EDIT_DENIED))
-        topic = self._topics[post.topic_id]
-        if req.method != "POST":
-            return self._edit_form(session, topic, post, post.subject, post.text, None)
-        subject, message = req.field("subject"), req.field("message")
-        auth = tuple(v for k, v in req.form if k == "auth[]")
-        if auth != session.auth:
-            return self._message(session, "Informations", fp.esc(BAD_AUTH))
-        if not req.has("post"):
-            return self._edit_form(session, topic, post, subject, message, None, preview=True)
-        if not message.strip():
-            return self._message(session, "Informations", fp.esc(EMPTY_MESSAGE))
-        first = self._topic_posts(topic.topic_id)[0].post_id == post.post_id
-        if first and subject.strip():
-            topic.title = subject.strip()
-            post.subject = topic.title
-        self._apply_edit(post, message, user.user_id)
-        link = f"/viewtopic?t={topic.topic_id}&p={post.post_id}#{post.post_id}"
-        forum = self._forums[topic.forum_id]
-        text = (
-            f'{fp.esc(POSTED)}<br /><br />Cliquez <a href="{fp.esc(link)}">ici</a> pour voir '
-            f'votre message<br /><br />Cliquez <a href="/f{forum.forum_id}-'
-            f'{fp.slug(forum.name)}">ici</a> pour retourner au forum'
-        )
-        return self._message(session, "Informations", text, refresh=link)
-
-    def _apply_edit(self, post: FaPost, message: str, editor_id: int) -> None:
-        """Store an edit made through the editor. The edit line ("Dernière édition par X le
-        ..., édité N fois", REPORT.md section 4) is recorded only when a post follows this one
-        in the topic, as phpBB2 (Forumactif's ancestor) does: an edit of the topic's last post
-        leaves no trace. ASSUMED: it is recorded whoever edits (author or admin)."""
-        post.text = message
-        if post.post_id != self._topic_posts(post.topic_id)[-1].post_id:
-            post.edit_count += 1
-            post.edit_user_id = editor_id
-            post.edit_time = self.clock()
-
-    def _edit_form(
-        self,
-        session: _Session,
-        topic: FaTopic,
-        post: FaPost,
-        subject: str,
-        message: str,
-        error: str | None,
-        *,
-        preview: bool = False,
-    ) -> Response:
-        last = self._topic_posts(topic.topic_id)[-1].post_id
-        fields = [
-            ("auth[]", session.auth[0]),
-            ("auth[]", session.auth[1]),
-            ("mode", "editpost"),
-            ("p", str(post.post_id)),
-            ("lt", str(last)),
-        ]
-        body = fp.posting_form(
-            fields=fields,
-            subject=subject,
-            message=message,
-            dice=[],
-            error=error,
-            preview_html=fp.render_message(message) if preview else "",
-            zone=self.zone,
-            edit_reason="",
-        )
-        return self._page(session, "Éditer le message", body)
-
-    def _flood_error(self, user: FaUser) -> str | None:
-        left = self.flood_interval_s - (self.clock() - user.last_post_time)
-        if user.ignore_flood or left <= 0:
-            return None
-        if self.flood_says_delay:
-            return f"{FLOOD} Veuillez patienter {math.ceil(left)} seconde(s)."
-        return FLOOD
-
-    def _requested_rolls(self, req: Request) -> list[tuple[Dice, int]]:
-        rolls: list[tuple[Dice, int]] = []
-        for index in range(10):
-            raw = req.field(f"post_dice_{index}")
-            if not raw.isdigit():
-                continue
-            dice = next((d for d in self.dice if d.dice_id == int(raw)), None)
-            count = req.field(f"nb_rolls_{index}", "1")
-            if dice is not None and count.isdigit() and int(count) > 0:
-                rolls.append((dice, min(int(count), 999)))
-        return rolls
-
-    def _submit(
-        self,
-        req: Request,
-        session: _Session,
-        topic: FaTopic | None,
-        forum: FaForum | None,
-    ) -> Response:
-        user = self._users[session.user_id]
-        subject, message = req.field("subject"), req.field("message")
-        auth = tuple(v for k, v in req.form if k == "auth[]")
-        if auth != session.auth:
-            return self._message(session, "Informations", fp.esc(BAD_AUTH))
-        if not req.has("post"):
-            return self._form(session, topic, forum, subject, message, None, preview=True)
-        error = self._flood_error(user)
-        if error is None and not message.strip():
-            error = EMPTY_MESSAGE
-        if error is None and topic is None and not subject.strip():
-            error = EMPTY_SUBJECT
-        if error is not None:
-            return self._message(session, "Informations", fp.esc(error))
-        if topic is not None:
-            last = self._topic_posts(topic.topic_id)[-1].post_id
-            lt = req.field("lt")
-            if lt.isdigit() and int(lt) < last:
-                return self._form(session, topic, None, subject, message, NEW_POST, review=True)
-            user.last_post_time = self.clock()
-            post_id = self._reply(topic, user, subject, message, self._requested_rolls(req))
-            target_topic = topic
-        else:
-            assert forum is not None
-            user.last_post_time = self.clock()
-            target_topic = self._topics[
-                self._new_topic(forum.forum_id, user.user_id, subject.strip(), message)
-            ]
-            post_id = self._topic_posts(target_topic.topic_id)[0].post_id
-        link = f"/viewtopic?t={target_topic.topic_id}&p={post_id}#{post_id}"
-        forum_obj = self._forums[target_topic.forum_id]
-        text = (
-            f'{fp.esc(POSTED)}<br /><br />Cliquez <a href="{fp.esc(link)}">ici</a> pour voir '
-            f'votre message<br /><br />Cliquez <a href="/f{forum_obj.forum_id}-'
-            f'{fp.slug(forum_obj.name)}">ici</a> pour retourner au forum'
-        )
-        return self._message(session, "Informations", text, refresh=link)
-
-    # ------------------------------------------------------------------ private messages
-
-    def _privmsg(self, req: Request, session: _Session | None) -> Response:
-        if session is None:
-            return self._login_page(None, NOT_LOGGED)
-        user = self._users[session.user_id]
-        mode = req.field("mode") if req.method == "POST" else req.query.get("mode", "")
-        if req.method == "POST" and req.has("post"):
-            return self._pm_send(req, session, user)
-        if mode == "post":
-            if not user.can_pm:
-                return self._message(session, "Informations", fp.esc(PM_NOT_ALLOWED))
-            raw = req.query.get("u", "")
-            recipient = self._name(int(raw)) if raw.isdigit() and int(raw) in self._users else ""
-            fields = [("folder", "inbox"), ("mode", "post")]
-            body = fp.pm_form(recipient, "", "", fields)
-            return self._page(session, "Envoyer un message privé", body)
-        folder = req.query.get("folder", "inbox")
-        if mode == "read" and req.query.get("p", "").isdigit():
-            pm = self._pms.get(int(req.query["p"]))
-            if pm is None or user.user_id not in (pm.author_id, *pm.to_ids):
-                return self._message(session, "Informations", fp.esc(NO_POST))
-            if user.user_id in pm.unread_by:
-                pm.unread_by.remove(user.user_id)
-            body = fp.pm_read(
-                pm.subject,
-                pm.author_id,
-                self._name(pm.author_id),
-                fp.format_date(pm.time, self.zone),
-                fp.render_message(pm.text),
-            )
-            return self._page(session, pm.subject, body)
-        rows: list[tuple[int, str, int, str, str]] = []
-        for pm in sorted(self._pms.values(), key=lambda m: m.msg_id, reverse=True):
-            mine = pm.author_id == user.user_id
-            other = None
-            if folder == "inbox" and user.user_id in pm.to_ids:
-                other = pm.author_id
-            elif folder == "outbox" and mine and pm.unread_by:
-                other = pm.to_ids[0]
-            elif folder == "sentbox" and mine and not pm.unread_by:
-                other = pm.to_ids[0]
-            if other is not None:
-                date = fp.format_date(pm.time, self.zone)
-                rows.append((pm.msg_id, pm.subject, other, self._name(other), date))
-        return self._page(session, "Messagerie", fp.pm_folder(folder, rows))
-
-    def _pm_send(self, req: Request, session: _Session, user: FaUser) -> Response:
-        if not user.can_pm:
-            return self._message(session, "Informations", fp.esc(PM_NOT_ALLOWED))
-        names = [v for k, v in req.form if k in ("username[]", "username") and v.strip()]
-        subject, message = req.field("subject"), req.field("message")
-        error = self._flood_error(user)
-        recipients: list[int] = []
-        for name in names:
-            found = self._user_by_name(name)
-            if found is None and error is None:
-                error = PM_NO_USER
-            elif found is not None and found.user_id not in recipients:
-                recipients.append(found.user_id)
-        if error is None and not recipients:
-            error = PM_NO_USER
-        if error is None and not subject.strip():
-            error = "Vous devez spécifier un sujet pour ce message."
-        if error is None and not message.strip():
-            error = EMPTY_MESSAGE
-        if error is not None:
-            return self._message(session, "Informations", fp.esc(error))
-        msg_id = self._next["pm"]
-        self._next["pm"] += 1
-        now = self.clock()
-        self._pms[msg_id] = FaPm(
-            msg_id, user.user_id, recipients, subject, message, now, list(recipients)
-        )
-        user.last_post_time = now
-        text = (
-            f'{fp.esc(PM_SENT)}<br /><br />Cliquez <a href="/privmsg?folder=inbox">ici</a> pour '
-            "retourner à votre boîte de réception"
-        )
-        return self._message(session, "Informations", text, refresh="/privmsg?folder=inbox")

@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from forumbot.sandbox.board import Request, cookie_dict, parse_form_body, query_dict
+from forumbot.sandbox.board_model import Request, cookie_dict, parse_form_body, query_dict
 
 if TYPE_CHECKING:
     from forumbot.sandbox.board import SandboxBoard

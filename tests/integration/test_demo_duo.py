@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from forumbot.cli import main
 from forumbot.demo.duo import DUOS, run_duo_demo
+from tests.fakes.clock import SandboxClock
 
 # What the script may be caught at: its deliberate mistakes (extra_move) and nothing else (a
 # duellist left with no legal action moves alone, which RULES.md allows: no move_alone).
@@ -21,7 +22,10 @@ EXPECTED_RULES = {"extra_move"}
 )
 def test_2v2_demo_runs_to_a_winner(platform: str, seed: int) -> None:
     lines: list[str] = []
-    result = run_duo_demo(platform=platform, seed=seed, echo=lines.append)
+    clock = SandboxClock()  # the demo's board and bot share it: form ages cost no real time
+    result = run_duo_demo(
+        platform=platform, seed=seed, echo=lines.append, sleep=clock.sleep, clock=clock
+    )
     names = {n for duo in DUOS for n, _, _ in duo}
     assert result.draw or (len(result.winners) == 2 and set(result.winners) <= names)
     assert result.duplicates == 0

@@ -22,8 +22,8 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from forumbot.fetch import fetch_topic_pages
 from forumbot.forums.forumactif import ForumactifClient
 from forumbot.forums.phpbb import PhpbbClient
 from forumbot.storage import open_storage
+from tests.fakes.clock import SandboxClock
 
 A1, A2, B1, B2 = "Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike"
 PASSWORD = "duellist-demo"
@@ -45,6 +46,7 @@ BODY = "\n".join(
     f"Ligne {i} : {{me}} se faufile entre les plantes de la serre enchantée." for i in range(1, 11)
 )
 WANTED = {A1: 0, A2: 0, B1: 1, B2: 2}
+PLAYER_PAUSE = timedelta(minutes=1)  # the fake clock's step before a player's post or edit
 
 
 def secret_for(topic_id: int, platform: str = "phpbb3") -> bytes:
@@ -65,6 +67,7 @@ class Duo2v2:
     topic_id: int
     duel_id: int
     platform: str = "phpbb3"
+    clock: SandboxClock = field(default_factory=SandboxClock)
 
     @property
     def forum(self) -> bool:
@@ -80,6 +83,7 @@ class Duo2v2:
     def post(self, who: str, spell: str | None, target: str | None = None,
              move: str | None = None, action: str = "lancer un sort",
              roll: bool = True) -> int:  # fmt: skip
+        self.clock.advance(PLAYER_PAUSE)  # a player's post comes a minute after the last event
         text = BODY.format(me=who) + (f"\n[b]{spell}[/b]" if spell else "")
         text += f"\nAction : {action}\nPari : [3,4,5,6]"
         if target:
@@ -112,17 +116,19 @@ class Duo2v2:
         self.bot.close()
         self.bot = bootstrap(
             self.config, password=BOT_PASSWORD, rng=random.Random(5),
-            storage=open_storage(self.config.database), now=lambda: datetime.now(UTC),
+            storage=open_storage(self.config.database), now=self.clock.utc,
+            sleep=self.clock.sleep, clock=self.clock,
         )  # fmt: skip
 
 
 @pytest.fixture(params=["phpbb3", "forumactif"])
 def duel(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Duo2v2]:
     platform = str(request.param)
+    clock = SandboxClock()  # board and bot share it: form ages and floods cost no real time
     board = (
-        make_demo_board(platform, dice=(("Pari", 6),), seed=5, flood_interval_s=1)
+        make_demo_board(platform, dice=(("Pari", 6),), seed=5, flood_interval_s=1, clock=clock)
         if platform == "forumactif"
-        else make_demo_board()
+        else make_demo_board(clock=clock)
     )
     for name in (A1, A2, B1, B2):
         if name not in {u.name for u in board._users.values()}:
@@ -137,7 +143,8 @@ def duel(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Duo2v2]:
         )  # fmt: skip
         bot = bootstrap(
             config, password=BOT_PASSWORD, rng=random.Random(4),
-            storage=open_storage(config.database), now=lambda: datetime.now(UTC),
+            storage=open_storage(config.database), now=clock.utc,
+            sleep=clock.sleep, clock=clock,
         )  # fmt: skip
         title = "Duel à deux contre deux : Aurora et Blaise contre Cassius et Dorian"
         topic_id = board.create_topic(DUEL_FORUM, "Arbitre", title, "La serre vous attend.")
@@ -148,7 +155,7 @@ def duel(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Duo2v2]:
             "serre", stakes="une mandragore en pot",
             dice_secret=secret_for(topic_id, platform),
         )  # fmt: skip
-        d = Duo2v2(board, bot, config, topic_id, duel_id, platform)
+        d = Duo2v2(board, bot, config, topic_id, duel_id, platform, clock)
         yield d
         d.bot.close()
     finally:
@@ -217,7 +224,8 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     # A1 asks the referee by owl for details: the bot reads its PM inbox over HTTP and the
     # question becomes a referee task (once, across the restart).
     client = ForumactifClient if duel.forum else PhpbbClient
-    player = client(duel.board.base_url, A1, PASSWORD, flood_interval_s=1)
+    player = client(duel.board.base_url, A1, PASSWORD, flood_interval_s=1,
+                    sleep=duel.clock.sleep, clock=duel.clock)  # fmt: skip
     player.send_pm(duel.board.user_id(BOT), BOT, "Question sur le bassin",
                    "Que voit-on au fond ?", "m-q1")  # fmt: skip
     duel.cycle()

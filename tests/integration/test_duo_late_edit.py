@@ -8,7 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.integration.test_duo_duel import A1, A2, B1, Duo2v2, duel  # noqa: F401  (fixture)
+from tests.integration.test_duo_duel import (  # noqa: F401  (fixture)
+    A1,
+    A2,
+    B1,
+    PLAYER_PAUSE,
+    Duo2v2,
+    duel,
+)
 
 
 def _edit(duel: Duo2v2, post_id: int, old: str, new: str) -> None:  # noqa: F811
@@ -16,6 +23,7 @@ def _edit(duel: Duo2v2, post_id: int, old: str, new: str) -> None:  # noqa: F811
     (post,) = [p for p in duel.board.posts(duel.topic_id) if p.post_id == post_id]
     assert old in post.text
     text = post.text.replace(old, new)
+    duel.clock.advance(PLAYER_PAUSE)  # the author edits a minute after the last event
     if duel.forum:
         duel.board.edit_post(post_id, text)
     else:

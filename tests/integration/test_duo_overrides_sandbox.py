@@ -21,12 +21,14 @@ from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
 from forumbot.duels.duo import open_duo_duel
 from forumbot.duels.overrides import OverrideError, set_numbers
 from forumbot.storage import open_storage
+from tests.fakes.clock import SandboxClock
 from tests.integration.test_duo_duel import A1, A2, B1, B2, PASSWORD, Duo2v2, secret_for
 
 
 @pytest.fixture
 def duel(tmp_path: Path) -> Iterator[Duo2v2]:
-    board = make_demo_board()
+    clock = SandboxClock()  # board and bot share it: form ages cost no real time
+    board = make_demo_board(clock=clock)
     for name in (A1, A2, B1, B2):
         if name not in {u.name for u in board._users.values()}:
             board.add_user(name, PASSWORD)
@@ -39,7 +41,8 @@ def duel(tmp_path: Path) -> Iterator[Duo2v2]:
         )  # fmt: skip
         bot = bootstrap(
             config, password=BOT_PASSWORD, rng=random.Random(4),
-            storage=open_storage(config.database), now=lambda: datetime.now(UTC),
+            storage=open_storage(config.database), now=clock.utc,
+            sleep=clock.sleep, clock=clock,
         )  # fmt: skip
         title = "Duel à deux contre deux : Aurora et Blaise contre Cassius et Dorian"
         topic_id = board.create_topic(DUEL_FORUM, "Arbitre", title, "La serre vous attend.")
@@ -49,7 +52,7 @@ def duel(tmp_path: Path) -> Iterator[Duo2v2]:
              [(B1, "1", ["sournoise"]), (B2, "1", ["protectrice"])]],
             "serre", dice_secret=secret_for(topic_id),
         )  # fmt: skip
-        d = Duo2v2(board, bot, config, topic_id, duel_id)
+        d = Duo2v2(board, bot, config, topic_id, duel_id, "phpbb3", clock)
         yield d
         d.bot.close()
     finally:

@@ -2,7 +2,8 @@
 HTTP), to the end; then ``forumbot verify-dice`` on its pages alone.
 
 Aurora Vexley (1st year, 100 PV, brutale) against Cassius Thorne (adult, 500 PV,
-sournoise). The board keeps real time; the bot's clock is shifted to pass the 36 h deadline.
+sournoise). Board and bot share a fake clock (form ages cost no real time); the bot's clock is
+shifted on top of it to pass the 36 h deadline.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
 from forumbot.duels.verify import verify_pages
 from forumbot.fetch import fetch_topic_pages
 from forumbot.storage import open_storage
+from tests.fakes.clock import SandboxClock
 
 A, C = "Aurora Vexley", "Cassius Thorne"
 BODY = "\n".join(
@@ -35,13 +37,14 @@ BODY = "\n".join(
 
 
 class ShiftedClock:
-    """The real time plus an offset the test moves (only the bot's clock)."""
+    """The board's (fake) time plus an offset the test moves (only the bot's clock)."""
 
-    def __init__(self) -> None:
+    def __init__(self, board_clock: SandboxClock) -> None:
+        self.board_clock = board_clock
         self.offset = timedelta()
 
     def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
+        return self.board_clock.utc() + self.offset
 
 
 @dataclass
@@ -70,10 +73,11 @@ class SandboxDuel:
 
 @pytest.fixture
 def sandbox(tmp_path: Path) -> Iterator[SandboxDuel]:
-    board = make_demo_board()
+    board_clock = SandboxClock()
+    board = make_demo_board(clock=board_clock)
     base_url = board.start()
     try:
-        clock = ShiftedClock()
+        clock = ShiftedClock(board_clock)
         config = Config(
             board_url=base_url, platform="phpbb3", username=BOT, ruleset="classic",
             review_delay_s=0, database=str(tmp_path / "bot.db"), flood_interval_s=1,
@@ -82,6 +86,7 @@ def sandbox(tmp_path: Path) -> Iterator[SandboxDuel]:
         bot = bootstrap(
             config, password=BOT_PASSWORD, rng=random.Random(4),
             storage=open_storage(config.database), now=clock,
+            sleep=board_clock.sleep, clock=board_clock,
         )  # fmt: skip
         topic_id = board.create_topic(
             DUEL_FORUM, "Arbitre", "Duel de fatigue : Aurora contre Cassius",

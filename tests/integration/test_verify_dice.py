@@ -10,13 +10,17 @@ from forumbot.cli import main
 from forumbot.demo.classic import make_demo_board, run_demo
 from forumbot.duels.verify import verify_pages
 from forumbot.fetch import fetch_topic_pages
+from tests.fakes.clock import SandboxClock
 
 
 def test_verify_dice_on_a_whole_sandbox_duel(tmp_path: Path) -> None:
-    board = make_demo_board()
+    clock = SandboxClock()  # board and bot share it: form ages cost no real time
+    board = make_demo_board(clock=clock)
     board.start()
     try:
-        result = run_demo(seed=5, echo=lambda _line: None, board=board)
+        result = run_demo(
+            seed=5, echo=lambda _line: None, board=board, sleep=clock.sleep, clock=clock
+        )
         url = f"{board.base_url}/viewtopic.php?t={result.topic_id}"
         pages = fetch_topic_pages(url)
         report = verify_pages(pages)
@@ -61,10 +65,13 @@ def board_page(url: str) -> str:
 def test_a_missing_middle_page_is_reported(tmp_path: Path) -> None:
     from dataclasses import replace
 
-    board = make_demo_board()
+    clock = SandboxClock()  # board and bot share it: form ages cost no real time
+    board = make_demo_board(clock=clock)
     board.start()
     try:
-        result = run_demo(seed=5, echo=lambda _line: None, board=board)
+        result = run_demo(
+            seed=5, echo=lambda _line: None, board=board, sleep=clock.sleep, clock=clock
+        )
         pages = fetch_topic_pages(f"{board.base_url}/viewtopic.php?t={result.topic_id}")
         assert len(pages) >= 2
         kept = [p for p in pages if p.page != 2]

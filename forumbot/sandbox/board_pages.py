@@ -1,0 +1,121 @@
+"""The sandbox phpBB board's reading pages: index, viewforum, viewtopic."""
+
+from __future__ import annotations
+
+import math
+
+from forumbot.sandbox import pages
+from forumbot.sandbox.board_model import (
+    GUEST_ID,
+    NO_FORUM,
+    NO_TOPIC,
+    PostRecord,
+    Request,
+    Response,
+    Session,
+    Topic,
+)
+
+
+class BoardPages:
+    """Request handlers mixed into :class:`forumbot.sandbox.board.SandboxBoard`; they use
+    its state (``_users``, ``_topics``, ``_posts``, ``_pms``, ``_lock`` ...) and helpers
+    (``_page``, ``_message``, ``_form_key`` ...)."""
+
+    # ------------------------------------------------------------------ pages
+
+    def _index(self, req: Request, session: Session) -> Response:
+        rows = []
+        for forum in sorted(self._forums.values(), key=lambda f: f.forum_id):
+            if forum.is_category:
+                continue
+            topic_ids = {t.topic_id for t in self._topics.values() if t.forum_id == forum.forum_id}
+            posts = sum(1 for p in self._posts.values() if p.topic_id in topic_ids and p.approved)
+            rows.append((forum.forum_id, forum.name, len(topic_ids), posts))
+        return self._page(session, "Index du forum", pages.index_body(rows))
+
+    def _viewforum(self, req: Request, session: Session) -> Response:
+        forum_id = int(req.query["f"]) if req.query.get("f", "").isdigit() else 0
+        forum = self._forums.get(forum_id)
+        if forum is None:
+            return self._message(session, NO_FORUM, status=404)
+        rows = []
+        for topic in self._topics.values():
+            if topic.forum_id != forum_id:
+                continue
+            visible = self._visible_posts(topic.topic_id)
+            if not visible:
+                continue
+            last = visible[-1]
+            rows.append(
+                pages.TopicRowView(
+                    topic_id=topic.topic_id,
+                    title=topic.title,
+                    poster_id=topic.poster_id,
+                    poster=self._name(topic.poster_id),
+                    time_s=topic.time,
+                    replies=len(visible) - 1,
+                    last_post_id=last.post_id,
+                    last_poster_id=last.poster_id,
+                    last_poster=self._name(last.poster_id),
+                    last_time_s=last.time,
+                )
+            )
+        rows.sort(key=lambda r: r.last_post_id, reverse=True)
+        rows = rows[: self.topics_per_page]
+        body = pages.forum_body(forum_id, forum.name, rows, session.user_id != GUEST_ID)
+        return self._page(session, forum.name, body, section="viewforum")
+
+    def _viewtopic(self, req: Request, session: Session) -> Response:
+        q = req.query
+        topic: Topic | None = None
+        posts: list[PostRecord] = []
+        start = int(q["start"]) if q.get("start", "").isdigit() else 0
+        if q.get("p", "").isdigit():
+            post = self._posts.get(int(q["p"]))
+            if post is not None and post.approved:
+                topic = self._topics.get(post.topic_id)
+                posts = self._visible_posts(post.topic_id)
+                index = next(i for i, p in enumerate(posts) if p.post_id == post.post_id)
+                start = index // self.posts_per_page * self.posts_per_page
+        elif q.get("t", "").isdigit():
+            topic = self._topics.get(int(q["t"]))
+            if topic is not None:
+                posts = self._visible_posts(topic.topic_id)
+        if topic is None or not posts:
+            return self._message(session, NO_TOPIC, status=404)
+        ppp = self.posts_per_page
+        pages_count = max(1, math.ceil(len(posts) / ppp))
+        start = min(start - start % ppp, (pages_count - 1) * ppp)
+        page = start // ppp + 1
+        shown = posts[start : start + ppp]
+        logged_in = session.user_id != GUEST_ID
+        posts_html = "".join(
+            pages.post_html(self._post_view(p), i, logged_in) for i, p in enumerate(shown)
+        )
+        quick_reply = None
+        if logged_in:  # the real board shows the quick reply on every page
+            quick_reply = [
+                *self._form_key(session, "posting"),
+                ("topic_cur_post_id", str(posts[-1].post_id)),
+                ("topic_id", str(topic.topic_id)),
+                ("forum_id", str(topic.forum_id)),
+                ("attach_sig", "1"),
+            ]
+        forum = self._forums[topic.forum_id]
+        body = pages.topic_body(
+            topic_id=topic.topic_id,
+            forum_id=forum.forum_id,
+            forum_name=forum.name,
+            title=topic.title,
+            start=start,
+            posts_html=posts_html,
+            pagination=pages.topic_pagination(topic.topic_id, len(posts), page, pages_count, ppp),
+            logged_in=logged_in,
+            quick_reply=quick_reply,
+        )
+        title = topic.title + (f" - Page {page}" if page > 1 else "")
+        canonical = f"http://{req.host}/viewtopic.php?t={topic.topic_id}" + (
+            f"&start={start}" if start else ""
+        )
+        return self._page(session, title, body, section="viewtopic", canonical=canonical)
