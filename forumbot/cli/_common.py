@@ -134,13 +134,13 @@ def hold_instead_of_exit(error: click.ClickException) -> None:
     import signal
     import threading
 
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before the lines below: a stop may follow them
+        signal.signal(sig, lambda *_: stop.set())
     error.show()
     click.echo(
         f"forumbot: exit code {error.exit_code} needs a person: holding instead of restarting "
         "(fix it, then restart the container)",
         err=True,
     )
-    stop = threading.Event()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
     stop.wait()

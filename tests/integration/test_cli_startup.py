@@ -150,7 +150,7 @@ def test_an_unreachable_board_is_one_line_and_exit_board_unreachable(
         raise httpx.ConnectError("[Errno 111] Connection refused", request=request)
 
     def make_client(
-        config: Config, password: str, transport: httpx.BaseTransport | None = None
+        config: Config, password: str, transport: httpx.BaseTransport | None = None, **_: object
     ) -> PhpbbClient:  # the real client, its retries waited on no clock
         return PhpbbClient(
             config.board_url,

@@ -60,13 +60,15 @@ class Clock:
     def __init__(self) -> None:
         self.now = 1796038969.0
         self.sleeps: list[float] = []
+        self.pending_jump = 0.0  # added to the next sleep: a long wait between two requests
 
     def __call__(self) -> float:
         return self.now
 
     def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
-        self.now += seconds
+        self.now += seconds + self.pending_jump
+        self.pending_jump = 0.0
 
     def utc(self) -> datetime:
         return datetime.fromtimestamp(self.now, UTC)
@@ -311,7 +313,10 @@ def make_bot(
         review_delay_s=0,
         watch=(WatchedForum(3),),
     )
-    client = PhpbbClient(BASE, "Hibou", "pw-h", transport=transport, sleep=clock.sleep, clock=clock)
+    client = PhpbbClient(
+        BASE, "Hibou", "pw-h", transport=transport, sleep=clock.sleep, clock=clock,
+        max_inline_wait_s=config.poll_interval_s,  # as app.make_client wires it (issue 12)
+    )
     referee = Referee(
         storage,
         client,
@@ -390,7 +395,7 @@ RETRYABLE = {
     "http_429_retry_after": (status(429, **{"Retry-After": "120"}), r"HTTP 429"),
     "maintenance_200": (board_disabled(200), r"board disabled: «Désolé mais ce forum"),
     "maintenance_503_admin_message": (
-        board_disabled(503, BOARD_DISABLED_ADMIN_MSG, **{"Retry-After": "300"}),
+        board_disabled(503, BOARD_DISABLED_ADMIN_MSG, **{"Retry-After": "90"}),
         r"HTTP 503, board disabled: «Le forum est actuellement désactivé",
     ),
     "truncated_page": (truncated, r"truncated page"),
@@ -411,7 +416,7 @@ def test_transient_fault_on_a_topic_read_is_retried_within_the_cycle(
     if name == "http_429_retry_after":
         assert 120.0 in world.clock.sleeps  # Retry-After honoured (on the fake clock)
     if name == "maintenance_503_admin_message":
-        assert 300.0 in world.clock.sleeps
+        assert 90.0 in world.clock.sleeps  # under the poll interval: waited in place
 
 
 @pytest.mark.parametrize("name", sorted(RETRYABLE))
@@ -512,10 +517,12 @@ def test_expired_form_token_gets_a_fresh_form(
     world: World, caplog: pytest.LogCaptureFixture
 ) -> None:
     def age_the_form(t: SandboxTransport) -> None:
-        world.clock.now += 1000  # the reply form (900 s lifetime) has expired meanwhile
+        # The bot's wait before the POST lasts 1000 s: the reply form (900 s lifetime) expires.
+        # (Time moves between requests, not inside one: each request has a total deadline.)
+        world.clock.pending_jump = 1000
 
-    stale = then_forward(age_the_form)
-    cycles, record = run_fault(world, caplog, [Fault("POST", r"^/posting\.php", stale)])
+    stale = forward_then(age_the_form)
+    cycles, record = run_fault(world, caplog, [Fault("GET", r"^/posting\.php", stale)])
     assert cycles == 1
     message = record.getMessage()
     assert message.startswith(f"topic {world.topic}: form refused (FORM_INVALID")
