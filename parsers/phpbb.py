@@ -26,6 +26,7 @@ from parsers.errors import ParseError, UnknownPageError
 from parsers.htmltext import has_class, inner_html, own_bold, own_text
 from parsers.model import Edit, Post, Quote, ReplyForm, TopicPage
 from parsers.text import collapse_ws, count_lines, fold
+from parsers.tree import check_all_parsed, etree_parser, unnest
 
 __all__ = ["looks_like_phpbb", "parse_display_date", "parse_edit_notice", "parse_topic_page"]
 
@@ -44,6 +45,12 @@ _EDIT_BY_RE = re.compile(
     re.IGNORECASE,
 )
 _STYLE_RE = re.compile(rb"styles/([\w.-]+)/theme/")
+# A post container in the raw markup: ``<div id="pN" class="post ...">`` (any attribute order);
+# the class token is checked in :func:`_raw_post_ids`.
+_RAW_POST_TAG_RE = re.compile(
+    rb"""<div\b[^>]*?\bid\s*=\s*["']?p(\d+)["'\s>][^>]*>?""", re.IGNORECASE
+)
+_RAW_POST_CLASS_RE = re.compile(rb"""\bclass\s*=\s*["']?(?:[^"'>]*\s)?post(?:[\s"'>]|$)""", re.I)
 _WROTE_RE = re.compile(r"\s*(?:a\s+écrit|wrote|a\s+ecrit)\s*:?\s*$", re.IGNORECASE)
 _FORUMACTIF_MARKERS = (b'_userdata["tpl_used"]', b"_userdata['tpl_used']", b'_board["Forumotion"]')
 _PHPBB_MARKERS = (
@@ -88,6 +95,15 @@ def _to_bytes(html: str | bytes) -> bytes:
             except LookupError:
                 return html
     return html
+
+
+def _raw_post_ids(data: bytes) -> list[int]:
+    """Ids of the ``<div id="pN" class="post">`` start tags of the raw page, in order."""
+    found: dict[int, None] = {}
+    for match in _RAW_POST_TAG_RE.finditer(data):
+        if _RAW_POST_CLASS_RE.search(match.group(0)):
+            found.setdefault(int(match.group(1)), None)
+    return list(found)
 
 
 def _text(el: Element) -> str:
@@ -334,7 +350,9 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
             (board index, forum view, posting form…), or a Forumactif page.
         ParseError: a phpBB topic page without posts (e.g. HTTP 404 "Le sujet demandé n’existe
             pas." / "The requested topic does not exist."), with the forum's message as reason;
-            or a post missing its content or author.
+            or a post missing its content or author; or a page where a post container of the
+            raw markup (``<div id="pN" class="post">``) did not become a post (e.g. nesting
+            deeper than libxml2's 2048 levels), never a silently short list.
     """
     data = _to_bytes(html)
     if any(m in data for m in _FORUMACTIF_MARKERS):
@@ -343,7 +361,7 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
         )
     if not data.strip():
         raise UnknownPageError("empty page, not a phpBB topic page", source)
-    root = lxml.etree.fromstring(data, parser=lxml.etree.HTMLParser(encoding="utf-8"))
+    root = lxml.etree.fromstring(data, parser=etree_parser())
     if root is None:
         raise UnknownPageError("not HTML (no element)", source)
 
@@ -370,10 +388,14 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
             raise ParseError(f"topic does not exist (forum says: {message!r})", source)
         raise ParseError(f"topic page without posts (forum says: {message!r})", source)
 
+    unnest(post_divs)  # an unclosed <div> in a post nests the next posts inside it
     zone = _board_zone(root)
     posts = tuple(
         _parse_post(div, int(_POST_ID_RE.match(div.get("id")).group(1)), source, zone)  # type: ignore[union-attr]
         for div in post_divs
+    )
+    check_all_parsed(
+        _raw_post_ids(data), (p.post_id for p in posts), source, '<div id="pN" class="post">'
     )
 
     canonical = _first(root.xpath("//link[@rel='canonical']/@href"))

@@ -59,8 +59,28 @@ def _climb(anchors: Sequence[tuple[int, Element]]) -> list[tuple[int, Element]]:
     return result
 
 
+#: Raw-markup patterns of the post containers, per :func:`find_containers_by` strategy
+#: (group 1 = post id), used to check that no container was lost by the tree builder.
+RAW_CONTAINER_RES: dict[str, re.Pattern[str]] = {
+    "class": re.compile(
+        r"""<[a-zA-Z][^>]*?\bclass\s*=\s*["'][^"']*?(?<![\w-])post--([1-9]\d*)(?![\w-])"""
+    ),
+    "id": re.compile(r"""<[a-zA-Z][^>]*?\bid\s*=\s*["'](?:p|post-?)(\d+)["']"""),
+}
+
+
 def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[int, Element]]:
-    """``(post_id, container)`` in page order, or ``[]``.
+    """``(post_id, container)`` in page order, or ``[]`` (see :func:`find_containers_by`)."""
+    return find_containers_by(tree, known_ids)[1]
+
+
+def find_containers_by(
+    tree: Element, known_ids: Iterable[int] = ()
+) -> tuple[str | None, list[tuple[int, Element]]]:
+    """``(strategy, [(post_id, container), ...])`` in page order; ``(None, [])`` when none.
+
+    ``strategy`` is ``"class"``, ``"id"`` or ``"numeric"`` (keys of :data:`RAW_CONTAINER_RES`
+    for the first two).
 
     Tried in order: class ``post--ID`` (``post--0`` excluded, first element kept per
     id: phpBB2 has two rows per post); elements ``id="pID"`` / ``id="post-ID"``;
@@ -70,13 +90,15 @@ def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[
     """
     by_class = _by_post_class(tree)
     if by_class:
-        return by_class
+        return "class", by_class
     anchors: dict[int, Element] = {}
     for el in tree.xpath("//*[starts-with(@id, 'p')]"):
         match = _P_ID_RE.match(el.get("id", ""))
         if match:
             anchors.setdefault(int(match.group(1)), el)
+    strategy = "id"
     if not anchors:
+        strategy = "numeric"
         numeric = [el for el in tree.xpath("//*[@id]") if el.get("id", "").isdigit()]
         wanted = {str(i) for i in known_ids}
         if wanted & {el.get("id") for el in numeric}:
@@ -85,8 +107,8 @@ def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[
             for el in numeric:
                 anchors.setdefault(int(el.get("id")), el)
     if not anchors:
-        return []
-    return _climb(list(anchors.items()))
+        return None, []
+    return strategy, _climb(list(anchors.items()))
 
 
 def slot_by_class(container: Element) -> Element | None:

@@ -3,7 +3,8 @@
 Rules (fixtures README section 2): *own content* is the message slot minus
 ``<blockquote>`` subtrees, the signature, code boxes and the edit line; lines are
 split at ``<br>`` and block-element boundaries; images contribute no text; bold is
-the text of every outermost ``<strong>``/``<b>`` of the own content.
+the text of every outermost bold element of the own content (``<strong>``, ``<b>``, or a
+``font-weight: bold``/``700`` style: :func:`is_bold`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,19 @@ INLINE_TAGS = frozenset(
 )
 _IGNORED_TAGS = frozenset({"script", "style", "noscript", "template", "textarea", "select"})
 _WS_RE = re.compile(r"\s+")
+_ENTER, _LEAVE, _TEXT = 0, 1, 2
+_BOLD_STYLE_RE = re.compile(r"font-weight\s*:\s*(?:bold(?:er)?|[6-9]00)\b", re.IGNORECASE)
+
+
+def is_bold(el: Element, tag: str | None = None) -> bool:
+    """``<b>``, ``<strong>``, or an element styled ``font-weight: bold`` / ``bolder`` /
+    ``600``-``900`` (phpBB 3.0 and many Forumactif styles render BBCode ``[b]`` as
+    ``<span style="font-weight: bold">``)."""
+    name = tag_of(el) if tag is None else tag
+    if name in ("strong", "b"):
+        return True
+    style = el.get("style")
+    return bool(style) and _BOLD_STYLE_RE.search(style) is not None
 
 
 def squash(text: str) -> str:
@@ -90,37 +104,50 @@ class _Builder:
         if self._bold_buf is not None:
             self._bold_buf.append(" ")
 
-    def walk(self, el: Element, skip: SkipPredicate) -> None:
-        tag = tag_of(el)
-        if not tag or tag in _IGNORED_TAGS:
-            return
-        block = tag in BLOCK_TAGS
-        if skip(el):
+    def walk(self, root: Element, skip: SkipPredicate) -> None:
+        """Add ``root``'s subtree (not its tail). Iterative: pages nest up to 2048 levels
+        (``huge_tree``), beyond Python's recursion limit."""
+        stack: list[tuple[int, Any]] = [(_ENTER, root)]
+        while stack:
+            op, item = stack.pop()
+            if op == _TEXT:
+                self.text(item)
+                continue
+            if op == _LEAVE:
+                block, starts_bold = item
+                if starts_bold and self._bold_buf is not None:
+                    value = squash("".join(self._bold_buf))
+                    self._bold_buf = None
+                    if value:
+                        self.bold.append(value)
+                if block:
+                    self.newline()
+                continue
+            el = item
+            tag = tag_of(el)
+            if not tag or tag in _IGNORED_TAGS:
+                continue
+            block = tag in BLOCK_TAGS
+            if skip(el):
+                if block:
+                    self.newline()
+                continue
+            if tag == "br":
+                self.newline()
+                continue
+            if tag == "img":
+                self.lines[-1].images.append(el)
+                continue
             if block:
                 self.newline()
-            return
-        if tag == "br":
-            self.newline()
-            return
-        if tag == "img":
-            self.lines[-1].images.append(el)
-            return
-        if block:
-            self.newline()
-        starts_bold = tag in ("strong", "b") and self._bold_buf is None
-        if starts_bold:
-            self._bold_buf = []
-        self.text(el.text)
-        for child in el:
-            self.walk(child, skip)
-            self.text(child.tail)
-        if starts_bold and self._bold_buf is not None:
-            value = squash("".join(self._bold_buf))
-            self._bold_buf = None
-            if value:
-                self.bold.append(value)
-        if block:
-            self.newline()
+            starts_bold = self._bold_buf is None and is_bold(el, tag)
+            if starts_bold:
+                self._bold_buf = []
+            self.text(el.text)
+            stack.append((_LEAVE, (block, starts_bold)))
+            for child in reversed(el):
+                stack.append((_TEXT, child.tail))
+                stack.append((_ENTER, child))
 
 
 def extract(root: Element, skip: SkipPredicate) -> Extracted:

@@ -32,8 +32,9 @@ from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS, find_dice_block
 from parsers.forumactif.encoding import decode_html
 from parsers.forumactif.forms import find_reply_form
 from parsers.forumactif.generic import (
+    RAW_CONTAINER_RES,
     contains_text,
-    find_containers,
+    find_containers_by,
     is_ancestor,
     slot_by_class,
     slot_by_text,
@@ -51,6 +52,7 @@ from parsers.forumactif.jsonld import ANONYMOUS, LdPost, LdTopic, parse_jsonld
 from parsers.forumactif.userdata import logged_in_username, parse_board, parse_userdata
 from parsers.forumactif.versions import DOM_SIGNALS, VERSIONS, VersionSpec
 from parsers.model import DiceRoll, Edit, Post, Quote, TopicPage
+from parsers.tree import check_all_parsed, html_parser, raw_ids, unnest
 
 DEFAULT_GM_NAMES: tuple[str, ...] = ("Maître du Jeu", "Game Master", "Maitre du jeu")
 #: Name Forumactif displays for guests and deleted accounts.
@@ -228,6 +230,18 @@ class _Context:
         return parse_forumactif_date(raw, now=self.now, board_tz=self.board_tz)
 
 
+def _chrome_inside(container: Element, slot: Element, spec: VersionSpec | None) -> set[Element]:
+    """The version's date and author elements that sit inside the message slot (left there by
+    an unclosed tag in the post), to be skipped as header text."""
+    if spec is None:
+        return set()
+    found: set[Element] = set()
+    for xpath in (spec.date, *spec.author):
+        for el in slot.xpath(xpath):
+            found.add(el)
+    return found
+
+
 def _parse_post(
     ctx: _Context,
     post_id: int,
@@ -276,7 +290,11 @@ def _parse_post(
         at_raw = match.group("at") or match.group("at_en")
         edited = Edit(by=squash(by), count=int(count), at=ctx.date(at_raw))
 
-    extracted = extract(slot, _own_skip)
+    # Header/footer pieces of the version (date, author) that broken HTML pushed inside the
+    # message slot are never post text.
+    chrome = _chrome_inside(container, slot, spec)
+    own_skip: SkipPredicate = (lambda el: el in chrome or _own_skip(el)) if chrome else _own_skip
+    extracted = extract(slot, own_skip)
     lines = [line for line in extracted.lines if not _EDIT_RE.search(squash(line.text))]
     bold = [b for b in extracted.bold if not _EDIT_RE.search(b)]
     block = find_dice_block(lines, actions=ctx.dice_actions, dice_names=ctx.dice_names)
@@ -300,7 +318,7 @@ def _parse_post(
         line_count=sum(1 for t in texts if t),
         dice=dice,
         is_dice_post=block is not None and is_gm,
-        html=_own_html(slot, _own_skip),
+        html=_own_html(slot, own_skip),
         dice_roller=roller,
     )
 
@@ -395,15 +413,16 @@ def parse_topic_page(
     """
     text = decode_html(html, encoding)
     try:
-        tree = lxml_html.document_fromstring(text)
+        tree = lxml_html.document_fromstring(text, parser=html_parser())
     except (etree.ParserError, ValueError) as exc:
         raise UnknownPageError(f"unreadable HTML: {exc}", source) from exc
     userdata = parse_userdata(text)
     version = _detect_version(tree, text, userdata)
     ld = parse_jsonld(tree)
-    containers = find_containers(tree, ld.comments.keys() if ld is not None else ())
+    strategy, containers = find_containers_by(tree, ld.comments.keys() if ld is not None else ())
     if not containers:
         raise UnknownPageError(_not_topic_reason(tree, userdata), source)
+    unnest([el for _post_id, el in containers])  # an unclosed <div> nests the next posts
     spec = VERSIONS.get(version) if version else None
     ctx = _Context(source, now, board_tz, gm_names, gm_ids, dice_actions, dice_names, guest_name)
     posts: list[Post] = []
@@ -412,6 +431,13 @@ def parse_topic_page(
         if ld_post is None and ld is not None and index == 0 and ld.first is not None:
             ld_post = ld.first  # topic-level entry: first post's author and text, no date
         posts.append(_parse_post(ctx, post_id, container, spec, ld_post))
+    if strategy in RAW_CONTAINER_RES:
+        check_all_parsed(
+            raw_ids(RAW_CONTAINER_RES[strategy], text),
+            (post.post_id for post in posts),
+            source,
+            f"post containers found by {strategy}",
+        )
     posts = _attach_dice(posts)
 
     reply_form = find_reply_form(tree)
