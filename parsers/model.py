@@ -62,6 +62,10 @@ class Post:
         dice: forum-rendered dice attached to this post (Forumactif), else empty.
         is_dice_post: True for a Forumactif "Game Master" post that only carries dice.
         html: the own content as sanitized-free raw HTML fragment (for hashing/audit).
+        dice_roller: Forumactif dice post: the member who rolled.
+        warnings: doubts the parser has about this post, for the shell to log or hold the
+            draft on, e.g. ``"posted_at: weekday_mismatch ('Ven 17 Juin - 10:00')"``
+            (Forumactif year-less date whose weekday matches no year near ``now``).
     """
 
     post_id: int
@@ -77,6 +81,7 @@ class Post:
     is_dice_post: bool = False
     html: str = ""
     dice_roller: str | None = None  # Forumactif dice post: the member who rolled
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

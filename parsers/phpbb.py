@@ -15,6 +15,7 @@ Markup relied on (FLOWS.md, "Reading"):
 
 from __future__ import annotations
 
+import codecs
 import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
@@ -22,6 +23,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import lxml.etree
 
+from parsers.charset import codec_for_label, detect_charset
 from parsers.errors import ParseError, UnknownPageError
 from parsers.htmltext import has_class, inner_html, own_bold, own_text
 from parsers.model import Edit, Post, Quote, ReplyForm, TopicPage
@@ -82,19 +84,23 @@ _META_CHARSET_RE = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_-]+)""", r
 
 def _to_bytes(html: str | bytes) -> bytes:
     """UTF-8 bytes of the page: phpBB 3 always serves UTF-8 (the fastest path), but a page
-    saved by a browser or an editor may declare another charset (e.g. windows-1252) in its
-    ``<meta>``: then it is re-encoded to UTF-8 first."""
+    saved by a browser or an editor may declare another charset in its ``<meta>`` (read per
+    WHATWG: ``iso-8859-1``/``latin1`` are windows-1252) or none at all (then detected:
+    :func:`parsers.charset.detect_charset`); it is re-encoded to UTF-8 first."""
     if isinstance(html, str):
         return html.encode("utf-8")
     declared = _META_CHARSET_RE.search(html[:4096])
     if declared:
-        charset = declared.group(1).decode("ascii").lower()
-        if charset not in ("utf-8", "utf8"):
-            try:
-                return html.decode(charset, errors="replace").encode("utf-8")
-            except LookupError:
-                return html
-    return html
+        codec = codec_for_label(declared.group(1).decode("ascii"))
+        if codec is None or codec == "utf-8":
+            return html
+    else:
+        if html.startswith(codecs.BOM_UTF8):
+            return html[len(codecs.BOM_UTF8) :]
+        codec = detect_charset(html)
+        if codec == "utf-8":
+            return html
+    return html.decode(codec, errors="replace").encode("utf-8")
 
 
 def _raw_post_ids(data: bytes) -> list[int]:

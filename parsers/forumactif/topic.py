@@ -27,7 +27,12 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from parsers.errors import UnknownPageError
-from parsers.forumactif.dates import DATE_RE, find_date, parse_forumactif_date
+from parsers.forumactif.dates import (
+    DATE_RE,
+    find_date,
+    parse_forumactif_date,
+    resolve_forumactif_date,
+)
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS, find_dice_block
 from parsers.forumactif.encoding import decode_html
 from parsers.forumactif.forms import find_reply_form
@@ -229,6 +234,15 @@ class _Context:
             return None
         return parse_forumactif_date(raw, now=self.now, board_tz=self.board_tz)
 
+    def posted_date(self, raw: str | None, warnings: list[str]) -> datetime | None:
+        """:meth:`date`, adding a warning when the resolved year is doubtful."""
+        if not raw:
+            return None
+        resolved = resolve_forumactif_date(raw, now=self.now, board_tz=self.board_tz)
+        if resolved.flag is not None:
+            warnings.append(f"posted_at: {resolved.flag} ({raw!r})")
+        return resolved.at
+
 
 def _chrome_inside(container: Element, slot: Element, spec: VersionSpec | None) -> set[Element]:
     """The version's date and author elements that sit inside the message slot (left there by
@@ -269,17 +283,18 @@ def _parse_post(
         author, author_id = ctx.guest_name, None
 
     # Date: exact JSON-LD date, else the displayed one.
+    warnings: list[str] = []
     posted_at: datetime | None = None
     if ld_post is not None and ld_post.published is not None:
         posted_at = ld_post.published.astimezone(ctx.zone)
     if posted_at is None and spec is not None:
         _text, date_el = _first_text(container, (spec.date,))
         if date_el is not None:
-            posted_at = ctx.date(find_date(text_excluding(date_el, _quote_skip)))
+            posted_at = ctx.posted_date(find_date(text_excluding(date_el, _quote_skip)), warnings)
     if posted_at is None:
         outside = text_excluding(container, lambda el: el is slot or _quote_skip(el))
         raw = next((m.group(0) for m in DATE_RE.finditer(outside) if ":" in m.group(0)), None)
-        posted_at = ctx.date(raw)
+        posted_at = ctx.posted_date(raw, warnings)
 
     # Edit notice: anywhere in the container outside quotes.
     edited: Edit | None = None
@@ -320,6 +335,7 @@ def _parse_post(
         is_dice_post=block is not None and is_gm,
         html=_own_html(slot, own_skip),
         dice_roller=roller,
+        warnings=tuple(warnings),
     )
 
 

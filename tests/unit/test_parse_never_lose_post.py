@@ -60,8 +60,8 @@ def test_deep_post_keeps_every_later_post_phpbb() -> None:
     page = shared_text(PHPBB_PAGE)
     clean = parse_phpbb(page)
     deep = parse_phpbb(insert_after(page, '<div class="content">', 'id="p23"', DEEP))
-    assert [p.post_id for p in deep.posts] == [p.post_id for p in clean.posts] == list(
-        range(22, 28)
+    assert (
+        [p.post_id for p in deep.posts] == [p.post_id for p in clean.posts] == list(range(22, 28))
     )
     others = [p for p in comparable(deep) if p.post_id != 23]
     assert others == [p for p in comparable(clean) if p.post_id != 23]
