@@ -42,6 +42,7 @@ __all__ = [
     "parse_action",
     "parse_bet_line",
     "parse_kind",
+    "contract_kind",
     "parse_move_line",
     "parse_target_line",
 ]
@@ -440,6 +441,29 @@ def _last(values: Iterable[_T | None]) -> _T | None:
         if v is not None:
             found = v
     return found
+
+
+_DODGE_WORDS_RE = re.compile(r"ripost|esquiv|dodge|\bevit")
+
+
+def contract_kind(post: Post, action: Action) -> ActionKind | None:
+    """The ``kind`` of the JSON contract: ``action.kind`` when the post says it, else
+    ``"cast"`` for a post that names a spell and has no dodge words anywhere in its own text
+    (esquive, riposte, évite, dodge), else None (the consumer must look).
+
+    Examples:
+        >>> from parsers.model import Post
+        >>> post = Post(1, "A", None, None, None, "Je lance mon sort", ("Expelliarmus",), (), 1)
+        >>> contract_kind(post, Action(spell="Expelliarmus"))
+        'cast'
+        >>> contract_kind(post, Action(spell=None)) is None
+        True
+    """
+    if action.kind is not None:
+        return action.kind
+    if action.spell is None or _DODGE_WORDS_RE.search(fold(post.text)):
+        return None
+    return "cast"
 
 
 def parse_action(

@@ -17,10 +17,16 @@ ActionKind = Literal["cast", "dodge", "dodge_riposte"]
 
 @dataclass(frozen=True)
 class Quote:
-    """A quote inside a post: who was quoted and which post, when the forum says."""
+    """A quote inside a post: who was quoted and which post, when the forum says.
+
+    ``depth``: 0 for a top-level quote, 1 for a quote inside a quote, and so on. Both
+    platforms list every quote of the own content in document order (outermost first);
+    the top-level ones are those with ``depth == 0``.
+    """
 
     author: str | None
     post_id: int | None
+    depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,8 @@ class Post:
         text: the post's own text: quotes, code blocks, signature, edit notice
             and forum dice blocks removed; one line per displayed line.
         bold: bold texts of the own content, in order.
-        quotes: quotes found in the post, outermost first, in order.
+        quotes: quotes found in the post (not in its signature), in document order, outermost
+            first, each with its nesting ``depth`` (0 = top-level).
         line_count: non-empty lines of ``text``.
         dice: forum-rendered dice attached to this post (Forumactif), else empty.
         is_dice_post: True for a Forumactif "Game Master" post that only carries dice.

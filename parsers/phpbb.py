@@ -219,7 +219,7 @@ def parse_edit_notice(notice: Element, zone: tzinfo | None = None) -> Edit | Non
     return Edit(by=by, count=int(count_m.group(1)), at=at)
 
 
-def _quote_of(blockquote: Element) -> Quote:
+def _quote_of(blockquote: Element, content: Element) -> Quote:
     cites = blockquote.xpath("./div/cite | ./cite")
     author: str | None = None
     post_id: int | None = None
@@ -236,7 +236,13 @@ def _quote_of(blockquote: Element) -> Quote:
             post_id = int(ids[0])
     if post_id is None:
         post_id = _int_or_none(_CITE_POST_RE, blockquote.get("cite"))
-    return Quote(author=author, post_id=post_id)
+    depth = 0
+    for ancestor in blockquote.iterancestors():
+        if ancestor is content:
+            break
+        if ancestor.tag == "blockquote":
+            depth += 1
+    return Quote(author=author, post_id=post_id, depth=depth)
 
 
 def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) -> Post:
@@ -287,7 +293,7 @@ def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) ->
         edited=edited,
         text=text,
         bold=own_bold(content),
-        quotes=tuple(_quote_of(bq) for bq in content.iter("blockquote")),
+        quotes=tuple(_quote_of(bq, content) for bq in content.iter("blockquote")),
         line_count=count_lines(text),
         html=inner_html(content),
     )

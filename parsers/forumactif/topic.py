@@ -168,15 +168,29 @@ def _find_slot(container: Element, spec: VersionSpec | None, ld_text: str | None
 
 
 def _quotes(slot: Element) -> tuple[Quote, ...]:
+    """Every quote of the message outside the signature, in document order, with its
+    nesting depth (0 = top-level), as on phpBB; author and post id from its own ``<cite>``."""
     quotes: list[Quote] = []
     for block in slot.iter("blockquote"):
-        if any(tag_of(a) == "blockquote" for a in block.iterancestors()):
-            continue
-        if any(_is_signature(a) for a in block.iterancestors()):
+        depth = 0
+        in_signature = False
+        for ancestor in block.iterancestors():
+            if ancestor is slot:
+                break
+            if tag_of(ancestor) == "blockquote":
+                depth += 1
+            elif _is_signature(ancestor):
+                in_signature = True
+                break
+        if in_signature:
             continue
         author: str | None = None
         post_id: int | None = None
-        cites = block.xpath(".//cite")
+        cites = [
+            cite
+            for cite in block.iter("cite")
+            if next(cite.iterancestors("blockquote"), None) is block
+        ]
         if cites:
             match = _QUOTE_CITE_RE.match(squash(cites[0].text_content()))
             author = (match.group("name") if match else squash(cites[0].text_content())) or None
@@ -184,7 +198,7 @@ def _quotes(slot: Element) -> tuple[Quote, ...]:
                 id_match = re.search(r"(?:#|[?&]p=)p?(\d+)", link.get("href") or "")
                 if id_match:
                     post_id = int(id_match.group(1))
-        quotes.append(Quote(author=author, post_id=post_id))
+        quotes.append(Quote(author=author, post_id=post_id, depth=depth))
     return tuple(quotes)
 
 
@@ -254,6 +268,49 @@ def _chrome_inside(container: Element, slot: Element, spec: VersionSpec | None) 
         for el in slot.xpath(xpath):
             found.add(el)
     return found
+
+
+#: Containers sampled to check that a version's selectors fit the page.
+_SPEC_SAMPLE = 3
+
+
+def _spec_fits_container(spec: VersionSpec, container: Element) -> bool:
+    """The version's message, author and date slots all exist in ``container``, the date slot
+    holds a date, and neither the author nor the date is inside the message (header text
+    must never be read as post text)."""
+    messages = container.xpath(spec.message)
+    if not messages:
+        return False
+    message = messages[0]
+
+    def outside(el: Element) -> bool:
+        return el is not message and not is_ancestor(message, el)
+
+    _name, author_el = _first_text(container, spec.author)
+    if author_el is None or not outside(author_el):
+        return False
+    return any(
+        outside(el) and find_date(text_excluding(el, _quote_skip)) is not None
+        for el in container.xpath(spec.date)
+    )
+
+
+def _spec_from_markup(containers: Sequence[Element], declared: str | None) -> VersionSpec | None:
+    """The display version whose selectors fit the page's post markup, or None (generic).
+
+    ``declared`` (``tpl_used``) is tried first; then every other version, since a board may
+    keep one version's templates while ``tpl_used`` names another (copied templates, a
+    version switch half done). A version fits when its slots fit at least 2 of the first
+    :data:`_SPEC_SAMPLE` containers (all of them when fewer).
+    """
+    sample = containers[:_SPEC_SAMPLE]
+    needed = min(2, len(sample))
+    order = [VERSIONS[declared]] if declared in VERSIONS else []
+    order += [spec for tpl, spec in VERSIONS.items() if tpl != declared]
+    for spec in order:
+        if sum(_spec_fits_container(spec, c) for c in sample) >= needed:
+            return spec
+    return None
 
 
 def _parse_post(
@@ -439,7 +496,15 @@ def parse_topic_page(
     if not containers:
         raise UnknownPageError(_not_topic_reason(tree, userdata), source)
     unnest([el for _post_id, el in containers])  # an unclosed <div> nests the next posts
-    spec = VERSIONS.get(version) if version else None
+    spec = _spec_from_markup([el for _post_id, el in containers], version)
+    if spec is not None:
+        version = spec.tpl_used  # the markup wins over a stale or copied tpl_used
+    elif version in VERSIONS and ld is None:
+        raise UnknownPageError(
+            f"page not understood: tpl_used names {version!r} but its post markup matches "
+            "no display version, and the page has no JSON-LD to locate the posts' text",
+            source,
+        )
     ctx = _Context(source, now, board_tz, gm_names, gm_ids, dice_actions, dice_names, guest_name)
     posts: list[Post] = []
     for index, (post_id, container) in enumerate(containers):
