@@ -22,7 +22,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import lxml.etree
-import lxml.html
 
 from parsers.errors import ParseError
 
@@ -34,11 +33,12 @@ _LOCAL = threading.local()
 
 
 def html_parser() -> Any:
-    """An ``lxml.html.HTMLParser(huge_tree=True)``, one per thread (parsers are not
-    thread-safe and costly to build per call)."""
+    """An ``lxml.etree.HTMLParser(huge_tree=True)`` for text input, one per thread (parsers
+    are not thread-safe and costly to build per call). Plain ``lxml.etree`` elements: no
+    Python element-class lookup per node as with ``lxml.html``."""
     parser = getattr(_LOCAL, "html", None)
     if parser is None:
-        parser = lxml.html.HTMLParser(huge_tree=True)
+        parser = lxml.etree.HTMLParser(huge_tree=True)
         _LOCAL.html = parser
     return parser
 

@@ -14,7 +14,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-#: ``lxml.html.HtmlElement`` (lxml ships no type stubs in this environment).
+from lxml import etree
+
+#: an ``lxml.etree`` element (lxml ships no type stubs in this environment).
 Element: TypeAlias = Any
 SkipPredicate = Callable[[Element], bool]
 
@@ -41,6 +43,31 @@ def is_bold(el: Element, tag: str | None = None) -> bool:
         return True
     style = el.get("style")
     return bool(style) and _BOLD_STYLE_RE.search(style) is not None
+
+
+_STRING = etree.XPath("string()")
+
+
+def text_content(el: Element) -> str:
+    """All text under ``el`` (comments left out), like ``lxml.html``'s ``text_content()``
+    but for plain ``lxml.etree`` elements (the parser builds those: no Python class lookup
+    per element)."""
+    return str(_STRING(el))
+
+
+def drop_tree(el: Element) -> None:
+    """Remove ``el`` and its subtree, keeping its tail text in place (``lxml.html``'s
+    ``drop_tree`` for plain ``lxml.etree`` elements)."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    if el.tail:
+        previous = el.getprevious()
+        if previous is None:
+            parent.text = (parent.text or "") + el.tail
+        else:
+            previous.tail = (previous.tail or "") + el.tail
+    parent.remove(el)
 
 
 def squash(text: str) -> str:

@@ -24,7 +24,6 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from lxml import etree
-from lxml import html as lxml_html
 
 from parsers.errors import UnknownPageError
 from parsers.forumactif.dates import (
@@ -48,9 +47,11 @@ from parsers.forumactif.htmltext import (
     Element,
     SkipPredicate,
     class_tokens,
+    drop_tree,
     extract,
     squash,
     tag_of,
+    text_content,
     text_excluding,
 )
 from parsers.forumactif.jsonld import ANONYMOUS, LdPost, LdTopic, parse_jsonld
@@ -121,7 +122,7 @@ def _detect_version(tree: Element, html: str, userdata: dict[str, str | int | fl
 def _first_text(container: Element, xpaths: Sequence[str]) -> tuple[str | None, Element | None]:
     for xpath in xpaths:
         for el in container.xpath(xpath):
-            text = squash(el.text_content())
+            text = squash(text_content(el))
             if text:
                 return text, el
     return None, None
@@ -143,7 +144,7 @@ def _generic_author(container: Element, slot: Element) -> tuple[str | None, int 
             continue
         if link is slot or any(a is slot for a in link.iterancestors()):
             continue
-        name = squash(link.text_content())
+        name = squash(text_content(link))
         if name:
             return name, int(match.group(1))
     return None, None
@@ -192,8 +193,8 @@ def _quotes(slot: Element) -> tuple[Quote, ...]:
             if next(cite.iterancestors("blockquote"), None) is block
         ]
         if cites:
-            match = _QUOTE_CITE_RE.match(squash(cites[0].text_content()))
-            author = (match.group("name") if match else squash(cites[0].text_content())) or None
+            match = _QUOTE_CITE_RE.match(squash(text_content(cites[0])))
+            author = (match.group("name") if match else squash(text_content(cites[0]))) or None
             for link in cites[0].iter("a"):
                 id_match = re.search(r"(?:#|[?&]p=)p?(\d+)", link.get("href") or "")
                 if id_match:
@@ -206,7 +207,7 @@ def _own_html(slot: Element, skip: SkipPredicate) -> str:
     clone = copy.deepcopy(slot)
     for el in list(clone.iter()):
         if el is not clone and tag_of(el) and skip(el) and el.getparent() is not None:
-            el.drop_tree()
+            drop_tree(el)
     return str(etree.tostring(clone, encoding="unicode", with_tail=False))
 
 
@@ -486,9 +487,11 @@ def parse_topic_page(
     """
     text = decode_html(html, encoding)
     try:
-        tree = lxml_html.document_fromstring(text, parser=html_parser())
+        tree = etree.fromstring(text, parser=html_parser()) if text.strip() else None
     except (etree.ParserError, ValueError) as exc:
         raise UnknownPageError(f"unreadable HTML: {exc}", source) from exc
+    if tree is None:
+        raise UnknownPageError("unreadable HTML: Document is empty", source)
     userdata = parse_userdata(text)
     version = _detect_version(tree, text, userdata)
     ld = parse_jsonld(tree)
