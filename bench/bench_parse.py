@@ -128,7 +128,7 @@ def _profile(name: str) -> None:
             for _ in range(50):
                 extract(data)
             profiler.disable()
-            pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(30)
             return
     print("no such page:", name)
 

@@ -16,7 +16,6 @@ Three failure modes of real pages that used to lose posts silently (issue 16):
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -114,11 +113,3 @@ def check_all_parsed(
             f"lost: {lost[:10]}",
             source,
         )
-
-
-def raw_ids(pattern: re.Pattern[bytes] | re.Pattern[str], data: bytes | str) -> list[int]:
-    """Post ids matched by ``pattern`` (group 1) in the raw page, in order, deduplicated."""
-    found: dict[int, None] = {}
-    for match in pattern.finditer(data):  # type: ignore[arg-type]
-        found.setdefault(int(match.group(1)), None)
-    return list(found)

@@ -37,6 +37,7 @@ _HEADER_RE = re.compile(
     r"|ha realizado la siguiente acción)\s*:\s*(?P<action>.+?)\s*$",
     re.IGNORECASE,
 )
+_HEADER_HINT_RE = re.compile(r"membre|member|miembro", re.IGNORECASE)
 _DIE_RE = re.compile(r"^['‘’](?P<name>.+?)['‘’]\s*:\s*(?P<rest>.*)$")
 _INT_RE = re.compile(r"-?\d+")
 
@@ -138,6 +139,8 @@ def find_dice_block(
     wanted_actions = {_fold(a) for a in actions}
     wanted_names = {_fold(n) for n in dice_names} if dice_names is not None else None
     for index, line in enumerate(lines):
+        if _HEADER_HINT_RE.search(line.text) is None:
+            continue  # cheap test before squashing every line of every post
         header = _HEADER_RE.match(squash(line.text))
         if header is None or _fold(header.group("action")) not in wanted_actions:
             continue

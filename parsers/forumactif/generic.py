@@ -59,14 +59,34 @@ def _climb(anchors: Sequence[tuple[int, Element]]) -> list[tuple[int, Element]]:
     return result
 
 
-#: Raw-markup patterns of the post containers, per :func:`find_containers_by` strategy
-#: (group 1 = post id), used to check that no container was lost by the tree builder.
-RAW_CONTAINER_RES: dict[str, re.Pattern[str]] = {
-    "class": re.compile(
-        r"""<[a-zA-Z][^>]*?\bclass\s*=\s*["'][^"']*?(?<![\w-])post--([1-9]\d*)(?![\w-])"""
-    ),
-    "id": re.compile(r"""<[a-zA-Z][^>]*?\bid\s*=\s*["'](?:p|post-?)(\d+)["']"""),
-}
+_RAW_POST_CLASS_RE = re.compile(r"post--([1-9]\d*)(?![\w-])")  # literal first: fast scan
+_IN_CLASS_VALUE_RE = re.compile(r"""\bclass\s*=\s*["'][^"'<>]*$""", re.IGNORECASE)
+_RAW_POST_ID_RE = re.compile(r"""\bid\s*=\s*["'](?:p|post-?)(\d+)["']""")
+
+
+def raw_container_ids(strategy: str, html: str) -> list[int] | None:
+    """Post ids of the containers in the raw markup, for a :func:`find_containers_by`
+    strategy (``"class"``: a ``post--ID`` token inside a tag's ``class`` value; ``"id"``:
+    ``id="pID"`` / ``id="post-ID"``), in order, deduplicated; None for other strategies.
+    Used to check that no container was lost by the tree builder."""
+    found: dict[int, None] = {}
+    if strategy == "class":
+        for match in _RAW_POST_CLASS_RE.finditer(html):
+            start = match.start()
+            if start and (html[start - 1].isalnum() or html[start - 1] in "_-"):
+                continue  # part of a longer class name
+            tag_start = html.rfind("<", 0, start)
+            if tag_start < 0 or html.rfind(">", tag_start, start) >= 0:
+                continue  # not inside a tag
+            if _IN_CLASS_VALUE_RE.search(html, tag_start, start) is None:
+                continue
+            found.setdefault(int(match.group(1)), None)
+    elif strategy == "id":
+        for match in _RAW_POST_ID_RE.finditer(html):
+            found.setdefault(int(match.group(1)), None)
+    else:
+        return None
+    return list(found)
 
 
 def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[int, Element]]:
@@ -79,8 +99,7 @@ def find_containers_by(
 ) -> tuple[str | None, list[tuple[int, Element]]]:
     """``(strategy, [(post_id, container), ...])`` in page order; ``(None, [])`` when none.
 
-    ``strategy`` is ``"class"``, ``"id"`` or ``"numeric"`` (keys of :data:`RAW_CONTAINER_RES`
-    for the first two).
+    ``strategy`` is ``"class"``, ``"id"`` or ``"numeric"`` (see :func:`raw_container_ids`).
 
     Tried in order: class ``post--ID`` (``post--0`` excluded, first element kept per
     id: phpBB2 has two rows per post); elements ``id="pID"`` / ``id="post-ID"``;

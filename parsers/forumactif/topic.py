@@ -36,10 +36,10 @@ from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS, find_dice_block
 from parsers.forumactif.encoding import decode_html
 from parsers.forumactif.forms import find_reply_form
 from parsers.forumactif.generic import (
-    RAW_CONTAINER_RES,
     contains_text,
     find_containers_by,
     is_ancestor,
+    raw_container_ids,
     slot_by_class,
     slot_by_text,
 )
@@ -47,18 +47,20 @@ from parsers.forumactif.htmltext import (
     Element,
     SkipPredicate,
     class_tokens,
+    compiled,
     drop_tree,
     extract,
     squash,
     tag_of,
     text_content,
     text_excluding,
+    text_outside_quotes,
 )
 from parsers.forumactif.jsonld import ANONYMOUS, LdPost, LdTopic, parse_jsonld
 from parsers.forumactif.userdata import logged_in_username, parse_board, parse_userdata
 from parsers.forumactif.versions import DOM_SIGNALS, VERSIONS, VersionSpec
 from parsers.model import DiceRoll, Edit, Post, Quote, TopicPage
-from parsers.tree import check_all_parsed, html_parser, raw_ids, unnest
+from parsers.tree import check_all_parsed, html_parser, unnest
 
 DEFAULT_GM_NAMES: tuple[str, ...] = ("Maître du Jeu", "Game Master", "Maitre du jeu")
 #: Name Forumactif displays for guests and deleted accounts.
@@ -72,6 +74,7 @@ _EDIT_RE = re.compile(
     r"\s+times?\s+in\s+total",
     re.IGNORECASE,
 )
+_EDIT_HINT_RE = re.compile(r"derni\S+\s+\S*dition\s+par|last\s+edited\s+by", re.IGNORECASE)
 _PAGE_OF_RE = re.compile(
     r"Page\s*<strong>\s*(\d+)\s*</strong>\s*(?:sur|of|de|di|von)\s*<strong>\s*(\d+)\s*</strong>",
     re.IGNORECASE,
@@ -114,14 +117,14 @@ def _detect_version(tree: Element, html: str, userdata: dict[str, str | int | fl
     if value:
         return str(value)
     for tpl, xpath in DOM_SIGNALS:
-        if tree.xpath(xpath):
+        if compiled(xpath)(tree):
             return tpl
     return None
 
 
 def _first_text(container: Element, xpaths: Sequence[str]) -> tuple[str | None, Element | None]:
     for xpath in xpaths:
-        for el in container.xpath(xpath):
+        for el in compiled(xpath)(container):
             text = squash(text_content(el))
             if text:
                 return text, el
@@ -152,7 +155,7 @@ def _generic_author(container: Element, slot: Element) -> tuple[str | None, int 
 
 def _find_slot(container: Element, spec: VersionSpec | None, ld_text: str | None) -> Element | None:
     if spec is not None:
-        found = container.xpath(spec.message)
+        found = compiled(spec.message)(container)
         if found:
             return found[0]
     by_class = slot_by_class(container)
@@ -204,6 +207,9 @@ def _quotes(slot: Element) -> tuple[Quote, ...]:
 
 
 def _own_html(slot: Element, skip: SkipPredicate) -> str:
+    """The slot's HTML without its skipped subtrees (copied only when it has some)."""
+    if not any(el is not slot and tag_of(el) and skip(el) for el in slot.iter()):
+        return str(etree.tostring(slot, encoding="unicode", with_tail=False))
     clone = copy.deepcopy(slot)
     for el in list(clone.iter()):
         if el is not clone and tag_of(el) and skip(el) and el.getparent() is not None:
@@ -266,7 +272,7 @@ def _chrome_inside(container: Element, slot: Element, spec: VersionSpec | None) 
         return set()
     found: set[Element] = set()
     for xpath in (spec.date, *spec.author):
-        for el in slot.xpath(xpath):
+        for el in compiled(xpath)(slot):
             found.add(el)
     return found
 
@@ -279,7 +285,7 @@ def _spec_fits_container(spec: VersionSpec, container: Element) -> bool:
     """The version's message, author and date slots all exist in ``container``, the date slot
     holds a date, and neither the author nor the date is inside the message (header text
     must never be read as post text)."""
-    messages = container.xpath(spec.message)
+    messages = compiled(spec.message)(container)
     if not messages:
         return False
     message = messages[0]
@@ -291,8 +297,8 @@ def _spec_fits_container(spec: VersionSpec, container: Element) -> bool:
     if author_el is None or not outside(author_el):
         return False
     return any(
-        outside(el) and find_date(text_excluding(el, _quote_skip)) is not None
-        for el in container.xpath(spec.date)
+        outside(el) and find_date(text_outside_quotes(el)) is not None
+        for el in compiled(spec.date)(container)
     )
 
 
@@ -348,7 +354,7 @@ def _parse_post(
     if posted_at is None and spec is not None:
         _text, date_el = _first_text(container, (spec.date,))
         if date_el is not None:
-            posted_at = ctx.posted_date(find_date(text_excluding(date_el, _quote_skip)), warnings)
+            posted_at = ctx.posted_date(find_date(text_outside_quotes(date_el)), warnings)
     if posted_at is None:
         outside = text_excluding(container, lambda el: el is slot or _quote_skip(el))
         raw = next((m.group(0) for m in DATE_RE.finditer(outside) if ":" in m.group(0)), None)
@@ -356,8 +362,9 @@ def _parse_post(
 
     # Edit notice: anywhere in the container outside quotes.
     edited: Edit | None = None
-    container_text = squash(text_excluding(container, _quote_skip))
-    for match in _EDIT_RE.finditer(container_text):
+    container_text = text_outside_quotes(container)
+    has_edit = _EDIT_HINT_RE.search(container_text) is not None
+    for match in _EDIT_RE.finditer(squash(container_text) if has_edit else ""):
         by = match.group("by") or match.group("by_en")
         count = match.group("count") or match.group("count_en")
         at_raw = match.group("at") or match.group("at_en")
@@ -368,8 +375,10 @@ def _parse_post(
     chrome = _chrome_inside(container, slot, spec)
     own_skip: SkipPredicate = (lambda el: el in chrome or _own_skip(el)) if chrome else _own_skip
     extracted = extract(slot, own_skip)
-    lines = [line for line in extracted.lines if not _EDIT_RE.search(squash(line.text))]
-    bold = [b for b in extracted.bold if not _EDIT_RE.search(b)]
+    lines, bold = extracted.lines, extracted.bold
+    if has_edit:  # AwesomeBB prints the edit line inside the message slot
+        lines = [line for line in lines if not _EDIT_RE.search(squash(line.text))]
+        bold = [b for b in bold if not _EDIT_RE.search(b)]
     block = find_dice_block(lines, actions=ctx.dice_actions, dice_names=ctx.dice_names)
     is_gm = _fold(author) in ctx.gm_names or (author_id is not None and author_id in ctx.gm_ids)
     dice: tuple[DiceRoll, ...] = ()
@@ -515,13 +524,10 @@ def parse_topic_page(
         if ld_post is None and ld is not None and index == 0 and ld.first is not None:
             ld_post = ld.first  # topic-level entry: first post's author and text, no date
         posts.append(_parse_post(ctx, post_id, container, spec, ld_post))
-    if strategy in RAW_CONTAINER_RES:
-        check_all_parsed(
-            raw_ids(RAW_CONTAINER_RES[strategy], text),
-            (post.post_id for post in posts),
-            source,
-            f"post containers found by {strategy}",
-        )
+    expected_ids = raw_container_ids(strategy or "", text)
+    if expected_ids is not None:
+        what = "class post--N" if strategy == "class" else 'id="pN"'
+        check_all_parsed(expected_ids, (post.post_id for post in posts), source, what)
     posts = _attach_dice(posts)
 
     reply_form = find_reply_form(tree)
