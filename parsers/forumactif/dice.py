@@ -23,6 +23,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import unquote
 
 from parsers.forumactif.htmltext import Line, squash
@@ -56,10 +57,16 @@ class DiceBlock:
     end: int
 
 
+@lru_cache(maxsize=1024)
 def _fold(text: str) -> str:
     """Case-, accent- and space-insensitive key (« Lancer des Dés » == « lancer des des »)."""
     decomposed = unicodedata.normalize("NFKD", squash(text).casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=64)
+def _folded(values: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_fold(v) for v in values)
 
 
 def _slug(text: str) -> str:
@@ -136,8 +143,8 @@ def find_dice_block(
         dice_names: when given, only dice with these names are kept (case-insensitive);
             None keeps every die.
     """
-    wanted_actions = {_fold(a) for a in actions}
-    wanted_names = {_fold(n) for n in dice_names} if dice_names is not None else None
+    wanted_actions = _folded(tuple(actions))
+    wanted_names = _folded(tuple(dice_names)) if dice_names is not None else None
     for index, line in enumerate(lines):
         if _HEADER_HINT_RE.search(line.text) is None:
             continue  # cheap test before squashing every line of every post

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from lxml import etree
+
 from parsers.forumactif.htmltext import (
     INLINE_TAGS,
     Element,
@@ -19,6 +21,8 @@ from parsers.forumactif.htmltext import (
     class_tokens,
     iter_text_nodes,
     tag_of,
+    text_nodes,
+    text_outside_quotes,
 )
 
 _POST_CLASS_RE = re.compile(r"^post--(\d+)$")
@@ -29,6 +33,21 @@ _SLOT_CLASS_RE = re.compile(
     re.IGNORECASE,
 )
 _WS_RE = re.compile(r"\s+")
+_WITH_CLASS = etree.XPath(".//*[@class]")
+
+
+def never_skip(el: Element) -> bool:
+    """A skip predicate that skips nothing (lets :func:`slot_by_text` take its fast path)."""
+    return False
+
+
+def _quote_skip_marker(el: Element) -> bool:
+    """Skip ``<blockquote>`` subtrees (lets :func:`contains_text` take its fast path)."""
+    return tag_of(el) == "blockquote"
+
+
+#: The predicate to pass to :func:`contains_text` for "outside quotes".
+quote_skip = _quote_skip_marker
 
 
 def _by_post_class(tree: Element) -> list[tuple[int, Element]]:
@@ -134,8 +153,8 @@ def slot_by_class(container: Element) -> Element | None:
     """The innermost descendant whose class looks like a message body, or None."""
     candidates = [
         el
-        for el in container.iter()
-        if el is not container and any(_SLOT_CLASS_RE.search(t) for t in class_tokens(el))
+        for el in _WITH_CLASS(container)
+        if any(_SLOT_CLASS_RE.search(t) for t in class_tokens(el))
     ]
     for el in candidates:
         if not any(other is not el and is_ancestor(el, other) for other in candidates):
@@ -148,7 +167,7 @@ def is_ancestor(ancestor: Element, el: Element) -> bool:
 
 
 def _compact(text: str) -> str:
-    return _WS_RE.sub("", text)
+    return "".join(text.split())  # every Unicode space removed, faster than a regex
 
 
 def contains_text(el: Element, text: str, skip: SkipPredicate) -> bool:
@@ -156,7 +175,10 @@ def contains_text(el: Element, text: str, skip: SkipPredicate) -> bool:
     lines = [_compact(line) for line in text.splitlines() if _compact(line)]
     if not lines:
         return False
-    haystack = _compact("".join(t for t, _ in iter_text_nodes(el, skip)))
+    if skip is _quote_skip_marker:
+        haystack = _compact(text_outside_quotes(el))
+    else:
+        haystack = _compact("".join(t for t, _ in iter_text_nodes(el, skip)))
     return lines[0][:40] in haystack
 
 
@@ -173,7 +195,8 @@ def slot_by_text(container: Element, text: str, skip: SkipPredicate) -> Element 
     pieces: list[tuple[int, Element]] = []
     buffer: list[str] = []
     offset = 0
-    for value, owner in iter_text_nodes(container, skip):
+    nodes = text_nodes(container) if skip is never_skip else iter_text_nodes(container, skip)
+    for value, owner in nodes:
         compact = _compact(value)
         if compact:
             pieces.append((offset, owner))

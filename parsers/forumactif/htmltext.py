@@ -235,6 +235,27 @@ def text_outside_quotes(root: Element) -> str:
     return text_excluding(root, _is_blockquote)
 
 
+_HAS_IGNORED = etree.XPath(
+    "boolean(.//script | .//style | .//noscript | .//template | .//textarea | .//select)"
+)
+_TEXT_NODES = etree.XPath(".//text()")
+
+
+def text_nodes(root: Element) -> list[tuple[str, Element]]:
+    """:func:`iter_text_nodes` without a skip predicate, as a list; one XPath (lxml "smart"
+    strings know their element) when ``root`` holds no script, style or form control."""
+    if _HAS_IGNORED(root):
+        return list(iter_text_nodes(root, lambda el: False))
+    found: list[tuple[str, Element]] = []
+    for value in _TEXT_NODES(root):
+        owner = value.getparent()
+        if value.is_tail:
+            owner = owner.getparent()
+        if owner is not None:
+            found.append((str(value), owner))
+    return found
+
+
 @lru_cache(maxsize=256)
 def compiled(xpath: str) -> Any:
     """``etree.XPath(xpath)``, compiled once (``el.xpath(str)`` compiles at every call)."""

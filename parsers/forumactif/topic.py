@@ -39,6 +39,8 @@ from parsers.forumactif.generic import (
     contains_text,
     find_containers_by,
     is_ancestor,
+    never_skip,
+    quote_skip,
     raw_container_ids,
     slot_by_class,
     slot_by_text,
@@ -159,8 +161,8 @@ def _find_slot(container: Element, spec: VersionSpec | None, ld_text: str | None
         if found:
             return found[0]
     by_class = slot_by_class(container)
-    by_text = slot_by_text(container, ld_text, lambda el: False) if ld_text else None
-    if by_class is not None and (not ld_text or contains_text(by_class, ld_text, _quote_skip)):
+    by_text = slot_by_text(container, ld_text, never_skip) if ld_text else None
+    if by_class is not None and (not ld_text or contains_text(by_class, ld_text, quote_skip)):
         # A class such as "postbody" may name the whole post (title, author line, message):
         # when the JSON-LD text sits in a smaller element inside it, that one is the message.
         if by_text is not None and is_ancestor(by_class, by_text):
