@@ -77,6 +77,8 @@ _PLAIN_KIND_RE = re.compile(
     r"(?:esquive[rs]?|riposte[rs]?|lance[rs]?\s+un\s+sort|dodge|cast(?:\s+a\s+spell)?)"
     r"(?:\s*(?:et|and|&|-|\+)?\s*(?:je\s+)?ripost(?:e|er|es)?)?$"
 )
+#: Longer than any line :data:`_PLAIN_KIND_RE` accepts ("j'esquive et je riposte !").
+_PLAIN_KIND_MAX_CHARS = 60
 _SPELL_LABEL_RE = re.compile(
     r"^(?:mon\s+)?(?:sort|sortilege|sortilège|spell|incantation)\s*:\s*", re.IGNORECASE
 )
@@ -215,6 +217,8 @@ _DODGE_WORDS_RE = re.compile(r"ripost|esquiv|dodge|\bevit")
 
 def _plain_kind(segment: str) -> ActionKind | None:
     """A footer line that is only an action word ("J'esquive !", "Esquive et riposte")."""
+    if len(segment) > _PLAIN_KIND_MAX_CHARS:
+        return None  # narrative, not a bare action word: skip the folding
     v = fold(segment)
     v = re.sub(r"[^\w' &+-]+", " ", v)
     v = collapse_ws(v.replace("-", " - ")).replace(" - ", " ")

@@ -24,7 +24,7 @@ import lxml.etree
 
 from parsers.errors import ParseError
 
-__all__ = ["check_all_parsed", "etree_parser", "html_parser", "unnest"]
+__all__ = ["check_all_parsed", "etree_parser", "html_parser", "unnest", "utf8_html_parser"]
 
 Element = Any
 
@@ -39,6 +39,16 @@ def html_parser() -> Any:
     if parser is None:
         parser = lxml.etree.HTMLParser(huge_tree=True)
         _LOCAL.html = parser
+    return parser
+
+
+def utf8_html_parser() -> Any:
+    """An ``lxml.etree.HTMLParser(encoding="utf-8", huge_tree=True)``, one per thread: UTF-8
+    bytes parse faster than the same page as ``str``."""
+    parser = getattr(_LOCAL, "utf8", None)
+    if parser is None:
+        parser = lxml.etree.HTMLParser(encoding="utf-8", huge_tree=True)
+        _LOCAL.utf8 = parser
     return parser
 
 

@@ -41,6 +41,12 @@ def sniff_charset(data: bytes) -> str | None:
     return normalise_charset(match.group(1).decode("ascii", "replace"))
 
 
+def page_codec(data: bytes, declared: str | None = None) -> str:
+    """The codec :func:`decode_html` reads ``data`` with (declared, BOM, ``<meta>``, detection)."""
+    charset = normalise_charset(declared) if declared else sniff_charset(data)
+    return charset if charset is not None else detect_charset(data)
+
+
 def decode_html(data: str | bytes, declared: str | None = None) -> str:
     """Turn an HTTP body into text.
 
@@ -55,9 +61,7 @@ def decode_html(data: str | bytes, declared: str | None = None) -> str:
     """
     if isinstance(data, str):
         return data
-    charset = normalise_charset(declared) if declared else sniff_charset(data)
-    if charset is None:
-        return data.decode(detect_charset(data), errors="replace")
+    charset = page_codec(data, declared)
     if charset == "utf-8" and data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     return data.decode(charset, errors="replace")

@@ -33,7 +33,7 @@ from parsers.forumactif.dates import (
     resolve_forumactif_date,
 )
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS, find_dice_block
-from parsers.forumactif.encoding import decode_html
+from parsers.forumactif.encoding import decode_html, page_codec
 from parsers.forumactif.forms import find_reply_form
 from parsers.forumactif.generic import (
     contains_text,
@@ -62,7 +62,7 @@ from parsers.forumactif.jsonld import ANONYMOUS, LdPost, LdTopic, parse_jsonld
 from parsers.forumactif.userdata import logged_in_username, parse_board, parse_userdata
 from parsers.forumactif.versions import DOM_SIGNALS, VERSIONS, VersionSpec
 from parsers.model import DiceRoll, Edit, Post, Quote, TopicPage
-from parsers.tree import check_all_parsed, html_parser, unnest
+from parsers.tree import check_all_parsed, html_parser, unnest, utf8_html_parser
 
 DEFAULT_GM_NAMES: tuple[str, ...] = ("Maître du Jeu", "Game Master", "Maitre du jeu")
 #: Name Forumactif displays for guests and deleted accounts.
@@ -272,11 +272,7 @@ def _chrome_inside(container: Element, slot: Element, spec: VersionSpec | None) 
     an unclosed tag in the post), to be skipped as header text."""
     if spec is None:
         return set()
-    found: set[Element] = set()
-    for xpath in (spec.date, *spec.author):
-        for el in compiled(xpath)(slot):
-            found.add(el)
-    return found
+    return set(compiled(" | ".join((spec.date, *spec.author)))(slot))
 
 
 #: Containers sampled to check that a version's selectors fit the page.
@@ -496,9 +492,22 @@ def parse_topic_page(
         UnknownPageError: the page has no post container (index, posting form,
             non-Forumactif page), or a post's message cannot be located.
     """
-    text = decode_html(html, encoding)
+    utf8: bytes | None = None
+    if isinstance(html, bytes) and page_codec(html, encoding) == "utf-8":
+        utf8 = html[3:] if html.startswith(b"\xef\xbb\xbf") else html
+        try:
+            text = utf8.decode("utf-8")
+        except UnicodeDecodeError:
+            utf8, text = None, decode_html(html, encoding)
+    else:
+        text = decode_html(html, encoding)
     try:
-        tree = etree.fromstring(text, parser=html_parser()) if text.strip() else None
+        if not text.strip():
+            tree = None
+        elif utf8 is not None:  # valid UTF-8 bytes: lxml parses them faster than the str
+            tree = etree.fromstring(utf8, parser=utf8_html_parser())
+        else:
+            tree = etree.fromstring(text, parser=html_parser())
     except (etree.ParserError, ValueError) as exc:
         raise UnknownPageError(f"unreadable HTML: {exc}", source) from exc
     if tree is None:
