@@ -106,6 +106,7 @@ class Extracted:
 
     lines: list[Line]
     bold: list[str]
+    skipped: bool = False  # whether ``skip`` left out some subtree
 
     def texts(self) -> list[str]:
         """Whitespace-normalised text of every line (blank lines included)."""
@@ -116,6 +117,7 @@ class _Builder:
     def __init__(self) -> None:
         self.lines: list[Line] = [Line()]
         self.bold: list[str] = []
+        self.skipped = False
         self._bold_buf: list[str] | None = None
 
     def text(self, value: str | None) -> None:
@@ -157,6 +159,7 @@ class _Builder:
                 continue
             block = tag in BLOCK_TAGS
             if skip(el):
+                self.skipped = True
                 if block:
                     self.newline()
                 continue
@@ -188,7 +191,7 @@ def extract(root: Element, skip: SkipPredicate) -> Extracted:
     for child in root:
         builder.walk(child, skip)
         builder.text(child.tail)
-    return Extracted(lines=builder.lines, bold=builder.bold)
+    return Extracted(lines=builder.lines, bold=builder.bold, skipped=builder.skipped)
 
 
 def iter_text_nodes(root: Element, skip: SkipPredicate) -> Iterator[tuple[str, Element]]:
@@ -216,10 +219,13 @@ def iter_text_nodes(root: Element, skip: SkipPredicate) -> Iterator[tuple[str, E
             stack.append((child, False))
 
 
-_HAS_SKIPPED = etree.XPath(
-    "boolean(.//blockquote | .//script | .//style | .//noscript | .//template"
-    " | .//textarea | .//select)"
-)
+_IGNORED_TAGS_SORTED = tuple(sorted(_IGNORED_TAGS))
+_SKIPPED_TAGS = ("blockquote", *_IGNORED_TAGS_SORTED)
+
+
+def _holds(root: Element, tags: tuple[str, ...]) -> bool:
+    """Whether a descendant of ``root`` (not ``root`` itself) has one of ``tags``."""
+    return any(el is not root for el in root.iter(*tags))
 
 
 def _is_blockquote(el: Element) -> bool:
@@ -230,21 +236,18 @@ def text_outside_quotes(root: Element) -> str:
     """All text of ``root`` except ``<blockquote>`` subtrees, scripts and styles: the same as
     ``text_excluding(root, lambda el: el.tag == "blockquote")``, with a C-speed path
     (``itertext``) for the usual element that holds none of them."""
-    if not _HAS_SKIPPED(root):
+    if not _holds(root, _SKIPPED_TAGS):
         return "".join(root.itertext())
     return text_excluding(root, _is_blockquote)
 
 
-_HAS_IGNORED = etree.XPath(
-    "boolean(.//script | .//style | .//noscript | .//template | .//textarea | .//select)"
-)
 _TEXT_NODES = etree.XPath(".//text()")
 
 
 def text_nodes(root: Element) -> list[tuple[str, Element]]:
     """:func:`iter_text_nodes` without a skip predicate, as a list; one XPath (lxml "smart"
     strings know their element) when ``root`` holds no script, style or form control."""
-    if _HAS_IGNORED(root):
+    if _holds(root, _IGNORED_TAGS_SORTED):
         return list(iter_text_nodes(root, lambda el: False))
     found: list[tuple[str, Element]] = []
     for value in _TEXT_NODES(root):

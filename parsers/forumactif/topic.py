@@ -208,9 +208,10 @@ def _quotes(slot: Element) -> tuple[Quote, ...]:
     return tuple(quotes)
 
 
-def _own_html(slot: Element, skip: SkipPredicate) -> str:
-    """The slot's HTML without its skipped subtrees (copied only when it has some)."""
-    if not any(el is not slot and tag_of(el) and skip(el) for el in slot.iter()):
+def _own_html(slot: Element, skip: SkipPredicate, skipped: bool = True) -> str:
+    """The slot's HTML without its skipped subtrees (copied only when ``skipped``: the
+    extraction met some)."""
+    if not skipped:
         return str(etree.tostring(slot, encoding="unicode", with_tail=False))
     clone = copy.deepcopy(slot)
     for el in list(clone.iter()):
@@ -361,7 +362,9 @@ def _parse_post(
     # Edit notice: anywhere in the container outside quotes.
     edited: Edit | None = None
     container_text = text_outside_quotes(container)
-    has_edit = _EDIT_HINT_RE.search(container_text) is not None
+    has_edit = ("dition" in container_text or "dited" in container_text) and (
+        _EDIT_HINT_RE.search(container_text) is not None
+    )  # substring tests first: the regex has no literal prefix to scan for
     for match in _EDIT_RE.finditer(squash(container_text) if has_edit else ""):
         by = match.group("by") or match.group("by_en")
         count = match.group("count") or match.group("count_en")
@@ -398,7 +401,7 @@ def _parse_post(
         line_count=sum(1 for t in texts if t),
         dice=dice,
         is_dice_post=block is not None and is_gm,
-        html=_own_html(slot, own_skip),
+        html=_own_html(slot, own_skip, extracted.skipped),
         dice_roller=roller,
         warnings=tuple(warnings),
     )
