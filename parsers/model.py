@@ -7,6 +7,8 @@ These are the shapes behind the public ``forumbot parse-page`` JSON contract
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -70,6 +72,9 @@ class Post:
         is_dice_post: True for a Forumactif "Game Master" post that only carries dice.
         html: the own content as sanitized-free raw HTML fragment (for hashing/audit).
         dice_roller: Forumactif dice post: the member who rolled.
+        dice_post_ids: Forumactif roller's post: ids of the Game Master posts whose dice were
+            attached to it, in page order (the dice were rolled when the first one was posted:
+            the version of this post in force for the ruling is the one seen then).
         warnings: doubts the parser has about this post, for the shell to log or hold the
             draft on, e.g. ``"posted_at: weekday_mismatch ('Ven 17 Juin - 10:00')"``
             (Forumactif year-less date whose weekday matches no year near ``now``).
@@ -89,6 +94,7 @@ class Post:
     html: str = ""
     dice_roller: str | None = None  # Forumactif dice post: the member who rolled
     warnings: tuple[str, ...] = ()
+    dice_post_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -150,3 +156,17 @@ class TopicPage:
     forum_id: int | None = None
     version: str | None = None
     reply_form: ReplyForm | None = None
+
+
+def content_fingerprint(post: Post) -> str:
+    """SHA-256 hex digest of what a ruling reads in ``post``: its own text (lines stripped of
+    trailing spaces) and its bold texts, in order.
+
+    Two versions of a post with the same fingerprint read the same (same spell, bet, action);
+    a change of bold alone (the spell is the last bold) changes it. Used to see a Forumactif
+    post edited after its dice were rolled although the page shows no edit notice
+    (:func:`parsers.forumactif.late_edits`).
+    """
+    text = "\n".join(line.rstrip() for line in post.text.strip().splitlines())
+    payload = json.dumps([text, list(post.bold)], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

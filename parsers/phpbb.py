@@ -30,7 +30,13 @@ from parsers.model import Edit, Post, Quote, ReplyForm, TopicPage
 from parsers.text import collapse_ws, count_lines, fold
 from parsers.tree import check_all_parsed, etree_parser, unnest
 
-__all__ = ["looks_like_phpbb", "parse_display_date", "parse_edit_notice", "parse_topic_page"]
+__all__ = [
+    "looks_like_phpbb",
+    "parse_display_date",
+    "parse_edit_notice",
+    "parse_topic_page",
+    "raw_post_ids",
+]
 
 Element = Any
 
@@ -48,7 +54,7 @@ _EDIT_BY_RE = re.compile(
 )
 _STYLE_RE = re.compile(rb"styles/([\w.-]+)/theme/")
 # A post container in the raw markup: ``<div id="pN" class="post ...">`` (any attribute order);
-# the class token is checked in :func:`_raw_post_ids`.
+# the class token is checked in :func:`raw_post_ids`.
 _RAW_POST_TAG_RE = re.compile(
     rb"""<div\b[^>]*?\bid\s*=\s*["']?p(\d+)["'\s>][^>]*>?""", re.IGNORECASE
 )
@@ -103,7 +109,7 @@ def _to_bytes(html: str | bytes) -> bytes:
     return html.decode(codec, errors="replace").encode("utf-8")
 
 
-def _raw_post_ids(data: bytes) -> list[int]:
+def raw_post_ids(data: bytes) -> list[int]:
     """Ids of the ``<div id="pN" class="post">`` start tags of the raw page, in order."""
     found: dict[int, None] = {}
     for match in _RAW_POST_TAG_RE.finditer(data):
@@ -407,7 +413,7 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
         for div in post_divs
     )
     check_all_parsed(
-        _raw_post_ids(data), (p.post_id for p in posts), source, '<div id="pN" class="post">'
+        raw_post_ids(data), (p.post_id for p in posts), source, '<div id="pN" class="post">'
     )
 
     canonical = _first(root.xpath("//link[@rel='canonical']/@href"))

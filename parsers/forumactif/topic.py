@@ -416,7 +416,11 @@ def _attach_dice(posts: list[Post]) -> list[Post]:
         for back in range(index - 1, -1, -1):
             target = result[back]
             if not target.is_dice_post and _fold(target.author) == wanted:
-                result[back] = replace(target, dice=target.dice + post.dice)
+                result[back] = replace(
+                    target,
+                    dice=target.dice + post.dice,
+                    dice_post_ids=(*target.dice_post_ids, post.post_id),
+                )
                 break
     return result
 
