@@ -32,22 +32,19 @@ _SLOT_CLASS_RE = re.compile(
     r"|message[-_]?(?:body|content))(?:$|[-_])",
     re.IGNORECASE,
 )
-_WS_RE = re.compile(r"\s+")
 _WITH_CLASS = etree.XPath(".//*[@class]")
 
 
 def never_skip(el: Element) -> bool:
-    """A skip predicate that skips nothing (lets :func:`slot_by_text` take its fast path)."""
+    """Skip predicate that skips nothing; :func:`slot_by_text` then reads every text node
+    with one XPath instead of a Python walk."""
     return False
 
 
-def _quote_skip_marker(el: Element) -> bool:
-    """Skip ``<blockquote>`` subtrees (lets :func:`contains_text` take its fast path)."""
+def quote_skip(el: Element) -> bool:
+    """Skip predicate for ``<blockquote>`` subtrees; :func:`contains_text` then reads the
+    text with :func:`text_outside_quotes` (C-speed) instead of a Python walk."""
     return tag_of(el) == "blockquote"
-
-
-#: The predicate to pass to :func:`contains_text` for "outside quotes".
-quote_skip = _quote_skip_marker
 
 
 def _by_post_class(tree: Element) -> list[tuple[int, Element]]:
@@ -175,7 +172,7 @@ def contains_text(el: Element, text: str, skip: SkipPredicate) -> bool:
     lines = [_compact(line) for line in text.splitlines() if _compact(line)]
     if not lines:
         return False
-    if skip is _quote_skip_marker:
+    if skip is quote_skip:
         haystack = _compact(text_outside_quotes(el))
     else:
         haystack = _compact("".join(t for t, _ in iter_text_nodes(el, skip)))

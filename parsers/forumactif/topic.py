@@ -110,10 +110,6 @@ def _own_skip(el: Element) -> bool:
     return _is_signature(el) or bool(_CODE_CLASSES.intersection(class_tokens(el)))
 
 
-def _quote_skip(el: Element) -> bool:
-    return tag_of(el) == "blockquote"
-
-
 def _detect_version(tree: Element, html: str, userdata: dict[str, str | int | float]) -> str | None:
     value = userdata.get("tpl_used") or parse_board(html).get("tpl_version")
     if value:
@@ -355,7 +351,7 @@ def _parse_post(
         if date_el is not None:
             posted_at = ctx.posted_date(find_date(text_outside_quotes(date_el)), warnings)
     if posted_at is None:
-        outside = text_excluding(container, lambda el: el is slot or _quote_skip(el))
+        outside = text_excluding(container, lambda el: el is slot or quote_skip(el))
         raw = next((m.group(0) for m in DATE_RE.finditer(outside) if ":" in m.group(0)), None)
         posted_at = ctx.posted_date(raw, warnings)
 
@@ -495,9 +491,17 @@ def parse_topic_page(
         A :class:`TopicPage` (platform ``"forumactif"``, ``version`` = ``tpl_used``)
         with one :class:`Post` per post container, in page order.
 
+    The display version is ``tpl_used`` when its selectors fit the post markup, else the
+    version whose selectors do (``TopicPage.version`` names the one read). Post containers
+    nested in another one by broken HTML are lifted out first.
+
     Raises:
         UnknownPageError: the page has no post container (index, posting form,
-            non-Forumactif page), or a post's message cannot be located.
+            non-Forumactif page), or a post's message cannot be located, or "page not
+            understood": ``tpl_used`` names a version, no version's selectors fit the markup
+            and there is no JSON-LD to locate the posts' text.
+        ParseError: a post container of the raw markup (``class="post--ID"`` / ``id="pID"``)
+            did not become a post (e.g. nesting deeper than libxml2's 2048 levels).
     """
     utf8: bytes | None = None
     if isinstance(html, bytes) and page_codec(html, encoding) == "utf-8":
