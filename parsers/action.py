@@ -42,6 +42,7 @@ __all__ = [
     "parse_action",
     "parse_bet_line",
     "parse_kind",
+    "contract_kind",
     "parse_move_line",
     "parse_target_line",
 ]
@@ -76,6 +77,8 @@ _PLAIN_KIND_RE = re.compile(
     r"(?:esquive[rs]?|riposte[rs]?|lance[rs]?\s+un\s+sort|dodge|cast(?:\s+a\s+spell)?)"
     r"(?:\s*(?:et|and|&|-|\+)?\s*(?:je\s+)?ripost(?:e|er|es)?)?$"
 )
+#: Longer than any line :data:`_PLAIN_KIND_RE` accepts ("j'esquive et je riposte !").
+_PLAIN_KIND_MAX_CHARS = 60
 _SPELL_LABEL_RE = re.compile(
     r"^(?:mon\s+)?(?:sort|sortilege|sortilège|spell|incantation)\s*:\s*", re.IGNORECASE
 )
@@ -145,8 +148,12 @@ def parse_bet_line(line: str) -> tuple[int, ...] | None:
         >>> parse_bet_line("— Terminez par votre pari (ex. Pari : [1,2]) ou par…") is None
         True
     """
+    return _bet_in(_segments(line))
+
+
+def _bet_in(segments: Sequence[str]) -> tuple[int, ...] | None:
     found: tuple[int, ...] | None = None
-    for seg in _segments(line):
+    for seg in segments:
         labelled = _BET_LABEL_RE.match(seg)
         if labelled:
             faces = _faces(labelled.group(1), min_faces=1)
@@ -186,22 +193,36 @@ def parse_kind(value: str) -> ActionKind | None:
         >>> parse_kind("parer") is None
         True
     """
-    v = fold(value)
-    if re.search(r"ripost", v):
+    return _kind_of_folded(fold(value))
+
+
+_CAST_WORDS_RE = re.compile(
+    r"\b(?:lancer?|lances?|sort|sortilege|cast|casting|attaque[rs]?|attack)\b"
+)
+
+
+def _kind_of_folded(v: str) -> ActionKind | None:
+    if "ripost" in v:
         return "dodge_riposte"
-    if re.search(r"esquiv|dodge|\bevit", v):
+    if _DODGE_RE.search(v):
         return "dodge"
-    if re.search(r"\b(?:lancer?|lances?|sort|sortilege|cast|casting|attaque[rs]?|attack)\b", v):
+    if _CAST_WORDS_RE.search(v):
         return "cast"
     return None
 
 
+_DODGE_RE = re.compile(r"esquiv|dodge|\bevit")
+_DODGE_WORDS_RE = re.compile(r"ripost|esquiv|dodge|\bevit")
+
+
 def _plain_kind(segment: str) -> ActionKind | None:
     """A footer line that is only an action word ("J'esquive !", "Esquive et riposte")."""
+    if len(segment) > _PLAIN_KIND_MAX_CHARS:
+        return None  # narrative, not a bare action word: skip the folding
     v = fold(segment)
     v = re.sub(r"[^\w' &+-]+", " ", v)
     v = collapse_ws(v.replace("-", " - ")).replace(" - ", " ")
-    return parse_kind(v) if _PLAIN_KIND_RE.match(v) else None
+    return _kind_of_folded(v) if _PLAIN_KIND_RE.match(v) else None
 
 
 def _clean_value(value: str) -> str | None:
@@ -220,8 +241,12 @@ def parse_target_line(line: str) -> str | None:
         >>> parse_target_line("Je vise la cible") is None
         True
     """
+    return _target_in(_segments(line))
+
+
+def _target_in(segments: Sequence[str]) -> str | None:
     found = None
-    for seg in _segments(line):
+    for seg in segments:
         m = _TARGET_LABEL_RE.match(seg)
         if m:
             found = _clean_value(m.group(1))
@@ -241,8 +266,12 @@ def parse_move_line(line: str) -> str | None:
         >>> parse_move_line("Move to: zone 4")
         'zone 4'
     """
+    return _move_in(_segments(line))
+
+
+def _move_in(segments: Sequence[str]) -> str | None:
     found = None
-    for seg in _segments(line):
+    for seg in segments:
         m = _MOVE_LABEL_RE.match(seg)
         if m:
             found = _clean_value(m.group(1))
@@ -250,8 +279,12 @@ def parse_move_line(line: str) -> str | None:
 
 
 def _kind_of_line(line: str) -> ActionKind | None:
+    return _kind_in(_segments(line))
+
+
+def _kind_in(segments: Sequence[str]) -> ActionKind | None:
     found: ActionKind | None = None
-    for seg in _segments(line):
+    for seg in segments:
         m = _ACTION_LABEL_RE.match(seg)
         kind = parse_kind(m.group(1)) if m else _plain_kind(seg)
         if kind is not None:
@@ -442,6 +475,26 @@ def _last(values: Iterable[_T | None]) -> _T | None:
     return found
 
 
+def contract_kind(post: Post, action: Action) -> ActionKind | None:
+    """The ``kind`` of the JSON contract: ``action.kind`` when the post says it, else
+    ``"cast"`` for a post that names a spell and has no dodge words anywhere in its own text
+    (esquive, riposte, évite, dodge), else None (the consumer must look).
+
+    Examples:
+        >>> from parsers.model import Post
+        >>> post = Post(1, "A", None, None, None, "Je lance mon sort", ("Expelliarmus",), (), 1)
+        >>> contract_kind(post, Action(spell="Expelliarmus"))
+        'cast'
+        >>> contract_kind(post, Action(spell=None)) is None
+        True
+    """
+    if action.kind is not None:
+        return action.kind
+    if action.spell is None or _DODGE_WORDS_RE.search(fold(post.text)):  # folded text
+        return None
+    return "cast"
+
+
 def parse_action(
     post: Post,
     spellbook: Mapping[str, Sequence[str]] | SpellMatcher,
@@ -487,11 +540,11 @@ def parse_action(
     if spell_text is None:
         spell_text = last_plain
 
-    footer = _footer(post.text, footer_lines)
-    bet = _last(parse_bet_line(line) for line in footer)
-    kind: ActionKind | None = _last(_kind_of_line(line) for line in footer)
-    target = _last(parse_target_line(line) for line in footer)
-    move_to = _last(parse_move_line(line) for line in footer)
+    segments = [_segments(line) for line in _footer(post.text, footer_lines)]  # split once
+    bet = _last(_bet_in(segs) for segs in segments)
+    kind: ActionKind | None = _last(_kind_in(segs) for segs in segments)
+    target = _last(_target_in(segs) for segs in segments)
+    move_to = _last(_move_in(segs) for segs in segments)
     return Action(
         spell=spell,
         spell_text=spell_text,

@@ -7,13 +7,17 @@ JSON shape (one object per page; README, "JSON contract")::
      "posts": [{"post_id": int, "author": str, "author_id": int | null,
                 "posted_at": "2026-11-30T11:43:09+00:00" | null,   # ISO 8601 with offset
                 "edited": {"by": str, "count": int} | null,
-                "text": str, "bold": [str], "quotes": [{"author": str|null, "post_id": int|null}],
-                "line_count": int, "dice": [{"name": str, "values": [int]}],
+                "text": str, "bold": [str],
+                "quotes": [{"author": str|null, "post_id": int|null, "depth": int}],
+                "line_count": int, "dice": [{"name": str, "values": [int | str]}],
                 "action": {"spell": str|null, "bet": [int]|null, "kind": str|null,
                            "target": str|null, "move_to": str|null}}]}
 
 ``spell`` is the canonical spellbook name (null without a spellbook or when nothing matched);
-``kind`` is ``cast`` / ``dodge`` / ``dodge_riposte`` or null.
+``kind`` is ``cast`` / ``dodge`` / ``dodge_riposte`` or null (``cast`` also for a post naming a
+spell without any dodge word: :func:`parsers.action.contract_kind`). ``quotes``: every quote of
+the own content on both platforms, document order, ``depth`` 0 = top-level. ``values``: the
+faces shown, numbers as ints and other faces (« Face ») as strings.
 """
 
 from __future__ import annotations
@@ -24,16 +28,23 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from parsers.action import SpellMatcher, parse_action
+from parsers.action import SpellMatcher, contract_kind, parse_action
 from parsers.detect import detect_platform
 from parsers.errors import ParseError, UnknownPageError
-from parsers.model import Post, TopicPage
+from parsers.model import DiceRoll, Post, TopicPage
 from parsers.phpbb import parse_topic_page as parse_phpbb_topic_page
 
 __all__ = ["page_to_json", "parse_page", "post_to_json"]
 
 PlatformChoice = Literal["auto", "phpbb3", "forumactif"]
 ForumactifParser = Callable[..., TopicPage]
+
+
+def dice_values(roll: DiceRoll) -> list[int | str]:
+    """The faces of ``roll`` for the contract: ints when numeric, else the face as shown."""
+    if not roll.faces:
+        return list(roll.values)
+    return [int(face) if face.lstrip("-").isdigit() else face for face in roll.faces]
 
 
 def post_to_json(post: Post, matcher: SpellMatcher) -> dict[str, object]:
@@ -49,13 +60,15 @@ def post_to_json(post: Post, matcher: SpellMatcher) -> dict[str, object]:
         ),
         "text": post.text,
         "bold": list(post.bold),
-        "quotes": [{"author": q.author, "post_id": q.post_id} for q in post.quotes],
+        "quotes": [
+            {"author": q.author, "post_id": q.post_id, "depth": q.depth} for q in post.quotes
+        ],
         "line_count": post.line_count,
-        "dice": [{"name": d.name, "values": list(d.values)} for d in post.dice],
+        "dice": [{"name": d.name, "values": dice_values(d)} for d in post.dice],
         "action": {
             "spell": action.spell,
             "bet": list(action.bet) if action.bet is not None else None,
-            "kind": action.kind,
+            "kind": contract_kind(post, action),
             "target": action.target,
             "move_to": action.move_to,
         },
@@ -72,7 +85,7 @@ def page_to_json(
         spellbook: canonical spell name -> aliases used to name each post's spell; with None,
             every ``action.spell`` is null (bet, kind, target and move are still read).
     """
-    matcher = SpellMatcher(spellbook or {})
+    matcher = _matcher_for(spellbook or {})
     return {
         "platform": page.platform,
         "topic_id": page.topic_id,
@@ -81,6 +94,21 @@ def page_to_json(
         "logged_in_as": page.logged_in_as,
         "posts": [post_to_json(post, matcher) for post in page.posts],
     }
+
+
+_MATCHERS: dict[tuple[tuple[str, tuple[str, ...]], ...], SpellMatcher] = {}
+
+
+def _matcher_for(spellbook: Mapping[str, Sequence[str]]) -> SpellMatcher:
+    """One :class:`SpellMatcher` per distinct spellbook content (building one indexes every
+    spell and costs more than matching a page's bolds)."""
+    key = tuple((name, tuple(aliases)) for name, aliases in spellbook.items())
+    matcher = _MATCHERS.get(key)
+    if matcher is None:
+        if len(_MATCHERS) >= 16:
+            _MATCHERS.clear()
+        matcher = _MATCHERS[key] = SpellMatcher(spellbook)
+    return matcher
 
 
 def _load_forumactif(source: str) -> ForumactifParser:

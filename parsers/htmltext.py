@@ -16,6 +16,7 @@ Rendering rules (what a reader sees, one string per displayed line):
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,6 +28,7 @@ __all__ = [
     "BLOCK_TAGS",
     "SKIPPED_TAGS",
     "has_class",
+    "is_bold",
     "inner_html",
     "own_bold",
     "own_text",
@@ -75,6 +77,17 @@ SKIPPED_TAGS = frozenset({"blockquote", "pre", "code", "script", "style", "noscr
 SKIPPED_CLASSES = ("codebox", "signature", "notice")
 BOLD_TAGS = frozenset({"strong", "b"})
 EMOJI_CLASSES = ("emoji", "smilies", "smiley")
+
+
+_BOLD_STYLE_RE = re.compile(r"font-weight\s*:\s*(?:bold(?:er)?|[6-9]00)\b", re.IGNORECASE)
+
+
+def is_bold(el: Element) -> bool:
+    """``<strong>``, ``<b>``, or an element styled ``font-weight: bold``/``bolder``/``600``+."""
+    if el.tag in BOLD_TAGS:
+        return True
+    style = el.get("style")
+    return bool(style) and _BOLD_STYLE_RE.search(style) is not None
 
 
 def has_class(el: Element, name: str) -> bool:
@@ -135,27 +148,45 @@ class _LineBuilder:
         return out
 
 
-def _walk(el: Element, builder: _LineBuilder) -> None:
-    if el.text:
-        builder.add(el.text)
-    for child in el:
+_ENTER, _LEAVE_BLOCK, _LEAVE_INLINE = 0, 1, 2
+_BREAKING_SKIPS = BLOCK_TAGS | {"blockquote", "pre"}
+
+
+def _walk(root: Element, builder: _LineBuilder) -> None:
+    """Add ``root``'s content (its text and children, not its tail) to ``builder``.
+
+    Iterative, since pages may nest up to 2048 levels (``huge_tree``), beyond Python's
+    recursion limit. A child's tail is added once the child is left."""
+    if root.text:
+        builder.add(root.text)
+    stack: list[tuple[int, Element]] = [(_ENTER, child) for child in reversed(root)]
+    while stack:
+        op, child = stack.pop()
+        if op != _ENTER:
+            if op == _LEAVE_BLOCK:
+                builder.soft_break()
+            if child.tail:
+                builder.add(child.tail)
+            continue
         tag = child.tag
         if _is_skipped(child):
-            if isinstance(tag, str) and tag in BLOCK_TAGS | {"blockquote", "pre"}:
-                builder.soft_break()
-            elif isinstance(tag, str) and has_class(child, "codebox"):
+            if isinstance(tag, str) and (tag in _BREAKING_SKIPS or has_class(child, "codebox")):
                 builder.soft_break()
         elif tag == "br":
             builder.hard_break()
         elif tag == "img":
             if any(has_class(child, c) for c in EMOJI_CLASSES):
                 builder.add(child.get("alt") or "")
-        elif tag in BLOCK_TAGS:
-            builder.soft_break()
-            _walk(child, builder)
-            builder.soft_break()
         else:
-            _walk(child, builder)
+            if tag in BLOCK_TAGS:
+                builder.soft_break()
+                stack.append((_LEAVE_BLOCK, child))
+            else:
+                stack.append((_LEAVE_INLINE, child))
+            if child.text:
+                builder.add(child.text)
+            stack.extend((_ENTER, grandchild) for grandchild in reversed(child))
+            continue
         if child.tail:
             builder.add(child.tail)
 
@@ -171,13 +202,17 @@ def own_text(content: Element) -> str:
 
 
 def _iter_own(el: Element, stop: Callable[[Element], bool]) -> Iterable[Element]:
-    for child in el:
+    """Outermost descendants of ``el`` where ``stop`` holds, outside skipped subtrees, in
+    document order (iterative: see :func:`_walk`)."""
+    stack = list(reversed(el))
+    while stack:
+        child = stack.pop()
         if _is_skipped(child):
             continue
         if stop(child):
             yield child
             continue
-        yield from _iter_own(child, stop)
+        stack.extend(reversed(child))
 
 
 def _element_text(el: Element) -> str:
@@ -187,11 +222,14 @@ def _element_text(el: Element) -> str:
 
 
 def own_bold(content: Element) -> tuple[str, ...]:
-    """Texts of the outermost ``<strong>``/``<b>`` of the own content, in document order.
+    """Texts of the outermost bold elements of the own content, in document order.
+
+    Bold = ``<strong>``, ``<b>``, or a ``font-weight: bold`` / ``bolder`` / ``600``-``900``
+    style (phpBB 3.0 and many styles render ``[b]`` as ``<span style="font-weight: bold">``).
 
     Bold inside quotes, code blocks, signatures and notices is not counted; empty bold is skipped.
     """
-    texts = (_element_text(el) for el in _iter_own(content, lambda e: e.tag in BOLD_TAGS))
+    texts = (_element_text(el) for el in _iter_own(content, is_bold))
     return tuple(t for t in texts if t)
 
 

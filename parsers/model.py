@@ -7,6 +7,8 @@ These are the shapes behind the public ``forumbot parse-page`` JSON contract
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -17,10 +19,16 @@ ActionKind = Literal["cast", "dodge", "dodge_riposte"]
 
 @dataclass(frozen=True)
 class Quote:
-    """A quote inside a post: who was quoted and which post, when the forum says."""
+    """A quote inside a post: who was quoted and which post, when the forum says.
+
+    ``depth``: 0 for a top-level quote, 1 for a quote inside a quote, and so on. Both
+    platforms list every quote of the own content in document order (outermost first);
+    the top-level ones are those with ``depth == 0``.
+    """
 
     author: str | None
     post_id: int | None
+    depth: int = 0
 
 
 @dataclass(frozen=True)
@@ -57,11 +65,19 @@ class Post:
         text: the post's own text: quotes, code blocks, signature, edit notice
             and forum dice blocks removed; one line per displayed line.
         bold: bold texts of the own content, in order.
-        quotes: quotes found in the post, outermost first, in order.
+        quotes: quotes found in the post (not in its signature), in document order, outermost
+            first, each with its nesting ``depth`` (0 = top-level).
         line_count: non-empty lines of ``text``.
         dice: forum-rendered dice attached to this post (Forumactif), else empty.
         is_dice_post: True for a Forumactif "Game Master" post that only carries dice.
         html: the own content as sanitized-free raw HTML fragment (for hashing/audit).
+        dice_roller: Forumactif dice post: the member who rolled.
+        dice_post_ids: Forumactif roller's post: ids of the Game Master posts whose dice were
+            attached to it, in page order (the dice were rolled when the first one was posted:
+            the version of this post in force for the ruling is the one seen then).
+        warnings: doubts the parser has about this post, for the shell to log or hold the
+            draft on, e.g. ``"posted_at: weekday_mismatch ('Ven 17 Juin - 10:00')"``
+            (Forumactif year-less date whose weekday matches no year near ``now``).
     """
 
     post_id: int
@@ -77,6 +93,8 @@ class Post:
     is_dice_post: bool = False
     html: str = ""
     dice_roller: str | None = None  # Forumactif dice post: the member who rolled
+    warnings: tuple[str, ...] = ()
+    dice_post_ids: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,3 +156,17 @@ class TopicPage:
     forum_id: int | None = None
     version: str | None = None
     reply_form: ReplyForm | None = None
+
+
+def content_fingerprint(post: Post) -> str:
+    """SHA-256 hex digest of what a ruling reads in ``post``: its own text (lines stripped of
+    trailing spaces) and its bold texts, in order.
+
+    Two versions of a post with the same fingerprint read the same (same spell, bet, action);
+    a change of bold alone (the spell is the last bold) changes it. Used to see a Forumactif
+    post edited after its dice were rolled although the page shows no edit notice
+    (:func:`parsers.forumactif.late_edits`).
+    """
+    text = "\n".join(line.rstrip() for line in post.text.strip().splitlines())
+    payload = json.dumps([text, list(post.bold)], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

@@ -15,6 +15,7 @@ Markup relied on (FLOWS.md, "Reading"):
 
 from __future__ import annotations
 
+import codecs
 import re
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
@@ -22,12 +23,20 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import lxml.etree
 
+from parsers.charset import codec_for_label, detect_charset
 from parsers.errors import ParseError, UnknownPageError
 from parsers.htmltext import has_class, inner_html, own_bold, own_text
 from parsers.model import Edit, Post, Quote, ReplyForm, TopicPage
 from parsers.text import collapse_ws, count_lines, fold
+from parsers.tree import check_all_parsed, etree_parser, unnest
 
-__all__ = ["looks_like_phpbb", "parse_display_date", "parse_edit_notice", "parse_topic_page"]
+__all__ = [
+    "looks_like_phpbb",
+    "parse_display_date",
+    "parse_edit_notice",
+    "parse_topic_page",
+    "raw_post_ids",
+]
 
 Element = Any
 
@@ -44,6 +53,12 @@ _EDIT_BY_RE = re.compile(
     re.IGNORECASE,
 )
 _STYLE_RE = re.compile(rb"styles/([\w.-]+)/theme/")
+# A post container in the raw markup: ``<div id="pN" class="post ...">`` (any attribute order);
+# the class token is checked in :func:`raw_post_ids`.
+_RAW_POST_TAG_RE = re.compile(
+    rb"""<div\b[^>]*?\bid\s*=\s*["']?p(\d+)["'\s>][^>]*>?""", re.IGNORECASE
+)
+_RAW_POST_CLASS_RE = re.compile(rb"""\bclass\s*=\s*["']?(?:[^"'>]*\s)?post(?:[\s"'>]|$)""", re.I)
 _WROTE_RE = re.compile(r"\s*(?:a\s+écrit|wrote|a\s+ecrit)\s*:?\s*$", re.IGNORECASE)
 _FORUMACTIF_MARKERS = (b'_userdata["tpl_used"]', b"_userdata['tpl_used']", b'_board["Forumotion"]')
 _PHPBB_MARKERS = (
@@ -75,19 +90,32 @@ _META_CHARSET_RE = re.compile(rb"""<meta[^>]+charset=["']?([A-Za-z0-9_-]+)""", r
 
 def _to_bytes(html: str | bytes) -> bytes:
     """UTF-8 bytes of the page: phpBB 3 always serves UTF-8 (the fastest path), but a page
-    saved by a browser or an editor may declare another charset (e.g. windows-1252) in its
-    ``<meta>``: then it is re-encoded to UTF-8 first."""
+    saved by a browser or an editor may declare another charset in its ``<meta>`` (read per
+    WHATWG: ``iso-8859-1``/``latin1`` are windows-1252) or none at all (then detected:
+    :func:`parsers.charset.detect_charset`); it is re-encoded to UTF-8 first."""
     if isinstance(html, str):
         return html.encode("utf-8")
     declared = _META_CHARSET_RE.search(html[:4096])
     if declared:
-        charset = declared.group(1).decode("ascii").lower()
-        if charset not in ("utf-8", "utf8"):
-            try:
-                return html.decode(charset, errors="replace").encode("utf-8")
-            except LookupError:
-                return html
-    return html
+        codec = codec_for_label(declared.group(1).decode("ascii"))
+        if codec is None or codec == "utf-8":
+            return html
+    else:
+        if html.startswith(codecs.BOM_UTF8):
+            return html[len(codecs.BOM_UTF8) :]
+        codec = detect_charset(html)
+        if codec == "utf-8":
+            return html
+    return html.decode(codec, errors="replace").encode("utf-8")
+
+
+def raw_post_ids(data: bytes) -> list[int]:
+    """Ids of the ``<div id="pN" class="post">`` start tags of the raw page, in order."""
+    found: dict[int, None] = {}
+    for match in _RAW_POST_TAG_RE.finditer(data):
+        if _RAW_POST_CLASS_RE.search(match.group(0)):
+            found.setdefault(int(match.group(1)), None)
+    return list(found)
 
 
 def _text(el: Element) -> str:
@@ -197,7 +225,7 @@ def parse_edit_notice(notice: Element, zone: tzinfo | None = None) -> Edit | Non
     return Edit(by=by, count=int(count_m.group(1)), at=at)
 
 
-def _quote_of(blockquote: Element) -> Quote:
+def _quote_of(blockquote: Element, content: Element) -> Quote:
     cites = blockquote.xpath("./div/cite | ./cite")
     author: str | None = None
     post_id: int | None = None
@@ -214,7 +242,13 @@ def _quote_of(blockquote: Element) -> Quote:
             post_id = int(ids[0])
     if post_id is None:
         post_id = _int_or_none(_CITE_POST_RE, blockquote.get("cite"))
-    return Quote(author=author, post_id=post_id)
+    depth = 0
+    for ancestor in blockquote.iterancestors():
+        if ancestor is content:
+            break
+        if ancestor.tag == "blockquote":
+            depth += 1
+    return Quote(author=author, post_id=post_id, depth=depth)
 
 
 def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) -> Post:
@@ -265,7 +299,7 @@ def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) ->
         edited=edited,
         text=text,
         bold=own_bold(content),
-        quotes=tuple(_quote_of(bq) for bq in content.iter("blockquote")),
+        quotes=tuple(_quote_of(bq, content) for bq in content.iter("blockquote")),
         line_count=count_lines(text),
         html=inner_html(content),
     )
@@ -334,7 +368,9 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
             (board index, forum view, posting form…), or a Forumactif page.
         ParseError: a phpBB topic page without posts (e.g. HTTP 404 "Le sujet demandé n’existe
             pas." / "The requested topic does not exist."), with the forum's message as reason;
-            or a post missing its content or author.
+            or a post missing its content or author; or a page where a post container of the
+            raw markup (``<div id="pN" class="post">``) did not become a post (e.g. nesting
+            deeper than libxml2's 2048 levels), never a silently short list.
     """
     data = _to_bytes(html)
     if any(m in data for m in _FORUMACTIF_MARKERS):
@@ -343,7 +379,7 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
         )
     if not data.strip():
         raise UnknownPageError("empty page, not a phpBB topic page", source)
-    root = lxml.etree.fromstring(data, parser=lxml.etree.HTMLParser(encoding="utf-8"))
+    root = lxml.etree.fromstring(data, parser=etree_parser())
     if root is None:
         raise UnknownPageError("not HTML (no element)", source)
 
@@ -370,10 +406,14 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
             raise ParseError(f"topic does not exist (forum says: {message!r})", source)
         raise ParseError(f"topic page without posts (forum says: {message!r})", source)
 
+    unnest(post_divs)  # an unclosed <div> in a post nests the next posts inside it
     zone = _board_zone(root)
     posts = tuple(
         _parse_post(div, int(_POST_ID_RE.match(div.get("id")).group(1)), source, zone)  # type: ignore[union-attr]
         for div in post_divs
+    )
+    check_all_parsed(
+        raw_post_ids(data), (p.post_id for p in posts), source, '<div id="pN" class="post">'
     )
 
     canonical = _first(root.xpath("//link[@rel='canonical']/@href"))

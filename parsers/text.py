@@ -61,9 +61,21 @@ def fold(text: str) -> str:
     RULES.md, "Spell-name matching: rapidfuzz WRatio on accent-folded, case-folded text".
     ``"Œ"``/``"æ"`` are expanded by NFKD where Unicode allows; combining marks are dropped.
     """
-    decomposed = unicodedata.normalize("NFKD", normalize_spaces(text).casefold())
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return collapse_ws(stripped.replace("œ", "oe").replace("æ", "ae"))
+    lowered = normalize_spaces(text).casefold()
+    if lowered.isascii():
+        return _WS_RE.sub(" ", lowered).strip()
+    decomposed = unicodedata.normalize("NFKD", lowered)
+    # Every combining mark is at U+0300 or above: only those characters need a lookup.
+    stripped = _HIGH_RE.sub(_drop_combining, decomposed)
+    return _WS_RE.sub(" ", stripped.replace("œ", "oe").replace("æ", "ae")).strip()
+
+
+_HIGH_RE = re.compile("[^\x00-\u02ff]")
+
+
+def _drop_combining(match: re.Match[str]) -> str:
+    char = match.group()
+    return "" if unicodedata.combining(char) else char
 
 
 def non_empty_lines(text: str) -> list[str]:

@@ -9,7 +9,8 @@ Dice appear on the Game Master's post and are attached to the roller's post (see
 
 from __future__ import annotations
 
+from parsers.forumactif.late_edit import LateEdit, dice_snapshots, late_edits
 from parsers.forumactif.topic import parse_topic_page
 from parsers.forumactif.userdata import parse_userdata
 
-__all__ = ["parse_topic_page", "parse_userdata"]
+__all__ = ["LateEdit", "dice_snapshots", "late_edits", "parse_topic_page", "parse_userdata"]

@@ -6,7 +6,8 @@ Boards created before 2008-09-17 are served in an 8-bit charset (French boards:
 declared encoding (HTTP ``Content-Type``), a byte-order mark, then the page's own
 ``<meta charset>`` / ``<meta http-equiv="content-type">``. ``iso-8859-1`` and
 ``latin-1`` are read as ``windows-1252``, as browsers do (curly quotes live in
-0x80-0x9F).
+0x80-0x9F; WHATWG labels, :mod:`parsers.charset`); a page declaring nothing is
+detected (UTF-8 when valid, else charset-normalizer).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from __future__ import annotations
 import codecs
 import re
 
+from parsers.charset import codec_for_label, detect_charset
+
 _META_RE = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""",
     re.IGNORECASE,
 )
-_LATIN1_ALIASES = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "l1", "iso_8859-1", "ascii"}
 
 
 def normalise_charset(name: str) -> str:
@@ -26,13 +28,7 @@ def normalise_charset(name: str) -> str:
 
     ``latin-1`` family -> ``cp1252``; unknown names -> ``utf-8``.
     """
-    label = name.strip().strip("\"'").lower()
-    if label in _LATIN1_ALIASES or label in {"us-ascii"}:
-        return "cp1252"
-    try:
-        return codecs.lookup(label).name
-    except LookupError:
-        return "utf-8"
+    return codec_for_label(name) or "utf-8"
 
 
 def sniff_charset(data: bytes) -> str | None:
@@ -45,6 +41,12 @@ def sniff_charset(data: bytes) -> str | None:
     return normalise_charset(match.group(1).decode("ascii", "replace"))
 
 
+def page_codec(data: bytes, declared: str | None = None) -> str:
+    """The codec :func:`decode_html` reads ``data`` with (declared, BOM, ``<meta>``, detection)."""
+    charset = normalise_charset(declared) if declared else sniff_charset(data)
+    return charset if charset is not None else detect_charset(data)
+
+
 def decode_html(data: str | bytes, declared: str | None = None) -> str:
     """Turn an HTTP body into text.
 
@@ -55,16 +57,11 @@ def decode_html(data: str | bytes, declared: str | None = None) -> str:
     Returns:
         The decoded page. Bytes that are invalid in the chosen charset are
         replaced (U+FFFD) rather than raising; an undeclared body that is not
-        valid UTF-8 is read as windows-1252.
+        valid UTF-8 is detected with charset-normalizer (:func:`parsers.charset.detect_charset`).
     """
     if isinstance(data, str):
         return data
-    charset = normalise_charset(declared) if declared else sniff_charset(data)
-    if charset is None:
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
-            return data.decode("cp1252", errors="replace")
+    charset = page_codec(data, declared)
     if charset == "utf-8" and data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8) :]
     return data.decode(charset, errors="replace")

@@ -19,7 +19,7 @@ from typing import TypeAlias
 from lxml import html as lxml_html
 
 from parsers.forumactif.encoding import decode_html
-from parsers.forumactif.htmltext import Element, squash, text_excluding
+from parsers.forumactif.htmltext import Element, squash, text_content, text_excluding
 from parsers.model import ReplyForm
 
 #: A page: its HTML (text or bytes) or an already parsed lxml tree.
@@ -87,8 +87,8 @@ class LoginForm:
 
 
 def _tree(page: Page) -> Element:
-    if isinstance(page, lxml_html.HtmlElement):
-        return page
+    if not isinstance(page, str | bytes):
+        return page  # an lxml tree (``lxml.html`` or plain ``lxml.etree``)
     return lxml_html.document_fromstring(decode_html(page))
 
 
@@ -111,12 +111,12 @@ def form_data(form: Element) -> FormData:
             items.append((name, control.text or ""))
         elif tag == "select":
             options = tuple(
-                (opt.get("value", squash(opt.text_content())), squash(opt.text_content()))
+                (opt.get("value", squash(text_content(opt))), squash(text_content(opt)))
                 for opt in control.iter("option")
             )
             selects[name] = options
             chosen = [
-                opt.get("value", squash(opt.text_content()))
+                opt.get("value", squash(text_content(opt)))
                 for opt in control.iter("option")
                 if opt.get("selected") is not None
             ]

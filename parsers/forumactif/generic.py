@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from lxml import etree
+
 from parsers.forumactif.htmltext import (
     INLINE_TAGS,
     Element,
@@ -19,6 +21,8 @@ from parsers.forumactif.htmltext import (
     class_tokens,
     iter_text_nodes,
     tag_of,
+    text_nodes,
+    text_outside_quotes,
 )
 
 _POST_CLASS_RE = re.compile(r"^post--(\d+)$")
@@ -28,7 +32,19 @@ _SLOT_CLASS_RE = re.compile(
     r"|message[-_]?(?:body|content))(?:$|[-_])",
     re.IGNORECASE,
 )
-_WS_RE = re.compile(r"\s+")
+_WITH_CLASS = etree.XPath(".//*[@class]")
+
+
+def never_skip(el: Element) -> bool:
+    """Skip predicate that skips nothing; :func:`slot_by_text` then reads every text node
+    with one XPath instead of a Python walk."""
+    return False
+
+
+def quote_skip(el: Element) -> bool:
+    """Skip predicate for ``<blockquote>`` subtrees; :func:`contains_text` then reads the
+    text with :func:`text_outside_quotes` (C-speed) instead of a Python walk."""
+    return tag_of(el) == "blockquote"
 
 
 def _by_post_class(tree: Element) -> list[tuple[int, Element]]:
@@ -59,8 +75,47 @@ def _climb(anchors: Sequence[tuple[int, Element]]) -> list[tuple[int, Element]]:
     return result
 
 
+_RAW_POST_CLASS_RE = re.compile(r"post--([1-9]\d*)(?![\w-])")  # literal first: fast scan
+_IN_CLASS_VALUE_RE = re.compile(r"""\bclass\s*=\s*["'][^"'<>]*$""", re.IGNORECASE)
+_RAW_POST_ID_RE = re.compile(r"""\bid\s*=\s*["'](?:p|post-?)(\d+)["']""")
+
+
+def raw_container_ids(strategy: str, html: str) -> list[int] | None:
+    """Post ids of the containers in the raw markup, for a :func:`find_containers_by`
+    strategy (``"class"``: a ``post--ID`` token inside a tag's ``class`` value; ``"id"``:
+    ``id="pID"`` / ``id="post-ID"``), in order, deduplicated; None for other strategies.
+    Used to check that no container was lost by the tree builder."""
+    found: dict[int, None] = {}
+    if strategy == "class":
+        for match in _RAW_POST_CLASS_RE.finditer(html):
+            start = match.start()
+            if start and (html[start - 1].isalnum() or html[start - 1] in "_-"):
+                continue  # part of a longer class name
+            tag_start = html.rfind("<", 0, start)
+            if tag_start < 0 or html.rfind(">", tag_start, start) >= 0:
+                continue  # not inside a tag
+            if _IN_CLASS_VALUE_RE.search(html, tag_start, start) is None:
+                continue
+            found.setdefault(int(match.group(1)), None)
+    elif strategy == "id":
+        for match in _RAW_POST_ID_RE.finditer(html):
+            found.setdefault(int(match.group(1)), None)
+    else:
+        return None
+    return list(found)
+
+
 def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[int, Element]]:
-    """``(post_id, container)`` in page order, or ``[]``.
+    """``(post_id, container)`` in page order, or ``[]`` (see :func:`find_containers_by`)."""
+    return find_containers_by(tree, known_ids)[1]
+
+
+def find_containers_by(
+    tree: Element, known_ids: Iterable[int] = ()
+) -> tuple[str | None, list[tuple[int, Element]]]:
+    """``(strategy, [(post_id, container), ...])`` in page order; ``(None, [])`` when none.
+
+    ``strategy`` is ``"class"``, ``"id"`` or ``"numeric"`` (see :func:`raw_container_ids`).
 
     Tried in order: class ``post--ID`` (``post--0`` excluded, first element kept per
     id: phpBB2 has two rows per post); elements ``id="pID"`` / ``id="post-ID"``;
@@ -70,13 +125,15 @@ def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[
     """
     by_class = _by_post_class(tree)
     if by_class:
-        return by_class
+        return "class", by_class
     anchors: dict[int, Element] = {}
     for el in tree.xpath("//*[starts-with(@id, 'p')]"):
         match = _P_ID_RE.match(el.get("id", ""))
         if match:
             anchors.setdefault(int(match.group(1)), el)
+    strategy = "id"
     if not anchors:
+        strategy = "numeric"
         numeric = [el for el in tree.xpath("//*[@id]") if el.get("id", "").isdigit()]
         wanted = {str(i) for i in known_ids}
         if wanted & {el.get("id") for el in numeric}:
@@ -85,16 +142,16 @@ def find_containers(tree: Element, known_ids: Iterable[int] = ()) -> list[tuple[
             for el in numeric:
                 anchors.setdefault(int(el.get("id")), el)
     if not anchors:
-        return []
-    return _climb(list(anchors.items()))
+        return None, []
+    return strategy, _climb(list(anchors.items()))
 
 
 def slot_by_class(container: Element) -> Element | None:
     """The innermost descendant whose class looks like a message body, or None."""
     candidates = [
         el
-        for el in container.iter()
-        if el is not container and any(_SLOT_CLASS_RE.search(t) for t in class_tokens(el))
+        for el in _WITH_CLASS(container)
+        if any(_SLOT_CLASS_RE.search(t) for t in class_tokens(el))
     ]
     for el in candidates:
         if not any(other is not el and is_ancestor(el, other) for other in candidates):
@@ -107,7 +164,7 @@ def is_ancestor(ancestor: Element, el: Element) -> bool:
 
 
 def _compact(text: str) -> str:
-    return _WS_RE.sub("", text)
+    return "".join(text.split())  # every Unicode space removed, faster than a regex
 
 
 def contains_text(el: Element, text: str, skip: SkipPredicate) -> bool:
@@ -115,7 +172,10 @@ def contains_text(el: Element, text: str, skip: SkipPredicate) -> bool:
     lines = [_compact(line) for line in text.splitlines() if _compact(line)]
     if not lines:
         return False
-    haystack = _compact("".join(t for t, _ in iter_text_nodes(el, skip)))
+    if skip is quote_skip:
+        haystack = _compact(text_outside_quotes(el))
+    else:
+        haystack = _compact("".join(t for t, _ in iter_text_nodes(el, skip)))
     return lines[0][:40] in haystack
 
 
@@ -132,7 +192,8 @@ def slot_by_text(container: Element, text: str, skip: SkipPredicate) -> Element 
     pieces: list[tuple[int, Element]] = []
     buffer: list[str] = []
     offset = 0
-    for value, owner in iter_text_nodes(container, skip):
+    nodes = text_nodes(container) if skip is never_skip else iter_text_nodes(container, skip)
+    for value, owner in nodes:
         compact = _compact(value)
         if compact:
             pieces.append((offset, owner))

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from lxml import html as lxml_html
-
 _USER_URL_RE = re.compile(r"/u(-?\d+)(?:[-/?#]|$)")
 _POST_URL_RE = re.compile(r"#p?(\d+)$")
 _TOPIC_URL_RE = re.compile(r"/t(\d+)(?:p\d+)?(?:-|$)")
@@ -64,7 +62,7 @@ class LdTopic:
     comments: dict[int, LdPost]
 
 
-def _blocks(tree: lxml_html.HtmlElement) -> list[dict[str, Any]]:
+def _blocks(tree: Any) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for script in tree.iter("script"):
         if (script.get("type") or "").lower() != "application/ld+json":
@@ -111,7 +109,7 @@ def plain_text(text: str) -> str:
     return _MENTION_RE.sub(lambda m: "@" + m.group(1), text)
 
 
-def parse_jsonld(tree: lxml_html.HtmlElement) -> LdTopic | None:
+def parse_jsonld(tree: Any) -> LdTopic | None:
     """Read the JSON-LD of a parsed page; None when it has no ``DiscussionForumPosting``."""
     blocks = _blocks(tree)
     forum_id: int | None = None

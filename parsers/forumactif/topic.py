@@ -24,17 +24,24 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from lxml import etree
-from lxml import html as lxml_html
 
 from parsers.errors import UnknownPageError
-from parsers.forumactif.dates import DATE_RE, find_date, parse_forumactif_date
+from parsers.forumactif.dates import (
+    DATE_RE,
+    find_date,
+    parse_forumactif_date,
+    resolve_forumactif_date,
+)
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS, find_dice_block
-from parsers.forumactif.encoding import decode_html
+from parsers.forumactif.encoding import decode_html, page_codec
 from parsers.forumactif.forms import find_reply_form
 from parsers.forumactif.generic import (
     contains_text,
-    find_containers,
+    find_containers_by,
     is_ancestor,
+    never_skip,
+    quote_skip,
+    raw_container_ids,
     slot_by_class,
     slot_by_text,
 )
@@ -42,15 +49,20 @@ from parsers.forumactif.htmltext import (
     Element,
     SkipPredicate,
     class_tokens,
+    compiled,
+    drop_tree,
     extract,
     squash,
     tag_of,
+    text_content,
     text_excluding,
+    text_outside_quotes,
 )
 from parsers.forumactif.jsonld import ANONYMOUS, LdPost, LdTopic, parse_jsonld
 from parsers.forumactif.userdata import logged_in_username, parse_board, parse_userdata
 from parsers.forumactif.versions import DOM_SIGNALS, VERSIONS, VersionSpec
 from parsers.model import DiceRoll, Edit, Post, Quote, TopicPage
+from parsers.tree import check_all_parsed, html_parser, unnest, utf8_html_parser
 
 DEFAULT_GM_NAMES: tuple[str, ...] = ("Maître du Jeu", "Game Master", "Maitre du jeu")
 #: Name Forumactif displays for guests and deleted accounts.
@@ -64,6 +76,7 @@ _EDIT_RE = re.compile(
     r"\s+times?\s+in\s+total",
     re.IGNORECASE,
 )
+_EDIT_HINT_RE = re.compile(r"derni\S+\s+\S*dition\s+par|last\s+edited\s+by", re.IGNORECASE)
 _PAGE_OF_RE = re.compile(
     r"Page\s*<strong>\s*(\d+)\s*</strong>\s*(?:sur|of|de|di|von)\s*<strong>\s*(\d+)\s*</strong>",
     re.IGNORECASE,
@@ -97,24 +110,20 @@ def _own_skip(el: Element) -> bool:
     return _is_signature(el) or bool(_CODE_CLASSES.intersection(class_tokens(el)))
 
 
-def _quote_skip(el: Element) -> bool:
-    return tag_of(el) == "blockquote"
-
-
 def _detect_version(tree: Element, html: str, userdata: dict[str, str | int | float]) -> str | None:
     value = userdata.get("tpl_used") or parse_board(html).get("tpl_version")
     if value:
         return str(value)
     for tpl, xpath in DOM_SIGNALS:
-        if tree.xpath(xpath):
+        if compiled(xpath)(tree):
             return tpl
     return None
 
 
 def _first_text(container: Element, xpaths: Sequence[str]) -> tuple[str | None, Element | None]:
     for xpath in xpaths:
-        for el in container.xpath(xpath):
-            text = squash(el.text_content())
+        for el in compiled(xpath)(container):
+            text = squash(text_content(el))
             if text:
                 return text, el
     return None, None
@@ -136,7 +145,7 @@ def _generic_author(container: Element, slot: Element) -> tuple[str | None, int 
             continue
         if link is slot or any(a is slot for a in link.iterancestors()):
             continue
-        name = squash(link.text_content())
+        name = squash(text_content(link))
         if name:
             return name, int(match.group(1))
     return None, None
@@ -144,12 +153,12 @@ def _generic_author(container: Element, slot: Element) -> tuple[str | None, int 
 
 def _find_slot(container: Element, spec: VersionSpec | None, ld_text: str | None) -> Element | None:
     if spec is not None:
-        found = container.xpath(spec.message)
+        found = compiled(spec.message)(container)
         if found:
             return found[0]
     by_class = slot_by_class(container)
-    by_text = slot_by_text(container, ld_text, lambda el: False) if ld_text else None
-    if by_class is not None and (not ld_text or contains_text(by_class, ld_text, _quote_skip)):
+    by_text = slot_by_text(container, ld_text, never_skip) if ld_text else None
+    if by_class is not None and (not ld_text or contains_text(by_class, ld_text, quote_skip)):
         # A class such as "postbody" may name the whole post (title, author line, message):
         # when the JSON-LD text sits in a smaller element inside it, that one is the message.
         if by_text is not None and is_ancestor(by_class, by_text):
@@ -161,31 +170,49 @@ def _find_slot(container: Element, spec: VersionSpec | None, ld_text: str | None
 
 
 def _quotes(slot: Element) -> tuple[Quote, ...]:
+    """Every quote of the message outside the signature, in document order, with its
+    nesting depth (0 = top-level), as on phpBB; author and post id from its own ``<cite>``."""
     quotes: list[Quote] = []
     for block in slot.iter("blockquote"):
-        if any(tag_of(a) == "blockquote" for a in block.iterancestors()):
-            continue
-        if any(_is_signature(a) for a in block.iterancestors()):
+        depth = 0
+        in_signature = False
+        for ancestor in block.iterancestors():
+            if ancestor is slot:
+                break
+            if tag_of(ancestor) == "blockquote":
+                depth += 1
+            elif _is_signature(ancestor):
+                in_signature = True
+                break
+        if in_signature:
             continue
         author: str | None = None
         post_id: int | None = None
-        cites = block.xpath(".//cite")
+        cites = [
+            cite
+            for cite in block.iter("cite")
+            if next(cite.iterancestors("blockquote"), None) is block
+        ]
         if cites:
-            match = _QUOTE_CITE_RE.match(squash(cites[0].text_content()))
-            author = (match.group("name") if match else squash(cites[0].text_content())) or None
+            match = _QUOTE_CITE_RE.match(squash(text_content(cites[0])))
+            author = (match.group("name") if match else squash(text_content(cites[0]))) or None
             for link in cites[0].iter("a"):
                 id_match = re.search(r"(?:#|[?&]p=)p?(\d+)", link.get("href") or "")
                 if id_match:
                     post_id = int(id_match.group(1))
-        quotes.append(Quote(author=author, post_id=post_id))
+        quotes.append(Quote(author=author, post_id=post_id, depth=depth))
     return tuple(quotes)
 
 
-def _own_html(slot: Element, skip: SkipPredicate) -> str:
+def _own_html(slot: Element, skip: SkipPredicate, skipped: bool = True) -> str:
+    """The slot's HTML without its skipped subtrees (copied only when ``skipped``: the
+    extraction met some)."""
+    if not skipped:
+        return str(etree.tostring(slot, encoding="unicode", with_tail=False))
     clone = copy.deepcopy(slot)
     for el in list(clone.iter()):
         if el is not clone and tag_of(el) and skip(el) and el.getparent() is not None:
-            el.drop_tree()
+            drop_tree(el)
     return str(etree.tostring(clone, encoding="unicode", with_tail=False))
 
 
@@ -227,6 +254,66 @@ class _Context:
             return None
         return parse_forumactif_date(raw, now=self.now, board_tz=self.board_tz)
 
+    def posted_date(self, raw: str | None, warnings: list[str]) -> datetime | None:
+        """:meth:`date`, adding a warning when the resolved year is doubtful."""
+        if not raw:
+            return None
+        resolved = resolve_forumactif_date(raw, now=self.now, board_tz=self.board_tz)
+        if resolved.flag is not None:
+            warnings.append(f"posted_at: {resolved.flag} ({raw!r})")
+        return resolved.at
+
+
+def _chrome_inside(container: Element, slot: Element, spec: VersionSpec | None) -> set[Element]:
+    """The version's date and author elements that sit inside the message slot (left there by
+    an unclosed tag in the post), to be skipped as header text."""
+    if spec is None:
+        return set()
+    return set(compiled(" | ".join((spec.date, *spec.author)))(slot))
+
+
+#: Containers sampled to check that a version's selectors fit the page.
+_SPEC_SAMPLE = 3
+
+
+def _spec_fits_container(spec: VersionSpec, container: Element) -> bool:
+    """The version's message, author and date slots all exist in ``container``, the date slot
+    holds a date, and neither the author nor the date is inside the message (header text
+    must never be read as post text)."""
+    messages = compiled(spec.message)(container)
+    if not messages:
+        return False
+    message = messages[0]
+
+    def outside(el: Element) -> bool:
+        return el is not message and not is_ancestor(message, el)
+
+    _name, author_el = _first_text(container, spec.author)
+    if author_el is None or not outside(author_el):
+        return False
+    return any(
+        outside(el) and find_date(text_outside_quotes(el)) is not None
+        for el in compiled(spec.date)(container)
+    )
+
+
+def _spec_from_markup(containers: Sequence[Element], declared: str | None) -> VersionSpec | None:
+    """The display version whose selectors fit the page's post markup, or None (generic).
+
+    ``declared`` (``tpl_used``) is tried first; then every other version, since a board may
+    keep one version's templates while ``tpl_used`` names another (copied templates, a
+    version switch half done). A version fits when its slots fit at least 2 of the first
+    :data:`_SPEC_SAMPLE` containers (all of them when fewer).
+    """
+    sample = containers[:_SPEC_SAMPLE]
+    needed = min(2, len(sample))
+    order = [VERSIONS[declared]] if declared in VERSIONS else []
+    order += [spec for tpl, spec in VERSIONS.items() if tpl != declared]
+    for spec in order:
+        if sum(_spec_fits_container(spec, c) for c in sample) >= needed:
+            return spec
+    return None
+
 
 def _parse_post(
     ctx: _Context,
@@ -255,30 +342,40 @@ def _parse_post(
         author, author_id = ctx.guest_name, None
 
     # Date: exact JSON-LD date, else the displayed one.
+    warnings: list[str] = []
     posted_at: datetime | None = None
     if ld_post is not None and ld_post.published is not None:
         posted_at = ld_post.published.astimezone(ctx.zone)
     if posted_at is None and spec is not None:
         _text, date_el = _first_text(container, (spec.date,))
         if date_el is not None:
-            posted_at = ctx.date(find_date(text_excluding(date_el, _quote_skip)))
+            posted_at = ctx.posted_date(find_date(text_outside_quotes(date_el)), warnings)
     if posted_at is None:
-        outside = text_excluding(container, lambda el: el is slot or _quote_skip(el))
+        outside = text_excluding(container, lambda el: el is slot or quote_skip(el))
         raw = next((m.group(0) for m in DATE_RE.finditer(outside) if ":" in m.group(0)), None)
-        posted_at = ctx.date(raw)
+        posted_at = ctx.posted_date(raw, warnings)
 
     # Edit notice: anywhere in the container outside quotes.
     edited: Edit | None = None
-    container_text = squash(text_excluding(container, _quote_skip))
-    for match in _EDIT_RE.finditer(container_text):
+    container_text = text_outside_quotes(container)
+    has_edit = ("dition" in container_text or "dited" in container_text) and (
+        _EDIT_HINT_RE.search(container_text) is not None
+    )  # substring tests first: the regex has no literal prefix to scan for
+    for match in _EDIT_RE.finditer(squash(container_text) if has_edit else ""):
         by = match.group("by") or match.group("by_en")
         count = match.group("count") or match.group("count_en")
         at_raw = match.group("at") or match.group("at_en")
         edited = Edit(by=squash(by), count=int(count), at=ctx.date(at_raw))
 
-    extracted = extract(slot, _own_skip)
-    lines = [line for line in extracted.lines if not _EDIT_RE.search(squash(line.text))]
-    bold = [b for b in extracted.bold if not _EDIT_RE.search(b)]
+    # Header/footer pieces of the version (date, author) that broken HTML pushed inside the
+    # message slot are never post text.
+    chrome = _chrome_inside(container, slot, spec)
+    own_skip: SkipPredicate = (lambda el: el in chrome or _own_skip(el)) if chrome else _own_skip
+    extracted = extract(slot, own_skip)
+    lines, bold = extracted.lines, extracted.bold
+    if has_edit:  # AwesomeBB prints the edit line inside the message slot
+        lines = [line for line in lines if not _EDIT_RE.search(squash(line.text))]
+        bold = [b for b in bold if not _EDIT_RE.search(b)]
     block = find_dice_block(lines, actions=ctx.dice_actions, dice_names=ctx.dice_names)
     is_gm = _fold(author) in ctx.gm_names or (author_id is not None and author_id in ctx.gm_ids)
     dice: tuple[DiceRoll, ...] = ()
@@ -300,8 +397,9 @@ def _parse_post(
         line_count=sum(1 for t in texts if t),
         dice=dice,
         is_dice_post=block is not None and is_gm,
-        html=_own_html(slot, _own_skip),
+        html=_own_html(slot, own_skip, extracted.skipped),
         dice_roller=roller,
+        warnings=tuple(warnings),
     )
 
 
@@ -314,7 +412,11 @@ def _attach_dice(posts: list[Post]) -> list[Post]:
         for back in range(index - 1, -1, -1):
             target = result[back]
             if not target.is_dice_post and _fold(target.author) == wanted:
-                result[back] = replace(target, dice=target.dice + post.dice)
+                result[back] = replace(
+                    target,
+                    dice=target.dice + post.dice,
+                    dice_post_ids=(*target.dice_post_ids, post.post_id),
+                )
                 break
     return result
 
@@ -389,22 +491,54 @@ def parse_topic_page(
         A :class:`TopicPage` (platform ``"forumactif"``, ``version`` = ``tpl_used``)
         with one :class:`Post` per post container, in page order.
 
+    The display version is ``tpl_used`` when its selectors fit the post markup, else the
+    version whose selectors do (``TopicPage.version`` names the one read). Post containers
+    nested in another one by broken HTML are lifted out first.
+
     Raises:
         UnknownPageError: the page has no post container (index, posting form,
-            non-Forumactif page), or a post's message cannot be located.
+            non-Forumactif page), or a post's message cannot be located, or "page not
+            understood": ``tpl_used`` names a version, no version's selectors fit the markup
+            and there is no JSON-LD to locate the posts' text.
+        ParseError: a post container of the raw markup (``class="post--ID"`` / ``id="pID"``)
+            did not become a post (e.g. nesting deeper than libxml2's 2048 levels).
     """
-    text = decode_html(html, encoding)
+    utf8: bytes | None = None
+    if isinstance(html, bytes) and page_codec(html, encoding) == "utf-8":
+        utf8 = html[3:] if html.startswith(b"\xef\xbb\xbf") else html
+        try:
+            text = utf8.decode("utf-8")
+        except UnicodeDecodeError:
+            utf8, text = None, decode_html(html, encoding)
+    else:
+        text = decode_html(html, encoding)
     try:
-        tree = lxml_html.document_fromstring(text)
+        if not text.strip():
+            tree = None
+        elif utf8 is not None:  # valid UTF-8 bytes: lxml parses them faster than the str
+            tree = etree.fromstring(utf8, parser=utf8_html_parser())
+        else:
+            tree = etree.fromstring(text, parser=html_parser())
     except (etree.ParserError, ValueError) as exc:
         raise UnknownPageError(f"unreadable HTML: {exc}", source) from exc
+    if tree is None:
+        raise UnknownPageError("unreadable HTML: Document is empty", source)
     userdata = parse_userdata(text)
     version = _detect_version(tree, text, userdata)
     ld = parse_jsonld(tree)
-    containers = find_containers(tree, ld.comments.keys() if ld is not None else ())
+    strategy, containers = find_containers_by(tree, ld.comments.keys() if ld is not None else ())
     if not containers:
         raise UnknownPageError(_not_topic_reason(tree, userdata), source)
-    spec = VERSIONS.get(version) if version else None
+    unnest([el for _post_id, el in containers])  # an unclosed <div> nests the next posts
+    spec = _spec_from_markup([el for _post_id, el in containers], version)
+    if spec is not None:
+        version = spec.tpl_used  # the markup wins over a stale or copied tpl_used
+    elif version in VERSIONS and ld is None:
+        raise UnknownPageError(
+            f"page not understood: tpl_used names {version!r} but its post markup matches "
+            "no display version, and the page has no JSON-LD to locate the posts' text",
+            source,
+        )
     ctx = _Context(source, now, board_tz, gm_names, gm_ids, dice_actions, dice_names, guest_name)
     posts: list[Post] = []
     for index, (post_id, container) in enumerate(containers):
@@ -412,6 +546,10 @@ def parse_topic_page(
         if ld_post is None and ld is not None and index == 0 and ld.first is not None:
             ld_post = ld.first  # topic-level entry: first post's author and text, no date
         posts.append(_parse_post(ctx, post_id, container, spec, ld_post))
+    expected_ids = raw_container_ids(strategy or "", text)
+    if expected_ids is not None:
+        what = "class post--N" if strategy == "class" else 'id="pN"'
+        check_all_parsed(expected_ids, (post.post_id for post in posts), source, what)
     posts = _attach_dice(posts)
 
     reply_form = find_reply_form(tree)

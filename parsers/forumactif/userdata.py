@@ -18,10 +18,13 @@ import re
 
 JsValue = str | int | float
 
-_ASSIGN_RE = re.compile(
-    r"""\b(?P<obj>_userdata|_board|_lang)\[\s*(?P<q>["'])(?P<key>[^"']+)(?P=q)\s*\]\s*=\s*"""
+_VALUE_RE = (
+    r"""\[\s*(?P<q>["'])(?P<key>[^"']+)(?P=q)\s*\]\s*=\s*"""
     r"""(?:"(?P<dq>(?:[^"\\\n]|\\.)*)"|'(?P<sq>(?:[^'\\\n]|\\.)*)'|(?P<num>-?\d+(?:\.\d+)?))"""
 )
+# One pattern per object, each starting with its literal name: the regex engine then scans
+# for that literal (fast) instead of trying an alternation at every character of the page.
+_ASSIGN_RES = {name: re.compile(name + _VALUE_RE) for name in ("_userdata", "_board", "_lang")}
 
 #: tpl_used value -> display version name used in the docs.
 VERSION_NAMES: dict[str, str] = {
@@ -44,9 +47,10 @@ def _js_string(raw: str) -> str:
 
 def _parse_object(html: str, name: str) -> dict[str, JsValue]:
     result: dict[str, JsValue] = {}
-    for match in _ASSIGN_RE.finditer(html):
-        if match.group("obj") != name:
-            continue
+    for match in _ASSIGN_RES[name].finditer(html):
+        before = html[match.start() - 1] if match.start() else ""
+        if before.isalnum() or before in "_$":
+            continue  # e.g. ``my_userdata[...]``
         key = match.group("key")
         if match.group("num") is not None:
             num = match.group("num")

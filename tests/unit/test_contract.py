@@ -64,11 +64,11 @@ def test_page_to_json_shape_and_values() -> None:
     assert p3["action"] == {
         "spell": "Lance de givre",
         "bet": None,
-        "kind": None,
+        "kind": "cast",  # names a spell, no dodge word (issue 16)
         "target": None,
         "move_to": None,
     }
-    assert p4["quotes"] == [{"author": "Aurora Vexley", "post_id": 3}]
+    assert p4["quotes"] == [{"author": "Aurora Vexley", "post_id": 3, "depth": 0}]
     assert p4["action"]["spell"] == "Bouclier de cendres"
     assert p4["edited"] is None
     # the whole thing is JSON

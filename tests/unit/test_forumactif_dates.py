@@ -7,7 +7,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from parsers.forumactif.dates import find_date, parse_forumactif_date
+from parsers.forumactif.dates import (
+    AFTER_NOW,
+    WEEKDAY_MISMATCH,
+    find_date,
+    parse_forumactif_date,
+    resolve_forumactif_date,
+)
 
 PARIS = ZoneInfo("Europe/Paris")
 NOW = datetime(2025, 3, 4, 15, 0, tzinfo=PARIS)  # a Tuesday
@@ -24,11 +30,13 @@ NOW = datetime(2025, 3, 4, 15, 0, tzinfo=PARIS)  # a Tuesday
         ("Lun 30 Déc 2024 - 9:05", datetime(2024, 12, 30, 9, 5)),
         ("Jeu 2 Jan - 21:47", datetime(2025, 1, 2, 21, 47)),
         ("Mar 26 Mar 2013 - 10:01", datetime(2013, 3, 26, 10, 1)),
-        ("Ven 28 Juil - 23:04", datetime(2024, 7, 28, 23, 4)),  # year-less, after now -> last year
-        ("Mer 5 Mar - 10:00", datetime(2024, 3, 5, 10, 0)),
+        # Year-less: the year whose weekday matches, nearest to now (issue 16).
+        ("Ven 28 Juil - 23:04", datetime(2023, 7, 28, 23, 4)),  # 28 Jul 2024 was a Sunday
+        ("Mer 5 Mar - 10:00", datetime(2025, 3, 5, 10, 0)),  # flagged after_now
+        ("5 Mar - 10:00", datetime(2024, 3, 5, 10, 0)),  # no weekday: latest not after now
         ("Jeu 1 Aoû 2024 - 12:00", datetime(2024, 8, 1, 12, 0)),
         ("Mer 5 Fév 2025 - 8:00", datetime(2025, 2, 5, 8, 0)),
-        ("Sam 29 Fév - 10:00", datetime(2024, 2, 29, 10, 0)),
+        ("Sam 29 Fév - 10:00", datetime(2020, 2, 29, 10, 0)),  # 29 Feb 2024 was a Thursday
         ("05.04.23 17:14", datetime(2023, 4, 5, 17, 14)),
         ("06.04.23 9:41", datetime(2023, 4, 6, 9, 41)),
         ("Wed 29 Jul 2015 - 15:51", datetime(2015, 7, 29, 15, 51)),
@@ -69,3 +77,28 @@ def test_not_a_date(raw: str) -> None:
 )
 def test_find_date(text: str, expected: str | None) -> None:
     assert find_date(text) == expected
+
+
+def test_decomposed_accents_are_nfc_normalised() -> None:
+    decomposed = "Dim 29 De\u0301c 2024 - 18:30"
+    assert find_date("par Invité " + decomposed) == "Dim 29 Déc 2024 - 18:30"
+    assert parse_forumactif_date(decomposed, now=NOW) == datetime(
+        2024, 12, 29, 18, 30, tzinfo=PARIS
+    )
+
+
+def test_year_less_date_takes_the_year_its_weekday_matches() -> None:
+    now = datetime(2025, 6, 1, 12, 0, tzinfo=PARIS)
+    resolved = resolve_forumactif_date("Ven 17 Juin - 10:00", now=now)
+    assert resolved.at == datetime(2022, 6, 17, 10, 0, tzinfo=PARIS)
+    assert resolved.at is not None and resolved.at.weekday() == 4  # a Friday, not 2024's Monday
+    assert resolved.flag is None
+    assert resolve_forumactif_date("Mer 5 Mar - 10:00", now=NOW).flag == AFTER_NOW
+    assert resolve_forumactif_date("Jeu 2 Jan - 21:47", now=NOW).flag is None
+
+
+def test_year_less_date_whose_weekday_matches_no_year_is_flagged() -> None:
+    # 29 February fell on a Tuesday in none of the leap years 2014-2026.
+    resolved = resolve_forumactif_date("Mar 29 Fév - 10:00", now=NOW)
+    assert resolved.flag == WEEKDAY_MISMATCH
+    assert resolved.at == datetime(2024, 2, 29, 10, 0, tzinfo=PARIS)

@@ -184,14 +184,14 @@ def test_quotes_single_multi_and_nested() -> None:
     p3 = by_id(load("viewtopic_t2_page3_fr.html"))
     assert p1[4].quotes == (Quote("Aurora Vexley", 3),)
     assert p1[9].quotes == (Quote("Cassius Thorne", 8),)
-    assert p2[14].quotes == (
+    assert p2[14].quotes == (  # two quotes side by side
         Quote("Cassius Thorne", 13),
         Quote("Aurora Vexley", 12),
     )
     assert p2[20].quotes == (
         Quote("Maelis Dunbar", 14),
-        Quote("Cassius Thorne", 13),
-        Quote("Aurora Vexley", 12),
+        Quote("Cassius Thorne", 13, depth=1),  # p14's two quotes, inside the quote of p14
+        Quote("Aurora Vexley", 12, depth=1),
     )
     assert p3[27].quotes == (Quote("Arbitre", 24),)
     assert all(not p.quotes for i, p in p1.items() if i not in (4, 9))
