@@ -86,7 +86,9 @@ class DemoClock:
     """
 
     def __init__(self, start: float | None = None) -> None:
-        self.now = start if start is not None else datetime(2026, 11, 30, 12, tzinfo=UTC).timestamp()
+        self.now = (
+            start if start is not None else datetime(2026, 11, 30, 12, tzinfo=UTC).timestamp()
+        )
 
     def __call__(self) -> float:
         return self.now
@@ -114,7 +116,8 @@ class SeasonResult:
         rewards: (character, reward, amount) recorded: leaderboard point, galleons, frog.
         leaderboard_before, leaderboard_after: the bot's one leaderboard post, its text before
             the duel and at the end (edited in place: no second post).
-        topic_id: the duel topic; verify: the verify-dice report of its pages.
+        topic_id: the duel topic; verify: the verify-dice report of its pages (phpBB; None on
+            Forumactif, where the forum rolls the dice).
     """
 
     winner: str | None
@@ -393,7 +396,7 @@ def _bot_posts(season: Season, topic_id: int) -> list[Any]:
 
 
 def _run(season: Season, max_turns: int) -> SeasonResult:
-    board, storage = season.board, season.bot.storage
+    storage = season.bot.storage
     (a, ya, ma), (c, yc, mc) = PLAYERS
     _until(season, lambda: bool(_bot_posts(season, season.ranking)), "post the leaderboard")
     before = _bot_posts(season, season.ranking)[0].text
@@ -469,7 +472,9 @@ def _summary(season: Season, duel_id: int, topic_id: int, before: str) -> Season
         for r in storage.db["rewards"].rows_where("duel_id = ?", [duel_id], order_by="id")
     ]
     (post,) = _bot_posts(season, season.ranking)
-    report = verify_pages(fetch_topic_pages(topic_url(board.base_url, season.platform, topic_id)))
+    report = None
+    if season.platform == "phpbb3":  # on Forumactif the forum rolled: nothing to recompute
+        report = verify_pages(fetch_topic_pages(topic_url(board.base_url, "phpbb3", topic_id)))
     result = SeasonResult(
         winner=winner,
         loser=loser,
@@ -487,7 +492,10 @@ def _summary(season: Season, duel_id: int, topic_id: int, before: str) -> Season
     )
     given = ", ".join(f"{who} : {REWARD_FR.get(r, r)} {n}" for who, r, n in rewards)
     season.echo(f"récompenses : {given}")
-    season.echo(f"verify-dice : {format_report(report)[-1]}")
+    if report is not None:
+        season.echo(f"verify-dice : {format_report(report)[-1]}")
+    else:
+        season.echo("dés : les « Pari » ont été lancés par le forum (rien à recalculer)")
     outcome = "match nul" if state.draw else f"vainqueur : {winner}"
     season.echo(
         f"=== {outcome} ({result.turns} tours, {result.declarations} déclarations, "
