@@ -22,16 +22,28 @@ def sandbox(port: int, platform: str) -> None:
 @click.option("--seed", default=7, show_default=True, help="Seed of the scripted duellists.")
 @click.option(
     "--kind",
-    type=click.Choice(["classic", "2v2"]),
+    type=click.Choice(["classic", "2v2", "fatigue"]),
     default="classic",
     show_default=True,
-    help="classic: a one-against-one classic duel; 2v2: two duos in a fatigue duel with zones.",
+    help="classic: a one-against-one classic duel; 2v2: two duos in a fatigue duel with zones; "
+    "fatigue: the club's fatigue 1v1 season, from the sign-ups to the leaderboard.",
 )
 def demo(platform: str, seed: int, kind: str) -> None:
     """Start the sandbox, let two scripted duellists play a classic duel, referee it
     (review delay 0) until a winner; prints each declaration and the winner. With --kind 2v2,
     four scripted duellists play a two-against-two fatigue duel; the end also prints the zone
-    owls sent and the verify-dice check of the topic."""
+    owls sent and the verify-dice check of the topic. With --kind fatigue, players sign up,
+    the bot pairs them, referees their fatigue 1v1 duel and gives the rewards."""
+    if kind == "fatigue":
+        from forumbot.demo.season import run_season_demo
+
+        try:
+            season = run_season_demo(platform=platform, seed=seed, echo=click.echo)
+        except RuntimeError as exc:
+            raise CliError(str(exc)) from exc
+        if season.winner is None:
+            raise CliError("the fatigue season demo ended without a winner")
+        return
     if kind == "2v2":
         from forumbot.demo.duo import run_duo_demo
 

@@ -14,8 +14,10 @@ fatigue — duels two against two"):
 - a spell of the poster's year (``[known_levels]`` of ``rules/data/fatigue.toml``), never the
   one just used nor one already used on the same opponent (RULES.md "Reuse": ``reused_spell``);
 - an opponent of the poster's zone as target when there is one the teammate has not targeted
-  this turn (``double_target``), else a creature of the zone, else a ward or heal on oneself,
-  else the scenery;
+  this turn (``double_target``), else a creature of the zone, else an opponent in another
+  zone (RULES.md: "cast on any target") while an attack on them is legal, else a ward or heal
+  on oneself, else the scenery: a duellist heals only when no attack is legal, so two
+  survivors who keep missing each other's zone do not heal themselves forever;
 - exactly one member of each duo moves per turn ("Per duo and per turn exactly one duellist
   moves, and must"), towards the opponents, written at the end of the post with the action.
 
@@ -245,6 +247,18 @@ class DuoScript:
         attacks = [s for s in spells if _damage(s) > 0]
         if creatures and attacks:
             return self._strong(attacks).name, creatures[0]
+        # no opponent here: an attack at one elsewhere while one is legal ("cast on any
+        # target"), so that duellists who keep missing each other's zone never heal forever
+        far = [
+            n
+            for n in state.opponents(me)
+            if state.active(n) and zones[n] != here and (mate, n) not in targeted
+        ]
+        far.sort(key=lambda n: (n not in incoming, n))
+        for victim in far:
+            legal = [s for s in attacks if (s.name, victim) not in used]
+            if legal:
+                return self._strong(legal).name, victim
         care = [s for s in spells if _kinds(s) & {"ward", "heal"}]
         if care:
             return self.rng.choice(care).name, "moi"
