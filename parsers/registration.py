@@ -11,6 +11,20 @@ Forgiving of how people write: labelled lines (``Nom :``, ``Année :``, ``Type d
 (``Je m'inscris avec X``, ``en 5e année``, ``cinquième année``, ``adulte``), accents, case and
 small typos in magic types (``brutal``, ``Discret``, ``flamboyant``, ``protecteur``,
 ``sournoisse``). The name defaults to the post's author (accounts are characters).
+
+Issue 15 ("sign-ups read as a person would"):
+
+- **Labelled lines win**: a ``Nom`` / ``Année`` / ``Type de magie`` / ``Partenaire`` (and
+  variants) line always wins over what free text says, wherever it stands in the post.
+- **Free text names a partner only as a capitalised name** after « contre », « avec »,
+  « je défie »...; the duel formats (« un contre un », « deux contre deux », « 1v1 »...) and
+  « un », « deux », « n'importe qui », « personne », « le premier venu »... are never names. Such
+  a partner is marked ``source = "free"``: the desk keeps it only when the board has a member of
+  that name (:meth:`forumbot.forums.base.MemberDirectory.member_exists`).
+- « Partenaire : aucun / personne / pas encore » is an open request.
+- What the parser is not sure about is listed in :attr:`Signup.doubts` (the desk asks a referee
+  instead of guessing).
+- Stakes (« Enjeux : ») are read in the middle of a line too (:func:`find_signup_stakes`).
 """
 
 from __future__ import annotations
@@ -18,7 +32,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
@@ -74,6 +88,9 @@ class Partner:
     name: str
     year: str | None = None
     magic_types: tuple[str, ...] = ()
+    #: ``"label"`` (a ``Partenaire :`` line or block) or ``"free"`` (a free-text phrase such as
+    #: « je défie X »: the desk checks that X is a member of the board). Not compared.
+    source: str = field(default="label", compare=False)
 
 
 @dataclass(frozen=True)
@@ -86,6 +103,12 @@ class Signup:
         year: ``"1"``..``"7"`` or ``"adult"``.
         magic_types: one or two type keys, in the order written.
         partner: the chosen partner, or None (an open request).
+        stakes: the ``Enjeux :`` written in the post (anywhere in a line), or None.
+        kind: the duel format the post names (``"1v1"`` for « un contre un », « 1v1 »...,
+            ``"2v2"`` for « deux contre deux »...), or None.
+        doubts: codes of what the parser is not sure about (``several_partners``,
+            ``several_years``, ``open_and_partner``, ``several_kinds``); not empty means a
+            referee should read the post before anything is done with it.
     """
 
     post_id: int
@@ -94,6 +117,9 @@ class Signup:
     year: str
     magic_types: tuple[str, ...]
     partner: Partner | None = None
+    stakes: str | None = None
+    kind: str | None = None
+    doubts: tuple[str, ...] = ()
 
     @property
     def is_open_request(self) -> bool:
@@ -284,17 +310,118 @@ _PARTNER_SUFFIX = re.compile(
 )
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w'’\-]*"
 _NAME = rf"({_CAP}(?:\s+(?:(?:de|du|des|van|von|le|la|d'|di|del)\s+)?{_CAP})*)"
+# The phrase is matched without regard to case; the name after it must be capitalised (a
+# lower-case word is no name: « contre un », « avec plaisir »).
 _FREE_PARTNER = re.compile(
-    r"(?:je\s+m'?\s*inscri[st]\s+(?:avec|contre|face\s+[àa])|en\s+(?:duo|binôme|binome|équipe|"
+    r"(?i:je\s+m'?\s*inscri[st]\s+(?:avec|contre|face\s+[àa])|en\s+(?:duo|binôme|binome|équipe|"
     r"equipe)\s+avec|mon\s+(?:adversaire|partenaire|coéquipier|coequipier)\s+(?:sera|est)|"
     r"ma\s+(?:partenaire|coéquipière|coequipiere)\s+(?:sera|est)|je\s+(?:défie|defie|provoque)|"
-    r"j'affronte|face\s+à|contre)\s+" + _NAME,
-    re.IGNORECASE,
+    r"j'affronte|face\s+à|contre|avec)\s+" + _NAME
 )
-_FREE_NAME = re.compile(r"(?:je\s+m'appelle|je\s+suis|moi,?)\s+" + _NAME)
+_FREE_NAME = re.compile(r"(?i:je\s+m'appelle|je\s+suis|moi\s*,?\s*c'est|moi,?|c'est)\s+" + _NAME)
+#: Where a free-text partner's details stop and the poster speaks of themself again.
+_BACK_TO_ME = re.compile(r"(?i)\b(?:je\s+suis|moi|j'ai|ma\s+magie|mon\s+type|je\s+m'appelle)\b")
 _OPEN = re.compile(
-    r"demande\s+ouverte|sans\s+(?:adversaire|partenaire)|cherche\s+(?:un\s+)?adversaire"
+    r"demande\s+ouverte|sans\s+(?:adversaire|partenaire|coequipier)|cherche\s+(?:un\s+|une\s+)?"
+    r"(?:adversaire|partenaire|coequipiere?)|n'importe\s+qui|le\s+premier\s+venu|"
+    r"la\s+premiere\s+venue|pas\s+(?:encore\s+)?d'(?:adversaire|partenaire|coequipier)"
 )
+#: Words that start no partner's name (folded): « contre un », « contre N'IMPORTE QUI »...
+_NOT_A_NAME = {
+    "un", "une", "deux", "trois", "quatre", "le", "la", "les", "l'", "des", "du", "de", "d'",
+    "personne", "quiconque", "n'importe", "nimporte", "tout", "tous", "toutes", "toi", "moi",
+    "vous", "lui", "elle", "eux", "qui", "mon", "ma", "mes", "ton", "ta", "son", "sa", "plaisir",
+    "joie", "grand", "impatience", "adversaire", "partenaire", "coequipier", "coequipiere",
+    "aucun", "aucune", "rien", "premier", "premiere", "1", "2", "je", "j'", "il", "on", "nous",
+}  # fmt: skip
+#: A labelled partner value that names nobody: an open request (folded, punctuation stripped).
+_NOBODY = re.compile(
+    r"^(?:aucun|aucune|personne|pas encore|pas encore choisi|pas encore de partenaire|non|none|"
+    r"rien|neant|nope|-+|/|\?+|x|n/a|na|a trouver|a definir|libre|ouvert|demande ouverte|"
+    r"n'importe qui|le premier venu|la premiere venue|qui veut|qui le veut|pas d'adversaire|"
+    r"pas de partenaire|aucun pour l'instant|aucun pour le moment|personne pour l'instant|"
+    r"personne pour le moment|pas encore trouve|pas encore trouvee|je cherche|je cherche encore)$"
+)
+#: Duel formats written in the post (folded): never read as names.
+_KIND_PHRASES = (
+    ("1v1", re.compile(r"\b(?:un|1)\s*(?:contre|vs\.?|v|c|x|versus)\s*(?:un|1)\b")),
+    ("2v2", re.compile(r"\b(?:deux|2)\s*(?:contre|vs\.?|v|c|x|versus)\s*(?:deux|2)\b")),
+)
+_KIND_RAW = re.compile(
+    r"(?i)\b(?:un|1|deux|2)\s*(?:contre|vs\.?|v|c|x|versus)\s*(?:un|1|deux|2)\b"
+)
+_STAKES = re.compile(r"(?i)\b(?:enjeux?|stakes?)\s*:\s*(?P<stakes>[^\n]*)")
+_BARE_YEAR = re.compile(
+    r"^(?:(\d{1,2})\s*(?:e|eme|em|er|ere|re|°|ieme)|(premiere|deuxieme|troisieme|quatrieme"
+    r"|cinquieme|sixieme|septieme|huitieme|neuvieme))$"
+)
+
+
+def signup_kind(text: str) -> tuple[str, ...]:
+    """The duel formats a post names, in order and without repeats (``"1v1"`` for « un contre
+    un », « 1v1 », « 1 vs 1 »; ``"2v2"`` for « deux contre deux », « 2c2 »...).
+
+        >>> signup_kind("Je m'inscris pour un duel en un contre un.")
+        ('1v1',)
+        >>> signup_kind("DEUX CONTRE DEUX avec Odric")
+        ('2v2',)
+    """
+    folded = fold(text)
+    found = sorted(
+        (m.start(), kind) for kind, rx in _KIND_PHRASES for m in rx.finditer(folded)
+    )
+    return tuple(dict.fromkeys(kind for _, kind in found))
+
+
+def find_signup_stakes(text: str) -> str | None:
+    """The stakes of a sign-up: the text after the first ``Enjeux :`` (or ``Enjeu :``),
+    anywhere in a line, to the end of that line; None when there is none or it says there is
+    none (« aucun », « amical »...).
+
+        >>> find_signup_stakes("Aurora, 5e année, brutale. Enjeux : 10 gallions")
+        '10 gallions'
+        >>> find_signup_stakes("Enjeux : aucun") is None
+        True
+    """
+    m = _STAKES.search(text)
+    if m is None:
+        return None
+    stakes = m["stakes"].strip(" .;")
+    if fold(stakes).strip(" !.") in ("", "aucun", "aucuns", "aucune", "none", "amical", "-",
+                                     "rien", "pas d'enjeux", "pas d'enjeu", "sans"):
+        return None
+    return stakes
+
+
+def _clean_text(text: str) -> str:
+    """Emoji, symbols and invisible characters removed (``°`` kept: « 5° année »)."""
+    out = []
+    for c in text:
+        cat = unicodedata.category(c)
+        if c == "°" or c == "\n":
+            out.append(c)
+        elif cat in ("So", "Sk", "Cs", "Co", "Cf", "Cc") or 0xFE00 <= ord(c) <= 0xFE0F:
+            out.append(" " if cat != "Cf" else "")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _clean_name(name: str) -> str:
+    """A name as written, without surrounding punctuation; ALL CAPS made Title Case."""
+    name = " ".join(name.strip(" .,;:!?*-\"«»()[]").split())
+    if name.isupper() and len(name) > 2:
+        name = name.title()
+    return name
+
+
+def _is_nobody(value: str) -> bool:
+    return bool(_NOBODY.match(fold(value).strip(" .!,;()")))
+
+
+def _is_name(candidate: str) -> bool:
+    words = fold(candidate).split()
+    return bool(words) and words[0] not in _NOT_A_NAME and fold(candidate) not in _NOT_A_NAME
 
 
 def _label_kind(label: str) -> tuple[str | None, bool]:
@@ -324,6 +451,12 @@ class _Fields:
     types: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
     types_written: bool = False
+    doubts: list[str] = field(default_factory=list)
+
+
+def _bare_year(chunk: str) -> str | None:
+    m = _BARE_YEAR.match(fold(chunk).strip(" ."))
+    return _year_from(m.groups()) if m else None
 
 
 def _inline_details(value: str, target: _Fields, known: Mapping[str, str]) -> None:
@@ -334,7 +467,7 @@ def _inline_details(value: str, target: _Fields, known: Mapping[str, str]) -> No
         chunk = chunk.strip(" .")
         if not chunk:
             continue
-        year = parse_year(chunk)
+        year = parse_year(chunk) or _bare_year(chunk)
         if year is not None:
             target.year, target.year_text = year, chunk
             continue
@@ -356,71 +489,151 @@ def parse_signup(
 ) -> Signup | SignupError:
     """Read a sign-up post (its own ``text``, quotes and signature already removed).
 
+    Labelled lines win over free text: the name, year and types of labelled lines are kept
+    whatever free text says, and a ``Partenaire`` line (or block) wins over any free-text
+    partner. « Partenaire : aucun / personne / pas encore » is an open request.
+
     Args:
         post: the post.
         magic_types: type key -> label (the ruleset's ``[magic_types]``; default the seed's five).
 
     Returns:
-        :class:`Signup`, or :class:`SignupError` with a French message when the year or the
-        magic types are missing or invalid (the partner's too, when given).
+        :class:`Signup` (with its ``stakes``, ``kind`` and ``doubts``), or :class:`SignupError`
+        with a French message when the year or the magic types are missing or invalid (the
+        partner's too, when given).
     """
-    me, partner = _Fields(), _Fields()
-    partner_named = False
+    text = _clean_text(post.text)
+    stakes = find_signup_stakes(text)
+    kinds = signup_kind(text)
+    me, partner, free = _Fields(), _Fields(), _Fields()
+    free_partners: list[_Fields] = []
+    partner_labelled = partner_open = False
     section = me
-    for raw in post.text.splitlines():
-        line = raw.strip()
+    for raw in text.splitlines():
+        line = _STAKES.sub("", raw).strip()
         if not line:
             continue
         m = _LABEL.match(line)
-        field, about_partner = _label_kind(fold(m.group(1))) if m else (None, False)
-        if m and field is not None:
+        field_, about_partner = _label_kind(fold(m.group(1))) if m else (None, False)
+        if m and field_ is not None:
             value = m.group(2).strip()
-            if field == "partner":
-                partner_named = True
+            if field_ == "partner":
+                partner_labelled = True
+                if value and _is_nobody(value):
+                    partner_open, section = True, me
+                    continue
                 section = partner
                 if value:
                     _inline_details(value, partner, magic_types)
                 continue
             target = partner if about_partner else section
             if about_partner:
-                partner_named = True
-            if field == "name" and value:
-                target.name = re.sub(r"\s*\(.*\)\s*$", "", value).strip()
+                partner_labelled = True
+            if field_ == "name" and value:
+                if target is partner and _is_nobody(value):
+                    partner_open = True
+                    continue
+                target.name = _clean_name(re.sub(r"\s*\(.*\)\s*$", "", value))
                 if "(" in value:
                     _inline_details(value[value.index("(") :], target, magic_types)
-            elif field == "year":
+            elif field_ == "year":
                 target.year_text = value
                 target.year = parse_year(value, labelled=True)
-            elif field == "types":
+            elif field_ == "types":
                 target.types_written = True
                 found, unknown = parse_magic_types(value, magic_types)
                 target.types += tuple(t for t in found if t not in target.types)
                 target.unknown += unknown
             continue
-        _free_line(line, me, partner, magic_types)
-        if partner.name is not None:
-            partner_named = True
-    return _build(post, me, partner if partner_named else None, magic_types)
+        for sentence in re.split(r"(?<=[.!?])\s+", line):
+            _free_line(sentence, free, free_partners, magic_types)
+    doubts = list(free.doubts)
+    if len(kinds) > 1:
+        doubts.append("several_kinds")
+    free_name = free.name
+    if free_name and fold(post.author).startswith(fold(free_name) + " "):
+        free_name = post.author  # « moi c'est Maelis » from the account Maelis Dunbar
+    own = _Fields(
+        name=me.name or free_name,
+        year_text=me.year_text if me.year_text is not None else free.year_text,
+        year=me.year if me.year_text is not None else free.year,
+        types=me.types if me.types_written else free.types,
+        unknown=me.unknown if me.types_written else free.unknown,
+        types_written=me.types_written or free.types_written,
+    )
+    if me.year_text is not None or me.types_written:
+        doubts = [d for d in doubts if d != "several_years" or me.year_text is None]
+    chosen: _Fields | None = None
+    source = "label"
+    if partner_labelled:
+        has_details = partner.name or partner.year_text or partner.types_written
+        if not partner_open or has_details:
+            chosen = partner
+    elif free_partners:
+        names = {fold(f.name or "") for f in free_partners}
+        if len(names) > 1:
+            doubts.append("several_partners")
+        if _OPEN.search(fold(_STAKES.sub("", text))):
+            doubts.append("open_and_partner")
+        chosen, source = free_partners[0], "free"
+    result = _build(post, own, chosen, magic_types, source)
+    if isinstance(result, SignupError):
+        return result
+    return Signup(
+        post_id=result.post_id,
+        author=result.author,
+        name=result.name,
+        year=result.year,
+        magic_types=result.magic_types,
+        partner=result.partner,
+        stakes=stakes,
+        kind=kinds[0] if len(kinds) == 1 else None,
+        doubts=tuple(dict.fromkeys(doubts)),
+    )
 
 
-def _free_line(line: str, me: _Fields, partner: _Fields, known: Mapping[str, str]) -> None:
-    m = _FREE_PARTNER.search(line)
-    rest = line
-    if m and partner.name is None:
-        partner.name = m.group(1).strip()
-        rest = line[: m.start()]
-        after = line[m.end() :]
-        _inline_details(after, partner, known)
-        partner.name = m.group(1).strip()
-    if _OPEN.search(fold(rest)) and not m:
+def _free_partner(line: str) -> re.Match[str] | None:
+    """The first free-text partner phrase of ``line`` whose name is a name."""
+    for m in _FREE_PARTNER.finditer(line):
+        if _is_name(m.group(1)):
+            return m
+    return None
+
+
+def _free_line(
+    line: str, me: _Fields, partners: list[_Fields], known: Mapping[str, str]
+) -> None:
+    scan = _KIND_RAW.sub(" ", line)
+    m = _free_partner(scan)
+    rest = scan
+    if m:
+        name = _clean_name(m.group(1))
+        found = _Fields()
+        after = scan[m.end() :]
+        back = _BACK_TO_ME.search(after)
+        _inline_details(after[: back.start()] if back else after, found, known)
+        found.name = name
+        partners.append(found)
+        rest = scan[: m.start()] + (", " + after[back.start() :] if back else "")
+        again = _free_partner(after)  # a second phrase (« avec X ... contre Y »)
+        if again is not None:
+            partners.append(_Fields(name=_clean_name(again.group(1))))
+    if _OPEN.search(fold(rest)) and not m and not parse_year(rest):
         return
     n = _FREE_NAME.search(rest)
-    if n and me.name is None:
-        me.name = n.group(1).strip()
-    if me.year is None:
-        year = parse_year(rest)
-        if year is not None:
+    if n and me.name is None and _is_name(n.group(1)):
+        me.name = _clean_name(n.group(1))
+    year = parse_year(rest)
+    if year is None:
+        year = next(
+            (y for y in (_bare_year(c) for c in re.split(r",|;| - ", rest)) if y is not None),
+            None,
+        )
+    if year is not None:
+        if me.year is None:
             me.year, me.year_text = year, rest
+        elif me.year != year:
+            me.doubts.append("several_years")
     types = _types_in_free_text(rest, known)
     if types and not me.types_written:
         me.types += tuple(t for t in types if t not in me.types)
@@ -428,10 +641,9 @@ def _free_line(line: str, me: _Fields, partner: _Fields, known: Mapping[str, str
     if me.name is None and not n:
         # "Aurora Vexley, 5e année, brutale": a name first, then details.
         first = re.split(r",|;| - ", rest)[0].strip()
-        if ((year is not None if me.year_text == rest else False) or types) and re.match(
-            r"^" + _NAME + r"$", first
-        ):
-            me.name = first
+        if (year is not None or types) and re.match(r"^" + _NAME + r"$", first):
+            if _is_name(first) and fold(first) not in MAGIC_TYPES:
+                me.name = _clean_name(first)
 
 
 def _year_error(post: Post, fields: _Fields, prefix: str, who: str) -> SignupError | None:
@@ -476,7 +688,11 @@ def _types_error(
 
 
 def _build(
-    post: Post, me: _Fields, partner: _Fields | None, known: Mapping[str, str]
+    post: Post,
+    me: _Fields,
+    partner: _Fields | None,
+    known: Mapping[str, str],
+    source: str = "label",
 ) -> Signup | SignupError:
     choices = ", ".join(label.lower() for label in known.values())
     if me.year is None and not me.year_text:
@@ -513,12 +729,15 @@ def _build(
         )
         if error is not None:
             return error
-        found_partner = Partner(partner.name, partner.year, partner.types)
+        found_partner = Partner(partner.name, partner.year, partner.types, source)
     assert me.year is not None
+    name = me.name or post.author
+    if fold(name) == fold(post.author):
+        name = post.author  # the account's own spelling (« AURORA VEXLEY », « aurora vexley »)
     return Signup(
         post_id=post.post_id,
         author=post.author,
-        name=me.name or post.author,
+        name=name,
         year=me.year,
         magic_types=me.types,
         partner=found_partner,
@@ -531,8 +750,10 @@ __all__ = [
     "Partner",
     "Signup",
     "SignupError",
+    "find_signup_stakes",
     "fold",
     "parse_magic_types",
     "parse_signup",
     "parse_year",
+    "signup_kind",
 ]
