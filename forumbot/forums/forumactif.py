@@ -59,6 +59,7 @@ from forumbot.forums.forumactif_pages import (
 )
 from forumbot.forums.forumactif_pm import ForumactifMessages
 from forumbot.forums.forumactif_posting import ForumactifPosting
+from forumbot.forums.members import ForumactifMembers
 from forumbot.forums.phpbb import parse_retry_after
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
@@ -72,7 +73,7 @@ from parsers.forumactif.userdata import logged_in_username, parse_userdata
 from parsers.model import Post, TopicPage
 
 
-class ForumactifClient(ForumactifPosting, ForumactifMessages):
+class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers):
     """A :class:`~forumbot.forums.base.ForumClient` for Forumactif boards (all six versions).
 
     Args:

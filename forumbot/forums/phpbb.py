@@ -37,6 +37,7 @@ from forumbot.errors import (
     TopicNotFound,
 )
 from forumbot.forums.base import TopicSummary
+from forumbot.forums.members import PhpbbMembers
 from forumbot.forums.phpbb_http import (
     DEFAULT_USER_AGENT,
     FetchedForm,
@@ -60,7 +61,7 @@ from parsers.phpbb_forms import (
 )
 
 
-class PhpbbClient(PhpbbPosting, PhpbbMessages):
+class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers):
     """A :class:`~forumbot.forums.base.ForumClient` for phpBB 3.3 (prosilver).
 
     Args:
