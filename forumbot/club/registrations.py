@@ -14,7 +14,10 @@ One :meth:`RegistrationDesk.cycle` (run after every poll: :func:`build_desk` onc
    threads, and a thread is read only when its last post id changed (or, without a listing
    forum, one read of the thread's new posts). Each new post (not the thread's first post, not
    the bot's) is parsed by :func:`parsers.registration.parse_signup`; an invalid sign-up gets
-   a clear French reply (a club post published exactly once, :mod:`forumbot.club.posts`).
+   a clear French reply (a club post published exactly once, :mod:`forumbot.club.posts`); a
+   readable one is checked first (:func:`forumbot.club.signup_checks.check_signup`: a partner
+   who is no member of the board is refused, a sign-up the parser is not sure about becomes a
+   referee task).
 2. **Match**: each thread's ``kind`` picks its desk in :data:`KIND_HANDLERS`
    (:class:`forumbot.club.context.KindHandler`): ``"1v1"`` is
    :mod:`forumbot.club.solo_registrations` (:mod:`rules.matchmaking`, pure; the lobby lives in
@@ -86,6 +89,7 @@ from forumbot.club.opening import open_duel
 from forumbot.club.posts import publish_due_club_posts
 from forumbot.club.profiles import Profile, ProfileError, get_profile, profiles_of, set_profile
 from forumbot.club.replies import cancel_duel, post_row, record_post, reply, withdraw_other_kind
+from forumbot.club.signup_checks import check_signup
 from forumbot.config import Registration
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import EditingForumClient, ForumClient
@@ -280,6 +284,9 @@ class RegistrationDesk:
                 reply(self.ctx, reg, post, "signup_invalid.bbcode.j2", parsed.code, parsed.message)
                 log.info("sign-up %s by %s: invalid (%s)", post.post_id, post.author, parsed.code)
                 return 1, 1
+        answered = check_signup(self.ctx, reg, post, parsed)
+        if answered is not None:
+            return 1, answered
         return 1, self.handlers[reg.kind].handle_signup(self.ctx, reg, post, parsed)
 
     def withdraw_other_kind(
