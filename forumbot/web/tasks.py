@@ -73,8 +73,8 @@ def task_views(
 
     def view(r: dict[str, Any]) -> TaskView:
         if r["duel_id"] is None:  # a sign-up to read (issue 15): no duel yet
-            return TaskView(r, KIND_FR.get(r["kind"], r["kind"]),
-                            STATUS_FR.get(r["status"], r["status"]), "", r["subject"] or "")  # fmt: skip
+            kind, status = KIND_FR.get(r["kind"], r["kind"]), STATUS_FR.get(r["status"], "")
+            return TaskView(r, kind, status, "", r["subject"] or "")
         duel_id = int(r["duel_id"])
         if duel_id not in titles:
             found = list(storage.db["duels"].rows_where("id = ?", [duel_id]))
