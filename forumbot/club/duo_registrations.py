@@ -60,7 +60,7 @@ from forumbot.club.replies import (
     refuse_busy,
     withdraw_other_kind,
 )
-from forumbot.club.topics import create_topic_once
+from forumbot.club.topics import create_topic_once, stakes_view, stakes_written
 from forumbot.config import Registration
 from forumbot.duels.duo import duo_running, environments, open_duo_duel
 from forumbot.errors import ForumError, LoginFailed
@@ -430,6 +430,13 @@ def open_match(ctx: DeskContext, row: dict[str, Any]) -> int:
                     for d in duos
                 ],
                 "unit": rs.unit, "stakes": row["stakes"], "commitment": commitment(secret),
+                **stakes_view(
+                    stakes_written(ctx, "duo_entries", [
+                        (e["post_id"], e["character"])
+                        for d in json.loads(row["duos_json"]) for e in d
+                    ]),
+                    row["stakes"], 4,
+                ),
             },
             ctx.language,
         )  # fmt: skip
