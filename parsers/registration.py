@@ -12,31 +12,33 @@ Forgiving of how people write: labelled lines (``Nom :``, ``Année :``, ``Type d
 small typos in magic types (``brutal``, ``Discret``, ``flamboyant``, ``protecteur``,
 ``sournoisse``). The name defaults to the post's author (accounts are characters).
 
-Issue 15 ("sign-ups read as a person would"):
-
-- **Labelled lines win**: a ``Nom`` / ``Année`` / ``Type de magie`` / ``Partenaire`` (and
-  variants) line always wins over what free text says, wherever it stands in the post.
-- **Free text names a partner only as a capitalised name** after « contre », « avec »,
-  « je défie »...; the duel formats (« un contre un », « deux contre deux », « 1v1 »...) and
-  « un », « deux », « n'importe qui », « personne », « le premier venu »... are never names. Such
-  a partner is marked ``source = "free"``: the desk keeps it only when the board has a member of
-  that name (:meth:`forumbot.forums.base.MemberDirectory.member_exists`).
-- « Partenaire : aucun / personne / pas encore » is an open request.
-- What the parser is not sure about is listed in :attr:`Signup.doubts` (the desk asks a referee
-  instead of guessing).
-- Stakes (« Enjeux : ») are read in the middle of a line too (:func:`find_signup_stakes`).
+Issue 15: labelled lines always win over free text; a free-text partner (« je défie X ») is
+a capitalised name, never a duel format or « un », « personne »... (:mod:`parsers.signup_words`),
+marked ``source = "free"`` for the desk to check X is a member; « Partenaire : aucun » is an open
+request; :attr:`Signup.doubts` lists what the parser is not sure about; stakes are read anywhere.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
 from parsers.model import Post
+from parsers.signup_words import (
+    KIND_RAW,
+    STAKES,
+    clean_name,
+    clean_text,
+    find_signup_stakes,
+    fold,
+    is_name,
+    is_nobody,
+    label_kind,
+    signup_kind,
+)
 
 MAGIC_TYPES: dict[str, str] = {
     "brutale": "Brutale",
@@ -142,13 +144,6 @@ class SignupError:
     post_id: int
     code: str
     message: str
-
-
-def fold(text: str) -> str:
-    """Accent-free, case-folded text with single spaces and straight apostrophes."""
-    decomposed = unicodedata.normalize("NFKD", text.replace("’", "'"))
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(stripped.casefold().split())
 
 
 # --- Years ----------------------------------------------------------------------------------------
@@ -263,51 +258,6 @@ def _types_in_free_text(text: str, known: Mapping[str, str]) -> tuple[str, ...]:
 # --- Labels and free text ---------------------------------------------------------------------
 
 _LABEL = re.compile(r"^\s*[-*•>]?\s*([^:]{1,60}?)\s*:\s*(.*)$")
-_NAME_LABELS = (
-    "nom",
-    "prenom",
-    "prenom et nom",
-    "nom et prenom",
-    "nom prenom",
-    "prenom nom",
-    "nom du personnage",
-    "personnage",
-    "identite",
-    "duelliste",
-    "pseudo",
-    "nom complet",
-)
-_YEAR_LABELS = ("annee", "annees", "annee d'etude", "annee d'etudes", "niveau", "classe", "age")
-_TYPE_LABELS = (
-    "type",
-    "types",
-    "type de magie",
-    "types de magie",
-    "type(s) de magie",
-    "type(s)",
-    "magie",
-    "type magique",
-    "types magiques",
-)
-_PARTNER_LABELS = (
-    "partenaire",
-    "adversaire",
-    "coequipier",
-    "coequipiere",
-    "binome",
-    "mon adversaire",
-    "mon partenaire",
-    "ma partenaire",
-    "avec",
-    "contre",
-    "opposant",
-    "adversaire choisi",
-    "partenaire choisi",
-)
-_PARTNER_SUFFIX = re.compile(
-    r"\s+(?:du|de la|de mon|de ma|de l'|de l)\s*'?\s*(partenaire|adversaire|coequipiere?|binome"
-    r"|opposant)$"
-)
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w'’\-]*"
 _NAME = rf"({_CAP}(?:\s+(?:(?:de|du|des|van|von|le|la|d'|di|del)\s+)?{_CAP})*)"
 # The phrase is matched without regard to case; the name after it must be capitalised (a
@@ -326,121 +276,12 @@ _OPEN = re.compile(
     r"(?:adversaire|partenaire|coequipiere?)|n'importe\s+qui|le\s+premier\s+venu|"
     r"la\s+premiere\s+venue|pas\s+(?:encore\s+)?d'(?:adversaire|partenaire|coequipier)"
 )
-#: Words that start no partner's name (folded): « contre un », « contre N'IMPORTE QUI »...
-_NOT_A_NAME = {
-    "un", "une", "deux", "trois", "quatre", "le", "la", "les", "l'", "des", "du", "de", "d'",
-    "personne", "quiconque", "n'importe", "nimporte", "tout", "tous", "toutes", "toi", "moi",
-    "vous", "lui", "elle", "eux", "qui", "mon", "ma", "mes", "ton", "ta", "son", "sa", "plaisir",
-    "joie", "grand", "impatience", "adversaire", "partenaire", "coequipier", "coequipiere",
-    "aucun", "aucune", "rien", "premier", "premiere", "1", "2", "je", "j'", "il", "on", "nous",
-}  # fmt: skip
-#: A labelled partner value that names nobody: an open request (folded, punctuation stripped).
-_NOBODY = re.compile(
-    r"^(?:aucun|aucune|personne|pas encore|pas encore choisi|pas encore de partenaire|non|none|"
-    r"rien|neant|nope|-+|/|\?+|x|n/a|na|a trouver|a definir|libre|ouvert|demande ouverte|"
-    r"n'importe qui|le premier venu|la premiere venue|qui veut|qui le veut|pas d'adversaire|"
-    r"pas de partenaire|aucun pour l'instant|aucun pour le moment|personne pour l'instant|"
-    r"personne pour le moment|pas encore trouve|pas encore trouvee|je cherche|je cherche encore)$"
-)
-#: Duel formats written in the post (folded): never read as names.
-_KIND_PHRASES = (
-    ("1v1", re.compile(r"\b(?:un|1)\s*(?:contre|vs\.?|v|c|x|versus)\s*(?:un|1)\b")),
-    ("2v2", re.compile(r"\b(?:deux|2)\s*(?:contre|vs\.?|v|c|x|versus)\s*(?:deux|2)\b")),
-)
-_KIND_RAW = re.compile(
-    r"(?i)\b(?:un|1|deux|2)\s*(?:contre|vs\.?|v|c|x|versus)\s*(?:un|1|deux|2)\b"
-)
-_STAKES = re.compile(r"(?i)\b(?:enjeux?|stakes?)\s*:\s*(?P<stakes>[^\n]*)")
+
+
 _BARE_YEAR = re.compile(
     r"^(?:(\d{1,2})\s*(?:e|eme|em|er|ere|re|°|ieme)|(premiere|deuxieme|troisieme|quatrieme"
     r"|cinquieme|sixieme|septieme|huitieme|neuvieme))$"
 )
-
-
-def signup_kind(text: str) -> tuple[str, ...]:
-    """The duel formats a post names, in order and without repeats (``"1v1"`` for « un contre
-    un », « 1v1 », « 1 vs 1 »; ``"2v2"`` for « deux contre deux », « 2c2 »...).
-
-        >>> signup_kind("Je m'inscris pour un duel en un contre un.")
-        ('1v1',)
-        >>> signup_kind("DEUX CONTRE DEUX avec Odric")
-        ('2v2',)
-    """
-    folded = fold(text)
-    found = sorted(
-        (m.start(), kind) for kind, rx in _KIND_PHRASES for m in rx.finditer(folded)
-    )
-    return tuple(dict.fromkeys(kind for _, kind in found))
-
-
-def find_signup_stakes(text: str) -> str | None:
-    """The stakes of a sign-up: the text after the first ``Enjeux :`` (or ``Enjeu :``),
-    anywhere in a line, to the end of that line; None when there is none or it says there is
-    none (« aucun », « amical »...).
-
-        >>> find_signup_stakes("Aurora, 5e année, brutale. Enjeux : 10 gallions")
-        '10 gallions'
-        >>> find_signup_stakes("Enjeux : aucun") is None
-        True
-    """
-    m = _STAKES.search(text)
-    if m is None:
-        return None
-    stakes = m["stakes"].strip(" .;")
-    if fold(stakes).strip(" !.") in ("", "aucun", "aucuns", "aucune", "none", "amical", "-",
-                                     "rien", "pas d'enjeux", "pas d'enjeu", "sans"):
-        return None
-    return stakes
-
-
-def _clean_text(text: str) -> str:
-    """Emoji, symbols and invisible characters removed (``°`` kept: « 5° année »)."""
-    out = []
-    for c in text:
-        cat = unicodedata.category(c)
-        if c == "°" or c == "\n":
-            out.append(c)
-        elif cat in ("So", "Sk", "Cs", "Co", "Cf", "Cc") or 0xFE00 <= ord(c) <= 0xFE0F:
-            out.append(" " if cat != "Cf" else "")
-        else:
-            out.append(c)
-    return "".join(out)
-
-
-def _clean_name(name: str) -> str:
-    """A name as written, without surrounding punctuation; ALL CAPS made Title Case."""
-    name = " ".join(name.strip(" .,;:!?*-\"«»()[]").split())
-    if name.isupper() and len(name) > 2:
-        name = name.title()
-    return name
-
-
-def _is_nobody(value: str) -> bool:
-    return bool(_NOBODY.match(fold(value).strip(" .!,;()")))
-
-
-def _is_name(candidate: str) -> bool:
-    words = fold(candidate).split()
-    return bool(words) and words[0] not in _NOT_A_NAME and fold(candidate) not in _NOT_A_NAME
-
-
-def _label_kind(label: str) -> tuple[str | None, bool]:
-    """(field, about the partner) for a folded label."""
-    partner = False
-    m = _PARTNER_SUFFIX.search(label)
-    if m:
-        partner = True
-        label = label[: m.start()].strip()
-    label = label.strip(" -*•")
-    if label in _PARTNER_LABELS:
-        return "partner", True
-    if label in _NAME_LABELS:
-        return "name", partner
-    if label in _YEAR_LABELS or label.startswith("annee"):
-        return "year", partner
-    if label in _TYPE_LABELS or label.startswith("type"):
-        return "types", partner
-    return None, partner
 
 
 @dataclass
@@ -502,7 +343,7 @@ def parse_signup(
         with a French message when the year or the magic types are missing or invalid (the
         partner's too, when given).
     """
-    text = _clean_text(post.text)
+    text = clean_text(post.text)
     stakes = find_signup_stakes(text)
     kinds = signup_kind(text)
     me, partner, free = _Fields(), _Fields(), _Fields()
@@ -510,16 +351,16 @@ def parse_signup(
     partner_labelled = partner_open = False
     section = me
     for raw in text.splitlines():
-        line = _STAKES.sub("", raw).strip()
+        line = STAKES.sub("", raw).strip()
         if not line:
             continue
         m = _LABEL.match(line)
-        field_, about_partner = _label_kind(fold(m.group(1))) if m else (None, False)
+        field_, about_partner = label_kind(fold(m.group(1))) if m else (None, False)
         if m and field_ is not None:
             value = m.group(2).strip()
             if field_ == "partner":
                 partner_labelled = True
-                if value and _is_nobody(value):
+                if value and is_nobody(value):
                     partner_open, section = True, me
                     continue
                 section = partner
@@ -530,10 +371,10 @@ def parse_signup(
             if about_partner:
                 partner_labelled = True
             if field_ == "name" and value:
-                if target is partner and _is_nobody(value):
+                if target is partner and is_nobody(value):
                     partner_open = True
                     continue
-                target.name = _clean_name(re.sub(r"\s*\(.*\)\s*$", "", value))
+                target.name = clean_name(re.sub(r"\s*\(.*\)\s*$", "", value))
                 if "(" in value:
                     _inline_details(value[value.index("(") :], target, magic_types)
             elif field_ == "year":
@@ -573,7 +414,7 @@ def parse_signup(
         names = {fold(f.name or "") for f in free_partners}
         if len(names) > 1:
             doubts.append("several_partners")
-        if _OPEN.search(fold(_STAKES.sub("", text))):
+        if _OPEN.search(fold(STAKES.sub("", text))):
             doubts.append("open_and_partner")
         chosen, source = free_partners[0], "free"
     result = _build(post, own, chosen, magic_types, source)
@@ -595,7 +436,7 @@ def parse_signup(
 def _free_partner(line: str) -> re.Match[str] | None:
     """The first free-text partner phrase of ``line`` whose name is a name."""
     for m in _FREE_PARTNER.finditer(line):
-        if _is_name(m.group(1)):
+        if is_name(m.group(1)):
             return m
     return None
 
@@ -603,11 +444,11 @@ def _free_partner(line: str) -> re.Match[str] | None:
 def _free_line(
     line: str, me: _Fields, partners: list[_Fields], known: Mapping[str, str]
 ) -> None:
-    scan = _KIND_RAW.sub(" ", line)
+    scan = KIND_RAW.sub(" ", line)
     m = _free_partner(scan)
     rest = scan
     if m:
-        name = _clean_name(m.group(1))
+        name = clean_name(m.group(1))
         found = _Fields()
         after = scan[m.end() :]
         back = _BACK_TO_ME.search(after)
@@ -617,12 +458,12 @@ def _free_line(
         rest = scan[: m.start()] + (", " + after[back.start() :] if back else "")
         again = _free_partner(after)  # a second phrase (« avec X ... contre Y »)
         if again is not None:
-            partners.append(_Fields(name=_clean_name(again.group(1))))
+            partners.append(_Fields(name=clean_name(again.group(1))))
     if _OPEN.search(fold(rest)) and not m and not parse_year(rest):
         return
     n = _FREE_NAME.search(rest)
-    if n and me.name is None and _is_name(n.group(1)):
-        me.name = _clean_name(n.group(1))
+    if n and me.name is None and is_name(n.group(1)):
+        me.name = clean_name(n.group(1))
     year = parse_year(rest)
     if year is None:
         year = next(
@@ -642,8 +483,8 @@ def _free_line(
         # "Aurora Vexley, 5e année, brutale": a name first, then details.
         first = re.split(r",|;| - ", rest)[0].strip()
         if (year is not None or types) and re.match(r"^" + _NAME + r"$", first):
-            if _is_name(first) and fold(first) not in MAGIC_TYPES:
-                me.name = _clean_name(first)
+            if is_name(first) and fold(first) not in MAGIC_TYPES:
+                me.name = clean_name(first)
 
 
 def _year_error(post: Post, fields: _Fields, prefix: str, who: str) -> SignupError | None:
