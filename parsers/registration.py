@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
@@ -350,8 +350,13 @@ def parse_signup(
     free_partners: list[_Fields] = []
     partner_labelled = partner_open = False
     section = me
-    for raw in text.splitlines():
-        line = STAKES.sub("", raw).strip()
+    lines = (
+        sentence
+        for raw in text.splitlines()
+        for sentence in re.split(r"(?<=[.!?])\s+(?=\S[^:]{0,40}:)", STAKES.sub("", raw))
+    )  # a label after a sentence on the same line (« Un contre un ! Nom : Maelis »)
+    for line in lines:
+        line = line.strip()
         if not line:
             continue
         m = _LABEL.match(line)
@@ -420,17 +425,8 @@ def parse_signup(
     result = _build(post, own, chosen, magic_types, source)
     if isinstance(result, SignupError):
         return result
-    return Signup(
-        post_id=result.post_id,
-        author=result.author,
-        name=result.name,
-        year=result.year,
-        magic_types=result.magic_types,
-        partner=result.partner,
-        stakes=stakes,
-        kind=kinds[0] if len(kinds) == 1 else None,
-        doubts=tuple(dict.fromkeys(doubts)),
-    )
+    kind = kinds[0] if len(kinds) == 1 else None
+    return replace(result, stakes=stakes, kind=kind, doubts=tuple(dict.fromkeys(doubts)))
 
 
 def _free_partner(line: str) -> re.Match[str] | None:
