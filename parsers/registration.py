@@ -24,8 +24,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from rapidfuzz import fuzz
-
+from parsers.magic_types import MAGIC_TYPES, parse_magic_types, types_in_free_text
 from parsers.model import Post
 from parsers.signup_words import (
     KIND_RAW,
@@ -40,21 +39,6 @@ from parsers.signup_words import (
     signup_kind,
 )
 
-MAGIC_TYPES: dict[str, str] = {
-    "brutale": "Brutale",
-    "discrete": "Discrète",
-    "flamboyante": "Flamboyante",
-    "protectrice": "Protectrice",
-    "sournoise": "Sournoise",
-}
-# Other spellings people use (masculine forms), by type key.
-_TYPE_FORMS: dict[str, tuple[str, ...]] = {
-    "brutale": ("brutale", "brutal", "brutales"),
-    "discrete": ("discrete", "discret", "discretes"),
-    "flamboyante": ("flamboyante", "flamboyant", "flamboyance"),
-    "protectrice": ("protectrice", "protecteur", "protectrices", "protection"),
-    "sournoise": ("sournoise", "sournois", "sournoises"),
-}
 MAX_MAGIC_TYPES = 2
 _YEAR_WORDS = {
     "premiere": "1",
@@ -70,13 +54,6 @@ _YEAR_WORDS = {
     "huitieme": "8",
     "neuvieme": "9",
 }
-_FILLERS = {
-    "magie", "type", "types", "de", "du", "la", "le", "ma", "mon", "est", "sont", "plutot",
-    "un", "une", "peu", "tres", "et", "ou", "mais", "aussi", "principalement", "surtout",
-    "tendance", "a", "dominante", "secondaire", "je", "suis", "il", "elle", "sa", "son",
-}  # fmt: skip
-
-
 @dataclass(frozen=True)
 class Partner:
     """The partner named in a sign-up (1v1: the opponent; 2v2: the teammate).
@@ -109,7 +86,8 @@ class Signup:
         kind: the duel format the post names (``"1v1"`` for « un contre un », « 1v1 »...,
             ``"2v2"`` for « deux contre deux »...), or None.
         doubts: codes of what the parser is not sure about (``several_partners``,
-            ``several_years``, ``open_and_partner``, ``several_kinds``); not empty means a
+            ``several_years``, ``open_and_partner``, ``several_kinds``, ``whose_details``:
+            « je défie X, 5e année, brutale » without the poster's own details); not empty means a
             referee should read the post before anything is done with it.
     """
 
@@ -198,63 +176,6 @@ def parse_year(text: str, *, labelled: bool = False) -> str | None:
     return None
 
 
-# --- Magic types ----------------------------------------------------------------------------------
-
-
-def _match_type(word: str, known: Mapping[str, str]) -> str | None:
-    best: tuple[float, str] | None = None
-    for key in known:
-        forms = _TYPE_FORMS.get(key, (fold(key), fold(known[key])))
-        for form in forms:
-            score = 100.0 if word == form else fuzz.ratio(word, form)
-            if score >= 80 and (best is None or score > best[0]):
-                best = (score, key)
-    return best[1] if best else None
-
-
-def parse_magic_types(
-    text: str, known: Mapping[str, str] = MAGIC_TYPES
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Magic types in a labelled value: (type keys in order, chunks that name no type).
-
-    Chunks are split on commas, ``et``, ``/``, ``&``, ``+``, ``;``; brackets are ignored.
-
-        >>> parse_magic_types("Brutale et discrète")
-        (('brutale', 'discrete'), ())
-        >>> parse_magic_types("sournois / Protecteur")
-        (('sournoise', 'protectrice'), ())
-        >>> parse_magic_types("colérique")
-        ((), ('colérique',))
-    """
-    cleaned = re.sub(r"\([^)]*\)", " ", text)
-    chunks = re.split(r",|;|/|&|\+|\bet\b|\band\b|\bou\b| - ", cleaned, flags=re.IGNORECASE)
-    found: list[str] = []
-    unknown: list[str] = []
-    for chunk in chunks:
-        words = [w for w in re.findall(r"[a-z]+", fold(chunk)) if w not in _FILLERS]
-        if not words:
-            continue
-        keys = [k for k in (_match_type(w, known) for w in words) if k is not None]
-        if keys:
-            for key in keys:
-                if key not in found:
-                    found.append(key)
-        else:
-            unknown.append(chunk.strip(" .!:-"))
-    return tuple(found), tuple(unknown)
-
-
-def _types_in_free_text(text: str, known: Mapping[str, str]) -> tuple[str, ...]:
-    """Types named in a free-text line (exact forms only: no typo tolerance here)."""
-    out: list[str] = []
-    for word in re.findall(r"[a-z]+", fold(text)):
-        for key in known:
-            if word in _TYPE_FORMS.get(key, (fold(key),)) and word != "protection":
-                if key not in out:
-                    out.append(key)
-    return tuple(out)
-
-
 # --- Labels and free text ---------------------------------------------------------------------
 
 _LABEL = re.compile(r"^\s*[-*•>]?\s*([^:]{1,60}?)\s*:\s*(.*)$")
@@ -293,6 +214,7 @@ class _Fields:
     unknown: tuple[str, ...] = ()
     types_written: bool = False
     doubts: list[str] = field(default_factory=list)
+    tail: bool = False  # a free partner's details read after a comma, not in brackets
 
 
 def _bare_year(chunk: str) -> str | None:
@@ -416,6 +338,14 @@ def parse_signup(
         if not partner_open or has_details:
             chosen = partner
     elif free_partners:
+        first = free_partners[0]
+        if own.year_text is None and not own.types_written and first.tail:
+            # « je défie X, 5e année, brutale »: whose year? read as the poster's, and asked
+            own.year, own.year_text, own.types, own.types_written = (
+                first.year, first.year_text, first.types, first.types_written)  # fmt: skip
+            first.year = first.year_text = None
+            first.types, first.types_written = (), False
+            doubts.append("whose_details")
         names = {fold(f.name or "") for f in free_partners}
         if len(names) > 1:
             doubts.append("several_partners")
@@ -448,8 +378,10 @@ def _free_line(
         found = _Fields()
         after = scan[m.end() :]
         back = _BACK_TO_ME.search(after)
-        _inline_details(after[: back.start()] if back else after, found, known)
+        details = after[: back.start()] if back else after
+        _inline_details(details, found, known)
         found.name = name
+        found.tail = bool(re.sub(r"\([^)]*\)", "", details).strip(" .!,;:"))
         partners.append(found)
         rest = scan[: m.start()] + (", " + after[back.start() :] if back else "")
         again = _free_partner(after)  # a second phrase (« avec X ... contre Y »)
@@ -471,7 +403,7 @@ def _free_line(
             me.year, me.year_text = year, rest
         elif me.year != year:
             me.doubts.append("several_years")
-    types = _types_in_free_text(rest, known)
+    types = types_in_free_text(rest, known)
     if types and not me.types_written:
         me.types += tuple(t for t in types if t not in me.types)
         me.types_written = True

@@ -46,6 +46,10 @@ DOUBTS_FR = {
     "kind_mismatch_2v2": (
         "le message demande un duel en deux contre deux, dans le sujet des duels en un contre un"
     ),
+    "whose_details": (
+        "on ne sait pas si l'année et le type de magie indiqués sont les tiens ou ceux de ton "
+        "partenaire"
+    ),
     "partner_unverified": "le forum n'a pas permis de vérifier que ton partenaire en est membre",
 }
 

@@ -105,6 +105,8 @@ CASES: list[tuple[str, str, Reading | str]] = [
      "flamboyante.", Reading(M, "5", (F,), ("Odric Fenwick", None, (), "free"))),
     ("partner_free_avec", "Je m'inscris avec Cassius Thorne (7e année, sournoise). Je suis en "
      "5e année, magie brutale.", Reading(M, "5", (B,), ("Cassius Thorne", "7", (S,), "free"))),
+    ("whose_details", "Je défie Cassius Thorne, 5e année, brutale.",
+     Reading(M, "5", (B,), ("Cassius Thorne", None, (), "free"), doubts=("whose_details",))),
     ("partner_free_contre_lowercase", "je m'inscris contre odric, 5e année, brutale",
      Reading(M, "5", (B,))),
     ("partner_label_wins", "Je m'inscris contre Cassius Thorne !\nAnnée : 5\nType : brutale\n"
