@@ -97,7 +97,7 @@ from forumbot.publish.owls import send_due_owls
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from parsers.model import Post
-from parsers.registration import Signup, SignupError, fold, parse_signup
+from parsers.registration import Signup, SignupError, find_signup_stakes, fold, parse_signup
 from rules.fatigue import FatigueRuleset
 from rules.matchmaking import DuelKind, Engagements
 
@@ -278,7 +278,10 @@ class RegistrationDesk:
             mine = profiles_of(self.storage, self.board_id, post.author)
             if parsed.code in ("missing_year", "missing_magic_type") and len(mine) == 1:
                 p = mine[0]
-                parsed = Signup(post.post_id, post.author, p.character, p.year, p.magic_types)
+                parsed = Signup(
+                    post.post_id, post.author, p.character, p.year, p.magic_types,
+                    stakes=find_signup_stakes(post.text),
+                )  # fmt: skip
             else:
                 record_post(self.ctx, post, "invalid", parsed.code, parsed.message, None)
                 reply(self.ctx, reg, post, "signup_invalid.bbcode.j2", parsed.code, parsed.message)
