@@ -287,7 +287,7 @@ def parse_signup(
             value = m.group(2).strip()
             if field_ == "partner":
                 partner_labelled = True
-                if value and is_nobody(value):
+                if value and (is_nobody(value) or not is_name(re.split(r"[,;(]", value)[0])):
                     partner_open, section = True, me
                     continue
                 section = partner

@@ -24,7 +24,8 @@ NOT_A_NAME = {
     "joie", "grand", "impatience", "adversaire", "partenaire", "coequipier", "coequipiere",
     "aucun", "aucune", "rien", "premier", "premiere", "1", "2", "je", "j'", "il", "on", "nous",
     "bonjour", "bonsoir", "salut", "coucou", "hello", "hey", "yo", "re", "merci", "inscription",
-    "enfin", "alors", "sinon", "ok", "oui", "non", "svp", "hum", "euh",
+    "enfin", "alors", "sinon", "ok", "oui", "non", "svp", "hum", "euh", "quelqu'un",
+    "quelqu'une", "celui", "celle", "au", "hasard", "libre", "inconnu", "inconnue", "?",
 }  # fmt: skip
 #: A labelled partner value that names nobody: an open request (folded, punctuation stripped).
 NOBODY = re.compile(

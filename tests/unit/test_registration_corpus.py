@@ -117,6 +117,10 @@ CASES: list[tuple[str, str, Reading | str]] = [
      Reading("Maelis", "5", (B,))),
     ("partner_pas_encore", "Nom : Maelis\nAnnée : 5\nType : brutale\nCoéquipier : pas encore !",
      Reading("Maelis", "5", (B,))),
+    ("partner_label_un", "Nom : Maelis\nAnnée : 5\nType : brutale\nAdversaire : un adversaire au "
+     "hasard", Reading("Maelis", "5", (B,))),
+    ("partner_label_quelquun", "Nom : Maelis\nAnnée : 5\nType : brutale\nPartenaire : quelqu'un "
+     "de 5e année", Reading("Maelis", "5", (B,))),
     ("partner_premier_venu", "5e année, brutale, contre le premier venu", Reading(M, "5", (B,))),
     ("partner_personne_free", "5e année, brutale. Je ne connais personne, contre Personne alors !",
      Reading(M, "5", (B,))),
