@@ -11,34 +11,34 @@ Forgiving of how people write: labelled lines (``Nom :``, ``Année :``, ``Type d
 (``Je m'inscris avec X``, ``en 5e année``, ``cinquième année``, ``adulte``), accents, case and
 small typos in magic types (``brutal``, ``Discret``, ``flamboyant``, ``protecteur``,
 ``sournoisse``). The name defaults to the post's author (accounts are characters).
+
+Issue 15: labelled lines always win over free text; a free-text partner (« je défie X ») is
+a capitalised name, never a duel format or « un », « personne »... (:mod:`parsers.signup_words`),
+marked ``source = "free"`` for the desk to check X is a member; « Partenaire : aucun » is an open
+request; :attr:`Signup.doubts` lists what the parser is not sure about; stakes are read anywhere.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
-from rapidfuzz import fuzz
-
+from parsers.magic_types import MAGIC_TYPES, parse_magic_types, types_in_free_text
 from parsers.model import Post
+from parsers.signup_words import (
+    KIND_RAW,
+    STAKES,
+    clean_name,
+    clean_text,
+    find_signup_stakes,
+    fold,
+    is_name,
+    is_nobody,
+    label_kind,
+    signup_kind,
+)
 
-MAGIC_TYPES: dict[str, str] = {
-    "brutale": "Brutale",
-    "discrete": "Discrète",
-    "flamboyante": "Flamboyante",
-    "protectrice": "Protectrice",
-    "sournoise": "Sournoise",
-}
-# Other spellings people use (masculine forms), by type key.
-_TYPE_FORMS: dict[str, tuple[str, ...]] = {
-    "brutale": ("brutale", "brutal", "brutales"),
-    "discrete": ("discrete", "discret", "discretes"),
-    "flamboyante": ("flamboyante", "flamboyant", "flamboyance"),
-    "protectrice": ("protectrice", "protecteur", "protectrices", "protection"),
-    "sournoise": ("sournoise", "sournois", "sournoises"),
-}
 MAX_MAGIC_TYPES = 2
 _YEAR_WORDS = {
     "premiere": "1",
@@ -54,13 +54,6 @@ _YEAR_WORDS = {
     "huitieme": "8",
     "neuvieme": "9",
 }
-_FILLERS = {
-    "magie", "type", "types", "de", "du", "la", "le", "ma", "mon", "est", "sont", "plutot",
-    "un", "une", "peu", "tres", "et", "ou", "mais", "aussi", "principalement", "surtout",
-    "tendance", "a", "dominante", "secondaire", "je", "suis", "il", "elle", "sa", "son",
-}  # fmt: skip
-
-
 @dataclass(frozen=True)
 class Partner:
     """The partner named in a sign-up (1v1: the opponent; 2v2: the teammate).
@@ -74,6 +67,9 @@ class Partner:
     name: str
     year: str | None = None
     magic_types: tuple[str, ...] = ()
+    #: ``"label"`` (a ``Partenaire :`` line or block) or ``"free"`` (a free-text phrase such as
+    #: « je défie X »: the desk checks that X is a member of the board). Not compared.
+    source: str = field(default="label", compare=False)
 
 
 @dataclass(frozen=True)
@@ -86,6 +82,13 @@ class Signup:
         year: ``"1"``..``"7"`` or ``"adult"``.
         magic_types: one or two type keys, in the order written.
         partner: the chosen partner, or None (an open request).
+        stakes: the ``Enjeux :`` written in the post (anywhere in a line), or None.
+        kind: the duel format the post names (``"1v1"`` for « un contre un », « 1v1 »...,
+            ``"2v2"`` for « deux contre deux »...), or None.
+        doubts: codes of what the parser is not sure about (``several_partners``,
+            ``several_years``, ``open_and_partner``, ``several_kinds``, ``whose_details``:
+            « je défie X, 5e année, brutale » without the poster's own details); not empty means a
+            referee should read the post before anything is done with it.
     """
 
     post_id: int
@@ -94,6 +97,9 @@ class Signup:
     year: str
     magic_types: tuple[str, ...]
     partner: Partner | None = None
+    stakes: str | None = None
+    kind: str | None = None
+    doubts: tuple[str, ...] = ()
 
     @property
     def is_open_request(self) -> bool:
@@ -116,13 +122,6 @@ class SignupError:
     post_id: int
     code: str
     message: str
-
-
-def fold(text: str) -> str:
-    """Accent-free, case-folded text with single spaces and straight apostrophes."""
-    decomposed = unicodedata.normalize("NFKD", text.replace("’", "'"))
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return " ".join(stripped.casefold().split())
 
 
 # --- Years ----------------------------------------------------------------------------------------
@@ -177,143 +176,33 @@ def parse_year(text: str, *, labelled: bool = False) -> str | None:
     return None
 
 
-# --- Magic types ----------------------------------------------------------------------------------
-
-
-def _match_type(word: str, known: Mapping[str, str]) -> str | None:
-    best: tuple[float, str] | None = None
-    for key in known:
-        forms = _TYPE_FORMS.get(key, (fold(key), fold(known[key])))
-        for form in forms:
-            score = 100.0 if word == form else fuzz.ratio(word, form)
-            if score >= 80 and (best is None or score > best[0]):
-                best = (score, key)
-    return best[1] if best else None
-
-
-def parse_magic_types(
-    text: str, known: Mapping[str, str] = MAGIC_TYPES
-) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Magic types in a labelled value: (type keys in order, chunks that name no type).
-
-    Chunks are split on commas, ``et``, ``/``, ``&``, ``+``, ``;``; brackets are ignored.
-
-        >>> parse_magic_types("Brutale et discrète")
-        (('brutale', 'discrete'), ())
-        >>> parse_magic_types("sournois / Protecteur")
-        (('sournoise', 'protectrice'), ())
-        >>> parse_magic_types("colérique")
-        ((), ('colérique',))
-    """
-    cleaned = re.sub(r"\([^)]*\)", " ", text)
-    chunks = re.split(r",|;|/|&|\+|\bet\b|\band\b|\bou\b| - ", cleaned, flags=re.IGNORECASE)
-    found: list[str] = []
-    unknown: list[str] = []
-    for chunk in chunks:
-        words = [w for w in re.findall(r"[a-z]+", fold(chunk)) if w not in _FILLERS]
-        if not words:
-            continue
-        keys = [k for k in (_match_type(w, known) for w in words) if k is not None]
-        if keys:
-            for key in keys:
-                if key not in found:
-                    found.append(key)
-        else:
-            unknown.append(chunk.strip(" .!:-"))
-    return tuple(found), tuple(unknown)
-
-
-def _types_in_free_text(text: str, known: Mapping[str, str]) -> tuple[str, ...]:
-    """Types named in a free-text line (exact forms only: no typo tolerance here)."""
-    out: list[str] = []
-    for word in re.findall(r"[a-z]+", fold(text)):
-        for key in known:
-            if word in _TYPE_FORMS.get(key, (fold(key),)) and word != "protection":
-                if key not in out:
-                    out.append(key)
-    return tuple(out)
-
-
 # --- Labels and free text ---------------------------------------------------------------------
 
 _LABEL = re.compile(r"^\s*[-*•>]?\s*([^:]{1,60}?)\s*:\s*(.*)$")
-_NAME_LABELS = (
-    "nom",
-    "prenom",
-    "prenom et nom",
-    "nom et prenom",
-    "nom prenom",
-    "prenom nom",
-    "nom du personnage",
-    "personnage",
-    "identite",
-    "duelliste",
-    "pseudo",
-    "nom complet",
-)
-_YEAR_LABELS = ("annee", "annees", "annee d'etude", "annee d'etudes", "niveau", "classe", "age")
-_TYPE_LABELS = (
-    "type",
-    "types",
-    "type de magie",
-    "types de magie",
-    "type(s) de magie",
-    "type(s)",
-    "magie",
-    "type magique",
-    "types magiques",
-)
-_PARTNER_LABELS = (
-    "partenaire",
-    "adversaire",
-    "coequipier",
-    "coequipiere",
-    "binome",
-    "mon adversaire",
-    "mon partenaire",
-    "ma partenaire",
-    "avec",
-    "contre",
-    "opposant",
-    "adversaire choisi",
-    "partenaire choisi",
-)
-_PARTNER_SUFFIX = re.compile(
-    r"\s+(?:du|de la|de mon|de ma|de l'|de l)\s*'?\s*(partenaire|adversaire|coequipiere?|binome"
-    r"|opposant)$"
-)
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w'’\-]*"
 _NAME = rf"({_CAP}(?:\s+(?:(?:de|du|des|van|von|le|la|d'|di|del)\s+)?{_CAP})*)"
+# The phrase is matched without regard to case; the name after it must be capitalised (a
+# lower-case word is no name: « contre un », « avec plaisir »).
 _FREE_PARTNER = re.compile(
-    r"(?:je\s+m'?\s*inscri[st]\s+(?:avec|contre|face\s+[àa])|en\s+(?:duo|binôme|binome|équipe|"
+    r"(?i:je\s+m'?\s*inscri[st]\s+(?:avec|contre|face\s+[àa])|en\s+(?:duo|binôme|binome|équipe|"
     r"equipe)\s+avec|mon\s+(?:adversaire|partenaire|coéquipier|coequipier)\s+(?:sera|est)|"
     r"ma\s+(?:partenaire|coéquipière|coequipiere)\s+(?:sera|est)|je\s+(?:défie|defie|provoque)|"
-    r"j'affronte|face\s+à|contre)\s+" + _NAME,
-    re.IGNORECASE,
+    r"j'affronte|face\s+à|contre|avec)\s+" + _NAME
 )
-_FREE_NAME = re.compile(r"(?:je\s+m'appelle|je\s+suis|moi,?)\s+" + _NAME)
+_FREE_NAME = re.compile(r"(?i:je\s+m'appelle|je\s+suis|moi\s*,?\s*c'est|moi,?|c'est)\s+" + _NAME)
+#: Where a free-text partner's details stop and the poster speaks of themself again.
+_BACK_TO_ME = re.compile(r"(?i)\b(?:je\s+suis|moi|j'ai|ma\s+magie|mon\s+type|je\s+m'appelle)\b")
 _OPEN = re.compile(
-    r"demande\s+ouverte|sans\s+(?:adversaire|partenaire)|cherche\s+(?:un\s+)?adversaire"
+    r"demande\s+ouverte|sans\s+(?:adversaire|partenaire|coequipier)|cherche\s+(?:un\s+|une\s+)?"
+    r"(?:adversaire|partenaire|coequipiere?)|n'importe\s+qui|le\s+premier\s+venu|"
+    r"la\s+premiere\s+venue|pas\s+(?:encore\s+)?d'(?:adversaire|partenaire|coequipier)"
 )
 
 
-def _label_kind(label: str) -> tuple[str | None, bool]:
-    """(field, about the partner) for a folded label."""
-    partner = False
-    m = _PARTNER_SUFFIX.search(label)
-    if m:
-        partner = True
-        label = label[: m.start()].strip()
-    label = label.strip(" -*•")
-    if label in _PARTNER_LABELS:
-        return "partner", True
-    if label in _NAME_LABELS:
-        return "name", partner
-    if label in _YEAR_LABELS or label.startswith("annee"):
-        return "year", partner
-    if label in _TYPE_LABELS or label.startswith("type"):
-        return "types", partner
-    return None, partner
+_BARE_YEAR = re.compile(
+    r"^(?:(\d{1,2})\s*(?:e|eme|em|er|ere|re|°|ieme)|(premiere|deuxieme|troisieme|quatrieme"
+    r"|cinquieme|sixieme|septieme|huitieme|neuvieme))$"
+)
 
 
 @dataclass
@@ -324,6 +213,13 @@ class _Fields:
     types: tuple[str, ...] = ()
     unknown: tuple[str, ...] = ()
     types_written: bool = False
+    doubts: list[str] = field(default_factory=list)
+    tail: bool = False  # a free partner's details read after a comma, not in brackets
+
+
+def _bare_year(chunk: str) -> str | None:
+    m = _BARE_YEAR.match(fold(chunk).strip(" ."))
+    return _year_from(m.groups()) if m else None
 
 
 def _inline_details(value: str, target: _Fields, known: Mapping[str, str]) -> None:
@@ -334,7 +230,7 @@ def _inline_details(value: str, target: _Fields, known: Mapping[str, str]) -> No
         chunk = chunk.strip(" .")
         if not chunk:
             continue
-        year = parse_year(chunk)
+        year = parse_year(chunk) or _bare_year(chunk)
         if year is not None:
             target.year, target.year_text = year, chunk
             continue
@@ -356,82 +252,167 @@ def parse_signup(
 ) -> Signup | SignupError:
     """Read a sign-up post (its own ``text``, quotes and signature already removed).
 
+    Labelled lines win over free text: the name, year and types of labelled lines are kept
+    whatever free text says, and a ``Partenaire`` line (or block) wins over any free-text
+    partner. « Partenaire : aucun / personne / pas encore » is an open request.
+
     Args:
         post: the post.
         magic_types: type key -> label (the ruleset's ``[magic_types]``; default the seed's five).
 
     Returns:
-        :class:`Signup`, or :class:`SignupError` with a French message when the year or the
-        magic types are missing or invalid (the partner's too, when given).
+        :class:`Signup` (with its ``stakes``, ``kind`` and ``doubts``), or :class:`SignupError`
+        with a French message when the year or the magic types are missing or invalid (the
+        partner's too, when given).
     """
-    me, partner = _Fields(), _Fields()
-    partner_named = False
+    text = clean_text(post.text)
+    stakes = find_signup_stakes(text)
+    kinds = signup_kind(text)
+    me, partner, free = _Fields(), _Fields(), _Fields()
+    free_partners: list[_Fields] = []
+    partner_labelled = partner_open = False
     section = me
-    for raw in post.text.splitlines():
-        line = raw.strip()
+    lines = (
+        sentence
+        for raw in text.splitlines()
+        for sentence in re.split(r"(?<=[.!?])\s+(?=\S[^:]{0,40}:)", STAKES.sub("", raw))
+    )  # a label after a sentence on the same line (« Un contre un ! Nom : Maelis »)
+    for line in lines:
+        line = line.strip()
         if not line:
             continue
         m = _LABEL.match(line)
-        field, about_partner = _label_kind(fold(m.group(1))) if m else (None, False)
-        if m and field is not None:
+        field_, about_partner = label_kind(fold(m.group(1))) if m else (None, False)
+        if m and field_ is not None:
             value = m.group(2).strip()
-            if field == "partner":
-                partner_named = True
+            if field_ == "partner":
+                partner_labelled = True
+                if value and (is_nobody(value) or not is_name(re.split(r"[,;(]", value)[0])):
+                    partner_open, section = True, me
+                    continue
                 section = partner
                 if value:
                     _inline_details(value, partner, magic_types)
                 continue
             target = partner if about_partner else section
             if about_partner:
-                partner_named = True
-            if field == "name" and value:
-                target.name = re.sub(r"\s*\(.*\)\s*$", "", value).strip()
+                partner_labelled = True
+            if field_ == "name" and value:
+                if target is partner and is_nobody(value):
+                    partner_open = True
+                    continue
+                target.name = clean_name(re.sub(r"\s*\(.*\)\s*$", "", value))
                 if "(" in value:
                     _inline_details(value[value.index("(") :], target, magic_types)
-            elif field == "year":
+            elif field_ == "year":
                 target.year_text = value
                 target.year = parse_year(value, labelled=True)
-            elif field == "types":
+            elif field_ == "types":
                 target.types_written = True
                 found, unknown = parse_magic_types(value, magic_types)
                 target.types += tuple(t for t in found if t not in target.types)
                 target.unknown += unknown
             continue
-        _free_line(line, me, partner, magic_types)
-        if partner.name is not None:
-            partner_named = True
-    return _build(post, me, partner if partner_named else None, magic_types)
+        for sentence in re.split(r"(?<=[.!?])\s+", line):
+            _free_line(sentence, free, free_partners, magic_types)
+    doubts = list(free.doubts)
+    if len(kinds) > 1:
+        doubts.append("several_kinds")
+    free_name = free.name
+    if free_name and fold(post.author).startswith(fold(free_name) + " "):
+        free_name = post.author  # « moi c'est Maelis » from the account Maelis Dunbar
+    own = _Fields(
+        name=me.name or free_name,
+        year_text=me.year_text if me.year_text is not None else free.year_text,
+        year=me.year if me.year_text is not None else free.year,
+        types=me.types if me.types_written else free.types,
+        unknown=me.unknown if me.types_written else free.unknown,
+        types_written=me.types_written or free.types_written,
+    )
+    if me.year_text is not None or me.types_written:
+        doubts = [d for d in doubts if d != "several_years" or me.year_text is None]
+    chosen: _Fields | None = None
+    source = "label"
+    if partner_labelled:
+        has_details = partner.name or partner.year_text or partner.types_written
+        if not partner_open or has_details:
+            chosen = partner
+    elif free_partners:
+        first = free_partners[0]
+        if own.year_text is None and not own.types_written and first.tail:
+            # « je défie X, 5e année, brutale »: whose year? read as the poster's, and asked
+            own.year, own.year_text, own.types, own.types_written = (
+                first.year, first.year_text, first.types, first.types_written)  # fmt: skip
+            first.year = first.year_text = None
+            first.types, first.types_written = (), False
+            doubts.append("whose_details")
+        names = {fold(f.name or "") for f in free_partners}
+        if len(names) > 1:
+            doubts.append("several_partners")
+        if _OPEN.search(fold(STAKES.sub("", text))):
+            doubts.append("open_and_partner")
+        chosen, source = free_partners[0], "free"
+    result = _build(post, own, chosen, magic_types, source)
+    if isinstance(result, SignupError):
+        return result
+    kind = kinds[0] if len(kinds) == 1 else None
+    return replace(result, stakes=stakes, kind=kind, doubts=tuple(dict.fromkeys(doubts)))
 
 
-def _free_line(line: str, me: _Fields, partner: _Fields, known: Mapping[str, str]) -> None:
-    m = _FREE_PARTNER.search(line)
-    rest = line
-    if m and partner.name is None:
-        partner.name = m.group(1).strip()
-        rest = line[: m.start()]
-        after = line[m.end() :]
-        _inline_details(after, partner, known)
-        partner.name = m.group(1).strip()
-    if _OPEN.search(fold(rest)) and not m:
+def _free_partner(line: str) -> re.Match[str] | None:
+    """The first free-text partner phrase of ``line`` whose name is a name."""
+    for m in _FREE_PARTNER.finditer(line):
+        if is_name(m.group(1)):
+            return m
+    return None
+
+
+def _free_line(
+    line: str, me: _Fields, partners: list[_Fields], known: Mapping[str, str]
+) -> None:
+    scan = KIND_RAW.sub(" ", line)
+    m = _free_partner(scan)
+    rest = scan
+    if m:
+        name = clean_name(m.group(1))
+        found = _Fields()
+        after = scan[m.end() :]
+        back = _BACK_TO_ME.search(after)
+        details = after[: back.start()] if back else after
+        _inline_details(details, found, known)
+        found.name = name
+        found.tail = bool(re.sub(r"\([^)]*\)", "", details).strip(" .!,;:"))
+        partners.append(found)
+        rest = scan[: m.start()] + (", " + after[back.start() :] if back else "")
+        again = _free_partner(after)  # a second phrase (« avec X ... contre Y »)
+        if again is not None:
+            partners.append(_Fields(name=clean_name(again.group(1))))
+    if _OPEN.search(fold(rest)) and not m and not parse_year(rest):
         return
     n = _FREE_NAME.search(rest)
-    if n and me.name is None:
-        me.name = n.group(1).strip()
-    if me.year is None:
-        year = parse_year(rest)
-        if year is not None:
+    if n and me.name is None and is_name(n.group(1)):
+        me.name = clean_name(n.group(1))
+    year = parse_year(rest)
+    if year is None:
+        year = next(
+            (y for y in (_bare_year(c) for c in re.split(r",|;| - ", rest)) if y is not None),
+            None,
+        )
+    if year is not None:
+        if me.year is None:
             me.year, me.year_text = year, rest
-    types = _types_in_free_text(rest, known)
+        elif me.year != year:
+            me.doubts.append("several_years")
+    types = types_in_free_text(rest, known)
     if types and not me.types_written:
         me.types += tuple(t for t in types if t not in me.types)
         me.types_written = True
     if me.name is None and not n:
         # "Aurora Vexley, 5e année, brutale": a name first, then details.
         first = re.split(r",|;| - ", rest)[0].strip()
-        if ((year is not None if me.year_text == rest else False) or types) and re.match(
-            r"^" + _NAME + r"$", first
-        ):
-            me.name = first
+        if (year is not None or types) and re.match(r"^" + _NAME + r"$", first):
+            if is_name(first) and fold(first) not in MAGIC_TYPES:
+                me.name = clean_name(first)
 
 
 def _year_error(post: Post, fields: _Fields, prefix: str, who: str) -> SignupError | None:
@@ -476,7 +457,11 @@ def _types_error(
 
 
 def _build(
-    post: Post, me: _Fields, partner: _Fields | None, known: Mapping[str, str]
+    post: Post,
+    me: _Fields,
+    partner: _Fields | None,
+    known: Mapping[str, str],
+    source: str = "label",
 ) -> Signup | SignupError:
     choices = ", ".join(label.lower() for label in known.values())
     if me.year is None and not me.year_text:
@@ -513,12 +498,15 @@ def _build(
         )
         if error is not None:
             return error
-        found_partner = Partner(partner.name, partner.year, partner.types)
+        found_partner = Partner(partner.name, partner.year, partner.types, source)
     assert me.year is not None
+    name = me.name or post.author
+    if fold(name) == fold(post.author):
+        name = post.author  # the account's own spelling (« AURORA VEXLEY », « aurora vexley »)
     return Signup(
         post_id=post.post_id,
         author=post.author,
-        name=me.name or post.author,
+        name=name,
         year=me.year,
         magic_types=me.types,
         partner=found_partner,
@@ -531,8 +519,10 @@ __all__ = [
     "Partner",
     "Signup",
     "SignupError",
+    "find_signup_stakes",
     "fold",
     "parse_magic_types",
     "parse_signup",
     "parse_year",
+    "signup_kind",
 ]

@@ -60,7 +60,7 @@ from forumbot.club.replies import (
     refuse_busy,
     withdraw_other_kind,
 )
-from forumbot.club.topics import create_topic_once
+from forumbot.club.topics import create_topic_once, stakes_view, stakes_written
 from forumbot.config import Registration
 from forumbot.duels.duo import duo_running, environments, open_duo_duel
 from forumbot.errors import ForumError, LoginFailed
@@ -68,7 +68,6 @@ from forumbot.publish.labels import types_label, year_label
 from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso
-from parsers.duel_setup import find_stakes
 from parsers.model import Post
 from parsers.registration import Signup
 from rules.dice import commitment
@@ -166,6 +165,8 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
         )
         return refuse(ctx, reg, post, "character_taken", message)
     profile = mine or Profile(s.name, post.author, s.year, s.magic_types)
+    if confirm_named_teammate(ctx, reg, post, s, profile):
+        return 0
     teammate: Entrant | None = None
     mate_profile: Profile | None = None
     if s.partner is not None:
@@ -184,7 +185,7 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
     after, event = add_duo_signup(before, entrant, teammate, _answers(post, before))
     if event.outcome == "rejected":
         return refuse(ctx, reg, post, event.reason, REJECTIONS[event.reason])
-    stakes = find_stakes(post.text)
+    stakes = s.stakes
     db = storage.db
     with db.atomic():
         if mine is None:
@@ -251,6 +252,54 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
     log.info("2v2 sign-up %s: %s (%s) %s (%s)", post.post_id, profile.character, post.author,
              event.outcome, event.reason)  # fmt: skip
     return 0
+
+
+def confirm_named_teammate(
+    ctx: DeskContext, reg: Registration, post: Post, s: Signup, profile: Profile
+) -> bool:
+    """Mutual sign-ups (issue 15): the poster was named as the teammate in someone's sign-up
+    (a duo waiting for opponents, or already matched) and holds a placeholder place (their
+    entrant carries the other's post id). Their own sign-up, naming that player back,
+    confirms it: the duo's entry takes their post, their sign-up is kept as ``merged`` (with its
+    stakes), recorded ``accepted`` (``mutual``), no reply. True when it was a confirmation."""
+    db = ctx.storage.db
+    me = character_key(profile.character)
+    for row in db["duo_entries"].rows_where(
+        "board_id = ? and thread_topic_id = ? and status in ('duo', 'matched') "
+        "and mate_post_id = post_id",
+        [ctx.board_id, reg.topic_id],
+        order_by="post_id",
+    ):
+        if character_key(row["mate_character"] or "") != me:
+            continue
+        if s.partner is None or character_key(s.partner.name) not in (
+            character_key(row["character"]),
+            character_key(row["player"]),
+        ):
+            continue
+        now = iso(ctx.now())
+        with db.atomic():
+            db.execute(
+                "update duo_entries set mate_post_id = ?, mate_player = ?, "
+                "stakes = coalesce(stakes, ?), updated_at = ? where id = ?",
+                [post.post_id, post.author, s.stakes, now, row["id"]],
+            )
+            db["duo_entries"].insert(
+                {
+                    "board_id": ctx.board_id, "thread_topic_id": reg.topic_id,
+                    "post_id": post.post_id, "player": post.author,
+                    "character": row["mate_character"], "mate_player": row["player"],
+                    "mate_character": row["character"], "mate_post_id": row["post_id"],
+                    "status": "merged", "stakes": s.stakes, "created_at": now,
+                    "updated_at": now,
+                },
+                ignore=True,
+            )  # fmt: skip
+            record_post(ctx, post, "accepted", "mutual", None, s)
+        log.info("2v2 sign-up %s: %s confirms the duo of sign-up %s", post.post_id, post.author,
+                 row["post_id"])  # fmt: skip
+        return True
+    return False
 
 
 # -- opening the duels ----------------------------------------------------------------------------
@@ -381,6 +430,13 @@ def open_match(ctx: DeskContext, row: dict[str, Any]) -> int:
                     for d in duos
                 ],
                 "unit": rs.unit, "stakes": row["stakes"], "commitment": commitment(secret),
+                **stakes_view(
+                    stakes_written(ctx, "duo_entries", [
+                        (e["post_id"], e["character"])
+                        for d in json.loads(row["duos_json"]) for e in d
+                    ]),
+                    row["stakes"], 4,
+                ),
             },
             ctx.language,
         )  # fmt: skip
@@ -426,6 +482,7 @@ __all__ = [
     "CLOSED_MESSAGE",
     "HANDLER",
     "cancel_if_unplayable",
+    "confirm_named_teammate",
     "handle_duo_signup",
     "lobby",
     "open_match",

@@ -16,7 +16,7 @@ from typing import Any
 
 from forumbot.club.context import DeskContext
 from forumbot.club.profiles import Profile, get_profile
-from forumbot.club.topics import create_topic_once, topic_url
+from forumbot.club.topics import create_topic_once, stakes_view, stakes_written, topic_url
 from forumbot.publish.labels import describe_modifier, slug, types_label, year_label
 from forumbot.publish.owls import draft_owl
 from forumbot.publish.render import render
@@ -102,6 +102,11 @@ def create_duel_topic(
             "types_label": types_label(rs, p.magic_types),
         }
 
+    written = stakes_written(
+        ctx,
+        "requests",
+        [(row["first_post_id"], first.character), (row["second_post_id"], second.character)],
+    )
     text = render(
         "signup_duel_topic.bbcode.j2",
         {
@@ -109,6 +114,7 @@ def create_duel_topic(
             "second": view(second),
             "unit": rs.unit,
             "stakes": row["stakes"],
+            **stakes_view(written, row["stakes"], 2),
             "commitment": commitment(secret),
         },
         ctx.language,
@@ -156,4 +162,9 @@ def owl_magic_types(
     )
 
 
-__all__ = ["create_duel_topic", "open_duel", "owl_magic_types", "profile_for"]
+__all__ = [
+    "create_duel_topic",
+    "open_duel",
+    "owl_magic_types",
+    "profile_for",
+]

@@ -146,6 +146,11 @@ def set_profile(
     return after
 
 
+def _of(name: str) -> str:
+    """« de X », elided before a vowel (« d'Odric Fenwick »)."""
+    return f"d'{name}" if fold(name[:1]) in tuple("aeiouy") else f"de {name}"
+
+
 def partner_profile(
     storage: Storage, board_id: int, partner: Partner
 ) -> tuple[str, str, Profile | None, str | None]:
@@ -161,7 +166,7 @@ def partner_profile(
             partner.name,
             partner.name,
             None,
-            f"Indique l'année d'étude et le type de magie de {partner.name} : ce personnage "
+            f"Indique l'année d'étude et le type de magie {_of(partner.name)} : ce personnage "
             "n'a pas encore de fiche au club.",
         )
     new = Profile(partner.name, partner.name, partner.year, partner.magic_types)

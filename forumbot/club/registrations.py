@@ -14,7 +14,10 @@ One :meth:`RegistrationDesk.cycle` (run after every poll: :func:`build_desk` onc
    threads, and a thread is read only when its last post id changed (or, without a listing
    forum, one read of the thread's new posts). Each new post (not the thread's first post, not
    the bot's) is parsed by :func:`parsers.registration.parse_signup`; an invalid sign-up gets
-   a clear French reply (a club post published exactly once, :mod:`forumbot.club.posts`).
+   a clear French reply (a club post published exactly once, :mod:`forumbot.club.posts`); a
+   readable one is checked first (:func:`forumbot.club.signup_checks.check_signup`: a partner
+   who is no member of the board is refused, a sign-up the parser is not sure about becomes a
+   referee task).
 2. **Match**: each thread's ``kind`` picks its desk in :data:`KIND_HANDLERS`
    (:class:`forumbot.club.context.KindHandler`): ``"1v1"`` is
    :mod:`forumbot.club.solo_registrations` (:mod:`rules.matchmaking`, pure; the lobby lives in
@@ -86,6 +89,7 @@ from forumbot.club.opening import open_duel
 from forumbot.club.posts import publish_due_club_posts
 from forumbot.club.profiles import Profile, ProfileError, get_profile, profiles_of, set_profile
 from forumbot.club.replies import cancel_duel, post_row, record_post, reply, withdraw_other_kind
+from forumbot.club.signup_checks import check_signup
 from forumbot.config import Registration
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import EditingForumClient, ForumClient
@@ -93,7 +97,7 @@ from forumbot.publish.owls import send_due_owls
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from parsers.model import Post
-from parsers.registration import Signup, SignupError, fold, parse_signup
+from parsers.registration import Signup, SignupError, find_signup_stakes, fold, parse_signup
 from rules.fatigue import FatigueRuleset
 from rules.matchmaking import DuelKind, Engagements
 
@@ -274,12 +278,18 @@ class RegistrationDesk:
             mine = profiles_of(self.storage, self.board_id, post.author)
             if parsed.code in ("missing_year", "missing_magic_type") and len(mine) == 1:
                 p = mine[0]
-                parsed = Signup(post.post_id, post.author, p.character, p.year, p.magic_types)
+                parsed = Signup(
+                    post.post_id, post.author, p.character, p.year, p.magic_types,
+                    stakes=find_signup_stakes(post.text),
+                )  # fmt: skip
             else:
                 record_post(self.ctx, post, "invalid", parsed.code, parsed.message, None)
                 reply(self.ctx, reg, post, "signup_invalid.bbcode.j2", parsed.code, parsed.message)
                 log.info("sign-up %s by %s: invalid (%s)", post.post_id, post.author, parsed.code)
                 return 1, 1
+        answered = check_signup(self.ctx, reg, post, parsed)
+        if answered is not None:
+            return 1, answered
         return 1, self.handlers[reg.kind].handle_signup(self.ctx, reg, post, parsed)
 
     def withdraw_other_kind(

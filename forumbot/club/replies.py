@@ -162,7 +162,8 @@ def post_row(ctx: DeskContext, post_id: int) -> dict[str, Any] | None:
 def record_post(
     ctx: DeskContext, post: Post, status: str, code: str, message: str | None, signup: Signup | None
 ) -> None:
-    """Record a handled sign-up post (``status`` ``accepted``, ``rejected`` or ``invalid``,
+    """Record a handled sign-up post (``status`` ``accepted``, ``rejected``, ``invalid`` or
+    ``referee``: handed to a referee, :mod:`forumbot.club.signup_checks`;
     its ``code``, the French ``message`` given, the parsed ``signup`` when readable)."""
     now = iso(ctx.now())
     ctx.storage.db["registration_posts"].upsert(

@@ -37,7 +37,6 @@ from forumbot.publish.labels import types_label, year_label
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso
-from parsers.duel_setup import find_stakes
 from parsers.model import Post
 from parsers.registration import Signup
 from rules.errors import RuleError
@@ -48,6 +47,7 @@ from rules.matchmaking import (
     Pairing,
     Request,
     add_request,
+    character_key,
     other_kind,
     player_key,
     schedule,
@@ -91,6 +91,8 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
         )
         return refuse(ctx, reg, post, "character_taken", message)
     profile = mine or Profile(s.name, post.author, s.year, s.magic_types)
+    if confirm_named_pairing(ctx, reg, post, s, profile):
+        return 0
     partner_name: str | None = None
     partner_player: str | None = None
     partner_new: Profile | None = None
@@ -115,7 +117,7 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
     lobby, event = add_request(lobby, request)
     if event.outcome == "rejected":
         return refuse(ctx, reg, post, event.reason, REJECTIONS[event.reason])
-    stakes = find_stakes(post.text)
+    stakes = s.stakes
     with ctx.storage.db.atomic():
         if mine is None:
             insert_profile(ctx.storage, ctx.board_id, profile, now)
@@ -203,6 +205,56 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
         )
         replies += 1
     return replies
+
+
+def confirm_named_pairing(
+    ctx: DeskContext, reg: Registration, post: Post, s: Signup, profile: Profile
+) -> bool:
+    """Mutual sign-ups (issue 15): the poster was named as the opponent in someone's sign-up,
+    and that pairing is queued with them in a placeholder place (their entrant carries the
+    other's post id). Their own sign-up, naming that player back, confirms it: the
+    place takes their post (and their account), their stakes are kept with their ``requests``
+    row (``paired``), the post is recorded ``accepted`` (``mutual``) without a reply. True when
+    it was a confirmation."""
+    me = character_key(profile.character)
+    for row in ctx.storage.db["queue"].rows_where(
+        "board_id = ? and thread_topic_id = ? and status in ('queued', 'opening') "
+        "and first_post_id = second_post_id",
+        [ctx.board_id, reg.topic_id],
+        order_by="id",
+    ):
+        if character_key(row["first_character"]) != me:
+            continue
+        if s.partner is None or character_key(s.partner.name) not in (
+            character_key(row["second_character"]),
+            character_key(row["second_player"]),
+        ):
+            continue
+        now = iso(ctx.now())
+        with ctx.storage.db.atomic():
+            ctx.storage.db.execute(
+                "update queue set first_post_id = ?, first_player = ?, "
+                "stakes = coalesce(stakes, ?) where id = ?",
+                [post.post_id, post.author, s.stakes, row["id"]],
+            )
+            ctx.storage.db["requests"].insert(
+                {
+                    "board_id": ctx.board_id,
+                    "thread_topic_id": reg.topic_id,
+                    "post_id": post.post_id,
+                    "player": post.author,
+                    "character": row["first_character"],
+                    "stakes": s.stakes,
+                    "status": "paired",
+                    "created_at": now,
+                    "updated_at": now,
+                },
+                ignore=True,
+            )
+            record_post(ctx, post, "accepted", "mutual", None, s)
+        log.info("sign-up %s: %s confirms pairing %s", post.post_id, post.author, row["id"])
+        return True
+    return False
 
 
 def solo_lobby(ctx: DeskContext, reg: Registration) -> tuple[Lobby, dict[Pairing, int]]:
@@ -338,6 +390,7 @@ __all__ = [
     "HANDLER",
     "REJECTIONS",
     "cancel_if_unplayable",
+    "confirm_named_pairing",
     "handle_solo_signup",
     "open_solo_duels",
     "solo_lobby",

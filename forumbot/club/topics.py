@@ -4,11 +4,13 @@ A formed duel being opened (a ``queue`` or ``duo_matches`` row, status ``opening
 ``idempotency_key``, ``forum_id`` and ``subject``) gets its topic by :func:`create_topic_once`:
 the attempt is claimed (``attempts + 1``, committed) before the POST, and a later attempt (after
 a crash) first looks for the topic by its marker (:func:`find_topic`). :func:`topic_url` is the
-link the owls give.
+link the owls give; :func:`stakes_written` and :func:`stakes_view` say who proposed the
+stakes the topic states.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from forumbot.club.context import DeskContext
@@ -69,4 +71,40 @@ def topic_url(ctx: DeskContext, topic_id: int) -> str:
     return f"{base}/viewtopic.php?t={topic_id}"
 
 
-__all__ = ["create_topic_once", "find_topic", "topic_url"]
+def stakes_written(
+    ctx: DeskContext, table: str, places: Sequence[tuple[int, str]]
+) -> list[tuple[str, str]]:
+    """``(character, stakes)`` of each duellist whose own sign-up (a ``requests`` or
+    ``duo_entries`` row of that post) wrote stakes, in the order of ``places`` (``(post id,
+    character)``). A duellist named in someone else's sign-up who never posted one wrote
+    none (their place carries the other's post id: counted once)."""
+    out: list[tuple[str, str]] = []
+    seen: set[int] = set()
+    for post_id, character in places:
+        if post_id in seen:
+            continue
+        seen.add(post_id)
+        for r in ctx.storage.db[table].rows_where(
+            "board_id = ? and post_id = ? and stakes is not null", [ctx.board_id, post_id]
+        ):
+            out.append((character if table == "requests" else r["character"], r["stakes"]))
+    return out
+
+
+def stakes_view(
+    written: Sequence[tuple[str, str]], stakes: str | None, duellists: int
+) -> dict[str, Any]:
+    """What the duel topic says of the stakes (issue 15: « Enjeux proposés par X » unless every
+    duellist wrote them): ``stakes_agreed`` (every duellist wrote the same stakes, case and
+    accents ignored) and ``stakes_by`` (``[{"name", "stakes"}]``, each duellist who wrote
+    some, with what they wrote). With stakes but no writer found (a row stored before this
+    was recorded), the stakes are proposed by nobody named: ``stakes_by`` holds one entry
+    with an empty name."""
+    agreed = len(written) == duellists and len({fold(s) for _, s in written}) == 1
+    by = [{"name": name, "stakes": text} for name, text in written]
+    if stakes and not by:
+        by = [{"name": "", "stakes": stakes}]
+    return {"stakes_agreed": agreed, "stakes_by": by}
+
+
+__all__ = ["create_topic_once", "find_topic", "stakes_view", "stakes_written", "topic_url"]

@@ -113,6 +113,26 @@ class ForumClient(Protocol):
         ...
 
 
+@runtime_checkable
+class MemberDirectory(Protocol):
+    """A client that can look a board's members up (issue 15: a free-text partner is kept only
+    when the board has a member of that name). Both shipped clients are one
+    (:mod:`forumbot.forums.members`); a client that is not is treated as "don't know"."""
+
+    def member_exists(self, name: str) -> bool | None:
+        """True when the board has a member (account) named ``name`` (case and accents
+        ignored), False when it has none, None when the board's page did not say. Cached by
+        the client.
+
+        Raises: LoginFailed (other forum errors are logged and give None).
+        """
+        ...
+
+    def find_member(self, name: str) -> str | None:
+        """``name`` when :meth:`member_exists` is True, else None."""
+        ...
+
+
 #: Former name of :class:`ForumClient` from when ``edit_post`` was kept apart (the Forumactif
 #: client had none); every client now implements it. Kept so older imports keep working.
 EditingForumClient = ForumClient

@@ -66,6 +66,7 @@ from forumbot.forums.forumactif_pages import (
 from forumbot.forums.forumactif_pm import ForumactifMessages
 from forumbot.forums.forumactif_posting import ForumactifPosting
 from forumbot.forums.http_edges import HttpLimits
+from forumbot.forums.members import ForumactifMembers
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
 from parsers.forumactif.encoding import decode_html, normalise_charset
@@ -78,7 +79,7 @@ from parsers.forumactif.userdata import logged_in_username, parse_userdata
 from parsers.model import Post, TopicPage
 
 
-class ForumactifClient(ForumactifPosting, ForumactifMessages, BoardHttp):
+class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers, BoardHttp):
     """A :class:`~forumbot.forums.base.ForumClient` for Forumactif boards (all six versions).
 
     Args:

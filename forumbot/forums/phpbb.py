@@ -43,6 +43,7 @@ from forumbot.forums.base import TopicSummary
 from forumbot.forums.board_http import BoardHttp
 from forumbot.forums.http_edges import HttpLimits
 from forumbot.forums.http_edges import parse_retry_after as parse_retry_after
+from forumbot.forums.members import PhpbbMembers
 from forumbot.forums.phpbb_http import (
     DEFAULT_USER_AGENT,
     RETRYABLE_STATUS,
@@ -68,7 +69,7 @@ from parsers.phpbb_forms import (
 )
 
 
-class PhpbbClient(PhpbbPosting, PhpbbMessages, BoardHttp):
+class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
     """A :class:`~forumbot.forums.base.ForumClient` for phpBB 3.3 (prosilver).
 
     Args:

@@ -1,6 +1,8 @@
 """Referee tasks on the review page (two-against-two duels, issue 5).
 
-A task is a duellist's owl asking the referee for details about their zone (``owl_question``,
+A ``signup_unsure`` task is a sign-up the desk was not sure how to read
+(:mod:`forumbot.club.signup_checks`): it has no duel, so only admins see it. A task is a
+duellist's owl asking the referee for details about their zone (``owl_question``,
 read from the bot's PM inbox by :mod:`forumbot.club.inbox`) or a mechanism attempt to judge
 (``mechanism``, drafted by :func:`forumbot.duels.duo.advance_duo`). The referees of the duel and
 the admins see them; closing one is :func:`forumbot.duels.duo.close_task` (``done`` for an owl
@@ -16,7 +18,11 @@ from typing import Any
 
 from forumbot.storage import Storage
 
-KIND_FR = {"owl_question": "Hibou : demande de détails", "mechanism": "Mécanisme à juger"}
+KIND_FR = {
+    "owl_question": "Hibou : demande de détails",
+    "mechanism": "Mécanisme à juger",
+    "signup_unsure": "Inscription à relire",
+}
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
 
@@ -66,6 +72,9 @@ def task_views(
     titles: dict[int, str] = {}
 
     def view(r: dict[str, Any]) -> TaskView:
+        if r["duel_id"] is None:  # a sign-up to read (issue 15): no duel yet
+            kind, status = KIND_FR.get(r["kind"], r["kind"]), STATUS_FR.get(r["status"], "")
+            return TaskView(r, kind, status, "", r["subject"] or "")
         duel_id = int(r["duel_id"])
         if duel_id not in titles:
             found = list(storage.db["duels"].rows_where("id = ?", [duel_id]))

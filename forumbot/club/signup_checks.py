@@ -1,0 +1,131 @@
+"""What the desk checks on a readable sign-up before either desk acts on it (issue 15: "sign-ups
+read as a person would").
+
+:func:`check_signup` runs after :func:`parsers.registration.parse_signup` and before the 1v1 or
+2v2 desk (:mod:`forumbot.club.registrations`), **[D]** each:
+
+- **Not sure means ask.** A sign-up with doubts (:attr:`parsers.registration.Signup.doubts`:
+  two partners named, two years, an open request that names someone, two duel formats; or a
+  format that is not the thread's, « deux contre deux » in the 1v1 thread) becomes a referee
+  task (``referee_tasks``, kind ``signup_unsure``, no duel, the post quoted) and is recorded
+  ``referee``; the player gets one French reply saying a referee will read it
+  (``signup_referee.bbcode.j2``). Nothing is paired, no topic is opened.
+- **Partners are members.** A partner without a recorded profile is looked up on the board
+  (:meth:`forumbot.forums.base.MemberDirectory.member_exists`, cached by the client). No such
+  member: the sign-up is refused (``unknown_partner``) with a French reply asking the player to
+  check the name (``signup_unknown_partner.bbcode.j2``), and no pairing. The board could not say
+  (None, or a client without look-ups): a labelled partner (``Partenaire :``) is taken as
+  written; a free-text one (« je défie X ») is a doubt, so a referee task.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from forumbot.club.context import DeskContext
+from forumbot.club.profiles import get_profile
+from forumbot.club.replies import draft_reply, record_post
+from forumbot.config import Registration
+from forumbot.forums.base import MemberDirectory
+from forumbot.publish.render import render
+from forumbot.storage import iso
+from parsers.model import Post
+from parsers.registration import Signup
+
+log = logging.getLogger("forumbot.club.registrations")
+
+#: Each doubt as the player and the referee read it (French).
+DOUBTS_FR = {
+    "several_partners": "plusieurs partenaires sont nommés",
+    "several_years": "plusieurs années d'étude sont indiquées",
+    "open_and_partner": "le message demande un duel ouvert et nomme aussi un partenaire",
+    "several_kinds": "le message parle à la fois de un contre un et de deux contre deux",
+    "kind_mismatch_1v1": (
+        "le message demande un duel en un contre un, dans le sujet des duels en deux contre deux"
+    ),
+    "kind_mismatch_2v2": (
+        "le message demande un duel en deux contre deux, dans le sujet des duels en un contre un"
+    ),
+    "whose_details": (
+        "on ne sait pas si l'année et le type de magie indiqués sont les tiens ou ceux de ton "
+        "partenaire"
+    ),
+    "partner_unverified": "le forum n'a pas permis de vérifier que ton partenaire en est membre",
+}
+
+
+def check_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup) -> int | None:
+    """Check a readable sign-up (see the module docstring). Returns the replies drafted when it
+    was answered here (the desk does nothing more with it), None when the desk goes on."""
+    doubts = list(s.doubts)
+    if s.kind is not None and s.kind != reg.kind:
+        doubts.append(f"kind_mismatch_{s.kind}")
+    if s.partner is not None and get_profile(ctx.storage, ctx.board_id, s.partner.name) is None:
+        exists = member_exists(ctx, s.partner.name)
+        if exists is False:
+            return refuse_unknown_partner(ctx, reg, post, s.partner.name)
+        if exists is None and s.partner.source == "free":
+            doubts.append("partner_unverified")
+    if doubts:
+        return ask_referee(ctx, reg, post, tuple(dict.fromkeys(doubts)))
+    return None
+
+
+def member_exists(ctx: DeskContext, name: str) -> bool | None:
+    """The board's answer for ``name`` (None when the client cannot look members up)."""
+    client = ctx.client
+    if not isinstance(client, MemberDirectory):
+        return None
+    return client.member_exists(name)
+
+
+def refuse_unknown_partner(ctx: DeskContext, reg: Registration, post: Post, partner: str) -> int:
+    """Refuse a sign-up whose partner is no member (``unknown_partner``); one reply. Returns 1."""
+    text = render(
+        "signup_unknown_partner.bbcode.j2",
+        {"author": post.author, "post_id": post.post_id, "partner": partner, "kind": reg.kind},
+        ctx.language,
+    )
+    record_post(ctx, post, "rejected", "unknown_partner", text, None)
+    draft_reply(ctx, reg, post, "unknown_partner", text)
+    log.info("sign-up %s by %s: partner %r is no member", post.post_id, post.author, partner)
+    return 1
+
+
+def ask_referee(
+    ctx: DeskContext, reg: Registration, post: Post, doubts: tuple[str, ...]
+) -> int:
+    """Hand the sign-up to a referee: one ``referee_tasks`` row (kind ``signup_unsure``, no duel,
+    keyed by board and post so it is made once, the post quoted in ``text``, the doubts in
+    ``note``), the post recorded ``referee``, one French reply. Returns 1."""
+    reasons = [DOUBTS_FR.get(d, d) for d in doubts]
+    quoted = f'[quote="{post.author}" post_id={post.post_id}]{post.text}[/quote]'
+    ctx.storage.db.execute(
+        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
+        "subject, text, post_id, status, created_at, note) "
+        "values (?, null, 'signup_unsure', ?, ?, ?, ?, ?, 'open', ?, ?)",
+        [
+            ctx.board_id,
+            f"b{ctx.board_id}-signup{post.post_id}",
+            post.author,
+            f"Inscription à relire ({reg.kind}, sujet {reg.topic_id}) : {post.author}",
+            quoted,
+            post.post_id,
+            iso(ctx.now()),
+            "; ".join(reasons),
+        ],
+    )
+    text = render(
+        "signup_referee.bbcode.j2",
+        {"author": post.author, "post_id": post.post_id, "reasons": reasons},
+        ctx.language,
+    )
+    record_post(ctx, post, "referee", "signup_unsure", "; ".join(doubts), None)
+    draft_reply(ctx, reg, post, "signup_unsure", text)
+    ctx.storage.db.conn.commit()
+    log.info("sign-up %s by %s: not sure (%s): referee task", post.post_id, post.author,
+             ", ".join(doubts))  # fmt: skip
+    return 1
+
+
+__all__ = ["DOUBTS_FR", "ask_referee", "check_signup", "member_exists", "refuse_unknown_partner"]
