@@ -25,6 +25,7 @@ import httpx
 
 from forumbot.club.jobs import Club, build_club
 from forumbot.config import Config
+from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.duels.publication import apply_published
 from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
@@ -241,7 +242,7 @@ def bootstrap(
         ruleset_name=config.ruleset,
         review_delay_s=config.review_delay_s,
         now=now,
-        rng=rng if rng is not None else random.SystemRandom(),
+        rng=rng if rng is not None else DiceReserve(reserve_path(config.database)),
         language=config.language,
         referee_name=config.referee_name,
         bot_username=config.username,
