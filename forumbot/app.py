@@ -178,13 +178,13 @@ class Bot:
                 log.warning("%s: stopped, database error (%s); will retry next cycle", label, exc)
         for report in reports:
             log.info(
-                "forum %s: %d topics, %d read, %d new posts, %d edited, %d drafts",
+                "forum %s: %s, %d read, %s, %d edited, %s",
                 report.forum_id,
-                report.topics_listed,
+                counted(report.topics_listed, "topic"),
                 report.topics_read,
-                report.new_posts,
+                counted(report.new_posts, "new post"),
                 report.edited_posts,
-                report.drafts,
+                counted(report.drafts, "draft"),
             )
         return reports
 
@@ -216,6 +216,11 @@ class Bot:
     def close(self) -> None:
         """Close the database."""
         self.storage.close()
+
+
+def counted(n: int, noun: str) -> str:
+    """``"1 topic"``, ``"0 topics"``, ``"3 new posts"``: an English count for the logs."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def bootstrap(
