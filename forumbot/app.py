@@ -25,6 +25,7 @@ import httpx
 
 from forumbot.club.jobs import Club, build_club
 from forumbot.config import Config
+from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.duels.publication import apply_published
 from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
@@ -177,13 +178,13 @@ class Bot:
                 log.warning("%s: stopped, database error (%s); will retry next cycle", label, exc)
         for report in reports:
             log.info(
-                "forum %s: %d topics, %d read, %d new posts, %d edited, %d drafts",
+                "forum %s: %s, %d read, %s, %d edited, %s",
                 report.forum_id,
-                report.topics_listed,
+                counted(report.topics_listed, "topic"),
                 report.topics_read,
-                report.new_posts,
+                counted(report.new_posts, "new post"),
                 report.edited_posts,
-                report.drafts,
+                counted(report.drafts, "draft"),
             )
         return reports
 
@@ -217,6 +218,11 @@ class Bot:
         self.storage.close()
 
 
+def counted(n: int, noun: str) -> str:
+    """``"1 topic"``, ``"0 topics"``, ``"3 new posts"``: an English count for the logs."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def bootstrap(
     config: Config,
     *,
@@ -241,7 +247,7 @@ def bootstrap(
         ruleset_name=config.ruleset,
         review_delay_s=config.review_delay_s,
         now=now,
-        rng=rng if rng is not None else random.SystemRandom(),
+        rng=rng if rng is not None else DiceReserve(reserve_path(config.database)),
         language=config.language,
         referee_name=config.referee_name,
         bot_username=config.username,

@@ -15,21 +15,30 @@ from forumbot.exit_codes import FAILURE
 @click.option("--post", "post_now", is_flag=True, help="Also update the bot's leaderboard post.")
 @click.option(
     "--kind",
-    type=click.Choice(["1v1", "2v2"]),
+    type=click.Choice(["1v1", "2v2", "classic"]),
     default="1v1",
     show_default=True,
-    help="Which leaderboard to print (2v2: purses include the galleons won in duel).",
+    help="Which table to print (1v1: the club's leaderboard, then the classic duels; 2v2: "
+    "purses include the galleons won in duel; classic: the classic duels only).",
 )
 def leaderboard_cmd(config_path: str, post_now: bool, kind: str = "1v1") -> None:
     """Print the leaderboard (points, wins, purse, frogs; 2v2: also the rewards won from
-    creatures and mechanisms); with --post, also post or edit the bot's (1v1) leaderboard post
-    in the [leaderboard] topic now."""
-    from forumbot.club.leaderboard import render_leaderboard
+    creatures and mechanisms), then the finished classic duels in their own table (they give
+    no point nor purse); with --post, also post or edit the bot's (1v1) leaderboard post in
+    the [leaderboard] topic now."""
+    from forumbot.club.leaderboard import render_classic_records, render_leaderboard
 
     config = load(config_path)
     storage = storage_for(config_path)
     board_id = storage.board_id(config.board_url, config.platform, datetime.now(UTC))
-    click.echo(render_leaderboard(storage, board_id, kind, language=config.language), nl=False)
+    if kind != "classic":
+        text = render_leaderboard(storage, board_id, kind, language=config.language)
+        click.echo(text, nl=False)
+    if kind in ("1v1", "classic"):
+        if kind == "1v1":
+            click.echo("")
+        text = render_classic_records(storage, board_id, language=config.language)
+        click.echo(text, nl=False)
     if not post_now:
         return
     if not config.leaderboard_topic_id:

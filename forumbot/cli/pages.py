@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from forumbot.cli._common import CliError
-from forumbot.exit_codes import FAILURE
+from forumbot.exit_codes import BOARD_UNREACHABLE, FAILURE
+from parsers.model import TopicPage
 
 _platform_option = click.option(
     "--platform", type=click.Choice(["auto", "phpbb3", "forumactif"]), default="auto"
@@ -67,24 +69,69 @@ def parse_page_cmd(
 )
 def verify_dice(sources: tuple[str, ...], platform: str, bot_name: str | None) -> None:
     """Recompute every bot roll of a duel from its pages alone (saved files, or the topic's
-    URL on a phpBB or Forumactif board: every page is fetched). Exits 1 when anything does not
-    match."""
+    URL on a phpBB or Forumactif board: every page is fetched). Its output is in French, for
+    players. Exits 0 when everything matches, and on a duel still running (nothing to check
+    yet: it says how many rolls the end will make checkable); 1 when anything does not match
+    or a page is not a duel topic; 69 when the board does not answer."""
     from forumbot.duels.verify import format_report, verify_pages
-    from forumbot.fetch import fetch_topic_pages
-    from parsers.contract import parse_page
 
-    pages = []
-    for source in sources:
-        if source.startswith(("http://", "https://")):
-            pages.extend(fetch_topic_pages(source))
-        else:
-            data = Path(source).read_bytes()
-            pages.append(parse_page(data, platform, source=source, now=datetime.now(UTC)))
+    pages = [page for source in sources for page in _verify_pages_of(source, platform)]
     report = verify_pages(pages, bot=bot_name)
     for line in format_report(report):
         click.echo(line)
-    if not report.ok:
+    if report.failed:
         raise click.exceptions.Exit(FAILURE)
+
+
+def _verify_pages_of(source: str, platform: str) -> list[TopicPage]:
+    """The parsed pages of one ``verify-dice`` source (a URL: every page of its topic; else a
+    saved file). Any failure to read them ends the command with one French line on standard
+    error (:func:`_fail`), never a traceback."""
+    import httpx
+
+    from forumbot.fetch import fetch_topic_pages
+    from parsers.contract import parse_page
+    from parsers.errors import ParseError
+
+    try:
+        if source.startswith(("http://", "https://")):
+            return fetch_topic_pages(source)
+        data = Path(source).read_bytes()
+        return [parse_page(data, platform, source=source, now=datetime.now(UTC))]
+    except httpx.HTTPStatusError as exc:
+        status = exc.response.status_code
+        if status in (404, 410):
+            _fail(f"{source} : ce sujet n'existe pas (HTTP {status})", FAILURE)
+        if status in (401, 403):
+            _fail(f"{source} : ce sujet n'est pas public (HTTP {status})", FAILURE)
+        if status >= 500:
+            _fail(
+                f"{source} : le forum ne répond pas (HTTP {status}) ; réessayez plus tard",
+                BOARD_UNREACHABLE,
+            )
+        _fail(f"{source} : le forum refuse la page (HTTP {status})", FAILURE)
+    except httpx.ConnectError as exc:
+        host = exc.request.url.host if exc.request is not None else source
+        unknown = "Name or service not known" in str(exc) or "nodename nor servname" in str(exc)
+        _fail(
+            f"{source} : "
+            + (f"hôte inconnu ({host})" if unknown else f"le forum ne répond pas ({host})"),
+            BOARD_UNREACHABLE,
+        )
+    except httpx.TimeoutException:
+        _fail(f"{source} : le forum ne répond pas (délai dépassé)", BOARD_UNREACHABLE)
+    except httpx.HTTPError as exc:
+        _fail(f"{source} : lecture impossible ({type(exc).__name__})", BOARD_UNREACHABLE)
+    except ParseError:
+        _fail(f"{source} : ce n'est pas une page de sujet phpBB ou Forumactif", FAILURE)
+    except OSError as exc:
+        _fail(f"{source} : fichier illisible ({exc.strerror or exc})", FAILURE)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    """One French line on standard error (``verify-dice : ...``) and exit ``code``."""
+    click.echo(f"verify-dice : {message}", err=True)
+    raise click.exceptions.Exit(code)
 
 
 @click.command("replay")

@@ -1,4 +1,5 @@
-"""End-of-duel rewards, the 1v1 leaderboard, and the leaderboard post the bot keeps up to date.
+"""End-of-duel rewards, the 1v1 leaderboard, and the leaderboard post the bot keeps up to date;
+finished classic duels (no reward in seed 000) in a table of their own (:func:`classic_records`).
 
 Seed 001 (RULES.md, "Ruleset fatigue — duels one against one"): "Win: the opponent abandons (PV 0
 or concession). Winner: 1 point on the 1v1 leaderboard and a purse of 3 G. Loser: nothing lost,
@@ -25,9 +26,11 @@ from typing import Any
 from forumbot.club.posts import club_post, draft_club_post, edit_club_post
 from forumbot.forums.base import EditingForumClient
 from forumbot.publish.render import render
+from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from forumbot.storage.profiles import player_of
 from parsers.registration import fold
+from rules.errors import RuleError
 
 log = logging.getLogger("forumbot.club.leaderboard")
 
@@ -305,6 +308,54 @@ def render_leaderboard(
     return render("leaderboard.bbcode.j2", {"kind": kind, "lines": lines}, language)
 
 
+@dataclass(frozen=True)
+class ClassicRecord:
+    """One duellist's finished classic duels (seed 000: no point, no purse, no frog)."""
+
+    character: str
+    duels: int
+    wins: int
+    losses: int
+    draws: int
+
+
+def classic_records(storage: Storage, board_id: int) -> list[ClassicRecord]:
+    """Every duellist of the board's finished classic duels (the ruleset's engine is not
+    ``fatigue``; a 2v2 is a fatigue duel), most wins first, then fewer losses, then name.
+
+    Seed 000 gives no reward, so these duels never reach :func:`record_rewards` nor the
+    club's leaderboard: they are counted here, from each finished duel's final state
+    (``winner``, ``draw``, ``duellists``). A duel whose ruleset no longer loads is skipped."""
+    tally: dict[str, list[Any]] = {}
+    for duel in storage.db["duels"].rows_where(
+        "board_id = ? and status = 'finished'", [board_id], order_by="id"
+    ):
+        try:
+            if load_ruleset(duel["ruleset"] or "classic").engine == "fatigue":
+                continue
+        except (OSError, ValueError, RuleError):
+            continue
+        state = json.loads(duel["state_json"] or "{}")
+        winner, draw = state.get("winner"), bool(state.get("draw"))
+        for d in state.get("duellists", []):
+            name = d["name"]
+            line = tally.setdefault(fold(name), [name, 0, 0, 0, 0])
+            line[1] += 1
+            if winner:
+                line[2 if fold(winner) == fold(name) else 3] += 1
+            elif draw:
+                line[4] += 1
+    records = [ClassicRecord(*line) for line in tally.values()]
+    records.sort(key=lambda r: (-r.wins, r.losses, fold(r.character)))
+    return records
+
+
+def render_classic_records(storage: Storage, board_id: int, language: str = "fr") -> str:
+    """The finished classic duels as BBCode (template ``leaderboard_classic.bbcode.j2``)."""
+    lines = [vars(r) for r in classic_records(storage, board_id)]
+    return render("leaderboard_classic.bbcode.j2", {"lines": lines}, language)
+
+
 def leaderboard_key(board_id: int, kind: str = "1v1") -> str:
     """Idempotency key of the board's leaderboard post."""
     return f"b{board_id}-leaderboard-{kind}"
@@ -344,6 +395,9 @@ def update_leaderboard_post(
 
 
 __all__ = [
+    "ClassicRecord",
+    "classic_records",
+    "render_classic_records",
     "DRAW_FROGS_1V1",
     "DuelReward",
     "LOSER_FROGS_1V1",

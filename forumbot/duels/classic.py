@@ -173,12 +173,16 @@ class ClassicFlow:
         ctx.storage.replace_turn_violations(
             duel.id, turn_no, [v.to_dict() for v in outcome.violations], ctx.now()
         )
-        log.info(
-            "duel %s turn %s: draft (posts %s; winner %s)",
+        log.debug(  # rendered again on every poll while pending: the referee logs changes
+            "duel %s turn %s: rendered (posts %s; %s)",
             duel.id,
             turn_no,
             ",".join(str(p["post_id"]) for p in inputs["posts"]),
-            outcome.winner,
+            f"winner {outcome.winner}"
+            if outcome.winner
+            else "draw"
+            if outcome.draw
+            else "no winner yet",
         )
         return [Draft(turn_no, "turn", f"turn{turn_no}", text, context, inputs, outcome.to_dict())]
 

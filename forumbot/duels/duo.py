@@ -215,7 +215,7 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
             who, state.zone_of(who), f"{who} tente : {env.mechanism(mech).name}",
             env.mechanism(mech).solution, now, mechanism=mech, post_id=post_id,
         )  # fmt: skip
-    log.info("duel %s turn %s: 2v2 draft (posts %s)", duel.id, turn_no,
+    log.debug("duel %s turn %s: 2v2 rendered (posts %s)", duel.id, turn_no,
              ",".join(str(p.post.post_id) for p in posts))  # fmt: skip
     return [Draft(turn_no, "turn", what, text, context, inputs, _Stored(outcome).to_dict())]
 

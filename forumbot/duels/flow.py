@@ -184,6 +184,7 @@ class DraftWriter:
         self.storage = storage
         self.settings = settings
         self.now = now
+        self.changed = False  # did the last write insert or change a row? (logged once)
 
     def key(self, duel: Duel, what: str) -> str:
         """The idempotency key of the duel's draft ``what``."""
@@ -198,7 +199,11 @@ class DraftWriter:
         """Insert or update ``draft``, then hold or release it; returns the declaration id.
 
         A draft written without ``hold`` releases a :data:`MISSING_DICE` hold (the dice came).
+        Afterwards :attr:`changed` tells whether a row was inserted or changed (a pending
+        draft rendered again, unchanged, on every poll is not news: the referee logs and
+        counts only changes).
         """
+        before = self.storage.declaration_by_key(self.key(duel, draft.what))
         decl_id = self.upsert(duel, draft)
         row = self.storage.declaration(decl_id)
         if draft.hold is not None:
@@ -208,6 +213,7 @@ class DraftWriter:
                 )
         elif row["status"] == "held" and row["last_error"] == MISSING_DICE:
             self.storage.db["declarations"].update(decl_id, {"status": "draft", "last_error": None})
+        self.changed = before is None or before != self.storage.declaration(decl_id)
         return decl_id
 
     def upsert(self, duel: Duel, draft: Draft) -> int:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 import rules
+from forumbot.duels.dice_reserve import seed_for
 from forumbot.duels.flow import Draft, DuelFlow, FlowContext, duellist_of
 from forumbot.storage import iso
 from forumbot.storage.records import EDITABLE, Duel
@@ -72,7 +73,8 @@ def adopt(
     types: list[list[str]] = [[str(t) for t in d[2]] if len(d) > 2 else [] for d in duellists]
     pairs = [(str(d[0]), str(d[1])) for d in duellists]
     state = flow.new_state(rs, pairs, types, stakes)
-    secret = dice_secret if dice_secret is not None else ctx.rng.randbytes(32)
+    # the reserved seed when `check` showed this topic's opening (forumbot.duels.dice_reserve)
+    secret = dice_secret if dice_secret is not None else seed_for(ctx.rng, ctx.board_id, topic_id)
     now = ctx.now()
     storage = ctx.storage
     duel_id = int(

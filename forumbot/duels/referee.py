@@ -488,11 +488,13 @@ class Referee:
         return self._advance(self.context().for_duel(ruleset), flow, duel)
 
     def _advance(self, ctx: FlowContext, flow: DuelFlow, duel: Duel) -> int:
-        drafts = flow.advance(ctx, duel)
-        for draft in drafts:
+        written = 0
+        for draft in flow.advance(ctx, duel):
             decl_id = ctx.drafts.write(duel, draft)
-            log.info("duel %s: %s draft %s (%s)", duel.id, flow.name, decl_id, draft.what)
-        return len(drafts)
+            if ctx.drafts.changed:  # a pending draft, unchanged, is logged once, not each poll
+                written += 1
+                log.info("duel %s: %s draft %s (%s)", duel.id, flow.name, decl_id, draft.what)
+        return written
 
 
 def finished_outcome(duel: dict[str, Any]) -> dict[str, Any]:

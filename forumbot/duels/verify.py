@@ -76,15 +76,29 @@ class VerifyReport:
     notes: list[str] = field(default_factory=list)  # what could not be checked (not a failure)
     bot: str | None = None  # whose posts were read (the bot's account)
     ignored: list[int] = field(default_factory=list)  # marked posts by anyone else
+    pending: int = 0  # rolls declared but not checkable yet (no seed revealed: duel running)
 
     @property
     def ok(self) -> bool:
+        """Everything was checked and matched (never true while the duel is running)."""
         return (
             self.seed_matches
             and bool(self.checks)
             and all(c.ok for c in self.checks)
             and not self.problems
         )
+
+    @property
+    def running(self) -> bool:
+        """The duel is still running: its commitment is published, its seed not yet (the
+        final declaration reveals it), so no roll can be recomputed now."""
+        return self.commitment is not None and self.seed is None
+
+    @property
+    def failed(self) -> bool:
+        """Something is wrong (a roll, the seed, a page): ``verify-dice`` exits 1. A running
+        duel with nothing wrong is not a failure (exit 0)."""
+        return not self.ok and not (self.running and not self.problems)
 
 
 def verify_pages(
@@ -107,16 +121,17 @@ def verify_pages(
     topic_ids = {p.topic_id for p in page_list if p.topic_id is not None}
     report = VerifyReport(topic_id=next(iter(topic_ids)) if len(topic_ids) == 1 else None)
     if len(topic_ids) != 1:
-        report.problems.append(f"expected pages of one topic, got topic ids {sorted(topic_ids)}")
+        ids = ", ".join(str(i) for i in sorted(topic_ids)) or "aucun"
+        report.problems.append(f"les pages doivent venir d'un seul sujet (sujets lus : {ids})")
         return report
     platform = page_list[0].platform
     total = max(p.pages for p in page_list)
     missing_pages = sorted(set(range(1, total + 1)) - {p.page for p in page_list})
     if missing_pages:
         report.problems.append(
-            "pages missing: "
+            "pages manquantes : "
             + ", ".join(str(n) for n in missing_pages)
-            + f" of {total} (every page of the topic is needed to check every roll)"
+            + f" sur {total} (il faut toutes les pages du sujet pour vérifier chaque lancer)"
         )
     posts = sorted(
         {p.post_id: p for page in page_list for p in page.posts}.values(), key=lambda p: p.post_id
@@ -173,13 +188,16 @@ def verify_pages(
                     )
                 )
     if report.commitment is None:
-        report.problems.append("no dice commitment found (opening declaration missing?)")
+        report.problems.append(
+            "aucune empreinte des dés trouvée (la déclaration d'ouverture manque ?)"
+        )
     if report.seed is None:
-        report.problems.append("no revealed seed found (the duel is not over?)")
+        # A duel still running: its seed is revealed in the final declaration only.
+        report.pending = len(declared) + len(placements) + len(draws)
     if report.commitment and report.seed:
         report.seed_matches = verify_seed(bytes.fromhex(report.seed), report.commitment)
         if not report.seed_matches:
-            report.problems.append("the revealed seed does not match the published commitment")
+            report.problems.append("la graine révélée ne correspond pas à l'empreinte publiée")
     if report.seed:
         seed = bytes.fromhex(report.seed)
         key = f"{platform}:{report.topic_id}"
@@ -213,7 +231,8 @@ def _reward_problems(
     envs = [load_env(k) for k in environments()]
     env = next((e for e in envs if env_name is not None and e.name == env_name), None)
     if env is None:
-        return [], [f"rewards not checked against their tables: environment {env_name!r} unknown"]
+        where = f"« {env_name} »" if env_name else "non nommé"
+        return [], [f"récompenses non comparées à leurs tables : environnement {where} inconnu"]
     problems = []
     for _turn, post_id, label, value, sides in draws:
         parts = label.split(":")
@@ -222,30 +241,52 @@ def _reward_problems(
         try:
             source = env.creature(parts[2]) if parts[1] == "creature" else env.mechanism(parts[2])
         except RuleError:
-            problems.append(f"message {post_id}: {label}: no {parts[1]} {parts[2]!r} in {env.name}")
+            what = "créature" if parts[1] == "creature" else "mécanisme"
+            problems.append(
+                f"message n°{post_id} : {label} : pas de {what} « {parts[2]} » dans {env.name}"
+            )
             continue
         total = sum(r.weight for r in source.rewards)
         if total != sides:
-            problems.append(f"message {post_id}: {label}: drawn out of {sides}, table has {total}")
+            problems.append(
+                f"message n°{post_id} : {label} : tiré sur {sides}, la table en compte {total}"
+            )
             continue
         entry = pick_reward(source.rewards, value - 1)
         expected = f"{entry.amount} {REWARD_FR[entry.kind]}"
         if stated.get(label) != expected:
             problems.append(
-                f"message {post_id}: {label}: the line says {stated.get(label)!r}, "
-                f"the table gives {expected!r} for {value}/{sides}"
+                f"message n°{post_id} : {label} : la ligne annonce « {stated.get(label)} », "
+                f"la table donne « {expected} » pour {value}/{sides}"
             )
     return problems, []
 
 
+def _pending_line(n: int) -> str:
+    """The running duel's last line: how many declared rolls the final declaration will make
+    checkable (French plural; "aucun" for none)."""
+    if n == 0:
+        later = "aucun lancer déclaré jusqu'ici"
+    elif n == 1:
+        later = "le lancer déclaré jusqu'ici le sera"
+    else:
+        later = f"les {n} lancers déclarés jusqu'ici le seront"
+    when = " quand la déclaration finale révélera la graine" if n else ""
+    return f"duel en cours : rien n'est encore vérifiable ; {later}{when}"
+
+
 def format_report(report: VerifyReport) -> list[str]:
-    """Printable lines (French, for players)."""
+    """Printable lines, all in French (the command is for players, like the declarations it
+    reads); a running duel says so and how many rolls its end will make checkable."""
     lines = [f"sujet {report.topic_id} : empreinte {report.commitment or '?'}"]
-    lines.append(
-        "graine révélée : "
-        + (report.seed or "?")
-        + (" (conforme à l'empreinte)" if report.seed_matches else " (NON conforme)")
-    )
+    if report.running:
+        lines.append("graine révélée : pas encore (elle l'est dans la déclaration finale)")
+    else:
+        lines.append(
+            "graine révélée : "
+            + (report.seed or "?")
+            + (" (conforme à l'empreinte)" if report.seed_matches else " (NON conforme)")
+        )
     for c in report.checks:
         state = "ok" if c.ok else f"DIFFÉRENT (recalculé {c.recomputed})"
         where = f"tour {c.turn}" if c.turn else "placement (ouverture)"
@@ -259,9 +300,12 @@ def format_report(report: VerifyReport) -> list[str]:
         )
     lines.extend(f"note : {n}" for n in report.notes)
     lines.extend(f"problème : {p}" for p in report.problems)
+    if report.running:
+        lines.append(_pending_line(report.pending))
+        return lines
     good = sum(c.ok for c in report.checks)
+    noun = "lancer vérifié" if len(report.checks) <= 1 else "lancers vérifiés"
     lines.append(
-        f"{good}/{len(report.checks)} lancers vérifiés"
-        + (" : tout est conforme" if report.ok else "")
+        f"{good}/{len(report.checks)} {noun}" + (" : tout est conforme" if report.ok else "")
     )
     return lines

@@ -2,7 +2,10 @@
 
 It logs in, polls the watched forums with the real client, and prints the drafts the bot
 would post. It works on an in-memory copy of the database (so the real one is untouched)
-and its forum client refuses every write (:class:`ReadOnlyClient`).
+and its forum client refuses every write (:class:`ReadOnlyClient`). The one thing it keeps
+is the dice seed of each duel it would open, in the reserve beside the database
+(:mod:`forumbot.duels.dice_reserve`): ``run`` then publishes the opening ``check`` printed,
+with the same dice commitment.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import sqlite_utils
 
 from forumbot.app import bootstrap, make_client
 from forumbot.config import Config
+from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
 from forumbot.storage import MIGRATIONS, Storage
@@ -93,7 +97,10 @@ def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
     readonly.login()
     yield f"logged in to {config.board_url} as {config.username}"
     storage = _memory_copy(config.database)
-    bot = bootstrap(config, password="", storage=storage)
+    # The seeds of the duels adopted here are reserved beside the real database, so `run`
+    # publishes these very openings, with the same dice commitment (dice_reserve).
+    reserve = DiceReserve(reserve_path(config.database), keep=True)
+    bot = bootstrap(config, password="", storage=storage, rng=reserve)
     bot.client = readonly
     bot.referee.client = readonly
     for report in bot.poll():

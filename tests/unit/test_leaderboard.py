@@ -204,3 +204,61 @@ def test_phpbb_edit_retries_form_invalid_with_a_fresh_form_then_gives_up() -> No
     board = Board([httpx.Response(200, content=invalid) for _ in range(3)])
     with pytest.raises(FormInvalid):
         client(board, Time()).edit_post(3, "x")
+
+
+def classic_duel(storage: Storage, board_id: int, winner: str | None, draw: bool = False) -> None:
+    """A finished classic duel (seed 000: no reward) between Aurora and Cassius."""
+    storage.db["duels"].insert(
+        {
+            "board_id": board_id,
+            "topic_id": 500 + len(storage.duels()),
+            "ruleset": "classic",
+            "status": "finished",
+            "state_json": json.dumps(state(winner, draw)),
+        }
+    )
+
+
+def test_classic_duels_are_counted_in_their_own_table() -> None:
+    """Issue 13: right after a classic duel ended, the leaderboard said « Aucun duel
+    terminé »: classic duels give no reward, so they are counted apart."""
+    from forumbot.club.leaderboard import classic_records, render_classic_records
+
+    storage = open_storage(":memory:")
+    board_id = storage.board_id("http://board.invalid", "phpbb3", NOW)
+    assert "Aucun duel classique terminé" in render_classic_records(storage, board_id)
+    classic_duel(storage, board_id, "Cassius Thorne")
+    classic_duel(storage, board_id, None, draw=True)
+    finished_duel(storage, "Aurora Vexley")  # a fatigue duel: the club's leaderboard only
+    records = {r.character: r for r in classic_records(storage, board_id)}
+    assert (records["Cassius Thorne"].duels, records["Cassius Thorne"].wins) == (2, 1)
+    assert (records["Aurora Vexley"].losses, records["Aurora Vexley"].draws) == (1, 1)
+    assert list(records) == ["Cassius Thorne", "Aurora Vexley"]  # most wins first
+    text = render_classic_records(storage, board_id)
+    assert "[b]Cassius Thorne[/b] : 2 duels (1 victoire, 0 défaite, 1 nul)" in text
+    assert "[b]Aurora Vexley[/b] : 2 duels (0 victoire, 1 défaite, 1 nul)" in text
+    assert "ne rapportent ni point au classement ni bourse" in text
+    assert standings(storage, board_id) == []  # no reward recorded: the club's table is apart
+
+
+def test_the_leaderboard_command_prints_the_classic_table_too(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from forumbot.cli import main
+    from forumbot.config import load_config
+
+    cfg = tmp_path / "forumbot.toml"
+    runner = CliRunner()
+    assert runner.invoke(main, ["init", str(cfg)]).exit_code == 0
+    config = load_config(cfg)
+    storage = open_storage(config.database)
+    classic_duel(storage, storage.board_id(config.board_url, config.platform, NOW), "Aurora Vexley")
+    storage.db.conn.commit()
+    storage.db.conn.close()
+    out = runner.invoke(main, ["leaderboard", "-c", str(cfg)])
+    assert out.exit_code == 0, out.output
+    club, classic = out.output.split("[b]Duels classiques terminés[/b]")
+    assert "Seuls les duels ouverts par les inscriptions du club comptent" in club
+    assert "[b]Aurora Vexley[/b] : 1 duel (1 victoire, 0 défaite)" in classic
+    only = runner.invoke(main, ["leaderboard", "--kind", "classic", "-c", str(cfg)]).output
+    assert only.startswith("[b]Duels classiques terminés[/b]") and "Tableau" not in only

@@ -120,7 +120,7 @@ def test_the_stated_reward_is_checked_against_the_environments_table() -> None:
     good = verify_pages(with_env(honest))
     assert good.ok and not good.notes, good.problems
     bad = verify_pages(with_env(f"{entry.amount + 100} {REWARD_FR[entry.kind]}"))
-    assert not bad.ok and "the table gives" in bad.problems[0]
+    assert not bad.ok and "la table donne" in bad.problems[0]
     # without the environment's name, the tables are not checked (a note, not a failure)
     plain = verify_pages(pages())
-    assert plain.ok and "not checked" in plain.notes[0]
+    assert plain.ok and "non comparées" in plain.notes[0]
