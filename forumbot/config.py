@@ -169,6 +169,10 @@ class Config:
     log_format: str = "text"
     registrations: tuple[Registration, ...] = field(default_factory=tuple)
     leaderboard_topic_id: int = 0
+    # The raw [notify] table and the configuration file's folder (forumbot.notify.settings
+    # parses and checks it: issue 18).
+    notify: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
+    config_dir: str = ""
 
     def password(self, environ: dict[str, str] | None = None) -> str:
         """The bot account's password from the environment or the password file.
@@ -325,6 +329,8 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
             log_format=str(ops.get("log_format", "text")),
             registrations=registrations,
             leaderboard_topic_id=leaderboard_topic,
+            notify=dict(data.get("notify", {})),
+            config_dir=str(base),
         )
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad setting: {exc}") from exc
