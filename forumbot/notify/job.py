@@ -86,7 +86,7 @@ class NotifyJob:
             client = _CrashAfterPm(self.client) if self.client is not None else None
             return send_notices(
                 self.storage,
-                client,  # type: ignore[arg-type]
+                client,
                 self.cfg,
                 self.now,
                 self.board_id,

@@ -156,14 +156,12 @@ def notices(
     return list(storage.db["notices"].rows_where(" and ".join(where) or None, args, order_by="id"))
 
 
-def _final(
-    storage: Storage, row: dict[str, Any], status: str, now: datetime, **extra: Any
-) -> None:
+def _final(storage: Storage, row: dict[str, Any], status: str, now: datetime, **extra: Any) -> None:
     """Set a notice's final status and write its audit row (caller commits)."""
     fields: dict[str, Any] = {"status": status, **extra}
     if status == "sent":
         fields["sent_at"] = iso(now)
-    storage.db["notices"].update(row["id"], fields)
+    storage.db.table("notices").update(row["id"], fields)
     storage.audit(
         "forumbot",
         f"notice.{status}",
@@ -229,7 +227,7 @@ def _settle_batches(
         outbox_row = owl(storage, key)
         if outbox_row is None:  # cannot happen (same transaction); reopen them
             for r in rows:
-                storage.db["notices"].update(r["id"], {"status": "pending", "batch_key": None})
+                storage.db.table("notices").update(r["id"], {"status": "pending", "batch_key": None})
             storage.db.conn.commit()
             continue
         if outbox_row["status"] in ("pending", "sending"):
@@ -294,9 +292,10 @@ def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetim
                 text,
                 now,
             )
+            marks = ",".join("?" * len(kept))
             storage.db.execute(
-                "update notices set status = 'batched', batch_key = ? where id in (%s) "
-                "and status = 'pending'" % ",".join("?" * len(kept)),
+                f"update notices set status = 'batched', batch_key = ? where id in ({marks}) "
+                "and status = 'pending'",
                 [key, *[r["id"] for r in kept]],
             )
 
@@ -360,9 +359,10 @@ def _send_apprise(storage: Storage, cfg: NotifyConfig, sender: Sender, now: date
         if not keep:
             continue
         ids = [r["id"] for r in keep]
+        marks = ",".join("?" * len(ids))
         claimed = storage.db.execute(
             "update notices set status = 'sending', attempts = coalesce(attempts, 0) + 1, "
-            "batch_key = ? where status = 'pending' and id in (%s)" % ",".join("?" * len(ids)),
+            f"batch_key = ? where status = 'pending' and id in ({marks})",
             [group, *ids],
         ).rowcount
         storage.db.conn.commit()
@@ -384,7 +384,7 @@ def _send_apprise(storage: Storage, cfg: NotifyConfig, sender: Sender, now: date
                 elif r["attempts"] >= cfg.max_attempts:
                     _final(storage, r, "failed", now, last_error="Apprise refused it")
                 else:
-                    storage.db["notices"].update(
+                    storage.db.table("notices").update(
                         r["id"], {"status": "pending", "last_error": "Apprise refused it"}
                     )
         if ok:

@@ -33,7 +33,7 @@ def _mark(storage: Storage, name: str) -> int:
 
 
 def _set_mark(storage: Storage, name: str, value: int) -> None:
-    storage.db["notify_state"].upsert({"name": name, "value": str(value)}, pk="name")
+    storage.db.table("notify_state").upsert({"name": name, "value": str(value)}, pk="name")
 
 
 def _held_by_person(storage: Storage, decl_id: int) -> bool:

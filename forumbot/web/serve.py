@@ -76,5 +76,12 @@ def serve(
 
     storage = open_storage(config.database)
     publisher = board_publisher(config, storage) if publish_now else None
-    app = create_app(storage, secret_key=secret_key(config.database), publisher=publisher)
+    from forumbot.notify.settings import notify_config
+
+    app = create_app(
+        storage,
+        secret_key=secret_key(config.database),
+        publisher=publisher,
+        notify=notify_config(config),
+    )
     uvicorn.run(app, host=host, port=port, log_level="info")

@@ -163,7 +163,10 @@ def test_an_apprise_json_target_on_a_local_server_receives_the_notice(
     url, handler = hook
     monkeypatch.setenv("FORUMBOT_NOTIFY_REFEREE", url)
     cfg = parse_notify(
-        {"review_url": "https://arbitres.example", "referee": {"urls_env": "FORUMBOT_NOTIFY_REFEREE"}}
+        {
+            "review_url": "https://arbitres.example",
+            "referee": {"urls_env": "FORUMBOT_NOTIFY_REFEREE"},
+        }
     )
     pm = ClubForum()
     job(scenario, pm, cfg).run()
@@ -199,7 +202,9 @@ def test_apprise_failure_is_retried_and_a_crash_mid_send_is_never_resent(
     )
     job(scenario, pm, cfg).run()
     assert len(handler.received) == 2
-    failed = [a for a in scenario.storage.audit_entries("notice:") if a["action"] == "notice.failed"]
+    failed = [
+        a for a in scenario.storage.audit_entries("notice:") if a["action"] == "notice.failed"
+    ]
     assert len(failed) == 1 and "fate unknown" in str(failed[0]["after"])
 
 
