@@ -12,7 +12,8 @@ Commands:
   [--forum-name "Rita Skeeter"]``: show, or change, a person's channels, quiet hours (board
   timezone; ``--quiet -`` removes them) and the forum account their owls go to;
 - ``forumbot notify list [--status pending]``: the notices outbox;
-- ``forumbot notify send``: one pass (scan, then send; logs in to the board).
+- ``forumbot notify send``: one pass (scan, then send; logs in to the board); also
+  ``python -m forumbot.cli_notify send -c forumbot.toml`` before the lead registers it.
 """
 
 from __future__ import annotations
@@ -137,3 +138,9 @@ def notify_send(config_path: str) -> None:
 
 
 __all__ = ["notify_group", "users_notify"]
+
+if __name__ == "__main__":  # python -m forumbot.cli_notify send -c forumbot.toml
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    notify_group()

@@ -3,8 +3,8 @@
 Wiring (the lead's, see the module's users): ``NotifyJob.for_bot(bot)`` once at bootstrap,
 then ``job.run()`` as an APScheduler interval job (e.g. every ``publish_interval_s``), after
 the poll job in the same single worker thread (it shares the bot's SQLite connection and
-forum client). ``python -m forumbot.notify.job -c forumbot.toml`` runs one pass (the crash
-tests use it).
+forum client). ``forumbot notify send`` (or ``python -m forumbot.cli_notify send -c
+forumbot.toml``, which the crash tests run) does one pass.
 
 Crash points (:func:`forumbot.publish.poster.crash_point`, ``FORUMBOT_CRASH_POINT``):
 ``notice_before_send`` (owl batched and committed, PM not sent), ``notice_after_pm`` (PM
@@ -101,27 +101,3 @@ class NotifyJob:
                 self.storage.db.conn.rollback()
             log.warning("notify: database error (%s); will retry", exc)
         return []
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m forumbot.notify.job -c forumbot.toml``: one notify pass (logs in)."""
-    import argparse
-
-    from forumbot.app import bootstrap
-    from forumbot.config import load_config
-
-    parser = argparse.ArgumentParser(prog="python -m forumbot.notify.job")
-    parser.add_argument("-c", "--config", default="forumbot.toml")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    bot = bootstrap(load_config(args.config))
-    try:
-        sent = NotifyJob.for_bot(bot).run()
-    finally:
-        bot.close()
-    log.info("notify pass: %d notices sent", len(sent))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -227,7 +227,9 @@ def _settle_batches(
         outbox_row = owl(storage, key)
         if outbox_row is None:  # cannot happen (same transaction); reopen them
             for r in rows:
-                storage.db.table("notices").update(r["id"], {"status": "pending", "batch_key": None})
+                storage.db.table("notices").update(
+                    r["id"], {"status": "pending", "batch_key": None}
+                )
             storage.db.conn.commit()
             continue
         if outbox_row["status"] in ("pending", "sending"):
