@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
@@ -284,3 +285,35 @@ def test_a_claim_runs_out_after_the_longer_limit(scenario: Scenario) -> None:
     assert due_declarations(s.storage, s.clock(), manual=False) == []
     s.clock.advance(2)
     assert [d["id"] for d in due_declarations(s.storage, s.clock(), manual=False)] == [s.draft_id]
+
+
+def test_users_notify_command_sets_and_shows_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from click.testing import CliRunner
+
+    from forumbot.cli_notify import users_notify
+    from forumbot.storage import open_storage
+    from forumbot.web.users import add_user
+
+    (tmp_path / "forumbot.toml").write_text(
+        '[board]\nurl = "http://127.0.0.1:1"\n[bot]\nusername = "Hibou"\n'
+        '[storage]\ndatabase = "bot.db"\n[notify]\nowl_gather_s = 600\n',
+        encoding="utf-8",
+    )
+    storage = open_storage(tmp_path / "bot.db")
+    add_user(storage, "rita", "correct horse battery", "referee", datetime.now(UTC))
+    storage.close()
+    config = str(tmp_path / "forumbot.toml")
+    runner = CliRunner()
+    shown = runner.invoke(users_notify, ["-c", config, "rita"])
+    assert shown.exit_code == 0, shown.output
+    assert shown.output.strip() == (
+        "rita\tchannels=owl,apprise\tquiet=- (Europe/Paris)\tforum=rita"
+    )
+    changed = runner.invoke(
+        users_notify,
+        ["-c", config, "rita", "--channels", "owl", "--quiet", "22:00-07:30", "--by", "alice"],
+    )
+    assert changed.exit_code == 0, changed.output
+    assert "channels=owl\tquiet=22:00-07:30" in changed.output
+    bad = runner.invoke(users_notify, ["-c", config, "rita", "--channels", "pigeon"])
+    assert bad.exit_code != 0 and "unknown channel 'pigeon'" in bad.output
