@@ -283,7 +283,7 @@ def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetim
             if not kept:
                 continue
             key = f"notice-{username}-{kept[0]['id']}"
-            text = _render_items("notice_owl.bbcode.j2", username, items, cfg)
+            text = _render_items("notice_owl.bbcode.j2", settings.forum_name, items, cfg)
             draft_owl(
                 storage,
                 board_id,
