@@ -50,7 +50,36 @@ def _render_example() -> str:
             value = example if example is not None else info.default
             lines.extend(_comment(info.description or "", prefix=lead + "# "))
             lines.append(f"{lead}{key} = {_toml_value(value)}")
+    lines.extend(NOTIFY_EXAMPLE.splitlines())
     return "\n".join(lines) + "\n"
+
+
+NOTIFY_EXAMPLE = """
+# Telling referees and admins that something waits for them (issue 18; checked by
+# forumbot.notify.settings). By default each referee gets at most one gathered owl (a private
+# message on the board) per owl_gather_s; Apprise channels (Discord, e-mail, Matrix, ntfy,
+# Telegram...) are read from an environment variable or a file, never from this file.
+# [notify]
+# The review page's address, for the links in each notice.
+# review_url = "https://arbitres.monforum.example"
+# Seconds: at most one owl per person per this long (the pending items are gathered).
+# owl_gather_s = 900
+# Seconds a draft taken by a referee (« je m'en occupe ») waits before it publishes by itself.
+# claim_limit_s = 7200
+# Tries of an Apprise notice before it is marked failed.
+# max_attempts = 5
+# Channels of a person who set none: "owl" and/or "apprise".
+# default_channels = ["owl", "apprise"]
+# Apprise URLs of a role ("referee" or "admin") or of one person, from a variable or a file.
+# [notify.referee]
+# urls_env = "FORUMBOT_NOTIFY_REFEREE"
+# [notify.admin]
+# urls_file = "/etc/forumbot/notify-admin.urls"
+# [notify.people.rita]
+# urls_env = "FORUMBOT_NOTIFY_RITA"
+"""
+"""The commented ``[notify]`` block of the example file (its keys are parsed by
+:func:`forumbot.notify.settings.parse_notify`, not by the schema)."""
 
 
 EXAMPLE_CONFIG = _render_example()

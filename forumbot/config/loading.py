@@ -125,6 +125,11 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}") from exc
+    # [notify] (issue 18) is checked by forumbot.notify.settings.parse_notify, called by
+    # forumbot.ops.validate with the other checks the schema cannot do.
+    notify = data.pop("notify", {})
+    if not isinstance(notify, dict):
+        raise ConfigError("notify must be a table ([notify])")
     try:
         parsed = ConfigFile.model_validate(data)
     except ValidationError as exc:
@@ -167,6 +172,8 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
         password_file=password_file,
         watch=tuple(watch),
         registrations=tuple(registrations),
+        notify=dict(notify),
+        config_dir=str(base),
     )
     return Config(**values)
 

@@ -74,6 +74,11 @@ class Config:
     web_https_only: bool = default_of("web", "https_only")
     web_trusted_proxies: tuple[str, ...] = default_of("web", "trusted_proxies")
 
+    # The raw [notify] table and the configuration file's folder
+    # (forumbot.notify.settings parses and checks it: issue 18).
+    notify: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
+    config_dir: str = ""
+
     def password(self, environ: dict[str, str] | None = None) -> str:
         """The bot account's password from the environment or the password file.
 

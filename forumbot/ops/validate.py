@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from forumbot.config import Config, ConfigError
 from forumbot.config.loading import closest_name
+from forumbot.notify.settings import NotifyConfigError, notify_config
 from forumbot.publish.render import TEMPLATES_DIR
 from forumbot.rulesets import load_ruleset
 from rules.ruleset import DATA_DIR
@@ -68,6 +69,10 @@ def config_problems(config: Config) -> list[str]:
             )
     if not (TEMPLATES_DIR / config.language).is_dir():
         problems.append(f"no declaration templates for club.language {config.language!r}")
+    try:
+        notify_config(config)
+    except NotifyConfigError as exc:
+        problems.append(str(exc))
     if config.poll_interval_s <= 0 or config.publish_interval_s <= 0:
         problems.append("poll_interval_s and publish_interval_s must be > 0 seconds")
     return problems

@@ -3,7 +3,8 @@
 Life of a declaration: ``draft`` -> (``approved``) -> ``publishing`` -> ``published``;
 ``held`` waits for a referee. A draft is due when its review delay is over
 (``publish_after`` <= now) or a referee approved it; with ``review_delay_s = "manual"``
-only approved drafts are due.
+only approved drafts are due. A draft a referee took (``claimed_by``, issue 18) is not due
+by its delay before ``claim_until`` (:mod:`forumbot.notify.claims`).
 
 Exactly once, across crashes and restores: before the POST the row is claimed
 (``publishing``, attempt counter incremented, compare-and-set on status and version) in its
@@ -59,7 +60,13 @@ def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[dict
     for row in storage.declarations(("draft", "approved", "publishing")):
         if row["status"] in ("approved", "publishing"):
             due.append(row)
-        elif not manual and row["publish_after"] and row["publish_after"] <= iso(now):
+        elif (
+            not manual
+            and row["publish_after"]
+            and row["publish_after"] <= iso(now)
+            # a draft a referee took waits for them until claim_until (issue 18)
+            and not (row.get("claimed_by") and (row.get("claim_until") or "") > iso(now))
+        ):
             due.append(row)
     return due
 

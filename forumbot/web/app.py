@@ -20,6 +20,9 @@ GET    /violations, GET /violations.csv    filter by duel, duellist, rule, statu
 POST   /violations/{id}/decide             admin: confirm / dismiss with a reason
 GET    /tasks                              2v2 referee tasks (owls asking details, mechanisms)
 POST   /tasks/{id}/close                   done / solved / failed, with a note (audit-logged)
+POST   /drafts/{id}/take                   « je m'en occupe »: pause the auto-publication
+POST   /drafts/{id}/release                give a taken draft back (the taker or an admin)
+GET    /me/notify, POST /me/notify         my notice channels, forum account, quiet hours
 ====== =================================== ==============================================
 
 Every draft form carries the draft's ``version``; a stale one (the draft changed or was
@@ -55,6 +58,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from forumbot.duels import overrides
+from forumbot.notify import claims
+from forumbot.notify.settings import (
+    NotifyConfig,
+    NotifyConfigError,
+    person_settings,
+    set_person_settings,
+)
 from forumbot.storage import Storage
 from forumbot.web import auth, csrf, judging, tasks, views
 from forumbot.web.chart import points_chart
@@ -104,6 +114,7 @@ class Deps:
     env: jinja2.Environment
     session_idle_s: float = DEFAULT_IDLE_S
     timezone: str = "Europe/Paris"
+    notify: NotifyConfig = NotifyConfig()
 
 
 class SecurityHeaders:
@@ -557,6 +568,87 @@ async def draft_publish(request: Request, user: User, form: FormData) -> Respons
     return response
 
 
+# -- claims and notice settings (issue 18) -----------------------------------------------
+@action()
+async def draft_take(request: Request, user: User, form: FormData) -> Response:
+    """Take the draft (« je m'en occupe »): it waits for this user's decision."""
+    decl = _visible_decl(request, user)
+    deps = _deps(request)
+    try:
+        claims.take(deps.storage, decl["id"], user.username, deps.now(), deps.notify)
+    except claims.ClaimError as exc:
+        current = deps.storage.declaration(decl["id"])
+        if exc.code == "taken":
+            _flash(request, "error", "Déjà pris par %s.", current["claimed_by"])
+        else:
+            _flash(request, "error", "Ce brouillon ne peut plus être pris.")
+        return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+    _flash(request, "ok", "Pris : il attend votre décision.")
+    return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+
+
+@action()
+async def draft_release(request: Request, user: User, form: FormData) -> Response:
+    """Give the draft back: its review delay applies again."""
+    decl = _visible_decl(request, user)
+    deps = _deps(request)
+    try:
+        claims.release(deps.storage, decl["id"], user.username, deps.now(), is_admin=user.is_admin)
+    except claims.ClaimError as exc:
+        if exc.code == "not_yours":
+            _flash(request, "error", "Seul %s ou un admin peut le libérer.", decl["claimed_by"])
+        else:
+            _flash(request, "error", "Ce brouillon n'est pas pris.")
+        return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+    _flash(request, "ok", "Libéré.")
+    return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+
+
+def _notify_page(request: Request, user: User, status_code: int = 200, error: str = "") -> Response:
+    deps = _deps(request)
+    return render(
+        request,
+        "notify.html",
+        {
+            "s": person_settings(deps.storage, user.username, deps.notify),
+            "gather_min": deps.notify.owl_gather_s // 60,
+            "timezone": deps.notify.timezone,
+            "has_apprise": deps.notify.apprise_source(user.username, user.role) is not None,
+            "error": error,
+        },
+        status_code,
+        user,
+    )
+
+
+@page
+async def notify_page(request: Request, user: User) -> Response:
+    """The user's notice settings."""
+    return _notify_page(request, user)
+
+
+@action()
+async def notify_save(request: Request, user: User, form: FormData) -> Response:
+    """Save channels, forum account and quiet hours (audit-logged, ``notify.settings``)."""
+    deps = _deps(request)
+    try:
+        set_person_settings(
+            deps.storage,
+            user.username,
+            user.username,
+            deps.now(),
+            channels=tuple(str(c) for c in form.getlist("channel")),
+            quiet=str(form.get("quiet", "")),
+            forum_name=str(form.get("forum_name", "")),
+            cfg=deps.notify,
+        )
+    except NotifyConfigError as exc:
+        _flash(request, "error", "Réglage refusé : %s", str(exc))
+        return RedirectResponse("/me/notify", status_code=303)
+    _flash(request, "ok", "Enregistré.")
+    return RedirectResponse("/me/notify", status_code=303)
+
+
 # -- duels --------------------------------------------------------------------------------
 @page
 async def duels_page(request: Request, user: User) -> Response:
@@ -779,6 +871,7 @@ def create_app(
     max_global_login_failures: int = 200,
     trusted_proxies: Sequence[str] = (),
     timezone: str = "Europe/Paris",
+    notify: NotifyConfig | None = None,
 ) -> Starlette:
     """The review web app.
 
@@ -800,6 +893,7 @@ def create_app(
             ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (``web.trusted_proxies``);
             empty: none, the client is the TCP peer, whatever headers it sends.
         timezone: the board's timezone (IANA name): times on the page are shown in it.
+        notify: the ``[notify]`` settings (claim limit, timezone, Apprise URLs; issue 18).
 
     Raises:
         ValueError: when ``secret_key`` is shorter than 32 characters.
@@ -815,6 +909,10 @@ def create_app(
         undefined=jinja2.StrictUndefined,
     )
     env.filters["json"] = lambda v: json.dumps(v, ensure_ascii=False, default=str)
+    notify_cfg = notify or NotifyConfig()
+    env.filters["local"] = lambda ts: (
+        datetime.fromisoformat(ts).astimezone(notify_cfg.tz).strftime("%d/%m %H:%M") if ts else ""
+    )
     routes = [
         Route("/", home),
         Route("/login", login_page, methods=["GET"]),
@@ -835,6 +933,10 @@ def create_app(
         Route("/violations/{violation_id:int}/decide", violation_decide, methods=["POST"]),
         Route("/tasks", tasks_page),
         Route("/tasks/{task_id:int}/close", task_close, methods=["POST"]),
+        Route("/drafts/{decl_id:int}/take", draft_take, methods=["POST"]),
+        Route("/drafts/{decl_id:int}/release", draft_release, methods=["POST"]),
+        Route("/me/notify", notify_page, methods=["GET"]),
+        Route("/me/notify", notify_save, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(
@@ -871,6 +973,7 @@ def create_app(
         env=env,
         session_idle_s=session_idle_s,
         timezone=timezone,
+        notify=notify_cfg,
     )
     return app
 

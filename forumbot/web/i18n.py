@@ -13,6 +13,40 @@ LANGUAGES = ("fr", "en")
 DEFAULT_LANGUAGE = "fr"
 
 ENGLISH: dict[str, str] = {
+    # notices and claims (issue 18)
+    "Mes notifications": "My notifications",
+    "Je m'en occupe": "I'll handle it",
+    "Libérer": "Release",
+    "Pris par %s le %s (au plus tard le %s)": "Taken by %s on %s (at most until %s)",
+    "Pris en charge : attend la décision de %s": "Taken: waits for %s's decision",
+    "Déjà pris par %s.": "Already taken by %s.",
+    "Ce brouillon ne peut plus être pris.": "This draft can no longer be taken.",
+    "Pris : il attend votre décision.": "Taken: it waits for your decision.",
+    "Seul %s ou un admin peut le libérer.": "Only %s or an admin can release it.",
+    "Ce brouillon n'est pas pris.": "This draft is not taken.",
+    "Libéré.": "Released.",
+    "Enregistrer": "Save",
+    "Réglage refusé : %s": "Setting refused: %s",
+    "Canaux": "Channels",
+    "Hibou (message privé sur le forum)": "Owl (private message on the board)",
+    "Apprise (Discord, e-mail…)": "Apprise (Discord, e-mail…)",
+    "aucune adresse configurée pour vous": "no address configured for you",
+    "Compte du forum qui reçoit les hiboux": "Board account that receives the owls",
+    "Heures calmes (fuseau du forum, %s), par ex. 22:00-07:30 ; vide : aucune": (
+        "Quiet hours (board timezone, %s), e.g. 22:00-07:30; empty: none"
+    ),
+    "Pendant les heures calmes, seuls les hiboux partent ; le reste attend leur fin.": (
+        "During quiet hours only owls go out; the rest waits for their end."
+    ),
+    "Le bot vous prévient quand un brouillon, une violation ou une tâche vous attend.": (
+        "The bot tells you when a draft, a violation or a task waits for you."
+    ),
+    "Hibou : un message privé sur le forum, au plus un toutes les %s min.": (
+        "Owl: a private message on the board, at most one every %s min."
+    ),
+    "Apprise : Discord, e-mail, Matrix, ntfy, Telegram, selon la configuration.": (
+        "Apprise: Discord, e-mail, Matrix, ntfy, Telegram, as configured."
+    ),
     # layout
     "Relecture forumbot": "forumbot review",
     "Brouillons": "Drafts",

@@ -104,6 +104,8 @@ def serve(
 
     storage = open_storage(config.database)
     publisher = board_publisher(config, storage) if publish_now else None
+    from forumbot.notify.settings import notify_config
+
     app = create_app(
         storage,
         secret_key=secret_key(config.database),
@@ -111,5 +113,6 @@ def serve(
         https_only=config.web_https_only,
         trusted_proxies=config.web_trusted_proxies,
         timezone=config.timezone,
+        notify=notify_config(config),
     )
     uvicorn.Server(uvicorn_config(app, host, port)).run()

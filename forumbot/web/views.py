@@ -239,10 +239,13 @@ def draft_number_fields(
 
 def countdown(decl: dict[str, Any], now: datetime) -> tuple[str, int | None]:
     """(state, seconds left): state is ``held``, ``approved``, ``publishing``, ``published``,
-    ``manual``, ``due`` or ``waiting`` (then seconds left before auto-publish)."""
+    ``claimed`` (a referee took it), ``manual``, ``due`` or ``waiting`` (then seconds left
+    before auto-publish)."""
     status = decl["status"]
     if status in ("held", "approved", "publishing", "published"):
         return status, None
+    if decl.get("claimed_by") and (decl.get("claim_until") or "") > now.isoformat():
+        return "claimed", None  # taken by a referee (issue 18): no auto-publish meanwhile
     if not decl["publish_after"]:
         return "manual", None
     left = int((datetime.fromisoformat(decl["publish_after"]) - now).total_seconds())
@@ -317,7 +320,18 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
         "unit": (stored.get("context") or {}).get("unit", ""),
         "winner": outcome.get("winner"),
         "draw": outcome.get("draw", False),
+        "claim": claim_view(decl, now),
     }
+
+
+def claim_view(decl: dict[str, Any], now: datetime) -> dict[str, Any] | None:
+    """Who took the draft (issue 18): ``{"by", "at", "until"}`` (ISO strings), or None when
+    nobody holds it now."""
+    by = decl.get("claimed_by")
+    until = decl.get("claim_until") or ""
+    if not by or until <= now.isoformat():
+        return None
+    return {"by": by, "at": decl.get("claimed_at") or "", "until": until}
 
 
 def verify_roll(duel: dict[str, Any], roll: dict[str, Any]) -> bool | None:

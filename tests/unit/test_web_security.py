@@ -98,7 +98,7 @@ def snapshot(scenario: Scenario) -> tuple[object, ...]:
 def test_the_app_has_the_expected_post_routes(app: Starlette, scenario: Scenario) -> None:
     paths = post_paths(app, scenario)
     d = scenario.draft_id
-    assert len(paths) == 10
+    assert len(paths) == 13
     for expected in (
         "/login",
         "/logout",
@@ -107,6 +107,9 @@ def test_the_app_has_the_expected_post_routes(app: Starlette, scenario: Scenario
         "/violations/1/decide",
         f"/duels/{scenario.duel_id}/referees",
         f"/tasks/{scenario.task_id}/close",
+        f"/drafts/{d}/take",
+        f"/drafts/{d}/release",
+        "/me/notify",
     ):
         assert expected in paths
 

@@ -1,0 +1,146 @@
+"""``forumbot users notify`` and ``forumbot notify``: notice settings and the outbox (issue 18).
+
+Registered by :mod:`forumbot.cli` (two lines at its end)::
+
+    from forumbot.cli_notify import notify_group, users_notify
+    users.add_command(users_notify)
+    main.add_command(notify_group)
+
+Commands:
+
+- ``forumbot users notify NAME [--channels owl,apprise] [--quiet 22:00-07:30]
+  [--forum-name "Rita Skeeter"]``: show, or change, a person's channels, quiet hours (board
+  timezone; ``--quiet -`` removes them) and the forum account their owls go to;
+- ``forumbot notify list [--status pending]``: the notices outbox;
+- ``forumbot notify send``: one pass (scan, then send; logs in to the board); also
+  ``python -m forumbot.cli_notify send -c forumbot.toml`` before the lead registers it.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import click
+
+from forumbot.config import ConfigError, load_config
+
+_config_opt = click.option(
+    "-c", "--config", "config_path", default="forumbot.toml", show_default=True
+)
+
+
+def _load(config_path: str):  # type: ignore[no-untyped-def]
+    try:
+        return load_config(config_path)
+    except ConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.command("notify")
+@_config_opt
+@click.argument("name")
+@click.option("--channels", help="Comma-separated: owl, apprise (empty: none).")
+@click.option("--quiet", help='Quiet hours "HH:MM-HH:MM" in the board\'s timezone; "-": none.')
+@click.option("--forum-name", help="The board account that receives NAME's owls.")
+@click.option("--by", default=None, help="Who makes the change (audit log; default $USER).")
+def users_notify(
+    config_path: str,
+    name: str,
+    channels: str | None,
+    quiet: str | None,
+    forum_name: str | None,
+    by: str | None,
+) -> None:
+    """Show NAME's notice settings, or change them with the options given."""
+    import os
+
+    from forumbot.notify.settings import (
+        NotifyConfigError,
+        notify_config,
+        person_settings,
+        set_person_settings,
+    )
+    from forumbot.storage import open_storage
+
+    config = _load(config_path)
+    try:
+        cfg = notify_config(config)
+    except NotifyConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    storage = open_storage(config.database)
+    try:
+        if channels is None and quiet is None and forum_name is None:
+            settings = person_settings(storage, name, cfg)
+        else:
+            wanted = None
+            if channels is not None:
+                wanted = tuple(c.strip() for c in channels.split(",") if c.strip())
+            settings = set_person_settings(
+                storage,
+                name,
+                by or os.environ.get("USER") or "admin",
+                datetime.now(UTC),
+                channels=wanted,
+                quiet=quiet,
+                forum_name=forum_name,
+                cfg=cfg,
+            )
+    except NotifyConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        storage.close()
+    click.echo(
+        f"{settings.username}\tchannels={','.join(settings.channels) or '-'}\t"
+        f"quiet={settings.quiet_text or '-'} ({cfg.timezone})\tforum={settings.forum_name}"
+    )
+
+
+@click.group("notify")
+def notify_group() -> None:
+    """Notices to referees and admins (owls, Apprise)."""
+
+
+@notify_group.command("list")
+@_config_opt
+@click.option("--status", default=None, help="pending, batched, sending, sent, failed, dropped")
+def notify_list(config_path: str, status: str | None) -> None:
+    """The notices outbox, oldest first."""
+    from forumbot.notify.outbox import notices
+    from forumbot.storage import open_storage
+
+    storage = open_storage(_load(config_path).database)
+    try:
+        for n in notices(storage, status):
+            click.echo(
+                f"{n['id']}\t{n['status']}\t{n['channel']}\t{n['recipient']}\t{n['kind']}\t"
+                f"{n['target']}\t{n['sent_at'] or n['created_at']}"
+            )
+    finally:
+        storage.close()
+
+
+@notify_group.command("send")
+@_config_opt
+def notify_send(config_path: str) -> None:
+    """One notify pass now: queue what waits, send what is due (logs in to the board)."""
+    from forumbot.app import bootstrap
+    from forumbot.notify.job import NotifyJob
+    from forumbot.notify.settings import NotifyConfigError
+
+    bot = bootstrap(_load(config_path))
+    try:
+        sent = NotifyJob.for_bot(bot).run()
+    except NotifyConfigError as exc:
+        raise click.ClickException(str(exc)) from exc
+    finally:
+        bot.close()
+    click.echo(f"{len(sent)} notices sent")
+
+
+__all__ = ["notify_group", "users_notify"]
+
+if __name__ == "__main__":  # python -m forumbot.cli_notify send -c forumbot.toml
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    notify_group()

@@ -1,0 +1,140 @@
+"""A referee takes a draft (« je m'en occupe »): its review delay pauses until they decide.
+
+A taken draft has ``claimed_by`` (the review page account), ``claimed_at`` and ``claim_until``
+(``claimed_at`` + ``claim_limit_s``, :class:`forumbot.notify.settings.NotifyConfig`). The
+publisher (:func:`forumbot.publish.poster.due_declarations`) does not publish it by its delay
+before ``claim_until``; it goes out when the referee approves it (``approved`` is always due),
+or by its delay once released or once ``claim_until`` has passed (the longer limit, so a
+referee who forgets never blocks a duel for good).
+
+Taking and releasing are compare-and-set on the row (and bump its ``version``, so a
+publisher that saw the draft due just before cannot claim it for posting, and stale forms
+elsewhere get the usual 409). Both are audit-logged (``draft.take``, ``draft.release``);
+taking queues a ``draft_claimed`` notice to the duel's other referees (admins when it has
+none) in the same transaction.
+
+Errors: :class:`ClaimError` (``code``: ``unknown``, ``closed``, ``taken``, ``not_yours``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from forumbot.notify.outbox import Event, queue_event, recipients
+from forumbot.notify.settings import NotifyConfig
+from forumbot.storage import Storage, iso
+
+CLAIMABLE = ("draft", "approved", "held")
+
+
+class ClaimError(Exception):
+    """A take / release refused: ``code`` says why (module docstring)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _row(storage: Storage, decl_id: int) -> dict[str, Any]:
+    rows = list(storage.db["declarations"].rows_where("id = ?", [decl_id]))
+    if not rows:
+        raise ClaimError("unknown", f"no declaration {decl_id}")
+    return rows[0]
+
+
+def active_claim(decl: dict[str, Any], now: datetime) -> str | None:
+    """Who holds the draft now (None when nobody does, or the claim ran out)."""
+    by = decl.get("claimed_by")
+    if by and (decl.get("claim_until") or "") > iso(now):
+        return str(by)
+    return None
+
+
+def take(
+    storage: Storage, decl_id: int, username: str, now: datetime, cfg: NotifyConfig
+) -> dict[str, Any]:
+    """``username`` takes the draft until ``now + claim_limit_s``; returns the updated row.
+    Taking one's own draft again renews the limit.
+
+    Raises:
+        ClaimError: unknown, no longer pending (``closed``), or taken by someone else.
+    """
+    decl = _row(storage, decl_id)
+    if decl["status"] not in CLAIMABLE:
+        raise ClaimError("closed", f"declaration {decl_id} is {decl['status']}")
+    holder = active_claim(decl, now)
+    if holder is not None and holder.casefold() != username.casefold():
+        raise ClaimError("taken", f"declaration {decl_id} is taken by {holder}")
+    until = now + timedelta(seconds=cfg.claim_limit_s)
+    with storage.db.atomic():
+        changed = storage.db.execute(
+            "update declarations set claimed_by = ?, claimed_at = ?, claim_until = ?, "
+            "version = version + 1, updated_at = ? where id = ? and version = ? "
+            "and status in ('draft', 'approved', 'held')",
+            [username, iso(now), iso(until), iso(now), decl_id, decl["version"]],
+        ).rowcount
+        if changed != 1:
+            raise ClaimError("closed", f"declaration {decl_id} changed meanwhile")
+        storage.audit(
+            username,
+            "draft.take",
+            f"declaration:{decl_id}",
+            {"claimed_by": decl.get("claimed_by")},
+            {"claimed_by": username, "claim_until": iso(until)},
+            now,
+        )
+        event = Event(
+            f"declaration:{decl_id}:taken:{iso(now)}",
+            "draft_claimed",
+            int(decl["duel_id"]),
+            decl["turn"],
+            f"declaration:{decl_id}",
+            {"by": username},
+        )
+        if holder is None:  # a renewal by the same referee tells nobody again
+            queue_event(
+                storage,
+                event,
+                recipients(storage, int(decl["duel_id"]), "referees"),
+                cfg,
+                now,
+                skip=username,
+            )
+    return _row(storage, decl_id)
+
+
+def release(
+    storage: Storage, decl_id: int, username: str, now: datetime, *, is_admin: bool = False
+) -> dict[str, Any]:
+    """Give a taken draft back: its review delay applies again (a delay already over
+    publishes it at the next pass). The taker or an admin may release it.
+
+    Raises:
+        ClaimError: unknown, not taken (``closed``), or taken by someone else and the user is
+            no admin (``not_yours``).
+    """
+    decl = _row(storage, decl_id)
+    holder = decl.get("claimed_by")
+    if not holder:
+        raise ClaimError("closed", f"declaration {decl_id} is not taken")
+    if str(holder).casefold() != username.casefold() and not is_admin:
+        raise ClaimError("not_yours", f"declaration {decl_id} is taken by {holder}")
+    with storage.db.atomic():
+        storage.db.execute(
+            "update declarations set claimed_by = null, claimed_at = null, claim_until = null, "
+            "version = version + 1, updated_at = ? where id = ?",
+            [iso(now), decl_id],
+        )
+        storage.audit(
+            username,
+            "draft.release",
+            f"declaration:{decl_id}",
+            {"claimed_by": holder},
+            {"claimed_by": None},
+            now,
+        )
+    return _row(storage, decl_id)
+
+
+__all__ = ["CLAIMABLE", "ClaimError", "active_claim", "release", "take"]

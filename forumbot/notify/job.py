@@ -1,0 +1,103 @@
+"""The notify pass the scheduler runs: scan what waits, then send the notices due.
+
+Wiring (the lead's, see the module's users): ``NotifyJob.for_bot(bot)`` once at bootstrap,
+then ``job.run()`` as an APScheduler interval job (e.g. every ``publish_interval_s``), after
+the poll job in the same single worker thread (it shares the bot's SQLite connection and
+forum client). ``forumbot notify send`` (or ``python -m forumbot.cli_notify send -c
+forumbot.toml``, which the crash tests run) does one pass.
+
+Crash points (:func:`forumbot.publish.poster.crash_point`, ``FORUMBOT_CRASH_POINT``):
+``notice_before_send`` (owl batched and committed, PM not sent), ``notice_after_pm`` (PM
+posted on the board, the owl row not yet ``sent``), ``notice_after_send`` (owl ``sent``,
+notices not yet), ``notice_before_apprise``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from forumbot.errors import ForumError, LoginFailed
+from forumbot.forums.base import ForumClient
+from forumbot.notify.outbox import Sender, apprise_send, send_notices
+from forumbot.notify.scan import scan
+from forumbot.notify.settings import NotifyConfig, notify_config
+from forumbot.publish.poster import crash_point
+from forumbot.storage import Storage
+
+log = logging.getLogger("forumbot.notify.job")
+
+
+class _CrashAfterPm:
+    """A forum client whose ``send_pm`` may die right after the board took the PM (tests)."""
+
+    def __init__(self, client: ForumClient) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def send_pm(
+        self, user_id: int | None, username: str, subject: str, message: str, marker: str
+    ) -> None:
+        self._client.send_pm(user_id, username, subject, message, marker)
+        crash_point("notice_after_pm")
+
+
+@dataclass
+class NotifyJob:
+    """The wired notify pass.
+
+    Attributes:
+        storage, client, now: the bot's.
+        cfg: the parsed ``[notify]`` table.
+        board_id: the board's row id (the owl outbox is per board).
+        sender: sends one Apprise message (tests pass a recorder or keep the real one).
+    """
+
+    storage: Storage
+    client: ForumClient | None
+    cfg: NotifyConfig
+    now: Callable[[], datetime]
+    board_id: int
+    sender: Sender = apprise_send
+
+    @classmethod
+    def for_bot(cls, bot: Any) -> NotifyJob:
+        """Build from a :class:`forumbot.app.Bot` (its config's ``[notify]`` table).
+
+        Raises:
+            forumbot.notify.settings.NotifyConfigError: a bad ``[notify]`` table.
+        """
+        cfg = notify_config(bot.config)
+        board_id = bot.storage.board_id(bot.config.board_url, bot.config.platform, bot.now())
+        return cls(bot.storage, bot.client, cfg, bot.now, board_id)
+
+    def run(self) -> list[int]:
+        """Scan, then send; returns the ids of the notices sent. Forum and database errors
+        end the pass with a warning (the outbox keeps every row's state); a refused login
+        propagates (it stops the bot)."""
+        try:
+            scan(self.storage, self.cfg, self.now())
+            client = _CrashAfterPm(self.client) if self.client is not None else None
+            return send_notices(
+                self.storage,
+                client,
+                self.cfg,
+                self.now,
+                self.board_id,
+                sender=self.sender,
+            )
+        except LoginFailed:
+            raise
+        except ForumError as exc:
+            log.warning("notify: stopped (%s: %s); will retry", type(exc).__name__, exc)
+        except sqlite3.OperationalError as exc:
+            if self.storage.db.conn.in_transaction:
+                self.storage.db.conn.rollback()
+            log.warning("notify: database error (%s); will retry", exc)
+        return []

@@ -1,0 +1,438 @@
+"""The notices outbox: who is told, one row per (event, person, channel), sent exactly once.
+
+Queueing (:func:`queue_event`) inserts one ``notices`` row per recipient and channel with the
+idempotency key ``<event key>|<username>|<channel>`` (unique): queueing the same event again is
+a no-op, so the scanner may look at the same state twice.
+
+Sending (:func:`send_notices`), exactly once like declarations (:mod:`forumbot.publish.poster`):
+
+- **owls** (channel ``owl``), gathered per person: when the person's last owl is older than
+  ``owl_gather_s``, every pending owl notice of theirs becomes one owl of the owl outbox
+  (:func:`forumbot.publish.owls.draft_owl`, key ``notice-<username>-<first notice id>``) and
+  the notices turn ``batched`` in the same committed transaction; the owl is then sent by
+  :func:`forumbot.publish.owls.send_owl` (claimed before the POST, looked for by its marker in
+  the bot's outbox after a crash: never sent twice); once it is ``sent`` its notices are
+  ``sent`` and audit-logged. A crash anywhere leaves ``batched`` notices whose owl the next
+  pass settles.
+- **Apprise** (channel ``apprise``): the pending notices of one URL group (a person's own URLs,
+  or their role's) outside the recipients' quiet hours are claimed (``sending``, attempts + 1,
+  committed), then sent as one message; success -> ``sent``, failure -> back to ``pending``
+  (``failed`` after ``max_attempts``). A row found ``sending`` at the next pass (the process
+  died mid-send) cannot be checked with the far end: it becomes ``failed`` (never resent) and
+  the audit log says so.
+- a notice whose subject no longer waits (:func:`forumbot.notify.items.describe` is None) is
+  ``dropped``.
+
+Every final state (sent, failed, dropped) writes one audit row: actor ``forumbot``, action
+``notice.<status>``, target ``notice:<id>``, after = recipient, channel, kind, subject, owl key.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from forumbot.errors import LoginFailed
+from forumbot.forums.base import ForumClient
+from forumbot.notify.items import Item, describe
+from forumbot.notify.settings import NotifyConfig, person_settings, quiet_until
+from forumbot.publish.owls import draft_owl, owl, send_owl
+from forumbot.publish.poster import crash_point
+from forumbot.publish.render import Trusted, render
+from forumbot.storage import Storage, iso
+
+log = logging.getLogger("forumbot.notify.outbox")
+
+Sender = Callable[[tuple[str, ...], str, str], bool]
+"""``sender(urls, title, body) -> ok``: sends one Apprise message (see :func:`apprise_send`)."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something a person should hear about.
+
+    Attributes:
+        key: stable identity of the event (e.g. ``declaration:12:created``).
+        kind: one of :data:`forumbot.notify.items.KINDS`.
+        duel_id, turn: the duel and turn (turn None when it has none).
+        target: what waits: ``declaration:<id>``, ``violation:<duel>:<turn>:<name>:<rule>``,
+            ``referee_task:<id>``.
+        facts: small JSON facts the text needs later (who took a draft, the rule).
+    """
+
+    key: str
+    kind: str
+    duel_id: int
+    turn: int | None
+    target: str
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def _enabled_users(storage: Storage, role: str | None = None) -> list[dict[str, Any]]:
+    where = "disabled = 0" + (" and role = ?" if role else "")
+    return list(
+        storage.db.table("users").rows_where(where, [role] if role else [], order_by="username")
+    )
+
+
+def recipients(storage: Storage, duel_id: int, audience: str) -> list[tuple[str, str]]:
+    """``[(username, role)]`` told about an event of ``duel_id``.
+
+    ``audience``: ``"referees"`` (the duel's assigned referees, table ``duel_referees``;
+    admins when it has none), ``"admins"`` (every enabled admin). Disabled accounts are never
+    told.
+    """
+    admins = [(u["username"], "admin") for u in _enabled_users(storage, "admin")]
+    if audience == "admins":
+        return admins
+    roles = {u["username"]: u["role"] for u in _enabled_users(storage)}
+    assigned = [
+        (r["username"], roles[r["username"]])
+        for r in storage.db.table("duel_referees").rows_where(
+            "duel_id = ?", [duel_id], order_by="username"
+        )
+        if r["username"] in roles
+    ]
+    return assigned or admins
+
+
+def queue_event(
+    storage: Storage,
+    event: Event,
+    people: list[tuple[str, str]],
+    cfg: NotifyConfig,
+    now: datetime,
+    *,
+    skip: str | None = None,
+) -> list[int]:
+    """Queue ``event`` for each ``(username, role)`` in ``people`` (except ``skip``) on each
+    of their channels (``apprise`` only when URLs are configured for them). Idempotent.
+    Returns the ids of the rows inserted now (not committed: the caller's transaction)."""
+    inserted = []
+    for username, role in people:
+        if skip is not None and username.casefold() == skip.casefold():
+            continue
+        settings = person_settings(storage, username, cfg)
+        for channel in settings.channels:
+            if channel == "apprise" and cfg.apprise_source(username, role) is None:
+                continue
+            cursor = storage.db.execute(
+                "insert or ignore into notices (idempotency_key, event_key, kind, duel_id, turn, "
+                "target, recipient, channel, facts_json, status, attempts, created_at) "
+                "values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)",
+                [
+                    f"{event.key}|{username}|{channel}",
+                    event.key,
+                    event.kind,
+                    event.duel_id,
+                    event.turn,
+                    event.target,
+                    username,
+                    channel,
+                    json.dumps(event.facts, ensure_ascii=False),
+                    iso(now),
+                ],
+            )
+            if cursor.rowcount == 1 and cursor.lastrowid is not None:
+                inserted.append(int(cursor.lastrowid))
+    return inserted
+
+
+def notices(
+    storage: Storage, status: str | None = None, channel: str | None = None
+) -> list[dict[str, Any]]:
+    """Notice rows (optionally one status / channel), oldest first."""
+    where, args = [], []
+    if status is not None:
+        where.append("status = ?")
+        args.append(status)
+    if channel is not None:
+        where.append("channel = ?")
+        args.append(channel)
+    return list(storage.db["notices"].rows_where(" and ".join(where) or None, args, order_by="id"))
+
+
+def _final(storage: Storage, row: dict[str, Any], status: str, now: datetime, **extra: Any) -> None:
+    """Set a notice's final status and write its audit row (caller commits)."""
+    fields: dict[str, Any] = {"status": status, **extra}
+    if status == "sent":
+        fields["sent_at"] = iso(now)
+    storage.db.table("notices").update(row["id"], fields)
+    storage.audit(
+        "forumbot",
+        f"notice.{status}",
+        f"notice:{row['id']}",
+        {"status": row["status"]},
+        {
+            "recipient": row["recipient"],
+            "channel": row["channel"],
+            "kind": row["kind"],
+            "subject": row["target"],
+            "batch": extra.get("batch_key", row.get("batch_key")),
+            "error": extra.get("last_error"),
+        },
+        now,
+    )
+
+
+def _role(storage: Storage, username: str) -> str:
+    rows = list(storage.db.table("users").rows_where("username = ?", [username]))
+    return str(rows[0]["role"]) if rows else "referee"
+
+
+def _render_items(template: str, username: str, items: list[Item], cfg: NotifyConfig) -> str:
+    context = {
+        "username": username,
+        "items": [
+            {
+                "kind": i.kind,
+                "duel": i.duel,
+                "duel_id": i.duel_id,
+                "turn": i.turn,
+                "what": i.what,
+                "when": i.when,
+                "detail": i.detail,
+                "link": Trusted(i.link),
+            }
+            for i in items
+        ],
+        "count": len(items),
+    }
+    return render(template, context)
+
+
+def owl_subject(count: int) -> str:
+    """The owl's subject: ``"Relecture : 3 éléments vous attendent"``."""
+    return (
+        "Relecture : 1 élément vous attend"
+        if count == 1
+        else f"Relecture : {count} éléments vous attendent"
+    )
+
+
+# -- owls ---------------------------------------------------------------------------------
+def _settle_batches(
+    storage: Storage, client: ForumClient, now: Callable[[], datetime]
+) -> list[int]:
+    """Finish the owls of ``batched`` notices (sent, or failed); returns notice ids sent."""
+    sent: list[int] = []
+    by_key: dict[str, list[dict[str, Any]]] = {}
+    for row in notices(storage, "batched", "owl"):
+        by_key.setdefault(str(row["batch_key"]), []).append(row)
+    for key, rows in by_key.items():
+        outbox_row = owl(storage, key)
+        if outbox_row is None:  # cannot happen (same transaction); reopen them
+            for r in rows:
+                storage.db.table("notices").update(
+                    r["id"], {"status": "pending", "batch_key": None}
+                )
+            storage.db.conn.commit()
+            continue
+        if outbox_row["status"] in ("pending", "sending"):
+            crash_point("notice_before_send")
+            send_owl(storage, client, outbox_row, now)
+            crash_point("notice_after_send")
+            outbox_row = owl(storage, key) or outbox_row
+        if outbox_row["status"] == "sent":
+            with storage.db.atomic():
+                for r in rows:
+                    _final(storage, r, "sent", now(), batch_key=key)
+            sent.extend(int(r["id"]) for r in rows)
+            log.info("owl %s sent to %s (%d notices)", key, rows[0]["recipient"], len(rows))
+        elif outbox_row["status"] == "failed":
+            with storage.db.atomic():
+                for r in rows:
+                    _final(storage, r, "failed", now(), last_error=outbox_row["last_error"])
+    return sent
+
+
+def _last_owl_at(storage: Storage, username: str) -> str | None:
+    row = storage.db.execute(
+        "select max(sent_at) from notices where recipient = ? and channel = 'owl' "
+        "and status = 'sent'",
+        [username],
+    ).fetchone()
+    return str(row[0]) if row and row[0] else None
+
+
+def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetime) -> None:
+    """Gather each person's pending owl notices into one owl of the outbox, when their last
+    owl is old enough (``owl_gather_s``)."""
+    pending: dict[str, list[dict[str, Any]]] = {}
+    for row in notices(storage, "pending", "owl"):
+        pending.setdefault(str(row["recipient"]), []).append(row)
+    for username, rows in pending.items():
+        last = _last_owl_at(storage, username)
+        if last and datetime.fromisoformat(last) + timedelta(seconds=cfg.owl_gather_s) > now:
+            continue
+        settings = person_settings(storage, username, cfg)
+        with storage.db.atomic():
+            items: list[Item] = []
+            kept = []
+            for r in rows:
+                item = describe(storage, r, cfg, now)
+                if item is None:
+                    _final(storage, r, "dropped", now, last_error="no longer waiting")
+                    continue
+                items.append(item)
+                kept.append(r)
+            if not kept:
+                continue
+            key = f"notice-{username}-{kept[0]['id']}"
+            text = _render_items("notice_owl.bbcode.j2", settings.forum_name, items, cfg)
+            draft_owl(
+                storage,
+                board_id,
+                key,
+                "notice",
+                settings.forum_name,
+                owl_subject(len(items)),
+                text,
+                now,
+            )
+            marks = ",".join("?" * len(kept))
+            storage.db.execute(
+                f"update notices set status = 'batched', batch_key = ? where id in ({marks}) "
+                "and status = 'pending'",
+                [key, *[r["id"] for r in kept]],
+            )
+
+
+# -- Apprise ------------------------------------------------------------------------------
+def apprise_send(urls: tuple[str, ...], title: str, body: str) -> bool:
+    """Send one message to every Apprise URL (``apprise.Apprise().notify``); True when all
+    were accepted. Apprise does the HTTP (Discord, e-mail, Matrix, ntfy, Telegram, json://)."""
+    import apprise
+
+    hub = apprise.Apprise()
+    for url in urls:
+        if not hub.add(url):
+            log.error("notify: an Apprise URL was refused (scheme %s)", url.split(":", 1)[0])
+            return False
+    return bool(hub.notify(title=title, body=body))
+
+
+def _settle_unknown_apprise(storage: Storage, now: datetime) -> None:
+    """Apprise notices left ``sending`` by a crash: their fate is unknown -> ``failed``."""
+    rows = notices(storage, "sending", "apprise")
+    if not rows:
+        return
+    with storage.db.atomic():
+        for r in rows:
+            _final(storage, r, "failed", now, last_error="fate unknown after a crash: not resent")
+    log.error("notify: %d Apprise notices of unknown fate marked failed", len(rows))
+
+
+def _send_apprise(storage: Storage, cfg: NotifyConfig, sender: Sender, now: datetime) -> list[int]:
+    groups: dict[str, tuple[tuple[str, ...], list[dict[str, Any]]]] = {}
+    for row in notices(storage, "pending", "apprise"):
+        username = str(row["recipient"])
+        if quiet_until(person_settings(storage, username, cfg), now, cfg.tz) is not None:
+            continue  # quiet hours: nothing but owls
+        found = cfg.apprise_source(username, _role(storage, username))
+        if found is None:
+            with storage.db.atomic():
+                _final(storage, row, "dropped", now, last_error="no Apprise URL for this person")
+            continue
+        group, source = found
+        urls = source.urls()
+        if not urls:
+            continue  # the variable or file is empty for now: wait
+        groups.setdefault(group, (urls, []))[1].append(row)
+    sent: list[int] = []
+    for group, (urls, rows) in groups.items():
+        items: list[Item] = []
+        keep: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        with storage.db.atomic():
+            for r in rows:
+                item = describe(storage, r, cfg, now)
+                if item is None:
+                    _final(storage, r, "dropped", now, last_error="no longer waiting")
+                    continue
+                keep.append(r)
+                if r["event_key"] not in seen:  # a shared channel hears each event once
+                    seen.add(r["event_key"])
+                    items.append(item)
+        if not keep:
+            continue
+        ids = [r["id"] for r in keep]
+        marks = ",".join("?" * len(ids))
+        claimed = storage.db.execute(
+            "update notices set status = 'sending', attempts = coalesce(attempts, 0) + 1, "
+            f"batch_key = ? where status = 'pending' and id in ({marks})",
+            [group, *ids],
+        ).rowcount
+        storage.db.conn.commit()
+        if claimed != len(ids):  # another pass took some: leave them to it
+            continue
+        names = sorted({str(r["recipient"]) for r in keep})
+        body = _render_items("notice_apprise.txt.j2", ", ".join(names), items, cfg)
+        crash_point("notice_before_apprise")
+        try:
+            ok = sender(urls, owl_subject(len(items)), body)
+        except Exception as exc:  # an Apprise plugin raising: counted as a failure
+            log.warning("notify: Apprise group %s raised %s", group, exc)
+            ok = False
+        with storage.db.atomic():
+            for r in keep:
+                r = {**r, "status": "sending", "attempts": int(r["attempts"] or 0) + 1}
+                if ok:
+                    _final(storage, r, "sent", now, batch_key=group)
+                elif r["attempts"] >= cfg.max_attempts:
+                    _final(storage, r, "failed", now, last_error="Apprise refused it")
+                else:
+                    storage.db.table("notices").update(
+                        r["id"], {"status": "pending", "last_error": "Apprise refused it"}
+                    )
+        if ok:
+            sent.extend(ids)
+            log.info("notify: Apprise group %s: %d notices sent", group, len(ids))
+        else:
+            log.warning("notify: Apprise group %s: not sent; will retry", group)
+    return sent
+
+
+def send_notices(
+    storage: Storage,
+    client: ForumClient | None,
+    cfg: NotifyConfig,
+    now: Callable[[], datetime],
+    board_id: int,
+    *,
+    sender: Sender = apprise_send,
+) -> list[int]:
+    """One pass of the outbox (see module docstring). Returns the notice ids sent.
+
+    ``client`` None: owls are not sent in this pass (a process without a forum login).
+
+    Raises:
+        LoginFailed: the bot cannot log in (as for declarations).
+    """
+    sent: list[int] = []
+    _settle_unknown_apprise(storage, now())
+    if client is not None:
+        try:
+            sent += _settle_batches(storage, client, now)
+            _batch_owls(storage, cfg, board_id, now())
+            sent += _settle_batches(storage, client, now)
+        except LoginFailed:
+            raise
+    sent += _send_apprise(storage, cfg, sender, now())
+    return sent
+
+
+__all__ = [
+    "Event",
+    "Sender",
+    "apprise_send",
+    "notices",
+    "owl_subject",
+    "queue_event",
+    "recipients",
+    "send_notices",
+]

@@ -1,0 +1,356 @@
+"""Notice settings: the ``[notify]`` table of the configuration and each person's own settings.
+
+The ``[notify]`` table (issue 18)::
+
+    [notify]
+    review_url = "https://arbitres.monforum.example"   # the review page, for the links
+    owl_gather_s = 900       # at most one owl per person per 15 minutes (gathered)
+    claim_limit_s = 7200     # a taken draft publishes by itself again after 2 hours
+    max_attempts = 5         # an Apprise notice failing this many times is "failed"
+    default_channels = ["owl", "apprise"]
+    [notify.referee]         # Apprise URLs of a role: "referee" or "admin"
+    urls_env = "FORUMBOT_NOTIFY_REFEREE"
+    [notify.admin]
+    urls_file = "/etc/forumbot/notify-admin.urls"
+    [notify.people.rita]     # one person's own URLs (e-mail, their ntfy topic)
+    urls_env = "FORUMBOT_NOTIFY_RITA"
+
+Apprise URLs carry secrets (webhook tokens, SMTP passwords): they never sit in the TOML. A
+table names an environment variable (``urls_env``: URLs separated by spaces, commas or new
+lines) or a file (``urls_file``: one URL per line, ``#`` comments; relative to the
+configuration file's folder). An inline ``urls`` is refused (:class:`NotifyConfigError`).
+
+Per person (table ``notify_settings``, set by ``forumbot users notify`` and the review page's
+"Mes notifications"): the channels (``owl``: a private message on the board, to the person's
+forum account ``forum_name``, default their username; ``apprise``: their own URLs, else their
+role's), and quiet hours ``HH:MM-HH:MM`` in the board's timezone during which nothing but owls
+is sent (an Apprise notice waits for their end).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from forumbot.storage import Storage, iso
+
+CHANNELS = ("owl", "apprise")
+ROLES = ("referee", "admin")
+_HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+class NotifyConfigError(Exception):
+    """The ``[notify]`` table or a person's setting is wrong (message names it)."""
+
+
+@dataclass(frozen=True)
+class UrlSource:
+    """Where a set of Apprise URLs comes from: an environment variable or a file."""
+
+    urls_env: str = ""
+    urls_file: str = ""
+
+    def urls(self, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+        """The URLs (empty when the variable is unset or the file is missing or empty).
+
+        Raises:
+            NotifyConfigError: the file exists but cannot be read.
+        """
+        env = os.environ if environ is None else environ
+        raw = ""
+        if self.urls_file:
+            path = Path(self.urls_file)
+            if path.exists():
+                try:
+                    raw = path.read_text(encoding="utf-8")
+                except OSError as exc:
+                    raise NotifyConfigError(f"cannot read {path}: {exc}") from exc
+                raw = "\n".join(line.split("#", 1)[0] for line in raw.splitlines())
+        elif self.urls_env:
+            raw = env.get(self.urls_env, "")
+        return tuple(u for u in re.split(r"[\s,]+", raw) if u)
+
+
+@dataclass(frozen=True)
+class NotifyConfig:
+    """The parsed ``[notify]`` table (see module docstring; durations in seconds).
+
+    Attributes:
+        review_url: base URL of the review page ("" = links are paths only).
+        timezone: the board's timezone (quiet hours, dates in notices).
+        owl_gather_s: at least this long between two owls to one person.
+        claim_limit_s: how long a taken draft holds back its auto-publication.
+        max_attempts: Apprise sends before a notice is ``failed``.
+        default_channels: channels of a person without settings.
+        roles: role -> URL source; people: username (casefolded) -> URL source.
+    """
+
+    review_url: str = ""
+    timezone: str = "Europe/Paris"
+    owl_gather_s: int = 900
+    claim_limit_s: int = 7200
+    max_attempts: int = 5
+    default_channels: tuple[str, ...] = ("owl", "apprise")
+    roles: Mapping[str, UrlSource] = field(default_factory=dict)
+    people: Mapping[str, UrlSource] = field(default_factory=dict)
+
+    @property
+    def tz(self) -> ZoneInfo:
+        """The board's timezone."""
+        return ZoneInfo(self.timezone)
+
+    def link(self, path: str) -> str:
+        """An absolute link to ``path`` on the review page (or the path alone)."""
+        return self.review_url.rstrip("/") + path
+
+    def apprise_source(self, username: str, role: str) -> tuple[str, UrlSource] | None:
+        """``(group, source)`` of the Apprise URLs for that person: their own
+        (``people:<name>``) or their role's (``role:<role>``); None when neither is set."""
+        own = self.people.get(username.casefold())
+        if own is not None:
+            return f"people:{username.casefold()}", own
+        if role in self.roles:
+            return f"role:{role}", self.roles[role]
+        return None
+
+
+def _source(table: object, where: str, base: Path) -> UrlSource:
+    if not isinstance(table, dict):
+        raise NotifyConfigError(f"{where} must be a table")
+    if "urls" in table:
+        raise NotifyConfigError(
+            f"{where}.urls: Apprise URLs carry secrets and never go in the TOML; "
+            "name an environment variable (urls_env) or a file (urls_file)"
+        )
+    unknown = set(table) - {"urls_env", "urls_file"}
+    if unknown:
+        raise NotifyConfigError(f"{where}.{sorted(unknown)[0]}: unknown setting")
+    env = table.get("urls_env", "")
+    file = table.get("urls_file", "")
+    if not isinstance(env, str) or not isinstance(file, str) or not (env or file):
+        raise NotifyConfigError(f"{where} needs urls_env or urls_file (a string)")
+    if file and not Path(file).is_absolute():
+        file = str(base / file)
+    return UrlSource(env, file)
+
+
+def _seconds(table: Mapping[str, object], key: str, default: int) -> int:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise NotifyConfigError(f"notify.{key} must be whole seconds >= 0, got {value!r}")
+    return value
+
+
+def parse_notify(
+    table: Mapping[str, object], timezone: str = "Europe/Paris", base_dir: str = ""
+) -> NotifyConfig:
+    """Parse a ``[notify]`` table (``Config.notify``; ``base_dir``: ``Config.config_dir``).
+
+    Raises:
+        NotifyConfigError: naming the bad setting (an inline ``urls`` included).
+    """
+    base = Path(base_dir or ".")
+    roles = {r: _source(table[r], f"notify.{r}", base) for r in ROLES if r in table}
+    people_table = table.get("people", {})
+    if not isinstance(people_table, dict):
+        raise NotifyConfigError("notify.people must be a table of [notify.people.<name>]")
+    people = {
+        str(name).casefold(): _source(t, f"notify.people.{name}", base)
+        for name, t in people_table.items()
+    }
+    known = {
+        "review_url",
+        "owl_gather_s",
+        "claim_limit_s",
+        "max_attempts",
+        "default_channels",
+        "people",
+        *ROLES,
+    }
+    for key in table:
+        if key not in known:
+            raise NotifyConfigError(f"notify.{key}: unknown setting")
+    channels = table.get("default_channels", ["owl", "apprise"])
+    if not isinstance(channels, list) or any(c not in CHANNELS for c in channels):
+        raise NotifyConfigError(f"notify.default_channels: a list of {', '.join(CHANNELS)}")
+    review_url = table.get("review_url", "")
+    if not isinstance(review_url, str):
+        raise NotifyConfigError("notify.review_url must be a URL")
+    attempts = _seconds(table, "max_attempts", 5)
+    return NotifyConfig(
+        review_url=review_url,
+        timezone=timezone,
+        owl_gather_s=_seconds(table, "owl_gather_s", 900),
+        claim_limit_s=_seconds(table, "claim_limit_s", 7200),
+        max_attempts=max(1, attempts),
+        default_channels=tuple(channels),
+        roles=roles,
+        people=people,
+    )
+
+
+def notify_config(config: Any) -> NotifyConfig:
+    """The :class:`NotifyConfig` of a :class:`forumbot.config.Config` (its ``notify`` table,
+    timezone and folder). Raises :class:`NotifyConfigError`."""
+    return parse_notify(
+        getattr(config, "notify", {}) or {},
+        getattr(config, "timezone", "Europe/Paris"),
+        getattr(config, "config_dir", ""),
+    )
+
+
+# -- per person ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PersonSettings:
+    """One person's notice settings.
+
+    Attributes:
+        username: the review page account.
+        forum_name: the board account owls go to.
+        channels: subset of :data:`CHANNELS`.
+        quiet_start, quiet_end: ``"HH:MM"`` in the board's timezone, or "" (no quiet hours).
+    """
+
+    username: str
+    forum_name: str
+    channels: tuple[str, ...]
+    quiet_start: str = ""
+    quiet_end: str = ""
+
+    @property
+    def quiet_text(self) -> str:
+        """``"22:00-07:30"`` or ""."""
+        return f"{self.quiet_start}-{self.quiet_end}" if self.quiet_start else ""
+
+
+def person_settings(storage: Storage, username: str, cfg: NotifyConfig) -> PersonSettings:
+    """The settings of ``username`` (defaults when none were set)."""
+    rows = list(
+        storage.db.table("notify_settings").rows_where("username = ? collate nocase", [username])
+    )
+    if not rows:
+        return PersonSettings(username, username, tuple(cfg.default_channels))
+    row = rows[0]
+    return PersonSettings(
+        username,
+        row["forum_name"] or username,
+        tuple(json.loads(row["channels_json"] or "[]")),
+        row["quiet_start"] or "",
+        row["quiet_end"] or "",
+    )
+
+
+def parse_quiet(text: str) -> tuple[str, str]:
+    """``"22:00-07:30"`` -> ``("22:00", "07:30")``; ``""`` or ``"-"`` -> no quiet hours.
+
+    Raises:
+        NotifyConfigError: not two ``HH:MM`` times, or both equal.
+    """
+    text = text.strip()
+    if text in ("", "-", "aucune", "none"):
+        return "", ""
+    parts = [p.strip() for p in text.split("-")]
+    if len(parts) != 2 or not all(_HHMM.match(p) for p in parts):
+        raise NotifyConfigError(f"quiet hours are HH:MM-HH:MM (e.g. 22:00-07:30), got {text!r}")
+    start, end = (f"{int(p.split(':')[0]):02d}:{p.split(':')[1]}" for p in parts)
+    if start == end:
+        raise NotifyConfigError("quiet hours must start and end at different times")
+    return start, end
+
+
+def set_person_settings(
+    storage: Storage,
+    username: str,
+    actor: str,
+    now: datetime,
+    *,
+    channels: tuple[str, ...] | None = None,
+    quiet: str | None = None,
+    forum_name: str | None = None,
+    cfg: NotifyConfig | None = None,
+) -> PersonSettings:
+    """Change ``username``'s settings (only the arguments given); audit-logged
+    (``notify.settings``). Returns the new settings.
+
+    Raises:
+        NotifyConfigError: unknown user, unknown channel, bad quiet hours, empty forum name.
+    """
+    cfg = cfg or NotifyConfig()
+    users = list(storage.db.table("users").rows_where("username = ? collate nocase", [username]))
+    if not users:
+        raise NotifyConfigError(f"no user {username!r}")
+    name = users[0]["username"]
+    before = person_settings(storage, name, cfg)
+    new_channels = before.channels if channels is None else tuple(dict.fromkeys(channels))
+    for c in new_channels:
+        if c not in CHANNELS:
+            raise NotifyConfigError(f"unknown channel {c!r} (expected {', '.join(CHANNELS)})")
+    start, end = (before.quiet_start, before.quiet_end) if quiet is None else parse_quiet(quiet)
+    forum = before.forum_name if forum_name is None else forum_name.strip()
+    if not forum or len(forum) > 100:
+        raise NotifyConfigError("the forum account name is 1 to 100 characters")
+    after = PersonSettings(name, forum, new_channels, start, end)
+    storage.db.table("notify_settings").upsert(
+        {
+            "username": name,
+            "forum_name": forum,
+            "channels_json": json.dumps(list(new_channels)),
+            "quiet_start": start,
+            "quiet_end": end,
+            "updated_by": actor,
+            "updated_at": iso(now),
+        },
+        pk="username",
+    )
+    storage.audit(
+        actor,
+        "notify.settings",
+        f"user:{name}",
+        {"channels": list(before.channels), "quiet": before.quiet_text, "forum": before.forum_name},
+        {"channels": list(new_channels), "quiet": after.quiet_text, "forum": forum},
+        now,
+    )
+    return after
+
+
+def quiet_until(settings: PersonSettings, now: datetime, tz: ZoneInfo) -> datetime | None:
+    """When ``now`` falls in the person's quiet hours (board timezone), the end of them
+    (aware, UTC-comparable); else None. A window like ``22:00-07:30`` spans midnight."""
+    if not settings.quiet_start:
+        return None
+    local = now.astimezone(tz)
+    start = time.fromisoformat(settings.quiet_start)
+    end = time.fromisoformat(settings.quiet_end)
+    t = local.time().replace(tzinfo=None)
+    day = local.date()
+    if start < end:
+        inside = start <= t < end
+        end_day = day
+    else:
+        inside = t >= start or t < end
+        end_day = day + timedelta(days=1) if t >= start else day
+    if not inside:
+        return None
+    return datetime.combine(end_day, end, tzinfo=tz)
+
+
+__all__ = [
+    "CHANNELS",
+    "NotifyConfig",
+    "NotifyConfigError",
+    "PersonSettings",
+    "UrlSource",
+    "notify_config",
+    "parse_notify",
+    "parse_quiet",
+    "person_settings",
+    "quiet_until",
+    "set_person_settings",
+]
