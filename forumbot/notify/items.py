@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.notify.settings import NotifyConfig
+from forumbot.publish.labels import rule_label
 from forumbot.storage import Storage
 
 KINDS = ("draft_waiting", "draft_held", "draft_claimed", "violation_waiting", "task_opened")
@@ -140,7 +141,7 @@ def describe(
             "une violation à confirmer ou rejeter",
             "",
             cfg.link(f"/violations?duel={duel['id']}"),
-            f"{facts.get('duellist')} : {facts.get('rule')}",
+            f"{facts.get('duellist')} : {rule_label(str(facts.get('rule') or ''))}",
         )
     if target_kind == "referee_task":
         rows = list(storage.db["referee_tasks"].rows_where("id = ?", [int(target_id)]))

@@ -41,3 +41,94 @@ def describe_modifier(mod: MagicModifier) -> str:
     if mod.kind == "duration_bonus":
         return f"{scope} : effets prolongés de {mod.value:+d} tour(s)"
     return f"{scope} : soins {mod.value:+d} PV"
+
+
+RULE_NAMES: dict[str, tuple[str, str]] = {
+    "resolution": ("résolution du tour", "turn resolution"),
+    "dice": ("dés", "dice"),
+    "spellbook": ("liste des sorts", "spell list"),
+    "deflect": ("déviation", "deflection"),
+    "ties": ("égalités", "ties"),
+    "damage": ("dégâts", "damage"),
+    "end": ("fin du duel", "end of the duel"),
+    "double_ko": ("double K.-O.", "double knock-out"),
+    "start": ("top de départ", "start signal"),
+    "cast_before_start": ("sort avant le top", "spell before the start"),
+    "repeated_spell": ("sort répété", "repeated spell"),
+    "reused_spell": ("sort réutilisé", "reused spell"),
+    "missing_spell": ("sort manquant", "missing spell"),
+    "unlisted_spell": ("sort hors liste", "unlisted spell"),
+    "unknown_spell": ("sort inconnu", "unknown spell"),
+    "spell_above_level": ("sort au-dessus du niveau", "spell above the year's level"),
+    "barred": ("attaque interdite", "attack barred"),
+    "barred_action": ("action interdite", "barred action"),
+    "barred_attacking_spell": ("sort d'attaque interdit", "barred attacking spell"),
+    "void_defense": ("défense sans attaque", "defense without attack"),
+    "no_floor": ("défense sans plancher", "defense without floor"),
+    "defense_modifier": ("modificateur de défense", "defense modifier"),
+    "extra_damage": ("dégâts supplémentaires", "extra damage"),
+    "shield": ("bouclier", "shield"),
+    "counter_spell": ("contre-sort", "counter-spell"),
+    "cancelled": ("sort annulé", "spell cancelled"),
+    "advantage": ("avantage", "advantage"),
+    "effects_expire": ("fin des effets", "effects expire"),
+    "effects_pending": ("effets en cours", "pending effects"),
+    "effects": ("effets", "effects"),
+    "override": ("décision de l'arbitre", "referee's decision"),
+    "initiative": ("initiative", "initiative"),
+    "initiative_not_cast": ("initiative sans sort", "initiative without a spell"),
+    "first_declaration": ("première déclaration", "first declaration"),
+    "second_declaration": ("deuxième déclaration", "second declaration"),
+    "defense": ("défense", "defense"),
+    "relaunch": ("relance", "relaunch"),
+    "dodge": ("esquive", "dodge"),
+    "undodgeable": ("sort inesquivable", "undodgeable spell"),
+    "riposte": ("riposte", "riposte"),
+    "riposte_failed": ("riposte manquée", "riposte failed"),
+    "cast": ("lancer de sort", "spell cast"),
+    "defender_cast": ("sort du défenseur", "defender's spell"),
+    "bet": ("pari", "bet"),
+    "invalid_bet": ("pari invalide", "invalid bet"),
+    "endure": ("subir", "endure"),
+    "no_action": ("aucune action", "no action"),
+    "heal": ("soin", "heal"),
+    "damage_over_time": ("dégâts sur la durée", "damage over time"),
+    "magic_type": ("type de magie", "magic type"),
+    "magic_types": ("types de magie", "magic types"),
+    "ward": ("protection", "ward"),
+    "short_post": ("message trop court", "short post"),
+    "late_edit": ("modification tardive", "late edit"),
+    "violation": ("violation", "violation"),
+    "three_violations": ("trois violations", "three violations"),
+    "reuse_memory": ("sorts déjà lancés", "spells already cast"),
+    "concede": ("abandon", "concession"),
+    "timeout": ("délai dépassé", "timeout"),
+    "move_alone": ("déplacement seul", "move alone"),
+    "double_target": ("double cible", "double target"),
+    "unknown_zone": ("zone inconnue", "unknown zone"),
+    "missing_target": ("cible manquante", "missing target"),
+    "missing_move": ("déplacement manquant", "missing move"),
+    "same_zone": ("même zone", "same zone"),
+    "creature": ("créature", "creature"),
+    "creature_ability": ("pouvoir de créature", "creature ability"),
+    "creature_missed": ("créature manquée", "creature missed"),
+    "mechanism": ("mécanisme", "mechanism"),
+    "reward": ("récompense", "reward"),
+    "item_used": ("objet utilisé", "item used"),
+    "item_taken": ("objet pris", "item taken"),
+    "knocked_out": ("hors de combat", "knocked out"),
+    "self_cast": ("sort sur soi", "self cast"),
+    "turn_closed": ("tour clos", "turn closed"),
+    "no_spell": ("aucun sort", "no spell"),
+}
+"""Rule ids and void reasons, by the last part of the id (``classic.repeated_spell`` ->
+``repeated_spell``): (French, English) names, for the review page and the notices."""
+
+
+def rule_label(rule: str, language: str = "fr") -> str:
+    """A rule id or void reason as players and referees read it (``repeated_spell`` ->
+    ``sort répété``); an unknown id is returned as is."""
+    names = RULE_NAMES.get(rule.rsplit(".", 1)[-1])
+    if names is None:
+        return rule
+    return names[0] if language == "fr" else names[1]

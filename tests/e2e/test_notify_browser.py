@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from forumbot.publish.poster import publish_due
+from forumbot.duels.publication import publish_due
 from forumbot.storage import open_storage
 from tests.e2e.test_web_browser import Page, Served, log_in, page, served  # noqa: F401
 

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
+from forumbot.duels.publication import publish_due
 from forumbot.notify.claims import ClaimError, release, take
 from forumbot.notify.job import NotifyJob
 from forumbot.notify.outbox import notices
@@ -26,7 +27,7 @@ from forumbot.notify.settings import (
     quiet_until,
     set_person_settings,
 )
-from forumbot.publish.poster import due_declarations, publish_due
+from forumbot.publish.poster import due_declarations
 from forumbot.web.users import assign_referee
 from tests.fakes.forum import ClubForum, Crash
 from tests.unit.web_scenario import Scenario, build
@@ -65,7 +66,7 @@ def test_the_duels_referee_gets_one_owl_with_everything_and_an_audit_row(
     # the violation goes to the admin, not to otto (who referees nothing)
     assert sorted(str(p["to"]) for p in pm.pms) == ["alice", "rita"]
     alice = next(p for p in pm.pms if p["to"] == "alice")
-    assert "Aurora Vexley : repeated_spell" in str(alice["message"])
+    assert "Aurora Vexley : sort répété" in str(alice["message"])
     audit = scanned_audit(scenario)
     assert {(a["recipient"], a["channel"], a["kind"]) for a in audit} == {
         ("rita", "owl", "draft_waiting"),

@@ -10,8 +10,8 @@ from datetime import timedelta
 import httpx
 import pytest
 
+from forumbot.duels.publication import publish_due
 from forumbot.notify.settings import NotifyConfig, person_settings
-from forumbot.publish.poster import publish_due
 from forumbot.web import create_app
 from forumbot.web.users import assign_referee
 from tests.unit.test_web_app import form_post, login
