@@ -24,12 +24,14 @@ from typing import Any
 import httpx
 
 from forumbot.club.jobs import Club, build_club
-from forumbot.config import Config
+from forumbot.config import Config, ConfigError
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.duels.publication import apply_published
 from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
+from forumbot.notify.job import NotifyJob
+from forumbot.notify.settings import NotifyConfigError
 from forumbot.publish.poster import OnPublished, publish_due
 from forumbot.storage import Storage, open_storage
 
@@ -110,9 +112,14 @@ def _two_against_two(bot: Bot) -> object:
     return bot.wired_club().two_against_two()
 
 
+def _notify(bot: Bot) -> object:
+    return bot.wired_notify().run()
+
+
 AFTER_POLL: tuple[AfterPoll, ...] = (
     ("registrations", _registrations),  # sign-ups, owls, rewards (issue 4)
     ("2v2", _two_against_two),  # two against two (issue 5): PM inbox, zone owls, rewards
+    ("notify", _notify),  # tell referees and admins what waits for them (issue 18)
 )
 """The club's jobs after each poll, in order."""
 
@@ -134,6 +141,7 @@ class Bot:
     after_poll: tuple[AfterPoll, ...] = AFTER_POLL
     on_published: OnPublished = apply_published
     club: Club | None = None
+    notify_job: NotifyJob | None = None
 
     def wired_club(self) -> Club:
         """The board's club (:func:`forumbot.club.jobs.build_club`), wired once: by
@@ -141,6 +149,19 @@ class Bot:
         if self.club is None:
             self.club = build_club(self.config, self.storage, self.client, self.referee, self.now)
         return self.club
+
+    def wired_notify(self) -> NotifyJob:
+        """The notify pass (:class:`forumbot.notify.job.NotifyJob`), wired once like the club.
+
+        Raises:
+            ConfigError: a bad ``[notify]`` table.
+        """
+        if self.notify_job is None:
+            try:
+                self.notify_job = NotifyJob.for_bot(self)
+            except NotifyConfigError as exc:
+                raise ConfigError(str(exc)) from exc
+        return self.notify_job
 
     def poll(self) -> list[PollReport]:
         """Poll every watched forum once (the scheduler's poll job)."""
@@ -263,4 +284,5 @@ def bootstrap(
         on_published=apply_published,
     )
     bot.wired_club()  # the desk's on_finished hook is on the referee from the start
+    bot.wired_notify()
     return bot

@@ -14,20 +14,20 @@ module             commands
 ``club``           leaderboard, duellists (set)
 ``pages``          parse-page, verify-dice, replay
 ``demo``           sandbox, demo
-(optional)         simulate, when ``forumbot/cli_simulate.py`` exists
+``simulate``       simulate (balance tables of a ruleset)
+``notify``         notify (list, send: the notices outbox), users notify
 =================  =========================================================
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import sys
 
 import click
 
-from forumbot.cli import club, demo, drafts, ops, pages, setup, web
+from forumbot.cli import club, demo, drafts, notify, ops, pages, setup, simulate, web
 from forumbot.cli._common import DEFAULT_CONFIG, ForumbotGroup
 
 __all__ = ["DEFAULT_CONFIG", "main"]
@@ -57,23 +57,7 @@ def main(verbose: bool) -> None:
     _setup_logging(verbose)
 
 
-for _module in (setup, drafts, demo, ops, web, club, pages):
+for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify):
     for _command in _module.COMMANDS:
         main.add_command(_command)
-
-
-def _optional_simulate() -> None:
-    """Register ``simulate`` from ``forumbot/cli_simulate.py`` (its ``simulate`` click
-    command) when that module exists; nothing otherwise."""
-    try:
-        module = importlib.import_module("forumbot.cli_simulate")
-    except ModuleNotFoundError as exc:
-        if exc.name != "forumbot.cli_simulate":
-            raise  # the module exists but one of its imports is missing: show it
-        return
-    command = getattr(module, "simulate", None)
-    if isinstance(command, click.Command):
-        main.add_command(command, "simulate")
-
-
-_optional_simulate()
+web.users.add_command(notify.users_notify)

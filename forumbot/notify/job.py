@@ -3,7 +3,7 @@
 Wiring (the lead's, see the module's users): ``NotifyJob.for_bot(bot)`` once at bootstrap,
 then ``job.run()`` as an APScheduler interval job (e.g. every ``publish_interval_s``), after
 the poll job in the same single worker thread (it shares the bot's SQLite connection and
-forum client). ``forumbot notify send`` (or ``python -m forumbot.cli_notify send -c
+forum client). ``forumbot notify send`` (or ``python -m forumbot notify send -c
 forumbot.toml``, which the crash tests run) does one pass.
 
 Crash points (:func:`forumbot.publish.poster.crash_point`, ``FORUMBOT_CRASH_POINT``):

@@ -1,7 +1,7 @@
 """Issue 18: the owl telling a referee that a draft waits arrives on the sandbox board exactly
 once across a ``kill -9`` between queueing it and sending it. The sandbox board (phpBB, real
 HTTP) runs in this test process; the notify pass runs as a real subprocess
-(``python -m forumbot.cli_notify send``) SIGKILLed at a crash point, then run again without it."""
+(``python -m forumbot notify send``) SIGKILLed at a crash point, then run again without it."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ def run_job(tmp: Path, crash: str | None) -> int:
         env["FORUMBOT_CRASH_POINT"] = crash
     with open(tmp / "job.log", "ab") as log:
         done = subprocess.run(
-            [sys.executable, "-m", "forumbot.cli_notify", "send", "-c", str(tmp / "forumbot.toml")],
+            [sys.executable, "-m", "forumbot", "notify", "send", "-c", str(tmp / "forumbot.toml")],
             cwd=tmp,
             env=env,
             stdout=log,

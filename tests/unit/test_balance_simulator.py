@@ -11,7 +11,7 @@ from xml.etree import ElementTree
 import pytest
 from click.testing import CliRunner
 
-from forumbot.cli_simulate import simulate as simulate_command
+from forumbot.cli.simulate import simulate as simulate_command
 from rules import parse_ruleset, ruleset_path
 from rules.balance import (
     compare,

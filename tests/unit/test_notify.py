@@ -291,7 +291,7 @@ def test_a_claim_runs_out_after_the_longer_limit(scenario: Scenario) -> None:
 def test_users_notify_command_sets_and_shows_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 
-    from forumbot.cli_notify import users_notify
+    from forumbot.cli.notify import users_notify
     from forumbot.storage import open_storage
     from forumbot.web.users import add_user
 

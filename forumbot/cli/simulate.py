@@ -67,3 +67,6 @@ def simulate(ruleset_file: str | None, duels: int, seed: int, other_file: str | 
 
 
 __all__ = ["simulate"]
+
+
+COMMANDS = (simulate,)

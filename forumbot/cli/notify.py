@@ -1,19 +1,13 @@
 """``forumbot users notify`` and ``forumbot notify``: notice settings and the outbox (issue 18).
 
-Registered by :mod:`forumbot.cli` (two lines at its end)::
-
-    from forumbot.cli_notify import notify_group, users_notify
-    users.add_command(users_notify)
-    main.add_command(notify_group)
-
 Commands:
 
 - ``forumbot users notify NAME [--channels owl,apprise] [--quiet 22:00-07:30]
   [--forum-name "Rita Skeeter"]``: show, or change, a person's channels, quiet hours (board
   timezone; ``--quiet -`` removes them) and the forum account their owls go to;
 - ``forumbot notify list [--status pending]``: the notices outbox;
-- ``forumbot notify send``: one pass (scan, then send; logs in to the board); also
-  ``python -m forumbot.cli_notify send -c forumbot.toml`` before the lead registers it.
+- ``forumbot notify send``: one pass (scan, then send; logs in to the board); ``forumbot run``
+  runs the same pass on its own schedule.
 """
 
 from __future__ import annotations
@@ -137,10 +131,7 @@ def notify_send(config_path: str) -> None:
     click.echo(f"{len(sent)} notices sent")
 
 
-__all__ = ["notify_group", "users_notify"]
+COMMANDS = (notify_group,)
+"""``users notify`` is attached to the ``users`` group by :mod:`forumbot.cli`."""
 
-if __name__ == "__main__":  # python -m forumbot.cli_notify send -c forumbot.toml
-    import logging
-
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    notify_group()
+__all__ = ["COMMANDS", "notify_group", "users_notify"]
