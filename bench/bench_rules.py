@@ -207,7 +207,8 @@ def main() -> int:
         print(
             f"{name:8} with trail {now[f'{name}.trail.cpu']:9,.0f} turns/s CPU"
             f" ({now[f'{name}.trail.wall']:9,.0f} wall);"
-            f" without {now[f'{name}.no_trail.cpu']:9,.0f} turns/s CPU ({now[f'{name}.no_trail.wall']:9,.0f} wall)"
+            f" without {now[f'{name}.no_trail.cpu']:9,.0f} turns/s CPU"
+            f" ({now[f'{name}.no_trail.wall']:9,.0f} wall)"
             f"  target >= {target:,} without: {'ok' if hit else 'MISSED'}"
         )
         if best:
