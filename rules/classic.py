@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from rules.classic_fast import resolve_fast
 from rules.classic_reading import (
     _Cast,
     _check_dice,
@@ -88,7 +89,8 @@ def resolve_classic_turn(
             repeated_spell works normally; a waived unlisted_spell gives no advantage and
             attacks as a damage-only spell).
         trail: False when nobody reads the rule trail: the outcome's ``trail`` is empty,
-            everything else identical.
+            everything else identical (the common case then runs
+            :func:`rules.classic_fast.resolve_fast`).
 
     Returns:
         The :class:`TurnOutcome`, whose ``state`` has ``turn`` increased by one (unchanged
@@ -100,6 +102,10 @@ def resolve_classic_turn(
             (rule ``"classic.dice"``), unknown or ill-typed override key
             (``"referee.override"``).
     """
+    if not trail and not overrides and not waived:
+        fast = resolve_fast(state, posts, dice, ruleset)
+        if fast is not None:
+            return fast
     cfg = ClassicSettings.from_ruleset(ruleset)
     if state.ruleset != ruleset.name:
         raise RuleError("ruleset", f"state uses {state.ruleset!r}, not {ruleset.name!r}")

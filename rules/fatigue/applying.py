@@ -166,12 +166,23 @@ def _apply(
     )
 
 
+_MODIFIERS: dict[tuple[int, tuple[str, ...]], tuple[object, list[tuple[str, MagicModifier]]]] = {}
+
+
 def _modifiers(ctx: _Ctx, who: DuellistState) -> list[tuple[str, MagicModifier]]:
-    """(magic type key, modifier) pairs of ``who``'s magic types, in file order."""
+    """(magic type key, modifier) pairs of ``who``'s magic types, in file order (read once
+    per ruleset object and magic types; callers do not change the list)."""
+    key = (id(ctx.ruleset), who.magic_types)
+    found = _MODIFIERS.get(key)
+    if found is not None and found[0] is ctx.ruleset:
+        return found[1]
     out: list[tuple[str, MagicModifier]] = []
     for t in who.magic_types:
         mtype = ctx.ruleset.magic_type(t)
         out.extend((mtype.key, m) for m in mtype.modifiers)
+    if len(_MODIFIERS) >= 4096:
+        _MODIFIERS.clear()
+    _MODIFIERS[key] = (ctx.ruleset, out)
     return out
 
 

@@ -219,28 +219,53 @@ def _opponent(state: DuelState, name: str) -> DuellistState:
     return next(d for d in state.duellists if d.name != name)
 
 
+# What the engine reads of a spell's effects, read once per spell object (issue 17: the
+# turn reads them several times, the simulator's policies for every spell of the book).
+# Keyed by id() with the spell kept, so a key is never reused by another object.
+_SPELL_FACTS: dict[int, tuple[Spell, int, str | None, bool, bool]] = {}
+
+
+def _facts_of(spell: Spell) -> tuple[Spell, int, str | None, bool, bool]:
+    """(spell, base damage, family, undodgeable, targets the opponent)."""
+    found = _SPELL_FACTS.get(id(spell))
+    if found is not None and found[0] is spell:
+        return found
+    effects = spell.effects
+    facts = (
+        spell,
+        sum(e.amount for e in effects if isinstance(e, PvDamage)),
+        next((e.family for e in effects if isinstance(e, SpellFamily)), None),
+        any(isinstance(e, Undodgeable) for e in effects),
+        any(
+            isinstance(e, PvDamage)
+            or (
+                isinstance(e, NoDodge | NoAttack | DamageOverTime | Ward)
+                and getattr(e, "applies", "target") == "target"
+            )
+            for e in effects
+        ),
+    )
+    if len(_SPELL_FACTS) >= 4096:
+        _SPELL_FACTS.clear()
+    _SPELL_FACTS[id(spell)] = facts
+    return facts
+
+
 def _base_damage(spell: Spell) -> int:
-    return sum(e.amount for e in spell.effects if isinstance(e, PvDamage))
+    return _facts_of(spell)[1]
 
 
 def _family(spell: Spell) -> str | None:
-    return next((e.family for e in spell.effects if isinstance(e, SpellFamily)), None)
+    return _facts_of(spell)[2]
 
 
 def _undodgeable(spell: Spell) -> bool:
-    return any(isinstance(e, Undodgeable) for e in spell.effects)
+    return _facts_of(spell)[3]
 
 
 def _targets_opponent(spell: Spell) -> bool:
     """True when the spell acts on the opponent (damage or a target's effect)."""
-    return any(
-        isinstance(e, PvDamage)
-        or (
-            isinstance(e, NoDodge | NoAttack | DamageOverTime | Ward)
-            and getattr(e, "applies", "target") == "target"
-        )
-        for e in spell.effects
-    )
+    return _facts_of(spell)[4]
 
 
 def _spell_source(ctx: _Ctx, name: str | None) -> str | None:

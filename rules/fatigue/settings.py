@@ -115,8 +115,22 @@ class MagicModifier:
     def concerns(self, family: str | None) -> bool:
         """True when the modifier applies to a spell of ``family`` (None: no family)."""
         return self.family == "*" or (
-            family is not None and fold_name(family) == fold_name(self.family)
+            family is not None and _folded(family) == _folded(self.family)
         )
+
+
+# Family names folded once (issue 17: ``concerns`` runs for every modifier of every landed
+# spell); a ruleset has a handful of families.
+_FOLDED: dict[str, str] = {}
+
+
+def _folded(name: str) -> str:
+    found = _FOLDED.get(name)
+    if found is None:
+        if len(_FOLDED) >= 4096:
+            _FOLDED.clear()
+        found = _FOLDED[name] = fold_name(name)
+    return found
 
 
 @dataclass(frozen=True)

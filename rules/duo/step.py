@@ -1,0 +1,298 @@
+"""The bookkeeping of one :func:`rules.duo.engine.resolve_duo_step` call: referee overrides,
+state helpers, 2v2 violations, and the 1v1 engine run on two duellists (exchanges).
+
+Split out of ``rules.duo.engine`` (issue 17). :class:`_StepCore` is extended by
+:class:`rules.duo.world._WorldStep` (creatures, mechanisms, items, moves) and
+:class:`rules.duo.turn._Step` (one post, the end of the turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
+from typing import Literal, cast
+
+from rules.duo.environment import Environment
+from rules.duo.outcome import _EXCHANGE_FIELDS, CREATURE_SOURCE, Draw, Event
+from rules.duo.settings import DuoSettings
+from rules.duo.state import DuoState, PendingAttack
+from rules.errors import RuleError
+from rules.fatigue.effects import DamageOverTime
+from rules.fatigue.engine import OverrideValue, PostFacts, resolve_fatigue_step
+from rules.fatigue.settings import FatigueRuleset
+from rules.model import AttackResult, DuellistState, DuelState, TurnOutcome, TurnPost, Violation
+from rules.trail import OVERRIDE_RULE, TrailBuilder
+
+
+class _StepCore:
+    """Bookkeeping of one :func:`resolve_duo_step` call (never escapes it)."""
+
+    def __init__(
+        self,
+        state: DuoState,
+        ruleset: FatigueRuleset,
+        env: Environment,
+        settings: DuoSettings,
+        draw: Draw,
+        waived: Collection[tuple[str, str]],
+        confirmed: Collection[tuple[str, str]],
+        facts: Mapping[int, PostFacts],
+        overrides: Mapping[tuple[str, str], OverrideValue],
+        posters: Collection[str],
+    ) -> None:
+        self.s = state
+        self.rs = ruleset
+        self.env = env
+        self.cfg = settings
+        self.draw = draw
+        self.waived = set(waived)
+        self.confirmed = set(confirmed)
+        self.facts = facts
+        self.attacks: list[AttackResult] = []
+        self.violations: list[Violation] = []
+        self.events: list[Event] = []
+        self.entered: list[tuple[str, str]] = []
+        self.attempts: list[tuple[str, str, int]] = []
+        self.trail: list[object] = []
+        self.dice: dict[int, tuple[int, ...]] = {}
+        self.overrides = dict(overrides)
+        self.used: set[tuple[str, str]] = set()
+        self.settled: set[tuple[str, str]] = set()
+        self.posters = set(posters)
+
+    # -- referee overrides ----------------------------------------------------------------
+    def note(self, quantity: str, value: int | bool, detail: str) -> None:
+        """A trail entry decided by the 2v2 engine itself (creature hits)."""
+        builder = TrailBuilder({})
+        builder.add(quantity, value, "duo.creature", detail, source=CREATURE_SOURCE)
+        self.trail.extend(builder.entries())
+
+    def take(self, name: str, fld: str, computed: OverrideValue) -> OverrideValue:
+        """The referee's value for ``name.fld`` when given (recorded in the trail as
+        ``referee.override``), else ``computed``."""
+        key = (name, fld)
+        if key not in self.overrides:
+            return computed
+        self.used.add(key)
+        value = self.overrides[key]
+        builder = TrailBuilder({})
+        builder.override(f"{name}.{fld}", computed, value)
+        self.trail.extend(builder.entries())
+        return value
+
+    def rolled(self, name: str, values: tuple[int, ...]) -> tuple[int, ...]:
+        """The die of ``name``'s post in this step, the referee's ``die`` when given."""
+        if (name, "die") not in self.overrides or not values:
+            return values
+        die = int(self.take(name, "die", values[0]))
+        if not 1 <= die <= self.rs.dice_faces:
+            raise RuleError("fatigue.dice", f"{name}.die override: a d6 shows 1..6, got {die}")
+        return (die, *values[1:])
+
+    def settle(self) -> None:
+        """Apply the referee's ``points`` (duellists' PV, creatures' PV left) after the step;
+        recorded in the trail the first time only (a later call re-applies them silently)."""
+        for d in self.s.duel.duellists:
+            key = (d.name, "points")
+            if key in self.overrides:
+                value = int(self.overrides[key])
+                if key not in self.settled:
+                    self.take(d.name, "points", d.points)
+                    self.settled.add(key)
+                self.put(replace(d, points=value))
+        for c in self.env.creatures:
+            key = (c.key, "points")
+            if key in self.overrides:
+                value = int(self.overrides[key])
+                if value > 0 and any(k == c.key for k, _ in self.s.defeated):
+                    raise RuleError(
+                        OVERRIDE_RULE,
+                        f"{c.key}.points: {c.name} is defeated in this step and its reward "
+                        "drawn; to keep it standing, set the hit's damage or landed instead",
+                    )
+                if key not in self.settled:
+                    self.take(c.key, "points", self.s.creature_pv(c.key))
+                    self.settled.add(key)
+                    if value == 0 and not any(k == c.key for k, _ in self.s.defeated):
+                        # the referee puts it out of the fight: no reward (none was drawn)
+                        self.s = replace(self.s, defeated=self.s.defeated + ((c.key, ""),))
+                        self.events.append(Event("creature_down", None, c.name, "referee"))
+                self.s = replace(
+                    self.s,
+                    creatures=tuple((k, value if k == c.key else v) for k, v in self.s.creatures),
+                )
+
+    def fatigue_step(
+        self,
+        sub: DuelState,
+        posts: Sequence[TurnPost],
+        dice: Mapping[int, Sequence[int]],
+        names: Collection[str],
+        waived: Collection[tuple[str, str]],
+        confirmed: Collection[tuple[str, str]],
+        facts: Mapping[int, PostFacts] | None,
+        voided: Mapping[int, str] | None = None,
+    ) -> TurnOutcome:
+        """:func:`resolve_fatigue_step` with the referee's overrides of ``names`` (the
+        duellists whose changes are kept) that this exchange computes: the 1v1 engine runs
+        with ``strict_overrides=False`` and the ones it applied (its trail's
+        ``"referee.override"`` entries) count as used; one never used in the whole step is
+        refused by :func:`resolve_duo_step`."""
+        offered = {
+            k: v
+            for k, v in self.overrides.items()
+            if k[0] in names
+            and k[1] in _EXCHANGE_FIELDS
+            and not (k[1] == "die" and k[0] in self.posters)
+        }
+        out = resolve_fatigue_step(
+            sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed, facts=facts,
+            overrides={f"{n}.{f}": v for (n, f), v in offered.items()}, strict_overrides=False,
+            voided=voided,
+        )  # fmt: skip
+        applied = {t.quantity for t in out.trail if t.rule == OVERRIDE_RULE}
+        self.used.update(k for k in offered if f"{k[0]}.{k[1]}" in applied)
+        return out
+
+    # -- state helpers --------------------------------------------------------------------
+    def member(self, name: str) -> DuellistState:
+        return self.s.duel.duellist(name)
+
+    def put(self, *updated: DuellistState) -> None:
+        by = {d.name: d for d in updated}
+        duel = self.s.duel
+        self.s = replace(
+            self.s, duel=replace(duel, duellists=tuple(by.get(d.name, d) for d in duel.duellists))
+        )
+
+    def points(self, name: str, delta: int) -> None:
+        d = self.member(name)
+        self.put(replace(d, points=d.points + delta))
+
+    # -- violations of 2v2 ----------------------------------------------------------------
+    def violation(self, name: str, rule: str, post_id: int, evidence: str) -> str:
+        """Record a 2v2 violation; returns its status (``off`` when not reported)."""
+        base = self.cfg.status(rule)
+        if base == "off":
+            return "off"
+        status: str = base
+        if (name, rule) in self.waived:
+            status = "waived"
+        elif base == "proposed" and (name, rule) in self.confirmed:
+            status = "applied"
+        penalty = int(self.rs.setting("violation_penalty"))
+        v = Violation(
+            duellist=name,
+            rule=rule,
+            post_id=post_id,
+            evidence=evidence,
+            penalty=penalty,
+            status=cast(Literal["proposed", "applied", "waived"], status),
+            proposal=f"-{penalty} PV" if status == "proposed" else None,
+        )
+        self.violations.append(v)
+        d = self.member(name)
+        self.put(
+            replace(
+                d,
+                violations=d.violations + (v,),
+                points=d.points - (penalty if status == "applied" else 0),
+            )
+        )
+        return status
+
+    # -- the 1v1 engine on two duellists -----------------------------------------------------
+    def _sub_member(self, name: str) -> DuellistState:
+        d = self.member(name)
+        return replace(d, effects=tuple(e for e in d.effects if not isinstance(e, DamageOverTime)))
+
+    def exchange(
+        self,
+        a: str,
+        b: str,
+        pending: TurnPost | None,
+        post: TurnPost | None,
+        *,
+        poster: str,
+        keep: Collection[str] | None = None,
+        close: bool = True,
+        voided: Mapping[int, str] | None = None,
+    ) -> AttackResult | None:
+        """Run the 1v1 engine between ``a`` (initiator) and ``b``: an initiative (``post``
+        without ``pending``), a defense (both) or an undefended resolution (``pending`` only;
+        with ``close`` an initiative is resolved undefended at once). Merges PV, violations,
+        reuse memory and new effects of the duellists in ``keep`` (default both). When ``b``
+        is not kept it is a stand-in (a self cast, a creature, the scenery): the exchange is
+        not declared as an attack on it. ``voided``: post id -> reason, spells with no effect
+        (a forbidden double target in a defense post). Returns the initiator's AttackResult."""
+        names = (a, b)
+        other = self._sub_member(b)
+        if keep is not None and b not in keep:  # a stand-in: never a knocked-out one, which
+            # would end the 1v1 exchange before it starts (a self heal with the teammate down)
+            other = replace(other, points=max(other.points, 1))
+        sub = DuelState(
+            ruleset=self.s.duel.ruleset,
+            turn=self.s.duel.turn,
+            started=True,
+            duellists=(self._sub_member(a), other),
+            pending=(pending,) if pending is not None else (),
+        )
+        waived = {p for p in self.waived if p[0] in names}
+        confirmed = {p for p in self.confirmed if p[0] in names}
+        posts = [post] if post is not None else []
+        dice = {p.post_id: p.dice for p in posts if p.dice is not None}
+        kept = set(names if keep is None else keep)
+        out = self.fatigue_step(sub, posts, dice, kept, waived, confirmed, self.facts, voided)
+        attacks = list(out.attacks)
+        self.trail.extend(out.trail)
+        violations = list(out.violations)
+        if post is not None and pending is None and close and out.state.pending:
+            again = self.fatigue_step(out.state, [], {}, kept, waived, confirmed, None)
+            attacks = list(again.attacks)
+            self.trail.extend(again.trail)
+            known = {(v.duellist, v.rule, v.post_id) for v in violations}
+            violations += [
+                v for v in again.violations if (v.duellist, v.rule, v.post_id) not in known
+            ]
+            out = again
+        for p in posts:
+            self.dice[p.post_id] = tuple(p.dice or ())
+        keep = set(names if keep is None else keep)
+        self.violations.extend(v for v in violations if v.duellist in keep)
+        merged = []
+        for d in out.state.duellists:
+            if d.name not in keep:
+                continue
+            mine = self.member(d.name)
+            merged.append(
+                replace(
+                    mine,
+                    points=d.points,
+                    violations=d.violations,
+                    spells_used_on=d.spells_used_on,
+                    last_spell=d.last_spell if d.name == poster else mine.last_spell,
+                )
+            )
+        self.put(*merged)
+        stand_in = b not in keep  # b only lends the 1v1 engine an opponent (self, creature...)
+        for att in attacks:
+            if att.void_reason != "pending" and not stand_in:
+                self.attacks.append(att)
+            for e in att.effects_applied:
+                carrier = (
+                    att.defender if getattr(e, "applies", "target") == "target" else att.attacker
+                )
+                if carrier in keep:
+                    self.s = replace(self.s, incoming=self.s.incoming + ((carrier, e),))
+        return attacks[0] if attacks else None
+
+    def resolve_pending(
+        self, p: PendingAttack, defense: TurnPost | None, *, void_defense: str | None = None
+    ) -> None:
+        """Resolve a waiting initiative with ``defense`` (None: undefended). ``void_defense``
+        (a reason) makes the defense post's spell void; its bet and dodge still count."""
+        self.s = replace(self.s, pending=tuple(x for x in self.s.pending if x != p))
+        voided = {defense.post_id: void_defense} if defense is not None and void_defense else None
+        self.exchange(
+            p.attacker, p.target, p.post, defense, poster=p.target, close=False, voided=voided
+        )

@@ -1,0 +1,232 @@
+"""One 2v2 post read and resolved (defense, initiative, undefended cast, target rules), and
+the end of a turn (waiting initiatives, missing moves, creatures' abilities, effects).
+
+Split out of ``rules.duo.engine`` (issue 17).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.duo.opening import Target, resolve_target
+from rules.duo.outcome import DuoPost, Event
+from rules.duo.state import PendingAttack
+from rules.duo.world import _WorldStep
+from rules.fatigue.effects import DamageOverTime
+from rules.model import TurnPost
+
+
+class _Step(_WorldStep):
+    """Bookkeeping of one :func:`rules.duo.engine.resolve_duo_step` call (never escapes it)."""
+
+    # -- one post --------------------------------------------------------------------------
+    def post(self, dp: DuoPost) -> None:
+        post = dp.post
+        me = post.duellist
+        if not self.s.active(me) or me in self.s.posted:
+            self.events.append(Event("extra_post", me, None, str(post.post_id)))
+            return
+        target = resolve_target(post.target, me, self.s, self.env)
+        declared = post.kind or ("cast" if (post.spell or post.spell_text) else None)
+        if dp.use_item:
+            self.use_item(me, dp.use_item, post, target)
+        incoming = [p for p in self.s.pending if p.target == me]
+        defended: PendingAttack | None = None
+        if incoming and declared in ("dodge", "dodge_riposte"):
+            defended = next(
+                (p for p in incoming if target.kind == "duellist" and p.attacker == target.key),
+                incoming[0],
+            )
+        elif incoming and declared == "cast":
+            aimed = target.key if target.kind == "duellist" else None
+            if target.kind == "none":
+                aimed = incoming[0].attacker
+            defended = next((p for p in incoming if p.attacker == aimed), None)
+        for p in incoming:
+            if p is not defended:
+                self.resolve_pending(p, None)
+        if defended is not None:
+            # seed 001: "Ne peut pas viser directement A1 car déjà visé par B2": a forbidden
+            # double target in a defense post is void (duo.toml double_target_effect), as in
+            # an initiative; the defense's dodge still counts.
+            allowed = self.record_target(me, defended.attacker, post, direct=declared != "dodge")
+            self.resolve_pending(defended, post, void_defense=None if allowed else "double_target")
+        elif declared is None and not post.spell_text:
+            if dp.move_to or dp.use_item:
+                if not dp.use_item and not self.no_legal_action(me, bool(incoming)):
+                    self.violation(me, "move_alone", post.post_id, "a move with no other action")
+            else:
+                self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+        elif declared in ("dodge", "dodge_riposte"):
+            self.events.append(Event("nothing_to_dodge", me, None, declared))
+        else:
+            self.cast(me, post, target)
+        if dp.move_to:
+            self.move(me, dp.move_to, post.post_id)
+        d = self.member(me)
+        self.put(replace(d, last_action=declared))
+        self.s = replace(
+            self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (post.post_id,)
+        )
+
+    def cast(self, me: str, post: TurnPost, target: Target) -> None:
+        if target.kind == "none":
+            near = [n for n in self.s.opponents(me) if n in self.s.in_zone(self.s.zone_of(me))]
+            if len(near) == 1:
+                target = Target("duellist", near[0])
+            else:
+                self.violation(
+                    me, "missing_target", post.post_id,
+                    f"no 'Cible :' line and {len(near)} opponents in reach",
+                )  # fmt: skip
+                target = Target("scenery", "")
+        if target.kind == "duellist" and target.key is not None:
+            victim = target.key
+            if not self.record_target(me, victim, post, direct=True):
+                return
+            if victim in self.s.posted or not self.s.active(victim):
+                self.exchange(me, victim, None, post, poster=me)
+            else:
+                self.exchange(me, victim, None, post, poster=me, close=False)
+                kept = replace(post, dice=self.dice.get(post.post_id))
+                self.s = replace(
+                    self.s, pending=self.s.pending + (PendingAttack(me, victim, kept),)
+                )
+                self.events.append(Event("pending", me, victim))
+        elif target.kind == "self":
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me})
+            self.events.append(Event("self_cast", me, me, post.spell or ""))
+        elif target.kind == "creature" and target.key is not None:
+            self.hit_creature(me, target.key, post)
+        elif target.kind == "mechanism" and target.key is not None:
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+            mech = self.env.mechanism(target.key)
+            if any(k == mech.key for k, _ in self.s.solved):
+                self.events.append(Event("scenery", me, mech.name, "already solved"))
+            else:
+                self.attempts.append((me, mech.key, post.post_id))
+                self.events.append(Event("mechanism_attempt", me, mech.name, mech.solution))
+        elif target.kind == "item" and target.key is not None:
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+            item = self.env.item(target.key)
+            if item.key in self.s.items_left and item.zone == self.s.zone_of(me):
+                self.s = replace(
+                    self.s,
+                    items_left=tuple(k for k in self.s.items_left if k != item.key),
+                    inventory=self.s.inventory + ((me, item.key),),
+                )
+                self.events.append(Event("item_taken", me, item.name, item.found))
+            else:
+                self.events.append(Event("scenery", me, item.name, "not here"))
+        else:
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+            self.events.append(Event("scenery", me, target.key or "le décor", post.spell or ""))
+
+    def record_target(self, me: str, victim: str, post: TurnPost, *, direct: bool) -> bool:
+        """Note a direct target; False when it is a forbidden ``double_target`` (void)."""
+        if not direct:
+            return True
+        mate = self.s.teammate(me)
+        if victim in self.s.opponents(me) and (mate, victim) in self.s.targeted:
+            zone = self.s.zone_of(victim)
+            here = self.s.in_zone(zone)
+            lone = me in here and mate in here and self.s.teammate(victim) not in here
+            if lone or self.s.all_together():
+                why = (
+                    f"{victim} is alone in the zone with {me} and {mate}"
+                    if lone
+                    else "all four share a zone"
+                ) + f"; {mate} already targeted {victim} this turn"
+                status = self.violation(me, "double_target", post.post_id, why)
+                if status not in ("waived", "off"):
+                    self.events.append(Event("double_target", me, victim))
+                    return False
+        self.s = replace(self.s, targeted=self.s.targeted + ((me, victim),))
+        return True
+
+    # -- end of turn ----------------------------------------------------------------------
+    def close_turn(self) -> None:
+        for p in list(self.s.pending):
+            self.resolve_pending(p, None)
+        order = list(self.s.posted)
+        ids = dict(zip(self.s.posted, self.s.posted_ids, strict=True))
+        for duo in self.s.duos:
+            alive = [n for n in duo if n in order]
+            if not alive or any(n in self.s.movers for n in duo):
+                continue
+            blamed = max(alive, key=order.index)
+            self.violation(
+                blamed, "missing_move", ids[blamed],
+                f"nobody of {duo[0]} & {duo[1]} moved this turn",
+            )  # fmt: skip
+        for c in self.env.creatures:
+            left = self.s.creature_pv(c.key)
+            if left <= 0:
+                continue
+            if c.ability.kind == "aura":
+                for n in self.s.in_zone(c.zone):
+                    self.points(n, -c.ability.amount)
+                    self.events.append(
+                        Event("creature_ability", n, c.name, c.ability.name, c.ability.amount)
+                    )
+            elif c.ability.kind == "regenerate" and left < c.pv:
+                healed = min(c.pv, left + c.ability.amount)
+                self.s = replace(
+                    self.s,
+                    creatures=tuple((k, healed if k == c.key else v) for k, v in self.s.creatures),
+                )
+                self.events.append(
+                    Event("creature_ability", None, c.name, c.ability.name, healed - left)
+                )
+        updated = []
+        for d in self.s.duel.duellists:
+            dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
+            if dot:
+                self.events.append(Event("damage_over_time", d.name, None, "", dot))
+            running = [replace(e, duration=e.duration - 1) for e in d.effects if e.duration > 1]
+            for n, e in self.s.incoming:
+                if n != d.name:
+                    continue
+                same = next(
+                    (i for i, o in enumerate(running) if (o.kind, o.source) == (e.kind, e.source)),
+                    None,
+                )
+                if same is None:
+                    running.append(e)
+                elif running[same].duration < e.duration:
+                    running[same] = e
+            updated.append(replace(d, points=d.points - dot, effects=tuple(running)))
+        self.put(*updated)
+        self.s = replace(
+            self.s,
+            duel=replace(self.s.duel, turn=self.s.duel.turn + 1),
+            incoming=(),
+            posted=(),
+            posted_ids=(),
+            movers=(),
+            targeted=(),
+        )
+        self.events.append(Event("turn_closed", None, None, str(self.s.duel.turn)))
+
+    def end(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], bool]:
+        limit = int(self.rs.setting("violations_to_lose"))
+        lost = []
+        for i, duo in enumerate(self.s.duos):
+            members = [self.member(n) for n in duo]
+            down = all(m.points <= 0 for m in members)
+            three = any(
+                sum(1 for v in m.violations if v.status == "applied") >= limit for m in members
+            )
+            if down or three:
+                lost.append(i)
+        if not lost:
+            return False, (), (), False
+        if len(lost) == 2:
+            # RULES.md: "Both at 0 in one declaration: the one with more PV left wins" — PV
+            # below 0 count as they are (as the 1v1 double_ko does), or both totals would be 0
+            totals = [sum(self.member(n).points for n in duo) for duo in self.s.duos]
+            if self.cfg.both_duos_down == "draw" or totals[0] == totals[1]:
+                return True, (), (), True
+            lost = [0 if totals[0] < totals[1] else 1]
+        loser = self.s.duos[lost[0]]
+        return True, self.s.duos[1 - lost[0]], loser, False
