@@ -28,6 +28,7 @@ from forumbot.duels.flow import (
     missing_dice_draft,
 )
 from forumbot.duels.opening import early_casts
+from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
@@ -170,9 +171,10 @@ class ClassicFlow:
         }
         context = turn_context(ctx, duel, inputs, outcome)
         text = ctx.render("turn.bbcode.j2", context)
-        ctx.storage.replace_turn_violations(
-            duel.id, turn_no, [v.to_dict() for v in outcome.violations], ctx.now()
-        )
+        upsert_violations(
+            ctx.storage, duel.id, turn_no, "turn = ?", [turn_no],
+            [v.to_dict() for v in outcome.violations], ctx.now(),
+        )  # fmt: skip
         log.info(
             "duel %s turn %s: draft (posts %s; winner %s)",
             duel.id,
@@ -231,9 +233,10 @@ class ClassicFlow:
     def sync_violations(
         self, storage: Storage, decl: Declaration, outcome: dict[str, Any], now: datetime
     ) -> None:
-        storage.replace_turn_violations(
-            decl.duel_id, decl.turn, list(outcome.get("violations", [])), now
-        )
+        upsert_violations(
+            storage, decl.duel_id, decl.turn, "turn = ?", [decl.turn],
+            list(outcome.get("violations", [])), now,
+        )  # fmt: skip
 
     def deadline_for(self, storage: Storage, duel: Duel, decl: dict[str, Any]) -> DeadlineSpec:
         raise NotImplementedError("classic duels have no deadlines")
