@@ -131,11 +131,21 @@ def drafts_edit(
     waive: tuple[str, ...],
     by: str | None,
 ) -> None:
-    """Edit a draft: its text, a computed number (the text follows), or a violation."""
+    """Edit a draft: its text, a computed number (the text follows), or a violation.
+
+    ``--set`` and ``--waive`` render the text again from the template, so that it states the
+    referee's numbers: over a hand-edited text they warn (the hand-edited text is kept in
+    the audit log). ``--text-file`` is given alone (a text written together with new numbers
+    could contradict them)."""
     from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
 
     if not (text_file or sets or waive):
         raise CliError("nothing to change: give --text-file, --set or --waive")
+    if text_file and (sets or waive):
+        raise CliError(
+            "--text-file cannot be combined with --set or --waive: set the numbers first, "
+            "check the text they give (drafts show), then edit the text"
+        )
     values = {}
     for item in sets:
         key, sep, raw = item.rpartition("=")
@@ -151,12 +161,15 @@ def drafts_edit(
     storage = storage_for(config_path)
     now = datetime.now(UTC)
     who = actor(by)
+    warnings: list[str] = []
     if values:
-        set_numbers(storage, decl_id, values, who, now)
+        warnings += set_numbers(storage, decl_id, values, who, now)
     for name, rule in waived:
-        set_violation(storage, decl_id, name, rule, True, who, now)
+        warnings += set_violation(storage, decl_id, name, rule, True, who, now)
     if text_file:
         edit_text(storage, decl_id, text_file.read(), who, now)
+    for warning in dict.fromkeys(warnings):
+        click.echo(f"warning: declaration {decl_id}: {warning}", err=True)
     click.echo(storage.declaration(decl_id)["text"])
 
 

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 import rules
+from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.flow import (
     DeadlineSpec,
     Draft,
@@ -69,6 +70,7 @@ def turn_context(
         "dice_source": ctx.settings.dice_source,
         "dice_secret": duel.dice_secret if outcome.finished and not forum_rolls else None,
         "commitment": None if forum_rolls else duel.dice_commitment,
+        "decisions": referee_decisions(data),
     }
 
 
@@ -225,6 +227,7 @@ class ClassicFlow:
         )
         context = dict(stored["context"])
         context["outcome"] = outcome.to_dict()
+        context["decisions"] = referee_decisions(context["outcome"])
         bot_dice = context.get("dice_source", "bot") == "bot"
         context["dice_secret"] = duel.dice_secret if outcome.finished and bot_dice else None
         text = render("turn.bbcode.j2", context, language)

@@ -25,6 +25,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.duo_board import (
     DATA,
     REWARD_FR,
@@ -384,9 +385,13 @@ def turn_context(
                 "points": d.points,
                 "zone": zone_names[after.zone_of(d.name)],
                 "held": held.get(d.name, []),
+                "disqualified": d.disqualified,
             }
             for d in after.duel.duellists
         ],
+        "decisions": referee_decisions(
+            {"trail": [t.to_dict() for t in outcome.trail if isinstance(t, TrailEntry)]}
+        ),
         "creatures": [{"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures],
         "zone_names": zone_names,
         "reward_fr": REWARD_FR,
