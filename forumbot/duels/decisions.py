@@ -32,9 +32,10 @@ def referee_decisions(outcome: dict[str, Any]) -> list[dict[str, Any]]:
 
     Returns:
         ``[{"quantity": "Cassius Thorne.points", "name": "Cassius Thorne", "field":
-        "points", "value": 12, "computed": 13}]``; ``computed`` is None when the trail's
-        detail does not give it. An override equal to the computed value is left out (it
-        changes nothing). Empty when nothing was overridden (or no trail was kept).
+        "points", "value": 12, "computed": 13}]``: the entries of
+        :meth:`rules.trail.TrailBuilder.override` only (not what follows from them, such as
+        ``duel.finished`` after a disqualification). An override equal to the computed
+        value is left out (it changes nothing). Empty when nothing was overridden (or no trail was kept).
     """
     found: dict[str, dict[str, Any]] = {}
     for entry in outcome.get("trail") or []:
@@ -43,9 +44,11 @@ def referee_decisions(outcome: dict[str, Any]) -> list[dict[str, Any]]:
         quantity = str(entry["quantity"])
         name, _, fld = quantity.rpartition(".")
         m = _DETAIL.match(str(entry.get("detail") or ""))
+        if m is None:
+            continue  # what follows from a decision (the end of the duel), not a number set
         found.pop(quantity, None)
-        computed = _literal(m.group("computed")) if m else None
-        if m is not None and computed == entry.get("value"):
+        computed = _literal(m.group("computed"))
+        if computed == entry.get("value"):
             continue  # set to what the engine computed: nothing to state
         found[quantity] = {
             "quantity": quantity,

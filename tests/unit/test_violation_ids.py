@@ -64,7 +64,8 @@ def test_upsert_updates_in_place_deletes_what_is_gone_and_keeps_decisions() -> N
     assert set(rows) == {"short_post", "no_action"}
     assert rows["short_post"]["id"] == ids["short_post"]
     assert rows["short_post"]["evidence"] == "3 lignes"
-    assert rows["no_action"]["status"] == "dismissed" and rows["no_action"]["id"] == ids["no_action"]
+    assert rows["no_action"]["status"] == "dismissed"
+    assert rows["no_action"]["id"] == ids["no_action"]
     # rows outside the scope (another turn) are never touched
     upsert_violations(storage, 1, 3, "turn = ?", [3], [], NOW)
     assert {r["rule"] for r in storage.db["violations"].rows} == {"short_post", "no_action"}
