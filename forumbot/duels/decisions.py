@@ -35,7 +35,8 @@ def referee_decisions(outcome: dict[str, Any]) -> list[dict[str, Any]]:
         "points", "value": 12, "computed": 13}]``: the entries of
         :meth:`rules.trail.TrailBuilder.override` only (not what follows from them, such as
         ``duel.finished`` after a disqualification). An override equal to the computed
-        value is left out (it changes nothing). Empty when nothing was overridden (or no trail was kept).
+        value is left out (it changes nothing). Empty when nothing was overridden (or no
+        trail was kept).
     """
     found: dict[str, dict[str, Any]] = {}
     for entry in outcome.get("trail") or []:

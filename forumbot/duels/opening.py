@@ -162,7 +162,12 @@ def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
         context["state_after_early"] = outcome.state.to_dict()
         context["early_points"] = {d.name: d.points for d in outcome.state.duellists}
     upsert_violations(
-        ctx.storage, duel.id, 0, "turn = 0", [], [v.to_dict() for v in outcome.violations],
+        ctx.storage,
+        duel.id,
+        0,
+        "turn = 0",
+        [],
+        [v.to_dict() for v in outcome.violations],
         ctx.now(),
     )
     text = ctx.render(flow.opening_template, context)

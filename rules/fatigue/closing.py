@@ -77,8 +77,7 @@ def _close(
     finished, winner, draw = False, None, False
     # RULES.md, Referee and admin: the referee may disqualify (override "<name>.disqualified")
     disqualified = {
-        d.name: bool(ctx.override(d.name, "disqualified", d.disqualified))
-        for d in state.duellists
+        d.name: bool(ctx.override(d.name, "disqualified", d.disqualified)) for d in state.duellists
     }
     out = [n for n in names if disqualified[n]]
     three = [n for n in names if counts[n] >= cfg.violations_to_lose]
