@@ -131,11 +131,21 @@ def drafts_edit(
     waive: tuple[str, ...],
     by: str | None,
 ) -> None:
-    """Edit a draft: its text, a computed number (the text follows), or a violation."""
+    """Edit a draft: its text, a computed number (the text follows), or a violation.
+
+    ``--set`` and ``--waive`` render the text again from the template, so that it states the
+    referee's numbers: over a hand-edited text they warn (the hand-edited text is kept in
+    the audit log). ``--text-file`` is given alone (a text written together with new numbers
+    could contradict them)."""
     from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
 
     if not (text_file or sets or waive):
         raise CliError("nothing to change: give --text-file, --set or --waive")
+    if text_file and (sets or waive):
+        raise CliError(
+            "--text-file cannot be combined with --set or --waive: set the numbers first, "
+            "check the text they give (drafts show), then edit the text"
+        )
     values = {}
     for item in sets:
         key, sep, raw = item.rpartition("=")
@@ -151,12 +161,15 @@ def drafts_edit(
     storage = storage_for(config_path)
     now = datetime.now(UTC)
     who = actor(by)
+    warnings: list[str] = []
     if values:
-        set_numbers(storage, decl_id, values, who, now)
+        warnings += set_numbers(storage, decl_id, values, who, now)
     for name, rule in waived:
-        set_violation(storage, decl_id, name, rule, True, who, now)
+        warnings += set_violation(storage, decl_id, name, rule, True, who, now)
     if text_file:
         edit_text(storage, decl_id, text_file.read(), who, now)
+    for warning in dict.fromkeys(warnings):
+        click.echo(f"warning: declaration {decl_id}: {warning}", err=True)
     click.echo(storage.declaration(decl_id)["text"])
 
 
@@ -185,6 +198,32 @@ def drafts_hold(config_path: str, decl_id: int, by: str | None) -> None:
     _set_status(config_path, decl_id, "held", by)
 
 
+@drafts.command("drop")
+@config_option
+@click.argument("decl_id", type=int)
+@click.option("--reason", required=True, help="Why (kept in the audit log).")
+@click.option("--by", default=None)
+def drafts_drop(config_path: str, decl_id: int, reason: str, by: str | None) -> None:
+    """Drop an unpublished draft: it is never published (audit ``draft.drop``). Dropping the
+    opening of a duel that has not started ends that duel too."""
+    from forumbot.duels.ending import EndingError, drop_draft
+
+    storage = storage_for(config_path)
+    try:
+        ended = drop_draft(storage, decl_id, reason, actor(by), datetime.now(UTC))
+    except EndingError as exc:
+        raise CliError(str(exc)) from exc
+    click.echo(f"declaration {decl_id}: dropped")
+    decl = storage.declaration(decl_id)
+    if ended.duel_status == "cancelled" and decl["kind"] == "opening":
+        click.echo(f"duel {ended.duel_id}: cancelled (its opening was dropped before the start)")
+    elif decl["kind"] != "opening":
+        click.echo(
+            f"duel {ended.duel_id}: this {_what(decl)} will not be drafted again; "
+            "end the duel with `forumbot duels cancel` if it cannot go on"
+        )
+
+
 # -- duels --------------------------------------------------------------------------------
 @click.group()
 def duels() -> None:
@@ -193,11 +232,20 @@ def duels() -> None:
 
 @duels.command("list")
 @config_option
-def duels_list(config_path: str) -> None:
-    """Duels the bot referees, with their state."""
+@click.option(
+    "--all", "show_all", is_flag=True,
+    help="Also the topics a poll read and ignored (not a duel topic): adoptable.",
+)  # fmt: skip
+def duels_list(config_path: str, show_all: bool) -> None:
+    """Duels the bot referees, with their state (``--all``: ignored topics too)."""
     storage = storage_for(config_path)
     for duel in storage.duels():
         if duel["status"] == "ignored":
+            if show_all:
+                click.echo(
+                    f"topic {duel['topic_id']}: ignored (not a duel topic: "
+                    f"{duel['title'] or 'no title'}); adopt it with `forumbot duels adopt`"
+                )
             continue
         state = json.loads(duel["state_json"] or "{}")
         people = ", ".join(f"{d['name']} {d['points']}" for d in state.get("duellists", []))
@@ -236,14 +284,75 @@ def duels_adopt(
         )
     bot = bootstrap(load(config_path, validate=True))
     try:
+        _topic_exists(bot.client, topic_id)
+        known = bot.storage.duel_by_topic(bot.referee.board_id, topic_id)
+        title = (known or {}).get("title") or f"topic {topic_id}"
         duel_id = bot.referee.adopt(
-            forum_id, topic_id, f"topic {topic_id}", pairs, stakes=stakes, actor=actor(by)
+            forum_id, topic_id, title, pairs, stakes=stakes, actor=actor(by)
         )
     except ValueError as exc:  # the referee's refusals ("topic 3 already holds a duel")
         raise CliError(str(exc)) from exc
     finally:
         bot.close()
     click.echo(f"duel {duel_id} adopted; opening declaration drafted")
+
+
+def _topic_exists(client: Any, topic_id: int) -> None:
+    """Refuse a topic the board does not have (issue 13: its opening would fail to publish
+    on every pass, forever)."""
+    from forumbot.errors import TopicNotFound
+
+    try:
+        client.read_topic(topic_id, None)
+    except TopicNotFound as exc:
+        raise CliError(
+            f"topic {topic_id} does not exist on the board ({exc}): nothing adopted"
+        ) from exc
+
+
+def _duel_of_topic(storage: Any, topic_id: int) -> dict[str, Any]:
+    rows = [d for d in storage.duels() if d["topic_id"] == topic_id and d["status"] != "ignored"]
+    if not rows:
+        raise CliError(f"topic {topic_id} holds no duel (see forumbot duels list)")
+    live = [d for d in rows if d["status"] not in ("finished", "cancelled")]
+    return live[-1] if live else rows[-1]
+
+
+@duels.command("cancel")
+@config_option
+@click.argument("topic_id", type=int)
+@click.option("--reason", required=True, help="Why, in French: quoted to the players.")
+@click.option(
+    "--silent", is_flag=True, help="Post nothing in the topic (the audit log still has it)."
+)
+@click.option("--by", default=None)
+def duels_cancel(
+    config_path: str, topic_id: int, reason: str, silent: bool, by: str | None
+) -> None:
+    """End a duel that cannot go on: no winner, no rewards; its drafts are cancelled. When
+    the players have seen it, a declaration (« Duel annulé », with the reason) is posted at
+    the next publish pass of ``forumbot run``."""
+    from forumbot.duels.ending import EndingError, cancel_duel
+
+    config = load(config_path)
+    storage = storage_for(config_path)
+    duel = _duel_of_topic(storage, topic_id)
+    try:
+        ended = cancel_duel(
+            storage, int(duel["id"]), reason, actor(by), datetime.now(UTC),
+            referee_name=config.referee_name, language=config.language, announce=not silent,
+        )  # fmt: skip
+    except EndingError as exc:
+        raise CliError(str(exc)) from exc
+    click.echo(
+        f"duel {ended.duel_id} (topic {topic_id}): cancelled; "
+        f"{len(ended.drafts)} draft(s) cancelled"
+    )
+    if ended.notice is not None:
+        click.echo(
+            f"declaration {ended.notice}: « Duel annulé », posted by forumbot run "
+            "at its next publish pass"
+        )
 
 
 COMMANDS = (drafts, duels)

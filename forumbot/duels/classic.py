@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 import rules
+from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.flow import (
     DeadlineSpec,
     Draft,
@@ -28,6 +29,7 @@ from forumbot.duels.flow import (
     missing_dice_draft,
 )
 from forumbot.duels.opening import early_casts
+from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
@@ -68,6 +70,7 @@ def turn_context(
         "dice_source": ctx.settings.dice_source,
         "dice_secret": duel.dice_secret if outcome.finished and not forum_rolls else None,
         "commitment": None if forum_rolls else duel.dice_commitment,
+        "decisions": referee_decisions(data),
     }
 
 
@@ -170,9 +173,10 @@ class ClassicFlow:
         }
         context = turn_context(ctx, duel, inputs, outcome)
         text = ctx.render("turn.bbcode.j2", context)
-        ctx.storage.replace_turn_violations(
-            duel.id, turn_no, [v.to_dict() for v in outcome.violations], ctx.now()
-        )
+        upsert_violations(
+            ctx.storage, duel.id, turn_no, "turn = ?", [turn_no],
+            [v.to_dict() for v in outcome.violations], ctx.now(),
+        )  # fmt: skip
         log.debug(  # rendered again on every poll while pending: the referee logs changes
             "duel %s turn %s: rendered (posts %s; %s)",
             duel.id,
@@ -227,6 +231,7 @@ class ClassicFlow:
         )
         context = dict(stored["context"])
         context["outcome"] = outcome.to_dict()
+        context["decisions"] = referee_decisions(context["outcome"])
         bot_dice = context.get("dice_source", "bot") == "bot"
         context["dice_secret"] = duel.dice_secret if outcome.finished and bot_dice else None
         text = render("turn.bbcode.j2", context, language)
@@ -235,9 +240,10 @@ class ClassicFlow:
     def sync_violations(
         self, storage: Storage, decl: Declaration, outcome: dict[str, Any], now: datetime
     ) -> None:
-        storage.replace_turn_violations(
-            decl.duel_id, decl.turn, list(outcome.get("violations", [])), now
-        )
+        upsert_violations(
+            storage, decl.duel_id, decl.turn, "turn = ?", [decl.turn],
+            list(outcome.get("violations", [])), now,
+        )  # fmt: skip
 
     def deadline_for(self, storage: Storage, duel: Duel, decl: dict[str, Any]) -> DeadlineSpec:
         raise NotImplementedError("classic duels have no deadlines")

@@ -25,6 +25,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.duo_board import (
     DATA,
     REWARD_FR,
@@ -60,9 +61,10 @@ from forumbot.duels.fatigue_posts import (
     turn_post,
 )
 from forumbot.duels.flow import DeadlineSpec, Draft, FlowContext, missing_dice_draft
+from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
-from forumbot.storage import Storage, iso
+from forumbot.storage import Storage
 from forumbot.storage.records import EDITABLE, Declaration, Duel
 from rules.duo import (
     DuoOutcome,
@@ -239,13 +241,10 @@ def _propose_late_edits(
     posts replaced (a redraft writes them once), decided ones (confirmed, dismissed) kept.
     Other violations of those posts are left alone."""
     for late in late_edits:
-        where = "duel_id = ? and post_id = ? and duellist = ? and rule = 'late_edit'"
-        args = [duel_id, int(late["post_id"]), late["duellist"]]
-        storage.db["violations"].delete_where(
-            f"{where} and status in ('proposed', 'applied', 'waived')", args
-        )
-        if not storage.db["violations"].count_where(where, args):
-            storage.insert_violation(duel_id, turn_no, late_edit_violation(late), now)
+        upsert_violations(
+            storage, duel_id, turn_no, "post_id = ? and duellist = ? and rule = 'late_edit'",
+            [int(late["post_id"]), late["duellist"]], [late_edit_violation(late)], now,
+        )  # fmt: skip
 
 
 def recompute_duo(
@@ -386,9 +385,13 @@ def turn_context(
                 "points": d.points,
                 "zone": zone_names[after.zone_of(d.name)],
                 "held": held.get(d.name, []),
+                "disqualified": d.disqualified,
             }
             for d in after.duel.duellists
         ],
+        "decisions": referee_decisions(
+            {"trail": [t.to_dict() for t in outcome.trail if isinstance(t, TrailEntry)]}
+        ),
         "creatures": [{"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures],
         "zone_names": zone_names,
         "reward_fr": REWARD_FR,
@@ -412,29 +415,13 @@ def _store_violations(
     at: datetime,
 ) -> None:  # fmt: skip
     """The step's violations, replacing the undecided rows of its posts (decided ones kept)."""
-    now = iso(at)
     ids = sorted(set(post_ids) | {v.post_id for v in outcome.violations})
     marks = ",".join("?" * len(ids))
-    storage.db["violations"].delete_where(
-        f"duel_id = ? and post_id in ({marks}) and status in ('proposed', 'applied', 'waived')",
-        [duel_id, *ids],
-    )
-    decided = {
-        (r["duellist"], r["rule"], r["post_id"])
-        for r in storage.db["violations"].rows_where(
-            f"duel_id = ? and post_id in ({marks})", [duel_id, *ids]
-        )
-    }
-    for v in outcome.violations:
-        if (v.duellist, v.rule, v.post_id) in decided:
-            continue
-        storage.db["violations"].insert(
-            {
-                "duel_id": duel_id, "turn": turn_no, "duellist": v.duellist, "rule": v.rule,
-                "post_id": v.post_id, "evidence": v.evidence, "penalty": v.penalty,
-                "status": v.status, "created_at": now, "updated_at": now,
-            }
-        )  # fmt: skip
+    # in place: an undecided violation keeps its id across polls (issue 13)
+    upsert_violations(
+        storage, duel_id, turn_no, f"post_id in ({marks})", ids,
+        [v.to_dict() for v in outcome.violations], at,
+    )  # fmt: skip
 
 
 class DuoFlow:

@@ -29,6 +29,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.fatigue_posts import (
     ACTION_FR,
     apply_published_fatigue,
@@ -313,6 +314,7 @@ def step_context(
         if data["finished"] and inputs.get("dice_source", "bot") == "bot"
         else None,
         "commitment": duel.dice_commitment if inputs.get("dice_source", "bot") == "bot" else None,
+        "decisions": referee_decisions(data),
         "magic": {
             d["name"]: [ruleset.magic_type(t).label for t in d.get("magic_types", [])]
             for d in data["state"]["duellists"]

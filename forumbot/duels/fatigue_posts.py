@@ -34,6 +34,7 @@ from typing import Any
 
 import rules
 from forumbot.duels.flow import FlowContext
+from forumbot.duels.violations import upsert_violations
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import EDITABLE, Duel
 from rules.fatigue import version_in_force
@@ -185,7 +186,8 @@ def replace_step_violations(
     the violations now known for them (the state before plus this step's); late edits of
     declared posts are proposed as ``late_edit`` rows (only the ``late_edit`` row of such an
     earlier post is replaced: its other violations, e.g. a proposed ``short_post``, stay).
-    Decided rows (confirmed, dismissed) are kept."""
+    Decided rows (confirmed, dismissed) are kept; undecided ones are updated in place, so they
+    keep their ids (:func:`forumbot.duels.violations.upsert_violations`)."""
     state = inputs["state_before"]
     posts = {int(p["post_id"]) for p in inputs["posts"]}
     pending = {int(p["post_id"]) for p in state.get("pending", [])}
@@ -205,30 +207,16 @@ def replace_step_violations(
         found.setdefault(key, late_edit_violation(late))
     if not owned and not late_only:
         return
-    undecided = "status in ('proposed', 'applied', 'waived')"
+    parts: list[str] = []
+    args: list[Any] = []
     if owned:
-        marks = ",".join("?" * len(owned))
-        storage.db["violations"].delete_where(
-            f"duel_id = ? and post_id in ({marks}) and {undecided}", [duel_id, *sorted(owned)]
-        )
+        parts.append(f"post_id in ({','.join('?' * len(owned))})")
+        args.extend(sorted(owned))
     if late_only:
-        marks = ",".join("?" * len(late_only))
-        storage.db["violations"].delete_where(
-            f"duel_id = ? and post_id in ({marks}) and rule = 'late_edit' and {undecided}",
-            [duel_id, *sorted(late_only)],
-        )
-    owned |= late_only
-    marks = ",".join("?" * len(owned))
-    decided = {
-        (r["duellist"], r["rule"], r["post_id"])
-        for r in storage.db["violations"].rows_where(
-            f"duel_id = ? and post_id in ({marks}) and status in ('confirmed', 'dismissed')",
-            [duel_id, *sorted(owned)],
-        )
-    }
-    for key, v in found.items():
-        if key not in decided:
-            storage.insert_violation(duel_id, turn_no, v, now)
+        parts.append(f"(post_id in ({','.join('?' * len(late_only))}) and rule = 'late_edit')")
+        args.extend(sorted(late_only))
+    # in place: an undecided violation keeps its id across polls (issue 13)
+    upsert_violations(storage, duel_id, turn_no, " or ".join(parts), args, found, now)
 
 
 # --- Silences --------------------------------------------------------------------------------

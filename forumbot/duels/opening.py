@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import rules
 from forumbot.duels.dice_reserve import seed_for
 from forumbot.duels.flow import Draft, DuelFlow, FlowContext, duellist_of
+from forumbot.duels.violations import upsert_violations
 from forumbot.storage import iso
 from forumbot.storage.records import EDITABLE, Duel
 from rules.dice import commitment
@@ -162,8 +163,14 @@ def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
         # publication starts the duel from this state (forumbot.duels.fatigue).
         context["state_after_early"] = outcome.state.to_dict()
         context["early_points"] = {d.name: d.points for d in outcome.state.duellists}
-    ctx.storage.replace_turn_violations(
-        duel.id, 0, [v.to_dict() for v in outcome.violations], ctx.now()
+    upsert_violations(
+        ctx.storage,
+        duel.id,
+        0,
+        "turn = 0",
+        [],
+        [v.to_dict() for v in outcome.violations],
+        ctx.now(),
     )
     text = ctx.render(flow.opening_template, context)
     log.warning(

@@ -103,6 +103,50 @@ def recompute(
         raise OverrideError(str(exc)) from exc
 
 
+TEXT_RERENDERED = (
+    "the text had been edited by hand: it was rendered again from the template so that it "
+    "states the new numbers (the hand-edited text is in the audit log)"
+)
+"""The warning :func:`set_numbers` and :func:`set_violation` return when they replace a
+hand-edited text (issue 13: a text never contradicts the stored numbers)."""
+
+
+def _text_changes(decl: dict[str, Any], text: str) -> tuple[dict[str, Any], list[str]]:
+    """The text columns after a recomputation: always the rendered text (issue 13: "after any
+    ``--set``, the published text states the referee's numbers"), with a warning when it
+    replaces a hand-edited one."""
+    if decl["text_edited"]:
+        return {"text": text, "text_edited": 0}, [TEXT_RERENDERED]
+    return {"text": text}, []
+
+
+def _quantity_values(outcome: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+    """The value each quantity ``"<name>.<field>"`` of ``keys`` has in an outcome's trail (the
+    last entry naming it, case-insensitively), or its duellist's points for ``.points``."""
+    folded = {k.casefold(): k for k in keys}
+    values: dict[str, Any] = {}
+    for entry in outcome.get("trail") or []:
+        key = folded.get(str(entry.get("quantity", "")).casefold())
+        if key is not None:
+            values[key] = entry.get("value")
+    duellists = (outcome.get("state") or {}).get("duellists") or []
+    for key in keys:
+        name, _, fld = key.rpartition(".")
+        if key not in values and fld == "points":
+            for d in duellists:
+                if str(d.get("name", "")).casefold() == name.casefold():
+                    values[key] = d.get("points")
+    return values
+
+
+def _points(outcome: dict[str, Any]) -> dict[str, Any]:
+    return {
+        d["name"]: d.get("points")
+        for d in (outcome.get("state") or {}).get("duellists") or []
+        if "name" in d
+    }
+
+
 def set_numbers(
     storage: Storage,
     decl_id: int,
@@ -111,19 +155,34 @@ def set_numbers(
     now: datetime,
     expected_version: int | None = None,
     language: str = "fr",
-) -> None:
+) -> list[str]:
     """Set computed numbers (engine override keys, e.g. ``"Cassius Thorne.points": 12``,
-    ``"Aurora Vexley.landed": False``) and let everything else follow."""
+    ``"Aurora Vexley.landed": False``) and let everything else follow, the text included:
+    it is rendered again from the template, so it states the referee's numbers (marked
+    « décision de l'arbitre »), even over a hand-edited text (then a warning is returned).
+
+    The audit entry ``draft.set_numbers`` stores, before and after, the overrides, the value
+    of each key set (before: as the draft computed it) and every duellist's points.
+
+    Returns:
+        Warnings for the referee (empty, or :data:`TEXT_RERENDERED`).
+
+    Raises:
+        OverrideError: not editable, stale version, or an override the engine refuses.
+    """
     decl = _editable(storage, decl_id, expected_version)
-    overrides = {**json.loads(decl["overrides_json"] or "{}"), **values}
+    old_overrides = json.loads(decl["overrides_json"] or "{}")
+    overrides = {**old_overrides, **values}
     waived = json.loads(decl["waived_json"] or "[]")
+    old_outcome = (json.loads(decl["context_json"] or "{}").get("outcome")) or {}
     stored, text = recompute(storage, decl, overrides, waived, language)
+    text_changes, warnings = _text_changes(decl, text)
     changes: dict[str, Any] = {
         "overrides_json": json.dumps(overrides, ensure_ascii=False),
         "context_json": json.dumps(stored, ensure_ascii=False),
+        **text_changes,
     }
-    if not decl["text_edited"]:
-        changes["text"] = text
+    keys = list(values)
     with storage.db.atomic():
         _bump(storage, decl, changes, now)
         _sync_violations(storage, decl, stored["outcome"], now)
@@ -131,10 +190,39 @@ def set_numbers(
             actor,
             "draft.set_numbers",
             f"declaration:{decl_id}",
-            json.loads(decl["overrides_json"] or "{}"),
-            overrides,
+            {
+                "overrides": old_overrides,
+                "values": _quantity_values(old_outcome, keys),
+                "points": _points(old_outcome),
+                **({"text": decl["text"]} if warnings else {}),
+            },
+            {
+                "overrides": overrides,
+                "values": dict(values),
+                "points": _points(stored["outcome"]),
+            },
             now,
         )
+    return warnings
+
+
+def _known_violations(decl: dict[str, Any], outcome: dict[str, Any]) -> set[tuple[str, str]]:
+    """``(duellist, rule)`` of every violation a turn draft shows or carries: its outcome's,
+    its context's (2v2 late edits), its late edits, and the undecided ones of its state
+    before (a pending initiative's)."""
+    stored = json.loads(decl["context_json"] or "{}")
+    context = stored.get("context") or {}
+    inputs = stored.get("inputs") or {}
+    found: set[tuple[str, str]] = set()
+    for source in (outcome, stored.get("outcome") or {}, context):
+        for v in source.get("violations") or []:
+            found.add((str(v["duellist"]), str(v["rule"])))
+    for late in inputs.get("late_edits") or []:
+        found.add((str(late["duellist"]), "late_edit"))
+    for d in (inputs.get("state_before") or {}).get("duellists") or []:
+        for v in d.get("violations") or []:
+            found.add((str(v["duellist"]), str(v["rule"])))
+    return found
 
 
 def set_violation(
@@ -147,24 +235,41 @@ def set_violation(
     now: datetime,
     expected_version: int | None = None,
     language: str = "fr",
-) -> None:
-    """Waive (``waive=True``) or restore a proposed violation of a turn draft."""
+) -> list[str]:
+    """Waive (``waive=True``) or restore a proposed violation of a turn draft; the text is
+    rendered again (see :func:`set_numbers`).
+
+    Returns:
+        Warnings for the referee (empty, or :data:`TEXT_RERENDERED`).
+
+    Raises:
+        OverrideError: not editable, stale version, a violation the draft does not have
+            (waive) or has not waived (restore).
+    """
     decl = _editable(storage, decl_id, expected_version)
     waived = [list(w) for w in json.loads(decl["waived_json"] or "[]")]
     entry = [duellist, rule]
     before = list(waived)
+    if not waive and entry not in waived:
+        raise OverrideError(
+            f"declaration {decl_id}: {duellist}:{rule} is not waived, nothing to restore"
+        )
     if waive and entry not in waived:
         waived.append(entry)
     if not waive and entry in waived:
         waived.remove(entry)
     overrides = json.loads(decl["overrides_json"] or "{}")
     stored, text = recompute(storage, decl, overrides, waived, language)
+    if waive and (duellist, rule) not in _known_violations(decl, stored["outcome"]):
+        raise OverrideError(
+            f"declaration {decl_id} has no violation {rule!r} of {duellist!r}: nothing to waive"
+        )
+    text_changes, warnings = _text_changes(decl, text)
     changes: dict[str, Any] = {
         "waived_json": json.dumps(waived, ensure_ascii=False),
         "context_json": json.dumps(stored, ensure_ascii=False),
+        **text_changes,
     }
-    if not decl["text_edited"]:
-        changes["text"] = text
     with storage.db.atomic():
         _bump(storage, decl, changes, now)
         _sync_violations(storage, decl, stored["outcome"], now)
@@ -176,6 +281,7 @@ def set_violation(
             waived,
             now,
         )
+    return warnings
 
 
 def _sync_violations(

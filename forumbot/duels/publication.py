@@ -25,7 +25,10 @@ from forumbot.storage.records import Duel
 
 
 def apply_published(storage: Storage, row: dict[str, Any], now: datetime) -> None:
-    """Advance the duel of the published declaration ``row`` (see module doc)."""
+    """Advance the duel of the published declaration ``row`` (see module doc); a ``notice``
+    (a cancelled duel's declaration, :mod:`forumbot.duels.ending`) advances nothing."""
+    if row["kind"] == "notice":
+        return
     duel = Duel.from_row(storage.duel(row["duel_id"]))
     flow = flow_for(storage, duel)
     if flow.on_published(storage, duel, row, now):

@@ -201,7 +201,7 @@ class Referee:
         """(reads, new posts, edited posts, drafts) of one listed topic."""
         row = self.storage.duel_by_topic(self.board_id, summary.topic_id)
         duel = Duel.from_row(row) if row is not None else None
-        if duel is not None and duel.status == "finished":
+        if duel is not None and duel.status in ("finished", "cancelled"):
             return 0, 0, 0, 0
         if duel is not None and duel.status == "ignored":
             if duel.last_post_id == summary.last_post_id:
@@ -344,11 +344,15 @@ class Referee:
         Returns the duel id.
 
         Raises:
-            ValueError: when the topic already holds a duel.
+            ValueError: when the topic already holds a duel (a topic a poll stored as
+                ``ignored`` is adopted).
             rules.RuleError: duellists the ruleset refuses (year, magic types, count).
         """
-        if self.storage.duel_by_topic(self.board_id, topic_id) is not None:
+        known = self.storage.duel_by_topic(self.board_id, topic_id)
+        if known is not None and known["status"] != "ignored":
             raise ValueError(f"topic {topic_id} already holds a duel")
+        if known is not None:  # seen and ignored by a poll: the referee says it is a duel
+            self.storage.db["duels"].delete(known["id"])
         ruleset_name = ruleset or self.ruleset_name
         rs = load_ruleset(ruleset_name)
         ctx = self.context().for_duel(rs)

@@ -19,7 +19,7 @@ from datetime import datetime
 from typing import Any
 
 import rules
-from forumbot.storage import Storage
+from forumbot.storage import Storage, iso
 
 
 def carry_decision(
@@ -90,3 +90,77 @@ def carry_decision(
         now,
     )
     return delta
+
+
+UNDECIDED = ("proposed", "applied", "waived")
+"""Violation statuses an admin has not decided yet (the engine may still change them)."""
+
+DECIDED = ("confirmed", "dismissed")
+"""Violation statuses an admin decided: the engine never rewrites them."""
+
+ViolationKey = tuple[str, str, int]
+"""``(duellist, rule, post_id)``: what identifies a violation across recomputations."""
+
+
+def violation_key(v: dict[str, Any]) -> ViolationKey:
+    """The identity of a violation dict or row: ``(duellist, rule, post_id)``."""
+    return (str(v["duellist"]), str(v["rule"]), int(v.get("post_id") or 0))
+
+
+def upsert_violations(
+    storage: Storage,
+    duel_id: int,
+    turn: int,
+    scope: str,
+    scope_args: list[Any],
+    found: dict[ViolationKey, dict[str, Any]] | list[dict[str, Any]],
+    now: datetime,
+) -> None:
+    """Store a (re)computed draft's violations **in place**: each violation keeps its row, and
+    so its id, across polls and recomputations (issue 13: an admin deciding violation 17 after
+    the next poll must still find violation 17).
+
+    ``scope`` is an SQL condition (with ``scope_args``) selecting, within the duel, the rows
+    this computation owns (e.g. ``"turn = ?"``, ``"post_id in (?, ?)"``). For each violation
+    of ``found`` (engine violation dicts: duellist, rule, post_id, evidence, penalty, status),
+    keyed by :func:`violation_key`:
+
+    - a decided row (confirmed, dismissed) of the same key is left alone;
+    - an undecided row of the same key is updated (turn, evidence, penalty, status) when any
+      of them changed, and keeps its id;
+    - otherwise a row is inserted.
+
+    Undecided rows in scope whose key is no longer found are deleted (the post was edited and
+    the violation is gone); duplicate undecided rows of one key are folded into the first.
+    """
+    wanted = found if isinstance(found, dict) else {violation_key(v): v for v in found}
+    rows: dict[ViolationKey, list[dict[str, Any]]] = {}
+    for row in storage.db["violations"].rows_where(
+        f"duel_id = ? and ({scope})", [duel_id, *scope_args], order_by="id"
+    ):
+        rows.setdefault(violation_key(row), []).append(row)
+    stamp = iso(now)
+    stale: list[int] = []
+    for key, v in wanted.items():
+        existing = rows.pop(key, [])
+        undecided = [r for r in existing if r["status"] in UNDECIDED]
+        if any(r["status"] in DECIDED for r in existing):
+            stale.extend(r["id"] for r in undecided)
+            continue
+        if not undecided:
+            storage.insert_violation(duel_id, turn, v, now)
+            continue
+        keep, *dupes = undecided
+        stale.extend(r["id"] for r in dupes)
+        fields = {
+            "turn": turn,
+            "evidence": v.get("evidence") or "",
+            "penalty": int(v.get("penalty") or 0),
+            "status": v["status"],
+        }
+        if any(keep[k] != value for k, value in fields.items()):
+            storage.db["violations"].update(keep["id"], {**fields, "updated_at": stamp})
+    for existing in rows.values():
+        stale.extend(r["id"] for r in existing if r["status"] in UNDECIDED)
+    for row_id in stale:
+        storage.db["violations"].delete(row_id)

@@ -90,8 +90,17 @@ class _StepCore:
         return (die, *values[1:])
 
     def settle(self) -> None:
-        """Apply the referee's ``points`` (duellists' PV, creatures' PV left) after the step;
-        recorded in the trail the first time only (a later call re-applies them silently)."""
+        """Apply the referee's ``points`` (duellists' PV, creatures' PV left) and
+        ``disqualified`` (a disqualified member's duo loses: RULES.md, Referee and admin)
+        after the step; recorded in the trail the first time only (a later call re-applies
+        them silently)."""
+        for d in self.s.duel.duellists:
+            key = (d.name, "disqualified")
+            if key in self.overrides:
+                if key not in self.settled:
+                    self.take(d.name, "disqualified", d.disqualified)
+                    self.settled.add(key)
+                self.put(replace(d, disqualified=bool(self.overrides[key])))
         for d in self.s.duel.duellists:
             key = (d.name, "points")
             if key in self.overrides:

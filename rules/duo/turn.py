@@ -213,7 +213,7 @@ class _Step(_WorldStep):
         lost = []
         for i, duo in enumerate(self.s.duos):
             members = [self.member(n) for n in duo]
-            down = all(m.points <= 0 for m in members)
+            down = all(m.points <= 0 for m in members) or any(m.disqualified for m in members)
             three = any(
                 sum(1 for v in m.violations if v.status == "applied") >= limit for m in members
             )

@@ -26,7 +26,7 @@ from rules.model import (
     Violation,
 )
 from rules.ruleset import Ruleset
-from rules.trail import TrailBuilder
+from rules.trail import OVERRIDE_RULE, TrailBuilder
 
 
 def _close(
@@ -44,7 +44,7 @@ def _close(
     """Penalties (when not computed yet), the end of the duel, the new state and outcome."""
     state, trail, cfg = ctx.state, ctx.trail, ctx.cfg
     for key in ctx.overrides if ctx.strict_overrides else ():
-        if key not in ctx.used_overrides and key[1] != "points":
+        if key not in ctx.used_overrides and key[1] not in ("points", "disqualified"):
             raise RuleError("referee.override", f"nothing to apply {key[0]}.{key[1]} to here")
     names = [d.name for d in state.duellists]
     if points is None:
@@ -75,9 +75,20 @@ def _close(
         for d in state.duellists
     }
     finished, winner, draw = False, None, False
+    # RULES.md, Referee and admin: the referee may disqualify (override "<name>.disqualified")
+    disqualified = {
+        d.name: bool(ctx.override(d.name, "disqualified", d.disqualified)) for d in state.duellists
+    }
+    out = [n for n in names if disqualified[n]]
     three = [n for n in names if counts[n] >= cfg.violations_to_lose]
     down = [n for n in names if points[n] <= 0]
-    if three:
+    if out:
+        finished = True
+        rest = [n for n in names if not disqualified[n]]
+        winner = rest[0] if len(rest) == 1 else None
+        if trail.on:
+            trail.add("duel.finished", True, OVERRIDE_RULE, f"disqualified: {', '.join(out)}")
+    elif three:
         finished = True
         detail = ", ".join(f"{n}: {counts[n]} violations" for n in names)
         if len(three) == 1:
@@ -112,7 +123,9 @@ def _close(
             )
     if finished:
         rule = (
-            "fatigue.three_violations"
+            OVERRIDE_RULE
+            if out
+            else "fatigue.three_violations"
             if three
             else "fatigue.double_ko"
             if len(down) > 1
@@ -142,6 +155,7 @@ def _close(
         updated = evolve(
             d,
             points=points[d.name],
+            disqualified=disqualified[d.name],
             effects=effects_next[d.name],
             violations=tuple(
                 v for v in d.violations if (v.duellist, v.post_id, v.rule) not in ctx.replaced

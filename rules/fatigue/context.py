@@ -43,6 +43,7 @@ _OVERRIDE_FIELDS: dict[str, type] = {
     "landed": bool,
     "damage": int,
     "points": int,
+    "disqualified": bool,
 }
 
 # Violations whose draft status comes from another setting.

@@ -253,9 +253,11 @@ async def test_waive_and_restore_violation(client: httpx.AsyncClient, scenario: 
     assert actions[-2:] == ["draft.waive", "draft.unwaive"]
 
 
-async def test_edited_text_is_kept_when_numbers_change(
+async def test_an_edited_text_is_rendered_again_when_numbers_change(
     client: httpx.AsyncClient, scenario: Scenario
 ) -> None:
+    """Issue 13: a text never contradicts the stored numbers. A number set after a hand edit
+    renders the text again from the template (the hand-edited text stays in the audit)."""
     await login(client, "rita")
     path = f"/drafts/{scenario.draft_id}"
     text = "[b]Tour 2[/b]\r\nTexte de l'arbitre."
@@ -269,8 +271,9 @@ async def test_edited_text_is_kept_when_numbers_change(
         path + "/numbers",
         {"version": "2", "key": "Aurora Vexley.points", "value": "9"},
     )
-    assert draft(scenario)["text"] == "[b]Tour 2[/b]\nTexte de l'arbitre."
-    assert "texte modifié à la main" in (await client.get(path)).text
+    after = draft(scenario)
+    assert "Texte de l'arbitre." not in after["text"] and not after["text_edited"]
+    assert "Aurora Vexley : 9 PD (décision de l'arbitre)" in after["text"]
 
 
 async def test_hold_approve_and_publish_now(client: httpx.AsyncClient, scenario: Scenario) -> None:

@@ -1,0 +1,230 @@
+"""Ending what is stuck, by a referee's decision (issue 13): cancel a duel, drop a draft.
+
+- :func:`cancel_duel` (``forumbot duels cancel TOPIC --reason ...``): the duel becomes
+  ``cancelled`` (no winner, no rewards: the ``on_finished`` hooks run for ``finished`` duels
+  only), its unpublished drafts are cancelled, its pending deadlines too, and the club's
+  queue rows that held its players are released. When players have seen the duel (one of its
+  declarations is published), a French declaration says so
+  (``duel_cancelled.bbcode.j2``, kind ``notice``, approved: the next publish pass posts it,
+  exactly once like any declaration; :func:`forumbot.duels.publication.apply_published`
+  leaves the duel alone for a notice).
+- :func:`drop_draft` (``forumbot drafts drop N --reason ...``): an unpublished draft is
+  cancelled and never published. Dropping the opening of a duel that has not started ends
+  the duel too (it cannot start without it); a dropped turn draft is not drafted again.
+
+Both write the audit log (``duel.cancel``, ``draft.drop``) with the state before and after.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from forumbot.publish.render import marker_text, render
+from forumbot.storage import Storage, iso
+from forumbot.storage.records import EDITABLE
+
+
+class EndingError(ValueError):
+    """The duel or draft cannot be ended (message says why, in English)."""
+
+
+ENDED = ("finished", "cancelled")
+"""Duel statuses with nothing left to end."""
+
+NOTICE = "notice"
+"""Kind of a declaration that tells the players something without advancing the duel."""
+
+
+@dataclass(frozen=True)
+class Ended:
+    """What an ending did: ``duel_id``, the ``drafts`` cancelled (ids), the ``notice``
+    declaration drafted for the players (id, or None when no declaration was published)."""
+
+    duel_id: int
+    drafts: tuple[int, ...]
+    notice: int | None
+    duel_status: str
+
+
+def _cancel_drafts(
+    storage: Storage, duel_id: int, why: str, actor: str, now: datetime
+) -> list[int]:
+    cancelled = []
+    for decl in storage.declarations(EDITABLE, duel_id):
+        storage.db["declarations"].update(
+            decl["id"],
+            {
+                "status": "cancelled",
+                "last_error": f"cancelled: {why}",
+                "version": decl["version"] + 1,
+                "updated_at": iso(now),
+            },
+        )
+        storage.audit(
+            actor, "draft.drop", f"declaration:{decl['id']}",
+            {"status": decl["status"]}, {"status": "cancelled", "reason": why}, now,
+        )  # fmt: skip
+        cancelled.append(int(decl["id"]))
+    return cancelled
+
+
+def _release(storage: Storage, duel_id: int, now: datetime) -> None:
+    """Pending deadlines and the club's queue rows of the duel end with it."""
+    storage.db.execute(
+        "update deadlines set status = 'cancelled', note = 'duel cancelled', fired_at = ? "
+        "where duel_id = ? and status = 'pending'",
+        [iso(now), duel_id],
+    )
+    for table in ("queue", "duo_matches"):
+        if storage.db[table].exists():
+            storage.db.execute(
+                f"update {table} set status = 'cancelled' where duel_id = ? "
+                "and status in ('queued', 'opening', 'running')",
+                [duel_id],
+            )
+
+
+def cancel_duel(
+    storage: Storage,
+    duel_id: int,
+    reason: str,
+    actor: str,
+    now: datetime,
+    *,
+    referee_name: str = "L'arbitre",
+    language: str = "fr",
+    announce: bool = True,
+) -> Ended:
+    """Cancel a duel that is not over (see module doc); returns what was done.
+
+    Args:
+        reason: why, in the board's language (quoted in the players' declaration).
+        announce: post the declaration when players have seen the duel (default).
+
+    Raises:
+        EndingError: unknown duel, a duel already over (finished, cancelled), one that is
+            only a topic a poll ignored, or an empty reason.
+    """
+    reason = reason.strip()
+    if not reason:
+        raise EndingError("a cancellation needs a reason (--reason)")
+    try:
+        duel = storage.duel(duel_id)
+    except Exception as exc:  # sqlite_utils NotFoundError
+        raise EndingError(f"no duel {duel_id}") from exc
+    if duel["status"] in ENDED or duel["status"] == "ignored":
+        raise EndingError(f"duel {duel_id} is {duel['status']}: nothing to cancel")
+    published = storage.declarations(("published",), duel_id)
+    notice = None
+    with storage.db.atomic():
+        drafts = _cancel_drafts(storage, duel_id, f"duel cancelled: {reason}", actor, now)
+        _release(storage, duel_id, now)
+        storage.update_duel(duel_id, status="cancelled")
+        if announce and published:
+            notice = _notice(storage, duel, reason, now, referee_name, language)
+        storage.audit(
+            actor, "duel.cancel", f"duel:{duel_id}",
+            {"status": duel["status"], "turn": _turn(duel)},
+            {"status": "cancelled", "reason": reason, "drafts_cancelled": drafts,
+             "notice": notice},
+            now,
+        )  # fmt: skip
+    return Ended(duel_id, tuple(drafts), notice, "cancelled")
+
+
+def _turn(duel: dict[str, Any]) -> int:
+    return int(json.loads(duel["state_json"] or "{}").get("turn", 0))
+
+
+def _notice(
+    storage: Storage, duel: dict[str, Any], reason: str, now: datetime, referee_name: str,
+    language: str,
+) -> int:  # fmt: skip
+    key = f"b{duel['board_id']}t{duel['topic_id']}-cancelled"
+    context = {
+        "title": duel["title"],
+        "reason": reason.rstrip(" ."),
+        "stakes": duel["stakes"],
+        "referee_name": referee_name,
+    }
+    text = render("duel_cancelled.bbcode.j2", context, language)
+    return int(
+        storage.db["declarations"]
+        .insert(
+            {
+                "duel_id": duel["id"],
+                "turn": _turn(duel),
+                "kind": NOTICE,
+                "idempotency_key": key,
+                "status": "approved",
+                "text": text,
+                "text_edited": 0,
+                "context_json": json.dumps({"context": context}, ensure_ascii=False),
+                "overrides_json": "{}",
+                "waived_json": "[]",
+                "marker": marker_text(key),
+                "created_at": iso(now),
+                "updated_at": iso(now),
+                "publish_after": None,
+                "attempts": 0,
+                "version": 1,
+            }
+        )
+        .last_pk
+    )
+
+
+def drop_draft(storage: Storage, decl_id: int, reason: str, actor: str, now: datetime) -> Ended:
+    """Cancel one unpublished draft (see module doc); returns what was done.
+
+    Raises:
+        EndingError: unknown declaration, one being published or already out (published,
+            cancelled), or an empty reason.
+    """
+    reason = reason.strip()
+    if not reason:
+        raise EndingError("dropping a draft needs a reason (--reason)")
+    try:
+        decl = storage.declaration(decl_id)
+    except Exception as exc:  # sqlite_utils NotFoundError
+        raise EndingError(f"no declaration {decl_id}") from exc
+    if decl["status"] not in EDITABLE:
+        raise EndingError(
+            f"declaration {decl_id} is {decl['status']}: only an unpublished draft can be dropped"
+        )
+    duel = storage.duel(decl["duel_id"])
+    status = duel["status"]
+    with storage.db.atomic():
+        storage.db["declarations"].update(
+            decl_id,
+            {
+                "status": "cancelled",
+                "last_error": f"dropped: {reason}",
+                "version": decl["version"] + 1,
+                "updated_at": iso(now),
+            },
+        )
+        storage.audit(
+            actor, "draft.drop", f"declaration:{decl_id}",
+            {"status": decl["status"], "kind": decl["kind"], "text": decl["text"]},
+            {"status": "cancelled", "reason": reason},
+            now,
+        )  # fmt: skip
+        if decl["kind"] == "opening" and status == "open":
+            # the duel cannot start without its opening: it ends here, unseen by the players
+            _cancel_drafts(storage, duel["id"], f"opening dropped: {reason}", actor, now)
+            _release(storage, duel["id"], now)
+            storage.update_duel(duel["id"], status="cancelled")
+            status = "cancelled"
+            storage.audit(
+                actor, "duel.cancel", f"duel:{duel['id']}",
+                {"status": "open"}, {"status": "cancelled", "reason": f"opening dropped: {reason}"},
+                now,
+            )  # fmt: skip
+    return Ended(int(duel["id"]), (decl_id,), None, status)
+
+
+__all__ = ["ENDED", "NOTICE", "Ended", "EndingError", "cancel_duel", "drop_draft"]
