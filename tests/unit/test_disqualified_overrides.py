@@ -23,7 +23,7 @@ def test_a_fatigue_duellist_disqualified_by_the_referee_loses_and_the_winner_is_
     draft = duel.storage.declarations(("draft",))[0]
     set_numbers(duel.storage, draft["id"], {f"{C}.disqualified": True}, "Maelis", duel.clock())
     text = duel.storage.declaration(draft["id"])["text"]
-    assert "(disqualifié) (décision de l'arbitre)" in text
+    assert "(disqualification) (décision de l'arbitre)" in text
     assert f"{A} remporte le duel" in text
     assert f"{C}, disqualification : oui (calcul initial : non)" in text
     duel.storage.db["declarations"].update(draft["id"], {"status": "approved"})
@@ -44,7 +44,8 @@ def test_a_2v2_member_disqualified_makes_their_duo_lose() -> None:
     team = next(duo for duo in before.duos if A1 in duo)
     set_numbers(storage, draft["id"], {f"{A1}.disqualified": True}, "Arbitre", NOW)
     after = storage.declaration(draft["id"])
-    assert f"{A1} : " in after["text"] and "(disqualifié) (décision de l'arbitre)" in after["text"]
+    assert f"{A1} : " in after["text"]
+    assert "(hors de combat : disqualification) (décision de l'arbitre)" in after["text"]
     outcome = json.loads(after["context_json"])["outcome"]
     assert outcome["finished"]
     assert set(json.loads(after["context_json"])["context"]["losers"]) == set(team)
