@@ -24,14 +24,13 @@ from typing import Any
 import httpx
 
 from forumbot.club.jobs import Club, build_club
-from forumbot.config import Config, ConfigError
+from forumbot.config import Config
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.duels.publication import apply_published
 from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
 from forumbot.notify.job import NotifyJob
-from forumbot.notify.settings import NotifyConfigError
 from forumbot.publish.poster import OnPublished, publish_due
 from forumbot.storage import Storage, open_storage
 
@@ -154,13 +153,10 @@ class Bot:
         """The notify pass (:class:`forumbot.notify.job.NotifyJob`), wired once like the club.
 
         Raises:
-            ConfigError: a bad ``[notify]`` table.
+            forumbot.notify.settings.NotifyConfigError: (a ConfigError) a bad ``[notify]``.
         """
         if self.notify_job is None:
-            try:
-                self.notify_job = NotifyJob.for_bot(self)
-            except NotifyConfigError as exc:
-                raise ConfigError(str(exc)) from exc
+            self.notify_job = NotifyJob.for_bot(self)
         return self.notify_job
 
     def poll(self) -> list[PollReport]:

@@ -16,18 +16,10 @@ from datetime import UTC, datetime
 
 import click
 
-from forumbot.config import ConfigError, load_config
+from forumbot.cli._common import config_option, load
 
-_config_opt = click.option(
-    "-c", "--config", "config_path", default="forumbot.toml", show_default=True
-)
-
-
-def _load(config_path: str):  # type: ignore[no-untyped-def]
-    try:
-        return load_config(config_path)
-    except ConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
+_config_opt = config_option
+_load = load
 
 
 @click.command("notify")
@@ -49,7 +41,6 @@ def users_notify(
     import os
 
     from forumbot.notify.settings import (
-        NotifyConfigError,
         notify_config,
         person_settings,
         set_person_settings,
@@ -57,10 +48,7 @@ def users_notify(
     from forumbot.storage import open_storage
 
     config = _load(config_path)
-    try:
-        cfg = notify_config(config)
-    except NotifyConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
+    cfg = notify_config(config)
     storage = open_storage(config.database)
     try:
         if channels is None and quiet is None and forum_name is None:
@@ -79,8 +67,6 @@ def users_notify(
                 forum_name=forum_name,
                 cfg=cfg,
             )
-    except NotifyConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
     finally:
         storage.close()
     click.echo(
@@ -118,14 +104,10 @@ def notify_list(config_path: str, status: str | None) -> None:
 def notify_send(config_path: str) -> None:
     """One notify pass now: queue what waits, send what is due (logs in to the board)."""
     from forumbot.app import bootstrap
-    from forumbot.notify.job import NotifyJob
-    from forumbot.notify.settings import NotifyConfigError
 
     bot = bootstrap(_load(config_path))
     try:
-        sent = NotifyJob.for_bot(bot).run()
-    except NotifyConfigError as exc:
-        raise click.ClickException(str(exc)) from exc
+        sent = bot.wired_notify().run()
     finally:
         bot.close()
     click.echo(f"{len(sent)} notices sent")

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from forumbot.config import ConfigError
 from forumbot.storage import Storage, iso
 
 CHANNELS = ("owl", "apprise")
@@ -46,8 +47,9 @@ ROLES = ("referee", "admin")
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
-class NotifyConfigError(Exception):
-    """The ``[notify]`` table or a person's setting is wrong (message names it)."""
+class NotifyConfigError(ConfigError):
+    """The ``[notify]`` table or a person's setting is wrong (message names it); a
+    configuration error like any other (exit code 78 at the command line)."""
 
 
 @dataclass(frozen=True)

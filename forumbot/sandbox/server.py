@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlsplit
 
-from forumbot.sandbox.board_model import Request, cookie_dict, parse_form_body, query_dict
+from forumbot.sandbox.board_model import (
+    Request,
+    Response,
+    cookie_dict,
+    parse_form_body,
+    query_dict,
+)
 
-if TYPE_CHECKING:
-    from forumbot.sandbox.board import SandboxBoard
+
+class Handles(Protocol):
+    """What the server needs of a board (:class:`forumbot.sandbox.board.SandboxBoard` or the
+    Forumactif flavour): one request in, one response out."""
+
+    def handle(self, req: Request) -> Response: ...
 
 
-def make_server(board: SandboxBoard, host: str, port: int) -> ThreadingHTTPServer:
+def make_server(board: Handles, host: str, port: int) -> ThreadingHTTPServer:
     """A threading HTTP server answering every request with ``board.handle``."""
 
     class Handler(BaseHTTPRequestHandler):
