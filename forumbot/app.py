@@ -111,14 +111,9 @@ def _two_against_two(bot: Bot) -> object:
     return bot.wired_club().two_against_two()
 
 
-def _notify(bot: Bot) -> object:
-    return bot.wired_notify().run()
-
-
 AFTER_POLL: tuple[AfterPoll, ...] = (
     ("registrations", _registrations),  # sign-ups, owls, rewards (issue 4)
     ("2v2", _two_against_two),  # two against two (issue 5): PM inbox, zone owls, rewards
-    ("notify", _notify),  # tell referees and admins what waits for them (issue 18)
 )
 """The club's jobs after each poll, in order."""
 

@@ -185,6 +185,21 @@ def build_scheduler(
         coalesce=True,
         misfire_grace_time=int(max(1, publish_s)),
     )
+    # Notices to referees and admins (issue 18): on the poll worker (it shares the bot's
+    # connection and client); a board pause on posting holds it back like the publisher.
+    notify = bot.wired_notify()
+    scheduler.add_job(
+        _guard(
+            "notify", PauseGate(bot.client, "publish", "notify").wrap(notify.run), scheduler,
+            stopped_by,
+        ),  # fmt: skip
+        "interval",
+        seconds=publish_s,
+        id="notify",
+        max_instances=1,
+        coalesce=True,
+        misfire_grace_time=int(max(1, publish_s)),
+    )
     if bot.config.backup_keep > 0 and bot.config.database != ":memory:":
         database = bot.config.database
 
@@ -250,6 +265,7 @@ def run_forever(bot: Bot) -> None:
         try:
             _guard("publish", publisher.publish, scheduler)()
             _guard("poll", bot.poll, scheduler)()
+            _guard("notify", bot.wired_notify().run, scheduler)()
             scheduler.start()
             for executor in scheduler._executors.values():  # let running jobs finish
                 executor.shutdown(wait=True)
