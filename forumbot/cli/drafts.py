@@ -227,7 +227,7 @@ def drafts_drop(config_path: str, decl_id: int, reason: str, by: str | None) -> 
 # -- duels --------------------------------------------------------------------------------
 @click.group()
 def duels() -> None:
-    """List duels, or adopt a topic as a duel."""
+    """List duels, adopt a topic as a duel, cancel one, or record a concession."""
 
 
 @duels.command("list")
@@ -353,6 +353,40 @@ def duels_cancel(
             f"declaration {ended.notice}: « Duel annulé », posted by forumbot run "
             "at its next publish pass"
         )
+
+
+@duels.command("concede")
+@config_option
+@click.argument("topic_id", type=int)
+@click.argument("name")
+@click.option("--by", default=None, help="Who records it (audit log); default $USER.")
+def duels_concede(config_path: str, topic_id: int, name: str, by: str | None) -> None:
+    """Record that duellist NAME concedes the running duel of TOPIC_ID: the opponent wins
+    (in 2v2, NAME's duo loses), the duel's pending drafts are cancelled, and a declaration
+    (« abandon ») is posted at the next publish pass of ``forumbot run``; its publication
+    ends the duel and the club gives the rewards (audit ``duel.concede``)."""
+    from forumbot.duels.concession import concede_duel
+    from forumbot.duels.ending import EndingError
+
+    config = load(config_path)
+    storage = storage_for(config_path)
+    duel = _duel_of_topic(storage, topic_id)
+    try:
+        done = concede_duel(
+            storage, int(duel["id"]), name, actor(by), datetime.now(UTC),
+            referee_name=config.referee_name, language=config.language,
+        )  # fmt: skip
+    except EndingError as exc:
+        raise CliError(str(exc)) from exc
+    result = " and ".join(done.winners) + " win(s)" if done.winners else "no winner"
+    click.echo(
+        f"duel {done.duel_id} (topic {topic_id}): {done.conceded} concedes; {result}; "
+        f"{len(done.drafts)} draft(s) cancelled"
+    )
+    click.echo(
+        f"declaration {done.declaration}: « abandon », posted by forumbot run at its next "
+        "publish pass (the duel ends, and the rewards are given, when it is out)"
+    )
 
 
 COMMANDS = (drafts, duels)

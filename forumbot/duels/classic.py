@@ -21,6 +21,7 @@ from typing import Any
 
 import rules
 from forumbot.duels.decisions import referee_decisions
+from forumbot.duels.ending import conceding
 from forumbot.duels.flow import (
     DeadlineSpec,
     Draft,
@@ -32,7 +33,7 @@ from forumbot.duels.opening import early_casts
 from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
-from forumbot.storage import Storage
+from forumbot.storage import Storage, iso
 from forumbot.storage.records import EDITABLE, Declaration, Duel
 from rules.model import DuelState
 from rules.ruleset import Ruleset
@@ -106,7 +107,7 @@ class ClassicFlow:
         """The opening again (spells cast before the start) or the next turn's draft."""
         if duel.status == "open":
             return early_casts(ctx, self, duel)
-        if duel.status != "running":
+        if duel.status != "running" or conceding(ctx.storage, duel.id):
             return []
         ruleset = ctx.rs
         state = DuelState.from_dict(duel.state)
@@ -196,7 +197,8 @@ class ClassicFlow:
     ) -> bool:
         """The opening starts the duel; a turn's outcome (with the referee's overrides)
         becomes the duel's state (:meth:`forumbot.storage.Storage.record_turn`); a final one
-        finishes it. No deadline (classic has no silence rule)."""
+        finishes it, as does a concession (kind ``closure``). No deadline (classic has no
+        silence rule)."""
         ctx = json.loads(decl["context_json"])
         if decl["kind"] == "opening":
             state = rules.start_duel(DuelState.from_dict(duel.state))
@@ -205,6 +207,14 @@ class ClassicFlow:
                 status="running",
                 opening_post_id=decl["published_post_id"],
                 state_json=json.dumps(state.to_dict(), ensure_ascii=False),
+            )
+            return False
+        if decl["kind"] == "closure":  # a concession (forumbot.duels.concession): no turn
+            storage.update_duel(
+                duel.id,
+                status="finished",
+                finished_at=iso(now),
+                state_json=json.dumps(ctx["outcome"]["state"], ensure_ascii=False),
             )
             return False
         inputs = ctx["inputs"]

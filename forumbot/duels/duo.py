@@ -49,6 +49,7 @@ from forumbot.duels.duo_board import (
     topic_url,
     zone_owl_key,
 )
+from forumbot.duels.ending import conceding
 from forumbot.duels.fatigue_posts import (
     ACTION_FR,
     apply_published_fatigue,
@@ -121,7 +122,7 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
     """The draft a 2v2 duel's recorded posts call for; the zone owls of published
     declarations and the referee tasks of mechanism attempts are written on the way."""
     storage = ctx.storage
-    if duel.status != "running":
+    if duel.status != "running" or conceding(storage, duel.id):
         return []
     state = current_state(storage, duel)
     reveal_zones(ctx, duel, state)

@@ -120,17 +120,17 @@ def duo_running(storage: Storage, board_id: int) -> dict[str, Any] | None:
 
 
 def current_state(storage: Storage, duel: Duel | dict[str, Any]) -> DuoState:
-    """The 2v2 state in force: the latest published 2v2 declaration's, else the opening's
-    (started once the opening is out)."""
+    """The 2v2 state in force: the latest published 2v2 declaration's (a turn, or a
+    concession's closure), else the opening's (started once the opening is out)."""
     duel = Duel.of(duel)
-    row = storage.db.execute(
+    for (context_json,) in storage.db.execute(
         "select context_json from declarations where duel_id = ? and status = 'published' "
-        "and kind = 'turn' order by published_post_id desc limit 1",
+        "and kind in ('turn', 'closure') order by published_post_id desc",
         [duel.id],
-    ).fetchone()
-    if row is not None:
-        ctx = json.loads(row[0])
-        return DuoState.from_dict(ctx["context"]["duo_state"])
+    ):
+        stored = json.loads(context_json).get("context") or {}
+        if stored.get("duo_state"):  # a closure of a silence carries none; a concession does
+            return DuoState.from_dict(stored["duo_state"])
     duo = duo_row(storage, duel.id)
     assert duo is not None
     state = DuoState.from_dict(json.loads(duo["state_json"]))

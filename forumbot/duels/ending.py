@@ -37,6 +37,21 @@ ENDED = ("finished", "cancelled")
 NOTICE = "notice"
 """Kind of a declaration that tells the players something without advancing the duel."""
 
+CONCESSION = "concession"
+"""Key tail and step of a concession's declaration (:mod:`forumbot.duels.concession`)."""
+
+
+def conceding(storage: Storage, duel_id: int) -> bool:
+    """True while the duel's concession (:mod:`forumbot.duels.concession`) waits for its
+    publication: the flows draft nothing more for the duel meanwhile."""
+    row = storage.db.execute(
+        "select 1 from declarations where duel_id = ? and kind = 'closure' "
+        "and idempotency_key like ? and status in ('draft', 'approved', 'held', 'publishing') "
+        "limit 1",
+        [duel_id, f"%-{CONCESSION}"],
+    ).fetchone()
+    return row is not None
+
 
 @dataclass(frozen=True)
 class Ended:
@@ -227,4 +242,13 @@ def drop_draft(storage: Storage, decl_id: int, reason: str, actor: str, now: dat
     return Ended(int(duel["id"]), (decl_id,), None, status)
 
 
-__all__ = ["ENDED", "NOTICE", "Ended", "EndingError", "cancel_duel", "drop_draft"]
+__all__ = [
+    "CONCESSION",
+    "ENDED",
+    "NOTICE",
+    "Ended",
+    "EndingError",
+    "cancel_duel",
+    "conceding",
+    "drop_draft",
+]

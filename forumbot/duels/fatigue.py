@@ -30,6 +30,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.duels.decisions import referee_decisions
+from forumbot.duels.ending import conceding
 from forumbot.duels.fatigue_posts import (
     ACTION_FR,
     apply_published_fatigue,
@@ -390,7 +391,7 @@ class FatigueFlow:
     def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
         if duel.status == "open":
             return early_casts(ctx, self, duel)
-        if duel.status != "running":
+        if duel.status != "running" or conceding(ctx.storage, duel.id):
             return []
         return advance_fatigue(ctx, duel)
 

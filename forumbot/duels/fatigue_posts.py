@@ -228,9 +228,10 @@ def cancel_silence_drafts(ctx: FlowContext, duel_id: int, why: str) -> None:
     storage = ctx.storage
     for decl in storage.declarations(EDITABLE, duel_id):
         stored = json.loads(decl["context_json"] or "{}")
-        if decl["kind"] in ("relaunch", "closure") or (
-            (stored.get("inputs") or {}).get("step") == "relaunch"
-        ):
+        step = (stored.get("inputs") or {}).get("step")
+        if step == "concession":  # the staff's decision (forumbot.duels.concession): it stays
+            continue
+        if decl["kind"] in ("relaunch", "closure") or step == "relaunch":
             storage.db["declarations"].update(
                 decl["id"],
                 {

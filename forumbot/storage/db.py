@@ -146,30 +146,6 @@ class Storage:
         )
 
     # -- violations -----------------------------------------------------------------------
-    def replace_turn_violations(
-        self, duel_id: int, turn: int, violations: list[dict[str, Any]], now: datetime
-    ) -> None:
-        """Store the engine's violations of a (re)computed turn draft.
-
-        Rows still undecided (proposed / applied / waived) are replaced; a violation an admin
-        already confirmed or dismissed for the same duellist and rule is kept as decided and
-        not inserted again. Each item has duellist, rule, post_id, evidence, penalty, status.
-        """
-        self.db["violations"].delete_where(
-            "duel_id = ? and turn = ? and status in ('proposed', 'applied', 'waived')",
-            [duel_id, turn],
-        )
-        decided = {
-            (r["duellist"], r["rule"])
-            for r in self.db["violations"].rows_where(
-                "duel_id = ? and turn = ? and status in ('confirmed', 'dismissed')",
-                [duel_id, turn],
-            )
-        }
-        for v in violations:
-            if (v["duellist"], v["rule"]) not in decided:
-                self.insert_violation(duel_id, turn, v, now)
-
     def insert_violation(
         self, duel_id: int, turn: int, violation: dict[str, Any], now: datetime
     ) -> None:

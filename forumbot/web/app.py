@@ -380,17 +380,25 @@ async def draft_page(request: Request, user: User) -> Response:
     return render(request, "draft.html", {"d": view}, user=user)
 
 
+RERENDERED_FR = (
+    "Le texte avait été modifié à la main : il a été recalculé à partir du modèle pour "
+    "donner les nouveaux nombres (le texte modifié reste dans le journal d'audit)."
+)
+"""The flash a referee gets when a set number or a waiver replaced their hand-edited text."""
+
+
 async def _apply(
     request: Request,
     user: User,
     decl: dict[str, Any],
     expected: int,
-    change: Callable[[], None],
+    change: Callable[[], list[str] | None],
 ) -> Response:
-    """Run one override; a stale or refused change re-renders the draft with 409 / 400."""
+    """Run one override; a stale or refused change re-renders the draft with 409 / 400. A
+    hand-edited text rendered again (``overrides.TEXT_RERENDERED``) is flashed as a warning."""
     deps = _deps(request)
     try:
-        change()
+        warnings = change() or []
     except overrides.OverrideError as exc:
         current = deps.storage.declaration(decl["id"])
         _ = translator(_language(request))
@@ -412,6 +420,8 @@ async def _apply(
         view = views.draft_view(deps.storage, current, deps.now())
         return render(request, "draft.html", {"d": view, "error": message}, status, user)
     _flash(request, "ok", "Enregistré.")
+    if overrides.TEXT_RERENDERED in warnings:
+        _flash(request, "warning", RERENDERED_FR)
     return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
 
 
@@ -448,13 +458,13 @@ async def draft_numbers(request: Request, user: User, form: FormData) -> Respons
     if key not in allowed:
         raise HTTPException(400, "unknown number")
 
-    def change() -> None:
+    def change() -> list[str]:
         value = overrides.parse_value(str(form.get("value", "")))
         if allowed[key] == "int" and isinstance(value, bool):
             raise overrides.OverrideError(f"{key} wants a number")
         if allowed[key] == "bool" and not isinstance(value, bool):
             raise overrides.OverrideError(f"{key} wants oui/non")
-        overrides.set_numbers(
+        return overrides.set_numbers(
             deps.storage,
             decl["id"],
             {key: value},

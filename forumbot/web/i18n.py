@@ -136,6 +136,11 @@ ENGLISH: dict[str, str] = {
     "Ce brouillon ne peut plus changer (%s).": "This draft can no longer change (%s).",
     "Modification refusée : %s": "Change refused: %s",
     "Enregistré.": "Saved.",
+    "Le texte avait été modifié à la main : il a été recalculé à partir du modèle pour "
+    "donner les nouveaux nombres (le texte modifié reste dans le journal d'audit).": (
+        "The text had been edited by hand: it was rendered again from the template to give "
+        "the new numbers (the hand-edited text stays in the audit log)."
+    ),
     "Publié (message %s).": "Published (post %s).",
     "Approuvé ; la publication a échoué : %s": "Approved; publishing failed: %s",
     # statuses

@@ -34,6 +34,7 @@ class DuoSettings:
     pv_reward_above_start: bool = True
     creature_damage: str = "base"
     both_duos_down: str = "higher_total_wins"
+    member_concession: str = "duo_loses"
     win_points: int = 1
     win_galleons: int = 5
     loser_frogs: int = 1
@@ -53,6 +54,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "double_target_effect": ("void",),
     "creature_damage": ("base",),
     "both_duos_down": ("higher_total_wins", "draw"),
+    "member_concession": ("duo_loses",),
 }
 _STATUSES = (
     "extra_move",

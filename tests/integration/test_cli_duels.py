@@ -170,3 +170,60 @@ def test_refused_edits_exit_non_zero_and_change_nothing(sandbox) -> None:  # typ
     after = _storage(cfg).declaration(opening["id"])
     assert after["version"] == opening["version"] and after["text"] == opening["text"]
     assert not [e for e in _storage(cfg).audit_entries() if e["action"].startswith("draft.")]
+
+
+def test_concede_ends_a_classic_duel_once_with_the_opponent_winning(
+    sandbox,  # type: ignore[no-untyped-def]
+) -> None:
+    """``duels concede``: RULES.md [D] (classic is silent; as fatigue) the opponent wins. The
+    « abandon » declaration goes out once, its publication finishes the duel, the classic
+    table counts it, and the audit log has the concession."""
+    cfg, board, topic = sandbox
+    _poll(cfg)
+    [opening] = _storage(cfg).declarations(("draft",))
+    assert _run("drafts", "approve", str(opening["id"]), "-c", str(cfg)).exit_code == 0
+    _poll(cfg, publish=True)
+    duel = _storage(cfg).duels()[0]
+    stranger = _run("duels", "concede", str(topic), "Odric Lenoir", "-c", str(cfg))
+    assert stranger.exit_code != 0 and "is not a duellist" in stranger.output
+    result = _run(
+        "duels", "concede", str(topic), "cassius thorne", "--by", "Maelis", "-c", str(cfg)
+    )
+    assert result.exit_code == 0, result.output
+    assert "Cassius Thorne concedes; Aurora Vexley win(s)" in result.output
+    again = _run("duels", "concede", str(topic), "Aurora Vexley", "-c", str(cfg))
+    assert again.exit_code != 0 and "already waits" in again.output
+    assert _storage(cfg).duel(duel["id"])["status"] == "running"  # until it is out
+    _poll(cfg, publish=True)
+    posted = board.posts(topic)[-1].text
+    assert "[b]Déclaration de l'arbitre : abandon[/b]" in posted
+    assert "Cassius Thorne abandonne le duel" in posted
+    assert "[b]Fin du duel[/b] : victoire d'Aurora Vexley !" in posted
+    assert "- Aurora Vexley : 25 PD\n- Cassius Thorne : 30 PD (abandon)\n" in posted
+    assert row_secret(cfg, duel["id"]) in posted  # the dice seed is revealed at the end
+    _poll(cfg)  # the poll after the publication runs the club's on_finished hooks
+    storage = _storage(cfg)
+    row = storage.duel(duel["id"])
+    state = json.loads(row["state_json"])
+    assert row["status"] == "finished" and state["winner"] == "Aurora Vexley"
+    assert row["finish_notified_at"] is not None
+    [entry] = [
+        e for e in storage.audit_entries(f"duel:{duel['id']}") if e["action"] == "duel.concede"
+    ]
+    assert entry["actor"] == "Maelis"
+    assert json.loads(entry["before"])["status"] == "running"
+    assert json.loads(entry["after"])["conceded_by"] == "Cassius Thorne"
+    assert json.loads(entry["after"])["winners"] == ["Aurora Vexley"]
+    table = _run("leaderboard", "--kind", "classic", "-c", str(cfg))
+    assert table.exit_code == 0, table.output
+    assert "[b]Aurora Vexley[/b] : 1 duel (1 victoire, 0 défaite)" in table.output
+    assert "[b]Cassius Thorne[/b] : 1 duel (0 victoire, 1 défaite)" in table.output
+    count = len(board.posts(topic))
+    _poll(cfg, publish=True)  # posted once; the finished duel is no longer refereed
+    assert len(board.posts(topic)) == count
+    over = _run("duels", "concede", str(topic), "Aurora Vexley", "-c", str(cfg))
+    assert over.exit_code != 0 and "nobody can concede" in over.output
+
+
+def row_secret(cfg: Path, duel_id: int) -> str:
+    return str(_storage(cfg).duel(duel_id)["dice_secret"])

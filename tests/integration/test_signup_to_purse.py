@@ -18,13 +18,11 @@ import pytest
 
 from forumbot.app import Bot
 from forumbot.config import Config, parse_config
+from forumbot.duels.concession import concede_duel
 from forumbot.duels.referee import Referee
 from forumbot.forums.phpbb import PhpbbClient
-from forumbot.rulesets import load_ruleset
 from forumbot.sandbox import SandboxBoard
 from forumbot.storage import open_storage
-from rules.fatigue import concede
-from rules.model import DuelState
 from tests.fakes.forum import Crash
 
 PLAYERS = [
@@ -196,16 +194,22 @@ topic_id = {ranking}
     assert duel["dice_commitment"] in opening[0].text
     assert len(opening) == 2 and duel["dice_commitment"] in opening[1].text
 
-    # Cassius concedes (the engine's concession): Aurora wins.
-    state = DuelState.from_dict(json.loads(duel["state_json"]))
-    outcome = concede(state, "Cassius Thorne", ruleset=load_ruleset("fatigue"))
-    bot.storage.update_duel(
-        duel["id"],
-        status="finished",
-        state_json=json.dumps(outcome.state.to_dict(), ensure_ascii=False),
-    )
+    # Cassius concedes (`forumbot duels concede`): Aurora wins once the « abandon »
+    # declaration is out; its publication finishes the duel, the club's hooks reward.
+    done = concede_duel(bot.storage, duel["id"], "Cassius Thorne", "Maelis", datetime.now(UTC))
+    assert done.winners == ("Aurora Vexley",)
+    assert bot.storage.duel(duel["id"])["status"] == "running"
+    cycle(bot)  # published
+    abandon = board.posts(duel["topic_id"])[-1].text
+    assert "Cassius Thorne abandonne le duel" in abandon
+    assert "victoire d'Aurora Vexley" in abandon and "une plume de phénix" in abandon
+    assert bot.storage.duel(duel["id"])["status"] == "finished"
     cycle(bot)
-    cycle(bot)
+    cycle(bot)  # once: nothing is given twice
+    [entry] = [
+        e for e in bot.storage.audit_entries(f"duel:{duel['id']}") if e["action"] == "duel.concede"
+    ]
+    assert json.loads(entry["after"])["conceded_by"] == "Cassius Thorne"
 
     rewards = {
         (r["character"], r["reward"]): r["amount"] for r in bot.storage.db["rewards"].rows_where()

@@ -51,3 +51,29 @@ def test_a_2v2_member_disqualified_makes_their_duo_lose() -> None:
     assert set(json.loads(after["context_json"])["context"]["losers"]) == set(team)
     publish_due(storage, forum, lambda: NOW)
     assert storage.duel(duel_id)["status"] == "finished"
+
+
+def test_a_classic_disqualification_for_an_unlisted_spell_reads_as_one_decision() -> None:
+    """RULES.md (classic): for an unlisted spell "the referee chooses between an advantage to
+    the opponent and disqualification". Once the referee disqualifies, the declaration states
+    the disqualification (its violation line, the decision once, the end) and no longer
+    offers the +2 advantage, neither as a proposal nor as an effect pending at the end."""
+    from tests.unit.test_override_consistency import _turn_draft
+
+    forum, referee, clock, decl = _turn_draft("Sortilège Inventé Zorg")
+    assert "proposition de l'arbitre : avantage de +2" in decl["text"]
+    set_numbers(
+        referee.storage, decl["id"], {"Aurora Vexley.disqualified": True}, "Maelis", clock()
+    )
+    text = referee.storage.declaration(decl["id"])["text"]
+    assert (
+        "- Aurora Vexley (message n°103) : sort hors de la liste autorisée : disqualification\n"
+        in text
+    )
+    assert "proposition de l'arbitre" not in text
+    assert "sort hors liste de l'adversaire" not in text  # the +2 the referee did not choose
+    assert text.count("disqualification : oui (calcul initial : non)") == 1
+    assert "Aurora Vexley : " in text and "PD (disqualification) (décision de l'arbitre)" in text
+    assert "[b]Fin du duel[/b] : disqualification d'Aurora Vexley, Cassius Thorne remporte" in text
+    resolution = text.split("[b]Résolution[/b]\n")[1].split("\n\n")[0].splitlines()
+    assert [line.split(" ")[1] for line in resolution] == ["Aurora", "Cassius"]  # no blank line

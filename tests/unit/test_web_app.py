@@ -274,6 +274,29 @@ async def test_an_edited_text_is_rendered_again_when_numbers_change(
     after = draft(scenario)
     assert "Texte de l'arbitre." not in after["text"] and not after["text_edited"]
     assert "Aurora Vexley : 9 PD (décision de l'arbitre)" in after["text"]
+    # the referee is told (overrides.TEXT_RERENDERED), in French, then in English
+    page = (await client.get(path)).text
+    assert 'class="flash warning"' in page
+    assert "Le texte avait été modifié à la main : il a été recalculé à partir du modèle" in page
+    assert "recalculé à partir du modèle" not in (await client.get(path)).text  # shown once
+    version = str(after["version"])
+    await form_post(client, path, path + "/text", {"version": version, "text": text})
+    await form_post(
+        client,
+        path,
+        path + "/numbers",
+        {"version": str(int(version) + 1), "key": "Aurora Vexley.points", "value": "8"},
+    )
+    page = (await client.get(path + "?lang=en")).text
+    assert "The text had been edited by hand: it was rendered again from the template" in page
+    # a number set over the bot's own text warns nothing
+    await form_post(
+        client,
+        path,
+        path + "/numbers",
+        {"version": str(int(version) + 2), "key": "Aurora Vexley.points", "value": "7"},
+    )
+    assert 'class="flash warning"' not in (await client.get(path)).text
 
 
 async def test_hold_approve_and_publish_now(client: httpx.AsyncClient, scenario: Scenario) -> None:
