@@ -114,6 +114,7 @@ from rules.fatigue.context import (
 from rules.fatigue.effects import (
     DamageOverTime,
 )
+from rules.fatigue.fast import resolve_fast
 from rules.fatigue.reading import (  # noqa: F401
     _counted_action as _counted_action,
 )
@@ -213,7 +214,9 @@ def resolve_fatigue_step(
             (``duo.toml``: ``double_target_effect = "void"``); the violation itself is the
             caller's.
         trail: False when nobody reads the rule trail (the balance simulator): the outcome's
-            ``trail`` is empty, everything else identical. The 2v2 engine keeps it (it reads
+            ``trail`` is empty, everything else identical; with no override, waiver,
+            confirmation, facts or voided post, the step then runs the fast path
+            (:func:`rules.fatigue.fast.resolve_fast`). The 2v2 engine keeps it (it reads
             the applied overrides there).
 
     Returns:
@@ -227,6 +230,10 @@ def resolve_fatigue_step(
             not one value in 1..6 (``"fatigue.dice"``), an unknown override
             (``"referee.override"``), a spell that is not a canonical name (``"spells"``).
     """
+    if not (trail or overrides or waived or confirmed or facts or voided):
+        fast = resolve_fast(state, posts, dice, ruleset, step)
+        if fast is not None:
+            return fast
     rs = _fatigue_ruleset(ruleset)
     if state.ruleset != rs.name:
         raise RuleError("ruleset", f"state uses {state.ruleset!r}, not {rs.name!r}")
