@@ -69,6 +69,7 @@ from forumbot.forums.http_edges import HttpLimits
 from forumbot.forums.members import ForumactifMembers
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
+from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS
 from parsers.forumactif.encoding import decode_html, normalise_charset
 from parsers.forumactif.forms import (
     DEFAULT_FLOOD_PATTERNS,
@@ -94,6 +95,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         timezone: the board's IANA zone (its dates carry no offset), default Europe/Paris.
         gm_names, gm_ids: the board's "Game Master" account(s) posting dice results.
         dice_names: only keep these dice from the Game Master's posts (None: all).
+        dice_actions: the dice action labels the Game Master's posts print (config
+            ``board.dice_actions``; default the French variants, « Lancer des dés »...).
         user_agent: sent on every request.
         max_retries: retries of a GET after a transport error / 5xx / 429; also bounds how many
             times a post is re-attempted after flood or "new message meanwhile".
@@ -126,6 +129,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         gm_names: Sequence[str] = DEFAULT_GM_NAMES,
         gm_ids: Sequence[int] = (),
         dice_names: Sequence[str] | None = None,
+        dice_actions: Sequence[str] = DEFAULT_DICE_ACTIONS,
         user_agent: str = DEFAULT_USER_AGENT,
         max_retries: int = 4,
         flood_interval_s: float = 15.0,
@@ -152,6 +156,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self.gm_names = tuple(gm_names)
         self.gm_ids = tuple(gm_ids)
         self.dice_names = tuple(dice_names) if dice_names is not None else None
+        self.dice_actions = tuple(dice_actions)
         self.max_retries = max_retries
         self.flood_interval_s = flood_interval_s
         self.flood_margin_s = flood_margin_s
@@ -422,6 +427,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             gm_names=self.gm_names,
             gm_ids=self.gm_ids,
             dice_names=self.dice_names,
+            dice_actions=self.dice_actions,
         )
 
     def _topic_page(self, path: str) -> tuple[TopicPage, int]:

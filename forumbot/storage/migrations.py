@@ -603,3 +603,31 @@ def m060_notices(db: sqlite_utils.Database) -> None:
     db.table("declarations").add_column("claimed_by", str)
     db.table("declarations").add_column("claimed_at", str)
     db.table("declarations").add_column("claim_until", str)
+
+
+# -- Forumactif edits after the dice (issue 16) --------------------------------------------------
+# Appended: what a roller's post read the first time the bot saw it with its dice (the Game
+# Master's post), kept once and never overwritten (forumbot.duels.dice_edits), and the first
+# later reading that differs from it (a ``late_edit``, with or without an edit notice).
+
+
+@MIGRATIONS(name="m070_dice_snapshots")
+def m070_dice_snapshots(db: sqlite_utils.Database) -> None:
+    """``dice_snapshots``: one row per roller's post seen with its dice (``fingerprint`` =
+    :func:`parsers.model.content_fingerprint`, ``version`` = its ``post_versions`` row then;
+    ``late_*``: the first later reading that differs, None while none does)."""
+    db.table("dice_snapshots").create(
+        {
+            "board_id": int,
+            "post_id": int,
+            "topic_id": int,
+            "dice_post_id": int,
+            "fingerprint": str,
+            "version": int,
+            "seen_at": str,
+            "late_fingerprint": str,
+            "late_seen_at": str,
+            "late_noticed": int,
+        },
+        pk=("board_id", "post_id"),
+    )
