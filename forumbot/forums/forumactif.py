@@ -77,6 +77,7 @@ from parsers.forumactif.forms import (
 )
 from parsers.forumactif.topic import DEFAULT_GM_NAMES
 from parsers.forumactif.userdata import logged_in_username, parse_userdata
+from parsers.location import page_location
 from parsers.model import Post, TopicPage
 
 
@@ -434,14 +435,18 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         """Parsed page and its page size (posts per page).
 
         Raises: TopicNotFound (404 or no post on the page), SessionExpired, ServerError,
-            TopicMoved (the board answered another topic than the path's).
+            TopicMoved (the page, by its canonical link, else the URL after redirects, is
+            another topic than the path's).
         """
         html, final_url = self._read(path)
         asked = _topic_of(path)
-        landed = _topic_of(httpx.URL(final_url).path)
+        # The page's own ids are the authority (its canonical link; issue 16): after a redirect
+        # the final URL may name no topic (``/viewtopic?p=P``, a slug) or a stale one.
+        own = page_location(html, "forumactif", path).topic_id
+        landed = own if own is not None else _topic_of(httpx.URL(final_url).path)
         if asked is not None and landed is not None and landed != asked:
             raise TopicMoved(
-                f"topic {asked}: the board redirects to topic {landed} (merged or moved)",
+                f"topic {asked}: the board answered topic {landed} (merged or moved)",
                 asked,
                 landed,
             )
