@@ -169,6 +169,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self.max_listing_pages = max_listing_pages
         self._logged_in = False
         self._logout_path: str | None = None
+        self._warned: set[tuple[int, int, str]] = set()  # Post.warnings already logged
         self._setup_http(
             transport=transport,
             user_agent=user_agent,
@@ -496,7 +497,19 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         Requests: one per page read.
         Raises: TopicNotFound, SessionExpired, ServerError.
         """
-        return attach_dice(self._read_posts(topic_id, after_post_id))
+        posts = attach_dice(self._read_posts(topic_id, after_post_id))
+        for post in posts:  # the parser's doubts, once each per client (issue 16)
+            for warning in post.warnings:
+                if (topic_id, post.post_id, warning) not in self._warned:
+                    self._warned.add((topic_id, post.post_id, warning))
+                    log.warning(
+                        "topic %s post %s: %s (docs/forumactif.md, section \"Reading topics\"); "
+                        "the bot's deadlines use its own sight of posts, never this date",
+                        topic_id,
+                        post.post_id,
+                        warning,
+                    )
+        return posts
 
     def _read_posts(self, topic_id: int, after_post_id: int | None) -> list[Post]:
         if after_post_id is None:

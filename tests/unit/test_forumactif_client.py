@@ -10,6 +10,7 @@ test says which.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -641,3 +642,48 @@ def test_an_empty_inbox_lists_nothing(router: respx.Router) -> None:
     router.get("/privmsg", params={"folder": "inbox"}).respond(200, html=listing)
     client, _ = make_client(router)
     assert client.read_pm_inbox() == []
+
+
+# ------------------------------------------------------------- doubts logged (issue 16)
+
+
+def test_post_warnings_are_logged_once_per_post(
+    router: respx.Router, last_page_html: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A parser doubt (``Post.warnings``, e.g. a year-less date no weekday fits) is one WARNING
+    naming the topic, the post and the doc section, not one per poll."""
+    from dataclasses import replace
+
+    router.get("/t8320-a").respond(200, html=last_page_html)
+    client, _ = make_client(router)
+    real = client._read_posts
+
+    def doubtful(topic_id: int, after: int | None) -> list[object]:
+        posts = real(topic_id, after)
+        return [replace(posts[0], warnings=("posted_at: weekday_mismatch ('Lun 2 Jan')",)),
+                *posts[1:]]  # fmt: skip
+
+    client._read_posts = doubtful  # type: ignore[method-assign,assignment]
+    with caplog.at_level(logging.WARNING, logger="forumbot.forums"):
+        client.read_topic(8320, None)
+        client.read_topic(8320, None)
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(lines) == 1
+    assert lines[0].startswith("topic 8320 post 153965: posted_at: weekday_mismatch")
+    assert 'docs/forumactif.md, section "Reading topics"' in lines[0]
+
+
+def test_unknown_and_unconfirmed_answers_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    from forumbot.forums.forumactif_pages import classify_answer, note_answer
+
+    with caplog.at_level(logging.WARNING, logger="forumbot.forums"):
+        unknown = note_answer(classify_answer("<html><body>Bizarre</body></html>"), "/post", "")
+        flood = note_answer(classify_answer(flood_page(None)), "/post")
+        posted = note_answer(classify_answer(confirmation(8320, 154041)), "/post")
+    assert (unknown.kind, flood.kind, posted.kind) == ("unknown", "flood", "posted")
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(lines) == 2
+    assert "answer not understood (kind unknown" in lines[0]
+    assert 'section "What stays unconfirmed"' in lines[0]
+    assert "flood decided by an unconfirmed wording" in lines[1]
+    assert 'section "Posting and editing"' in lines[1]
