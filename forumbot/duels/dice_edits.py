@@ -51,7 +51,7 @@ def _snapshots(storage: Storage, board_id: int, post_ids: Sequence[int]) -> dict
         f"select * from {TABLE} where board_id = ? and post_id in ({marks})",
         [board_id, *post_ids],
     ).fetchall()
-    columns = [c.name for c in storage.db[TABLE].columns]
+    columns = [c.name for c in storage.db.table(TABLE).columns]
     return {int(r[1]): dict(zip(columns, r, strict=True)) for r in rows}
 
 
@@ -88,7 +88,7 @@ def observe(ctx: FlowContext, duel: Duel, posts: Sequence[Post]) -> list[LateEdi
             "version": _latest_version(storage, board_id, post_id),
             "seen_at": now,
         }
-        storage.db[TABLE].insert(row, ignore=True)
+        storage.db.table(TABLE).insert(row, ignore=True)
         kept[post_id] = row
     found = late_edits({k: (int(v["dice_post_id"]), v["fingerprint"]) for k, v in kept.items()},
                        posts)  # fmt: skip
@@ -96,7 +96,7 @@ def observe(ctx: FlowContext, duel: Duel, posts: Sequence[Post]) -> list[LateEdi
         row = kept[edit.post_id]
         if row.get("late_fingerprint") == edit.after:
             continue  # this reading is known: logged once
-        storage.db[TABLE].update(
+        storage.db.table(TABLE).update(
             (board_id, edit.post_id),
             {
                 "late_fingerprint": edit.after,
