@@ -95,6 +95,7 @@ def make_client(
             flood_interval_s=config.flood_interval_s,
             timezone=config.timezone,
             gm_names=config.game_master,
+            dice_actions=config.dice_actions,
             **timing,
         )
     raise ValueError(f"unknown platform {config.platform!r}")

@@ -64,6 +64,7 @@ class Config:
     database: str = default_of("storage", "database")
     watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
     game_master: tuple[str, ...] = default_of("board", "game_master")
+    dice_actions: tuple[str, ...] = default_of("board", "dice_actions")
     dice_name: str = default_of("board", "dice_name")
     backup_keep: int = default_of("storage", "backup_keep")
     backup_hour_utc: int = default_of("storage", "backup_hour_utc")
@@ -107,6 +108,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "platform": "board.platform",
     "timezone": "board.timezone",
     "game_master": "board.game_master",
+    "dice_actions": "board.dice_actions",
     "dice_name": "board.dice_name",
     "username": "bot.username",
     "password_env": "bot.password_env",

@@ -11,6 +11,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from forumbot.config.errors import ReviewDelay
+from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS
 
 # ---------------------------------------------------------------------------------------
 # The schema: one model per TOML section, each setting declared once
@@ -64,6 +65,11 @@ class BoardSettings(_Section):
         "Forumactif rolls dice itself: the account(s) posting the dice results "
         '("Game Master"; wording varies by board). Ignored on phpBB, where the bot rolls '
         "verifiable dice.",
+    )
+    dice_actions: list[str] = setting(
+        list(DEFAULT_DICE_ACTIONS),
+        "Forumactif: the label(s) of the dice action the Game Master's posts print above the "
+        "rolls (board wording varies; case and accents are ignored). Ignored on phpBB.",
     )
     dice_name: str = setting(
         "Duel",

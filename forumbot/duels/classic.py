@@ -21,6 +21,7 @@ from typing import Any
 
 import rules
 from forumbot.duels.decisions import referee_decisions
+from forumbot.duels.dice_edits import hold_reason, late_edit_proposal, ruled_version
 from forumbot.duels.ending import conceding
 from forumbot.duels.flow import (
     DeadlineSpec,
@@ -51,15 +52,24 @@ def last_published_post(storage: Storage, duel: Duel) -> int | None:
     return max(published) if published else None
 
 
+def with_late_edits(outcome: dict[str, Any], late_edits: list[dict[str, Any]]) -> dict[str, Any]:
+    """``outcome`` (a turn outcome dict) with the proposed ``late_edit`` violations of posts
+    edited after their Forumactif dice (:func:`forumbot.duels.dice_edits.late_edit_proposal`;
+    penalty 0: the referee decides) added to its ``violations`` (once each)."""
+    known = {(v["duellist"], v["rule"], int(v["post_id"])) for v in outcome["violations"]}
+    extra = [v for v in late_edits if (v["duellist"], v["rule"], int(v["post_id"])) not in known]
+    return {**outcome, "violations": [*outcome["violations"], *extra]} if extra else outcome
+
+
 def turn_context(
     ctx: FlowContext, duel: Duel, inputs: dict[str, Any], outcome: Any
 ) -> dict[str, Any]:
     """The template context of a turn declaration (also stored with the draft)."""
-    data = outcome.to_dict()
+    data = outcome if isinstance(outcome, dict) else outcome.to_dict()
     forum_rolls = ctx.settings.forum_rolls_dice
     return {
         "title": duel.title,
-        "turn": outcome.turn,
+        "turn": data["turn"],
         "unit": ctx.rs.unit,
         "outcome": data,
         "dice": inputs["dice"],
@@ -69,7 +79,7 @@ def turn_context(
         "referee_name": ctx.settings.referee_name,
         # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
         "dice_source": ctx.settings.dice_source,
-        "dice_secret": duel.dice_secret if outcome.finished and not forum_rolls else None,
+        "dice_secret": duel.dice_secret if data["finished"] and not forum_rolls else None,
         "commitment": None if forum_rolls else duel.dice_commitment,
         "decisions": referee_decisions(data),
     }
@@ -137,8 +147,12 @@ class ClassicFlow:
         turn_posts = []
         dice: dict[int, tuple[int, ...]] = {}
         missing: list[dict[str, Any]] = []
+        late_edits: list[dict[str, Any]] = []
         for name in names:
-            row = turn_rows[name]
+            # Forumactif: a post edited after its dice is ruled on the version of the roll
+            row, late = ruled_version(ctx.storage, ctx.board_id, turn_rows[name])
+            if late is not None:
+                late_edits.append(late_edit_proposal(name, late))
             action = json.loads(row["action_json"])
             turn_posts.append(
                 rules.TurnPost(
@@ -171,12 +185,14 @@ class ClassicFlow:
             "posts": [asdict(p) for p in turn_posts],
             "dice": {str(k): list(v) for k, v in dice.items()},
             "extra_posts": extra,
+            "late_edits": late_edits,
+            "dice_late_edits": [v["post_id"] for v in late_edits],
         }
-        context = turn_context(ctx, duel, inputs, outcome)
+        data = with_late_edits(outcome.to_dict(), late_edits)
+        context = turn_context(ctx, duel, inputs, data)
         text = ctx.render("turn.bbcode.j2", context)
         upsert_violations(
-            ctx.storage, duel.id, turn_no, "turn = ?", [turn_no],
-            [v.to_dict() for v in outcome.violations], ctx.now(),
+            ctx.storage, duel.id, turn_no, "turn = ?", [turn_no], data["violations"], ctx.now(),
         )  # fmt: skip
         log.debug(  # rendered again on every poll while pending: the referee logs changes
             "duel %s turn %s: rendered (posts %s; %s)",
@@ -189,7 +205,11 @@ class ClassicFlow:
             if outcome.draw
             else "no winner yet",
         )
-        return [Draft(turn_no, "turn", f"turn{turn_no}", text, context, inputs, outcome.to_dict())]
+        hold = hold_reason(existing, inputs["dice_late_edits"])
+        return [
+            Draft(turn_no, "turn", f"turn{turn_no}", text, context, inputs, data, hold=hold,
+                  hold_over=hold is not None)
+        ]  # fmt: skip
 
     # -- publication and review ---------------------------------------------------------
     def on_published(
@@ -240,12 +260,12 @@ class ClassicFlow:
             waived={(a, b) for a, b in waived},
         )
         context = dict(stored["context"])
-        context["outcome"] = outcome.to_dict()
+        context["outcome"] = with_late_edits(outcome.to_dict(), inputs.get("late_edits", []))
         context["decisions"] = referee_decisions(context["outcome"])
         bot_dice = context.get("dice_source", "bot") == "bot"
         context["dice_secret"] = duel.dice_secret if outcome.finished and bot_dice else None
         text = render("turn.bbcode.j2", context, language)
-        return {"context": context, "inputs": inputs, "outcome": outcome.to_dict()}, text
+        return {"context": context, "inputs": inputs, "outcome": context["outcome"]}, text
 
     def sync_violations(
         self, storage: Storage, decl: Declaration, outcome: dict[str, Any], now: datetime
@@ -261,4 +281,4 @@ class ClassicFlow:
 
 CLASSIC = ClassicFlow()
 
-__all__ = ["CLASSIC", "ClassicFlow", "last_published_post", "turn_context"]
+__all__ = ["CLASSIC", "ClassicFlow", "last_published_post", "turn_context", "with_late_edits"]

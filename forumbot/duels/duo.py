@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.duels.decisions import referee_decisions
+from forumbot.duels.dice_edits import dice_late_posts, hold_reason
 from forumbot.duels.duo_board import (
     DATA,
     REWARD_FR,
@@ -220,7 +221,13 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
         )  # fmt: skip
     log.debug("duel %s turn %s: 2v2 rendered (posts %s)", duel.id, turn_no,
              ",".join(str(p.post.post_id) for p in posts))  # fmt: skip
-    return [Draft(turn_no, "turn", what, text, context, inputs, _Stored(outcome).to_dict())]
+    # Forumactif: posts this draft rules on, edited after their dice, hold it (issue 16); a
+    # declared post edited since is only listed and proposed (its declaration is out)
+    own = [p.post.post_id for p in posts]
+    inputs["dice_late_edits"] = dice_late_posts(storage, ctx.board_id, own)
+    hold = hold_reason(existing, inputs["dice_late_edits"])
+    return [Draft(turn_no, "turn", what, text, context, inputs, _Stored(outcome).to_dict(),
+                  hold=hold, hold_over=hold is not None)]  # fmt: skip
 
 
 def with_late_edits(context: dict[str, Any], late_edits: list[dict[str, Any]]) -> dict[str, Any]:

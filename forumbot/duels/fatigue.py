@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
 from forumbot.duels.decisions import referee_decisions
+from forumbot.duels.dice_edits import dice_late_posts, hold_reason
 from forumbot.duels.ending import conceding
 from forumbot.duels.fatigue_posts import (
     ACTION_FR,
@@ -225,7 +226,12 @@ def _draft_step(
         "late_edits": late_edits_since(ctx, duel, exclude=row["post_id"]),
         "dice_source": ctx.settings.dice_source,
     }
-    return [step_draft(ctx, duel, what, turn_no, inputs, outcome)]
+    # Forumactif: the post this draft rules on, edited after its dice, holds it (issue 16); a
+    # declared post edited since is only listed and proposed (its declaration is out)
+    inputs["dice_late_edits"] = dice_late_posts(ctx.storage, ctx.board_id, [row["post_id"]])
+    draft = step_draft(ctx, duel, what, turn_no, inputs, outcome)
+    hold = hold_reason(existing, inputs["dice_late_edits"])
+    return [replace(draft, hold=hold, hold_over=True) if hold else draft]
 
 
 def step_draft(

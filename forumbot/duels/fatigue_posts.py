@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import rules
+from forumbot.duels.dice_edits import ruled_version
 from forumbot.duels.flow import FlowContext
 from forumbot.duels.violations import upsert_violations
 from forumbot.storage import Storage, iso
@@ -101,7 +102,9 @@ def next_post_at(storage: Storage, board_id: int, duel: Duel, post_id: int) -> A
 def post_in_force(
     ctx: FlowContext, duel: Duel, row: dict[str, Any]
 ) -> tuple[dict[str, Any], str, bool, int]:
-    """(action, text, late_edit, version index) of a stored post's version in force."""
+    """(action, text, late_edit, version index) of a stored post's version in force; on
+    Forumactif a post edited after its dice (:mod:`forumbot.duels.dice_edits`) is ruled on
+    the version of the roll, a ``late_edit``."""
     storage = ctx.storage
     versions = list(
         storage.db["post_versions"].rows_where(
@@ -116,6 +119,11 @@ def post_in_force(
         None if nxt is None else nxt + _SAME_POLL,
     )
     chosen = versions[vif.index]
+    # Forumactif: a post edited after its dice is ruled on the version of the roll (issue 16)
+    ruled, dice_late = ruled_version(storage, ctx.board_id, row)
+    if dice_late is not None:
+        index = vif.index if dice_late["version"] is None else int(dice_late["version"])
+        return json.loads(ruled["action_json"] or "{}"), ruled["text"] or "", True, index
     return json.loads(chosen["action_json"] or "{}"), vif.text, vif.late_edit, vif.index
 
 

@@ -30,7 +30,7 @@ from datetime import datetime
 from typing import Any
 
 import rules
-from forumbot.duels import opening
+from forumbot.duels import dice_edits, opening
 from forumbot.duels.deadlines import sweep
 from forumbot.duels.flow import (
     MISSING_DICE,
@@ -403,6 +403,7 @@ class Referee:
         since = flow.read_from(ctx, duel, count)
         posts = self.client.read_topic(duel.topic_id, since)
         new, edited = self._record_posts(ctx.rs, duel, posts)
+        dice_edits.observe(ctx, duel, posts)  # Forumactif: edits after the dice (issue 16)
         seen = [p.post_id for p in posts]
         if listed_last_post_id is not None:
             seen.append(listed_last_post_id)

@@ -17,6 +17,7 @@ used and the rolls are the replay's own. On Forumactif pages the forum's dice ar
 from __future__ import annotations
 
 import json
+import logging
 import random
 import re
 from collections.abc import Sequence
@@ -33,6 +34,7 @@ from forumbot.storage import open_storage
 from parsers.duel_setup import find_duellists, find_stakes
 from parsers.model import Post, TopicPage
 
+log = logging.getLogger("forumbot.duels.replay")
 _SEED = re.compile(r"Graine secrète des dés\s*:\s*([0-9a-f]{64})")
 MARK = "forumbot·"
 
@@ -195,14 +197,24 @@ def replay_pages(
     )  # fmt: skip
     _step(ref, client, clock)
     for index, post in enumerate(theirs[1:], start=2):
-        if post.posted_at is not None:
+        if post.posted_at is not None and _doubtful_date(post):
+            # a date the parser doubts (e.g. a year-less Forumactif date no weekday fits)
+            # fires no deadline: the clock holds where it is rather than guess (issue 16)
+            log.warning(
+                "replay: post %s: date doubtful (%s): deadlines not run up to it",
+                post.post_id, "; ".join(post.warnings),
+            )  # fmt: skip
+        elif post.posted_at is not None:
             _run_deadlines_until(ref, client, clock, post.posted_at)
             clock.t = max(clock.t, post.posted_at)
         client.revealed = index
         _step(ref, client, clock)
     # Silences after the last duellist post: up to the last post of the pages (e.g. the
     # bot's own relaunch), deadlines fire as they did.
-    end = max((p.posted_at for p in posts if p.posted_at is not None), default=None)
+    end = max(
+        (p.posted_at for p in posts if p.posted_at is not None and not _doubtful_date(p)),
+        default=None,
+    )
     if end is not None:
         _run_deadlines_until(ref, client, clock, end)
     return _collect(ref)
@@ -237,6 +249,11 @@ def _run_deadlines_until(
             return
         clock.t = max(clock.t, due + timedelta(seconds=1))
         _step(ref, client, clock)
+
+
+def _doubtful_date(post: Post) -> bool:
+    """True when the parser flagged the post's date (``Post.warnings`` on ``posted_at``)."""
+    return any(w.startswith("posted_at") for w in post.warnings)
 
 
 def _duellists(

@@ -69,6 +69,7 @@ from forumbot.forums.http_edges import HttpLimits
 from forumbot.forums.members import ForumactifMembers
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
+from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS
 from parsers.forumactif.encoding import decode_html, normalise_charset
 from parsers.forumactif.forms import (
     DEFAULT_FLOOD_PATTERNS,
@@ -76,6 +77,7 @@ from parsers.forumactif.forms import (
 )
 from parsers.forumactif.topic import DEFAULT_GM_NAMES
 from parsers.forumactif.userdata import logged_in_username, parse_userdata
+from parsers.location import page_location
 from parsers.model import Post, TopicPage
 
 
@@ -94,6 +96,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         timezone: the board's IANA zone (its dates carry no offset), default Europe/Paris.
         gm_names, gm_ids: the board's "Game Master" account(s) posting dice results.
         dice_names: only keep these dice from the Game Master's posts (None: all).
+        dice_actions: the dice action labels the Game Master's posts print (config
+            ``board.dice_actions``; default the French variants, « Lancer des dés »...).
         user_agent: sent on every request.
         max_retries: retries of a GET after a transport error / 5xx / 429; also bounds how many
             times a post is re-attempted after flood or "new message meanwhile".
@@ -126,6 +130,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         gm_names: Sequence[str] = DEFAULT_GM_NAMES,
         gm_ids: Sequence[int] = (),
         dice_names: Sequence[str] | None = None,
+        dice_actions: Sequence[str] = DEFAULT_DICE_ACTIONS,
         user_agent: str = DEFAULT_USER_AGENT,
         max_retries: int = 4,
         flood_interval_s: float = 15.0,
@@ -152,6 +157,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self.gm_names = tuple(gm_names)
         self.gm_ids = tuple(gm_ids)
         self.dice_names = tuple(dice_names) if dice_names is not None else None
+        self.dice_actions = tuple(dice_actions)
         self.max_retries = max_retries
         self.flood_interval_s = flood_interval_s
         self.flood_margin_s = flood_margin_s
@@ -163,6 +169,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self.max_listing_pages = max_listing_pages
         self._logged_in = False
         self._logout_path: str | None = None
+        self._warned: set[tuple[int, int, str]] = set()  # Post.warnings already logged
         self._setup_http(
             transport=transport,
             user_agent=user_agent,
@@ -422,20 +429,25 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             gm_names=self.gm_names,
             gm_ids=self.gm_ids,
             dice_names=self.dice_names,
+            dice_actions=self.dice_actions,
         )
 
     def _topic_page(self, path: str) -> tuple[TopicPage, int]:
         """Parsed page and its page size (posts per page).
 
         Raises: TopicNotFound (404 or no post on the page), SessionExpired, ServerError,
-            TopicMoved (the board answered another topic than the path's).
+            TopicMoved (the page, by its canonical link, else the URL after redirects, is
+            another topic than the path's).
         """
         html, final_url = self._read(path)
         asked = _topic_of(path)
-        landed = _topic_of(httpx.URL(final_url).path)
+        # The page's own ids are the authority (its canonical link; issue 16): after a redirect
+        # the final URL may name no topic (``/viewtopic?p=P``, a slug) or a stale one.
+        own = page_location(html, "forumactif", path).topic_id
+        landed = own if own is not None else _topic_of(httpx.URL(final_url).path)
         if asked is not None and landed is not None and landed != asked:
             raise TopicMoved(
-                f"topic {asked}: the board redirects to topic {landed} (merged or moved)",
+                f"topic {asked}: the board answered topic {landed} (merged or moved)",
                 asked,
                 landed,
             )
@@ -485,7 +497,19 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         Requests: one per page read.
         Raises: TopicNotFound, SessionExpired, ServerError.
         """
-        return attach_dice(self._read_posts(topic_id, after_post_id))
+        posts = attach_dice(self._read_posts(topic_id, after_post_id))
+        for post in posts:  # the parser's doubts, once each per client (issue 16)
+            for warning in post.warnings:
+                if (topic_id, post.post_id, warning) not in self._warned:
+                    self._warned.add((topic_id, post.post_id, warning))
+                    log.warning(
+                        "topic %s post %s: %s (docs/forumactif.md, section \"Reading topics\"); "
+                        "the bot's deadlines use its own sight of posts, never this date",
+                        topic_id,
+                        post.post_id,
+                        warning,
+                    )
+        return posts
 
     def _read_posts(self, topic_id: int, after_post_id: int | None) -> list[Post]:
         if after_post_id is None:

@@ -38,9 +38,11 @@ def attach_dice(posts: Sequence[Post]) -> list[Post]:
     The parser attaches a dice post's rolls to the nearest preceding post of the roller on the
     same page only; ``posts`` here is a contiguous run of the topic up to its end (several
     pages), so every dice post following a roller's post is in it. Non-dice posts get the rolls
-    of the dice posts that designate them (their ``dice`` only ever comes from such posts).
+    of the dice posts that designate them (their ``dice`` only ever comes from such posts), and
+    those posts' ids (``dice_post_ids``: the moment of the roll, issue 16).
     """
     attached: dict[int, tuple[DiceRoll, ...]] = {}
+    sources: dict[int, tuple[int, ...]] = {}
     for index, post in enumerate(posts):
         if not post.is_dice_post or post.dice_roller is None:
             continue
@@ -49,11 +51,13 @@ def attach_dice(posts: Sequence[Post]) -> list[Post]:
             target = posts[back]
             if not target.is_dice_post and target.author.casefold() == wanted:
                 attached[target.post_id] = attached.get(target.post_id, ()) + post.dice
+                sources[target.post_id] = (*sources.get(target.post_id, ()), post.post_id)
                 break
     return [
         p
-        if p.is_dice_post or attached.get(p.post_id, ()) == p.dice
-        else replace(p, dice=attached.get(p.post_id, ()))
+        if p.is_dice_post
+        or (attached.get(p.post_id, ()) == p.dice and sources.get(p.post_id, ()) == p.dice_post_ids)
+        else replace(p, dice=attached.get(p.post_id, ()), dice_post_ids=sources.get(p.post_id, ()))
         for p in posts
     ]
 

@@ -17,6 +17,7 @@ Pure functions (HTML in, values out); the topic pages themselves are read by
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from parsers.forumactif.forms import (
 )
 from parsers.forumactif.htmltext import Element, extract
 from parsers.forumactif.userdata import logged_in_username, parse_userdata
+
+log = logging.getLogger("forumbot.forums")
 
 _TOPIC_HREF_RE = re.compile(
     r"^(?:https?://[^/]+)?/t(?P<t>\d+)(?:p(?P<start>\d+))?-[^#?]*(?:\?[^#]*)?(?:#p?(?P<p>\d+))?$"
@@ -445,6 +448,49 @@ def classify_answer(
     if post_id is not None:
         return Answer("posted", None, post_id=post_id, topic_id=topic_id)
     return Answer("unknown", None)
+
+
+# Wordings of docs/forumactif.md that no source confirms: met on a real board, each is
+# logged (one WARNING naming the page and the doc section) so the table can be corrected.
+UNCONFIRMED_WORDINGS: tuple[tuple[str, str, str], ...] = (
+    ("flood", r"si rapidement|contr[ôo]le du flood|patiente", "Posting and editing"),
+    ("new_post", r"nouveau message|a été posté", "Posting and editing"),
+    ("invalid", r"trop long", "Posting and editing"),
+    ("permission_denied", r".", "Posting and editing"),
+    ("not_found", r"n['’]existe pas", "Private messages"),
+    ("pm_sent", r"votre message a été envoyé", "Private messages"),
+)
+"""``(answer kind, regex over the deciding sentence, docs/forumactif.md section)``."""
+
+
+def note_answer(answer: Answer, where: str, html: str = "") -> Answer:
+    """Log what docs/forumactif.md cannot vouch for, and return ``answer`` unchanged.
+
+    An ``unknown`` answer (no known wording, no confirmation link) is one WARNING with the
+    start of the page's text; an answer decided by an **unconfirmed** wording
+    (:data:`UNCONFIRMED_WORDINGS`) is one WARNING quoting it. ``where``: the page or form
+    path, for the log line."""
+    if answer.kind == "unknown":
+        head = " ".join(page_text(html).split())[:160] if html else ""
+        log.warning(
+            "%s: Forumactif answer not understood (kind unknown, treated as not posted): %r "
+            '(docs/forumactif.md, section "What stays unconfirmed")',
+            where,
+            head,
+        )
+        return answer
+    for kind, pattern, section in UNCONFIRMED_WORDINGS:
+        if answer.kind == kind and answer.message and re.search(pattern, answer.message, re.I):
+            log.warning(
+                "%s: Forumactif answer %s decided by an unconfirmed wording %r "
+                '(docs/forumactif.md, section "%s")',
+                where,
+                kind,
+                answer.message[:160],
+                section,
+            )
+            break
+    return answer
 
 
 def login_error(html: str) -> str | None:

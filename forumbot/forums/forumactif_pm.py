@@ -22,6 +22,7 @@ from forumbot.forums.forumactif_http import (
 )
 from forumbot.forums.forumactif_pages import (
     classify_answer,
+    note_answer,
     parse_pm_folder,
     pm_message_text,
     pm_sender,
@@ -87,7 +88,7 @@ class ForumactifMessages:
         html, _url = self._read(path)
         form = parse_pm_form(html)
         if form is None:
-            self._raise_for_answer(classify_answer(html), path)
+            self._raise_for_answer(note_answer(classify_answer(html), path, html), path)
             base: list[tuple[str, str]] = [("folder", "inbox"), ("mode", "post")]
             return "/privmsg", [
                 *base,
@@ -156,7 +157,9 @@ class ForumactifMessages:
                 uncertain = True
                 failures += 1
                 continue
-            answer = classify_answer(html, flood_patterns=self.flood_patterns)
+            answer = note_answer(
+                classify_answer(html, flood_patterns=self.flood_patterns), action, html
+            )
             if answer.kind == "pm_sent":
                 return
             if answer.kind == "flood":

@@ -28,6 +28,7 @@ from forumbot.forums.forumactif_http import (
 from forumbot.forums.forumactif_pages import (
     Answer,
     classify_answer,
+    note_answer,
 )
 from parsers.forumactif.forms import (
     FormData,
@@ -49,7 +50,9 @@ class ForumactifPosting:
         form = parse_posting_form(html)
         if form is not None:
             return form.form
-        self._raise_for_answer(classify_answer(html, flood_patterns=self.flood_patterns), path)
+        self._raise_for_answer(
+            note_answer(classify_answer(html, flood_patterns=self.flood_patterns), path, html), path
+        )
         raise ForumError(f"{path}: no posting form on the page")
 
     def _raise_for_answer(self, answer: Answer, what: str) -> None:
@@ -201,7 +204,9 @@ class ForumactifPosting:
             except ServerError:
                 failures += 1
                 continue
-            answer = classify_answer(html, flood_patterns=self.flood_patterns)
+            answer = note_answer(
+                classify_answer(html, flood_patterns=self.flood_patterns), path, html
+            )
             if answer.kind == "posted":
                 return
             if answer.kind == "flood":
@@ -278,7 +283,9 @@ class ForumactifPosting:
                 uncertain = True
                 failures += 1
                 continue
-            answer = classify_answer(html, flood_patterns=self.flood_patterns)
+            answer = note_answer(
+                classify_answer(html, flood_patterns=self.flood_patterns), form_path, html
+            )
             if answer.kind == "posted":
                 new_id = answer.topic_id if want_topic else answer.post_id
                 if new_id is not None:

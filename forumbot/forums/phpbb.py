@@ -59,6 +59,7 @@ from forumbot.forums.phpbb_http import (
 from forumbot.forums.phpbb_pm import PhpbbMessages
 from forumbot.forums.phpbb_posting import PhpbbPosting
 from parsers.errors import ParseError
+from parsers.location import page_location
 from parsers.model import Post, TopicPage
 from parsers.phpbb import parse_topic_page
 from parsers.phpbb_forms import (
@@ -465,13 +466,17 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         self, path: str, about: str | None = None, topic_id: int | None = None
     ) -> TopicPage:
         """GET and parse a topic page; with ``topic_id``, check that the board answered that
-        topic (the URL after redirects, then the page's own topic id).
+        topic (the page's canonical link, else the URL after redirects; then the parsed page's
+        topic id).
 
         Raises: like :meth:`_read`; PageNotUnderstood when the page cannot be parsed;
             TopicMoved when it is another topic (a merge or a move redirected the request).
         """
         html, final_url = self._read_page(path, about)
-        landed = query_int(final_url, "t")
+        # The page's own ids are the authority (its canonical link; issue 16): after a redirect
+        # the final URL may name no topic (``viewtopic.php?p=P``) or a stale one.
+        own = page_location(html, "phpbb3", path).topic_id
+        landed = own if own is not None else query_int(final_url, "t")
         if topic_id is not None and landed is not None and landed != topic_id:
             raise TopicMoved(
                 f"topic {topic_id}: the board redirects to topic {landed} (merged or moved)",

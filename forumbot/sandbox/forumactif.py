@@ -282,11 +282,16 @@ class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages):
             user.last_post_time = self.clock()
             return self._reply(topic, user, f"Re: {topic.title}", message, rolls)
 
-    def edit_post(self, post_id: int, message: str, editor: str | None = None) -> None:
-        """Replace a post's text; the edit line names ``editor`` (default: its author)."""
+    def edit_post(
+        self, post_id: int, message: str, editor: str | None = None, notice: bool = True
+    ) -> None:
+        """Replace a post's text; the edit line names ``editor`` (default: its author).
+        ``notice=False``: an edit the page does not show (no edit line, issue 16)."""
         with self._lock:
             post = self._posts[post_id]
             post.text = message
+            if not notice:
+                return
             post.edit_count += 1
             post.edit_user_id = self.user_id(editor) if editor else post.poster_id
             post.edit_time = self.clock()

@@ -215,3 +215,34 @@ def test_config_problems_are_what_the_schema_cannot_see() -> None:
     with pytest.raises(ConfigError) as caught:
         validate_config(bad)
     assert caught.value.problems == problems
+
+
+def test_board_dice_actions_reach_the_forumactif_parser(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``board.dice_actions`` (issue 16): default the French variants of the parser, listed in
+    the example file, and passed by ``make_client`` to the client and on to the parser."""
+    from forumbot.app import make_client
+    from forumbot.forums import forumactif
+    from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS
+
+    assert parse_config(BASE).dice_actions == DEFAULT_DICE_ACTIONS
+    assert "Lancer de dés" in DEFAULT_DICE_ACTIONS
+    assert "dice_actions = [" in EXAMPLE_CONFIG
+    config = parse_config(
+        '[board]\nurl = "https://board.test"\nplatform = "forumactif"\n'
+        'dice_actions = ["Jet de dés"]\n[bot]\nusername = "Hibou"\n'
+    )
+    assert config.dice_actions == ("Jet de dés",)
+    client = make_client(dataclasses.replace(config, database=str(tmp_path / "bot.db")), "pw")
+    seen: dict[str, object] = {}
+
+    def parse(html: str, source: str, **kwargs: object) -> object:
+        seen.update(kwargs)
+        return "page"
+
+    monkeypatch.setattr(forumactif, "parse_topic_page", parse)
+    assert client._parse("<html></html>", "/t1-a") == "page"  # type: ignore[attr-defined]
+    assert seen["dice_actions"] == ("Jet de dés",)
+    with pytest.raises(ConfigError):
+        parse_config(BASE.replace("[bot]", 'dice_actions = "Lancer des dés"\n[bot]'))

@@ -10,6 +10,7 @@ test says which.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -26,6 +27,7 @@ from forumbot.errors import (
     LoginFailed,
     ServerError,
     SessionExpired,
+    TopicMoved,
 )
 from forumbot.forums.base import ForumClient
 from forumbot.forums.forumactif import ForumactifClient
@@ -206,6 +208,45 @@ def test_read_topic_falls_back_to_view_newest_when_the_post_is_gone(
     posts = client.read_topic(8320, 154020)
     assert newest.called
     assert [p.post_id for p in posts] == [154025, 154030, 154040]
+
+
+def test_redirect_without_a_topic_in_its_url_takes_the_ids_from_the_page(
+    router: respx.Router, last_page_html: str
+) -> None:
+    """Issue 16: the board redirects to a URL naming no topic (no ``t=``, no ``/t12-``); the
+    page's canonical link and post anchors say where it is: topic 8320, its posts."""
+    router.get("/viewtopic", params={"t": "8320", "p": "153997"}).respond(
+        302, headers={"Location": "/notification-inutile#153997"}
+    )
+    router.get("/notification-inutile").respond(200, html=last_page_html)
+    client, _ = make_client(router)
+    posts = client.read_topic(8320, 153997)
+    assert [p.post_id for p in posts] == [154001, 154006, 154025, 154030, 154040]
+
+
+def test_page_of_another_topic_behind_a_topicless_redirect_is_topic_moved(
+    router: respx.Router, last_page_html: str
+) -> None:
+    """Topic 8400 merged into 8320: the redirect's URL names no topic, the page's canonical
+    link names 8320, so the read stops with TopicMoved instead of reading 8320 as 8400."""
+    router.get("/t8400-a").respond(302, headers={"Location": "/sujet-fusionne"})
+    router.get("/sujet-fusionne").respond(200, html=last_page_html)
+    client, _ = make_client(router)
+    with pytest.raises(TopicMoved) as caught:
+        client.read_topic(8400, None)
+    assert (caught.value.topic_id, caught.value.new_topic_id) == (8400, 8320)
+
+
+def test_page_canonical_link_outranks_a_stale_topic_in_the_final_url(
+    router: respx.Router, last_page_html: str
+) -> None:
+    """The final URL names topic 77 (a stale redirect), the page itself is topic 8320, the one
+    asked: the page is the authority and the posts are read."""
+    router.get("/t8320-a").respond(302, headers={"Location": "/t77-ancien-titre"})
+    router.get("/t77-ancien-titre").respond(200, html=last_page_html)
+    client, _ = make_client(router)
+    posts = client.read_topic(8320, None)
+    assert posts[0].post_id == 153965 and posts[-1].post_id == 154040
 
 
 def test_silent_logout_is_detected_on_a_page_and_fixed_by_one_login(
@@ -601,3 +642,48 @@ def test_an_empty_inbox_lists_nothing(router: respx.Router) -> None:
     router.get("/privmsg", params={"folder": "inbox"}).respond(200, html=listing)
     client, _ = make_client(router)
     assert client.read_pm_inbox() == []
+
+
+# ------------------------------------------------------------- doubts logged (issue 16)
+
+
+def test_post_warnings_are_logged_once_per_post(
+    router: respx.Router, last_page_html: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A parser doubt (``Post.warnings``, e.g. a year-less date no weekday fits) is one WARNING
+    naming the topic, the post and the doc section, not one per poll."""
+    from dataclasses import replace
+
+    router.get("/t8320-a").respond(200, html=last_page_html)
+    client, _ = make_client(router)
+    real = client._read_posts
+
+    def doubtful(topic_id: int, after: int | None) -> list[object]:
+        posts = real(topic_id, after)
+        return [replace(posts[0], warnings=("posted_at: weekday_mismatch ('Lun 2 Jan')",)),
+                *posts[1:]]  # fmt: skip
+
+    client._read_posts = doubtful  # type: ignore[method-assign,assignment]
+    with caplog.at_level(logging.WARNING, logger="forumbot.forums"):
+        client.read_topic(8320, None)
+        client.read_topic(8320, None)
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(lines) == 1
+    assert lines[0].startswith("topic 8320 post 153965: posted_at: weekday_mismatch")
+    assert 'docs/forumactif.md, section "Reading topics"' in lines[0]
+
+
+def test_unknown_and_unconfirmed_answers_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    from forumbot.forums.forumactif_pages import classify_answer, note_answer
+
+    with caplog.at_level(logging.WARNING, logger="forumbot.forums"):
+        unknown = note_answer(classify_answer("<html><body>Bizarre</body></html>"), "/post", "")
+        flood = note_answer(classify_answer(flood_page(None)), "/post")
+        posted = note_answer(classify_answer(confirmation(8320, 154041)), "/post")
+    assert (unknown.kind, flood.kind, posted.kind) == ("unknown", "flood", "posted")
+    lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(lines) == 2
+    assert "answer not understood (kind unknown" in lines[0]
+    assert 'section "What stays unconfirmed"' in lines[0]
+    assert "flood decided by an unconfirmed wording" in lines[1]
+    assert 'section "Posting and editing"' in lines[1]
