@@ -23,6 +23,7 @@ POST   /tasks/{id}/close                   done / solved / failed, with a note (
 POST   /drafts/{id}/take                   « je m'en occupe »: pause the auto-publication
 POST   /drafts/{id}/release                give a taken draft back (the taker or an admin)
 GET    /me/notify, POST /me/notify         my notice channels, forum account, quiet hours
+GET    /balance, GET /balance/{ruleset}    admin: win-rate heatmaps of the shipped rulesets
 ====== =================================== ==============================================
 
 The routes live in :mod:`forumbot.web.routes` (one module per area); this module builds
@@ -56,6 +57,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from forumbot.notify.settings import NotifyConfig
 from forumbot.storage import Storage
 from forumbot.web import auth
+from forumbot.web.routes.balance import balance_index, balance_page
 from forumbot.web.routes.common import (
     SECURITY_HEADERS,
     SESSION_COOKIE,
@@ -170,6 +172,8 @@ def create_app(
         Route("/drafts/{decl_id:int}/release", draft_release, methods=["POST"]),
         Route("/me/notify", notify_page, methods=["GET"]),
         Route("/me/notify", notify_save, methods=["POST"]),
+        Route("/balance", balance_index),
+        Route("/balance/{ruleset}", balance_page),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(

@@ -5,7 +5,7 @@ guards (:func:`page`, :func:`action`) and the error page."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlencode
@@ -22,6 +22,7 @@ from forumbot.notify.settings import (
 )
 from forumbot.storage import Storage
 from forumbot.web import auth, csrf
+from forumbot.web.balance import BalanceCache
 from forumbot.web.i18n import LANGUAGES, pick_language, translator
 from forumbot.web.sessions import DEFAULT_IDLE_S
 from forumbot.web.users import (
@@ -58,6 +59,7 @@ class Deps:
     session_idle_s: float = DEFAULT_IDLE_S
     timezone: str = "Europe/Paris"
     notify: NotifyConfig = NotifyConfig()
+    balance: BalanceCache = field(default_factory=BalanceCache)
 
 
 class SecurityHeaders:
