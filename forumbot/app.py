@@ -26,7 +26,7 @@ import httpx
 from forumbot.club.jobs import Club, build_club
 from forumbot.config import Config
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
-from forumbot.duels.publication import apply_published
+from forumbot.duels.publication import apply_published, published_hook
 from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
@@ -273,7 +273,7 @@ def bootstrap(
         referee=referee,
         now=now,
         after_poll=AFTER_POLL,
-        on_published=apply_published,
+        on_published=published_hook(config.stalemate_turns),
     )
     bot.wired_club()  # the desk's on_finished hook is on the referee from the start
     bot.wired_notify()

@@ -112,6 +112,14 @@ class ClubSettings(_Section):
         "L'arbitre", "Name the declarations are signed with (the adult referee the bot drafts for)."
     )
     language: str = setting("fr", 'Language of player-facing text ("fr").')
+    stalemate_turns: int = setting(
+        8,
+        "Turns in a row with no PV lost after which the bot opens a referee task proposing to "
+        "close the duel without a winner (fatigue 1v1 and 2v2; the bot never closes it itself). "
+        "0 = off.",
+        unit="turns",
+        ge=0,
+    )
 
     @field_validator("review_delay_s", mode="plain")
     @classmethod

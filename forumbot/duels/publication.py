@@ -5,7 +5,10 @@ it calls an injected ``on_published(storage, row, now)`` inside the transaction 
 row published. :func:`apply_published` is that hook: the duel's flow
 (:func:`forumbot.duels.flows.flow_for`) advances the duel (the opening starts it, a turn's
 outcome becomes its state, the final one finishes it) and, when the flow says so, the next
-deadline is created (:func:`forumbot.duels.deadlines.create_deadline`) in the same transaction.
+deadline is created (:func:`forumbot.duels.deadlines.create_deadline`) in the same transaction;
+a declaration that closes a turn may open a referee task proposing a close when nobody lost PV
+for ``club.stalemate_turns`` turns (:func:`forumbot.duels.stalemate.check_stalemate`;
+:func:`published_hook` binds the setting).
 ``bootstrap`` wires it into :class:`forumbot.app.Bot`; :func:`publish_due` is the poster's pass
 with it (for the CLI, the replay and tests).
 """
@@ -18,21 +21,37 @@ from typing import Any
 
 from forumbot.duels.deadlines import create_deadline
 from forumbot.duels.flows import flow_for
+from forumbot.duels.stalemate import check_stalemate
 from forumbot.forums.base import ForumClient
 from forumbot.publish import poster
 from forumbot.storage import Storage
 from forumbot.storage.records import Duel
+from rules.stalemate import DEFAULT_QUIET_TURNS
 
 
-def apply_published(storage: Storage, row: dict[str, Any], now: datetime) -> None:
+def apply_published(
+    storage: Storage, row: dict[str, Any], now: datetime, *,
+    stalemate_turns: int = DEFAULT_QUIET_TURNS,
+) -> None:  # fmt: skip
     """Advance the duel of the published declaration ``row`` (see module doc); a ``notice``
-    (a cancelled duel's declaration, :mod:`forumbot.duels.ending`) advances nothing."""
+    (a cancelled duel's declaration, :mod:`forumbot.duels.ending`) advances nothing.
+    ``stalemate_turns``: the setting ``club.stalemate_turns`` (0 = no close proposed)."""
     if row["kind"] == "notice":
         return
     duel = Duel.from_row(storage.duel(row["duel_id"]))
     flow = flow_for(storage, duel)
     if flow.on_published(storage, duel, row, now):
         create_deadline(storage, row, now, flow)
+    check_stalemate(storage, row, now, stalemate_turns)
+
+
+def published_hook(stalemate_turns: int) -> Callable[[Storage, dict[str, Any], datetime], None]:
+    """The poster's ``on_published`` hook with the board's ``club.stalemate_turns``."""
+
+    def hook(storage: Storage, row: dict[str, Any], now: datetime) -> None:
+        apply_published(storage, row, now, stalemate_turns=stalemate_turns)
+
+    return hook
 
 
 def publish_due(
@@ -42,4 +61,4 @@ def publish_due(
     return poster.publish_due(storage, client, now, manual=manual, on_published=apply_published)
 
 
-__all__ = ["apply_published", "publish_due"]
+__all__ = ["apply_published", "publish_due", "published_hook"]

@@ -13,6 +13,29 @@ LANGUAGES = ("fr", "en")
 DEFAULT_LANGUAGE = "fr"
 
 ENGLISH: dict[str, str] = {
+    # balance heatmaps and stalemate tasks (issue 17)
+    "Équilibre": "Balance",
+    "Équilibre des règles": "Rules balance",
+    "Duels simulés entre duellistes scriptés (actions légales au hasard, ou les dégâts "
+    "attendus les plus forts) : qui gagne avec les règles livrées.": (
+        "Duels simulated between scripted duellists (random legal actions, or the best "
+        "expected damage): who wins with the shipped rules."
+    ),
+    "Règles « %s »": "Ruleset “%s”",
+    "%s duels par paire, graine %s ; rouge : la ligne gagne, bleu : elle perd.": (
+        "%s duels per pair, seed %s; red: the row side wins, blue: it loses."
+    ),
+    "Durée moyenne : %s tours": "Mean length: %s turns",
+    "Nuls : %s %%": "Draws: %s %%",
+    "Clos par l'arbitre : %s %%": "Closed by the referee: %s %%",
+    "année contre année": "year against year",
+    "magie contre magie": "magic type against magic type",
+    "%s : victoires de la ligne (%s)": "%s: win rate of the row side (%s)",
+    "%s duels, %s tours en moyenne, nuls %s %%, clos par l'arbitre %s %%": (
+        "%s duels, mean %s turns, draws %s %%, closed by the referee %s %%"
+    ),
+    "contre": "vs",
+    "Aucun PV perdu : clore le duel ?": "No PV lost: close the duel?",
     # notices and claims (issue 18)
     "Mes notifications": "My notifications",
     "Je m'en occupe": "I'll handle it",
@@ -69,7 +92,7 @@ ENGLISH: dict[str, str] = {
     "Aucun duel ne vous est encore attribué : un administrateur doit vous désigner comme "
     "arbitre d'un duel (page du duel, « Arbitres »).": (
         "No duel is assigned to you yet: an admin must make you a referee of a duel (the "
-        "duel's page, \"Referees\")."
+        'duel\'s page, "Referees").'
     ),
     "Déclaration n°%s": "Declaration #%s",
     "tour %s": "turn %s",

@@ -4,7 +4,9 @@ A ``signup_unsure`` task is a sign-up the desk was not sure how to read
 (:mod:`forumbot.club.signup_checks`): it has no duel, so only admins see it. A task is a
 duellist's owl asking the referee for details about their zone (``owl_question``,
 read from the bot's PM inbox by :mod:`forumbot.club.inbox`) or a mechanism attempt to judge
-(``mechanism``, drafted by :func:`forumbot.duels.duo.advance_duo`). The referees of the duel and
+(``mechanism``, drafted by :func:`forumbot.duels.duo.advance_duo`) or a duel nobody lost PV in
+for ``club.stalemate_turns`` turns (``stalemate``, :mod:`forumbot.duels.stalemate`: the
+referee decides whether to close it). The referees of the duel and
 the admins see them; closing one is :func:`forumbot.duels.duo.close_task` (``done`` for an owl
 answered, ``solved`` / ``failed`` for a mechanism: a solved one is stated with its reward in the
 duel's next declaration), recorded with who and when in the audit log.
@@ -22,6 +24,7 @@ KIND_FR = {
     "owl_question": "Hibou : demande de détails",
     "mechanism": "Mécanisme à juger",
     "signup_unsure": "Inscription à relire",
+    "stalemate": "Aucun PV perdu : clore le duel ?",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}

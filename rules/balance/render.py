@@ -70,12 +70,24 @@ def _colour(rate: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
-def svg_heatmap(table: Table, cell: int = 44) -> str:
-    """The win-rate table as an SVG heatmap (one square per pair, the rate written in it)."""
+def svg_heatmap(
+    table: Table,
+    cell: int = 44,
+    *,
+    title: str | None = None,
+    summary: str | None = None,
+    versus: str = "vs",
+) -> str:
+    """The win-rate table as an SVG heatmap (one square per pair, the rate written in it).
+
+    ``title``, ``summary`` (the line under the squares) and ``versus`` (in each square's
+    tooltip) default to English; the review page passes its own language's. Every text is
+    XML-escaped."""
     left, top = 90, 60
     w = left + cell * len(table.cols) + 10
     h = top + cell * len(table.rows) + 40
-    title = escape(f"{table.ruleset}: win rate of the row side ({table.kind})")
+    title = escape(title or f"{table.ruleset}: win rate of the row side ({table.kind})")
+    vs = escape(versus)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
         f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">',
@@ -95,18 +107,19 @@ def svg_heatmap(table: Table, cell: int = 44) -> str:
             x = left + j * cell
             parts.append(
                 f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_colour(rate)}" '
-                f'stroke="#888"><title>{escape(r)} vs {escape(c)}: {100 * rate:.0f} %'
+                f'stroke="#888"><title>{escape(r)} {vs} {escape(c)}: {100 * rate:.0f} %'
                 "</title></rect>"
             )
             parts.append(
                 f'<text x="{x + cell // 2}" y="{y + cell // 2 + 4}" '
                 f'text-anchor="middle">{100 * rate:.0f}</text>'
             )
-    summary = escape(
-        f"{table.duels} duels, mean {table.mean_turns:.1f} turns, draws "
+    line = escape(
+        summary
+        or f"{table.duels} duels, mean {table.mean_turns:.1f} turns, draws "
         f"{100 * table.draw_share:.1f} %, closed by the referee {100 * table.capped_share:.1f} %"
     )
-    parts.append(f'<text x="4" y="{h - 12}">{summary}</text>')
+    parts.append(f'<text x="4" y="{h - 12}">{line}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 

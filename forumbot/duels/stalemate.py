@@ -1,0 +1,139 @@
+"""A duel nobody loses PV in: propose a close to the referee (issue 17, "self-heals forever").
+
+Two adults who have used every attack spell on each other can heal themselves forever: every
+cast is legal and the duel never ends. RULES.md leaves it to the referee, so the bot invents no
+rule and closes nothing: after each published declaration that closes a turn,
+:func:`check_stalemate` reads the life totals at every turn boundary of the duel (the
+published turn declarations' stored states), asks :func:`rules.stalemate.propose_close`
+whether the last ``club.stalemate_turns`` turns lost no PV, and if so opens one referee task
+(``referee_tasks``, kind ``stalemate``) whose French text comes from
+``publish/templates/fr/stalemate_task.txt.j2`` (« Aucun PV perdu depuis N tours : clore le
+duel sans vainqueur ? »). The referee closes the task (``done``) and decides on the duel.
+
+One task per run of quiet turns and per ``N`` turns of it: the source key is
+``b<board>-duel<id>-stalemate-t<first quiet turn>-x<run // N>``, and no new task is opened
+while one of the duel is open. Runs inside the publication's transaction
+(:func:`forumbot.duels.publication.apply_published`), so a crash leaves both or neither.
+Every flow's declarations store the state after them (``outcome.state``, a
+:class:`rules.model.DuelState`: two duellists in 1v1, four in 2v2), so this works for fatigue
+1v1, 2v2 and classic alike.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime
+from typing import Any
+
+from forumbot.duels.duo_board import add_task
+from forumbot.publish.render import render
+from forumbot.storage import Storage
+from forumbot.storage.records import Duel
+from rules.model import DuelState
+from rules.stalemate import DEFAULT_QUIET_TURNS, CloseProposal, points_by_turn, propose_close
+
+log = logging.getLogger("forumbot.duels.stalemate")
+
+TASK_KIND = "stalemate"
+TEMPLATE = "stalemate_task.txt.j2"
+
+
+def _stored(decl: dict[str, Any]) -> dict[str, Any]:
+    return dict(json.loads(decl.get("context_json") or "{}"))
+
+
+def closes_turn(decl: dict[str, Any]) -> bool:
+    """True when the turn declaration ``decl`` closed a turn: its stored state after is of a
+    later turn than its state before (every engine counts a turn when it closes)."""
+    if decl.get("kind") != "turn":
+        return False
+    stored = _stored(decl)
+    before = (stored.get("inputs") or {}).get("state_before")
+    after = (stored.get("outcome") or {}).get("state")
+    if not before or not after:
+        return False
+    return int(after.get("turn", 0)) > int(before.get("turn", 0))
+
+
+def turn_boundaries(storage: Storage, duel_id: int, current: dict[str, Any]) -> list[DuelState]:
+    """The duel's states at each turn boundary, oldest first: the state before its first
+    closed turn, then the state after each published declaration that closed a turn
+    (``current``, the declaration being published, counts as published)."""
+    rows = [
+        r
+        for r in storage.db["declarations"].rows_where(
+            "duel_id = ? and kind = 'turn' and (status = 'published' or id = ?)",
+            [duel_id, current["id"]],
+            order_by="id",
+        )
+    ]
+    closing = [r for r in rows if closes_turn(r)]
+    if not closing:
+        return []
+    first = _stored(closing[0])["inputs"]["state_before"]
+    states = [DuelState.from_dict(first)]
+    states.extend(DuelState.from_dict(_stored(r)["outcome"]["state"]) for r in closing)
+    return states
+
+
+def open_task(
+    storage: Storage, duel: Duel, proposal: CloseProposal, quiet_turns: int, now: datetime,
+    language: str = "fr",
+) -> bool:  # fmt: skip
+    """Open the referee task for ``proposal`` unless the duel has an open one or this block
+    of quiet turns had one. Returns True when a row was inserted."""
+    open_rows = storage.db.execute(
+        "select count(*) from referee_tasks where duel_id = ? and kind = ? and status = 'open'",
+        [duel.id, TASK_KIND],
+    ).fetchone()[0]
+    if open_rows:
+        return False
+    key = (
+        f"b{duel.board_id}-duel{duel.id}-stalemate-t{proposal.since_turn}"
+        f"-x{proposal.turns // quiet_turns}"
+    )
+    text = render(
+        TEMPLATE,
+        {
+            "turns": proposal.turns,
+            "since_turn": proposal.since_turn,
+            "last_turn": proposal.last_turn,
+            "points": sorted(proposal.points.items()),
+        },
+        language,
+    )
+    before = storage.db.execute("select total_changes()").fetchone()[0]
+    add_task(
+        storage, duel.board_id, duel.id, TASK_KIND, key, "", None,
+        f"Aucun PV perdu depuis {proposal.turns} tours", text, now,
+    )  # fmt: skip
+    inserted = bool(storage.db.execute("select total_changes()").fetchone()[0] > before)
+    if inserted:
+        log.info(
+            "duel %s: no PV lost in %d turns (since turn %d): referee task opened",
+            duel.id, proposal.turns, proposal.since_turn,
+        )  # fmt: skip
+    return inserted
+
+
+def check_stalemate(
+    storage: Storage, decl: dict[str, Any], now: datetime,
+    quiet_turns: int = DEFAULT_QUIET_TURNS,
+) -> bool:  # fmt: skip
+    """After the publication of ``decl``: open a ``stalemate`` referee task when it closed a
+    turn of a running duel and the last ``quiet_turns`` turns lost no PV (0: off). Returns
+    True when a task was opened. The duel itself is left alone."""
+    if quiet_turns <= 0 or not closes_turn(decl):
+        return False
+    duel = Duel.from_row(storage.duel(decl["duel_id"]))
+    if duel.status != "running":
+        return False
+    history = points_by_turn(turn_boundaries(storage, duel.id, decl))
+    proposal = propose_close(history, quiet_turns=quiet_turns)
+    if proposal is None:
+        return False
+    return open_task(storage, duel, proposal, quiet_turns, now)
+
+
+__all__ = ["TASK_KIND", "check_stalemate", "closes_turn", "open_task", "turn_boundaries"]

@@ -1,0 +1,102 @@
+"""Balance heatmaps on the review page (issue 17: "admins get the same table as a heatmap on the
+review page, one page per ruleset, as an SVG like the duel page's chart"), in process through
+httpx.ASGITransport: admins only, one page per shipped ruleset, well-formed escaped SVG, French
+with the English switch."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from forumbot.web import create_app
+from forumbot.web.balance import BalanceCache, shipped_rulesets
+from forumbot.web.routes.balance import heatmap
+from rules.balance import Cell, Table
+from tests.unit.test_web_app import SECRET, login
+from tests.unit.web_scenario import EVIL, Scenario, build
+
+pytestmark = pytest.mark.anyio
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[httpx.AsyncClient]:
+    scenario: Scenario = build()
+    app = create_app(scenario.storage, secret_key=SECRET, now=scenario.clock)
+    app.state.deps.balance = BalanceCache({"classic": 3, "fatigue": 1})  # small and quick
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://testserver"
+    ) as c:
+        yield c
+
+
+def svgs(html: str) -> list[ET.Element]:
+    """Every inline SVG of the page, parsed as XML (raises on a malformed one)."""
+    return [ET.fromstring(m) for m in re.findall(r"<svg\b.*?</svg>", html, flags=re.S)]
+
+
+def test_the_shipped_rulesets_are_classic_and_fatigue() -> None:
+    assert shipped_rulesets() == ["classic", "fatigue"]  # duo.toml holds 2v2 settings only
+
+
+async def test_admin_sees_one_heatmap_page_per_ruleset(client: httpx.AsyncClient) -> None:
+    await login(client, "alice")
+    index = await client.get("/balance")
+    assert index.status_code == 200
+    assert 'href="/balance/classic"' in index.text and 'href="/balance/fatigue"' in index.text
+    classic = await client.get("/balance/classic")
+    assert classic.status_code == 200
+    (svg,) = svgs(classic.text)  # classic: year against year only
+    squares = svg.findall(f"{SVG_NS}rect")
+    assert len(squares) == 7 * 7  # seven years
+    assert "classic : victoires de la ligne (année contre année)" in classic.text
+    assert "3 duels par paire, graine 17" in classic.text
+    assert re.search(r"Durée moyenne : \d+,\d tours", classic.text)
+    assert "Clos par l&#39;arbitre :" in classic.text
+    fatigue = await client.get("/balance/fatigue")
+    years, types = svgs(fatigue.text)  # fatigue: years, then magic types
+    assert len(years.findall(f"{SVG_NS}rect")) == 8 * 8
+    assert len(types.findall(f"{SVG_NS}rect")) == 5 * 5
+    assert "magie contre magie" in fatigue.text
+
+
+async def test_the_english_switch(client: httpx.AsyncClient) -> None:
+    await login(client, "alice")
+    page = await client.get("/balance/classic?lang=en")
+    assert "Rules balance" in page.text
+    assert "classic: win rate of the row side (year against year)" in page.text
+    assert re.search(r"Mean length: \d+\.\d turns", page.text)
+    assert "Closed by the referee:" in page.text
+
+
+async def test_a_referee_gets_403_and_an_unknown_ruleset_404(client: httpx.AsyncClient) -> None:
+    await login(client, "rita")
+    assert (await client.get("/balance")).status_code == 403
+    assert (await client.get("/balance/classic")).status_code == 403
+    client.cookies.clear()
+    anonymous = await client.get("/balance/classic")
+    assert anonymous.status_code == 303
+    await login(client, "alice")
+    assert (await client.get("/balance/duo")).status_code == 404
+    assert (await client.get("/balance/..%2Fsecrets")).status_code == 404
+
+
+def test_the_svg_is_well_formed_and_escaped() -> None:
+    cell = Cell(EVIL, "7", duels=4, wins=3, losses=1, draws=0, capped=0, turns=20)
+    table = Table(EVIL, "years", (EVIL,), ("7",), {(EVIL, "7"): cell})
+    for language in ("fr", "en"):
+        svg = str(heatmap(table, language))
+        root = ET.fromstring(svg)  # well-formed XML
+        assert "<script>" not in svg and "&lt;script&gt;" in svg
+        texts = "".join(root.itertext())
+        assert EVIL in texts  # shown as text, not markup
+        assert "75" in texts  # the win rate written in its square
