@@ -291,7 +291,7 @@ def test_a_claim_runs_out_after_the_longer_limit(scenario: Scenario) -> None:
 def test_users_notify_command_sets_and_shows_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
     from click.testing import CliRunner
 
-    from forumbot.cli.notify import users_notify
+    from forumbot.cli import main
     from forumbot.storage import open_storage
     from forumbot.web.users import add_user
 
@@ -305,16 +305,17 @@ def test_users_notify_command_sets_and_shows_settings(tmp_path) -> None:  # type
     storage.close()
     config = str(tmp_path / "forumbot.toml")
     runner = CliRunner()
-    shown = runner.invoke(users_notify, ["-c", config, "rita"])
+    shown = runner.invoke(main, ["users", "notify", "-c", config, "rita"])
     assert shown.exit_code == 0, shown.output
     assert shown.output.strip() == (
         "rita\tchannels=owl,apprise\tquiet=- (Europe/Paris)\tforum=rita"
     )
     changed = runner.invoke(
-        users_notify,
-        ["-c", config, "rita", "--channels", "owl", "--quiet", "22:00-07:30", "--by", "alice"],
-    )
+        main,
+        ["users", "notify", "-c", config, "rita", "--channels", "owl", "--quiet", "22:00-07:30",
+         "--by", "alice"],
+    )  # fmt: skip
     assert changed.exit_code == 0, changed.output
     assert "channels=owl\tquiet=22:00-07:30" in changed.output
-    bad = runner.invoke(users_notify, ["-c", config, "rita", "--channels", "pigeon"])
-    assert bad.exit_code != 0 and "unknown channel 'pigeon'" in bad.output
+    bad = runner.invoke(main, ["users", "notify", "-c", config, "rita", "--channels", "pigeon"])
+    assert bad.exit_code == 78 and "unknown channel 'pigeon'" in bad.output  # configuration
