@@ -29,7 +29,7 @@ from forumbot.duels.publication import apply_published
 from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
-from forumbot.publish.poster import OnPublished, publish_due
+from forumbot.publish.poster import OnPublished, PublishState, publish_due
 from forumbot.storage import Storage, open_storage
 
 log = logging.getLogger("forumbot")
@@ -122,7 +122,9 @@ class Bot:
 
     ``after_poll``: the jobs run after every poll (default :data:`AFTER_POLL`);
     ``on_published``: what a publication does to its duel (default
-    :func:`forumbot.duels.publication.apply_published`).
+    :func:`forumbot.duels.publication.apply_published`). ``publish_state``: the publisher's
+    memory of which rows this process wrote (:class:`forumbot.publish.poster.PublishState`;
+    taken at :func:`bootstrap`, else at the first :meth:`publish`).
     """
 
     config: Config
@@ -133,6 +135,7 @@ class Bot:
     after_poll: tuple[AfterPoll, ...] = AFTER_POLL
     on_published: OnPublished = apply_published
     club: Club | None = None
+    publish_state: PublishState | None = None
 
     def wired_club(self) -> Club:
         """The board's club (:func:`forumbot.club.jobs.build_club`), wired once: by
@@ -194,6 +197,8 @@ class Bot:
         pass with one warning; rows keep their status (a ``publishing`` row is looked for by
         its marker at the next pass, so nothing is posted twice).
         """
+        if self.publish_state is None:
+            self.publish_state = PublishState.at_start(self.storage)
         try:
             return publish_due(
                 self.storage,
@@ -201,6 +206,7 @@ class Bot:
                 self.now,
                 manual=self.config.review_delay_s == "manual",
                 on_published=self.on_published,
+                state=self.publish_state,
             )
         except sqlite3.OperationalError as exc:
             self._rollback()
@@ -246,6 +252,7 @@ def bootstrap(
         referee_name=config.referee_name,
         bot_username=config.username,
         dice_name=config.dice_name,
+        edit_watch_interval_s=config.edit_watch_interval_s,
     )
     bot = Bot(
         config=config,
@@ -255,6 +262,7 @@ def bootstrap(
         now=now,
         after_poll=AFTER_POLL,
         on_published=apply_published,
+        publish_state=PublishState.at_start(store),
     )
     bot.wired_club()  # the desk's on_finished hook is on the referee from the start
     return bot

@@ -131,6 +131,8 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, BoardHttp):
         self.backoff_cap_s = backoff_cap_s
         self.max_retry_after_s = max_retry_after_s
         self.max_listing_pages = max_listing_pages
+        # forum id -> the last listing page read has a next page (the referee asks it).
+        self.listing_more: dict[int, bool] = {}
         self._logged_in = False
         self._ever_logged_in = False  # the first guest page is no "session expired"
         self._setup_http(
@@ -450,6 +452,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, BoardHttp):
                     ),
                 )
             following = next_start(html, "viewforum.php")
+            self.listing_more[forum_id] = following is not None
             if not all_pages or following is None:
                 break
             if following <= start:

@@ -40,8 +40,28 @@ class PhpbbPosting:
 
     # ------------------------------------------------------------------ posting
 
-    def reply(self, topic_id: int, message: str, marker: str) -> int:
+    def prepare_reply(self, topic_id: int) -> FetchedForm:
+        """GET the reply form of ``topic_id`` now, to POST it later with
+        ``reply(..., prepared=form)``: the publisher fetches the forms of the next due
+        declarations while the first one waits its minimum age (issue 12), so the form-age
+        wait overlaps other work. One request.
+
+        Raises: like :meth:`reply` before its POST (TopicNotFound, PermissionDenied,
+            SessionExpired, ServerError).
+        """
+        return self._fetch_form(f"posting.php?mode=reply&t={topic_id}")
+
+    def form_wait_s(self, prepared: FetchedForm) -> float:
+        """Seconds the prepared form must still age before it may be POSTed (0.0: now)."""
+        return max(0.0, self.min_form_age_s - (self._clock() - prepared.fetched_at))
+
+    def reply(
+        self, topic_id: int, message: str, marker: str, *, prepared: FetchedForm | None = None
+    ) -> int:
         """Reply in ``topic_id`` with ``message`` (which must contain ``marker``).
+
+        ``prepared``: the topic's reply form from :meth:`prepare_reply` (then no GET is made
+        before the first POST; a later attempt fetches a fresh form as usual).
 
         Flow: GET ``posting.php?mode=reply&t=T``, wait the form age, POST all its fields with
         ``message`` and ``post=<label>``; a 302 to ``viewtopic.php?p=N#pN`` gives N. Flood: wait
@@ -64,8 +84,9 @@ class PhpbbPosting:
                 after[0] = int(cur) if cur and cur.isdigit() else None
 
         return self._submit(
-            f"posting.php?mode=reply&t={topic_id}", message, None, "p", find, on_form
-        )
+            f"posting.php?mode=reply&t={topic_id}", message, None, "p", find, on_form,
+            first=prepared,
+        )  # fmt: skip
 
     def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
         """Open a topic ``subject`` in ``forum_id``; a 302 to ``viewtopic.php?t=N`` gives N.
@@ -154,8 +175,10 @@ class PhpbbPosting:
         location_key: str,
         find: Callable[[], int | None],
         on_form: Callable[[HtmlForm], None],
+        first: FetchedForm | None = None,
     ) -> int:
-        """The posting loop shared by reply and create_topic (see :meth:`reply`).
+        """The posting loop shared by reply and create_topic (see :meth:`reply`); ``first``:
+        a form fetched beforehand, used for the first POST.
 
         Every fault it gets over (timeout, 5xx, flood, post review, FORM_INVALID, logged out)
         is logged as ONE warning naming the topic (or forum) and what is done about it.
@@ -163,7 +186,7 @@ class PhpbbPosting:
         about = about_path(form_path)
         uncertain = False  # a previous POST may have been saved
         relogged = False
-        carried: FetchedForm | None = None
+        carried: FetchedForm | None = first
         last_error: ForumError | None = None
         floods = reviews = invalids = failures = 0
         while True:
