@@ -128,6 +128,11 @@ class PreparesReplies(Protocol):
         """Seconds before ``prepared`` may be POSTed (0.0: now)."""
         ...
 
+    def form_key(self, prepared: Any) -> Any:
+        """A key two forms must not share to be posted one after the other (phpBB's posting
+        lock), or None."""
+        ...
+
     def reply(self, topic_id: int, message: str, marker: str, *, prepared: Any = None) -> int:
         """:meth:`ForumClient.reply`, POSTing ``prepared`` first when given."""
         ...

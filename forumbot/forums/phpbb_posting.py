@@ -55,6 +55,35 @@ class PhpbbPosting:
         """Seconds the prepared form must still age before it may be POSTed (0.0: now)."""
         return max(0.0, self.min_form_age_s - (self._clock() - prepared.fetched_at))
 
+    def form_key(self, prepared: FetchedForm) -> tuple[str, str] | None:
+        """The form's posting-lock key ``(creation_time, form_token)`` when the board's posting
+        lock applies (``flood_interval_s`` > 0), else None. phpBB lets one key make one post per
+        ``flood_interval`` (FLOWS.md "Posting lock"), and two forms fetched in the same second
+        share it: the publisher never holds two forms with one key."""
+        if self.flood_interval_s <= 0:
+            return None
+        return (
+            prepared.form.value("creation_time") or "",
+            prepared.form.value("form_token") or "",
+        )
+
+    def _locked(self, fetched: FetchedForm) -> bool:
+        """True when ``fetched``'s key made a post less than ``flood_interval_s`` ago (the
+        board would answer FORM_INVALID)."""
+        key = self.form_key(fetched)
+        if key is None:
+            return False
+        used: dict[tuple[str, str], float] = self.__dict__.setdefault("_posting_locks", {})
+        now = self._clock()
+        for old in [k for k, at in used.items() if now - at >= self.flood_interval_s]:
+            del used[old]
+        return key in used
+
+    def _note_posted(self, fetched: FetchedForm) -> None:
+        key = self.form_key(fetched)
+        if key is not None:
+            self.__dict__.setdefault("_posting_locks", {})[key] = self._clock()
+
     def reply(
         self, topic_id: int, message: str, marker: str, *, prepared: FetchedForm | None = None
     ) -> int:
@@ -204,6 +233,11 @@ class PhpbbPosting:
                 raise AmbiguousPost(f"{form_path}: no answer and no trace of the post")
             fetched = carried if carried is not None else self._fetch_form(form_path)
             carried = None
+            for _second in range(3):  # a key that just made a post: a form of a later second
+                if not self._locked(fetched):
+                    break
+                self._sleep(1.0)
+                fetched = self._fetch_form(form_path)
             on_form(fetched.form)
             self._wait_form_age(fetched.fetched_at)
             overrides = {"message": message}
@@ -230,6 +264,7 @@ class PhpbbPosting:
                 location = resp.headers.get("location", "")
                 new_id = query_int(location, location_key)
                 if new_id is not None:
+                    self._note_posted(fetched)
                     return new_id
                 uncertain = True
                 failures += 1

@@ -291,8 +291,10 @@ def _prefetch(
 ) -> None:
     """While the form ``waiting`` is younger than its minimum age, fetch the reply forms of
     the declarations ``ahead`` (fresh rows only, one form per topic: a second declaration of
-    the same topic needs a form fetched after the first is posted)."""
+    the same topic needs a form fetched after the first is posted; never two forms with one
+    posting-lock key, ``client.form_key``: the second could not post)."""
     busy = {waiting_topic} | {topic for topic, _form in prepared.values()}
+    keys = {client.form_key(waiting)} | {client.form_key(form) for _t, form in prepared.values()}
     for decl in ahead:
         if client.form_wait_s(waiting) <= 0:
             return
@@ -305,5 +307,10 @@ def _prefetch(
             continue
         busy.add(topic_id)
         form = _prepare(client, topic_id)
-        if form is not None:
-            prepared[decl_id] = (topic_id, form)
+        if form is None:
+            continue
+        key = client.form_key(form)
+        if key is not None and key in keys:
+            return  # fetched in the same second as a form held: its key could not post
+        keys.add(key)
+        prepared[decl_id] = (topic_id, form)
