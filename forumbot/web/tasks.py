@@ -16,7 +16,11 @@ from typing import Any
 
 from forumbot.storage import Storage
 
-KIND_FR = {"owl_question": "Hibou : demande de détails", "mechanism": "Mécanisme à juger"}
+KIND_FR = {
+    "owl_question": "Hibou : demande de détails",
+    "mechanism": "Mécanisme à juger",
+    "topic_moved": "Sujet déplacé ou fusionné",
+}
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
 
