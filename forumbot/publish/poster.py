@@ -30,7 +30,8 @@ from __future__ import annotations
 import logging
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -176,7 +177,10 @@ def publish_one(
         return None
     # Marking it published and advancing the duel happen in one transaction: a crash
     # leaves either both undone (the marker check finds the post next time) or both done.
-    with storage.db.atomic():
+    # BEGIN IMMEDIATE takes the write lock first (waiting up to the busy timeout): a deferred
+    # transaction that reads, then writes after the poll worker committed, fails at once
+    # with "database is locked" (SQLite cannot upgrade a stale read snapshot).
+    with _immediate(storage), storage.db.atomic():
         storage.db["declarations"].update(
             decl["id"],
             {
@@ -205,6 +209,23 @@ def publish_one(
         post_id,
     )
     return post_id
+
+
+@contextmanager
+def _immediate(storage: Storage) -> Iterator[None]:
+    """A write transaction begun with the write lock held (committed at the end, rolled back
+    on any error); inside an open transaction, nothing more."""
+    conn = storage.db.conn
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.commit()
 
 
 OnPublished = Callable[[Storage, dict[str, Any], datetime], None]
