@@ -11,10 +11,16 @@ Two libraries the shell needs pull in large optional packages it never uses, at 
 None`` makes their import raise ImportError, which both libraries expect), then un-hides
 them, so any later ``import numpy`` elsewhere in the process still works. Importing
 :mod:`forumbot` runs it once (nothing else happens at import: no I/O).
+
+:func:`limit_malloc_arenas` caps glibc's malloc arenas (one per thread by default, each
+keeping its freed pages: the poll and publish workers parse pages with lxml, which allocates
+with malloc) at 2, as ``MALLOC_ARENA_MAX=2`` would; ``forumbot run`` calls it at start-up.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,3 +51,20 @@ def import_lean() -> None:
             continue
         with _hidden(optional):
             __import__(library)
+
+
+M_ARENA_MAX = -8
+"""glibc's ``mallopt`` parameter number for the arena cap (malloc.h)."""
+
+
+def limit_malloc_arenas(arenas: int = 2) -> bool:
+    """Cap glibc's malloc arenas at ``arenas`` (before the worker threads start); False on a
+    C library without ``mallopt`` (musl, macOS) or when it refuses."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return False
+    try:
+        libc = ctypes.CDLL(name)
+        return bool(libc.mallopt(M_ARENA_MAX, arenas))
+    except (OSError, AttributeError):
+        return False
