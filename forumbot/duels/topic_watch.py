@@ -56,6 +56,7 @@ class TopicWatch:
         self.read_at: dict[int, datetime] = {}  # duel id -> when its topic was last read
         self.advanced: dict[int, tuple[int, int]] = {}  # duel id -> publications then
         self.missing: set[int] = set()  # duel topics reported missing from their listing
+        self.listed: dict[int, int | None] = {}  # topic id -> last post id at the last listing
 
     # -- listings -------------------------------------------------------------------------
     def listing(self, client: object, forum_id: int) -> list[TopicSummary]:
@@ -73,6 +74,7 @@ class TopicWatch:
             self.listed_all.add(forum_id)
             self.report_missing(forum_id, topics)
         self.missing -= {summary.topic_id for summary in topics}
+        self.listed.update((summary.topic_id, summary.last_post_id) for summary in topics)
         return topics
 
     def live_duels(self, forum_id: int) -> list[Duel]:
@@ -89,17 +91,19 @@ class TopicWatch:
         self, client: object, forum_id: int, first_page: Sequence[TopicSummary]
     ) -> bool:
         """True when the first listing page may not show every changed topic: each of its
-        topics changed (the oldest shown is new or has a new last post) while the listing
+        topics changed since the previous listing (the oldest shown is new or has a new last
+        post) while the listing
         has more pages (``client.listing_more[forum_id]``; unknown counts as more), or a live
         duel topic whose last post is newer than the oldest shown is missing from it."""
         if not first_page:
             return False
         oldest = first_page[-1]
         more = getattr(client, "listing_more", {}).get(forum_id, True)
-        if more:
-            row = self.storage.duel_by_topic(self.board_id, oldest.topic_id)
-            if row is None or row["last_post_id"] != oldest.last_post_id:
-                return True
+        if more and (
+            oldest.topic_id not in self.listed
+            or self.listed[oldest.topic_id] != oldest.last_post_id
+        ):
+            return True  # new or changed since the previous listing: more may lie beyond
         listed = {summary.topic_id for summary in first_page}
         floor = oldest.last_post_id or 0
         return any(
