@@ -524,6 +524,10 @@ class Referee:
 
     def _advance(self, ctx: FlowContext, flow: DuelFlow, duel: Duel) -> int:
         self.watch.note_advanced(duel.id)
+        # Read the row again, after the publications were counted: the publisher (another
+        # worker) may have committed since ``duel`` was read, and a row older than the count
+        # would leave the duel waiting for a turn that is already out.
+        duel = Duel.from_row(self.storage.duel(duel.id))
         drafts = flow.advance(ctx, duel)
         for draft in drafts:
             decl_id = ctx.drafts.write(duel, draft)
