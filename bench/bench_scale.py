@@ -55,7 +55,7 @@ review_delay_s = 0
 [poll]
 poll_interval_s = {poll}
 publish_interval_s = 1
-flood_interval_s = 1
+flood_interval_s = 0
 [storage]
 database = "bench.db"
 backup_keep = 0

@@ -6,3 +6,7 @@ The pure parts live in the top-level packages ``parsers`` and ``rules``.
 from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from forumbot._lean import import_lean
+
+import_lean()  # sqlite_utils without numpy, httpx without its CLI (forumbot._lean)

@@ -31,7 +31,7 @@ from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
 from forumbot.notify.job import NotifyJob
-from forumbot.publish.poster import OnPublished, publish_due
+from forumbot.publish.poster import OnPublished, PublishState, publish_due
 from forumbot.storage import Storage, open_storage
 
 log = logging.getLogger("forumbot")
@@ -125,7 +125,9 @@ class Bot:
 
     ``after_poll``: the jobs run after every poll (default :data:`AFTER_POLL`);
     ``on_published``: what a publication does to its duel (default
-    :func:`forumbot.duels.publication.apply_published`).
+    :func:`forumbot.duels.publication.apply_published`). ``publish_state``: the publisher's
+    memory of which rows this process wrote (:class:`forumbot.publish.poster.PublishState`;
+    taken at :func:`bootstrap`, else at the first :meth:`publish`).
     """
 
     config: Config
@@ -137,6 +139,7 @@ class Bot:
     on_published: OnPublished = apply_published
     club: Club | None = None
     notify_job: NotifyJob | None = None
+    publish_state: PublishState | None = None
 
     def wired_club(self) -> Club:
         """The board's club (:func:`forumbot.club.jobs.build_club`), wired once: by
@@ -208,6 +211,8 @@ class Bot:
         pass with one warning; rows keep their status (a ``publishing`` row is looked for by
         its marker at the next pass, so nothing is posted twice).
         """
+        if self.publish_state is None:
+            self.publish_state = PublishState.at_start(self.storage)
         try:
             return publish_due(
                 self.storage,
@@ -215,6 +220,7 @@ class Bot:
                 self.now,
                 manual=self.config.review_delay_s == "manual",
                 on_published=self.on_published,
+                state=self.publish_state,
             )
         except sqlite3.OperationalError as exc:
             self._rollback()
@@ -265,6 +271,7 @@ def bootstrap(
         referee_name=config.referee_name,
         bot_username=config.username,
         dice_name=config.dice_name,
+        edit_watch_interval_s=config.edit_watch_interval_s,
     )
     bot = Bot(
         config=config,
@@ -274,6 +281,7 @@ def bootstrap(
         now=now,
         after_poll=AFTER_POLL,
         on_published=published_hook(config.stalemate_turns),
+        publish_state=PublishState.at_start(store),
     )
     bot.wired_club()  # the desk's on_finished hook is on the referee from the start
     bot.wired_notify()

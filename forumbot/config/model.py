@@ -62,6 +62,7 @@ class Config:
     poll_interval_s: float = default_of("poll", "poll_interval_s")
     publish_interval_s: float = default_of("poll", "publish_interval_s")
     flood_interval_s: float = default_of("poll", "flood_interval_s")
+    edit_watch_interval_s: float = default_of("poll", "edit_watch_interval_s")
     database: str = default_of("storage", "database")
     watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
     game_master: tuple[str, ...] = default_of("board", "game_master")
@@ -122,6 +123,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "poll_interval_s": "poll.poll_interval_s",
     "publish_interval_s": "poll.publish_interval_s",
     "flood_interval_s": "poll.flood_interval_s",
+    "edit_watch_interval_s": "poll.edit_watch_interval_s",
     "database": "storage.database",
     "backup_keep": "storage.backup_keep",
     "backup_hour_utc": "storage.backup_hour_utc",

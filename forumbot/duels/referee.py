@@ -12,10 +12,24 @@ One poll of a duel (:meth:`Referee.poll_duel`): the duel row is read once (a
 flow says where to read the topic from (:meth:`DuelFlow.read_from`), the new and edited posts
 are recorded (``posts_seen``, every distinct text in ``post_versions``), and the flow's
 :meth:`DuelFlow.advance` returns the drafts to store. New topics naming two duellists are
-adopted (:func:`forumbot.duels.opening.adopt`). The deadlines (relaunches, owl reminders,
-:mod:`forumbot.duels.deadlines`) are swept at the end of every :meth:`Referee.poll_forum`.
-When a duel finishes, every ``on_finished(duel_id, outcome)`` callback runs once
-(:meth:`Referee.notify_finished`).
+adopted (:func:`forumbot.duels.opening.adopt`).
+
+What is read (issue 12): every page of a watched forum's listing at the first poll of the
+process, and again whenever a topic cannot be accounted for (every topic on the first page
+changed while the listing has more pages, or a duel topic whose last post is newer than the
+page's oldest is missing from it); the first page only otherwise. A topic is read only when
+the listing shows a new last post id or reply count, or when its edit watch is due (every
+``edit_watch_interval_s``: running duels of a flow that watches late edits, and duels whose
+turn draft is not published yet, since an edit changes no post id). A duel is advanced
+without any read when one of its declarations was published since it was last advanced
+(an opening confirmed after an ambiguous publish counts the turn posts already recorded).
+A topic the board answers as another topic (:class:`~forumbot.errors.TopicMoved`) is never
+read as this one: the duel is held (its drafts ``held``, a ``topic_moved`` referee task and
+an error line name both topic ids) and not read again until the task is closed
+(:mod:`forumbot.duels.topic_watch` keeps what the process knows). The deadlines
+(relaunches, owl reminders, :mod:`forumbot.duels.deadlines`) are swept at the end of every
+:meth:`Referee.poll_forum`. When a duel finishes, every ``on_finished(duel_id, outcome)``
+callback runs once (:meth:`Referee.notify_finished`).
 """
 
 from __future__ import annotations
@@ -40,7 +54,8 @@ from forumbot.duels.flow import (
     forum_dice,
 )
 from forumbot.duels.flows import flow_for, opening_flow
-from forumbot.errors import ForumError, LoginFailed
+from forumbot.duels.topic_watch import TopicWatch
+from forumbot.errors import ForumError, LoginFailed, TopicMoved
 from forumbot.forums.base import ForumClient
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, content_hash, iso
@@ -83,6 +98,8 @@ class Referee:
         watch_edits: re-read running duels of flows that watch edits (fatigue, 2v2) every
             poll (late edits without a note).
         full_reread_every: every N-th read of such a duel reads the whole topic.
+        edit_watch_interval_s: seconds between two re-reads of an unchanged topic under the
+            edit watch (0: every poll); see the module doc.
         owl_reminders: send the owl reminders before fatigue deadlines (ruleset setting
             ``owl_reminder_hours`` gives when; 0 there also turns them off).
 
@@ -111,6 +128,7 @@ class Referee:
         watch_edits: bool = True,
         full_reread_every: int = 10,
         owl_reminders: bool = True,
+        edit_watch_interval_s: float = 0.0,
     ) -> None:
         self.storage = storage
         self.client = client
@@ -129,11 +147,16 @@ class Referee:
         self.dice_name = dice_name
         self.board_id = storage.board_id(board_url, platform, now())
         # Edit watch (see forumbot.duels.fatigue_posts): running duels of a flow that watches
-        # edits are re-read every poll even when the listing shows no new post (an edit
-        # changes no post id), and every ``full_reread_every``-th read reads the whole topic.
+        # edits are re-read every ``edit_watch_interval_s`` even when the listing shows no new
+        # post (an edit changes no post id), and every ``full_reread_every``-th read reads the
+        # whole topic.
         self.watch_edits = watch_edits
         self.full_reread_every = max(1, int(full_reread_every))
         self.reads: dict[int, int] = {}
+        # What this process knows of the board (issue 12: read only what changed).
+        self.watch = TopicWatch(
+            storage, self.board_id, lambda: self.now(), edit_watch_interval_s
+        )
         self.owl_reminders = owl_reminders
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
@@ -164,12 +187,14 @@ class Referee:
         """One poll of a watched forum: 1 listing request + 1 read per changed topic.
 
         New topics naming two duellists with their years are adopted (opening declaration
-        drafted); known duel topics whose last post changed are read and advanced.
+        drafted); known duel topics whose last post changed are read and advanced. The first
+        poll of the process reads every listing page (module doc).
         """
-        topics = self.client.list_topics(forum_id)
+        topics = self.watch.listing(self.client, forum_id)
+        listed = {summary.topic_id for summary in topics}
         ctx = self.context()
         read = new = edited = drafts = 0
-        for summary in topics:
+        for summary in [*topics, *self.watch.unlisted(forum_id, listed)]:
             try:
                 counts = self._poll_topic(ctx, forum_id, summary)
             except LoginFailed:  # credentials refused (or a CAPTCHA): stop the bot
@@ -214,11 +239,9 @@ class Referee:
             if adopted is None:
                 return read, 0, 0, 0
             duel = Duel.from_row(adopted)
-        unchanged = (
-            read == 0
-            and duel.last_post_id == summary.last_post_id
-            and not self._has_pending_draft(duel.id)
-        )
+        if read == 0 and self.watch.held_moved(duel):
+            return 0, 0, 0, 0
+        unchanged = read == 0 and self.watch.unchanged(duel, summary)
         try:
             ruleset = load_ruleset(str(duel.ruleset))
         except (OSError, rules.RuleError):
@@ -226,13 +249,23 @@ class Referee:
                 return 0, 0, 0, 0  # nothing to read; the ruleset error shows when it changes
             raise
         flow = flow_for(self.storage, duel, ruleset)
-        if unchanged and not self._watches_edits(duel, flow):
-            return 0, 0, 0, 0
-        counts = self._poll(ctx.for_duel(ruleset), flow, duel, summary.last_post_id)
+        watched = self._watches_edits(duel, flow) or self._has_pending_draft(duel.id)
+        if unchanged and not self.watch.watch_due(duel, watched):
+            if not self.watch.needs_advance(duel.id):
+                return 0, 0, 0, 0
+            # A declaration was published since (e.g. an opening confirmed after an
+            # ambiguous outcome): what is recorded may call for a draft; nothing to read.
+            return 0, 0, 0, self._advance(ctx.for_duel(ruleset), flow, duel)
+        replies = summary.replies if summary.replies >= 0 else None
+        try:
+            counts = self._poll(ctx.for_duel(ruleset), flow, duel, summary.last_post_id, replies)
+        except TopicMoved as exc:
+            self.watch.hold_moved(duel, exc)
+            return read + 1, 0, 0, 0
         return (read + 1, *counts)
 
     def _watches_edits(self, duel: Duel, flow: DuelFlow) -> bool:
-        """Running duels of a flow that watches edits are re-read every poll: a late edit
+        """Running duels of a flow that watches edits are under the edit watch: a late edit
         changes no post id."""
         return self.watch_edits and duel.status == "running" and flow.watches_edits
 
@@ -268,7 +301,7 @@ class Referee:
         return done
 
     def _has_pending_draft(self, duel_id: int) -> bool:
-        """True while a turn draft waits: its posts may still be edited, so re-read them."""
+        """True while a turn draft waits: its posts may still be edited (edit watch)."""
         return any(d["kind"] == "turn" for d in self.storage.declarations(EDITABLE, duel_id))
 
     def try_adopt(
@@ -396,12 +429,14 @@ class Referee:
         return self._poll(self.context().for_duel(ruleset), flow, duel, listed_last_post_id)
 
     def _poll(
-        self, ctx: FlowContext, flow: DuelFlow, duel: Duel, listed_last_post_id: int | None
-    ) -> tuple[int, int, int]:
+        self, ctx: FlowContext, flow: DuelFlow, duel: Duel, listed_last_post_id: int | None,
+        listed_replies: int | None = None,
+    ) -> tuple[int, int, int]:  # fmt: skip
         count = self.reads.get(duel.id, 0)
         self.reads[duel.id] = count + 1
         since = flow.read_from(ctx, duel, count)
         posts = self.client.read_topic(duel.topic_id, since)
+        self.watch.note_read(duel, listed_replies)
         new, edited = self._record_posts(ctx.rs, duel, posts)
         dice_edits.observe(ctx, duel, posts)  # Forumactif: edits after the dice (issue 16)
         seen = [p.post_id for p in posts]
@@ -493,6 +528,11 @@ class Referee:
         return self._advance(self.context().for_duel(ruleset), flow, duel)
 
     def _advance(self, ctx: FlowContext, flow: DuelFlow, duel: Duel) -> int:
+        self.watch.note_advanced(duel.id)
+        # Read the row again, after the publications were counted: the publisher (another
+        # worker) may have committed since ``duel`` was read, and a row older than the count
+        # would leave the duel waiting for a turn that is already out.
+        duel = Duel.from_row(self.storage.duel(duel.id))
         written = 0
         for draft in flow.advance(ctx, duel):
             decl_id = ctx.drafts.write(duel, draft)

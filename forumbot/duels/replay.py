@@ -60,7 +60,9 @@ class ReplayClient:
     def is_logged_in(self) -> bool:
         return True
 
-    def list_topics(self, forum_id: int) -> list[TopicSummary]:
+    def list_topics(self, forum_id: int, all_pages: bool = False) -> list[TopicSummary]:
+        """The one topic replayed (one page: ``all_pages`` changes nothing)."""
+        self.listing_more = {forum_id: False}
         shown = self.visible()
         last = shown[-1].post_id if shown else None
         return [TopicSummary(self.topic_id, self.title, last, max(0, len(shown) - 1), None)]

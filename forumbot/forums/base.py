@@ -10,7 +10,7 @@ Errors raised are those of :mod:`forumbot.errors`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from parsers.model import Post
 
@@ -130,6 +130,30 @@ class MemberDirectory(Protocol):
 
     def find_member(self, name: str) -> str | None:
         """``name`` when :meth:`member_exists` is True, else None."""
+        ...
+
+
+class PreparesReplies(Protocol):
+    """A client whose reply form can be fetched ahead of its POST (phpBB: the form must age
+    ``min_form_age_s`` before it is sent). The publisher fetches the forms of the next due
+    declarations while the first waits (:func:`forumbot.publish.poster.publish_due`).
+    """
+
+    def prepare_reply(self, topic_id: int) -> Any:
+        """GET the reply form of ``topic_id`` (one request); an opaque prepared form."""
+        ...
+
+    def form_wait_s(self, prepared: Any) -> float:
+        """Seconds before ``prepared`` may be POSTed (0.0: now)."""
+        ...
+
+    def form_key(self, prepared: Any) -> Any:
+        """A key two forms must not share to be posted one after the other (phpBB's posting
+        lock), or None."""
+        ...
+
+    def reply(self, topic_id: int, message: str, marker: str, *, prepared: Any = None) -> int:
+        """:meth:`ForumClient.reply`, POSTing ``prepared`` first when given."""
         ...
 
 

@@ -167,6 +167,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self.flood_patterns = tuple(flood_patterns)
         self.charset = "utf-8"
         self.max_listing_pages = max_listing_pages
+        # forum id -> the last listing page read has a next page (the referee asks it).
+        self.listing_more: dict[int, bool] = {}
         self._logged_in = False
         self._logout_path: str | None = None
         self._warned: set[tuple[int, int, str]] = set()  # Post.warnings already logged
@@ -415,6 +417,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
                 rows.setdefault(row.topic_id, row)
             starts = [int(m) for m in re.findall(rf"/f{forum_id}p(\d+)-", html)]
             following = min((n for n in starts if n > start), default=None)
+            self.listing_more[forum_id] = following is not None
             if not all_pages or following is None:
                 break
             previous, start = ids, following

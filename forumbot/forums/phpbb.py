@@ -133,6 +133,8 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         self.backoff_cap_s = backoff_cap_s
         self.max_retry_after_s = max_retry_after_s
         self.max_listing_pages = max_listing_pages
+        # forum id -> the last listing page read has a next page (the referee asks it).
+        self.listing_more: dict[int, bool] = {}
         self._logged_in = False
         self._ever_logged_in = False  # the first guest page is no "session expired"
         self._setup_http(
@@ -452,6 +454,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
                     ),
                 )
             following = next_start(html, "viewforum.php")
+            self.listing_more[forum_id] = following is not None
             if not all_pages or following is None:
                 break
             if following <= start:

@@ -40,8 +40,57 @@ class PhpbbPosting:
 
     # ------------------------------------------------------------------ posting
 
-    def reply(self, topic_id: int, message: str, marker: str) -> int:
+    def prepare_reply(self, topic_id: int) -> FetchedForm:
+        """GET the reply form of ``topic_id`` now, to POST it later with
+        ``reply(..., prepared=form)``: the publisher fetches the forms of the next due
+        declarations while the first one waits its minimum age (issue 12), so the form-age
+        wait overlaps other work. One request.
+
+        Raises: like :meth:`reply` before its POST (TopicNotFound, PermissionDenied,
+            SessionExpired, ServerError).
+        """
+        return self._fetch_form(f"posting.php?mode=reply&t={topic_id}")
+
+    def form_wait_s(self, prepared: FetchedForm) -> float:
+        """Seconds the prepared form must still age before it may be POSTed (0.0: now)."""
+        return max(0.0, self.min_form_age_s - (self._clock() - prepared.fetched_at))
+
+    def form_key(self, prepared: FetchedForm) -> tuple[str, str] | None:
+        """The form's posting-lock key ``(creation_time, form_token)`` when the board's posting
+        lock applies (``flood_interval_s`` > 0), else None. phpBB lets one key make one post per
+        ``flood_interval`` (FLOWS.md "Posting lock"), and two forms fetched in the same second
+        share it: the publisher never holds two forms with one key."""
+        if self.flood_interval_s <= 0:
+            return None
+        return (
+            prepared.form.value("creation_time") or "",
+            prepared.form.value("form_token") or "",
+        )
+
+    def _locked(self, fetched: FetchedForm) -> bool:
+        """True when ``fetched``'s key made a post less than ``flood_interval_s`` ago (the
+        board would answer FORM_INVALID)."""
+        key = self.form_key(fetched)
+        if key is None:
+            return False
+        used: dict[tuple[str, str], float] = self.__dict__.setdefault("_posting_locks", {})
+        now = self._clock()
+        for old in [k for k, at in used.items() if now - at >= self.flood_interval_s]:
+            del used[old]
+        return key in used
+
+    def _note_posted(self, fetched: FetchedForm) -> None:
+        key = self.form_key(fetched)
+        if key is not None:
+            self.__dict__.setdefault("_posting_locks", {})[key] = self._clock()
+
+    def reply(
+        self, topic_id: int, message: str, marker: str, *, prepared: FetchedForm | None = None
+    ) -> int:
         """Reply in ``topic_id`` with ``message`` (which must contain ``marker``).
+
+        ``prepared``: the topic's reply form from :meth:`prepare_reply` (then no GET is made
+        before the first POST; a later attempt fetches a fresh form as usual).
 
         Flow: GET ``posting.php?mode=reply&t=T``, wait the form age, POST all its fields with
         ``message`` and ``post=<label>``; a 302 to ``viewtopic.php?p=N#pN`` gives N. Flood: wait
@@ -64,8 +113,9 @@ class PhpbbPosting:
                 after[0] = int(cur) if cur and cur.isdigit() else None
 
         return self._submit(
-            f"posting.php?mode=reply&t={topic_id}", message, None, "p", find, on_form
-        )
+            f"posting.php?mode=reply&t={topic_id}", message, None, "p", find, on_form,
+            first=prepared,
+        )  # fmt: skip
 
     def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
         """Open a topic ``subject`` in ``forum_id``; a 302 to ``viewtopic.php?t=N`` gives N.
@@ -154,8 +204,10 @@ class PhpbbPosting:
         location_key: str,
         find: Callable[[], int | None],
         on_form: Callable[[HtmlForm], None],
+        first: FetchedForm | None = None,
     ) -> int:
-        """The posting loop shared by reply and create_topic (see :meth:`reply`).
+        """The posting loop shared by reply and create_topic (see :meth:`reply`); ``first``:
+        a form fetched beforehand, used for the first POST.
 
         Every fault it gets over (timeout, 5xx, flood, post review, FORM_INVALID, logged out)
         is logged as ONE warning naming the topic (or forum) and what is done about it.
@@ -163,7 +215,7 @@ class PhpbbPosting:
         about = about_path(form_path)
         uncertain = False  # a previous POST may have been saved
         relogged = False
-        carried: FetchedForm | None = None
+        carried: FetchedForm | None = first
         last_error: ForumError | None = None
         floods = reviews = invalids = failures = 0
         while True:
@@ -181,6 +233,11 @@ class PhpbbPosting:
                 raise AmbiguousPost(f"{form_path}: no answer and no trace of the post")
             fetched = carried if carried is not None else self._fetch_form(form_path)
             carried = None
+            for _second in range(3):  # a key that just made a post: a form of a later second
+                if not self._locked(fetched):
+                    break
+                self._sleep(1.0)
+                fetched = self._fetch_form(form_path)
             on_form(fetched.form)
             self._wait_form_age(fetched.fetched_at)
             overrides = {"message": message}
@@ -207,6 +264,7 @@ class PhpbbPosting:
                 location = resp.headers.get("location", "")
                 new_id = query_int(location, location_key)
                 if new_id is not None:
+                    self._note_posted(fetched)
                     return new_id
                 uncertain = True
                 failures += 1

@@ -43,8 +43,13 @@ class ReadOnlyClient:
     def is_logged_in(self) -> bool:
         return self.inner.is_logged_in()
 
-    def list_topics(self, forum_id: int) -> list[TopicSummary]:
-        return self.inner.list_topics(forum_id)
+    def list_topics(self, forum_id: int, all_pages: bool = False) -> list[TopicSummary]:
+        return self.inner.list_topics(forum_id, all_pages)
+
+    @property
+    def listing_more(self) -> dict[int, bool]:
+        """The inner client's: does the forum's listing have more pages."""
+        return getattr(self.inner, "listing_more", {})
 
     def read_topic(self, topic_id: int, after_post_id: int | None) -> list[Post]:
         return self.inner.read_topic(topic_id, after_post_id)

@@ -38,6 +38,7 @@ from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
 
+from forumbot._lean import limit_malloc_arenas
 from forumbot.app import Bot
 from forumbot.errors import BoardPaused, LoginFailed
 from forumbot.ops.backup import backup
@@ -234,6 +235,7 @@ def run_forever(bot: Bot) -> None:
             jobs then stop: retrying would lock the account).
         ServerError: the board did not answer the start-up login after every retry.
     """
+    limit_malloc_arenas()  # before the worker threads: 2 malloc arenas, not one per thread
     with single_instance(bot.config.database):
         health = HealthState(bot.now, stale_after_s=3 * bot.config.poll_interval_s)
         stopped_by: list[LoginFailed] = []

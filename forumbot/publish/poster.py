@@ -8,10 +8,19 @@ by its delay before ``claim_until`` (:mod:`forumbot.notify.claims`).
 
 Exactly once, across crashes and restores: before the POST the row is claimed
 (``publishing``, attempt counter incremented, compare-and-set on status and version) in its
-own committed transaction. Every declaration is then first looked for in the topic by its
-marker (``forumbot·<idempotency key>``) from the duel's last published declaration on; only
-when the topic does not hold it is it posted. The forum client itself re-reads the topic
-for the marker after any ambiguous POST outcome (timeout, FORM_INVALID, post review).
+own committed transaction. A declaration that may already be in the topic is first looked
+for there by its marker (``forumbot·<idempotency key>``) from the duel's last published
+declaration on, and posted only when the topic does not hold it: a row left ``publishing``
+(an ambiguous outcome, a crash) and every row written before this process started (a
+restart, a restore from a backup: :class:`PublishState`). A row this process drafted and
+never tried costs no re-read (issue 12: at most 2 requests per declaration, form GET +
+POST). The forum client itself re-reads the topic for the marker after any ambiguous POST
+outcome (timeout, FORM_INVALID, post review).
+
+The form-age wait overlaps other work: on a client that can fetch a reply form ahead
+(:class:`forumbot.forums.base.PreparesReplies`, phpBB), while the form of the next
+declaration ages, the forms of the following due declarations (one per topic) are fetched
+(:func:`publish_due`).
 
 The poster knows nothing of duels' rules: what a publication does to its duel is the injected
 ``on_published`` hook (:data:`OnPublished`, from the duels room through ``bootstrap``).
@@ -22,12 +31,14 @@ from __future__ import annotations
 import logging
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from forumbot.errors import ForumError, LoginFailed
-from forumbot.forums.base import ForumClient
+from forumbot.forums.base import ForumClient, PreparesReplies
 from forumbot.publish.render import marker_line
 from forumbot.storage import Storage, iso
 
@@ -54,6 +65,33 @@ def _last_published(storage: Storage, duel: dict[str, Any]) -> int | None:
     return int(row[0]) if row and row[0] is not None else None
 
 
+PREFETCH_WINDOW = 40
+"""How many due declarations ahead the publisher may fetch reply forms for."""
+
+
+@dataclass
+class PublishState:
+    """What one process's publisher remembers across its passes.
+
+    ``fresh_after``: the largest declaration id when the process started; a row with a
+    larger id was written by this process, so unless it is left ``publishing`` (an attempt
+    whose outcome is unknown) it cannot be in the topic yet and its marker is not looked for.
+    """
+
+    fresh_after: int
+
+    @classmethod
+    def at_start(cls, storage: Storage) -> PublishState:
+        """The state of a process starting now on ``storage``."""
+        row = storage.db.execute("select max(id) from declarations").fetchone()
+        return cls(int(row[0]) if row and row[0] is not None else 0)
+
+    def needs_marker_check(self, decl: dict[str, Any]) -> bool:
+        """True when ``decl`` may already be in its topic (left ``publishing``, or written
+        before this process started)."""
+        return decl["status"] == "publishing" or int(decl["id"]) <= self.fresh_after
+
+
 def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[dict[str, Any]]:
     """Declarations to publish now, oldest first (see module docstring)."""
     due = []
@@ -77,10 +115,16 @@ def publish_one(
     decl: dict[str, Any],
     now: Callable[[], datetime],
     on_published: Callable[[dict[str, Any]], None] | None = None,
+    *,
+    check_marker: bool = True,
+    prepared: Any = None,
 ) -> int | None:
     """Publish one declaration; returns its post id, or None when it failed this time.
 
     ``on_published(row)`` runs after the row is marked published (advances the duel).
+    ``check_marker``: look for the declaration's marker in the topic before posting (False
+    only for a row this process wrote and never tried: :class:`PublishState`). ``prepared``:
+    the topic's reply form fetched ahead (:class:`~forumbot.forums.base.PreparesReplies`).
     Login failures propagate (they stop the bot); other forum errors are logged and the
     row stays ``publishing`` so the next attempt checks the marker first.
     """
@@ -100,9 +144,14 @@ def publish_one(
         return None
 
     try:
-        # Always look for the marker first, not only on a retry: after a restore from a
-        # backup, a declaration already published comes back as a draft.
-        post_id = client.find_marker(topic_id, decl["marker"], _last_published(storage, duel))
+        # Look for the marker first on a retry, and for any row from before this process
+        # started: after a restore from a backup, a declaration already published comes back
+        # as a draft.
+        post_id = None
+        if check_marker or retrying:
+            post_id = client.find_marker(
+                topic_id, decl["marker"], _last_published(storage, duel)
+            )
         if post_id is not None:
             log.info(
                 "declaration %s: found already published as post %s (retry: %s)",
@@ -113,7 +162,10 @@ def publish_one(
         if post_id is None:
             message = decl["text"].rstrip() + "\n" + marker_line(decl["idempotency_key"])
             crash_point("before_post")
-            post_id = client.reply(topic_id, message, decl["marker"])
+            if prepared is not None and isinstance(client, PreparesReplies):
+                post_id = client.reply(topic_id, message, decl["marker"], prepared=prepared)
+            else:
+                post_id = client.reply(topic_id, message, decl["marker"])
             crash_point("after_post")
     except LoginFailed:
         raise
@@ -132,7 +184,10 @@ def publish_one(
         return None
     # Marking it published and advancing the duel happen in one transaction: a crash
     # leaves either both undone (the marker check finds the post next time) or both done.
-    with storage.db.atomic():
+    # BEGIN IMMEDIATE takes the write lock first (waiting up to the busy timeout): a deferred
+    # transaction that reads, then writes after the poll worker committed, fails at once
+    # with "database is locked" (SQLite cannot upgrade a stale read snapshot).
+    with _immediate(storage), storage.db.atomic():
         storage.db["declarations"].update(
             decl["id"],
             {
@@ -163,6 +218,23 @@ def publish_one(
     return post_id
 
 
+@contextmanager
+def _immediate(storage: Storage) -> Iterator[None]:
+    """A write transaction begun with the write lock held (committed at the end, rolled back
+    on any error); inside an open transaction, nothing more."""
+    conn = storage.db.conn
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.commit()
+
+
 OnPublished = Callable[[Storage, dict[str, Any], datetime], None]
 """``on_published(storage, row, now)``: what a publication does to its duel (run inside the
 transaction that marks ``row`` published). The duels room provides it
@@ -176,18 +248,97 @@ def publish_due(
     *,
     on_published: OnPublished | None,
     manual: bool = False,
+    state: PublishState | None = None,
 ) -> list[int]:
     """Publish every due declaration; returns the post ids published this pass.
 
-    ``on_published`` is required (None: publish without advancing any duel)."""
+    ``on_published`` is required (None: publish without advancing any duel). ``state``: the
+    process's :class:`PublishState` (None: every row's marker is looked for first, as for a
+    process that just started). On a client that prepares reply forms, while one form ages
+    the forms of the next due declarations are fetched (module doc).
+    """
 
     def advance(row: dict[str, Any]) -> None:
         if on_published is not None:
             on_published(storage, row, now())
 
+    due = due_declarations(storage, now(), manual)
+    checks = {int(d["id"]): state is None or state.needs_marker_check(d) for d in due}
+    topics: dict[int, int] = {}
+
+    def topic_of(decl: dict[str, Any]) -> int:
+        duel_id = int(decl["duel_id"])
+        if duel_id not in topics:
+            topics[duel_id] = int(storage.duel(duel_id)["topic_id"])
+        return topics[duel_id]
+
+    preparer = client if isinstance(client, PreparesReplies) else None
+    # declaration id -> (its topic, the topic's reply form fetched ahead)
+    prepared: dict[int, tuple[int, Any]] = {}
     published = []
-    for decl in due_declarations(storage, now(), manual):
-        post_id = publish_one(storage, client, decl, now, on_published=advance)
+    for index, decl in enumerate(due):
+        entry = prepared.pop(int(decl["id"]), None)
+        form = entry[1] if entry is not None else None
+        if preparer is not None and not checks[int(decl["id"])]:
+            if form is None:
+                form = _prepare(preparer, topic_of(decl))
+            if form is not None:
+                ahead = due[index + 1 : index + 1 + PREFETCH_WINDOW]
+                _prefetch(preparer, form, topic_of(decl), ahead, checks, topic_of, prepared)
+        post_id = publish_one(
+            storage, client, decl, now, on_published=advance,
+            check_marker=checks[int(decl["id"])], prepared=form,
+        )  # fmt: skip
         if post_id is not None:
             published.append(post_id)
     return published
+
+
+def _prepare(client: PreparesReplies, topic_id: int) -> Any:
+    """The topic's reply form fetched now, or None when that failed (the publication then
+    fetches its own and reports the failure). A refused login propagates."""
+    try:
+        return client.prepare_reply(topic_id)
+    except LoginFailed:
+        raise
+    except ForumError as exc:
+        log.info(
+            "topic %s: reply form not fetched ahead (%s: %s)", topic_id, type(exc).__name__, exc
+        )
+        return None
+
+
+def _prefetch(
+    client: PreparesReplies,
+    waiting: Any,
+    waiting_topic: int,
+    ahead: Sequence[dict[str, Any]],
+    checks: dict[int, bool],
+    topic_of: Callable[[dict[str, Any]], int],
+    prepared: dict[int, tuple[int, Any]],
+) -> None:
+    """While the form ``waiting`` is younger than its minimum age, fetch the reply forms of
+    the declarations ``ahead`` (fresh rows only, one form per topic: a second declaration of
+    the same topic needs a form fetched after the first is posted; never two forms with one
+    posting-lock key, ``client.form_key``: the second could not post)."""
+    busy = {waiting_topic} | {topic for topic, _form in prepared.values()}
+    keys = {client.form_key(waiting)} | {client.form_key(form) for _t, form in prepared.values()}
+    for decl in ahead:
+        if client.form_wait_s(waiting) <= 0:
+            return
+        decl_id = int(decl["id"])
+        if decl_id in prepared or checks.get(decl_id, True):
+            continue
+        topic_id = topic_of(decl)
+        if topic_id in busy:
+            busy.add(topic_id)
+            continue
+        busy.add(topic_id)
+        form = _prepare(client, topic_id)
+        if form is None:
+            continue
+        key = client.form_key(form)
+        if key is not None and key in keys:
+            return  # fetched in the same second as a form held: its key could not post
+        keys.add(key)
+        prepared[decl_id] = (topic_id, form)

@@ -62,8 +62,14 @@ class BoardPages:
                 )
             )
         rows.sort(key=lambda r: r.last_post_id, reverse=True)
-        rows = rows[: self.topics_per_page]
-        body = pages.forum_body(forum_id, forum.name, rows, session.user_id != GUEST_ID)
+        per_page = self.topics_per_page
+        start = int(req.query["start"]) if req.query.get("start", "").isdigit() else 0
+        start = min(start - start % per_page, max(0, len(rows) - 1) // per_page * per_page)
+        total_pages = max(1, -(-len(rows) // per_page))
+        body = pages.forum_body(
+            forum_id, forum.name, rows[start : start + per_page], session.user_id != GUEST_ID,
+            page=start // per_page + 1, pages=total_pages, per_page=per_page, total=len(rows),
+        )  # fmt: skip
         return self._page(session, forum.name, body, section="viewforum")
 
     def _viewtopic(self, req: Request, session: Session) -> Response:

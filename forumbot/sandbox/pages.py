@@ -167,22 +167,32 @@ class TopicRowView:
 
 
 def forum_body(
-    forum_id: int, forum_name: str, rows: Sequence[TopicRowView], logged_in: bool
-) -> str:
+    forum_id: int, forum_name: str, rows: Sequence[TopicRowView], logged_in: bool,
+    page: int = 1, pages: int = 1, per_page: int = 25, total: int | None = None,
+) -> str:  # fmt: skip
     """``#page-body`` of viewforum: ``ul.topiclist.topics`` with one ``li.row`` per topic
-    (``a.topictitle``, ``div.topic-poster``, ``dd.posts``, ``dd.lastpost`` link ``p=N#pN``)."""
+    (``a.topictitle``, ``div.topic-poster``, ``dd.posts``, ``dd.lastpost`` link ``p=N#pN``);
+    ``page`` of ``pages`` (a ``rel="next"`` link to ``start=page*per_page`` before the last)."""
     new_topic = ""
     if logged_in:
         new_topic = (
             f'\t\t<a href="./posting.php?mode=post&amp;f={forum_id}" class="button" '
             'title="Écrire un nouveau sujet"><span>Nouveau sujet</span></a>\n'
         )
-    count = f"{len(rows)} sujet{'s' if len(rows) != 1 else ''}"
+    shown = len(rows) if total is None else total
+    count = f"{shown} sujet{'s' if shown != 1 else ''}"
+    following = ""
+    if page < pages:
+        following = (
+            f'\t\t\t<ul><li class="arrow next"><a class="button button-icon-only" '
+            f'href="./viewforum.php?f={forum_id}&amp;start={page * per_page}" rel="next" '
+            'role="button"><span class="sr-only">Suivante</span></a></li></ul>\n'
+        )
     head = (
         f'<h2 class="forum-title"><a href="./viewforum.php?f={forum_id}">{esc(forum_name)}'
         f'</a></h2>\n<div class="action-bar bar-top">\n{new_topic}'
-        f'\t<div class="pagination">\n\t\t{count}\n\t\t\t\t\t&bull; Page <strong>1</strong> '
-        "sur <strong>1</strong>\n\t\t\t</div>\n\t</div>\n"
+        f'\t<div class="pagination">\n\t\t{count}\n\t\t\t\t\t&bull; Page <strong>{page}</strong> '
+        f"sur <strong>{pages}</strong>\n{following}\t\t\t</div>\n\t</div>\n"
     )
     if not rows:
         return head + (

@@ -25,6 +25,7 @@ KIND_FR = {
     "mechanism": "Mécanisme à juger",
     "signup_unsure": "Inscription à relire",
     "stalemate": "Aucun PV perdu : clore le duel ?",
+    "topic_moved": "Sujet déplacé ou fusionné",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}

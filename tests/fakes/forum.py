@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from forumbot.errors import AmbiguousPost
+from forumbot.errors import AmbiguousPost, TopicMoved
 from forumbot.forums.base import TopicSummary
 from parsers.model import DiceRoll, Post
 
@@ -18,7 +18,10 @@ class FakeForum:
     """Topics of one forum, posts as :class:`Post`, and knobs to inject failures.
 
     ``fail_next_reply``: the next reply raises AmbiguousPost *after* storing the post (the
-    outcome a timeout gives); ``refuse_next_reply``: raises before storing.
+    outcome a timeout gives); ``refuse_next_reply``: raises before storing. ``reads`` counts
+    ``read_topic`` calls; a topic whose ``topics[t]["moved_to"]`` is set raises TopicMoved
+    (the board redirects it to that topic). ``listing_more``: like the real clients (the
+    fake listing has one page).
     """
 
     bot: str = "Hibou"
@@ -29,6 +32,9 @@ class FakeForum:
     fail_next_reply: bool = False
     refuse_next_reply: bool = False
     start: datetime = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    listings: dict[bool, int] = field(default_factory=dict)
+    reads: int = 0
+    listing_more: dict[int, bool] = field(default_factory=dict)
 
     def add_topic(self, topic_id: int, title: str, author: str, text: str) -> int:
         self.topics[topic_id] = {"title": title}
@@ -103,8 +109,12 @@ class FakeForum:
     def is_logged_in(self) -> bool:
         return True
 
-    def list_topics(self, forum_id: int) -> list[TopicSummary]:
-        return [
+    def list_topics(self, forum_id: int, all_pages: bool = False) -> list[TopicSummary]:
+        """Every topic, newest last post first (one page: ``all_pages`` reads the same);
+        ``listings`` counts the calls by ``all_pages``."""
+        self.listings[all_pages] = self.listings.get(all_pages, 0) + 1
+        self.listing_more[forum_id] = False
+        rows = [
             TopicSummary(
                 tid,
                 str(t["title"]),
@@ -114,8 +124,13 @@ class FakeForum:
             )
             for tid, t in self.topics.items()
         ]
+        return sorted(rows, key=lambda row: -(row.last_post_id or 0))
 
     def read_topic(self, topic_id: int, after_post_id: int | None) -> list[Post]:
+        self.reads += 1
+        moved = self.topics.get(topic_id, {}).get("moved_to")
+        if moved is not None:
+            raise TopicMoved(f"topic {topic_id}: answered as topic {moved}", topic_id, int(moved))
         return [
             p for p in self.posts[topic_id] if after_post_id is None or p.post_id > after_post_id
         ]

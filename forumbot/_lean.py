@@ -1,0 +1,70 @@
+"""Keep the bot's resident memory down (issue 12: VmHWM <= 80 MiB with 30 live duels).
+
+Two libraries the shell needs pull in large optional packages it never uses, at import time:
+
+* ``sqlite_utils`` imports ``numpy`` when it is installed (about 12 MiB resident) only to
+  convert numpy values on insert; forumbot never stores any;
+* ``httpx`` imports its command-line ``httpx._main`` (``rich`` and ``pygments``, about 6 MiB)
+  to offer ``httpx.main``, the ``httpx`` console command; forumbot never calls it.
+
+:func:`import_lean` imports both with those optional modules hidden (``sys.modules[name] =
+None`` makes their import raise ImportError, which both libraries expect), then un-hides
+them, so any later ``import numpy`` elsewhere in the process still works. Importing
+:mod:`forumbot` runs it once (nothing else happens at import: no I/O).
+
+:func:`limit_malloc_arenas` caps glibc's malloc arenas (one per thread by default, each
+keeping its freed pages: the poll and publish workers parse pages with lxml, which allocates
+with malloc) at 2, as ``MALLOC_ARENA_MAX=2`` would; ``forumbot run`` calls it at start-up.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+HIDDEN = {"sqlite_utils": ("numpy",), "httpx": ("httpx._main",)}
+"""The library imported lean -> the optional modules hidden while it is imported."""
+
+
+@contextmanager
+def _hidden(names: tuple[str, ...]) -> Iterator[None]:
+    """``names`` cannot be imported inside the block (those already imported are kept)."""
+    hid = [name for name in names if name not in sys.modules]
+    for name in hid:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        for name in hid:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+
+
+def import_lean() -> None:
+    """Import the libraries of :data:`HIDDEN` without their optional heavy modules (no-op for
+    one already imported)."""
+    for library, optional in HIDDEN.items():
+        if library in sys.modules:
+            continue
+        with _hidden(optional):
+            __import__(library)
+
+
+M_ARENA_MAX = -8
+"""glibc's ``mallopt`` parameter number for the arena cap (malloc.h)."""
+
+
+def limit_malloc_arenas(arenas: int = 2) -> bool:
+    """Cap glibc's malloc arenas at ``arenas`` (before the worker threads start); False on a
+    C library without ``mallopt`` (musl, macOS) or when it refuses."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return False
+    try:
+        libc = ctypes.CDLL(name)
+        return bool(libc.mallopt(M_ARENA_MAX, arenas))
+    except (OSError, AttributeError):
+        return False
