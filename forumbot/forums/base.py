@@ -133,6 +133,7 @@ class MemberDirectory(Protocol):
         ...
 
 
+@runtime_checkable
 class PreparesReplies(Protocol):
     """A client whose reply form can be fetched ahead of its POST (phpBB: the form must age
     ``min_form_age_s`` before it is sent). The publisher fetches the forms of the next due
