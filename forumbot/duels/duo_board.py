@@ -24,9 +24,9 @@ from typing import Any
 
 import rules
 from forumbot.duels.flow import Draft, FlowContext, HasContext, context_of
+from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.labels import describe_modifier, slug
 from forumbot.publish.owls import draft_owl
-from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
@@ -295,7 +295,7 @@ def opening_context(
             "name": name,
             "year_label": _year_label(d.year),
             "points": d.points,
-            "types": ", ".join(rs.magic_type(t).label for t in d.magic_types),
+            "types": " et ".join(rs.magic_type(t).label for t in d.magic_types),
         }
 
     return {

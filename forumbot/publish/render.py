@@ -88,6 +88,49 @@ def _inline(name: str) -> str:
     return _ARTICLE.sub(lambda m: m.group(1).lower(), name, count=1)
 
 
+def _que(name: str) -> str:
+    """French "que" before a name, elided before a vowel or h: ``qu'Odric``, ``que Blaise``."""
+    return f"qu'{name}" if name.startswith(_ELIDES) else f"que {name}"
+
+
+def _to(name: str) -> str:
+    """French "à" before a name, contracted with its article: ``Le strangulot`` -> ``au
+    strangulot``, ``Les lierres`` -> ``aux lierres``, ``La tentacula`` -> ``à la tentacula``,
+    ``L'esprit`` -> ``à l'esprit``, ``Aurora`` -> ``à Aurora``."""
+    m = _ARTICLE.match(name)
+    if m is None:
+        return f"à {name}"
+    rest = name[m.end():].lstrip()
+    article = m.group(1)
+    if article == "Le":
+        return f"au {rest}"
+    if article == "Les":
+        return f"aux {rest}"
+    if article == "L'":
+        return f"à l'{rest}"
+    return f"à la {rest}"
+
+
+_DRAW = re.compile(r"^reward:(creature|mechanism):(\S+):(\d+) (\d+)/(\d+)$")
+_DRAW_KIND_FR = {"creature": "créature", "mechanism": "mécanisme"}
+
+
+def _draw(audit: str) -> str:
+    """A 2v2 reward draw as players read it, with what verify-dice needs to recompute it:
+    ``reward:creature:strangulot:42 3/4`` -> ``récompense tirée : 3 sur 4 ; tirage n° 42,
+    créature strangulot`` (:mod:`forumbot.duels.verify` reads it back: the label
+    ``reward:<kind>:<key>:<post id>`` is rebuilt from the post id, the French kind and the
+    key). A draw of another shape is returned as is."""
+    m = _DRAW.match(audit.strip())
+    if m is None:
+        return audit
+    kind, key, post_id, value, sides = m.groups()
+    return (
+        f"récompense tirée : {value} sur {sides} ; tirage n° {post_id}, "
+        f"{_DRAW_KIND_FR[kind]} {key}"
+    )
+
+
 _MAGIC_FR = {"discrete": "discrète"}
 _SOURCE_FR = {
     "unlisted_spell": "sort hors liste de l'adversaire",
@@ -127,6 +170,9 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["de"] = _de
     env.filters["inline"] = _inline
     env.filters["source"] = _source
+    env.filters["que"] = _que
+    env.filters["to"] = _to
+    env.filters["draw"] = _draw
     return env
 
 
