@@ -94,6 +94,9 @@ def french_problems(text: str) -> list[str]:
     body = re.sub(r"forumbot·[^·]*·", "", text)
     body = _TAG.sub(" ", body)
     body = re.sub(r"https?://\S+", " ", body)
+    # The bot's own words (a Rendered text's render without its plain string values): what a
+    # player wrote cannot set off the tu/vous and gendered-word checks.
+    own = _TAG.sub(" ", re.sub(r"forumbot·[^·]*·", "", getattr(text, "own_words", text)))
     problems = [
         f"no elision: « {body[m.start():m.end() + 12]}… »" for m in _NO_ELISION.finditer(body)
     ]
@@ -105,9 +108,9 @@ def french_problems(text: str) -> list[str]:
     problems += [f"internal token: « {m.group(0)} »" for m in _INTERNAL.finditer(body)]
     problems += [f"English word: « {m.group(0)} »" for m in _ENGLISH.finditer(body)]
     problems += [f"no contraction: « {m.group(0)}… »" for m in _NO_CONTRACTION.finditer(body)]
-    problems += [f"gendered wording: « {m.group(0)} »" for m in _GENDERED.finditer(body)]
+    problems += [f"gendered wording: « {m.group(0)} »" for m in _GENDERED.finditer(own)]
     problems += [f"« (s) » plural: « {m.group(0)} »" for m in _PLURAL_HACK.finditer(body)]
-    tu, vous = _TU.search(body), _VOUS.search(body)
+    tu, vous = _TU.search(own), _VOUS.search(own)
     if tu and vous:
         problems.append(f"« tu » and « vous » mixed: « {tu.group(0)} » and « {vous.group(0)} »")
     problems += [

@@ -180,7 +180,23 @@ RENDER_CHECKS: list[Callable[[str, str, str], None]] = []
 """Called as ``check(template, language, text)`` after every :func:`render`; empty in
 production. The test suite registers the BBCode and French checks of
 :mod:`forumbot.publish.checks` here (tests/conftest.py), so every branch a test reaches is
-checked."""
+checked. ``text`` is then a :class:`Rendered`: its ``own_words`` are the same render with every
+untrusted string value left out, so a check of the bot's own wording (« tu » / « vous »,
+gendered words) is not set off by what a player wrote."""
+
+
+class Rendered(str):
+    """A rendered text handed to :data:`RENDER_CHECKS`, with ``own_words``: the template's
+    words and the trusted or numeric values only (player text and other plain strings
+    printed as "")."""
+
+    own_words: str
+
+
+def _own_words_only(value: Any) -> Any:
+    if isinstance(value, str) and not isinstance(value, Trusted):
+        return ""
+    return neutralise(value)
 
 
 def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
@@ -191,8 +207,13 @@ def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
     """
     text = make_environment(language).get_template(template).render(**context)
     text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
-    for check in RENDER_CHECKS:
-        check(template, language, text)
+    if RENDER_CHECKS:
+        env = make_environment(language)
+        env.finalize = _own_words_only
+        checked = Rendered(text)
+        checked.own_words = env.get_template(template).render(**context)
+        for check in RENDER_CHECKS:
+            check(template, language, checked)
     return text
 
 

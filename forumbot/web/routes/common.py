@@ -1,0 +1,271 @@
+"""What every page of the review web app shares: the :class:`Deps` on ``app.state``, the
+security headers, the page renderer (language, user, CSRF token, flashes), the login and CSRF
+guards (:func:`page`, :func:`action`) and the error page."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from forumbot.notify.settings import (
+    NotifyConfig,
+)
+from forumbot.storage import Storage
+from forumbot.web import auth, csrf
+from forumbot.web.i18n import LANGUAGES, pick_language, translator
+from forumbot.web.sessions import DEFAULT_IDLE_S
+from forumbot.web.users import (
+    User,
+    can_see_duel,
+)
+from forumbot.web.words import Words
+
+SESSION_COOKIE = "forumbot_session"
+LANG_COOKIE = "lang"
+SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; "
+        "object-src 'none'"
+    ),
+    "x-frame-options": "DENY",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "same-origin",
+}
+
+Publisher = Callable[[int], Any]
+Handler = Callable[[Request, User, FormData], Awaitable[Response]]
+
+
+@dataclass
+class Deps:
+    """What the endpoints share (stored on ``app.state.deps``)."""
+
+    storage: Storage
+    now: Callable[[], datetime]
+    publisher: Publisher | None
+    limiter: auth.LoginLimiter
+    env: jinja2.Environment
+    session_idle_s: float = DEFAULT_IDLE_S
+    timezone: str = "Europe/Paris"
+    notify: NotifyConfig = NotifyConfig()
+
+
+class SecurityHeaders:
+    """ASGI middleware adding :data:`SECURITY_HEADERS` (and ``no-store`` outside /static)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        static = str(scope.get("path", "")).startswith("/static/")
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {k.lower() for k, _ in headers}
+                extra = dict(SECURITY_HEADERS)
+                if not static:
+                    extra["cache-control"] = "no-store"
+                for name, value in extra.items():
+                    if name.encode() not in present:
+                        headers.append((name.encode(), value.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def deps_of(request: Request) -> Deps:
+    deps: Deps = request.app.state.deps
+    return deps
+
+
+def language_of(request: Request) -> str:
+    return pick_language(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE))
+
+
+def flash(request: Request, kind: str, text: str, *args: object) -> None:
+    items = list(request.session.get("flash", []))
+    items.append([kind, text, [str(a) for a in args]])
+    request.session["flash"] = items[-5:]
+
+
+def site_path(path: str) -> str:
+    """``path`` as a path on this site: leading slashes and backslashes collapse to one
+    ``/``, so ``//evil.example/x`` (a link to another host) becomes ``/evil.example/x``."""
+    return "/" + path.lstrip("/\\")
+
+
+def local_path(raw: object, default: str) -> str:
+    """``raw`` when it is a path on this site (no scheme, no host), else ``default``."""
+    if isinstance(raw, str) and raw.startswith("/") and not raw.startswith(("//", "/\\")):
+        return raw
+    return default
+
+
+def render(
+    request: Request,
+    template: str,
+    context: Mapping[str, Any] | None = None,
+    status_code: int = 200,
+    user: User | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> HTMLResponse:
+    """Render ``template`` with the common context (language, user, CSRF token, flashes)."""
+    deps = deps_of(request)
+    language = language_of(request)
+    _ = translator(language)
+    flashes = [(k, _(t, *a)) for k, t, a in request.session.pop("flash", [])]
+    other = "en" if language == "fr" else "fr"
+    query = dict(request.query_params)
+    query["lang"] = other
+    page = deps.env.get_template(template).render(
+        {
+            "_": _,
+            "w": Words(language, deps.timezone, _),
+            "lang": language,
+            "other_lang": other,
+            "other_lang_url": f"{site_path(request.url.path)}?{urlencode(query)}",
+            "user": user,
+            "csrf_token": csrf.session_token(request.session),
+            "csrf_field": csrf.FIELD,
+            "flashes": flashes,
+            "request_path": site_path(request.url.path),
+            **(context or {}),
+        }
+    )
+    response = HTMLResponse(page, status_code=status_code, headers=dict(headers or {}))
+    if request.query_params.get("lang") in LANGUAGES:
+        response.set_cookie(
+            LANG_COOKIE, language, max_age=365 * 86400, httponly=True, samesite="lax"
+        )
+    return response
+
+
+def error_page(
+    request: Request, status: int, text: str, user: User | None, *args: object
+) -> Response:
+    _ = translator(language_of(request))
+    return render(request, "error.html", {"message": _(text, *args)}, status, user)
+
+
+def current_user(request: Request) -> User | None:
+    """The logged-in account of this request (:func:`forumbot.web.auth.current_user`)."""
+    deps = deps_of(request)
+    return auth.current_user(deps.storage, request.session, deps.now(), deps.session_idle_s)
+
+
+def login_redirect(request: Request) -> RedirectResponse:
+    target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    return RedirectResponse("/login?" + urlencode({"next": target}), status_code=303)
+
+
+def page(
+    fn: Callable[[Request, User], Awaitable[Response]],
+) -> Callable[[Request], Awaitable[Response]]:
+    """A GET page for logged-in users (others are sent to /login with 303)."""
+
+    async def endpoint(request: Request) -> Response:
+        user = current_user(request)
+        if user is None:
+            return login_redirect(request)
+        return await fn(request, user)
+
+    endpoint.__name__ = fn.__name__
+    endpoint.__doc__ = fn.__doc__
+    return endpoint
+
+
+def action(*, admin: bool = False) -> Callable[[Handler], Callable[[Request], Awaitable[Response]]]:
+    """A state-changing POST: needs a login (else 303 to /login), the session's CSRF token
+    (else 403) and, with ``admin=True``, the admin role (else 403)."""
+
+    def wrap(fn: Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            user = current_user(request)
+            if user is None:
+                return RedirectResponse("/login", status_code=303)
+            form = await request.form()
+            if not csrf.is_valid(request.session, form.get(csrf.FIELD)):
+                return error_page(
+                    request, 403, "Jeton de formulaire invalide : rechargez la page.", user
+                )
+            if admin and not user.is_admin:
+                return error_page(request, 403, "Réservé aux administrateurs.", user)
+            return await fn(request, user, form)
+
+        endpoint.__name__ = fn.__name__
+        endpoint.__doc__ = fn.__doc__
+        return endpoint
+
+    return wrap
+
+
+def visible_decl(request: Request, user: User) -> dict[str, Any]:
+    """The declaration in the path, when ``user`` may see its duel (else 404)."""
+    storage = deps_of(request).storage
+    try:
+        decl = storage.declaration(int(request.path_params["decl_id"]))
+    except Exception as exc:
+        raise HTTPException(404) from exc
+    if not can_see_duel(storage, user, int(decl["duel_id"])):
+        raise HTTPException(404)
+    return decl
+
+
+def form_version(form: FormData) -> int:
+    try:
+        return int(str(form.get("version", "")))
+    except ValueError as exc:
+        raise HTTPException(400, "missing draft version") from exc
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Render HTTP errors as a page in the user's language."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    user = None
+    if "session" in request.scope:
+        user = current_user(request)
+    texts = {403: "Accès refusé.", 404: "Page introuvable."}
+    detail = exc.detail if isinstance(exc, HTTPException) else ""
+    if status in texts:
+        return error_page(request, status, texts[status], user)
+    return error_page(request, status, "%s", user, detail)
+
+
+__all__ = [
+    "Deps",
+    "Handler",
+    "LANG_COOKIE",
+    "Publisher",
+    "SECURITY_HEADERS",
+    "SESSION_COOKIE",
+    "SecurityHeaders",
+    "action",
+    "current_user",
+    "deps_of",
+    "error_page",
+    "flash",
+    "form_version",
+    "http_error",
+    "language_of",
+    "local_path",
+    "login_redirect",
+    "page",
+    "render",
+    "site_path",
+    "visible_decl",
+]

@@ -1,0 +1,90 @@
+"""Logging in and out (``/login``, ``/logout``) and the home redirect."""
+
+from __future__ import annotations
+
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from forumbot.web import auth, csrf
+from forumbot.web.i18n import translator
+from forumbot.web.routes.common import (
+    action,
+    current_user,
+    deps_of,
+    error_page,
+    language_of,
+    local_path,
+    render,
+)
+from forumbot.web.users import (
+    User,
+    authenticate_in_thread,
+)
+
+
+async def login_page(request: Request) -> Response:
+    """The login form."""
+    user = current_user(request)
+    nxt = local_path(request.query_params.get("next"), "/drafts")
+    if user is not None:
+        return RedirectResponse(nxt, status_code=303)
+    return render(request, "login.html", {"next": nxt})
+
+
+async def login_submit(request: Request) -> Response:
+    """Check the CSRF token, the rate limit, then the password; start a session."""
+    deps = deps_of(request)
+    form = await request.form()
+    nxt = local_path(form.get("next"), "/drafts")
+    if not csrf.is_valid(request.session, form.get(csrf.FIELD)):
+        return error_page(request, 403, "Jeton de formulaire invalide : rechargez la page.", None)
+    username = str(form.get("username", ""))
+    password = str(form.get("password", ""))
+    client = request.client.host if request.client else "?"
+    key = deps.limiter.key(username, client)
+    wait = deps.limiter.retry_after_s(key)
+    _ = translator(language_of(request))
+    if wait:
+        return render(
+            request,
+            "login.html",
+            {
+                "next": nxt,
+                "error": _("Trop de tentatives : réessayez dans %s min.", (wait + 59) // 60),
+                "username": username,
+            },
+            429,
+            headers={"Retry-After": str(wait)},
+        )
+    user = await authenticate_in_thread(deps.storage, username, password)
+    if user is None:
+        deps.limiter.failure(key)
+        return render(
+            request,
+            "login.html",
+            {
+                "next": nxt,
+                "error": _("Identifiant ou mot de passe incorrect."),
+                "username": username,
+            },
+            401,
+        )
+    deps.limiter.success(key)
+    auth.log_in(request.session, user, deps.storage, deps.now(), deps.session_idle_s)
+    return RedirectResponse(nxt, status_code=303)
+
+
+@action()
+async def logout(request: Request, user: User, form: FormData) -> Response:
+    """End the session (its server-side record is deleted: the old cookie stays dead)."""
+    auth.log_out(request.session, deps_of(request).storage)
+    return RedirectResponse("/login", status_code=303)
+
+
+async def home(request: Request) -> Response:
+    """Redirect to the queue."""
+    return RedirectResponse("/drafts", status_code=303)
+
+
+__all__ = ["home", "login_page", "login_submit", "logout"]

@@ -1,0 +1,71 @@
+"""The user's notice settings (``/me/notify``: channels, forum account, quiet hours)."""
+
+from __future__ import annotations
+
+from starlette.datastructures import FormData
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from forumbot.notify.settings import (
+    NotifyConfigError,
+    person_settings,
+    set_person_settings,
+)
+from forumbot.web.routes.common import (
+    action,
+    deps_of,
+    flash,
+    page,
+    render,
+)
+from forumbot.web.users import (
+    User,
+)
+
+
+def _notify_page(request: Request, user: User, status_code: int = 200, error: str = "") -> Response:
+    deps = deps_of(request)
+    return render(
+        request,
+        "notify.html",
+        {
+            "s": person_settings(deps.storage, user.username, deps.notify),
+            "gather_min": deps.notify.owl_gather_s // 60,
+            "timezone": deps.notify.timezone,
+            "has_apprise": deps.notify.apprise_source(user.username, user.role) is not None,
+            "error": error,
+        },
+        status_code,
+        user,
+    )
+
+
+@page
+async def notify_page(request: Request, user: User) -> Response:
+    """The user's notice settings."""
+    return _notify_page(request, user)
+
+
+@action()
+async def notify_save(request: Request, user: User, form: FormData) -> Response:
+    """Save channels, forum account and quiet hours (audit-logged, ``notify.settings``)."""
+    deps = deps_of(request)
+    try:
+        set_person_settings(
+            deps.storage,
+            user.username,
+            user.username,
+            deps.now(),
+            channels=tuple(str(c) for c in form.getlist("channel")),
+            quiet=str(form.get("quiet", "")),
+            forum_name=str(form.get("forum_name", "")),
+            cfg=deps.notify,
+        )
+    except NotifyConfigError as exc:
+        flash(request, "error", "Réglage refusé : %s", str(exc))
+        return RedirectResponse("/me/notify", status_code=303)
+    flash(request, "ok", "Enregistré.")
+    return RedirectResponse("/me/notify", status_code=303)
+
+
+__all__ = ["notify_page", "notify_save"]

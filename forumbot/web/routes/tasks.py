@@ -1,0 +1,63 @@
+"""Referee tasks: the list and closing one with a note (``/tasks...``,
+:mod:`forumbot.web.tasks`)."""
+
+from __future__ import annotations
+
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+from forumbot.web import tasks
+from forumbot.web.routes.common import (
+    action,
+    deps_of,
+    flash,
+    page,
+    render,
+)
+from forumbot.web.users import (
+    User,
+    visible_duel_ids,
+)
+
+
+@page
+async def tasks_page(request: Request, user: User) -> Response:
+    """Open referee tasks of the duels the user referees (all for admins), and recent ones."""
+    storage = deps_of(request).storage
+    open_tasks, closed_tasks = tasks.task_views(storage, visible_duel_ids(storage, user))
+    return render(
+        request, "tasks.html", {"open_tasks": open_tasks, "closed_tasks": closed_tasks}, user=user
+    )
+
+
+@action()
+async def task_close(request: Request, user: User, form: FormData) -> Response:
+    """Close a task (``status``: ``done``; a mechanism ``solved`` or ``failed``; ``note``)."""
+    deps = deps_of(request)
+    task_id = int(request.path_params["task_id"])
+    status = str(form.get("status", ""))
+    try:
+        tasks.close(
+            deps.storage,
+            task_id,
+            status,
+            user.username,
+            deps.now(),
+            visible_duel_ids(deps.storage, user),
+            str(form.get("note", "")),
+        )
+    except tasks.TaskError as exc:
+        if exc.code == "unknown":
+            raise HTTPException(404) from exc
+        if exc.code == "closed":
+            flash(request, "error", "Cette tâche est déjà traitée.")
+        else:
+            flash(request, "error", "Action impossible sur cette tâche.")
+        return RedirectResponse("/tasks", status_code=303)
+    flash(request, "ok", "Tâche n°%s : %s.", task_id, tasks.STATUS_FR[status])
+    return RedirectResponse("/tasks", status_code=303)
+
+
+__all__ = ["task_close", "tasks_page"]
