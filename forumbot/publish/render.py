@@ -75,6 +75,7 @@ def _signed(value: int) -> str:
 
 _ELIDES = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
 _ARTICLE = re.compile(r"^(Le|La|Les|L')(?=[ ']|(?<=')\w)")
+_ANY_ARTICLE = re.compile(r"^(le|la|les|l')(?=[ ']|(?<=')\w)", re.IGNORECASE)
 
 
 def _de(name: str) -> str:
@@ -97,16 +98,16 @@ def _to(name: str) -> str:
     """French "à" before a name, contracted with its article: ``Le strangulot`` -> ``au
     strangulot``, ``Les lierres`` -> ``aux lierres``, ``La tentacula`` -> ``à la tentacula``,
     ``L'esprit`` -> ``à l'esprit``, ``Aurora`` -> ``à Aurora``."""
-    m = _ARTICLE.match(name)
+    m = _ANY_ARTICLE.match(name)
     if m is None:
         return f"à {name}"
     rest = name[m.end():].lstrip()
-    article = m.group(1)
-    if article == "Le":
+    article = m.group(1).lower()
+    if article == "le":
         return f"au {rest}"
-    if article == "Les":
+    if article == "les":
         return f"aux {rest}"
-    if article == "L'":
+    if article == "l'":
         return f"à l'{rest}"
     return f"à la {rest}"
 
