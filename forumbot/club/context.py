@@ -47,6 +47,12 @@ class DeskContext:
         """The board's id in storage (the referee's)."""
         return int(self.referee.board_id)
 
+    @property
+    def dice_source(self) -> str:
+        """``"forum"`` when the board's forum rolls the dice (Forumactif), else ``"bot"``: how
+        a duel topic's first post words its dice (the referee's ``forum_rolls_dice``)."""
+        return "forum" if getattr(self.referee, "forum_rolls_dice", False) else "bot"
+
 
 @dataclass(frozen=True)
 class KindHandler:

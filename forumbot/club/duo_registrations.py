@@ -430,6 +430,7 @@ def open_match(ctx: DeskContext, row: dict[str, Any]) -> int:
                     for d in duos
                 ],
                 "unit": rs.unit, "stakes": row["stakes"], "commitment": commitment(secret),
+                "dice_source": ctx.dice_source, "dice_name": rs.dice_name,
                 **stakes_view(
                     stakes_written(ctx, "duo_entries", [
                         (e["post_id"], e["character"])

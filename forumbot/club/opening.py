@@ -116,6 +116,8 @@ def create_duel_topic(
             "stakes": row["stakes"],
             **stakes_view(written, row["stakes"], 2),
             "commitment": commitment(secret),
+            "dice_source": ctx.dice_source,
+            "dice_name": rs.dice_name,
         },
         ctx.language,
     )

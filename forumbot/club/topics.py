@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from forumbot.club.context import DeskContext
-from forumbot.publish.render import marker_line, marker_text
+from forumbot.forums.forumactif_http import topic_path
+from forumbot.publish.render import Trusted, marker_line, marker_text
 from parsers.registration import fold
 
 
@@ -61,14 +62,16 @@ def create_topic_once(ctx: DeskContext, table: str, row: dict[str, Any], text: s
     return int(topic_id)
 
 
-def topic_url(ctx: DeskContext, topic_id: int) -> str:
+def topic_url(ctx: DeskContext, topic_id: int) -> Trusted:
     """The public link of ``topic_id`` on the board (phpBB ``viewtopic.php?t=``, Forumactif
-    ``/t<id>-``)."""
+    ``/t<id>-a``: the slug is not checked, so the client's own path is used, see
+    :func:`forumbot.forums.forumactif_http.topic_path`). :class:`Trusted`: the bot built it, so
+    templates print it as a link, not neutralised like player text."""
     board = ctx.storage.db["boards"].get(ctx.board_id)
     base = str(board["url"]).rstrip("/")
     if board["platform"] == "forumactif":
-        return f"{base}/t{topic_id}-"
-    return f"{base}/viewtopic.php?t={topic_id}"
+        return Trusted(base + topic_path(topic_id))
+    return Trusted(f"{base}/viewtopic.php?t={topic_id}")
 
 
 def stakes_written(

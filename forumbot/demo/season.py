@@ -490,7 +490,10 @@ def _summary(season: Season, duel_id: int, topic_id: int, before: str) -> Season
         topic_id=topic_id,
         verify=report,
     )
-    given = ", ".join(f"{who} : {REWARD_FR.get(r, r)} {n}" for who, r, n in rewards)
+    given = ", ".join(
+        f"{who} : {n} {REWARD_FR.get(r, r)}{'s' if n > 1 and r in REWARD_FR else ''}"
+        for who, r, n in rewards
+    )
     season.echo(f"récompenses : {given}")
     if report is not None:
         season.echo(f"verify-dice : {format_report(report)[-1]}")
@@ -506,5 +509,6 @@ def _summary(season: Season, duel_id: int, topic_id: int, before: str) -> Season
     return result
 
 
-REWARD_FR = {"leaderboard_point": "point(s)", "galleons": "gallion(s)", "chocolate_frog":
-             "chocogrenouille(s)"}  # fmt: skip
+REWARD_FR = {"leaderboard_point": "point", "galleons": "gallion", "chocolate_frog":
+             "chocogrenouille"}  # fmt: skip
+"""Reward kinds in French, singular (the summary adds the plural « s »)."""

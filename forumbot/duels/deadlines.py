@@ -286,7 +286,8 @@ def _remind(
     for row in storage.topic_posts(ctx.board_id, duel.topic_id):
         if row["author"] in users and users[row["author"]] is None and row["author_id"]:
             users[row["author"]] = row["author_id"]
-    waiting = "votre défense" if dl["phase"] == "awaiting_defense" else "votre prochain sort"
+    # An owl writes to one player: « tu ».
+    waiting = "ta défense" if dl["phase"] == "awaiting_defense" else "ton prochain message"
     sent = {
         json.loads(a["after"])
         for a in storage.audit_entries(f"deadline:{dl['id']}")

@@ -403,6 +403,8 @@ def turn_context(
         "creatures": [{"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures],
         "zone_names": zone_names,
         "reward_fr": REWARD_FR,
+        # How each creature's ability reads (armour: damage absorbed; regenerate: PV back).
+        "abilities": {c.name: c.ability.kind for c in env.creatures},
         "entered": [list(e) for e in outcome.entered],
         "together": after.all_together() and not outcome.finished,
         "expected": list(expected_posters(after)),

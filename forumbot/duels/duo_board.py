@@ -24,9 +24,10 @@ from typing import Any
 
 import rules
 from forumbot.duels.flow import Draft, FlowContext, HasContext, context_of
+from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.labels import describe_modifier, slug
 from forumbot.publish.owls import draft_owl
-from forumbot.publish.render import render
+from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from forumbot.storage.profiles import player_of
@@ -294,7 +295,7 @@ def opening_context(
             "name": name,
             "year_label": _year_label(d.year),
             "points": d.points,
-            "types": ", ".join(rs.magic_type(t).label for t in d.magic_types),
+            "types": " et ".join(rs.magic_type(t).label for t in d.magic_types),
         }
 
     return {
@@ -386,12 +387,14 @@ def reveal_zones(
     return drafted
 
 
-def topic_url(storage: Storage, board_id: int, topic_id: int) -> str:
+def topic_url(storage: Storage, board_id: int, topic_id: int) -> Trusted:
+    """The public link of a topic (as :func:`forumbot.club.topics.topic_url`): built by the
+    bot, so :class:`Trusted` (a template prints it as a working link)."""
     board = storage.db["boards"].get(board_id)
     base = str(board["url"]).rstrip("/")
     if board["platform"] == "forumactif":
-        return f"{base}/t{topic_id}-"
-    return f"{base}/viewtopic.php?t={topic_id}"
+        return Trusted(base + topic_path(topic_id))
+    return Trusted(f"{base}/viewtopic.php?t={topic_id}")
 
 
 # --- Referee tasks ---------------------------------------------------------------------------

@@ -264,6 +264,31 @@ def _trail(outcome: dict[str, Any], quantity: str) -> Any:
     return value
 
 
+def _trail_rule(outcome: dict[str, Any], quantity: str) -> str | None:
+    """The rule id of the last trail entry for ``quantity`` (``"fatigue.undodgeable"``...)."""
+    rule = None
+    for entry in outcome.get("trail", []):
+        if entry["quantity"] == quantity:
+            rule = entry.get("rule")
+    return rule
+
+
+_NEUTRAL_EFFECTS = ("spell_family", "undodgeable")
+
+
+def self_spells(ruleset: Any) -> list[str]:
+    """Names of the spells that act on their caster only (a ward such as Protego, a heal): every
+    effect but ``spell_family`` / ``undodgeable`` has ``applies = "caster"``
+    (``rules/data/fatigue.toml``). The declaration words them as cast on the caster, not as
+    an attack on the opponent."""
+    out = []
+    for spell in getattr(ruleset, "spells", ()):
+        effects = [e for e in spell.effects if e.kind not in _NEUTRAL_EFFECTS]
+        if effects and all(getattr(e, "applies", "target") == "caster" for e in effects):
+            out.append(spell.name)
+    return out
+
+
 def step_context(
     ruleset: Ruleset, duel: Duel, inputs: dict[str, Any], outcome: TurnOutcome | dict[str, Any],
     referee_name: str,
@@ -310,6 +335,12 @@ def step_context(
         "outcome": data,
         "dodged": _trail(data, f"{defender}.dodged") if defender else None,
         "riposte": _trail(data, f"{defender}.riposte.landed") if defender else None,
+        # Why a dodge or a riposte failed (the declaration says it): the engine's rule and the
+        # club's dodge condition (fatigue.toml dodge_success).
+        "dodge_rule": _trail_rule(data, f"{defender}.dodged") if defender else None,
+        "riposte_rule": _trail_rule(data, f"{defender}.riposte.landed") if defender else None,
+        "dodge_success": str(ruleset.setting("dodge_success")),
+        "self_spells": self_spells(ruleset),
         "defender": defender,
         "extra_posts": inputs.get("extra_posts", []),
         "late_edits": inputs.get("late_edits", []),

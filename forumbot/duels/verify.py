@@ -17,12 +17,14 @@ l'arbitre — tour <n>``; their opening publishes ``Engagement des dés : <sha25
 final declaration ``Graine des dés : <seed>``. The seed also drew the starting positions
 (:func:`forumbot.duels.duo.make_draw`: label ``place:<name>``, turn 0, post 0), which the
 opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
-turn 0 of the opening post); and each reward, whose line names its draw
-(``... (tirage reward:<source>:<id> <value>/<sides>)``, the same derivation with the label as
-name; the reward stated is checked against its table in the environment the opening names,
-when it is a shipped one). On Forumactif the forum rolls the « Pari » dice: the seed
-(``Engagement des dés de l'arbitre ...``, ``Graine des dés de l'arbitre ...``) covers the
-placement and the rewards only, and those are what is checked there.
+turn 0 of the opening post); and each reward, whose line names its draw in French
+(``... (récompense tirée : <value> sur <sides> ; tirage n° <id>, créature|mécanisme <key>)``,
+from which the label ``reward:creature|mechanism:<key>:<id>`` is rebuilt; threads written
+before issue 15 say ``(tirage reward:<source>:<id> <value>/<sides>)``, also read), the same
+derivation with the label as name; the reward stated is checked against its table in the
+environment the opening names, when it is a shipped one). On Forumactif the forum rolls the
+« Pari » dice: the seed (``Engagement des dés de l'arbitre ...``, ``Graine des dés de
+l'arbitre ...``) covers the placement and the rewards only, and those are what is checked there.
 """
 
 from __future__ import annotations
@@ -42,8 +44,12 @@ _SEED = re.compile(r"Graine (?:secrète )?des dés[^:\n]*:\s*([0-9a-f]{64})")
 _TURN = re.compile(r"(?:Déclaration|Intervention) de l'arbitre\s*[:—-]\s*tour (\d+)")
 _ROLL = re.compile(r"message n°(\d+) : .* ; attaque (\d), défense (\d)")
 _ZONE = re.compile(r"^\[\*\] Zone (\d+) — [^:]+ : (.+)$")
-_DRAW = re.compile(r"\(tirage (\S+) (\d+)/(\d+)\)")
-_REWARD = re.compile(r"Récompense pour .+? : (\d+) (.+?) \(tirage (\S+) \d+/\d+\)")
+_DRAW_OLD = re.compile(r"\(tirage (reward:\S+) (\d+)/(\d+)\)")
+_DRAW = re.compile(
+    r"\(récompense tirée : (\d+) sur (\d+) ; tirage n° (\d+), (créature|mécanisme) ([^\s)]+)\)"
+)
+_DRAW_KINDS = {"créature": "creature", "mécanisme": "mechanism"}
+_REWARD = re.compile(r"Récompense pour .+? : (\d+) (.+?) \((?:tirage reward:|récompense tirée)")
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°(\d+) .* ; dé « ([^»]+?) » (\d)(?: :|$)")
 
@@ -169,12 +175,11 @@ def verify_pages(
         if turn is None:
             continue
         for line in post.text.splitlines():
-            for d in _DRAW.finditer(line):
-                draws.append(
-                    (int(turn.group(1)), post.post_id, d.group(1), int(d.group(2)), int(d.group(3)))
-                )
-            if r := _REWARD.search(line):
-                rewards[r.group(3)] = f"{r.group(1)} {r.group(2)}"
+            line_draws = _line_draws(line)
+            for label, value, sides in line_draws:
+                draws.append((int(turn.group(1)), post.post_id, label, value, sides))
+            if line_draws and (r := _REWARD.search(line)):
+                rewards[line_draws[0][0]] = f"{r.group(1)} {r.group(2)}"
             if roll := _ROLL.search(line):
                 values = (int(roll.group(2)), int(roll.group(3)))
                 declared.append((int(turn.group(1)), int(roll.group(1)), values, dice_name))
@@ -217,6 +222,29 @@ def verify_pages(
     return report
 
 
+def _line_draws(line: str) -> list[tuple[str, int, int]]:
+    """The named draws of one declaration line, as ``(label, value, sides)``: the French
+    wording (``récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot`` ->
+    ``("reward:creature:strangulot:42", 3, 4)``) and the older ``(tirage <label> 3/4)``."""
+    found = [
+        (f"reward:{_DRAW_KINDS[d.group(4)]}:{d.group(5)}:{d.group(3)}", int(d.group(1)),
+         int(d.group(2)))
+        for d in _DRAW.finditer(line)
+    ]  # fmt: skip
+    found += [(d.group(1), int(d.group(2)), int(d.group(3))) for d in _DRAW_OLD.finditer(line)]
+    return found
+
+
+def _label_fr(label: str) -> str:
+    """A draw's label as the declarations word it: ``reward:creature:strangulot:12`` ->
+    ``tirage n° 12, créature strangulot``; another label -> ``tirage <label>``."""
+    parts = label.split(":")
+    kinds = {v: k for k, v in _DRAW_KINDS.items()}
+    if len(parts) == 4 and parts[0] == "reward" and parts[1] in kinds:
+        return f"tirage n° {parts[3]}, {kinds[parts[1]]} {parts[2]}"
+    return f"tirage {label}"
+
+
 def _reward_problems(
     env_name: str | None,
     draws: list[tuple[int, int, str, int, int]],
@@ -235,6 +263,7 @@ def _reward_problems(
         return [], [f"récompenses non comparées à leurs tables : environnement {where} inconnu"]
     problems = []
     for _turn, post_id, label, value, sides in draws:
+        named = f"message n°{post_id} : {_label_fr(label)}"
         parts = label.split(":")
         if len(parts) != 4 or parts[1] not in ("creature", "mechanism"):
             continue
@@ -243,20 +272,20 @@ def _reward_problems(
         except RuleError:
             what = "créature" if parts[1] == "creature" else "mécanisme"
             problems.append(
-                f"message n°{post_id} : {label} : pas de {what} « {parts[2]} » dans {env.name}"
+                f"{named} : pas de {what} « {parts[2]} » dans {env.name}"
             )
             continue
         total = sum(r.weight for r in source.rewards)
         if total != sides:
             problems.append(
-                f"message n°{post_id} : {label} : tiré sur {sides}, la table en compte {total}"
+                f"{named} : tiré sur {sides}, la table en compte {total}"
             )
             continue
         entry = pick_reward(source.rewards, value - 1)
         expected = f"{entry.amount} {REWARD_FR[entry.kind]}"
         if stated.get(label) != expected:
             problems.append(
-                f"message n°{post_id} : {label} : la ligne annonce « {stated.get(label)} », "
+                f"{named} : la ligne annonce « {stated.get(label)} », "
                 f"la table donne « {expected} » pour {value}/{sides}"
             )
     return problems, []
@@ -291,7 +320,7 @@ def format_report(report: VerifyReport) -> list[str]:
         state = "ok" if c.ok else f"DIFFÉRENT (recalculé {c.recomputed})"
         where = f"tour {c.turn}" if c.turn else "placement (ouverture)"
         if c.label:
-            where += f", tirage {c.label}"
+            where += f", {_label_fr(c.label)}"
         lines.append(f"{where}, message n°{c.post_id} : {c.declared} {state}")
     if report.ignored:
         lines.append(

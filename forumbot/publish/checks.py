@@ -5,7 +5,12 @@ tag known, every opened tag closed in order, ``[*]`` only directly inside ``[lis
 ``[*]`` shows as a literal « [*] » on a real phpBB). :func:`french_problems` is a lint of the
 mistakes a French reader found in earlier declarations (issue 15): missing elision before a
 vowel (« de Aurora », « que Odric »), « 1 » before a plural (« 1 lignes »), internal
-``key:value`` tokens (« magic:flamboyante »), and English words (« None », « shield »).
+``key:value`` tokens (« magic:flamboyante »), English words (« None », « shield »), « (s) »
+plural hacks (« tour(s) »), « tu » and « vous » addressing the reader in one text (an owl or a
+reply to one player says « tu »; a public declaration « vous » to several), and a number
+glued to the next line's rank (« chocogrenouilles : 02. » when a line break is missing),
+« à le » / « à les » (« au », « aux »), and gendered words about a duellist (« disqualifié »,
+« empêché », « le perdant », « protégé », « son coéquipier »: the wording stays neutral).
 
 Both return a list of human-readable problems (empty when the text is clean); neither raises.
 The test suite runs both on every text :func:`forumbot.publish.render.render` produces.
@@ -67,6 +72,17 @@ _INTERNAL = re.compile(
     r"\b(?:magic|reward|creature|mechanism|item|rule|spell|zone|effect|family):[\w:]+"
     r"|\b[a-z]+_[a-z_]+\b"
 )
+_PLURAL_HACK = re.compile(r"\w\((?:s|x|e|es)\)")
+_TU = re.compile(
+    r"(?<![\w'’])(tu|toi|te|t'|ton|ta|tes)(?![\w'’])|(?<![\w'’])t['’](?=\w)", re.IGNORECASE
+)
+_VOUS = re.compile(r"(?<![\w'’])(vous|votre|vos)(?![\w'’])", re.IGNORECASE)
+_RUN_TOGETHER = re.compile(r"\d\d?\. \[b\][^\n]*\d\d+\. \[b\]")
+_NO_CONTRACTION = re.compile(r"(?<![\w'’])à (le|les) ")
+_GENDERED = re.compile(
+    r"\b(disqualifiée?|empêchée?|le perdant|la perdante|protégée?|son coéquipier(?! ou)|"
+    r"sa coéquipière)\b"
+)
 _ENGLISH = re.compile(
     r"\b(None|True|False|null|undefined|winner|loser|shield|turn|draft|damage|points left|"
     r"the|and|with|effective|attack|defense|landed)\b"
@@ -78,9 +94,9 @@ def french_problems(text: str) -> list[str]:
     body = re.sub(r"forumbot·[^·]*·", "", text)
     body = _TAG.sub(" ", body)
     body = re.sub(r"https?://\S+", " ", body)
-    # The 2v2 reward draws keep their verification label ("tirage reward:<source>:<post> 3/4"):
-    # verify-dice recomputes each draw from it (docs/duo-running.md). Known wording debt.
-    body = re.sub(r"\(tirage reward:\S+ \d+/\d+\)", " ", body)
+    # The bot's own words (a Rendered text's render without its plain string values): what a
+    # player wrote cannot set off the tu/vous and gendered-word checks.
+    own = _TAG.sub(" ", re.sub(r"forumbot·[^·]*·", "", getattr(text, "own_words", text)))
     problems = [
         f"no elision: « {body[m.start():m.end() + 12]}… »" for m in _NO_ELISION.finditer(body)
     ]
@@ -91,4 +107,13 @@ def french_problems(text: str) -> list[str]:
     ]
     problems += [f"internal token: « {m.group(0)} »" for m in _INTERNAL.finditer(body)]
     problems += [f"English word: « {m.group(0)} »" for m in _ENGLISH.finditer(body)]
+    problems += [f"no contraction: « {m.group(0)}… »" for m in _NO_CONTRACTION.finditer(body)]
+    problems += [f"gendered wording: « {m.group(0)} »" for m in _GENDERED.finditer(own)]
+    problems += [f"« (s) » plural: « {m.group(0)} »" for m in _PLURAL_HACK.finditer(body)]
+    tu, vous = _TU.search(own), _VOUS.search(own)
+    if tu and vous:
+        problems.append(f"« tu » and « vous » mixed: « {tu.group(0)} » and « {vous.group(0)} »")
+    problems += [
+        f"lines run together: « {m.group(0)[-30:]} »" for m in _RUN_TOGETHER.finditer(text)
+    ]
     return problems

@@ -39,7 +39,9 @@ def describe_modifier(mod: MagicModifier) -> str:
         target = "tous les sorts" if mod.family == "*" else f"les sorts « {mod.family} »"
         return f"{target} qui te touchent : {mod.value:+d} PV subis"
     if mod.kind == "duration_bonus":
-        return f"{scope} : effets prolongés de {mod.value:+d} tour(s)"
+        turns = abs(mod.value)
+        length = "d'un tour" if turns == 1 else f"de {turns} tours"
+        return f"{scope} : effets {'prolongés' if mod.value > 0 else 'raccourcis'} {length}"
     return f"{scope} : soins {mod.value:+d} PV"
 
 

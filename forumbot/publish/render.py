@@ -75,6 +75,7 @@ def _signed(value: int) -> str:
 
 _ELIDES = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
 _ARTICLE = re.compile(r"^(Le|La|Les|L')(?=[ ']|(?<=')\w)")
+_ANY_ARTICLE = re.compile(r"^(le|la|les|l')(?=[ ']|(?<=')\w)", re.IGNORECASE)
 
 
 def _de(name: str) -> str:
@@ -86,6 +87,49 @@ def _inline(name: str) -> str:
     """A name starting with a capitalised article, for the middle of a sentence:
     ``Le strangulot du bassin`` -> ``le strangulot du bassin``; others unchanged."""
     return _ARTICLE.sub(lambda m: m.group(1).lower(), name, count=1)
+
+
+def _que(name: str) -> str:
+    """French "que" before a name, elided before a vowel or h: ``qu'Odric``, ``que Blaise``."""
+    return f"qu'{name}" if name.startswith(_ELIDES) else f"que {name}"
+
+
+def _to(name: str) -> str:
+    """French "à" before a name, contracted with its article: ``Le strangulot`` -> ``au
+    strangulot``, ``Les lierres`` -> ``aux lierres``, ``La tentacula`` -> ``à la tentacula``,
+    ``L'esprit`` -> ``à l'esprit``, ``Aurora`` -> ``à Aurora``."""
+    m = _ANY_ARTICLE.match(name)
+    if m is None:
+        return f"à {name}"
+    rest = name[m.end():].lstrip()
+    article = m.group(1).lower()
+    if article == "le":
+        return f"au {rest}"
+    if article == "les":
+        return f"aux {rest}"
+    if article == "l'":
+        return f"à l'{rest}"
+    return f"à la {rest}"
+
+
+_DRAW = re.compile(r"^reward:(creature|mechanism):(\S+):(\d+) (\d+)/(\d+)$")
+_DRAW_KIND_FR = {"creature": "créature", "mechanism": "mécanisme"}
+
+
+def _draw(audit: str) -> str:
+    """A 2v2 reward draw as players read it, with what verify-dice needs to recompute it:
+    ``reward:creature:strangulot:42 3/4`` -> ``récompense tirée : 3 sur 4 ; tirage n° 42,
+    créature strangulot`` (:mod:`forumbot.duels.verify` reads it back: the label
+    ``reward:<kind>:<key>:<post id>`` is rebuilt from the post id, the French kind and the
+    key). A draw of another shape is returned as is."""
+    m = _DRAW.match(audit.strip())
+    if m is None:
+        return audit
+    kind, key, post_id, value, sides = m.groups()
+    return (
+        f"récompense tirée : {value} sur {sides} ; tirage n° {post_id}, "
+        f"{_DRAW_KIND_FR[kind]} {key}"
+    )
 
 
 _MAGIC_FR = {"discrete": "discrète"}
@@ -127,6 +171,9 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["de"] = _de
     env.filters["inline"] = _inline
     env.filters["source"] = _source
+    env.filters["que"] = _que
+    env.filters["to"] = _to
+    env.filters["draw"] = _draw
     return env
 
 
@@ -134,7 +181,23 @@ RENDER_CHECKS: list[Callable[[str, str, str], None]] = []
 """Called as ``check(template, language, text)`` after every :func:`render`; empty in
 production. The test suite registers the BBCode and French checks of
 :mod:`forumbot.publish.checks` here (tests/conftest.py), so every branch a test reaches is
-checked."""
+checked. ``text`` is then a :class:`Rendered`: its ``own_words`` are the same render with every
+untrusted string value left out, so a check of the bot's own wording (« tu » / « vous »,
+gendered words) is not set off by what a player wrote."""
+
+
+class Rendered(str):
+    """A rendered text handed to :data:`RENDER_CHECKS`, with ``own_words``: the template's
+    words and the trusted or numeric values only (player text and other plain strings
+    printed as "")."""
+
+    own_words: str
+
+
+def _own_words_only(value: Any) -> Any:
+    if isinstance(value, str) and not isinstance(value, Trusted):
+        return ""
+    return neutralise(value)
 
 
 def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
@@ -145,8 +208,13 @@ def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
     """
     text = make_environment(language).get_template(template).render(**context)
     text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
-    for check in RENDER_CHECKS:
-        check(template, language, text)
+    if RENDER_CHECKS:
+        env = make_environment(language)
+        env.finalize = _own_words_only
+        checked = Rendered(text)
+        checked.own_words = env.get_template(template).render(**context)
+        for check in RENDER_CHECKS:
+            check(template, language, checked)
     return text
 
 

@@ -216,7 +216,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert "rejoint la zone 2" in t
     duel.play(A2, "Protego", "moi")
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
-    assert "frappe le strangulot du bassin : 20 PV" in t and "Étreinte" in t
+    assert "inflige 20 PV de dégâts au strangulot du bassin" in t and "Étreinte" in t
     t = duel.play(B2, "Flipendo", "le décor")
     assert "aucun déplacement du duo" in t and "Fin du tour" in t
     assert len(zone_owls(duel.board)) == 5  # A1 entered the pool
@@ -323,8 +323,8 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     from forumbot.duels.verify import verify_pages
 
     secret = duel.bot.storage.duel(duel.duel_id)["dice_secret"]
-    reward_draws = sum(t.count("(tirage reward:") for t in duel.bot_texts())
-    assert reward_draws >= 1 and "(tirage reward:creature:strangulot:" in "".join(duel.bot_texts())
+    reward_draws = sum(t.count("(récompense tirée : ") for t in duel.bot_texts())
+    assert reward_draws >= 1 and "créature strangulot)" in "".join(duel.bot_texts())
     if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only
         assert sources == {"forum"}
         assert f"Graine des dés de l'arbitre (placement et récompenses) : {secret}" in final

@@ -253,8 +253,8 @@ def test_scripted_fatigue_duel_from_sign_ups_to_the_purse(world: World) -> None:
     duel = world.bot.storage.duels()[0]
     assert duel["ruleset"] == "fatigue" and duel["status"] == "running"
     opening = world.bot_texts(world.topic)
-    assert "[b]Aurora Vexley[/b] (1re année, magie Brutale) : 100 PV" in "\n".join(opening)
-    assert "[b]Cassius Thorne[/b] (adulte, magie Sournoise) : 500 PV" in "\n".join(opening)
+    assert "[b]Aurora Vexley[/b] (1re année, magie brutale) : 100 PV" in "\n".join(opening)
+    assert "[b]Cassius Thorne[/b] (adulte, magie sournoise) : 500 PV" in "\n".join(opening)
     if world.platform == "phpbb3":
         world.secret = bytes.fromhex(duel["dice_secret"])
         assert duel["dice_commitment"] in opening[0]

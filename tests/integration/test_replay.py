@@ -77,7 +77,7 @@ def test_replay_fires_the_timeouts_of_the_saved_duel() -> None:
     page = TopicPage("phpbb3", 5, 1, 1, None, posts, title="Duel de fatigue")
     drafted = replay_pages([page], ruleset="fatigue", seed=3)
     assert [d.key for d in drafted] == ["opening", "turn1-initiative", "turn1-relaunch"]
-    assert "Aurora Vexley[/b] (5e année, magie Brutale) : 300 PV" in drafted[0].text
+    assert "Aurora Vexley[/b] (5e année, magie brutale) : 300 PV" in drafted[0].text
     assert "un chaudron" in drafted[0].text
     relaunch = drafted[-1]
     assert relaunch.outcome is not None

@@ -130,8 +130,8 @@ def make(tmp_path: Path | None = None) -> Duel:
 def test_opening_states_pv_magic_types_and_the_dice_commitment() -> None:
     duel = make()
     text = duel.last_bot_text()
-    assert "Aurora Vexley (5e année, magie Brutale) : 300 PV" in text
-    assert "Cassius Thorne (7e année, magie Sournoise) : 400 PV" in text
+    assert "Aurora Vexley (5e année, magie brutale) : 300 PV" in text
+    assert "Cassius Thorne (7e année, magie sournoise) : 400 PV" in text
     assert "une plume de phénix" in text
     assert duel.storage.duels()[0]["dice_commitment"] in text
     assert duel.storage.duels()[0]["ruleset"] == "fatigue"
@@ -146,7 +146,7 @@ def test_seed001_dodge_succeeds_when_its_bet_is_won_and_the_casts_bet_lost() -> 
     first = duel.last_bot_text()
     assert "tour 1, première déclaration" in first and f"message n°{init}" in first
     assert f"dé « Pari » {duel.die(init)} : pari perdu" in first
-    assert "en attente de la défense" in first and "Cassius Thorne, à vous" in first
+    assert "en attente de la défense" in first and "À Cassius Thorne de se défendre" in first
     assert duel.state()["pending"]
     defense = duel.post(C, "dodge", None, win=True)
     assert len(duel.cycle()) == 1
@@ -245,7 +245,7 @@ def test_owl_reminder_before_the_deadline_is_sent_once() -> None:
     duel.cycle()
     duel.cycle()
     assert [name for name, _ in duel.forum.owls] == [C]
-    assert "votre défense" in duel.forum.owls[0][1]
+    assert "ta défense" in duel.forum.owls[0][1]
 
 
 def test_edit_before_the_next_post_recomputes_the_pending_draft_with_the_same_die() -> None:

@@ -19,7 +19,10 @@ def post(post_id: int, text: str, author: str = "Arbitre") -> Post:
     return Post(post_id, author, 1, None, None, text, (), (), len(text.splitlines()))
 
 
-def pages(reward_value: int | None = None) -> list[TopicPage]:
+def pages(reward_value: int | None = None, *, old_wording: bool = False) -> list[TopicPage]:
+    """An opening and one turn; the reward line worded as the declarations word it (issue 15:
+    « récompense tirée : v sur 6 ; tirage n° 12, créature strangulot »), or, with
+    ``old_wording``, as threads written before issue 15 did (« tirage reward:... v/6 »)."""
     zones: dict[int, list[str]] = {}
     for name in NAMES:
         zones.setdefault(derive_die(SEED, KEY, 0, 0, f"place:{name}", 0, sides=4), []).append(name)
@@ -42,7 +45,10 @@ def pages(reward_value: int | None = None) -> list[TopicPage]:
         [
             "Intervention de l'arbitre — tour 2",
             "[*] Cassius Thorne, message n°12 (zone 2) : lancer un sort ; dé du forum « Pari » 4",
-            f"[*] Récompense pour Cassius Thorne : 10 gallions (tirage {label} {value}/6).",
+            f"[*] Récompense pour Cassius Thorne : 10 gallions (tirage {label} {value}/6)."
+            if old_wording
+            else f"[*] Récompense pour Cassius Thorne : 10 gallions (récompense tirée : {value} "
+            "sur 6 ; tirage n° 12, créature strangulot).",
             "Dés « Pari » lancés par le forum. Graine des dés de l'arbitre (placement et "
             f"récompenses) : {SEED.hex()}",
             "forumbot·turn2·",
@@ -57,7 +63,19 @@ def test_placement_and_reward_draws_check_out() -> None:
     assert [c.label for c in report.checks].count("reward:creature:strangulot:12") == 1
     assert len([c for c in report.checks if c.turn == 0]) == 4
     assert len(report.checks) == 5  # the forum's die is not the bot's: not checked
-    assert any("tirage reward:creature:strangulot:12" in line for line in format_report(report))
+    assert any("tirage n° 12, créature strangulot" in line for line in format_report(report))
+
+
+def test_reward_lines_written_before_issue_15_still_verify() -> None:
+    """Threads already on the boards keep the older wording « (tirage reward:<label> v/6) »."""
+    report = verify_pages(pages(old_wording=True))
+    assert report.ok, report.problems
+    assert [c.label for c in report.checks].count("reward:creature:strangulot:12") == 1
+    forged = verify_pages(
+        pages(old_wording=True, reward_value=derive_die(
+            SEED, KEY, 0, 0, "reward:creature:strangulot:12", 0, sides=6) % 6 + 1)
+    )  # fmt: skip
+    assert not forged.ok
 
 
 def test_a_forged_reward_draw_is_caught() -> None:
@@ -111,8 +129,9 @@ def test_the_stated_reward_is_checked_against_the_environments_table() -> None:
         (page,) = pages()
         opening, turn = page.posts
         sides = sum(r.weight for r in table)
-        new_turn = re.sub(r"10 gallions \(tirage (\S+) \d+/6\)",
-                          f"{stated} (tirage \\1 {value}/{sides})", turn.text)  # fmt: skip
+        new_turn = re.sub(r"10 gallions \(récompense tirée : \d+ sur 6 ;",
+                          f"{stated} (récompense tirée : {value} sur {sides} ;",
+                          turn.text)  # fmt: skip
         return [replace(page, posts=(
             replace(opening, text="L'environnement : " + env.name + "\n" + opening.text),
             replace(turn, text=new_turn)))]  # fmt: skip
