@@ -18,6 +18,7 @@ never log in at the same time (issue 12).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
@@ -176,10 +177,17 @@ class BoardHttp:
 
     # ------------------------------------------------------------------ cookie jar
 
+    def _credential_check(self, salt: bytes) -> str:
+        """A slow salted hash (PBKDF2-SHA256) of the account's username and password: the jar
+        is reused only by the same credentials, so a changed (or wrong) password is tried
+        against the board at once instead of riding on the old session."""
+        secret = f"{getattr(self, 'username', '')}\0{getattr(self, '_password', '')}".encode()
+        return hashlib.pbkdf2_hmac("sha256", secret, salt, 100_000).hex()
+
     def _load_cookies(self) -> None:
-        """Fill the jar from ``cookie_file`` (a JSON list written by :meth:`save_cookies`); a
-        missing or unreadable file starts empty (logged), and a file readable by others is
-        made 0600 again."""
+        """Fill the jar from ``cookie_file`` (written by :meth:`save_cookies`); a missing or
+        unreadable file, or one saved with other credentials, starts a new session (logged),
+        and a file readable by others is made 0600 again."""
         path = self.cookie_file
         if path is None or not path.exists():
             return
@@ -187,8 +195,17 @@ class BoardHttp:
             if path.stat().st_mode & 0o077:
                 os.chmod(path, 0o600)
                 log.warning("cookie file %s was readable by others: made 0600", path)
-            rows = json.loads(path.read_text(encoding="utf-8"))
-            for row in rows:
+            saved = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(saved, dict) or saved.get("check") != self._credential_check(
+                bytes.fromhex(str(saved.get("salt", "")))
+            ):
+                log.info(
+                    "cookie file %s: saved for other credentials (or an older format): "
+                    "logging in anew",
+                    path,
+                )
+                return
+            for row in saved.get("cookies", []):
                 self._http.cookies.jar.set_cookie(_cookie(row))
         except (OSError, ValueError, TypeError, KeyError) as exc:
             log.warning("cookie file %s unreadable (%s): starting a new session", path, exc)
@@ -210,11 +227,13 @@ class BoardHttp:
             }
             for c in self._http.cookies.jar
         ]
+        salt = os.urandom(16)
+        saved = {"salt": salt.hex(), "check": self._credential_check(salt), "cookies": rows}
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(rows, out)
+            json.dump(saved, out)
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
 

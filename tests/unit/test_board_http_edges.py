@@ -443,3 +443,30 @@ def test_forumactif_other_member_dropped_and_logout_uses_page_logout(time: FakeT
     assert "POST login" in board.seen and client.is_logged_in()
     client.close(logout=True)
     assert board.seen[-1] == "GET login?logout=1&tid=abc&key=def"
+
+
+def test_a_changed_password_does_not_ride_on_the_saved_session(
+    time: FakeTime, tmp_path: Path
+) -> None:
+    """A jar saved with other credentials is not reused: a wrong (or changed) password is
+    tried against the board at start-up instead of hiding behind the old session (found by a
+    newcomer: `run` with a wrong password kept running on the saved cookies)."""
+    jar = tmp_path / "forumbot.cookies.json"
+    board = Board(PHPBB).on(FORUM, httpx.Response(200, html=LOGIN_FORM), phpbb_page(listing(5)))
+    board.on("ucp.php?mode=login", httpx.Response(200, html=LOGIN_FORM), logged_in_302())
+    first = phpbb_client(board, time, cookie_file=jar)
+    first.list_topics(3)
+    first.close()
+    assert "pw" not in jar.read_text()  # only a salted slow hash of the credentials is kept
+    seen: list[str] = []
+
+    def by_cookie(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers.get("cookie", ""))
+        return phpbb_page(listing(5))
+
+    again = Board(PHPBB).on(FORUM, by_cookie)
+    other = PhpbbClient(
+        PHPBB, "Hibou", "another password", transport=httpx.MockTransport(again),
+        sleep=time.sleep, clock=time.clock, cookie_file=jar,
+    )  # fmt: skip
+    assert len(other._http.cookies.jar) == 0  # the old session is not loaded
