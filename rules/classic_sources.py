@@ -29,7 +29,7 @@ CLASSIC_SOURCES: dict[str, str] = {
     ),
     "classic.deflect": (
         f'{SEED}: "Tous les sorts peuvent être déviés par un jet de dé de défense plus puissant '
-        'que l\'attaque de l\'adversaire." ({RULES}: "a tie lands [D]")'
+        f'que l\'attaque de l\'adversaire." ({RULES}: "a tie lands [D]")'
     ),
     "classic.deflect.ties": (
         f'{SEED}: "Tous les sorts peuvent être déviés par un jet de dé de défense plus puissant '

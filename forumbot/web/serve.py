@@ -115,4 +115,10 @@ def serve(
         timezone=config.timezone,
         notify=notify_config(config),
     )
-    uvicorn.Server(uvicorn_config(app, host, port)).run()
+    server = uvicorn.Server(uvicorn_config(app, host, port))
+    try:
+        server.run()
+    except SystemExit:  # uvicorn's own start-up failure (exit 3): reported as ours below
+        pass
+    if not server.started:  # e.g. the port is in use: uvicorn logged why
+        raise ValueError(f"the review page could not listen on {host}:{port} (see the line above)")
