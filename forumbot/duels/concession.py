@@ -30,7 +30,13 @@ from typing import Any
 
 import rules
 from forumbot.duels.duo_board import current_state, duo_settings
-from forumbot.duels.ending import CONCESSION, EndingError, _cancel_drafts, conceding
+from forumbot.duels.ending import (
+    CONCESSION,
+    EndingError,
+    _cancel_drafts,
+    conceding,
+    forum_rolled,
+)
 from forumbot.duels.flows import flow_for
 from forumbot.publish.render import marker_text, render
 from forumbot.rulesets import load_ruleset
@@ -156,7 +162,7 @@ def concede_duel(
         winners = (outcome["winner"],)
     # the seed is revealed at the end (a 2v2's covers its placement and rewards too), unless
     # the forum rolled the duel's dice (Forumactif): then the bot has no seed to reveal
-    bot_dice = bool(duel.dice_secret) and (kind == "duo" or not _forum_rolled(storage, duel))
+    bot_dice = bool(duel.dice_secret) and (kind == "duo" or not forum_rolled(storage, duel.id))
     context: dict[str, Any] = {
         "title": duel.title,
         "conceded_by": who,
@@ -225,17 +231,6 @@ def concede_duel(
             now,
         )  # fmt: skip
     return Conceded(duel_id, who, winners, decl_id, tuple(drafts))
-
-
-def _forum_rolled(storage: Storage, duel: Duel) -> bool:
-    """True when the forum rolled some of the duel's dice (``dice_rolls.source`` ``forum``)."""
-    return bool(
-        list(
-            storage.db["dice_rolls"].rows_where(
-                "duel_id = ? and source = 'forum'", [duel.id], limit=1
-            )
-        )
-    )
 
 
 __all__ = ["Conceded", "concede_duel"]

@@ -150,6 +150,21 @@ def cancel_duel(
     return Ended(duel_id, tuple(drafts), notice, "cancelled")
 
 
+def forum_rolled(storage: Storage, duel_id: int) -> bool:
+    """True when the forum rolled some of the duel's dice (``dice_rolls.source`` ``forum``)."""
+    return bool(
+        list(
+            storage.db["dice_rolls"].rows_where(
+                "duel_id = ? and source = 'forum'", [duel_id], limit=1
+            )
+        )
+    )
+
+
+def _is_duo(storage: Storage, duel_id: int) -> bool:
+    return bool(list(storage.db["duo_duels"].rows_where("duel_id = ?", [duel_id], limit=1)))
+
+
 def _turn(duel: dict[str, Any]) -> int:
     return int(json.loads(duel["state_json"] or "{}").get("turn", 0))
 
@@ -159,11 +174,18 @@ def _notice(
     language: str,
 ) -> int:  # fmt: skip
     key = f"b{duel['board_id']}t{duel['topic_id']}-cancelled"
+    # The bot's dice seed is revealed, as at a duel's end, so every roll declared so far can be
+    # checked (verify-dice); not where the forum rolled the duel's dice (no seed was used).
+    bot_dice = bool(duel.get("dice_secret")) and (
+        _is_duo(storage, int(duel["id"])) or not forum_rolled(storage, int(duel["id"]))
+    )
     context = {
         "title": duel["title"],
         "reason": reason.rstrip(" ."),
         "stakes": duel["stakes"],
         "referee_name": referee_name,
+        "dice_secret": duel["dice_secret"] if bot_dice else None,
+        "commitment": duel.get("dice_commitment") if bot_dice else None,
     }
     text = render("duel_cancelled.bbcode.j2", context, language)
     return int(

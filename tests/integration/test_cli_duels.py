@@ -111,6 +111,8 @@ def test_cancel_ends_a_running_duel_with_a_french_declaration_and_an_audit(
     posted = board.posts(topic)[-1].text
     assert "[b]Duel annulé[/b]" in posted
     assert "Motif : les deux duellistes ont quitté le club." in posted
+    # The seed is revealed, so the rolls declared so far can be checked (not « en cours »).
+    assert f"Graine secrète des dés : {duel['dice_secret']}" in posted
     storage = _storage(cfg)
     assert storage.duel(duel["id"])["status"] == "cancelled"
     [entry] = [
