@@ -129,7 +129,7 @@ ENGLISH: dict[str, str] = {
     "Points de %s": "%s's points",
     "Attaque de %s touche": "%s's attack lands",
     "Dégâts de %s": "%s's damage",
-    "%s disqualifié": "%s disqualified",
+    "Disqualification de %s": "%s disqualified",
     "Dé d'attaque de %s": "%s's attack die",
     "Dé de défense de %s": "%s's defense die",
     "Dé de %s": "%s's die",
@@ -283,11 +283,30 @@ def pick_language(query_value: str | None, cookie_value: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
+_VOWELS = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
+
+
+def _elide(text: str, args: tuple[object, ...]) -> str:
+    """French elision before a name: « de %s » becomes « d'%s » (and « que %s » « qu'%s ») when
+    the name that fills that ``%s`` starts with a vowel or h (« Points d'Aurora Vexley »)."""
+    parts = text.split("%s")
+    for i, arg in enumerate(args[: len(parts) - 1]):
+        if str(arg).startswith(_VOWELS):
+            before = parts[i]
+            for word, elided in ((" de ", " d'"), (" que ", " qu'")):
+                if before.endswith(word) or before == word.lstrip():
+                    parts[i] = before[: len(before) - len(word.lstrip())] + elided.lstrip()
+                    break
+    return "%s".join(parts)
+
+
 def translator(language: str) -> Callable[..., str]:
     """``_(french, *args)``: the text in ``language`` with ``%s`` filled by ``args``."""
 
     def _(text: str, *args: object) -> str:
         out = ENGLISH.get(text, text) if language == "en" else text
+        if language != "en" and args:
+            out = _elide(out, args)
         return out % args if args else out
 
     return _

@@ -84,7 +84,7 @@ FIELD_TRAIL: dict[str, tuple[str, ...]] = {
 }
 FIELD_LABEL = {
     "points": "Points de %s",
-    "disqualified": "%s disqualifié",
+    "disqualified": "Disqualification de %s",
     "attack_die": "Dé d'attaque de %s",
     "defense_die": "Dé de défense de %s",
     "landed": "Attaque de %s touche",

@@ -60,6 +60,7 @@ def test_serve_passes_the_settings_to_the_app(
 
     def fake_run(self: uvicorn.Server) -> None:
         seen["config"] = self.config
+        self.started = True  # as a server that listened, then stopped
 
     monkeypatch.setattr(uvicorn.Server, "run", fake_run)
     serve_module.serve(config)
