@@ -52,6 +52,8 @@ def _when(decl: dict[str, Any], zone: ZoneInfo) -> str:
         return "publishing (next pass)"
     if status == "approved":
         return "approved: next publish pass"
+    if status == "cancelled":
+        return "cancelled: never published"
     if decl["publish_after"]:
         return f"publishes {board_time(decl['publish_after'], zone)}"
     return "on approval"
@@ -378,7 +380,10 @@ def duels_concede(config_path: str, topic_id: int, name: str, by: str | None) ->
         )  # fmt: skip
     except EndingError as exc:
         raise CliError(str(exc)) from exc
-    result = " and ".join(done.winners) + " win(s)" if done.winners else "no winner"
+    if done.winners:
+        result = " and ".join(done.winners) + (" win" if len(done.winners) > 1 else " wins")
+    else:
+        result = "no winner"
     click.echo(
         f"duel {done.duel_id} (topic {topic_id}): {done.conceded} concedes; {result}; "
         f"{len(done.drafts)} draft(s) cancelled"

@@ -53,6 +53,7 @@ def run(config_path: str) -> None:
     from forumbot.ops.startup import ClockSkewError, check_clock, quiet_logs
 
     quiet_logs()
+    config.password()  # no password is a configuration error, found before the board is asked
     try:
         check_clock(config)
     except ClockSkewError as exc:

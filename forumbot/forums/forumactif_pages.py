@@ -463,6 +463,10 @@ UNCONFIRMED_WORDINGS: tuple[tuple[str, str, str], ...] = (
 """``(answer kind, regex over the deciding sentence, docs/forumactif.md section)``."""
 
 
+_NOTED: set[str] = set()
+"""Unconfirmed wordings already logged by this process (one WARNING each, not one per post)."""
+
+
 def note_answer(answer: Answer, where: str, html: str = "") -> Answer:
     """Log what docs/forumactif.md cannot vouch for, and return ``answer`` unchanged.
 
@@ -481,6 +485,9 @@ def note_answer(answer: Answer, where: str, html: str = "") -> Answer:
         return answer
     for kind, pattern, section in UNCONFIRMED_WORDINGS:
         if answer.kind == kind and answer.message and re.search(pattern, answer.message, re.I):
+            if pattern in _NOTED:
+                break  # said once per process: the doc's table is the lasting record
+            _NOTED.add(pattern)
             log.warning(
                 "%s: Forumactif answer %s decided by an unconfirmed wording %r "
                 '(docs/forumactif.md, section "%s")',

@@ -192,7 +192,7 @@ def test_concede_ends_a_classic_duel_once_with_the_opponent_winning(
         "duels", "concede", str(topic), "cassius thorne", "--by", "Maelis", "-c", str(cfg)
     )
     assert result.exit_code == 0, result.output
-    assert "Cassius Thorne concedes; Aurora Vexley win(s)" in result.output
+    assert "Cassius Thorne concedes; Aurora Vexley wins" in result.output
     again = _run("duels", "concede", str(topic), "Aurora Vexley", "-c", str(cfg))
     assert again.exit_code != 0 and "already waits" in again.output
     assert _storage(cfg).duel(duel["id"])["status"] == "running"  # until it is out

@@ -674,12 +674,15 @@ def test_post_warnings_are_logged_once_per_post(
 
 
 def test_unknown_and_unconfirmed_answers_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    from forumbot.forums import forumactif_pages
     from forumbot.forums.forumactif_pages import classify_answer, note_answer
 
+    forumactif_pages._NOTED.clear()  # once per process: start from a fresh process's state
     with caplog.at_level(logging.WARNING, logger="forumbot.forums"):
         unknown = note_answer(classify_answer("<html><body>Bizarre</body></html>"), "/post", "")
         flood = note_answer(classify_answer(flood_page(None)), "/post")
         posted = note_answer(classify_answer(confirmation(8320, 154041)), "/post")
+        note_answer(classify_answer(flood_page(None)), "/post")  # the same wording: said once
     assert (unknown.kind, flood.kind, posted.kind) == ("unknown", "flood", "posted")
     lines = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(lines) == 2
