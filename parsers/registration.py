@@ -421,7 +421,7 @@ def _year_error(post: Post, fields: _Fields, prefix: str, who: str) -> SignupErr
             return SignupError(
                 post.post_id,
                 f"{prefix}invalid_year",
-                f"{who}année d'étude illisible : « {fields.year_text} ». Indique une année de 1 "
+                f"{who}année d'études illisible : « {fields.year_text} ». Indique une année de 1 "
                 "à 7, ou « adulte ».",
             )
         return None
@@ -429,7 +429,7 @@ def _year_error(post: Post, fields: _Fields, prefix: str, who: str) -> SignupErr
         return SignupError(
             post.post_id,
             f"{prefix}invalid_year",
-            f"{who}année d'étude invalide : « {fields.year_text or fields.year} ». Les années vont"
+            f"{who}année d'études invalide : « {fields.year_text or fields.year} ». Les années vont"
             " de la 1re à la 7e, ou « adulte ».",
         )
     return None
@@ -468,7 +468,7 @@ def _build(
         return SignupError(
             post.post_id,
             "missing_year",
-            "Inscription incomplète : il manque ton année d'étude (de la 1re à la 7e année, ou "
+            "Inscription incomplète : il manque ton année d'études (de la 1re à la 7e année, ou "
             "« adulte »).",
         )
     error = _year_error(post, me, "", "Inscription : ")

@@ -85,16 +85,16 @@ from rules.matchmaking import Entrant, character_key, player_key
 log = logging.getLogger("forumbot.club.duo_registrations")
 
 CLOSED_MESSAGE = (
-    "Les inscriptions aux duels en deux contre deux sont fermées : un duel à deux contre deux "
+    "Les inscriptions aux duels en deux contre deux sont fermées : un duel en deux contre deux "
     "est en cours, et un seul est organisé à la fois. Ton inscription n'est pas retenue : "
     "réinscris-toi dans ce sujet dès que le résultat du duel en cours sera publié."
 )
 REJECTIONS = {
     "already_signed_up": (
         "Tu as déjà une inscription en cours pour un duel en deux contre deux (ou ton coéquipier "
-        "en a une) : un joueur ne participe qu'à un duel à la fois."
+        "ou ta coéquipière en a une) : on ne participe qu'à un duel à la fois."
     ),
-    "self_partner": "Ton coéquipier ne peut pas être l'un de tes propres personnages.",
+    "self_partner": "Tu ne peux pas faire duo avec l'un de tes propres personnages.",
 }
 
 

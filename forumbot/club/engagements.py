@@ -78,8 +78,8 @@ def repeat_reason(rep: Repeat) -> str:
     ``signup_cancelled.bbcode.j2``)."""
     if rep.what == "player":
         return (
-            f"{rep.name} y occuperait deux places, or un joueur ne participe qu'à un duel à la "
-            "fois, sous un seul de ses personnages."
+            f"{rep.name} y occuperait deux places, or on ne participe qu'à un seul duel à la "
+            "fois, avec un seul de ses personnages."
         )
     return f"le personnage {rep.name} y figurerait deux fois."
 

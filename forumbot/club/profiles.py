@@ -166,7 +166,7 @@ def partner_profile(
             partner.name,
             partner.name,
             None,
-            f"Indique l'année d'étude et le type de magie {_of(partner.name)} : ce personnage "
+            f"Indique l'année d'études et le type de magie {_of(partner.name)} : ce personnage "
             "n'a pas encore de fiche au club.",
         )
     new = Profile(partner.name, partner.name, partner.year, partner.magic_types)

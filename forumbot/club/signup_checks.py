@@ -37,9 +37,11 @@ log = logging.getLogger("forumbot.club.registrations")
 #: Each doubt as the player and the referee read it (French).
 DOUBTS_FR = {
     "several_partners": "plusieurs partenaires sont nommés",
-    "several_years": "plusieurs années d'étude sont indiquées",
+    "several_years": "plusieurs années d'études sont indiquées",
     "open_and_partner": "le message demande un duel ouvert et nomme aussi un partenaire",
-    "several_kinds": "le message parle à la fois de un contre un et de deux contre deux",
+    "several_kinds": (
+        "le message parle à la fois d'un duel en un contre un et d'un duel en deux contre deux"
+    ),
     "kind_mismatch_1v1": (
         "le message demande un duel en un contre un, dans le sujet des duels en deux contre deux"
     ),
@@ -47,10 +49,12 @@ DOUBTS_FR = {
         "le message demande un duel en deux contre deux, dans le sujet des duels en un contre un"
     ),
     "whose_details": (
-        "on ne sait pas si l'année et le type de magie indiqués sont les tiens ou ceux de ton "
-        "partenaire"
+        "on ne sait pas si l'année et le type de magie indiqués sont les tiens ou ceux de ton ou "
+        "ta partenaire"
     ),
-    "partner_unverified": "le forum n'a pas permis de vérifier que ton partenaire en est membre",
+    "partner_unverified": (
+        "le forum n'a pas permis de vérifier que ton ou ta partenaire en est membre"
+    ),
 }
 
 

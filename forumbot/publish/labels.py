@@ -32,12 +32,12 @@ def describe_modifier(mod: MagicModifier) -> str:
     """A magic-type modifier in French, for the owl (club's table, ``rules/data/fatigue.toml``)."""
     scope = "tous tes sorts" if mod.family == "*" else f"tes sorts de la famille « {mod.family} »"
     if mod.kind == "damage_percent":
-        return f"{scope} : {mod.value:+d} % de PV infligés"
+        return f"{scope} : {mod.value:+d} % de dégâts"
     if mod.kind == "damage_flat":
-        return f"{scope} : {mod.value:+d} PV infligés"
+        return f"{scope} : {mod.value:+d} PV de dégâts"
     if mod.kind == "damage_taken_flat":
         target = "tous les sorts" if mod.family == "*" else f"les sorts « {mod.family} »"
-        return f"{target} qui te touchent : {mod.value:+d} PV subis"
+        return f"{target} qui te touchent : {mod.value:+d} PV de dégâts subis"
     if mod.kind == "duration_bonus":
         turns = abs(mod.value)
         length = "d'un tour" if turns == 1 else f"de {turns} tours"

@@ -195,9 +195,11 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert "Cassius Thorne et Dorian Pike" in a1 and "Sournoise" in a1
     if duel.forum:  # the forum rolls the bets: the seed commits the placement and rewards only
         assert "Lancer des dés" in opening
-        assert "Engagement des dés de l'arbitre (placement et récompenses" in opening
+        assert "Empreinte des dés de l'arbitre (placement et récompenses" in opening
     else:
-        assert "Engagement des dés : " in opening
+        assert "Empreinte des dés (SHA-256 de la graine secrète, révélée à la fin du duel) : " in (
+            opening
+        )
 
     # Turn 1: one declaration per post.
     if duel.forum:  # a post without the forum's die: a held draft asks the referee
@@ -327,7 +329,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert reward_draws >= 1 and "créature strangulot)" in "".join(duel.bot_texts())
     if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only
         assert sources == {"forum"}
-        assert f"Graine des dés de l'arbitre (placement et récompenses) : {secret}" in final
+        assert f"Graine secrète des dés de l'arbitre (placement et récompenses) : {secret}" in final
         assert "lancés par le forum" in final
         # verify-dice on the Forumactif topic URL: the placements and the rewards check out.
         url = f"{duel.board.base_url}/t{duel.topic_id}-duel-a-deux-contre-deux"
@@ -340,7 +342,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
         result = CliRunner().invoke(main, ["verify-dice", url])
         assert result.exit_code == 0 and "tout est conforme" in result.output, result.output
         return
-    assert sources == {"bot"} and f"Graine des dés : {secret}" in final
+    assert sources == {"bot"} and f"Graine secrète des dés : {secret}" in final
     # forumbot verify-dice recomputes every bot roll (and the placement) from the pages alone.
     url = f"{duel.board.base_url}/viewtopic.php?t={duel.topic_id}"
     report = verify_pages(fetch_topic_pages(url))

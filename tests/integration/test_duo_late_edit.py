@@ -47,20 +47,20 @@ def test_an_edit_after_the_declaration_is_proposed_as_late_edit_once(
     t = duel.play(A2, "Protego", "moi")
     # the version in force is kept: A1's declared spell stands, the edit changes nothing
     assert "Expelliarmus" not in t
-    assert "Aurora Vexley : message édité après le message suivant" in t, t
+    assert "Aurora Vexley : message modifié après le message suivant" in t, t
     assert "(à l'appréciation de l'arbitre)" in t
-    assert "message édité après le message suivant (message n°" in t  # which post
+    assert "message modifié après le message suivant (message n°" in t  # which post
     rows = _late_rows(duel)
     assert [(r["duellist"], r["post_id"], r["status"]) for r in rows] == [(A1, first, "proposed")]
 
     # later polls and the next declaration neither repeat nor duplicate it
     duel.cycle()
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
-    assert "message édité après le message suivant" not in t
+    assert "message modifié après le message suivant" not in t
     duel.cycle()
     rows = _late_rows(duel)
     assert [(r["duellist"], r["post_id"], r["status"]) for r in rows] == [(A1, first, "proposed")]
-    assert sum("message édité après le message suivant" in x for x in duel.bot_texts()) == 1
+    assert sum("message modifié après le message suivant" in x for x in duel.bot_texts()) == 1
 
 
 def test_an_edit_before_the_next_post_is_no_late_edit(duel: Duo2v2) -> None:  # noqa: F811
@@ -70,5 +70,5 @@ def test_an_edit_before_the_next_post_is_no_late_edit(duel: Duo2v2) -> None:  # 
     assert len(duel.cycle()) == 1
     assert "Expelliarmus" in duel.bot_texts()[-1]  # the edit is the version in force
     t = duel.play(A2, "Protego", "moi")
-    assert "message édité après le message suivant" not in t
+    assert "message modifié après le message suivant" not in t
     assert _late_rows(duel) == []

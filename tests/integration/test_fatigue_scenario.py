@@ -293,7 +293,7 @@ def test_scripted_fatigue_duel_from_sign_ups_to_the_purse(world: World) -> None:
     world.edit(flipendo, "Flipendo", "Incendio")  # after Cassius's post: too late
     text = published()
     assert "Flipendo" in text and "Incendio" not in text
-    assert "Éditions tardives" in text and f"message n°{flipendo}" in text
+    assert "Modifications tardives" in text and f"message n°{flipendo}" in text
     assert world.points() == {A: 10, C: 484}  # 100-20-70; a reused spell has no effect
     violations = {
         (r["duellist"], r["rule"], r["status"])
@@ -327,7 +327,7 @@ def test_scripted_fatigue_duel_from_sign_ups_to_the_purse(world: World) -> None:
         (A, "chocolate_frog"): 1,
     }
     (board_post,) = world.bot_texts(world.ranking)
-    assert "1. [b]Cassius Thorne[/b] : 1 point" in board_post and "3 G" in board_post
+    assert "1. [b]Cassius Thorne[/b] : 1 point" in board_post and "3 gallions" in board_post
 
     texts = world.bot_texts(world.topic)
     if world.platform == "phpbb3":

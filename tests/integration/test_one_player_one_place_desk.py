@@ -84,7 +84,7 @@ def test_an_accented_account_cannot_join_the_2v2_its_unaccented_name_is_in(
     assert (row["status"], row["code"]) == ("rejected", "already_signed_up")
     (reply,) = replies(forum, DUO)
     assert "Clémence Salpêtre, ton inscription" in reply and "un seul duel" not in reply
-    assert "un joueur ne participe qu'à un duel à la fois" in reply
+    assert "on ne participe qu'à un duel à la fois" in reply
     assert matches(desk) == [] and duel_topics(forum) == []  # Dorian waits for a teammate
 
 

@@ -229,7 +229,7 @@ topic_id = {ranking}
 
     hibou = board.user_id("Hibou")
     (post,) = [p for p in board.posts(ranking) if p.poster_id == hibou]
-    assert "1. [b]Aurora Vexley[/b] : 1 point" in post.text and "3 G" in post.text
+    assert "1. [b]Aurora Vexley[/b] : 1 point" in post.text and "3 gallions" in post.text
     assert "Cassius Thorne" in post.text
 
     # The slot freed by the finished duel goes to the queued pair.

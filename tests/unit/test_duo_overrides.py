@@ -28,7 +28,7 @@ def test_waiving_a_violation_and_setting_numbers_recompute_the_2v2_draft() -> No
     set_violation(storage, draft["id"], A1, "missing_target", True, "Arbitre", NOW)
     after = storage.declaration(draft["id"])
     assert proposed not in after["text"] and after["version"] > draft["version"]
-    assert "Intervention de l'arbitre — tour 1" in after["text"]
+    assert "Déclaration de l'arbitre : tour 1" in after["text"]
     stored = json.loads(after["context_json"])
     assert [v["rule"] for v in stored["outcome"]["violations"] if v["status"] != "waived"] == []
     assert stored["context"]["duo_state"]["posted"] == [A1]

@@ -263,7 +263,7 @@ def test_edit_before_the_next_post_recomputes_the_pending_draft_with_the_same_di
     after = duel.storage.declaration(draft["id"])
     assert after["version"] > draft["version"]
     assert "Rictusempra" in after["text"] and "Flipendo" not in after["text"]
-    assert "édité après" not in after["text"]
+    assert "modifié après" not in after["text"]
     assert not list(duel.storage.db["violations"].rows_where("rule = 'late_edit'"))
     assert list(duel.storage.db["dice_rolls"].rows) == rolls
 
@@ -286,7 +286,7 @@ def test_late_edit_keeps_the_version_in_force_and_is_proposed() -> None:
     duel.ref.poll_forum(3)
     draft = duel.storage.declarations(("draft",))[0]
     assert "Flipendo" in draft["text"] and "Diffindo" not in draft["text"]
-    assert "édité après le message suivant" in draft["text"]
+    assert "modifié après le message suivant" in draft["text"]
     rows = list(duel.storage.db["violations"].rows_where("rule = 'late_edit'"))
     assert [(r["duellist"], r["post_id"], r["status"]) for r in rows] == [(A, pid, "proposed")]
     versions = list(duel.storage.db["post_versions"].rows_where("post_id = ?", [pid]))
@@ -305,7 +305,7 @@ def test_late_edit_of_a_declared_post_is_listed_in_the_next_draft() -> None:
     duel.cycle()
     second = duel.last_bot_text()
     assert "Flipendo" in second and "Diffindo" not in second
-    assert "Éditions tardives" in second and f"message n°{pid}" in second
+    assert "Modifications tardives" in second and f"message n°{pid}" in second
 
 
 def test_a_late_edit_leaves_the_edited_posts_other_proposed_violations() -> None:

@@ -113,7 +113,7 @@ def test_standings_rank_by_points_then_wins_and_share_ranks() -> None:
         (1, "Cassius Thorne", 1, 1, 2),
     ]
     text = render_leaderboard(storage, 1)
-    assert "1. [b]Aurora Vexley[/b] : 1 point (1 victoire, 1 défaite, 1 nul)" in text
+    assert "1. [b]Aurora Vexley[/b] : 1 point (1 victoire, 1 défaite, 1 match nul)" in text
 
 
 def test_leaderboard_post_drafted_published_once_then_edited_only_on_change() -> None:
@@ -235,8 +235,8 @@ def test_classic_duels_are_counted_in_their_own_table() -> None:
     assert (records["Aurora Vexley"].losses, records["Aurora Vexley"].draws) == (1, 1)
     assert list(records) == ["Cassius Thorne", "Aurora Vexley"]  # most wins first
     text = render_classic_records(storage, board_id)
-    assert "[b]Cassius Thorne[/b] : 2 duels (1 victoire, 0 défaite, 1 nul)" in text
-    assert "[b]Aurora Vexley[/b] : 2 duels (0 victoire, 1 défaite, 1 nul)" in text
+    assert "[b]Cassius Thorne[/b] : 2 duels (1 victoire, 0 défaite, 1 match nul)" in text
+    assert "[b]Aurora Vexley[/b] : 2 duels (0 victoire, 1 défaite, 1 match nul)" in text
     assert "ne rapportent ni point au classement ni bourse" in text
     assert standings(storage, board_id) == []  # no reward recorded: the club's table is apart
 

@@ -131,8 +131,8 @@ def test_each_duellist_gets_one_owl_with_their_magic_type_modifiers() -> None:
     desk.cycle()
     (aurora,) = forum.pms_to("Aurora Vexley")
     (cassius,) = forum.pms_to("Cassius Thorne")
-    assert "10 % de PV en plus" in str(aurora["message"])
-    assert "+10 % de PV infligés" in str(aurora["message"])
+    assert "10 % de dégâts en plus" in str(aurora["message"])
+    assert "+10 % de dégâts" in str(aurora["message"])
     assert "un tour de plus" in str(cassius["message"]) and "Brutale" not in str(cassius["message"])
     desk.cycle()
     assert len(forum.pms) == 2
@@ -261,7 +261,7 @@ def test_recorded_profile_wins_and_the_reply_says_so() -> None:
     signup(forum, "Aurora Vexley", "5", "flamboyante")
     desk.cycle()
     (reply,) = bot_replies(forum)
-    assert "magie brutale" in reply and "administrateur" in reply
+    assert "magie brutale" in reply and "administration du club" in reply
     profile = get_profile(desk.storage, desk.board_id, "Aurora Vexley")
     assert profile is not None and profile.magic_types == ("brutale",)
 
@@ -329,7 +329,7 @@ def test_leaderboard_post_is_posted_once_then_edited() -> None:
     desk.cycle()
     posts = [p for p in forum.posts[30] if p.author == "Hibou"]
     assert len(posts) == 1 and forum.bot_edits == [posts[0].post_id]
-    assert "1. Aurora Vexley : 1 point" in posts[0].text and "3 G" in posts[0].text
+    assert "1. Aurora Vexley : 1 point" in posts[0].text and "3 gallions" in posts[0].text
     desk.cycle()
     assert forum.bot_edits == [posts[0].post_id]  # unchanged: no edit
 
@@ -369,8 +369,8 @@ def test_admin_sets_a_profile_with_an_audit_line() -> None:
 
 def test_modifiers_are_described_in_french() -> None:
     assert describe_modifier(MagicModifier("damage_flat", "feu", 10)) == (
-        "tes sorts de la famille « feu » : +10 PV infligés"
+        "tes sorts de la famille « feu » : +10 PV de dégâts"
     )
     assert describe_modifier(MagicModifier("damage_taken_flat", "*", -5)) == (
-        "tous les sorts qui te touchent : -5 PV subis"
+        "tous les sorts qui te touchent : -5 PV de dégâts subis"
     )
