@@ -147,6 +147,7 @@ def test_run_and_web_check_the_clock_first(
         raise ClockSkewError(7200.0, 120.0)
 
     monkeypatch.setattr("forumbot.ops.startup.check_clock", skewed)
+    monkeypatch.setenv("FORUMBOT_PASSWORD", "pw")  # a missing password is found even earlier
     r = CliRunner().invoke(main, [command, "-c", str(path)])
     assert called == [command]
     assert r.exit_code == 1 and "local clock 7200 s ahead of the board" in r.output
