@@ -16,7 +16,7 @@ from rules.balance.simulate import Table, compare
 def text_table(table: Table, other: Table | None = None) -> str:
     """Row side's win rate (%) against each column side; with ``other``, its rate and the
     difference in percentage points (``other - table``). Summary lines follow."""
-    width = max(6, *(len(c) for c in table.cols)) + (8 if other else 0)
+    width = max(6, *(len(c) + 1 for c in table.cols)) + (8 if other else 0)  # a space between
     head = f"{'':>10}" + "".join(f"{c:>{width}}" for c in table.cols)
     lines = [f"{table.ruleset} — win rate of the row side (%), {table.kind}", head]
     diff = compare(table, other) if other else {}
