@@ -21,6 +21,7 @@ from forumbot.errors import (
 from forumbot.forums.phpbb_http import (
     FetchedForm,
 )
+from forumbot.forums.phpbb_posting import NO_MAGIC_URL
 from parsers.phpbb_forms import (
     classify_notice,
     parse_form,
@@ -115,7 +116,9 @@ class PhpbbMessages:
                 raise AmbiguousPost("PM: no answer and no trace of it in the outbox/sentbox")
             fetched = self._pm_form(user_id, username)
             self._wait_form_age(fetched.fetched_at)
-            body = fetched.form.payload({"subject": subject, "message": message}, "post")
+            body = fetched.form.payload(
+                {"subject": subject, "message": message, **NO_MAGIC_URL}, "post"
+            )
             try:
                 resp = self._post(fetched.form.action, body)
             except httpx.TransportError:

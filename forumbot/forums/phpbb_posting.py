@@ -34,6 +34,11 @@ from parsers.phpbb_forms import (
     parse_form,
 )
 
+NO_MAGIC_URL = {"disable_magic_url": "on"}
+"""Sent with every post (the reply form's « Ne pas transformer automatiquement les adresses
+URL » checkbox, ``posting_reply_form`` capture): the board never turns player text quoted in
+a declaration into links (issue 15); the bot's own links are written as ``[url]`` BBCode."""
+
 
 class PhpbbPosting:
     """reply / create_topic / edit_post of the phpBB client (mixin)."""
@@ -161,7 +166,7 @@ class PhpbbPosting:
                 raise AmbiguousPost(f"{path}: no answer after {failures} tries")
             fetched = self._fetch_form(path)
             self._wait_form_age(fetched.fetched_at)
-            body = fetched.form.payload({"message": message}, "post")
+            body = fetched.form.payload({"message": message, **NO_MAGIC_URL}, "post")
             try:
                 resp = self._post(fetched.form.action or path, body)
             except httpx.TransportError:
@@ -240,7 +245,7 @@ class PhpbbPosting:
                 fetched = self._fetch_form(form_path)
             on_form(fetched.form)
             self._wait_form_age(fetched.fetched_at)
-            overrides = {"message": message}
+            overrides = {"message": message, **NO_MAGIC_URL}
             if subject is not None:
                 overrides["subject"] = subject
             body = fetched.form.payload(overrides, "post")

@@ -359,6 +359,7 @@ def test_reply_success_returns_the_post_id_from_the_302(time: FakeTime) -> None:
     assert fields["message"] == "Bonjour\n[b]Lance de givre[/b] m-1"
     assert fields["subject"] == "Re: Duel n°1 : Aurora Vexley contre Cassius Thorne"
     assert fields["post"] == "Envoyer"
+    assert fields["disable_magic_url"] == "on"  # no auto-links in player text (issue 15)
     assert not {"preview", "save", "add_file"} & set(fields)
     assert post.at - script.calls[0].at >= 1.5
 
