@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.duo_board import is_duo
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import EDITABLE
@@ -161,10 +162,6 @@ def forum_rolled(storage: Storage, duel_id: int) -> bool:
     )
 
 
-def _is_duo(storage: Storage, duel_id: int) -> bool:
-    return bool(list(storage.db["duo_duels"].rows_where("duel_id = ?", [duel_id], limit=1)))
-
-
 def _turn(duel: dict[str, Any]) -> int:
     return int(json.loads(duel["state_json"] or "{}").get("turn", 0))
 
@@ -177,7 +174,7 @@ def _notice(
     # The bot's dice seed is revealed, as at a duel's end, so every roll declared so far can be
     # checked (verify-dice); not where the forum rolled the duel's dice (no seed was used).
     bot_dice = bool(duel.get("dice_secret")) and (
-        _is_duo(storage, int(duel["id"])) or not forum_rolled(storage, int(duel["id"]))
+        is_duo(storage, int(duel["id"])) or not forum_rolled(storage, int(duel["id"]))
     )
     context = {
         "title": duel["title"],

@@ -73,14 +73,15 @@ def _signed(value: int) -> str:
     return f"+{value}" if value > 0 else str(value)
 
 
-_ELIDES = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
+ELIDING_INITIALS = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
+"""Initials before which French elides « de » and « que » (vowels and mute h)."""
 _ARTICLE = re.compile(r"^(Le|La|Les|L')(?=[ ']|(?<=')\w)")
 _ANY_ARTICLE = re.compile(r"^(le|la|les|l')(?=[ ']|(?<=')\w)", re.IGNORECASE)
 
 
 def _de(name: str) -> str:
     """French "de" before a name, elided before a vowel or h: ``d'Aurora``, ``de Blaise``."""
-    return f"d'{name}" if name.startswith(_ELIDES) else f"de {name}"
+    return f"d'{name}" if name.startswith(ELIDING_INITIALS) else f"de {name}"
 
 
 def _inline(name: str) -> str:
@@ -91,7 +92,7 @@ def _inline(name: str) -> str:
 
 def _que(name: str) -> str:
     """French "que" before a name, elided before a vowel or h: ``qu'Odric``, ``que Blaise``."""
-    return f"qu'{name}" if name.startswith(_ELIDES) else f"que {name}"
+    return f"qu'{name}" if name.startswith(ELIDING_INITIALS) else f"que {name}"
 
 
 def _to(name: str) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from forumbot.publish.render import ELIDING_INITIALS
+
 LANGUAGES = ("fr", "en")
 DEFAULT_LANGUAGE = "fr"
 
@@ -283,7 +285,6 @@ def pick_language(query_value: str | None, cookie_value: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
-_VOWELS = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
 
 
 def _elide(text: str, args: tuple[object, ...]) -> str:
@@ -291,7 +292,7 @@ def _elide(text: str, args: tuple[object, ...]) -> str:
     the name that fills that ``%s`` starts with a vowel or h (« Points d'Aurora Vexley »)."""
     parts = text.split("%s")
     for i, arg in enumerate(args[: len(parts) - 1]):
-        if str(arg).startswith(_VOWELS):
+        if str(arg).startswith(ELIDING_INITIALS):
             before = parts[i]
             for word, elided in ((" de ", " d'"), (" que ", " qu'")):
                 if before.endswith(word) or before == word.lstrip():
