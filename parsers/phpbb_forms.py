@@ -27,9 +27,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
-from bs4 import BeautifulSoup
+import lxml.etree
+from bs4 import BeautifulSoup, UnicodeDammit
 
 from parsers.errors import ParseError
+from parsers.tree import html_parser
 
 NoticeKind = Literal[
     "flood",
@@ -228,8 +230,47 @@ def parse_form(html: str | bytes, form_id: str) -> HtmlForm | None:
 
 def logged_in_user(html: str | bytes) -> str | None:
     """The viewer's user name from the header (``li#username_logged_in span.username``),
-    or None for a guest (the header then shows a "Connexion"/"Login" link instead)."""
+    or None for a guest (the header then shows a "Connexion"/"Login" link instead).
+
+    Asked of every page the client reads, so it builds a plain lxml tree (a BeautifulSoup tree
+    of a topic page cost a sixth of a 30-duel poll's CPU, issue 12) and only when the page
+    names ``username_logged_in`` at all; bytes, or a page lxml refuses, go through the
+    BeautifulSoup reading (same answer).
+    """
+    needle = "username_logged_in" if isinstance(html, str) else b"username_logged_in"
+    if needle not in html:  # type: ignore[operator]
+        return None
+    if isinstance(html, str):
+        try:
+            root = lxml.etree.fromstring(html, html_parser())
+        except (ValueError, lxml.etree.LxmlError):
+            root = None
+        if root is not None:
+            return _lxml_logged_in_user(root)
     return _logged_in_user(_soup(html))
+
+
+def _has_class(name: str) -> str:
+    return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
+
+
+_LOGGED_IN = lxml.etree.XPath('//*[@id="username_logged_in"]')
+_USERNAME = lxml.etree.XPath(f".//*[{_has_class('username')}]")
+_USERNAME_COLOURED = lxml.etree.XPath(f".//*[{_has_class('username-coloured')}]")
+_TEXT_NODES = lxml.etree.XPath(".//text()")
+
+
+def _lxml_logged_in_user(root: Any) -> str | None:
+    """:func:`_logged_in_user` on an lxml tree (the first ``username`` descendant, else the
+    first ``username-coloured`` one; its text nodes stripped and joined)."""
+    items = _LOGGED_IN(root)
+    if not items:
+        return None
+    names = _USERNAME(items[0]) or _USERNAME_COLOURED(items[0])
+    if not names:
+        return None
+    text = _stripped_text(names[0])
+    return text or None
 
 
 def _logged_in_user(soup: Any) -> str | None:
@@ -275,8 +316,20 @@ def error_messages(html: str | bytes) -> tuple[str, ...]:
     return tuple(out)
 
 
+_MESSAGE_ID = re.compile(
+    r"""<div\b[^>]*?\bid\s*=\s*["']?\s*message\s*(?:["'\s/>]|$)""", re.IGNORECASE
+)
+"""A ``div`` start tag with an ``id`` valued ``message`` (looked for before any parsing: most
+pages have none; the reply form's ``textarea#message`` is not one)."""
+
+
 def message_box_text(html: str | bytes) -> str | None:
-    """Text of phpBB's information box (``div#message``), or None when the page has none."""
+    """Text of phpBB's information box (``div#message``), or None when the page has none.
+
+    Asked of every page read (a disabled board answers 200 with that box), so a page whose
+    markup has no ``id="message"`` attribute is not parsed at all."""
+    if not _MESSAGE_ID.search(html if isinstance(html, str) else html.decode("latin-1")):
+        return None
     node = _soup(html).find("div", id="message")
     if node is None:
         return None
@@ -392,48 +445,74 @@ def _leading_int(text: str) -> int:
 def parse_topic_list(html: str | bytes, source: str = "<html>") -> tuple[TopicRow, ...]:
     """Topic rows of a ``viewforum.php`` page (sub-forum rows excluded), in page order.
 
+    Read at every poll, so it walks a plain lxml tree (a BeautifulSoup tree made the idle poll
+    cost several times more CPU, issue 12); bytes are decoded as BeautifulSoup would.
+
     Raises:
         ParseError: when the page has no topic list at all (neither rows nor the
             "no topics" panel), e.g. a login box or an error page.
     """
-    soup = _soup(html)
-    lists = soup.select("ul.topiclist.topics")
+    text = html if isinstance(html, str) else UnicodeDammit(html).unicode_markup
+    root = lxml.etree.fromstring(text, html_parser()) if text and text.strip() else None
+    lists = _TOPIC_LISTS(root) if root is not None else []
     if not lists:
-        if soup.find("form", id="login") is not None or soup.find(id="message") is not None:
+        if root is not None and (_LOGIN_FORM(root) or _ANY_MESSAGE(root)):
             raise ParseError("no topic list on this page", source)
         return ()  # an empty forum: "Il n’y a aucun sujet ou message dans ce forum."
     rows: list[TopicRow] = []
     for ul in lists:
-        for li in ul.select("li.row"):
-            title_link = li.select_one("a.topictitle")
+        for li in _ROWS(ul):
+            title_link = _first(_TOPIC_TITLE(li))
             if title_link is None:
                 continue
             topic_id = _query_int(title_link.get("href") or "", "t")
             if topic_id is None:
                 continue
             last_post_id = None
-            lastpost = li.select_one("dd.lastpost")
+            lastpost = _first(_LASTPOST(li))
             if lastpost is not None:
-                for link in lastpost.find_all("a"):
+                for link in _LINKS(lastpost):
                     pid = _query_int(link.get("href") or "", "p")
                     if pid is not None:
                         last_post_id = pid
                         break
-            posts = li.select_one("dd.posts")
-            replies = _leading_int(posts.find(string=True) or "") if posts is not None else 0
-            poster = li.select_one(
-                "div.topic-poster a.username, div.topic-poster a.username-coloured"
-            )
+            posts = _first(_POSTS(li))
+            first_text = _first(_TEXT_NODES(posts)) if posts is not None else None
+            poster = _first(_TOPIC_POSTER(li))
             rows.append(
                 TopicRow(
                     topic_id=topic_id,
-                    title=title_link.get_text(strip=True),
+                    title=_stripped_text(title_link),
                     last_post_id=last_post_id,
-                    replies=replies,
-                    author=poster.get_text(strip=True) if poster is not None else None,
+                    replies=_leading_int(str(first_text or "")),
+                    author=_stripped_text(poster) if poster is not None else None,
                 )
             )
     return tuple(rows)
+
+
+_TOPIC_LISTS = lxml.etree.XPath(f"//ul[{_has_class('topiclist')} and {_has_class('topics')}]")
+_ROWS = lxml.etree.XPath(f".//li[{_has_class('row')}]")
+_TOPIC_TITLE = lxml.etree.XPath(f".//a[{_has_class('topictitle')}]")
+_LASTPOST = lxml.etree.XPath(f".//dd[{_has_class('lastpost')}]")
+_POSTS = lxml.etree.XPath(f".//dd[{_has_class('posts')}]")
+_LINKS = lxml.etree.XPath(".//a")
+_TOPIC_POSTER = lxml.etree.XPath(
+    f".//div[{_has_class('topic-poster')}]"
+    f"//a[{_has_class('username')} or {_has_class('username-coloured')}]"
+)
+_LOGIN_FORM = lxml.etree.XPath('//form[@id="login"]')
+_ANY_MESSAGE = lxml.etree.XPath('//*[@id="message"]')
+
+
+def _first(found: Any) -> Any:
+    return found[0] if found else None
+
+
+def _stripped_text(node: Any) -> str:
+    """BeautifulSoup's ``get_text(strip=True)`` on an lxml element: its text nodes, each
+    stripped, joined."""
+    return "".join(str(t).strip() for t in _TEXT_NODES(node))
 
 
 @dataclass(frozen=True)
