@@ -39,7 +39,7 @@ from typing import Any
 from forumbot.errors import LoginFailed
 from forumbot.forums.base import ForumClient
 from forumbot.notify.items import Item, describe
-from forumbot.notify.settings import NotifyConfig, person_settings, quiet_until
+from forumbot.notify.settings import NotifyConfig, PersonSettings, person_settings, quiet_until
 from forumbot.publish.owls import draft_owl, owl, send_owl
 from forumbot.publish.poster import crash_point
 from forumbot.publish.render import Trusted, render
@@ -108,15 +108,20 @@ def queue_event(
     now: datetime,
     *,
     skip: str | None = None,
+    settings_of: Callable[[str], PersonSettings] | None = None,
 ) -> list[int]:
     """Queue ``event`` for each ``(username, role)`` in ``people`` (except ``skip``) on each
     of their channels (``apprise`` only when URLs are configured for them). Idempotent.
+    ``settings_of(username)`` gives a person's settings (default: read from storage).
     Returns the ids of the rows inserted now (not committed: the caller's transaction)."""
     inserted = []
     for username, role in people:
         if skip is not None and username.casefold() == skip.casefold():
             continue
-        settings = person_settings(storage, username, cfg)
+        if settings_of is not None:
+            settings = settings_of(username)
+        else:
+            settings = person_settings(storage, username, cfg)
         for channel in settings.channels:
             if channel == "apprise" and cfg.apprise_source(username, role) is None:
                 continue

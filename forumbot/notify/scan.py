@@ -23,7 +23,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from forumbot.notify.outbox import Event, queue_event, recipients
-from forumbot.notify.settings import NotifyConfig
+from forumbot.notify.settings import NotifyConfig, PersonSettings, person_settings
 from forumbot.storage import Storage
 
 
@@ -32,8 +32,9 @@ def _mark(storage: Storage, name: str) -> int:
     return int(rows[0]["value"]) if rows else 0
 
 
-def _set_mark(storage: Storage, name: str, value: int) -> None:
-    storage.db.table("notify_state").upsert({"name": name, "value": str(value)}, pk="name")
+def _set_mark(storage: Storage, name: str, value: int, before: int) -> None:
+    if value != before:  # an idle pass writes nothing (no commit to sync)
+        storage.db.table("notify_state").upsert({"name": name, "value": str(value)}, pk="name")
 
 
 def _held_by_person(storage: Storage, decl_id: int) -> bool:
@@ -47,8 +48,24 @@ def _held_by_person(storage: Storage, decl_id: int) -> bool:
 
 def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
     """Queue the notices of everything that started waiting (module docstring). Returns the
-    ids of the notices queued in this pass. Commits once at the end."""
+    ids of the notices queued in this pass. Commits once at the end.
+
+    Who is told about a duel and each person's settings are read once per pass (it runs at
+    every publish interval, every undecided violation asked again: issue 12, idle CPU)."""
     queued: list[int] = []
+    people: dict[tuple[int, str], list[tuple[str, str]]] = {}
+    settings: dict[str, PersonSettings] = {}
+
+    def told(duel_id: int, audience: str) -> list[tuple[str, str]]:
+        if (duel_id, audience) not in people:
+            people[duel_id, audience] = recipients(storage, duel_id, audience)
+        return people[duel_id, audience]
+
+    def settings_of(username: str) -> PersonSettings:
+        if username not in settings:
+            settings[username] = person_settings(storage, username, cfg)
+        return settings[username]
+
     with storage.db.atomic():
         mark = _mark(storage, "declarations")
         top = mark
@@ -65,9 +82,14 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 f"declaration:{d['id']}",
             )
             queued += queue_event(
-                storage, event, recipients(storage, int(d["duel_id"]), "referees"), cfg, now
+                storage,
+                event,
+                told(int(d["duel_id"]), "referees"),
+                cfg,
+                now,
+                settings_of=settings_of,
             )
-        _set_mark(storage, "declarations", top)
+        _set_mark(storage, "declarations", top, mark)
         for d in storage.db["declarations"].rows_where("status = 'held' and id <= ?", [top]):
             if _held_by_person(storage, int(d["id"])):
                 continue
@@ -79,7 +101,12 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 f"declaration:{d['id']}",
             )
             queued += queue_event(
-                storage, event, recipients(storage, int(d["duel_id"]), "referees"), cfg, now
+                storage,
+                event,
+                told(int(d["duel_id"]), "referees"),
+                cfg,
+                now,
+                settings_of=settings_of,
             )
         for v in storage.db["violations"].rows_where(
             "status in ('proposed', 'applied', 'waived')", order_by="id"
@@ -94,7 +121,12 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 {"duellist": v["duellist"], "rule": v["rule"]},
             )
             queued += queue_event(
-                storage, event, recipients(storage, int(v["duel_id"]), "admins"), cfg, now
+                storage,
+                event,
+                told(int(v["duel_id"]), "admins"),
+                cfg,
+                now,
+                settings_of=settings_of,
             )
         mark = _mark(storage, "referee_tasks")
         top = mark
@@ -110,9 +142,14 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 f"referee_task:{t['id']}",
             )
             queued += queue_event(
-                storage, event, recipients(storage, int(t["duel_id"]), "referees"), cfg, now
+                storage,
+                event,
+                told(int(t["duel_id"]), "referees"),
+                cfg,
+                now,
+                settings_of=settings_of,
             )
-        _set_mark(storage, "referee_tasks", top)
+        _set_mark(storage, "referee_tasks", top, mark)
     return queued
 
 
