@@ -80,7 +80,11 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         sleep: called with seconds to wait (tests: a fake advancing a fake clock).
         clock: monotonic seconds (tests: a fake clock).
         user_agent: sent on every request (phpBB ties the session to it).
-        min_form_age_s: seconds between fetching a form and POSTing it (phpBB needs > 1 s).
+        min_form_age_s: seconds between receiving a form and sending its POST. phpBB accepts
+            a form when ``time() - creation_time`` is at least 1 (whole seconds, both taken
+            on the board: the GET's before its answer was sent, the POST's after it arrived),
+            so a wait of 1 s measured here is enough; 1.1 s keeps a margin (was 1.5 s: the
+            wait is on the path of every declaration, issue 12).
         max_retries: retries of a GET after a transport error / 5xx / 429; also bounds how many
             times a post is re-attempted after flood or post review.
         flood_interval_s: seconds to wait after a flood refusal (phpBB flood_interval, default 15).
@@ -109,7 +113,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         user_agent: str = DEFAULT_USER_AGENT,
-        min_form_age_s: float = 1.5,
+        min_form_age_s: float = 1.1,
         max_retries: int = 4,
         flood_interval_s: float = 15.0,
         backoff_cap_s: float = 60.0,
