@@ -160,6 +160,10 @@ class Referee:
         self.owl_reminders = owl_reminders
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
+        # Called (no argument) right after a topic's new or changed drafts are committed, in
+        # the middle of a poll: the scheduler wakes the publisher with it (issue 12), so the
+        # first declaration goes out while the poll reads the other topics.
+        self.on_drafted: list[Callable[[], None]] = []
 
     def settings(self) -> FlowSettings:
         """The board's settings as the flows read them (from the current attributes)."""
@@ -216,9 +220,24 @@ class Referee:
             new += counts[1]
             edited += counts[2]
             drafts += counts[3]
-        drafts += self.sweep_deadlines(forum_id)
+            if counts[3]:
+                self._drafted()
+        swept = self.sweep_deadlines(forum_id)
+        if swept:
+            self._drafted()
+        drafts += swept
         self.notify_finished()
         return PollReport(forum_id, len(topics), read, new, edited, drafts)
+
+    def _drafted(self) -> None:
+        """Run the ``on_drafted`` callbacks (a failing one is logged, the poll goes on)."""
+        if self.storage.db.conn.in_transaction:
+            self.storage.db.conn.commit()  # the publisher reads on its own connection
+        for callback in self.on_drafted:
+            try:
+                callback()
+            except Exception:
+                log.exception("on_drafted callback failed")
 
     def _poll_topic(
         self, ctx: FlowContext, forum_id: int, summary: Any

@@ -12,6 +12,14 @@ Job settings, on purpose (issue 12):
 - ``coalesce=True``: after downtime missed runs collapse into one run, not a burst.
 - ``misfire_grace_time`` = one interval; a run later than that is *missed*: logged once
   (``EVENT_JOB_MISSED``) and caught up at once (the job's next run is moved to now).
+- **publish kick** (:class:`PublishKick`): the referee calls it as soon as a topic's drafts
+  are committed, mid-poll; the publish job then runs at once (or, when a pass is running,
+  once more right after it) instead of waiting for its next interval. The interval stays
+  the fallback (a draft that becomes due by its review delay, an approval on the review
+  page).
+- a run skipped because the previous one is still running (a publish pass waiting for a
+  form's minimum age, a long poll) is normal under load: it is logged at DEBUG, not as a
+  warning every second (the run that was running catches up: coalesce).
 - **board pauses**: when the client says the board asked to pause (``Retry-After`` longer than
   it waits in place, :class:`forumbot.errors.BoardPaused`), the jobs of that scope are skipped
   until then (a read refusal pauses both jobs, a post refusal only publishing) and one line
@@ -28,12 +36,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 import signal
+import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from apscheduler.events import EVENT_JOB_MISSED, JobExecutionEvent
+from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobExecutionEvent
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.schedulers.blocking import BlockingScheduler
@@ -110,6 +119,69 @@ class PauseGate:
         return run
 
 
+class PublishKick:
+    """Wakes the publish job when drafts were just written (module doc, "publish kick").
+
+    :meth:`wrap` wraps the publish job: while a pass runs, :meth:`kick` asks for one more pass
+    right after it (a draft written during the pass may have missed its query); otherwise it
+    moves the job's next run to now. ``scheduler`` is set by :func:`build_scheduler`.
+    """
+
+    def __init__(self, job_id: str = "publish") -> None:
+        self.job_id = job_id
+        self.scheduler: BaseScheduler | None = None
+        self._lock = threading.Lock()
+        self._running = False
+        self._again = False
+        self.kicks = 0
+
+    def wrap(self, job: Callable[[], Any]) -> Callable[[], None]:
+        """``job`` run once, then again as long as kicks came in during the last pass."""
+
+        def run() -> None:
+            with self._lock:
+                self._running = True
+                self._again = False
+            try:
+                while True:
+                    job()
+                    with self._lock:
+                        if not self._again:
+                            return
+                        self._again = False
+            finally:
+                with self._lock:
+                    self._running = False
+
+        return run
+
+    def kick(self) -> None:
+        """Run the publish job now (or once more after the running pass). Thread-safe."""
+        with self._lock:
+            self.kicks += 1
+            if self._running:
+                self._again = True
+                return
+        scheduler = self.scheduler
+        if scheduler is None or not scheduler.running:
+            return
+        job = scheduler.get_job(self.job_id)
+        if job is not None:
+            job.modify(next_run_time=datetime.now(UTC))
+
+
+def _log_overlap(event: JobExecutionEvent) -> None:
+    log.debug("%s: previous run still running; this run skipped", event.job_id)
+
+
+class _SkippedRunFilter(logging.Filter):
+    """Drops APScheduler's warning for a run skipped while the previous one still runs (logged
+    at DEBUG by :func:`_log_overlap` instead)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "maximum number of running instances reached" not in record.getMessage()
+
+
 def catch_up_missed(scheduler: BaseScheduler, now: Callable[[], datetime]) -> Callable[..., None]:
     """A listener for ``EVENT_JOB_MISSED``: logs the missed run once and moves the job's next
     run to ``now()`` (caught up at once, coalesced with any other missed run)."""
@@ -157,6 +229,15 @@ def build_scheduler(
         executors["publish"] = ThreadPoolExecutor(1)
     scheduler = BlockingScheduler(timezone="UTC", executors=executors)
     scheduler.add_listener(catch_up_missed(scheduler, lambda: datetime.now(UTC)), EVENT_JOB_MISSED)
+    scheduler.add_listener(_log_overlap, EVENT_JOB_MAX_INSTANCES)
+    apscheduler_log = logging.getLogger("apscheduler.scheduler")
+    if not any(isinstance(f, _SkippedRunFilter) for f in apscheduler_log.filters):
+        apscheduler_log.addFilter(_SkippedRunFilter())
+    kick = PublishKick()
+    kick.scheduler = scheduler
+    drafted = getattr(getattr(bot, "referee", None), "on_drafted", None)
+    if drafted is not None:
+        drafted.append(kick.kick)
     poll_s = bot.config.poll_interval_s
     publish_s = bot.config.publish_interval_s
     poll_job, publish_job = (
@@ -174,7 +255,7 @@ def build_scheduler(
     scheduler.add_job(
         _guard(
             "publish",
-            PauseGate(pub.client, "publish", "publish").wrap(publish_job),
+            PauseGate(pub.client, "publish", "publish").wrap(kick.wrap(publish_job)),
             scheduler,
             stopped_by,
         ),
@@ -294,4 +375,4 @@ def _logout(bot: Bot) -> None:
         log.warning("logout on stop failed: %s", exc)
 
 
-__all__ = ["AlreadyRunning", "build_scheduler", "run_forever", "single_instance"]
+__all__ = ["AlreadyRunning", "PublishKick", "build_scheduler", "run_forever", "single_instance"]
