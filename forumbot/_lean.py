@@ -5,7 +5,9 @@ Two libraries the shell needs pull in large optional packages it never uses, at 
 * ``sqlite_utils`` imports ``numpy`` when it is installed (about 12 MiB resident) only to
   convert numpy values on insert; forumbot never stores any;
 * ``httpx`` imports its command-line ``httpx._main`` (``rich`` and ``pygments``, about 6 MiB)
-  to offer ``httpx.main``, the ``httpx`` console command; forumbot never calls it.
+  to offer ``httpx.main``, the ``httpx`` console command; forumbot never calls it;
+* ``httpcore`` (imported by httpx's transport) imports ``trio`` when it is installed (about
+  3.4 MiB) for async code under trio; forumbot's clients are synchronous.
 
 :func:`import_lean` imports both with those optional modules hidden (``sys.modules[name] =
 None`` makes their import raise ImportError, which both libraries expect), then un-hides
@@ -25,7 +27,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-HIDDEN = {"sqlite_utils": ("numpy",), "httpx": ("httpx._main",)}
+HIDDEN = {"sqlite_utils": ("numpy",), "httpx": ("httpx._main",), "httpcore": ("trio",)}
 """The library imported lean -> the optional modules hidden while it is imported."""
 
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import codecs
 
-from charset_normalizer import from_bytes
-
 __all__ = ["MIN_DETECT_BYTES", "codec_for_label", "detect_charset"]
 
 # WHATWG labels of windows-1252 (the ones Python maps elsewhere: latin-1, ascii).
@@ -83,6 +81,9 @@ def detect_charset(data: bytes) -> str:
         return "utf-8"
     if len(data) < MIN_DETECT_BYTES:
         return "cp1252"
+    # Imported on first use (about 3.5 MiB; most pages say their charset or are UTF-8).
+    from charset_normalizer import from_bytes
+
     matches = from_bytes(data)
     codecs_found = [codec_for_label(match.encoding) for match in matches]
     if not codecs_found or "cp1252" in codecs_found:

@@ -23,8 +23,6 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-import dateparser
-
 #: The parts of a page text that look like a Forumactif date (last match wins).
 DATE_RE = re.compile(
     r"(?:"
@@ -105,6 +103,10 @@ def _parse_naive(text: str, base: datetime, languages: tuple[str, ...]) -> datet
         "PREFER_DATES_FROM": "past",
         "RETURN_AS_TIMEZONE_AWARE": False,
     }
+    # Imported on first use: dateparser and its data cost about 4 MiB, which a bot on a
+    # phpBB board (dates as ISO attributes) never needs (issue 12, memory).
+    import dateparser
+
     result = dateparser.parse(text, languages=list(languages), settings=settings)
     if result is None:
         return None
