@@ -39,7 +39,7 @@ import logging
 import random
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -59,7 +59,7 @@ from forumbot.errors import ForumError, LoginFailed, TopicMoved
 from forumbot.forums.base import ForumClient
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, content_hash, iso
-from forumbot.storage.records import EDITABLE, Duel
+from forumbot.storage.records import EDITABLE, Duel, DuelRecords, StoredPost
 from parsers.action import SpellMatcher, parse_action
 from parsers.duel_setup import find_duellists, find_stakes
 from parsers.model import Post
@@ -154,9 +154,7 @@ class Referee:
         self.full_reread_every = max(1, int(full_reread_every))
         self.reads: dict[int, int] = {}
         # What this process knows of the board (issue 12: read only what changed).
-        self.watch = TopicWatch(
-            storage, self.board_id, lambda: self.now(), edit_watch_interval_s
-        )
+        self.watch = TopicWatch(storage, self.board_id, lambda: self.now(), edit_watch_interval_s)
         self.owl_reminders = owl_reminders
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
@@ -249,16 +247,19 @@ class Referee:
                 return 0, 0, 0, 0  # nothing to read; the ruleset error shows when it changes
             raise
         flow = flow_for(self.storage, duel, ruleset)
-        watched = self._watches_edits(duel, flow) or self._has_pending_draft(duel.id)
+        # The duel's rows, read once for this poll (storage.records: the snapshot's rule).
+        records = self.storage.duel_records(duel.id)
+        duel = records.duel
+        watched = self._watches_edits(duel, flow) or self._has_pending_draft(records)
         if unchanged and not self.watch.watch_due(duel, watched):
-            if not self.watch.needs_advance(duel.id):
+            if not self.watch.needs_advance(records):
                 return 0, 0, 0, 0
             # A declaration was published since (e.g. an opening confirmed after an
             # ambiguous outcome): what is recorded may call for a draft; nothing to read.
-            return 0, 0, 0, self._advance(ctx.for_duel(ruleset), flow, duel)
+            return 0, 0, 0, self._advance(ctx.for_duel(ruleset, records), flow)
         replies = summary.replies if summary.replies >= 0 else None
         try:
-            counts = self._poll(ctx.for_duel(ruleset), flow, duel, summary.last_post_id, replies)
+            counts = self._poll(ctx.for_duel(ruleset, records), flow, summary.last_post_id, replies)
         except TopicMoved as exc:
             self.watch.hold_moved(duel, exc)
             return read + 1, 0, 0, 0
@@ -300,9 +301,10 @@ class Referee:
             done.append(int(duel["id"]))
         return done
 
-    def _has_pending_draft(self, duel_id: int) -> bool:
+    @staticmethod
+    def _has_pending_draft(records: DuelRecords) -> bool:
         """True while a turn draft waits: its posts may still be edited (edit watch)."""
-        return any(d["kind"] == "turn" for d in self.storage.declarations(EDITABLE, duel_id))
+        return any(d.kind == "turn" for d in records.editable())
 
     def try_adopt(
         self, forum_id: int, topic_id: int, title: str, summary: Any = None
@@ -423,21 +425,26 @@ class Referee:
         read again until the listing shows a newer one. Returns
         ``(new_posts, edited_posts, drafts_written)``.
         """
-        duel = Duel.from_row(self.storage.duel(duel_id))
-        ruleset = load_ruleset(str(duel.ruleset))
-        flow = flow_for(self.storage, duel, ruleset)
-        return self._poll(self.context().for_duel(ruleset), flow, duel, listed_last_post_id)
+        records = self.storage.duel_records(duel_id)
+        ruleset = load_ruleset(str(records.duel.ruleset))
+        flow = flow_for(self.storage, records.duel, ruleset)
+        return self._poll(self.context().for_duel(ruleset, records), flow, listed_last_post_id)
 
     def _poll(
-        self, ctx: FlowContext, flow: DuelFlow, duel: Duel, listed_last_post_id: int | None,
+        self, ctx: FlowContext, flow: DuelFlow, listed_last_post_id: int | None,
         listed_replies: int | None = None,
     ) -> tuple[int, int, int]:  # fmt: skip
+        """Read the topic of the duel of ``ctx.records``, record its posts, advance it."""
+        records = ctx.records
+        assert records is not None
+        duel = records.duel
         count = self.reads.get(duel.id, 0)
         self.reads[duel.id] = count + 1
         since = flow.read_from(ctx, duel, count)
         posts = self.client.read_topic(duel.topic_id, since)
         self.watch.note_read(duel, listed_replies)
-        new, edited = self._record_posts(ctx.rs, duel, posts)
+        new, edited, stored = self._record_posts(ctx.rs, records, posts)
+        records = records.with_posts(stored)  # what was just written, not read again
         dice_edits.observe(ctx, duel, posts)  # Forumactif: edits after the dice (issue 16)
         seen = [p.post_id for p in posts]
         if listed_last_post_id is not None:
@@ -446,16 +453,23 @@ class Referee:
             last = max(seen)
             if duel.last_post_id is None or last > duel.last_post_id:
                 self.storage.update_duel(duel.id, last_post_id=last)
-        return new, edited, self._advance(ctx, flow, duel)
+                records = records.with_duel(replace(duel, last_post_id=last))
+        return new, edited, self._advance(replace(ctx, records=records), flow)
 
-    def _record_posts(self, ruleset: Ruleset, duel: Duel, posts: Sequence[Post]) -> tuple[int, int]:
-        """Store new and edited posts (``posts_seen``, ``post_versions``): (new, edited)."""
+    def _record_posts(
+        self, ruleset: Ruleset, records: DuelRecords, posts: Sequence[Post]
+    ) -> tuple[int, int, list[StoredPost]]:
+        """Store new and edited posts (``posts_seen``, ``post_versions``): (new, edited, the
+        stored records of the new and edited posts). The posts already stored are the
+        snapshot's (``records``)."""
+        duel = records.duel
         matcher = SpellMatcher(ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)
         new = edited = 0
+        written: list[StoredPost] = []
         now = iso(self.now())
         for post in posts:
             digest = content_hash(post.text)
-            stored = self.storage.seen_post(self.board_id, post.post_id)
+            stored = records.post(post.post_id)
             try:
                 action = parse_action(post, matcher)
                 action_json = json.dumps(asdict(action), ensure_ascii=False)
@@ -480,23 +494,30 @@ class Referee:
                 ),
                 "last_seen_at": now,
             }
-            if stored is None or stored["content_hash"] != digest:
+            if stored is None or stored.content_hash != digest:
                 self._record_version(post.post_id, digest, post.text, action_json, now)
             if stored is None:
                 row.update(first_seen_at=now, hash_changes=0)
                 self.storage.db["posts_seen"].insert(row)
+                written.append(StoredPost.from_row(row))
                 new += 1
-            elif stored["content_hash"] != digest or stored["dice_json"] != row["dice_json"]:
-                if stored["content_hash"] != digest:
-                    row["hash_changes"] = (stored["hash_changes"] or 0) + 1
+            elif stored.content_hash != digest or stored.dice != json.loads(str(row["dice_json"])):
+                if stored.content_hash != digest:
+                    row["hash_changes"] = stored.hash_changes + 1
                     edited += 1
                     log.info("post %s: content changed (edit)", post.post_id)
                 self.storage.db["posts_seen"].update((self.board_id, post.post_id), row)
+                written.append(
+                    StoredPost.from_row(
+                        {"first_seen_at": stored.first_seen_at,
+                         "hash_changes": stored.hash_changes, **row}
+                    )
+                )  # fmt: skip
             else:
                 self.storage.db["posts_seen"].update(
                     (self.board_id, post.post_id), {"last_seen_at": now}
                 )
-        return new, edited
+        return new, edited, written
 
     def _record_version(
         self, post_id: int, digest: str, text: str, action_json: str, seen_at: str
@@ -522,17 +543,21 @@ class Referee:
     # -- turn level ---------------------------------------------------------------------
     def advance(self, duel_id: int) -> int:
         """Draft what the duel's recorded posts call for. Returns the drafts written."""
-        duel = Duel.from_row(self.storage.duel(duel_id))
-        ruleset = load_ruleset(str(duel.ruleset))
-        flow = flow_for(self.storage, duel, ruleset)
-        return self._advance(self.context().for_duel(ruleset), flow, duel)
+        records = self.storage.duel_records(duel_id)
+        ruleset = load_ruleset(str(records.duel.ruleset))
+        flow = flow_for(self.storage, records.duel, ruleset)
+        return self._advance(self.context().for_duel(ruleset, records), flow)
 
-    def _advance(self, ctx: FlowContext, flow: DuelFlow, duel: Duel) -> int:
-        self.watch.note_advanced(duel.id)
-        # Read the row again, after the publications were counted: the publisher (another
-        # worker) may have committed since ``duel`` was read, and a row older than the count
-        # would leave the duel waiting for a turn that is already out.
-        duel = Duel.from_row(self.storage.duel(duel.id))
+    def _advance(self, ctx: FlowContext, flow: DuelFlow) -> int:
+        """Hand the duel of ``ctx.records`` to its flow and store the drafts it returns."""
+        assert ctx.records is not None
+        # The publisher (another worker, with its own connection), the review page or the
+        # CLI may have committed since the snapshot was read: then it is read again, so the
+        # flow never sees a duel row older than the publications counted here.
+        records = self.storage.fresh_records(ctx.records)
+        ctx = replace(ctx, records=records)
+        duel = records.duel
+        self.watch.note_advanced(records)
         written = 0
         for draft in flow.advance(ctx, duel):
             decl_id = ctx.drafts.write(duel, draft)

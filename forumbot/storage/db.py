@@ -32,6 +32,7 @@ from typing import Any
 import sqlite_utils
 
 from forumbot.storage.migrations import MIGRATIONS
+from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 
 
 def content_hash(text: str) -> str:
@@ -144,6 +145,45 @@ class Storage:
         return list(
             self.db["declarations"].rows_where(" and ".join(where) or None, args, order_by="id")
         )
+
+    # -- one duel's snapshot ----------------------------------------------------------------
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection commits."""
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
+    def duel_records(self, duel_id: int) -> DuelRecords:
+        """The duel ``duel_id``, its declarations and its topic's stored posts, read in one
+        read transaction (one SELECT per table; :class:`DuelRecords`). Raises
+        ``sqlite_utils.db.NotFoundError`` for an unknown duel."""
+        conn = self.db.conn
+        began = not conn.in_transaction
+        if began:
+            conn.execute("BEGIN")
+        try:
+            version = self.data_version()
+            duel = Duel.from_row(self.duel(duel_id))
+            decls = self.db["declarations"].rows_where("duel_id = ?", [duel_id], order_by="id")
+            posts = self.db["posts_seen"].rows_where(
+                "board_id = ? and topic_id = ?", [duel.board_id, duel.topic_id],
+                order_by="post_id",
+            )  # fmt: skip
+            records = DuelRecords(
+                duel,
+                tuple(Declaration.from_row(d) for d in decls),
+                tuple(StoredPost.from_row(p) for p in posts),
+                version,
+            )
+        finally:
+            if began:
+                conn.commit()
+        return records
+
+    def fresh_records(self, records: DuelRecords) -> DuelRecords:
+        """``records`` while no other connection committed since they were read, else the
+        duel's rows read again (:meth:`duel_records`)."""
+        if self.data_version() == records.data_version:
+            return records
+        return self.duel_records(records.duel.id)
 
     # -- violations -----------------------------------------------------------------------
     def insert_violation(
