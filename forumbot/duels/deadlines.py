@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -129,9 +130,14 @@ def _claim(storage: Storage, deadline_id: int, status: str, note: str, now: date
     return bool(done == 1)
 
 
-def sweep(source: FlowContext | HasContext, forum_id: int | None = None) -> int:
+def sweep(
+    source: FlowContext | HasContext, forum_id: int | None = None,
+    polled: Mapping[int, DuelRecords] | None = None,
+) -> int:  # fmt: skip
     """Act on the board's pending deadlines (see module doc); returns drafts written.
-    ``source``: the flow context, or the referee that gives it."""
+    ``source``: the flow context, or the referee that gives it. ``polled``: the snapshots
+    of the duels this poll handed to their flows, by duel id (the sweep reuses them while
+    no other connection committed: :meth:`Storage.fresh_records`)."""
     ctx = context_of(source)
     storage = ctx.storage
     now = ctx.now()
@@ -145,7 +151,7 @@ def sweep(source: FlowContext | HasContext, forum_id: int | None = None) -> int:
     drafts = 0
     for (deadline_id,) in rows:
         try:
-            drafts += _sweep_one(ctx, int(deadline_id), now)
+            drafts += _sweep_one(ctx, int(deadline_id), now, polled or {})
         except LoginFailed:
             raise
         except Exception:
@@ -153,11 +159,19 @@ def sweep(source: FlowContext | HasContext, forum_id: int | None = None) -> int:
     return drafts
 
 
-def _sweep_one(ctx: FlowContext, deadline_id: int, now: datetime) -> int:
+def _sweep_one(
+    ctx: FlowContext, deadline_id: int, now: datetime, polled: Mapping[int, DuelRecords]
+) -> int:
     storage = ctx.storage
     dl = dict(storage.db["deadlines"].get(deadline_id))
-    # the deadline's duel, its declarations and posts: one snapshot (storage.records)
-    records = storage.duel_records(int(dl["duel_id"]))
+    # the deadline's duel, its declarations and posts: this poll's snapshot of the duel
+    # (what the poll wrote meanwhile is no row read here: posts merged, a published
+    # declaration never rewritten, the draft written through the writer), else read now
+    known = polled.get(int(dl["duel_id"]))
+    if known is not None:
+        records = storage.fresh_records(known)
+    else:
+        records = storage.duel_records(int(dl["duel_id"]))
     duel = records.duel
     decl = records.declaration(int(dl["declaration_id"]))
     if decl is None:  # not in the duel's rows (never written so): by its id, as it was

@@ -234,8 +234,9 @@ def cancel_silence_drafts(ctx: FlowContext, duel: Duel, why: str) -> None:
         if step == "concession":  # the staff's decision (forumbot.duels.concession): it stays
             continue
         if decl.kind in ("relaunch", "closure") or step == "relaunch":
-            storage.db["declarations"].update(
-                decl.id,
+            storage.update_row(
+                "declarations",
+                {"id": decl.id},
                 {
                     "status": "cancelled",
                     "last_error": f"cancelled: {why}",

@@ -212,11 +212,11 @@ class DraftWriter:
         if draft.hold is not None:
             if row["status"] in EDITABLE and (row["status"] != "held" or draft.hold_over):
                 hold = {"status": "held", "last_error": draft.hold}
-                self.storage.db["declarations"].update(decl_id, hold)
+                self.storage.update_row("declarations", {"id": decl_id}, hold)
                 row = {**row, **hold}
         elif row["status"] == "held" and row["last_error"] == MISSING_DICE:
             release = {"status": "draft", "last_error": None}
-            self.storage.db["declarations"].update(decl_id, release)
+            self.storage.update_row("declarations", {"id": decl_id}, release)
             row = {**row, **release}
         self.changed = before is None or before != row
         return decl_id
@@ -281,7 +281,7 @@ class DraftWriter:
                 )
         else:
             changes["text"] = draft.text
-        self.storage.db["declarations"].update(existing["id"], changes)
+        self.storage.update_row("declarations", {"id": existing["id"]}, changes)
         return int(existing["id"]), {**existing, **changes}
 
 

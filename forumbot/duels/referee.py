@@ -7,10 +7,11 @@ rows from storage) and records what they are; the duel's ruleset flow
 call for and returns drafts, which the loop stores (:class:`forumbot.duels.flow.DraftWriter`).
 Publishing is :mod:`forumbot.publish.poster`'s job; nothing here posts to the forum.
 
-One poll of a duel (:meth:`Referee.poll_duel`): the duel row is read once (a
-:class:`forumbot.storage.records.Duel`), its ruleset loaded once, its flow picked once; the
-flow says where to read the topic from (:meth:`DuelFlow.read_from`), the new and edited posts
-are recorded (``posts_seen``, every distinct text in ``post_versions``), and the flow's
+One poll of a duel (:meth:`Referee.poll_duel`): its rows are read once (a
+:class:`forumbot.storage.records.DuelRecords`: the duel, its declarations, its posts), its
+ruleset loaded once, its flow picked once; the flow says where to read the topic from
+(:meth:`DuelFlow.read_from`), the new and edited posts are recorded (``posts_seen``, every
+distinct text in ``post_versions``; merged into the snapshot, not read again), and the flow's
 :meth:`DuelFlow.advance` returns the drafts to store. New topics naming two duellists are
 adopted (:func:`forumbot.duels.opening.adopt`).
 
@@ -158,6 +159,8 @@ class Referee:
         self.owl_reminders = owl_reminders
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
+        # The snapshots this poll handed to the flows, by duel id (reused by the sweep).
+        self.polled: dict[int, DuelRecords] = {}
 
     def settings(self) -> FlowSettings:
         """The board's settings as the flows read them (from the current attributes)."""
@@ -191,6 +194,7 @@ class Referee:
         topics = self.watch.listing(self.client, forum_id)
         listed = {summary.topic_id for summary in topics}
         ctx = self.context()
+        self.polled = {}
         read = new = edited = drafts = 0
         for summary in [*topics, *self.watch.unlisted(forum_id, listed)]:
             try:
@@ -214,7 +218,8 @@ class Referee:
             new += counts[1]
             edited += counts[2]
             drafts += counts[3]
-        drafts += self.sweep_deadlines(forum_id)
+        drafts += sweep(self.context(), forum_id, self.polled)
+        self.polled = {}
         self.notify_finished()
         return PollReport(forum_id, len(topics), read, new, edited, drafts)
 
@@ -247,10 +252,13 @@ class Referee:
                 return 0, 0, 0, 0  # nothing to read; the ruleset error shows when it changes
             raise
         flow = flow_for(self.storage, duel, ruleset)
-        # The duel's rows, read once for this poll (storage.records: the snapshot's rule).
-        records = self.storage.duel_records(duel.id)
+        # The duel's rows, read once for this poll (storage.records: the snapshot's rule); its
+        # posts only once the topic is read or the duel advanced.
+        records = self.storage.duel_records(duel.id, posts=False)
         duel = records.duel
-        watched = self._watches_edits(duel, flow) or self._has_pending_draft(records)
+        # a turn draft waiting: its posts may still be edited (edit watch)
+        pending = any(d.kind == "turn" for d in records.editable())
+        watched = self._watches_edits(duel, flow) or pending
         if unchanged and not self.watch.watch_due(duel, watched):
             if not self.watch.needs_advance(records):
                 return 0, 0, 0, 0
@@ -258,6 +266,7 @@ class Referee:
             # ambiguous outcome): what is recorded may call for a draft; nothing to read.
             return 0, 0, 0, self._advance(ctx.for_duel(ruleset, records), flow)
         replies = summary.replies if summary.replies >= 0 else None
+        records = self.storage.with_posts(records)
         try:
             counts = self._poll(ctx.for_duel(ruleset, records), flow, summary.last_post_id, replies)
         except TopicMoved as exc:
@@ -271,8 +280,7 @@ class Referee:
         return self.watch_edits and duel.status == "running" and flow.watches_edits
 
     def sweep_deadlines(self, forum_id: int | None = None) -> int:
-        """Fire the deadlines that are due (relaunch drafts, owl reminders); returns the
-        drafts written. See :mod:`forumbot.duels.deadlines`."""
+        """Fire the due deadlines (:mod:`forumbot.duels.deadlines`); returns drafts written."""
         return sweep(self.context(), forum_id)
 
     def notify_finished(self) -> list[int]:
@@ -300,11 +308,6 @@ class Referee:
                     log.exception("duel %s: on_finished callback failed", duel["id"])
             done.append(int(duel["id"]))
         return done
-
-    @staticmethod
-    def _has_pending_draft(records: DuelRecords) -> bool:
-        """True while a turn draft waits: its posts may still be edited (edit watch)."""
-        return any(d.kind == "turn" for d in records.editable())
 
     def try_adopt(
         self, forum_id: int, topic_id: int, title: str, summary: Any = None
@@ -459,9 +462,8 @@ class Referee:
     def _record_posts(
         self, ruleset: Ruleset, records: DuelRecords, posts: Sequence[Post]
     ) -> tuple[int, int, list[StoredPost]]:
-        """Store new and edited posts (``posts_seen``, ``post_versions``): (new, edited, the
-        stored records of the new and edited posts). The posts already stored are the
-        snapshot's (``records``)."""
+        """Store new and edited posts (``posts_seen``, ``post_versions``; those stored before
+        are the snapshot's): (new, edited, the records of the posts written)."""
         duel = records.duel
         matcher = SpellMatcher(ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)
         new = edited = 0
@@ -506,7 +508,7 @@ class Referee:
                     row["hash_changes"] = stored.hash_changes + 1
                     edited += 1
                     log.info("post %s: content changed (edit)", post.post_id)
-                self.storage.db["posts_seen"].update((self.board_id, post.post_id), row)
+                self.storage.update_row("posts_seen", stored.key, row)
                 written.append(
                     StoredPost.from_row(
                         {"first_seen_at": stored.first_seen_at,
@@ -514,9 +516,7 @@ class Referee:
                     )
                 )  # fmt: skip
             else:
-                self.storage.db["posts_seen"].update(
-                    (self.board_id, post.post_id), {"last_seen_at": now}
-                )
+                self.storage.update_row("posts_seen", stored.key, {"last_seen_at": now})
         return new, edited, written
 
     def _record_version(
@@ -551,13 +551,13 @@ class Referee:
     def _advance(self, ctx: FlowContext, flow: DuelFlow) -> int:
         """Hand the duel of ``ctx.records`` to its flow and store the drafts it returns."""
         assert ctx.records is not None
-        # The publisher (another worker, with its own connection), the review page or the
-        # CLI may have committed since the snapshot was read: then it is read again, so the
-        # flow never sees a duel row older than the publications counted here.
+        # Read again if the publisher (its own connection), the review page or the CLI
+        # committed since: the flow never sees a duel older than the publications counted.
         records = self.storage.fresh_records(ctx.records)
         ctx = replace(ctx, records=records)
         duel = records.duel
         self.watch.note_advanced(records)
+        self.polled[duel.id] = records
         written = 0
         for draft in flow.advance(ctx, duel):
             decl_id = ctx.drafts.write(duel, draft)

@@ -222,6 +222,11 @@ class StoredPost:
             posted_at=row.get("posted_at"),
         )
 
+    @property
+    def key(self) -> dict[str, int]:
+        """The row's primary key (``board_id``, ``post_id``)."""
+        return {"board_id": self.board_id, "post_id": self.post_id}
+
     @classmethod
     def of(cls, post: StoredPost | dict[str, Any]) -> StoredPost:
         """``post`` itself, or the record of a row dict (public functions take either)."""
@@ -241,8 +246,17 @@ class DuelRecords:
 
     duel: Duel
     declarations: tuple[Declaration, ...] = ()
-    posts: tuple[StoredPost, ...] = ()
+    seen: tuple[StoredPost, ...] | None = ()
     data_version: int = field(default=0, compare=False)
+
+    @property
+    def posts(self) -> tuple[StoredPost, ...]:
+        """The topic's stored posts, by post id. Raises RuntimeError on a snapshot read
+        without them (``Storage.duel_records(..., posts=False)``: the referee's look at an
+        unchanged topic; :meth:`Storage.with_posts` adds them)."""
+        if self.seen is None:
+            raise RuntimeError("this duel snapshot was read without its posts")
+        return self.seen
 
     def published(self) -> tuple[Declaration, ...]:
         """The published declarations, by id."""
@@ -283,7 +297,7 @@ class DuelRecords:
         itself just recorded, without reading the table again."""
         merged = {p.post_id: p for p in self.posts}
         merged.update((p.post_id, p) for p in posts)
-        return replace(self, posts=tuple(merged[k] for k in sorted(merged)))
+        return replace(self, seen=tuple(merged[k] for k in sorted(merged)))
 
     def with_duel(self, duel: Duel) -> DuelRecords:
         """This snapshot with the duel row the referee itself just updated."""
