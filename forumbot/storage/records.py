@@ -7,6 +7,22 @@ a row of ``posts_seen`` a :class:`StoredPost`; each ``from_row(row)`` takes the 
 never changes under a flow that holds one; storage writes go through :class:`Storage` and the
 next poll reads a new snapshot.
 
+:class:`DuelRecords` is one duel's snapshot: the duel, its declarations and its topic's stored
+posts, read by ``Storage.duel_records`` in one read transaction, once per poll per duel, when
+the referee hands the duel to its flow (``FlowContext.records``). The rule for writes:
+
+- Every write goes through :class:`Storage`; the snapshot is never written to and never
+  patched, except by the referee with what it wrote itself: the posts it just recorded
+  (:meth:`DuelRecords.with_posts`) and the duel's ``last_post_id``
+  (:meth:`DuelRecords.with_duel`).
+- A write that must see its row as it is now reads that one row, fresh: the draft writer
+  (``forumbot.duels.flow.DraftWriter.write``) reads the declaration it inserts or updates by
+  its idempotency key, then derives the row after the write (no second read). A flow never
+  reads back in the same poll what it wrote (a relaunch it cancelled is not looked at again).
+- Another connection's commit (the publish worker, the review page, the CLI) makes the
+  snapshot stale: ``PRAGMA data_version`` is read with it, and ``Storage.fresh_records`` reads
+  it again before the flow advances the duel and before the deadline sweep reuses it.
+
 :class:`DeclStatus` names the life of a declaration (``draft`` -> ``approved`` ->
 ``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``); :data:`EDITABLE`
 is the tuple of statuses a draft may still be rewritten in.
