@@ -35,21 +35,16 @@ from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE, Declaration, Duel
+from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords, StoredPost
 from rules.model import DuelState
 from rules.ruleset import Ruleset
 
 log = logging.getLogger("forumbot.duels.classic")
 
 
-def last_published_post(storage: Storage, duel: Duel) -> int | None:
-    """Post id of the duel's latest published declaration, or None."""
-    published = [
-        d["published_post_id"]
-        for d in storage.declarations(("published",), duel.id)
-        if d["published_post_id"]
-    ]
-    return max(published) if published else None
+def last_published_post(records: DuelRecords) -> int | None:
+    """Post id of the duel's latest published declaration (in its snapshot), or None."""
+    return records.last_published_post_id()
 
 
 def with_late_edits(outcome: dict[str, Any], late_edits: list[dict[str, Any]]) -> dict[str, Any]:
@@ -111,34 +106,33 @@ class ClassicFlow:
     # -- reading and advancing ----------------------------------------------------------
     def read_from(self, ctx: FlowContext, duel: Duel, reads: int) -> int | None:
         """From the last published declaration (posts after it may still be edited)."""
-        return last_published_post(ctx.storage, duel)
+        return last_published_post(ctx.records_of(duel))
 
     def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
         """The opening again (spells cast before the start) or the next turn's draft."""
         if duel.status == "open":
             return early_casts(ctx, self, duel)
-        if duel.status != "running" or conceding(ctx.storage, duel.id):
+        records = ctx.records_of(duel)
+        if duel.status != "running" or conceding(ctx.storage, duel.id, records):
             return []
         ruleset = ctx.rs
         state = DuelState.from_dict(duel.state)
         if state.finished:
             return []
         turn_no = state.turn + 1
-        existing = ctx.drafts.existing(duel, f"turn{turn_no}")
+        existing = ctx.existing(duel, f"turn{turn_no}")
         if existing is not None and existing.status not in EDITABLE:
             return []
-        since = last_published_post(ctx.storage, duel) or duel.opening_post_id or 0
+        since = last_published_post(records) or duel.opening_post_id or 0
         names = [d["name"] for d in ctx.storage.duellists(duel.id)]
-        turn_rows: dict[str, dict[str, Any]] = {}
+        turn_rows: dict[str, StoredPost] = {}
         extra: list[int] = []
-        for row in ctx.storage.topic_posts(ctx.board_id, duel.topic_id):
-            if row["post_id"] <= since:
-                continue
+        for row in records.posts_after(since):
             name = duellist_of(ctx.storage, duel.id, row)
             if name is None:
                 continue
             if name in turn_rows:
-                extra.append(row["post_id"])
+                extra.append(row.post_id)
             else:
                 turn_rows[name] = row
         if len(turn_rows) < len(names):
@@ -153,11 +147,11 @@ class ClassicFlow:
             row, late = ruled_version(ctx.storage, ctx.board_id, turn_rows[name])
             if late is not None:
                 late_edits.append(late_edit_proposal(name, late))
-            action = json.loads(row["action_json"])
+            action = row.action
             turn_posts.append(
                 rules.TurnPost(
                     duellist=name,
-                    post_id=row["post_id"],
+                    post_id=row.post_id,
                     spell=action.get("spell"),
                     spell_text=action.get("spell_text"),
                     kind=action.get("kind"),
@@ -167,9 +161,9 @@ class ClassicFlow:
             )
             values = ctx.dice.for_post(duel, ruleset, turn_no, row, dice_per_post)
             if values is None:
-                missing.append({"duellist": name, "post_id": row["post_id"]})
+                missing.append({"duellist": name, "post_id": row.post_id})
             else:
-                dice[row["post_id"]] = values
+                dice[row.post_id] = values
         if missing:
             return [missing_dice_draft(ctx, duel, turn_no, missing, dice_per_post)]
         outcome = rules.resolve_turn(
@@ -212,24 +206,22 @@ class ClassicFlow:
         ]  # fmt: skip
 
     # -- publication and review ---------------------------------------------------------
-    def on_published(
-        self, storage: Storage, duel: Duel, decl: dict[str, Any], now: datetime
-    ) -> bool:
+    def on_published(self, storage: Storage, duel: Duel, decl: Declaration, now: datetime) -> bool:
         """The opening starts the duel; a turn's outcome (with the referee's overrides)
         becomes the duel's state (:meth:`forumbot.storage.Storage.record_turn`); a final one
         finishes it, as does a concession (kind ``closure``). No deadline (classic has no
         silence rule)."""
-        ctx = json.loads(decl["context_json"])
-        if decl["kind"] == "opening":
+        ctx = decl.stored
+        if decl.kind == "opening":
             state = rules.start_duel(DuelState.from_dict(duel.state))
             storage.update_duel(
                 duel.id,
                 status="running",
-                opening_post_id=decl["published_post_id"],
+                opening_post_id=decl.published_post_id,
                 state_json=json.dumps(state.to_dict(), ensure_ascii=False),
             )
             return False
-        if decl["kind"] == "closure":  # a concession (forumbot.duels.concession): no turn
+        if decl.kind == "closure":  # a concession (forumbot.duels.concession): no turn
             storage.update_duel(
                 duel.id,
                 status="finished",
@@ -239,7 +231,7 @@ class ClassicFlow:
             return False
         inputs = ctx["inputs"]
         storage.record_turn(
-            duel.id, decl["turn"], inputs["state_before"], inputs["posts"], inputs["dice"],
+            duel.id, decl.turn, inputs["state_before"], inputs["posts"], inputs["dice"],
             ctx["outcome"], now,
         )  # fmt: skip
         return False
@@ -275,7 +267,7 @@ class ClassicFlow:
             list(outcome.get("violations", [])), now,
         )  # fmt: skip
 
-    def deadline_for(self, storage: Storage, duel: Duel, decl: dict[str, Any]) -> DeadlineSpec:
+    def deadline_for(self, storage: Storage, duel: Duel, decl: Declaration) -> DeadlineSpec:
         raise NotImplementedError("classic duels have no deadlines")
 
 

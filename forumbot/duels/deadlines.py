@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -61,7 +62,7 @@ from forumbot.errors import ForumError, LoginFailed
 from forumbot.publish.render import marker_text
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import Duel
+from forumbot.storage.records import Declaration, Duel, DuelRecords
 from rules.fatigue import close_without_winner, resolve_fatigue_step
 from rules.model import DuelState
 from rules.timeouts import TimeoutPolicy, next_deadline, owl_reminder_at, relaunch_decision
@@ -70,19 +71,21 @@ log = logging.getLogger("forumbot.duels.deadlines")
 
 
 def create_deadline(
-    storage: Storage, decl: dict[str, Any], now: datetime, flow: DuelFlow | None = None
-) -> int | None:
-    """Insert the deadline started by the published declaration ``decl`` (idempotent: one
-    per declaration) as the duel's ``flow`` (default: the registry's) describes it. Returns
-    its id, or None when the duel is not running."""
-    duel = Duel.from_row(storage.duel(decl["duel_id"]))
+    storage: Storage, row: Declaration | dict[str, Any], now: datetime,
+    flow: DuelFlow | None = None,
+) -> int | None:  # fmt: skip
+    """Insert the deadline started by the published declaration ``row`` (a record or a row
+    dict; idempotent: one per declaration) as the duel's ``flow`` (default: the registry's)
+    describes it. Returns its id, or None when the duel is not running."""
+    decl = Declaration.of(row)
+    duel = Duel.from_row(storage.duel(decl.duel_id))
     state = DuelState.from_dict(duel.state)
     if state.finished:
         return None
     ruleset = load_ruleset(str(duel.ruleset))
     flow = flow if flow is not None else flow_for(storage, duel, ruleset)
     policy = TimeoutPolicy.from_ruleset(ruleset)
-    published = datetime.fromisoformat(decl["published_at"]) if decl["published_at"] else now
+    published = datetime.fromisoformat(decl.published_at) if decl.published_at else now
     spec = flow.deadline_for(storage, duel, decl)
     kind = flow.timeout_kind or "1v1"
     due = next_deadline(spec.phase, published, kind, policy=policy)  # type: ignore[arg-type]
@@ -90,12 +93,12 @@ def create_deadline(
     storage.db.execute(
         "update deadlines set status = 'superseded', note = 'a newer declaration' "
         "where duel_id = ? and status = 'pending' and declaration_id != ?",
-        [duel.id, decl["id"]],
+        [duel.id, decl.id],
     )
     storage.db["deadlines"].insert(
         {
             "duel_id": duel.id,
-            "declaration_id": decl["id"],
+            "declaration_id": decl.id,
             "phase": spec.phase,
             "expected_json": json.dumps(spec.expected, ensure_ascii=False),
             "relaunches": spec.relaunches,
@@ -106,10 +109,10 @@ def create_deadline(
         },
         ignore=True,
     )
-    row = storage.db.execute(
-        "select id from deadlines where declaration_id = ?", [decl["id"]]
+    found = storage.db.execute(
+        "select id from deadlines where declaration_id = ?", [decl.id]
     ).fetchone()
-    return int(row[0]) if row else None
+    return int(found[0]) if found else None
 
 
 def duel_kind(storage: Storage, duel: Duel | dict[str, Any]) -> str:
@@ -127,9 +130,14 @@ def _claim(storage: Storage, deadline_id: int, status: str, note: str, now: date
     return bool(done == 1)
 
 
-def sweep(source: FlowContext | HasContext, forum_id: int | None = None) -> int:
+def sweep(
+    source: FlowContext | HasContext, forum_id: int | None = None,
+    polled: Mapping[int, DuelRecords] | None = None,
+) -> int:  # fmt: skip
     """Act on the board's pending deadlines (see module doc); returns drafts written.
-    ``source``: the flow context, or the referee that gives it."""
+    ``source``: the flow context, or the referee that gives it. ``polled``: the snapshots
+    of the duels this poll handed to their flows, by duel id (the sweep reuses them while
+    no other connection committed: :meth:`Storage.fresh_records`)."""
     ctx = context_of(source)
     storage = ctx.storage
     now = ctx.now()
@@ -143,7 +151,7 @@ def sweep(source: FlowContext | HasContext, forum_id: int | None = None) -> int:
     drafts = 0
     for (deadline_id,) in rows:
         try:
-            drafts += _sweep_one(ctx, int(deadline_id), now)
+            drafts += _sweep_one(ctx, int(deadline_id), now, polled or {})
         except LoginFailed:
             raise
         except Exception:
@@ -151,11 +159,23 @@ def sweep(source: FlowContext | HasContext, forum_id: int | None = None) -> int:
     return drafts
 
 
-def _sweep_one(ctx: FlowContext, deadline_id: int, now: datetime) -> int:
+def _sweep_one(
+    ctx: FlowContext, deadline_id: int, now: datetime, polled: Mapping[int, DuelRecords]
+) -> int:
     storage = ctx.storage
     dl = dict(storage.db["deadlines"].get(deadline_id))
-    duel = Duel.from_row(storage.duel(dl["duel_id"]))
-    decl = storage.declaration(dl["declaration_id"])
+    # the deadline's duel, its declarations and posts: this poll's snapshot of the duel
+    # (what the poll wrote meanwhile is no row read here: posts merged, a published
+    # declaration never rewritten, the draft written through the writer), else read now
+    known = polled.get(int(dl["duel_id"]))
+    if known is not None:
+        records = storage.fresh_records(known)
+    else:
+        records = storage.duel_records(int(dl["duel_id"]))
+    duel = records.duel
+    decl = records.declaration(int(dl["declaration_id"]))
+    if decl is None:  # not in the duel's rows (never written so): by its id, as it was
+        decl = Declaration.from_row(storage.declaration(dl["declaration_id"]))
     expected = json.loads(dl["expected_json"])
     if duel.status != "running":
         with storage.db.atomic():
@@ -164,20 +184,19 @@ def _sweep_one(ctx: FlowContext, deadline_id: int, now: datetime) -> int:
     folded = {n.casefold() for n in expected}
     came = [
         r
-        for r in storage.topic_posts(ctx.board_id, duel.topic_id)
-        if r["post_id"] > (decl["published_post_id"] or 0)
-        and (r["author"] or "").casefold() in folded
+        for r in records.posts_after(decl.published_post_id or 0)
+        if (r.author or "").casefold() in folded
     ]
     if came:
         with storage.db.atomic():
-            _claim(storage, deadline_id, "superseded", f"post {came[0]['post_id']} came", now)
+            _claim(storage, deadline_id, "superseded", f"post {came[0].post_id} came", now)
         return 0
     ruleset = load_ruleset(str(duel.ruleset))
     flow = flow_for(storage, duel, ruleset)
     policy = TimeoutPolicy.from_ruleset(ruleset)
     decision = relaunch_decision(
         dl["phase"],
-        datetime.fromisoformat(decl["published_at"]),
+        datetime.fromisoformat(str(decl.published_at)),
         now,
         flow.timeout_kind or "1v1",  # type: ignore[arg-type]
         relaunches_since_last_post=int(dl["relaunches"] or 0),
@@ -190,12 +209,12 @@ def _sweep_one(ctx: FlowContext, deadline_id: int, now: datetime) -> int:
             and dl["reminded_at"] is None
             and dl["remind_at"] <= iso(now)
         ):
-            _remind(ctx, dl, duel, expected, now)
+            _remind(ctx, dl, records, expected, now)
         return 0
     with storage.db.atomic():
         if not _claim(storage, deadline_id, "fired", decision.action, now):
             return 0  # fired already (another sweep, or before a crash): never twice
-        duel_ctx = ctx.for_duel(ruleset)
+        duel_ctx = ctx.for_duel(ruleset, records)
         duel_ctx.drafts.write(
             duel, silence_draft(duel_ctx, flow, duel, dl, decision.action, decision.reason)
         )
@@ -271,9 +290,11 @@ def silence_draft(
 
 
 def _remind(
-    ctx: FlowContext, dl: dict[str, Any], duel: Duel, expected: list[str], now: datetime
-) -> None:
+    ctx: FlowContext, dl: dict[str, Any], records: DuelRecords, expected: list[str],
+    now: datetime,
+) -> None:  # fmt: skip
     storage = ctx.storage
+    duel = records.duel
     claimed = storage.db.execute(
         "update deadlines set reminded_at = ? where id = ? and reminded_at is null",
         [iso(now), dl["id"]],
@@ -283,9 +304,9 @@ def _remind(
         return
     due = datetime.fromisoformat(dl["due_at"])
     users = {d["name"]: d["user_id"] for d in storage.duellists(duel.id)}
-    for row in storage.topic_posts(ctx.board_id, duel.topic_id):
-        if row["author"] in users and users[row["author"]] is None and row["author_id"]:
-            users[row["author"]] = row["author_id"]
+    for row in records.posts:
+        if row.author in users and users[row.author] is None and row.author_id:
+            users[row.author] = row.author_id
     # An owl writes to one player: « tu ».
     waiting = "ta défense" if dl["phase"] == "awaiting_defense" else "ton prochain message"
     sent = {

@@ -12,7 +12,8 @@ when the dice were rolled:
   overwritten. Every later read compares the page with the snapshots
   (:func:`parsers.forumactif.late_edits`): a post that no longer reads the same is recorded
   (``late_*`` columns, first sighting kept) and logged once as a WARNING.
-- :func:`ruled_version` gives a flow the stored post row with the text and action of the
+- :func:`ruled_version` gives a flow the stored post (a
+  :class:`~forumbot.storage.records.StoredPost`) with the text and action of the
   snapshot's version, and the ``late_edit`` facts when the post was edited after its dice.
 - :func:`late_edit_proposal` is the violation the draft proposes (rule ``late_edit``, status
   ``proposed``, like the fatigue and 2v2 late edits); :func:`hold_reason` holds the draft for
@@ -26,13 +27,15 @@ every ``poll_interval_s``, so the window is one poll.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from forumbot.duels.flow import FlowContext
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import Declaration, Duel
+from forumbot.storage.records import Declaration, Duel, StoredPost
 from parsers.forumactif.late_edit import LateEdit, dice_snapshots, late_edits
 from parsers.model import Post
 
@@ -119,34 +122,37 @@ def observe(ctx: FlowContext, duel: Duel, posts: Sequence[Post]) -> list[LateEdi
 
 
 def ruled_version(
-    storage: Storage, board_id: int, row: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The stored post ``row`` (a ``posts_seen`` row) as it is ruled on, and its late edit.
+    storage: Storage, board_id: int, row: StoredPost | dict[str, Any]
+) -> tuple[StoredPost, dict[str, Any] | None]:
+    """The stored post ``row`` (a record, or a ``posts_seen`` row) as it is ruled on, and its
+    late edit.
 
-    When the post was edited after its dice (a recorded late reading), the row's ``text``
-    and ``action_json`` are those of the snapshot's ``post_versions`` row (the version in
-    force when the dice were rolled) and the second item is ``{post_id, dice_post_id,
-    noticed, version}``; otherwise ``(row, None)``.
+    When the post was edited after its dice (a recorded late reading), the record's ``text``
+    and ``action`` are those of the snapshot's ``post_versions`` row (the version in force
+    when the dice were rolled) and the second item is ``{post_id, dice_post_id, noticed,
+    version}``; otherwise ``(row, None)``.
     """
-    snap = _snapshots(storage, board_id, [int(row["post_id"])]).get(int(row["post_id"]))
+    post = StoredPost.of(row)
+    snap = _snapshots(storage, board_id, [post.post_id]).get(post.post_id)
     if snap is None or snap.get("late_fingerprint") is None:
-        return row, None
+        return post, None
     late = {
-        "post_id": int(row["post_id"]),
+        "post_id": post.post_id,
         "dice_post_id": int(snap["dice_post_id"]),
         "noticed": bool(snap["late_noticed"]),
         "version": snap["version"],
     }
     if snap["version"] is None:
-        return row, late
+        return post, late
     version = storage.db.execute(
         "select text, action_json from post_versions where board_id = ? and post_id = ? "
         "and version = ?",
-        [board_id, int(row["post_id"]), int(snap["version"])],
+        [board_id, post.post_id, int(snap["version"])],
     ).fetchone()
     if version is None:
-        return row, late
-    return {**row, "text": version[0], "action_json": version[1]}, late
+        return post, late
+    ruled = replace(post, text=str(version[0] or ""), action=json.loads(version[1] or "{}"))
+    return ruled, late
 
 
 def dice_late_posts(storage: Storage, board_id: int, post_ids: Iterable[int]) -> list[int]:

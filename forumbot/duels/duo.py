@@ -19,7 +19,6 @@ rewards are the club's (:mod:`forumbot.club.duo_settling`, run by
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import asdict
 from datetime import datetime
@@ -67,7 +66,7 @@ from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
-from forumbot.storage.records import EDITABLE, Declaration, Duel
+from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords
 from rules.duo import (
     DuoOutcome,
     DuoPost,
@@ -97,7 +96,7 @@ def use_item_line(text: str) -> str | None:
     return found
 
 
-def _consumed_posts(storage: Storage, duel: Duel) -> tuple[set[int], int]:
+def _consumed_posts(records: DuelRecords) -> tuple[set[int], int]:
     """The post ids the duel's published 2v2 declarations answered, and the last post before
     which nothing unanswered is left to read: the highest answered post id, or the opening's
     post id when none was answered yet.
@@ -107,15 +106,10 @@ def _consumed_posts(storage: Storage, duel: Duel) -> tuple[set[int], int]:
     comes next (found by a break-it pass: it used to be skipped for good). Earlier unanswered
     posts were a duellist's extra posts of a finished turn: never read again."""
     answered: set[int] = set()
-    rows = storage.db.execute(
-        "select context_json from declarations where duel_id = ? and status = 'published' "
-        "and kind = 'turn'",
-        [duel.id],
-    ).fetchall()
-    for (raw,) in rows:
-        stored = json.loads(raw or "{}")
-        answered.update(int(p["post_id"]) for p in stored.get("inputs", {}).get("posts", []))
-    floor = max(answered) if answered else int(duel.opening_post_id or 0)
+    for decl in records.published():
+        if decl.kind == "turn":
+            answered.update(int(p["post_id"]) for p in decl.inputs.get("posts", []))
+    floor = max(answered) if answered else int(records.duel.opening_post_id or 0)
     return answered, floor
 
 
@@ -123,33 +117,34 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
     """The draft a 2v2 duel's recorded posts call for; the zone owls of published
     declarations and the referee tasks of mechanism attempts are written on the way."""
     storage = ctx.storage
-    if duel.status != "running" or conceding(storage, duel.id):
+    records = ctx.records_of(duel)
+    if duel.status != "running" or conceding(storage, duel.id, records):
         return []
-    state = current_state(storage, duel)
+    state = current_state(storage, duel, records)
     reveal_zones(ctx, duel, state)
     if state.duel.finished:
         return []
     names = {n.casefold(): n for n in state.names()}
-    answered, floor = _consumed_posts(storage, duel)
+    answered, floor = _consumed_posts(records)
     rows = []
     seen: set[str] = set(state.posted)
-    for row in storage.topic_posts(ctx.board_id, duel.topic_id):
-        name = names.get((row["author"] or "").casefold())
-        if row["post_id"] <= floor or row["post_id"] in answered or name is None:
+    for row in records.posts:
+        name = names.get((row.author or "").casefold())
+        if row.post_id <= floor or row.post_id in answered or name is None:
             continue
         if name in seen or not state.active(name):
             continue
         seen.add(name)
         rows.append((name, row))
     if rows:
-        cancel_silence_drafts(ctx, duel.id, "a duellist posted")  # any post resets the clock
+        cancel_silence_drafts(ctx, duel, "a duellist posted")  # any post resets the clock
     want = min(posts_per_declaration(state, duo_settings()), len(expected_posters(state)))
     if not rows or len(rows) < want:
         return []
     rows = rows[:want]
     turn_no = state.duel.turn + 1
-    what = f"turn{turn_no}-duo{rows[0][1]['post_id']}"
-    existing = ctx.drafts.existing(duel, what)
+    what = f"turn{turn_no}-duo{rows[0][1].post_id}"
+    existing = ctx.existing(duel, what)
     if existing is not None and existing.status not in EDITABLE:
         return []
     rs = ctx.rs
@@ -164,15 +159,15 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
     for name, row in rows:
         action, text, late, _version = post_in_force(ctx, duel, row)
         posts.append(
-            DuoPost(turn_post(name, row["post_id"], action), action.get("move_to"),
+            DuoPost(turn_post(name, row.post_id, action), action.get("move_to"),
                     use_item_line(text))
         )  # fmt: skip
         values = ctx.dice.for_post(duel, rs, turn_no, row, 1)
         if values is None:
-            missing.append({"duellist": name, "post_id": row["post_id"]})
+            missing.append({"duellist": name, "post_id": row.post_id})
         else:
-            dice[row["post_id"]] = values
-        facts[row["post_id"]] = PostFacts(
+            dice[row.post_id] = values
+        facts[row.post_id] = PostFacts(
             lines=count_displayed_lines(text, int(rs.setting("chars_per_line"))), late_edit=late
         )
     if missing:  # the bot never invents dice on a board that rolls its own (issue 3)
@@ -186,7 +181,7 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
         overrides=existing.overrides if existing else {},
     )  # fmt: skip
     # declared posts edited after the next post: proposed to the referee once (RULES.md)
-    late_edits = late_edits_since(ctx, duel, exclude=rows[0][1]["post_id"])
+    late_edits = late_edits_since(ctx, duel, exclude=rows[0][1].post_id)
     context = with_late_edits(
         turn_context(
             rs, env, duel, state, posts, dice, outcome, ctx.settings.referee_name,
@@ -449,9 +444,7 @@ class DuoFlow:
     def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
         return advance_duo(ctx, duel)
 
-    def on_published(
-        self, storage: Storage, duel: Duel, decl: dict[str, Any], now: datetime
-    ) -> bool:
+    def on_published(self, storage: Storage, duel: Duel, decl: Declaration, now: datetime) -> bool:
         return apply_published_fatigue(storage, duel, decl, now)
 
     def recompute(
@@ -466,17 +459,17 @@ class DuoFlow:
     ) -> None:
         replace_step_violations(storage, decl.duel_id, decl.turn, decl.inputs, outcome, now)
 
-    def deadline_for(self, storage: Storage, duel: Duel, decl: dict[str, Any]) -> DeadlineSpec:
+    def deadline_for(self, storage: Storage, duel: Duel, decl: Declaration) -> DeadlineSpec:
         """RULES.md: "In 2v2 the clock runs for whoever is expected next" [D]: the active
         duellists who have not posted in the turn (the declaration's stored ``duo_state``,
         else the duel's current 2v2 state); an attack waiting for its target stays pending,
         so the phase is always ``awaiting_initiative``."""
-        stored = json.loads(decl["context_json"] or "{}").get("context") or {}
+        stored = decl.context
         if stored.get("duo_state"):
             state = DuoState.from_dict(stored["duo_state"])
         else:
             state = current_state(storage, duel)
-        relaunches = int(stored.get("relaunch_number", 1)) if decl["kind"] == "relaunch" else 0
+        relaunches = int(stored.get("relaunch_number", 1)) if decl.kind == "relaunch" else 0
         return DeadlineSpec("awaiting_initiative", list(expected_posters(state)), relaunches)
 
 

@@ -31,7 +31,7 @@ from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from forumbot.storage.profiles import player_of
-from forumbot.storage.records import Duel
+from forumbot.storage.records import Declaration, Duel, DuelRecords
 from rules.dice import commitment, derive_die
 from rules.duo import (
     DuoState,
@@ -120,16 +120,24 @@ def duo_running(storage: Storage, board_id: int) -> dict[str, Any] | None:
     return storage.duel(int(rows[0][0])) if rows else None
 
 
-def current_state(storage: Storage, duel: Duel | dict[str, Any]) -> DuoState:
+def current_state(
+    storage: Storage, duel: Duel | dict[str, Any], records: DuelRecords | None = None
+) -> DuoState:
     """The 2v2 state in force: the latest published 2v2 declaration's (a turn, or a
-    concession's closure), else the opening's (started once the opening is out)."""
+    concession's closure), else the opening's (started once the opening is out).
+    ``records``: the duel's snapshot when the caller holds one (else its declarations are
+    read now)."""
     duel = Duel.of(duel)
-    for (context_json,) in storage.db.execute(
-        "select context_json from declarations where duel_id = ? and status = 'published' "
-        "and kind in ('turn', 'closure') order by published_post_id desc",
-        [duel.id],
-    ):
-        stored = json.loads(context_json).get("context") or {}
+    if records is not None and records.duel.id == duel.id:
+        published = list(records.published())
+    else:
+        rows = storage.declarations(("published",), duel.id)
+        published = [Declaration.from_row(r) for r in rows]
+    published = [d for d in published if d.kind in ("turn", "closure")]
+    # latest post first (a declaration without a post id, never seen, last)
+    published.sort(key=lambda d: (d.published_post_id is None, -(d.published_post_id or 0)))
+    for decl in published:
+        stored = decl.context
         if stored.get("duo_state"):  # a closure of a silence carries none; a concession does
             return DuoState.from_dict(stored["duo_state"])
     duo = duo_row(storage, duel.id)
@@ -350,11 +358,10 @@ def reveal_zones(
     entries: list[tuple[str, str, int | None]] = [
         (n, z, None) for n, z in json.loads(duo["placement_json"])
     ]
-    for decl in storage.declarations(("published",), duel.id):
-        if decl["kind"] != "turn":
+    for decl in ctx.records_of(duel).published():
+        if decl.kind != "turn":
             continue
-        shown = json.loads(decl["context_json"] or "{}").get("context") or {}
-        entries += [(n, z, int(decl["id"])) for n, z in shown.get("entered", [])]
+        entries += [(n, z, decl.id) for n, z in decl.context.get("entered", [])]
     drafted = 0
     for name, zone_key, decl_id in entries:
         key = zone_owl_key(ctx.board_id, duel.id, name, zone_key)

@@ -25,7 +25,7 @@ from typing import Any
 from forumbot.duels.duo_board import is_duo
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE
+from forumbot.storage.records import EDITABLE, DuelRecords
 
 
 class EndingError(ValueError):
@@ -42,9 +42,21 @@ CONCESSION = "concession"
 """Key tail and step of a concession's declaration (:mod:`forumbot.duels.concession`)."""
 
 
-def conceding(storage: Storage, duel_id: int) -> bool:
+_CONCEDING = ("draft", "approved", "held", "publishing")
+
+
+def conceding(storage: Storage, duel_id: int, records: DuelRecords | None = None) -> bool:
     """True while the duel's concession (:mod:`forumbot.duels.concession`) waits for its
-    publication: the flows draft nothing more for the duel meanwhile."""
+    publication: the flows draft nothing more for the duel meanwhile. ``records``: the
+    duel's snapshot when the caller holds one (a flow in the referee's poll); else the
+    declarations are read now."""
+    if records is not None and records.duel.id == duel_id:
+        return any(
+            d.kind == "closure"
+            and d.idempotency_key.casefold().endswith(f"-{CONCESSION}")
+            and d.status in _CONCEDING
+            for d in records.declarations
+        )
     row = storage.db.execute(
         "select 1 from declarations where duel_id = ? and kind = 'closure' "
         "and idempotency_key like ? and status in ('draft', 'approved', 'held', 'publishing') "

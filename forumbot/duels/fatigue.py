@@ -22,7 +22,6 @@ says how much of the topic is read each poll).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict, replace
@@ -56,7 +55,7 @@ from forumbot.duels.opening import early_casts
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
-from forumbot.storage.records import EDITABLE, Declaration, Duel
+from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords, StoredPost
 from parsers.registration import parse_magic_types
 from rules.fatigue import (
     PostFacts,
@@ -128,24 +127,17 @@ def opening_context(ruleset: Any, state: DuelState) -> dict[str, Any]:
 # --- The flow -------------------------------------------------------------------------------
 
 
-def last_published_post(storage: Storage, duel: Duel) -> int:
-    """Post id of the duel's latest published declaration (or its opening post)."""
-    row = storage.db.execute(
-        "select max(published_post_id) from declarations where duel_id = ? "
-        "and status = 'published'",
-        [duel.id],
-    ).fetchone()
-    if row and row[0] is not None:
-        return int(row[0])
-    return int(duel.opening_post_id or 0)
+def last_published_post(records: DuelRecords) -> int:
+    """Post id of the duel's latest published declaration (or its opening post), from the
+    duel's snapshot."""
+    last = records.last_published_post_id()
+    return int(last) if last is not None else int(records.duel.opening_post_id or 0)
 
 
-def _duellist_rows(ctx: FlowContext, duel: Duel, after: int) -> list[tuple[str, dict[str, Any]]]:
+def _duellist_rows(ctx: FlowContext, duel: Duel, after: int) -> list[tuple[str, StoredPost]]:
     names = {d["name"].casefold(): d["name"] for d in ctx.storage.duellists(duel.id)}
     out = []
-    for row in ctx.storage.topic_posts(ctx.board_id, duel.topic_id):
-        if row["post_id"] <= after:
-            continue
+    for row in ctx.records_of(duel).posts_after(after):
         name = duellist_of(ctx.storage, duel.id, row) if names else None
         if name is not None:
             out.append((name, row))
@@ -159,20 +151,20 @@ def advance_fatigue(ctx: FlowContext, duel: Duel) -> list[Draft]:
         return []
     turn_no = state.turn + 1
     if not state.pending:
-        since = last_published_post(ctx.storage, duel)
+        since = last_published_post(ctx.records_of(duel))
         rows = _duellist_rows(ctx, duel, since)
         if not rows:
             return []
-        cancel_silence_drafts(ctx, duel.id, "a duellist posted")
+        cancel_silence_drafts(ctx, duel, "a duellist posted")
         name, row = rows[0]
-        extra = [r["post_id"] for n, r in rows[1:] if n == name]
+        extra = [r.post_id for n, r in rows[1:] if n == name]
         return _draft_step(ctx, duel, state, "initiative", turn_no, name, row, extra)
     init = state.pending[0]
     defender = next(d.name for d in state.duellists if d.name != init.duellist)
     rows = [(n, r) for n, r in _duellist_rows(ctx, duel, init.post_id) if n == defender]
     if not rows:
         return []
-    cancel_silence_drafts(ctx, duel.id, "the defense came")
+    cancel_silence_drafts(ctx, duel, "the defense came")
     name, row = rows[0]
     return _draft_step(ctx, duel, state, "defense", turn_no, name, row, [])
 
@@ -184,22 +176,22 @@ def _draft_step(
     step: str,
     turn_no: int,
     name: str,
-    row: dict[str, Any],
+    row: StoredPost,
     extra: list[int],
 ) -> list[Draft]:
     what = f"turn{turn_no}-{step}"
-    existing = ctx.drafts.existing(duel, what)
+    existing = ctx.existing(duel, what)
     if existing is not None and existing.status not in EDITABLE:
         return []
     ruleset = ctx.rs
     action, text, late, version = post_in_force(ctx, duel, row)
-    post = turn_post(name, row["post_id"], action)
+    post = turn_post(name, row.post_id, action)
     die = ctx.dice.for_post(duel, ruleset, turn_no, row, 1)
     if die is None:
-        missing = [{"duellist": name, "post_id": row["post_id"]}]
+        missing = [{"duellist": name, "post_id": row.post_id}]
         return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what)]
     facts = {
-        row["post_id"]: PostFacts(
+        row.post_id: PostFacts(
             lines=count_displayed_lines(text, int(ruleset.setting("chars_per_line"))),
             late_edit=late,
         )
@@ -207,7 +199,7 @@ def _draft_step(
     outcome = resolve_fatigue_step(
         state,
         [post],
-        {row["post_id"]: die},
+        {row.post_id: die},
         ruleset=ruleset,
         step=step,  # type: ignore[arg-type]
         overrides=existing.overrides if existing else {},
@@ -219,16 +211,16 @@ def _draft_step(
         "step": step,
         "state_before": state.to_dict(),
         "posts": [post.to_dict()],
-        "dice": {str(row["post_id"]): list(die)},
+        "dice": {str(row.post_id): list(die)},
         "facts": {str(k): asdict(v) for k, v in facts.items()},
-        "versions": {str(row["post_id"]): version},
+        "versions": {str(row.post_id): version},
         "extra_posts": extra,
-        "late_edits": late_edits_since(ctx, duel, exclude=row["post_id"]),
+        "late_edits": late_edits_since(ctx, duel, exclude=row.post_id),
         "dice_source": ctx.settings.dice_source,
     }
     # Forumactif: the post this draft rules on, edited after its dice, holds it (issue 16); a
     # declared post edited since is only listed and proposed (its declaration is out)
-    inputs["dice_late_edits"] = dice_late_posts(ctx.storage, ctx.board_id, [row["post_id"]])
+    inputs["dice_late_edits"] = dice_late_posts(ctx.storage, ctx.board_id, [row.post_id])
     draft = step_draft(ctx, duel, what, turn_no, inputs, outcome)
     hold = hold_reason(existing, inputs["dice_late_edits"])
     return [replace(draft, hold=hold, hold_over=True) if hold else draft]
@@ -428,13 +420,11 @@ class FatigueFlow:
     def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
         if duel.status == "open":
             return early_casts(ctx, self, duel)
-        if duel.status != "running" or conceding(ctx.storage, duel.id):
+        if duel.status != "running" or conceding(ctx.storage, duel.id, ctx.records_of(duel)):
             return []
         return advance_fatigue(ctx, duel)
 
-    def on_published(
-        self, storage: Storage, duel: Duel, decl: dict[str, Any], now: datetime
-    ) -> bool:
+    def on_published(self, storage: Storage, duel: Duel, decl: Declaration, now: datetime) -> bool:
         return apply_published_fatigue(storage, duel, decl, now)
 
     def recompute(
@@ -449,7 +439,7 @@ class FatigueFlow:
     ) -> None:
         replace_step_violations(storage, decl.duel_id, decl.turn, decl.inputs, outcome, now)
 
-    def deadline_for(self, storage: Storage, duel: Duel, decl: dict[str, Any]) -> DeadlineSpec:
+    def deadline_for(self, storage: Storage, duel: Duel, decl: Declaration) -> DeadlineSpec:
         """After a first declaration the defender is expected; else both (the initiative)."""
         state = DuelState.from_dict(duel.state)
         names = [d.name for d in state.duellists]
@@ -458,13 +448,9 @@ class FatigueFlow:
                 "awaiting_defense", [n for n in names if n != state.pending[0].duellist]
             )
         relaunches = 0
-        if decl["kind"] == "relaunch":
-            relaunches = int(_stored_context(decl).get("relaunch_number", 1))
+        if decl.kind == "relaunch":
+            relaunches = int(decl.context.get("relaunch_number", 1))
         return DeadlineSpec("awaiting_initiative", names, relaunches)
-
-
-def _stored_context(decl: dict[str, Any]) -> dict[str, Any]:
-    return dict(json.loads(decl["context_json"] or "{}").get("context", {}))
 
 
 FATIGUE = FatigueFlow()

@@ -37,7 +37,7 @@ from forumbot.duels.dice_edits import ruled_version
 from forumbot.duels.flow import FlowContext
 from forumbot.duels.violations import upsert_violations
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE, Duel
+from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from rules.fatigue import version_in_force
 from rules.model import DuelState, TurnPost
 
@@ -58,16 +58,12 @@ def _dt(value: str) -> datetime:
 # --- Reading ---------------------------------------------------------------------------------
 
 
-def read_window(storage: Storage, duel: Duel, *, full: bool) -> int | None:
+def read_window(records: DuelRecords, *, full: bool) -> int | None:
     """The post id to read a fatigue duel topic from (None: the whole topic): the
     declaration before the last published one (see the module doc)."""
     if full:
         return None
-    published = sorted(
-        d["published_post_id"]
-        for d in storage.declarations(("published",), duel.id)
-        if d["published_post_id"]
-    )
+    published = sorted(d.published_post_id for d in records.published() if d.published_post_id)
     if len(published) >= 2:
         return int(published[-2])
     return None
@@ -75,32 +71,29 @@ def read_window(storage: Storage, duel: Duel, *, full: bool) -> int | None:
 
 def read_from(ctx: FlowContext, duel: Duel, reads: int) -> int | None:
     """Every ``full_reread_every``-th read (the first included) reads the whole topic."""
-    return read_window(ctx.storage, duel, full=reads % ctx.settings.full_reread_every == 0)
+    full = reads % ctx.settings.full_reread_every == 0
+    return read_window(ctx.records_of(duel), full=full)
 
 
-def next_post_at(storage: Storage, board_id: int, duel: Duel, post_id: int) -> Any:
+def next_post_at(records: DuelRecords, post_id: int) -> datetime | None:
     """When (bot time) anyone posted after ``post_id``: the first sight of a later post or
-    the publication of a later declaration; None when nobody has."""
+    the publication of a later declaration (in the duel's snapshot); None when nobody has."""
     times: list[datetime] = []
-    row = storage.db.execute(
-        "select min(first_seen_at) from posts_seen where board_id = ? and topic_id = ? "
-        "and post_id > ?",
-        [board_id, duel.topic_id, post_id],
-    ).fetchone()
-    if row and row[0]:
-        times.append(_dt(row[0]))
-    row = storage.db.execute(
-        "select min(published_at) from declarations where duel_id = ? and status = 'published' "
-        "and published_post_id > ?",
-        [duel.id, post_id],
-    ).fetchone()
-    if row and row[0]:
-        times.append(_dt(row[0]))
+    seen = [p.first_seen_at for p in records.posts_after(post_id) if p.first_seen_at]
+    if seen:
+        times.append(_dt(min(seen)))
+    published = [
+        d.published_at
+        for d in records.published()
+        if d.published_at and d.published_post_id is not None and d.published_post_id > post_id
+    ]
+    if published:
+        times.append(_dt(min(published)))
     return min(times) if times else None
 
 
 def post_in_force(
-    ctx: FlowContext, duel: Duel, row: dict[str, Any]
+    ctx: FlowContext, duel: Duel, row: StoredPost
 ) -> tuple[dict[str, Any], str, bool, int]:
     """(action, text, late_edit, version index) of a stored post's version in force; on
     Forumactif a post edited after its dice (:mod:`forumbot.duels.dice_edits`) is ruled on
@@ -108,12 +101,12 @@ def post_in_force(
     storage = ctx.storage
     versions = list(
         storage.db["post_versions"].rows_where(
-            "board_id = ? and post_id = ?", [ctx.board_id, row["post_id"]], order_by="version"
+            "board_id = ? and post_id = ?", [ctx.board_id, row.post_id], order_by="version"
         )
     )
     if not versions:  # stored before post versions existed: the current text
-        return json.loads(row["action_json"] or "{}"), row["text"] or "", False, 0
-    nxt = next_post_at(storage, ctx.board_id, duel, row["post_id"])
+        return dict(row.action), row.text, False, 0
+    nxt = next_post_at(ctx.records_of(duel), row.post_id)
     vif = version_in_force(
         [(_dt(v["seen_at"]), v["text"] or "") for v in versions],
         None if nxt is None else nxt + _SAME_POLL,
@@ -123,7 +116,7 @@ def post_in_force(
     ruled, dice_late = ruled_version(storage, ctx.board_id, row)
     if dice_late is not None:
         index = vif.index if dice_late["version"] is None else int(dice_late["version"])
-        return json.loads(ruled["action_json"] or "{}"), ruled["text"] or "", True, index
+        return dict(ruled.action), ruled.text, True, index
     return json.loads(chosen["action_json"] or "{}"), vif.text, vif.late_edit, vif.index
 
 
@@ -148,8 +141,9 @@ def late_edits_since(ctx: FlowContext, duel: Duel, exclude: int) -> list[dict[st
     yet listed in a published declaration: ``[{duellist, post_id}]``."""
     listed: set[int] = set()
     declared: dict[int, str] = {}
-    for decl in ctx.storage.declarations(("published",), duel.id):
-        inputs = json.loads(decl["context_json"] or "{}").get("inputs") or {}
+    records = ctx.records_of(duel)
+    for decl in records.published():
+        inputs = decl.inputs
         listed.update(int(x["post_id"]) for x in inputs.get("late_edits", []))
         for p in inputs.get("posts", []):
             declared[int(p["post_id"])] = p["duellist"]
@@ -157,7 +151,7 @@ def late_edits_since(ctx: FlowContext, duel: Duel, exclude: int) -> list[dict[st
     for post_id, name in sorted(declared.items()):
         if post_id in listed or post_id == exclude:
             continue
-        row = ctx.storage.seen_post(ctx.board_id, post_id)
+        row = records.post(post_id)
         if row is None:
             continue
         _action, _text, late, _ = post_in_force(ctx, duel, row)
@@ -230,53 +224,55 @@ def replace_step_violations(
 # --- Silences --------------------------------------------------------------------------------
 
 
-def cancel_silence_drafts(ctx: FlowContext, duel_id: int, why: str) -> None:
+def cancel_silence_drafts(ctx: FlowContext, duel: Duel, why: str) -> None:
     """A post came in: unpublished relaunch drafts of this duel are cancelled (RULES.md:
-    "Any post resets the relaunch allowance")."""
+    "Any post resets the relaunch allowance"). The drafts are the snapshot's
+    (``ctx.records``); the ones cancelled are not drafted again in this poll."""
     storage = ctx.storage
-    for decl in storage.declarations(EDITABLE, duel_id):
-        stored = json.loads(decl["context_json"] or "{}")
-        step = (stored.get("inputs") or {}).get("step")
+    for decl in ctx.records_of(duel).editable():
+        step = decl.inputs.get("step")
         if step == "concession":  # the staff's decision (forumbot.duels.concession): it stays
             continue
-        if decl["kind"] in ("relaunch", "closure") or step == "relaunch":
-            storage.db["declarations"].update(
-                decl["id"],
+        if decl.kind in ("relaunch", "closure") or step == "relaunch":
+            storage.update_row(
+                "declarations",
+                {"id": decl.id},
                 {
                     "status": "cancelled",
                     "last_error": f"cancelled: {why}",
-                    "version": decl["version"] + 1,
+                    "version": decl.version + 1,
                 },
             )
             storage.audit(
-                "forumbot", "draft.cancel", f"declaration:{decl['id']}", decl["status"], why,
+                "forumbot", "draft.cancel", f"declaration:{decl.id}", decl.status, why,
                 ctx.now(),
             )  # fmt: skip
-            log.info("duel %s: relaunch draft %s cancelled (%s)", duel_id, decl["id"], why)
+            log.info("duel %s: relaunch draft %s cancelled (%s)", duel.id, decl.id, why)
 
 
 # --- Publication -----------------------------------------------------------------------------
 
 
 def apply_published_fatigue(
-    storage: Storage, duel: Duel, row: dict[str, Any], now: datetime
+    storage: Storage, duel: Duel, row: Declaration | dict[str, Any], now: datetime
 ) -> bool:
     """Advance a fatigue duel (1v1 or 2v2) once one of its declarations is out (in the
     publication's transaction): the opening starts it; a step's outcome becomes the state (a
     closed turn is stored in ``turns``); a relaunch changes nothing; the final one finishes it
     (its pending deadlines superseded). Returns True when the next deadline starts from it."""
-    ctx = json.loads(row["context_json"])
-    if row["kind"] == "opening":
+    decl = Declaration.of(row)
+    ctx = decl.stored
+    if decl.kind == "opening":
         early = ctx["context"].get("state_after_early")
         state = rules.start_duel(DuelState.from_dict(early or duel.state))
         storage.update_duel(
             duel.id,
             status="running",
-            opening_post_id=row["published_post_id"],
+            opening_post_id=decl.published_post_id,
             state_json=json.dumps(state.to_dict(), ensure_ascii=False),
         )
         return True
-    if row["kind"] == "relaunch":
+    if decl.kind == "relaunch":
         return True
     outcome = ctx["outcome"]
     inputs = ctx["inputs"]
@@ -285,7 +281,7 @@ def apply_published_fatigue(
         dice = {str(p["post_id"]): p["dice"] for p in inputs["state_before"].get("pending", [])}
         dice.update(inputs["dice"])
         # the turn is complete: stored with both posts, and its state becomes the duel's
-        storage.record_turn(duel.id, row["turn"], inputs["state_before"], posts, dice, outcome, now)
+        storage.record_turn(duel.id, decl.turn, inputs["state_before"], posts, dice, outcome, now)
     else:  # a first declaration: the state moves on, the turn is not complete yet
         fields: dict[str, Any] = {"state_json": json.dumps(outcome["state"], ensure_ascii=False)}
         if outcome["finished"]:

@@ -30,7 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 from forumbot.forums.base import ForumClient
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE, Declaration, Duel
+from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords, StoredPost
 from parsers.text import fold
 from rules.dice import derive_roll
 from rules.ruleset import Ruleset
@@ -92,13 +92,15 @@ class Draft:
     hold_over: bool = False
 
 
-def forum_dice(row: dict[str, Any], dice_name: str, count: int) -> tuple[int, ...] | None:
+def forum_dice(
+    row: StoredPost | dict[str, Any], dice_name: str, count: int
+) -> tuple[int, ...] | None:
     """The first ``count`` values of the forum dice named like ``dice_name`` on a stored post
-    (accent/case-insensitive containment: "Dé du Duel" matches "Duel"), in roll order;
-    None when fewer are there."""
+    (a record, or a ``posts_seen`` row; accent/case-insensitive containment: "Dé du Duel"
+    matches "Duel"), in roll order; None when fewer are there."""
     wanted = fold(dice_name)
     values: list[int] = []
-    for roll in json.loads(row.get("dice_json") or "[]"):
+    for roll in StoredPost.of(row).dice:
         if wanted in fold(roll["name"]):
             values.extend(int(v) for v in roll["values"])
     return tuple(values[:count]) if len(values) >= count else None
@@ -157,16 +159,16 @@ class DiceSource:
         return values
 
     def for_post(
-        self, duel: Duel, ruleset: Ruleset, turn: int, row: dict[str, Any], count: int
+        self, duel: Duel, ruleset: Ruleset, turn: int, post: StoredPost, count: int
     ) -> tuple[int, ...] | None:
-        """The ``count`` dice of the stored post ``row`` in ``turn`` (named like the ruleset's
+        """The ``count`` dice of the stored ``post`` in ``turn`` (named like the ruleset's
         ``dice_name``): rolled by the bot, or the forum's (None when the post lacks them)."""
         if self.settings.forum_rolls_dice:
-            values = forum_dice(row, self.settings.dice_name or ruleset.dice_name, count)
+            values = forum_dice(post, self.settings.dice_name or ruleset.dice_name, count)
             if values is None:
                 return None
-            return self.record_forum(duel, turn, row["post_id"], ruleset.dice_name, values)
-        return self.roll(duel, turn, row["post_id"], ruleset.dice_name, count)
+            return self.record_forum(duel, turn, post.post_id, ruleset.dice_name, values)
+        return self.roll(duel, turn, post.post_id, ruleset.dice_name, count)
 
 
 class DraftWriter:
@@ -203,24 +205,34 @@ class DraftWriter:
         draft rendered again, unchanged, on every poll is not news: the referee logs and
         counts only changes).
         """
+        # The write path reads the one row it writes (by its key), fresh: a referee may have
+        # approved or edited it since the snapshot; everything after is derived, not re-read.
         before = self.storage.declaration_by_key(self.key(duel, draft.what))
-        decl_id = self.upsert(duel, draft)
-        row = self.storage.declaration(decl_id)
+        decl_id, row = self._upsert(duel, draft, before)
         if draft.hold is not None:
             if row["status"] in EDITABLE and (row["status"] != "held" or draft.hold_over):
-                self.storage.db["declarations"].update(
-                    decl_id, {"status": "held", "last_error": draft.hold}
-                )
+                hold = {"status": "held", "last_error": draft.hold}
+                self.storage.update_row("declarations", {"id": decl_id}, hold)
+                row = {**row, **hold}
         elif row["status"] == "held" and row["last_error"] == MISSING_DICE:
-            self.storage.db["declarations"].update(decl_id, {"status": "draft", "last_error": None})
-        self.changed = before is None or before != self.storage.declaration(decl_id)
+            release = {"status": "draft", "last_error": None}
+            self.storage.update_row("declarations", {"id": decl_id}, release)
+            row = {**row, **release}
+        self.changed = before is None or before != row
         return decl_id
 
     def upsert(self, duel: Duel, draft: Draft) -> int:
         """Insert or update the row keyed by ``draft.what`` (see the class doc)."""
+        existing = self.storage.declaration_by_key(self.key(duel, draft.what))
+        return self._upsert(duel, draft, existing)[0]
+
+    def _upsert(
+        self, duel: Duel, draft: Draft, existing: dict[str, Any] | None
+    ) -> tuple[int, dict[str, Any]]:
+        """Insert or update the row keyed by ``draft.what`` given its stored ``existing``
+        row; returns (id, the row as written)."""
         now = self.now()
         key = self.key(duel, draft.what)
-        existing = self.storage.declaration_by_key(key)
         delay = self.settings.review_delay_s
         publish_after = None if delay == "manual" else iso(now + timedelta(seconds=int(delay)))
         ctx_json = json.dumps(
@@ -228,36 +240,32 @@ class DraftWriter:
             ensure_ascii=False,
         )
         if existing is None:
-            return int(
-                self.storage.db["declarations"]
-                .insert(
-                    {
-                        "duel_id": duel.id,
-                        "turn": draft.turn,
-                        "kind": draft.kind,
-                        "idempotency_key": key,
-                        "status": "draft",
-                        "text": draft.text,
-                        "text_edited": 0,
-                        "context_json": ctx_json,
-                        "overrides_json": "{}",
-                        "waived_json": "[]",
-                        "marker": marker_text(key),
-                        "created_at": iso(now),
-                        "updated_at": iso(now),
-                        "publish_after": publish_after,
-                        "attempts": 0,
-                        "version": 1,
-                    }
-                )
-                .last_pk
-            )
+            inserted = {
+                "duel_id": duel.id,
+                "turn": draft.turn,
+                "kind": draft.kind,
+                "idempotency_key": key,
+                "status": "draft",
+                "text": draft.text,
+                "text_edited": 0,
+                "context_json": ctx_json,
+                "overrides_json": "{}",
+                "waived_json": "[]",
+                "marker": marker_text(key),
+                "created_at": iso(now),
+                "updated_at": iso(now),
+                "publish_after": publish_after,
+                "attempts": 0,
+                "version": 1,
+            }
+            decl_id = int(self.storage.db["declarations"].insert(inserted).last_pk)
+            return decl_id, {**inserted, "id": decl_id, "last_error": None}
         if existing["status"] not in EDITABLE:
-            return int(existing["id"])
+            return int(existing["id"]), existing
         if existing["context_json"] == ctx_json and (
             existing["text_edited"] or existing["text"] == draft.text
         ):
-            return int(existing["id"])
+            return int(existing["id"]), existing
         changes: dict[str, Any] = {
             "context_json": ctx_json,
             "updated_at": iso(now),
@@ -273,15 +281,19 @@ class DraftWriter:
                 )
         else:
             changes["text"] = draft.text
-        self.storage.db["declarations"].update(existing["id"], changes)
-        return int(existing["id"])
+        self.storage.update_row("declarations", {"id": existing["id"]}, changes)
+        return int(existing["id"]), {**existing, **changes}
 
 
 @dataclass(frozen=True)
 class FlowContext:
-    """What a flow is given: the board's adapters and settings, and the duel's ruleset.
+    """What a flow is given: the board's adapters and settings, the duel's ruleset and rows.
 
     ``ruleset`` is loaded once per duel per poll (:meth:`for_duel`); :attr:`rs` reads it.
+    ``records`` is the duel's snapshot (:class:`~forumbot.storage.records.DuelRecords`: the
+    duel, its declarations, its topic's stored posts), read once per poll by the referee;
+    the flows and their helpers read declarations and posts from it
+    (:meth:`records_of`), never from the tables. Writes go through ``storage``.
     """
 
     storage: Storage
@@ -292,6 +304,7 @@ class FlowContext:
     drafts: DraftWriter
     dice: DiceSource
     ruleset: Ruleset | None = field(default=None)
+    records: DuelRecords | None = field(default=None)
 
     @classmethod
     def build(
@@ -308,9 +321,20 @@ class FlowContext:
             DraftWriter(storage, settings, now), DiceSource(storage, settings, now),
         )  # fmt: skip
 
-    def for_duel(self, ruleset: Ruleset) -> FlowContext:
-        """This context with the duel's ruleset."""
-        return replace(self, ruleset=ruleset)
+    def for_duel(self, ruleset: Ruleset, records: DuelRecords | None = None) -> FlowContext:
+        """This context with the duel's ruleset and (when read) its snapshot."""
+        return replace(self, ruleset=ruleset, records=records)
+
+    def records_of(self, duel: Duel) -> DuelRecords:
+        """The snapshot of ``duel``: :attr:`records` when it is this duel's, else the
+        duel's rows read now (a caller outside the referee's poll: the CLI, a test)."""
+        if self.records is not None and self.records.duel.id == duel.id:
+            return self.records
+        return self.storage.duel_records(duel.id)
+
+    def existing(self, duel: Duel, what: str) -> Declaration | None:
+        """The duel's declaration ``what`` as the snapshot holds it, or None."""
+        return self.records_of(duel).by_key(self.drafts.key(duel, what))
 
     @property
     def rs(self) -> Ruleset:
@@ -339,19 +363,21 @@ def context_of(source: FlowContext | HasContext) -> FlowContext:
     return source if isinstance(source, FlowContext) else source.context()
 
 
-def duellist_of(storage: Storage, duel_id: int, row: dict[str, Any]) -> str | None:
-    """The duellist who wrote a stored post, or None (referee, spectator, look-alike).
+def duellist_of(storage: Storage, duel_id: int, row: StoredPost | dict[str, Any]) -> str | None:
+    """The duellist who wrote a stored post (a record, or a ``posts_seen`` row), or None
+    (referee, spectator, look-alike).
 
     Names are matched case-insensitively, then bound to the forum account: the first
     post of a duellist that carries an author id records it, and later posts under the
     same display name from another account (a look-alike such as ``"Cassius  Thorne"``,
     shown as ``"Cassius Thorne"``) are not the duellist's.
     """
-    author = (row.get("author") or "").casefold()
+    post = StoredPost.of(row)
+    author = (post.author or "").casefold()
     for d in storage.duellists(duel_id):
         if d["name"].casefold() != author:
             continue
-        author_id = row.get("author_id")
+        author_id = post.author_id
         if author_id is None:
             return str(d["name"])
         if d["user_id"] is None:
@@ -362,8 +388,8 @@ def duellist_of(storage: Storage, duel_id: int, row: dict[str, Any]) -> str | No
         log.warning(
             "duel %s: post %s signed %r by account %s, not the duellist's account %s: ignored",
             duel_id,
-            row.get("post_id"),
-            row.get("author"),
+            post.post_id,
+            post.author,
             author_id,
             d["user_id"],
         )
@@ -432,12 +458,11 @@ class DuelFlow(Protocol):
         ...
 
     def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
-        """The drafts the duel's recorded posts call for now (often none)."""
+        """The drafts the duel's recorded posts call for now (often none); the declarations
+        and posts are read from ``ctx.records`` (:meth:`FlowContext.records_of`)."""
         ...
 
-    def on_published(
-        self, storage: Storage, duel: Duel, decl: dict[str, Any], now: datetime
-    ) -> bool:
+    def on_published(self, storage: Storage, duel: Duel, decl: Declaration, now: datetime) -> bool:
         """Advance the duel once ``decl`` is out (in the publication's transaction); True when
         a deadline should start from it."""
         ...
@@ -456,7 +481,7 @@ class DuelFlow(Protocol):
         """Store a recomputed draft's violations."""
         ...
 
-    def deadline_for(self, storage: Storage, duel: Duel, decl: dict[str, Any]) -> DeadlineSpec:
+    def deadline_for(self, storage: Storage, duel: Duel, decl: Declaration) -> DeadlineSpec:
         """The deadline the published ``decl`` starts (flows with a ``timeout_kind``)."""
         ...
 

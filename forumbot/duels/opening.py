@@ -131,24 +131,24 @@ def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
     """The opening draft again when spells were cast before the start (module doc); none
     when nothing changed or the opening is out."""
     early = []
-    for row in ctx.storage.topic_posts(ctx.board_id, duel.topic_id):
-        name = duellist_of(ctx.storage, duel.id, row) if row["author"] else None
-        action = json.loads(row["action_json"] or "{}")
+    for row in ctx.records_of(duel).posts:
+        name = duellist_of(ctx.storage, duel.id, row) if row.author else None
+        action = row.action
         if name is None or not (action.get("spell") or action.get("spell_text")):
             continue
         early.append(
             rules.TurnPost(
                 duellist=name,
-                post_id=row["post_id"],
+                post_id=row.post_id,
                 spell=action.get("spell"),
                 spell_text=action.get("spell_text"),
                 before_start=True,
             )
         )
-    decl = ctx.drafts.existing(duel, "opening")
+    decl = ctx.existing(duel, "opening")
     if not early or decl is None or decl.status not in EDITABLE:
         return []
-    context = decl.stored["context"]
+    context = decl.context  # a copy: the snapshot's record stays as read
     listed = [(e["duellist"], e["post_id"]) for e in context.get("early", [])]
     if listed == [(p.duellist, p.post_id) for p in early]:
         return []

@@ -24,31 +24,34 @@ from forumbot.duels.flows import flow_for
 from forumbot.duels.stalemate import check_stalemate
 from forumbot.forums.base import ForumClient
 from forumbot.publish import poster
+from forumbot.publish.poster import OnPublished
 from forumbot.storage import Storage
-from forumbot.storage.records import Duel
+from forumbot.storage.records import Declaration, Duel
 from rules.stalemate import DEFAULT_QUIET_TURNS
 
 
 def apply_published(
-    storage: Storage, row: dict[str, Any], now: datetime, *,
+    storage: Storage, row: Declaration | dict[str, Any], now: datetime, *,
     stalemate_turns: int = DEFAULT_QUIET_TURNS,
 ) -> None:  # fmt: skip
-    """Advance the duel of the published declaration ``row`` (see module doc); a ``notice``
-    (a cancelled duel's declaration, :mod:`forumbot.duels.ending`) advances nothing.
-    ``stalemate_turns``: the setting ``club.stalemate_turns`` (0 = no close proposed)."""
-    if row["kind"] == "notice":
+    """Advance the duel of the published declaration ``row`` (a record, or a row dict) (see
+    module doc); a ``notice`` (a cancelled duel's declaration,
+    :mod:`forumbot.duels.ending`) advances nothing. ``stalemate_turns``: the setting
+    ``club.stalemate_turns`` (0 = no close proposed)."""
+    decl = Declaration.of(row)
+    if decl.kind == "notice":
         return
-    duel = Duel.from_row(storage.duel(row["duel_id"]))
+    duel = Duel.from_row(storage.duel(decl.duel_id))
     flow = flow_for(storage, duel)
-    if flow.on_published(storage, duel, row, now):
-        create_deadline(storage, row, now, flow)
-    check_stalemate(storage, row, now, stalemate_turns)
+    if flow.on_published(storage, duel, decl, now):
+        create_deadline(storage, decl, now, flow)
+    check_stalemate(storage, decl, now, stalemate_turns)
 
 
-def published_hook(stalemate_turns: int) -> Callable[[Storage, dict[str, Any], datetime], None]:
+def published_hook(stalemate_turns: int) -> OnPublished:
     """The poster's ``on_published`` hook with the board's ``club.stalemate_turns``."""
 
-    def hook(storage: Storage, row: dict[str, Any], now: datetime) -> None:
+    def hook(storage: Storage, row: Declaration | dict[str, Any], now: datetime) -> None:
         apply_published(storage, row, now, stalemate_turns=stalemate_turns)
 
     return hook

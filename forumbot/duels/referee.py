@@ -7,10 +7,11 @@ rows from storage) and records what they are; the duel's ruleset flow
 call for and returns drafts, which the loop stores (:class:`forumbot.duels.flow.DraftWriter`).
 Publishing is :mod:`forumbot.publish.poster`'s job; nothing here posts to the forum.
 
-One poll of a duel (:meth:`Referee.poll_duel`): the duel row is read once (a
-:class:`forumbot.storage.records.Duel`), its ruleset loaded once, its flow picked once; the
-flow says where to read the topic from (:meth:`DuelFlow.read_from`), the new and edited posts
-are recorded (``posts_seen``, every distinct text in ``post_versions``), and the flow's
+One poll of a duel (:meth:`Referee.poll_duel`): its rows are read once (a
+:class:`forumbot.storage.records.DuelRecords`: the duel, its declarations, its posts), its
+ruleset loaded once, its flow picked once; the flow says where to read the topic from
+(:meth:`DuelFlow.read_from`), the new and edited posts are recorded (``posts_seen``, every
+distinct text in ``post_versions``; merged into the snapshot, not read again), and the flow's
 :meth:`DuelFlow.advance` returns the drafts to store. New topics naming two duellists are
 adopted (:func:`forumbot.duels.opening.adopt`).
 
@@ -39,13 +40,14 @@ import logging
 import random
 import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from typing import Any
 
 import rules
 from forumbot.duels import dice_edits, opening
 from forumbot.duels.deadlines import sweep
+from forumbot.duels.finished import finished_outcome, notify_finished
 from forumbot.duels.flow import (
     MISSING_DICE,
     DuelFlow,
@@ -59,7 +61,7 @@ from forumbot.errors import ForumError, LoginFailed, TopicMoved
 from forumbot.forums.base import ForumClient
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, content_hash, iso
-from forumbot.storage.records import EDITABLE, Duel
+from forumbot.storage.records import EDITABLE, Duel, DuelRecords, StoredPost
 from parsers.action import SpellMatcher, parse_action
 from parsers.duel_setup import find_duellists, find_stakes
 from parsers.model import Post
@@ -154,9 +156,7 @@ class Referee:
         self.full_reread_every = max(1, int(full_reread_every))
         self.reads: dict[int, int] = {}
         # What this process knows of the board (issue 12: read only what changed).
-        self.watch = TopicWatch(
-            storage, self.board_id, lambda: self.now(), edit_watch_interval_s
-        )
+        self.watch = TopicWatch(storage, self.board_id, lambda: self.now(), edit_watch_interval_s)
         self.owl_reminders = owl_reminders
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
@@ -164,6 +164,8 @@ class Referee:
         # the middle of a poll: the scheduler wakes the publisher with it (issue 12), so the
         # first declaration goes out while the poll reads the other topics.
         self.on_drafted: list[Callable[[], None]] = []
+        # The snapshots this poll handed to the flows, by duel id (reused by the sweep).
+        self.polled: dict[int, DuelRecords] = {}
 
     def settings(self) -> FlowSettings:
         """The board's settings as the flows read them (from the current attributes)."""
@@ -197,6 +199,7 @@ class Referee:
         topics = self.watch.listing(self.client, forum_id)
         listed = {summary.topic_id for summary in topics}
         ctx = self.context()
+        self.polled = {}
         read = new = edited = drafts = 0
         for summary in [*topics, *self.watch.unlisted(forum_id, listed)]:
             try:
@@ -222,7 +225,8 @@ class Referee:
             drafts += counts[3]
             if counts[3]:
                 self._drafted()
-        swept = self.sweep_deadlines(forum_id)
+        swept = sweep(self.context(), forum_id, self.polled)
+        self.polled = {}
         if swept:
             self._drafted()
         drafts += swept
@@ -268,16 +272,23 @@ class Referee:
                 return 0, 0, 0, 0  # nothing to read; the ruleset error shows when it changes
             raise
         flow = flow_for(self.storage, duel, ruleset)
-        watched = self._watches_edits(duel, flow) or self._has_pending_draft(duel.id)
+        # The duel's rows, read once for this poll (storage.records: the snapshot's rule); its
+        # posts only once the topic is read or the duel advanced.
+        records = self.storage.duel_records(duel.id, posts=False)
+        duel = records.duel
+        # a turn draft waiting: its posts may still be edited (edit watch)
+        pending = any(d.kind == "turn" for d in records.editable())
+        watched = self._watches_edits(duel, flow) or pending
         if unchanged and not self.watch.watch_due(duel, watched):
-            if not self.watch.needs_advance(duel.id):
+            if not self.watch.needs_advance(records):
                 return 0, 0, 0, 0
             # A declaration was published since (e.g. an opening confirmed after an
             # ambiguous outcome): what is recorded may call for a draft; nothing to read.
-            return 0, 0, 0, self._advance(ctx.for_duel(ruleset), flow, duel)
+            return 0, 0, 0, self._advance(ctx.for_duel(ruleset, records), flow)
         replies = summary.replies if summary.replies >= 0 else None
+        records = self.storage.with_posts(records)
         try:
-            counts = self._poll(ctx.for_duel(ruleset), flow, duel, summary.last_post_id, replies)
+            counts = self._poll(ctx.for_duel(ruleset, records), flow, summary.last_post_id, replies)
         except TopicMoved as exc:
             self.watch.hold_moved(duel, exc)
             return read + 1, 0, 0, 0
@@ -289,39 +300,13 @@ class Referee:
         return self.watch_edits and duel.status == "running" and flow.watches_edits
 
     def sweep_deadlines(self, forum_id: int | None = None) -> int:
-        """Fire the deadlines that are due (relaunch drafts, owl reminders); returns the
-        drafts written. See :mod:`forumbot.duels.deadlines`."""
+        """Fire the due deadlines (:mod:`forumbot.duels.deadlines`); returns drafts written."""
         return sweep(self.context(), forum_id)
 
     def notify_finished(self) -> list[int]:
-        """Run the ``on_finished`` callbacks once for each duel finished since (claimed by a
-        compare-and-set on ``duels.finish_notified_at``, so a restart never repeats one).
-        A failing callback is logged; the duel still counts as notified. Returns duel ids."""
-        done = []
-        for duel in self.storage.db["duels"].rows_where(
-            "board_id = ? and status = 'finished' and finish_notified_at is null",
-            [self.board_id],
-        ):
-            claimed = self.storage.db.execute(
-                "update duels set finish_notified_at = ? where id = ? "
-                "and finish_notified_at is null",
-                [iso(self.now()), duel["id"]],
-            ).rowcount
-            self.storage.db.conn.commit()
-            if claimed != 1:
-                continue
-            outcome = finished_outcome(duel)
-            for callback in self.on_finished:
-                try:
-                    callback(int(duel["id"]), outcome)
-                except Exception:
-                    log.exception("duel %s: on_finished callback failed", duel["id"])
-            done.append(int(duel["id"]))
-        return done
-
-    def _has_pending_draft(self, duel_id: int) -> bool:
-        """True while a turn draft waits: its posts may still be edited (edit watch)."""
-        return any(d["kind"] == "turn" for d in self.storage.declarations(EDITABLE, duel_id))
+        """Run the ``on_finished`` callbacks once for each duel finished since; returns the
+        duel ids (:func:`forumbot.duels.finished.notify_finished`)."""
+        return notify_finished(self.storage, self.board_id, self.now(), self.on_finished)
 
     def try_adopt(
         self, forum_id: int, topic_id: int, title: str, summary: Any = None
@@ -442,21 +427,26 @@ class Referee:
         read again until the listing shows a newer one. Returns
         ``(new_posts, edited_posts, drafts_written)``.
         """
-        duel = Duel.from_row(self.storage.duel(duel_id))
-        ruleset = load_ruleset(str(duel.ruleset))
-        flow = flow_for(self.storage, duel, ruleset)
-        return self._poll(self.context().for_duel(ruleset), flow, duel, listed_last_post_id)
+        records = self.storage.duel_records(duel_id)
+        ruleset = load_ruleset(str(records.duel.ruleset))
+        flow = flow_for(self.storage, records.duel, ruleset)
+        return self._poll(self.context().for_duel(ruleset, records), flow, listed_last_post_id)
 
     def _poll(
-        self, ctx: FlowContext, flow: DuelFlow, duel: Duel, listed_last_post_id: int | None,
+        self, ctx: FlowContext, flow: DuelFlow, listed_last_post_id: int | None,
         listed_replies: int | None = None,
     ) -> tuple[int, int, int]:  # fmt: skip
+        """Read the topic of the duel of ``ctx.records``, record its posts, advance it."""
+        records = ctx.records
+        assert records is not None
+        duel = records.duel
         count = self.reads.get(duel.id, 0)
         self.reads[duel.id] = count + 1
         since = flow.read_from(ctx, duel, count)
         posts = self.client.read_topic(duel.topic_id, since)
         self.watch.note_read(duel, listed_replies)
-        new, edited = self._record_posts(ctx.rs, duel, posts)
+        new, edited, stored = self._record_posts(ctx.rs, records, posts)
+        records = records.with_posts(stored)  # what was just written, not read again
         dice_edits.observe(ctx, duel, posts)  # Forumactif: edits after the dice (issue 16)
         seen = [p.post_id for p in posts]
         if listed_last_post_id is not None:
@@ -465,16 +455,22 @@ class Referee:
             last = max(seen)
             if duel.last_post_id is None or last > duel.last_post_id:
                 self.storage.update_duel(duel.id, last_post_id=last)
-        return new, edited, self._advance(ctx, flow, duel)
+                records = records.with_duel(replace(duel, last_post_id=last))
+        return new, edited, self._advance(replace(ctx, records=records), flow)
 
-    def _record_posts(self, ruleset: Ruleset, duel: Duel, posts: Sequence[Post]) -> tuple[int, int]:
-        """Store new and edited posts (``posts_seen``, ``post_versions``): (new, edited)."""
+    def _record_posts(
+        self, ruleset: Ruleset, records: DuelRecords, posts: Sequence[Post]
+    ) -> tuple[int, int, list[StoredPost]]:
+        """Store new and edited posts (``posts_seen``, ``post_versions``; those stored before
+        are the snapshot's): (new, edited, the records of the posts written)."""
+        duel = records.duel
         matcher = SpellMatcher(ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)
         new = edited = 0
+        written: list[StoredPost] = []
         now = iso(self.now())
         for post in posts:
             digest = content_hash(post.text)
-            stored = self.storage.seen_post(self.board_id, post.post_id)
+            stored = records.post(post.post_id)
             try:
                 action = parse_action(post, matcher)
                 action_json = json.dumps(asdict(action), ensure_ascii=False)
@@ -499,23 +495,28 @@ class Referee:
                 ),
                 "last_seen_at": now,
             }
-            if stored is None or stored["content_hash"] != digest:
+            if stored is None or stored.content_hash != digest:
                 self._record_version(post.post_id, digest, post.text, action_json, now)
             if stored is None:
                 row.update(first_seen_at=now, hash_changes=0)
                 self.storage.db["posts_seen"].insert(row)
+                written.append(StoredPost.from_row(row))
                 new += 1
-            elif stored["content_hash"] != digest or stored["dice_json"] != row["dice_json"]:
-                if stored["content_hash"] != digest:
-                    row["hash_changes"] = (stored["hash_changes"] or 0) + 1
+            elif stored.content_hash != digest or stored.dice != json.loads(str(row["dice_json"])):
+                if stored.content_hash != digest:
+                    row["hash_changes"] = stored.hash_changes + 1
                     edited += 1
                     log.info("post %s: content changed (edit)", post.post_id)
-                self.storage.db["posts_seen"].update((self.board_id, post.post_id), row)
+                self.storage.update_row("posts_seen", stored.key, row)
+                written.append(
+                    StoredPost.from_row(
+                        {"first_seen_at": stored.first_seen_at,
+                         "hash_changes": stored.hash_changes, **row}
+                    )
+                )  # fmt: skip
             else:
-                self.storage.db["posts_seen"].update(
-                    (self.board_id, post.post_id), {"last_seen_at": now}
-                )
-        return new, edited
+                self.storage.update_row("posts_seen", stored.key, {"last_seen_at": now})
+        return new, edited, written
 
     def _record_version(
         self, post_id: int, digest: str, text: str, action_json: str, seen_at: str
@@ -541,17 +542,21 @@ class Referee:
     # -- turn level ---------------------------------------------------------------------
     def advance(self, duel_id: int) -> int:
         """Draft what the duel's recorded posts call for. Returns the drafts written."""
-        duel = Duel.from_row(self.storage.duel(duel_id))
-        ruleset = load_ruleset(str(duel.ruleset))
-        flow = flow_for(self.storage, duel, ruleset)
-        return self._advance(self.context().for_duel(ruleset), flow, duel)
+        records = self.storage.duel_records(duel_id)
+        ruleset = load_ruleset(str(records.duel.ruleset))
+        flow = flow_for(self.storage, records.duel, ruleset)
+        return self._advance(self.context().for_duel(ruleset, records), flow)
 
-    def _advance(self, ctx: FlowContext, flow: DuelFlow, duel: Duel) -> int:
-        self.watch.note_advanced(duel.id)
-        # Read the row again, after the publications were counted: the publisher (another
-        # worker) may have committed since ``duel`` was read, and a row older than the count
-        # would leave the duel waiting for a turn that is already out.
-        duel = Duel.from_row(self.storage.duel(duel.id))
+    def _advance(self, ctx: FlowContext, flow: DuelFlow) -> int:
+        """Hand the duel of ``ctx.records`` to its flow and store the drafts it returns."""
+        assert ctx.records is not None
+        # Read again if the publisher (its own connection), the review page or the CLI
+        # committed since: the flow never sees a duel older than the publications counted.
+        records = self.storage.fresh_records(ctx.records)
+        ctx = replace(ctx, records=records)
+        duel = records.duel
+        self.watch.note_advanced(records)
+        self.polled[duel.id] = records
         written = 0
         for draft in flow.advance(ctx, duel):
             decl_id = ctx.drafts.write(duel, draft)
@@ -559,27 +564,6 @@ class Referee:
                 written += 1
                 log.info("duel %s: %s draft %s (%s)", duel.id, flow.name, decl_id, draft.what)
         return written
-
-
-def finished_outcome(duel: dict[str, Any]) -> dict[str, Any]:
-    """What ``on_finished`` callbacks receive for a finished duel row: ``winner`` and
-    ``loser`` (names or None), ``draw``, ``reason`` (``"won"``, ``"draw"``, ``"no_winner"``),
-    ``stakes``, ``ruleset``, ``topic_id`` and the final ``state`` (dict)."""
-    state = json.loads(duel["state_json"] or "{}")
-    winner = state.get("winner")
-    names = [d["name"] for d in state.get("duellists", [])]
-    loser = next((n for n in names if n != winner), None) if winner else None
-    draw = bool(state.get("draw"))
-    return {
-        "winner": winner,
-        "loser": loser,
-        "draw": draw,
-        "reason": "won" if winner else "draw" if draw else "no_winner",
-        "stakes": duel.get("stakes"),
-        "ruleset": duel.get("ruleset"),
-        "topic_id": duel.get("topic_id"),
-        "state": state,
-    }
 
 
 __all__ = [

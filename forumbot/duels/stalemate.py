@@ -21,7 +21,6 @@ Every flow's declarations store the state after them (``outcome.state``, a
 
 from __future__ import annotations
 
-import json
 import logging
 from datetime import datetime
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 from forumbot.duels.duo_board import add_task
 from forumbot.publish.render import render
 from forumbot.storage import Storage
-from forumbot.storage.records import Duel
+from forumbot.storage.records import Declaration, Duel
 from rules.model import DuelState
 from rules.stalemate import DEFAULT_QUIET_TURNS, CloseProposal, points_by_turn, propose_close
 
@@ -39,41 +38,36 @@ TASK_KIND = "stalemate"
 TEMPLATE = "stalemate_task.txt.j2"
 
 
-def _stored(decl: dict[str, Any]) -> dict[str, Any]:
-    return dict(json.loads(decl.get("context_json") or "{}"))
-
-
-def closes_turn(decl: dict[str, Any]) -> bool:
-    """True when the turn declaration ``decl`` closed a turn: its stored state after is of a
-    later turn than its state before (every engine counts a turn when it closes)."""
-    if decl.get("kind") != "turn":
+def closes_turn(row: Declaration | dict[str, Any]) -> bool:
+    """True when the turn declaration ``row`` (a record or a row dict) closed a turn: its
+    stored state after is of a later turn than its state before (every engine counts a turn
+    when it closes)."""
+    decl = Declaration.of(row)
+    if decl.kind != "turn":
         return False
-    stored = _stored(decl)
-    before = (stored.get("inputs") or {}).get("state_before")
-    after = (stored.get("outcome") or {}).get("state")
+    before = decl.inputs.get("state_before")
+    after = (decl.outcome or {}).get("state")
     if not before or not after:
         return False
     return int(after.get("turn", 0)) > int(before.get("turn", 0))
 
 
-def turn_boundaries(storage: Storage, duel_id: int, current: dict[str, Any]) -> list[DuelState]:
+def turn_boundaries(
+    storage: Storage, duel_id: int, current: Declaration | dict[str, Any]
+) -> list[DuelState]:
     """The duel's states at each turn boundary, oldest first: the state before its first
     closed turn, then the state after each published declaration that closed a turn
     (``current``, the declaration being published, counts as published)."""
-    rows = [
-        r
-        for r in storage.db["declarations"].rows_where(
-            "duel_id = ? and kind = 'turn' and (status = 'published' or id = ?)",
-            [duel_id, current["id"]],
-            order_by="id",
-        )
-    ]
-    closing = [r for r in rows if closes_turn(r)]
+    rows = storage.db["declarations"].rows_where(
+        "duel_id = ? and kind = 'turn' and (status = 'published' or id = ?)",
+        [duel_id, Declaration.of(current).id],
+        order_by="id",
+    )
+    closing = [d for d in map(Declaration.from_row, rows) if closes_turn(d)]
     if not closing:
         return []
-    first = _stored(closing[0])["inputs"]["state_before"]
-    states = [DuelState.from_dict(first)]
-    states.extend(DuelState.from_dict(_stored(r)["outcome"]["state"]) for r in closing)
+    states = [DuelState.from_dict(closing[0].inputs["state_before"])]
+    states.extend(DuelState.from_dict((d.outcome or {})["state"]) for d in closing)
     return states
 
 
@@ -118,15 +112,17 @@ def open_task(
 
 
 def check_stalemate(
-    storage: Storage, decl: dict[str, Any], now: datetime,
+    storage: Storage, row: Declaration | dict[str, Any], now: datetime,
     quiet_turns: int = DEFAULT_QUIET_TURNS,
 ) -> bool:  # fmt: skip
-    """After the publication of ``decl``: open a ``stalemate`` referee task when it closed a
-    turn of a running duel and the last ``quiet_turns`` turns lost no PV (0: off). Returns
-    True when a task was opened. The duel itself is left alone."""
+    """After the publication of ``row`` (a record or a row dict): open a ``stalemate``
+    referee task when it closed a turn of a running duel and the last ``quiet_turns`` turns
+    lost no PV (0: off). Returns True when a task was opened. The duel itself is left
+    alone."""
+    decl = Declaration.of(row)
     if quiet_turns <= 0 or not closes_turn(decl):
         return False
-    duel = Duel.from_row(storage.duel(decl["duel_id"]))
+    duel = Duel.from_row(storage.duel(decl.duel_id))
     if duel.status != "running":
         return False
     history = points_by_turn(turn_boundaries(storage, duel.id, decl))

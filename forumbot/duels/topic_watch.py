@@ -25,7 +25,7 @@ from datetime import datetime
 from forumbot.errors import TopicMoved
 from forumbot.forums.base import TopicSummary
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import Duel
+from forumbot.storage.records import Duel, DuelRecords
 
 log = logging.getLogger("forumbot.duels.referee")
 
@@ -132,8 +132,11 @@ class TopicWatch:
         from their rows (reply count -1: unknown), so their edit watch and advances run."""
         return [
             TopicSummary(
-                duel.topic_id, duel.title or "", duel.last_post_id,
-                self.replies.get(duel.topic_id, -1), None,
+                duel.topic_id,
+                duel.title or "",
+                duel.last_post_id,
+                self.replies.get(duel.topic_id, -1),
+                None,
             )  # fmt: skip
             for duel in self.live_duels(forum_id)
             if duel.topic_id not in listed and duel.topic_id not in self.missing
@@ -162,23 +165,15 @@ class TopicWatch:
         if replies is not None and replies >= 0:
             self.replies[duel.topic_id] = replies
 
-    def publications(self, duel_id: int) -> tuple[int, int]:
-        """(published declarations, the latest one's id) of the duel."""
-        row = self.storage.db.execute(
-            "select count(*), coalesce(max(id), 0) from declarations "
-            "where duel_id = ? and status = 'published'",
-            [duel_id],
-        ).fetchone()
-        return int(row[0]), int(row[1])
+    def note_advanced(self, records: DuelRecords) -> None:
+        """The duel's flow is being advanced with the publications of ``records`` (the
+        duel's snapshot, :meth:`DuelRecords.publications`)."""
+        self.advanced[records.duel.id] = records.publications()
 
-    def note_advanced(self, duel_id: int) -> None:
-        """The duel's flow is being advanced with the publications there are now."""
-        self.advanced[duel_id] = self.publications(duel_id)
-
-    def needs_advance(self, duel_id: int) -> bool:
+    def needs_advance(self, records: DuelRecords) -> bool:
         """True when a declaration of the duel was published since it was last advanced (or
         it was not advanced yet by this process): its recorded posts may call for a draft."""
-        return self.publications(duel_id) != self.advanced.get(duel_id)
+        return records.publications() != self.advanced.get(records.duel.id)
 
     # -- moved topics ---------------------------------------------------------------------
     def held_moved(self, duel: Duel) -> bool:

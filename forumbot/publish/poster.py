@@ -41,6 +41,7 @@ from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient, PreparesReplies
 from forumbot.publish.render import marker_line
 from forumbot.storage import Storage, iso
+from forumbot.storage.records import Declaration, DeclStatus
 
 log = logging.getLogger("forumbot.publish.poster")
 
@@ -55,15 +56,24 @@ def crash_point(name: str) -> None:
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _last_published(storage: Storage, duel: dict[str, Any]) -> int | None:
-    """Post id of the duel's latest published declaration: the marker search starts there."""
+def _last_published(storage: Storage, duel_id: int) -> int | None:
+    """Post id of the duel's latest published declaration: the marker search starts there
+    (read when the search is made, after the claim: never from an older snapshot)."""
     row = storage.db.execute(
         "select max(published_post_id) from declarations where duel_id = ? "
         "and status = 'published'",
-        [duel["id"]],
+        [duel_id],
     ).fetchone()
     return int(row[0]) if row and row[0] is not None else None
 
+
+DUE_STATUSES: tuple[str, ...] = (
+    DeclStatus.DRAFT.value,
+    DeclStatus.APPROVED.value,
+    DeclStatus.PUBLISHING.value,
+)
+"""Statuses a due declaration may be in (a draft by its delay, approved, or left
+``publishing`` by an attempt whose outcome is unknown)."""
 
 PREFETCH_WINDOW = 40
 """How many due declarations ahead the publisher may fetch reply forms for."""
@@ -86,61 +96,63 @@ class PublishState:
         row = storage.db.execute("select max(id) from declarations").fetchone()
         return cls(int(row[0]) if row and row[0] is not None else 0)
 
-    def needs_marker_check(self, decl: dict[str, Any]) -> bool:
+    def needs_marker_check(self, decl: Declaration) -> bool:
         """True when ``decl`` may already be in its topic (left ``publishing``, or written
         before this process started)."""
-        return decl["status"] == "publishing" or int(decl["id"]) <= self.fresh_after
+        return decl.status == "publishing" or decl.id <= self.fresh_after
 
 
-def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[dict[str, Any]]:
+def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[Declaration]:
     """Declarations to publish now, oldest first (see module docstring)."""
     due = []
-    for row in storage.declarations(("draft", "approved", "publishing")):
-        if row["status"] in ("approved", "publishing"):
-            due.append(row)
+    for decl in map(Declaration.from_row, storage.declarations(DUE_STATUSES)):
+        if decl.status in ("approved", "publishing"):
+            due.append(decl)
         elif (
             not manual
-            and row["publish_after"]
-            and row["publish_after"] <= iso(now)
+            and decl.publish_after
+            and decl.publish_after <= iso(now)
             # a draft a referee took waits for them until claim_until (issue 18)
-            and not (row.get("claimed_by") and (row.get("claim_until") or "") > iso(now))
+            and not (decl.claimed_by and (decl.claim_until or "") > iso(now))
         ):
-            due.append(row)
+            due.append(decl)
     return due
 
 
 def publish_one(
     storage: Storage,
     client: ForumClient,
-    decl: dict[str, Any],
+    row: Declaration | dict[str, Any],
     now: Callable[[], datetime],
-    on_published: Callable[[dict[str, Any]], None] | None = None,
+    on_published: Callable[[Declaration], None] | None = None,
     *,
     check_marker: bool = True,
     prepared: Any = None,
 ) -> int | None:
-    """Publish one declaration; returns its post id, or None when it failed this time.
+    """Publish one declaration (a record, or a row dict as the review page reads it);
+    returns its post id, or None when it failed this time.
 
-    ``on_published(row)`` runs after the row is marked published (advances the duel).
+    ``on_published(decl)`` runs after the row is marked published (advances the duel) with
+    the declaration as it now is (a :class:`Declaration` read inside that transaction).
     ``check_marker``: look for the declaration's marker in the topic before posting (False
     only for a row this process wrote and never tried: :class:`PublishState`). ``prepared``:
     the topic's reply form fetched ahead (:class:`~forumbot.forums.base.PreparesReplies`).
     Login failures propagate (they stop the bot); other forum errors are logged and the
     row stays ``publishing`` so the next attempt checks the marker first.
     """
-    duel = storage.duel(decl["duel_id"])
-    topic_id = duel["topic_id"]
-    retrying = decl["status"] == "publishing"
+    decl = Declaration.of(row)
+    topic_id = int(storage.duel(decl.duel_id)["topic_id"])
+    retrying = decl.status == "publishing"
     # Claim the row (compare-and-set on its status and version): of two processes that saw
     # it due at once (forumbot run and the review page's "publish now"), one goes on.
     claimed = storage.db.execute(
         "update declarations set status = 'publishing', attempts = coalesce(attempts, 0) + 1, "
         "version = version + 1, updated_at = ? where id = ? and status = ? and version = ?",
-        [iso(now()), decl["id"], decl["status"], decl["version"]],
+        [iso(now()), decl.id, decl.status, decl.version],
     ).rowcount
     storage.db.conn.commit()
     if claimed != 1:
-        log.info("declaration %s: claimed by another publisher or changed; skipped", decl["id"])
+        log.info("declaration %s: claimed by another publisher or changed; skipped", decl.id)
         return None
 
     try:
@@ -150,34 +162,34 @@ def publish_one(
         post_id = None
         if check_marker or retrying:
             post_id = client.find_marker(
-                topic_id, decl["marker"], _last_published(storage, duel)
+                topic_id, decl.marker or "", _last_published(storage, decl.duel_id)
             )
         if post_id is not None:
             log.info(
                 "declaration %s: found already published as post %s (retry: %s)",
-                decl["id"],
+                decl.id,
                 post_id,
                 retrying,
             )
         if post_id is None:
-            message = decl["text"].rstrip() + "\n" + marker_line(decl["idempotency_key"])
+            message = decl.text.rstrip() + "\n" + marker_line(decl.idempotency_key)
             crash_point("before_post")
             if prepared is not None and isinstance(client, PreparesReplies):
-                post_id = client.reply(topic_id, message, decl["marker"], prepared=prepared)
+                post_id = client.reply(topic_id, message, decl.marker or "", prepared=prepared)
             else:
-                post_id = client.reply(topic_id, message, decl["marker"])
+                post_id = client.reply(topic_id, message, decl.marker or "")
             crash_point("after_post")
     except LoginFailed:
         raise
     except ForumError as exc:
         storage.db["declarations"].update(
-            decl["id"], {"last_error": f"{type(exc).__name__}: {exc}", "updated_at": iso(now())}
+            decl.id, {"last_error": f"{type(exc).__name__}: {exc}", "updated_at": iso(now())}
         )
         log.warning(
             "topic %s: declaration %s (duel %s) publish failed (%s: %s); will retry",
             topic_id,
-            decl["id"],
-            decl["duel_id"],
+            decl.id,
+            decl.duel_id,
             type(exc).__name__,
             exc,
         )
@@ -189,7 +201,7 @@ def publish_one(
     # with "database is locked" (SQLite cannot upgrade a stale read snapshot).
     with _immediate(storage), storage.db.atomic():
         storage.db["declarations"].update(
-            decl["id"],
+            decl.id,
             {
                 "status": "published",
                 "published_post_id": post_id,
@@ -201,18 +213,18 @@ def publish_one(
         storage.audit(
             "forumbot",
             "declaration.publish",
-            f"declaration:{decl['id']}",
-            {"status": decl["status"]},
+            f"declaration:{decl.id}",
+            {"status": decl.status},
             {"status": "published", "post_id": post_id},
             now(),
         )
         if on_published is not None:
-            on_published(storage.declaration(decl["id"]))
+            on_published(Declaration.from_row(storage.declaration(decl.id)))
     log.info(
         "duel %s: declaration %s (%s) published as post %s",
-        decl["duel_id"],
-        decl["id"],
-        decl["idempotency_key"],
+        decl.duel_id,
+        decl.id,
+        decl.idempotency_key,
         post_id,
     )
     return post_id
@@ -235,9 +247,10 @@ def _immediate(storage: Storage) -> Iterator[None]:
     conn.commit()
 
 
-OnPublished = Callable[[Storage, dict[str, Any], datetime], None]
-"""``on_published(storage, row, now)``: what a publication does to its duel (run inside the
-transaction that marks ``row`` published). The duels room provides it
+OnPublished = Callable[[Storage, Declaration, datetime], None]
+"""``on_published(storage, decl, now)``: what a publication does to its duel (run inside the
+transaction that marks ``decl`` published; ``decl`` is the published row as a
+:class:`~forumbot.storage.records.Declaration`). The duels room provides it
 (:func:`forumbot.duels.publication.apply_published`); ``bootstrap`` injects it."""
 
 
@@ -258,16 +271,16 @@ def publish_due(
     the forms of the next due declarations are fetched (module doc).
     """
 
-    def advance(row: dict[str, Any]) -> None:
+    def advance(decl: Declaration) -> None:
         if on_published is not None:
-            on_published(storage, row, now())
+            on_published(storage, decl, now())
 
     due = due_declarations(storage, now(), manual)
-    checks = {int(d["id"]): state is None or state.needs_marker_check(d) for d in due}
+    checks = {d.id: state is None or state.needs_marker_check(d) for d in due}
     topics: dict[int, int] = {}
 
-    def topic_of(decl: dict[str, Any]) -> int:
-        duel_id = int(decl["duel_id"])
+    def topic_of(decl: Declaration) -> int:
+        duel_id = decl.duel_id
         if duel_id not in topics:
             topics[duel_id] = int(storage.duel(duel_id)["topic_id"])
         return topics[duel_id]
@@ -277,9 +290,9 @@ def publish_due(
     prepared: dict[int, tuple[int, Any]] = {}
     published = []
     for index, decl in enumerate(due):
-        entry = prepared.pop(int(decl["id"]), None)
+        entry = prepared.pop(decl.id, None)
         form = entry[1] if entry is not None else None
-        if preparer is not None and not checks[int(decl["id"])]:
+        if preparer is not None and not checks[decl.id]:
             if form is None:
                 form = _prepare(preparer, topic_of(decl))
             if form is not None:
@@ -287,7 +300,7 @@ def publish_due(
                 _prefetch(preparer, form, topic_of(decl), ahead, checks, topic_of, prepared)
         post_id = publish_one(
             storage, client, decl, now, on_published=advance,
-            check_marker=checks[int(decl["id"])], prepared=form,
+            check_marker=checks[decl.id], prepared=form,
         )  # fmt: skip
         if post_id is not None:
             published.append(post_id)
@@ -312,9 +325,9 @@ def _prefetch(
     client: PreparesReplies,
     waiting: Any,
     waiting_topic: int,
-    ahead: Sequence[dict[str, Any]],
+    ahead: Sequence[Declaration],
     checks: dict[int, bool],
-    topic_of: Callable[[dict[str, Any]], int],
+    topic_of: Callable[[Declaration], int],
     prepared: dict[int, tuple[int, Any]],
 ) -> None:
     """While the form ``waiting`` is younger than its minimum age, fetch the reply forms of
@@ -326,7 +339,7 @@ def _prefetch(
     for decl in ahead:
         if client.form_wait_s(waiting) <= 0:
             return
-        decl_id = int(decl["id"])
+        decl_id = decl.id
         if decl_id in prepared or checks.get(decl_id, True):
             continue
         topic_id = topic_of(decl)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from typing import Any
 import sqlite_utils
 
 from forumbot.storage.migrations import MIGRATIONS
+from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 
 
 def content_hash(text: str) -> str:
@@ -144,6 +145,68 @@ class Storage:
         return list(
             self.db["declarations"].rows_where(" and ".join(where) or None, args, order_by="id")
         )
+
+    # -- one duel's snapshot ----------------------------------------------------------------
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version``: it changes when another connection commits."""
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0])
+
+    def duel_records(self, duel_id: int, *, posts: bool = True) -> DuelRecords:
+        """The duel ``duel_id``, its declarations and its topic's stored posts, read in one
+        read transaction (one SELECT per table; :class:`DuelRecords`). ``posts=False``:
+        without the posts (:meth:`with_posts` adds them; only the poll worker writes them).
+        Raises ``sqlite_utils.db.NotFoundError`` for an unknown duel."""
+        conn = self.db.conn
+        began = not conn.in_transaction
+        if began:
+            conn.execute("BEGIN")
+        try:
+            version = self.data_version()
+            duel = Duel.from_row(self.duel(duel_id))
+            decls = self.db["declarations"].rows_where("duel_id = ?", [duel_id], order_by="id")
+            records = DuelRecords(
+                duel,
+                tuple(Declaration.from_row(d) for d in decls),
+                self._posts_of(duel) if posts else None,
+                version,
+            )
+        finally:
+            if began:
+                conn.commit()
+        return records
+
+    def _posts_of(self, duel: Duel) -> tuple[StoredPost, ...]:
+        rows = self.db["posts_seen"].rows_where(
+            "board_id = ? and topic_id = ?", [duel.board_id, duel.topic_id], order_by="post_id"
+        )
+        return tuple(StoredPost.from_row(p) for p in rows)
+
+    def with_posts(self, records: DuelRecords) -> DuelRecords:
+        """``records`` with the topic's stored posts (read now when it was read without)."""
+        if records.seen is not None:
+            return records
+        return replace(records, seen=self._posts_of(records.duel))
+
+    def fresh_records(self, records: DuelRecords) -> DuelRecords:
+        """``records`` (with its posts) while no other connection committed since they were
+        read, else the duel's rows read again (:meth:`duel_records`)."""
+        if self.data_version() == records.data_version:
+            return self.with_posts(records)
+        return self.duel_records(records.duel.id)
+
+    def update_row(self, table: str, key: dict[str, Any], values: dict[str, Any]) -> int:
+        """Set ``values`` on the one row of ``table`` whose primary key is ``key`` (column ->
+        value), committed like sqlite-utils' ``update`` but without its existence read first:
+        for rows the caller holds in a snapshot. Returns the rows changed (0: gone since)."""
+        sets = ", ".join(f"[{column}] = ?" for column in values)
+        wheres = " and ".join(f"[{column}] = ?" for column in key)
+        with self.db.atomic():
+            return int(
+                self.db.execute(
+                    f"update [{table}] set {sets} where {wheres}",
+                    [*values.values(), *key.values()],
+                ).rowcount
+            )
 
     # -- violations -----------------------------------------------------------------------
     def insert_violation(

@@ -7,6 +7,22 @@ a row of ``posts_seen`` a :class:`StoredPost`; each ``from_row(row)`` takes the 
 never changes under a flow that holds one; storage writes go through :class:`Storage` and the
 next poll reads a new snapshot.
 
+:class:`DuelRecords` is one duel's snapshot: the duel, its declarations and its topic's stored
+posts, read by ``Storage.duel_records`` in one read transaction, once per poll per duel, when
+the referee hands the duel to its flow (``FlowContext.records``). The rule for writes:
+
+- Every write goes through :class:`Storage`; the snapshot is never written to and never
+  patched, except by the referee with what it wrote itself: the posts it just recorded
+  (:meth:`DuelRecords.with_posts`) and the duel's ``last_post_id``
+  (:meth:`DuelRecords.with_duel`).
+- A write that must see its row as it is now reads that one row, fresh: the draft writer
+  (``forumbot.duels.flow.DraftWriter.write``) reads the declaration it inserts or updates by
+  its idempotency key, then derives the row after the write (no second read). A flow never
+  reads back in the same poll what it wrote (a relaunch it cancelled is not looked at again).
+- Another connection's commit (the publish worker, the review page, the CLI) makes the
+  snapshot stale: ``PRAGMA data_version`` is read with it, and ``Storage.fresh_records`` reads
+  it again before the flow advances the duel and before the deadline sweep reuses it.
+
 :class:`DeclStatus` names the life of a declaration (``draft`` -> ``approved`` ->
 ``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``); :data:`EDITABLE`
 is the tuple of statuses a draft may still be rewritten in.
@@ -15,7 +31,8 @@ is the tuple of statuses a draft may still be rewritten in.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -122,6 +139,13 @@ class Declaration:
     published_post_id: int | None = None
     published_at: str | None = None
     version: int = 1
+    marker: str | None = None
+    publish_after: str | None = None
+    attempts: int = 0
+    created_at: str | None = None
+    updated_at: str | None = None
+    claimed_by: str | None = None
+    claim_until: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Declaration:
@@ -142,12 +166,34 @@ class Declaration:
             published_post_id=row.get("published_post_id"),
             published_at=row.get("published_at"),
             version=int(row.get("version") or 1),
+            marker=row.get("marker"),
+            publish_after=row.get("publish_after"),
+            attempts=int(row.get("attempts") or 0),
+            created_at=row.get("created_at"),
+            updated_at=row.get("updated_at"),
+            claimed_by=row.get("claimed_by"),
+            claim_until=row.get("claim_until"),
         )
+
+    @classmethod
+    def of(cls, decl: Declaration | dict[str, Any]) -> Declaration:
+        """``decl`` itself, or the record of a row dict (public functions take either)."""
+        return decl if isinstance(decl, Declaration) else cls.from_row(decl)
 
     @property
     def inputs(self) -> dict[str, Any]:
         """What the engine was given (``{}`` for an opening or a relaunch)."""
         return dict(self.stored.get("inputs") or {})
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """The template context stored with the draft (``{}`` when none)."""
+        return dict(self.stored.get("context") or {})
+
+    @property
+    def outcome(self) -> dict[str, Any] | None:
+        """The engine's result stored with the draft (None for an opening or a relaunch)."""
+        return self.stored.get("outcome")
 
     @property
     def editable(self) -> bool:
@@ -170,6 +216,9 @@ class StoredPost:
     action: dict[str, Any] = field(default_factory=dict, compare=False)
     dice: list[dict[str, Any]] = field(default_factory=list, compare=False)
     first_seen_at: str | None = None
+    content_hash: str | None = None
+    hash_changes: int = 0
+    posted_at: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> StoredPost:
@@ -184,7 +233,98 @@ class StoredPost:
             action=_loads(row.get("action_json"), {}),
             dice=_loads(row.get("dice_json"), []),
             first_seen_at=row.get("first_seen_at"),
+            content_hash=row.get("content_hash"),
+            hash_changes=int(row.get("hash_changes") or 0),
+            posted_at=row.get("posted_at"),
         )
 
+    @property
+    def key(self) -> dict[str, int]:
+        """The row's primary key (``board_id``, ``post_id``)."""
+        return {"board_id": self.board_id, "post_id": self.post_id}
 
-__all__ = ["EDITABLE", "DeclStatus", "Declaration", "Duel", "StoredPost"]
+    @classmethod
+    def of(cls, post: StoredPost | dict[str, Any]) -> StoredPost:
+        """``post`` itself, or the record of a row dict (public functions take either)."""
+        return post if isinstance(post, StoredPost) else cls.from_row(post)
+
+
+@dataclass(frozen=True)
+class DuelRecords:
+    """One duel's rows as one poll sees them: the duel, its declarations (by id) and its
+    topic's stored posts (by post id), read together (:meth:`Storage.duel_records`: one
+    read transaction, one SELECT per table).
+
+    ``data_version`` is SQLite's ``PRAGMA data_version`` read just before the rows: when it
+    differs later, another connection (the publish worker, the review page, the CLI) has
+    committed since, and the snapshot is read again (:meth:`Storage.fresh_records`).
+    """
+
+    duel: Duel
+    declarations: tuple[Declaration, ...] = ()
+    seen: tuple[StoredPost, ...] | None = ()
+    data_version: int = field(default=0, compare=False)
+
+    @property
+    def posts(self) -> tuple[StoredPost, ...]:
+        """The topic's stored posts, by post id. Raises RuntimeError on a snapshot read
+        without them (``Storage.duel_records(..., posts=False)``: the referee's look at an
+        unchanged topic; :meth:`Storage.with_posts` adds them)."""
+        if self.seen is None:
+            raise RuntimeError("this duel snapshot was read without its posts")
+        return self.seen
+
+    def published(self) -> tuple[Declaration, ...]:
+        """The published declarations, by id."""
+        return tuple(d for d in self.declarations if d.status == DeclStatus.PUBLISHED)
+
+    def editable(self) -> tuple[Declaration, ...]:
+        """The declarations a flow may still rewrite (:data:`EDITABLE`), by id."""
+        return tuple(d for d in self.declarations if d.status in EDITABLE)
+
+    def by_key(self, key: str) -> Declaration | None:
+        """The declaration with that idempotency key, or None."""
+        return next((d for d in self.declarations if d.idempotency_key == key), None)
+
+    def declaration(self, decl_id: int) -> Declaration | None:
+        """The declaration ``decl_id`` of this duel, or None."""
+        return next((d for d in self.declarations if d.id == decl_id), None)
+
+    def last_published_post_id(self) -> int | None:
+        """Post id of the latest published declaration (the highest), or None."""
+        ids = [d.published_post_id for d in self.published() if d.published_post_id]
+        return max(ids) if ids else None
+
+    def publications(self) -> tuple[int, int]:
+        """(published declarations, the latest one's id; 0 when none)."""
+        published = self.published()
+        return len(published), max((d.id for d in published), default=0)
+
+    def post(self, post_id: int) -> StoredPost | None:
+        """The stored post ``post_id`` of the topic, or None."""
+        return next((p for p in self.posts if p.post_id == post_id), None)
+
+    def posts_after(self, post_id: int) -> tuple[StoredPost, ...]:
+        """The stored posts with an id above ``post_id``, by post id."""
+        return tuple(p for p in self.posts if p.post_id > post_id)
+
+    def with_posts(self, posts: Sequence[StoredPost]) -> DuelRecords:
+        """This snapshot with ``posts`` stored or replaced (by post id): what the referee
+        itself just recorded, without reading the table again."""
+        merged = {p.post_id: p for p in self.posts}
+        merged.update((p.post_id, p) for p in posts)
+        return replace(self, seen=tuple(merged[k] for k in sorted(merged)))
+
+    def with_duel(self, duel: Duel) -> DuelRecords:
+        """This snapshot with the duel row the referee itself just updated."""
+        return replace(self, duel=duel)
+
+
+__all__ = [
+    "EDITABLE",
+    "DeclStatus",
+    "Declaration",
+    "Duel",
+    "DuelRecords",
+    "StoredPost",
+]

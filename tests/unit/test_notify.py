@@ -285,7 +285,7 @@ def test_a_claim_runs_out_after_the_longer_limit(scenario: Scenario) -> None:
     s.clock.advance(CFG.claim_limit_s - 1)
     assert due_declarations(s.storage, s.clock(), manual=False) == []
     s.clock.advance(2)
-    assert [d["id"] for d in due_declarations(s.storage, s.clock(), manual=False)] == [s.draft_id]
+    assert [d.id for d in due_declarations(s.storage, s.clock(), manual=False)] == [s.draft_id]
 
 
 def test_users_notify_command_sets_and_shows_settings(tmp_path) -> None:  # type: ignore[no-untyped-def]
