@@ -30,6 +30,7 @@ is the tuple of statuses a draft may still be rewritten in.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -122,7 +123,12 @@ class Duel:
 @dataclass(frozen=True)
 class Declaration:
     """One ``declarations`` row; ``stored`` is ``context_json`` decoded (``context``,
-    ``inputs``, ``outcome``), ``overrides`` and ``waived`` the referee's decisions."""
+    ``inputs``, ``outcome``), ``overrides`` and ``waived`` the referee's decisions.
+
+    ``stored`` is decoded on first use, once: a snapshot holds every declaration of its duel
+    and a turn's ``context_json`` is about 20 kB of JSON (the state before and after, the
+    trail), which most polls never look at (issue 12, memory and CPU).
+    """
 
     id: int
     duel_id: int
@@ -132,7 +138,7 @@ class Declaration:
     status: str
     text: str
     text_edited: bool
-    stored: dict[str, Any] = field(default_factory=dict, compare=False)
+    context_json: str | None = field(default=None, compare=False, repr=False)
     overrides: dict[str, Any] = field(default_factory=dict, compare=False)
     waived: list[list[str]] = field(default_factory=list, compare=False)
     last_error: str | None = None
@@ -159,7 +165,7 @@ class Declaration:
             status=str(row["status"]),
             text=str(row["text"] or ""),
             text_edited=bool(row["text_edited"]),
-            stored=_loads(row.get("context_json"), {}),
+            context_json=row.get("context_json"),
             overrides=_loads(row.get("overrides_json"), {}),
             waived=_loads(row.get("waived_json"), []),
             last_error=row.get("last_error"),
@@ -179,6 +185,12 @@ class Declaration:
     def of(cls, decl: Declaration | dict[str, Any]) -> Declaration:
         """``decl`` itself, or the record of a row dict (public functions take either)."""
         return decl if isinstance(decl, Declaration) else cls.from_row(decl)
+
+    @functools.cached_property
+    def stored(self) -> dict[str, Any]:
+        """``context_json`` decoded (``{}`` when empty)."""
+        decoded: dict[str, Any] = _loads(self.context_json, {})
+        return decoded
 
     @property
     def inputs(self) -> dict[str, Any]:
