@@ -7,7 +7,11 @@ Two libraries the shell needs pull in large optional packages it never uses, at 
 * ``httpx`` imports its command-line ``httpx._main`` (``rich`` and ``pygments``, about 6 MiB)
   to offer ``httpx.main``, the ``httpx`` console command; forumbot never calls it;
 * ``httpcore`` (imported by httpx's transport) imports ``trio`` when it is installed (about
-  3.4 MiB) for async code under trio; forumbot's clients are synchronous.
+  3.4 MiB) for async code under trio; forumbot's clients are synchronous;
+* ``bs4`` imports an encoding detector at import time (``charset_normalizer``, which imports
+  every codec of the standard library: about 4 MiB) for bytes without a declared encoding;
+  it is imported hidden, and :class:`LazyDetector` takes its place: the same detector,
+  imported at the first such document (most pages say their charset or are text already).
 
 :func:`import_lean` imports both with those optional modules hidden (``sys.modules[name] =
 None`` makes their import raise ImportError, which both libraries expect), then un-hides
@@ -27,7 +31,12 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-HIDDEN = {"sqlite_utils": ("numpy",), "httpx": ("httpx._main",), "httpcore": ("trio",)}
+HIDDEN = {
+    "sqlite_utils": ("numpy",),
+    "httpx": ("httpx._main",),
+    "httpcore": ("trio",),
+    "bs4": ("cchardet", "chardet", "charset_normalizer"),
+}
 """The library imported lean -> the optional modules hidden while it is imported."""
 
 
@@ -45,6 +54,17 @@ def _hidden(names: tuple[str, ...]) -> Iterator[None]:
                 del sys.modules[name]
 
 
+class LazyDetector:
+    """Stands for the encoding-detection module ``bs4.dammit`` calls as
+    ``chardet_module.detect(data)["encoding"]``; imports ``charset_normalizer`` on first use."""
+
+    def detect(self, data: bytes) -> dict[str, object]:
+        """``charset_normalizer.detect(data)``: ``{"encoding": name or None, ...}``."""
+        import charset_normalizer
+
+        return dict(charset_normalizer.detect(data))
+
+
 def import_lean() -> None:
     """Import the libraries of :data:`HIDDEN` without their optional heavy modules (no-op for
     one already imported)."""
@@ -53,6 +73,11 @@ def import_lean() -> None:
             continue
         with _hidden(optional):
             __import__(library)
+            if library == "bs4":
+                import bs4.dammit
+
+                if bs4.dammit.chardet_module is None:
+                    bs4.dammit.chardet_module = LazyDetector()  # type: ignore[assignment]
 
 
 M_ARENA_MAX = -8

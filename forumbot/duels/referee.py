@@ -262,6 +262,7 @@ class Referee:
             if adopted is None:
                 return read, 0, 0, 0
             duel = Duel.from_row(adopted)
+            self._drafted()  # its opening is drafted
         if read == 0 and self.watch.held_moved(duel):
             return 0, 0, 0, 0
         unchanged = read == 0 and self.watch.unchanged(duel, summary)

@@ -32,6 +32,7 @@ from tenacity import RetryCallState
 
 from forumbot.errors import BoardPaused, DeadlineExceeded, ResponseTooLarge
 from forumbot.forums.http_edges import HttpLimits, exchange, parse_retry_after
+from forumbot.forums.tls import verify_for
 
 log = logging.getLogger("forumbot.forums")
 
@@ -69,6 +70,7 @@ class BoardHttp:
         self._session_lock = threading.RLock()
         self._http = httpx.Client(
             transport=transport,
+            verify=verify_for(transport),
             headers={"User-Agent": user_agent},
             follow_redirects=False,
             timeout=timeout_s,

@@ -185,12 +185,14 @@ def _board_check(
     config: Config, transport: httpx.BaseTransport | None, timeout_s: float
 ) -> tuple[Check, str | None]:
     from forumbot.forums.phpbb import DEFAULT_USER_AGENT
+    from forumbot.forums.tls import verify_for
 
     url = config.board_url + "/"
     started = time.monotonic()
     try:
         with httpx.Client(
             transport=transport,
+            verify=verify_for(transport),
             timeout=timeout_s,
             headers={"User-Agent": DEFAULT_USER_AGENT},
             follow_redirects=True,

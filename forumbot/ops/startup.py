@@ -23,6 +23,7 @@ from email.utils import parsedate_to_datetime
 import httpx
 
 from forumbot.config import Config
+from forumbot.forums.tls import verify_for
 
 log = logging.getLogger("forumbot.startup")
 
@@ -91,7 +92,9 @@ def check_clock(
     """
     clock = now or (lambda: datetime.now(UTC))
     try:
-        with httpx.Client(transport=transport, timeout=timeout_s) as client:
+        with httpx.Client(
+            transport=transport, timeout=timeout_s, verify=verify_for(transport)
+        ) as client:
             response = client.get(config.board_url + "/")
         header = response.headers.get("date")
     except httpx.HTTPError as exc:

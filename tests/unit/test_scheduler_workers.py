@@ -15,7 +15,13 @@ from apscheduler.events import EVENT_JOB_MISSED, JobExecutionEvent
 
 from forumbot.app import bootstrap
 from forumbot.config import Config, WatchedForum
-from forumbot.ops.scheduler import PauseGate, build_scheduler, catch_up_missed, publishing_bot
+from forumbot.ops.scheduler import (
+    PauseGate,
+    PublishKick,
+    build_scheduler,
+    catch_up_missed,
+    publishing_bot,
+)
 
 
 def make_bot(tmp_path: Path, database: str | None = None) -> Any:
@@ -116,3 +122,70 @@ def test_a_client_without_pauses_is_never_gated() -> None:
     runs: list[int] = []
     PauseGate(object(), "all", "poll").wrap(lambda: runs.append(1))()
     assert runs == [1]
+
+
+class RunningScheduler(FakeScheduler):
+    running = True
+
+
+def test_a_kick_moves_the_publish_run_to_now() -> None:
+    kick = PublishKick()
+    kick.scheduler = RunningScheduler()  # type: ignore[assignment]
+    kick.kick()
+    (change,) = kick.scheduler.job.changes  # type: ignore[union-attr]
+    assert abs((change["next_run_time"] - datetime.now(UTC)).total_seconds()) < 60
+
+
+def test_a_kick_during_a_pass_runs_exactly_one_more_pass_and_none_after() -> None:
+    kick = PublishKick()
+    kick.scheduler = RunningScheduler()  # type: ignore[assignment]
+    passes: list[int] = []
+
+    def publish() -> None:
+        passes.append(len(passes))
+        if len(passes) == 1:  # drafts committed while this pass runs: two kicks, one pass
+            kick.kick()
+            kick.kick()
+
+    job = kick.wrap(publish)
+    job()
+    assert passes == [0, 1]
+    assert kick.scheduler.job.changes == []  # type: ignore[union-attr]
+    kick.kick()  # no pass running: the scheduler runs it
+    assert len(kick.scheduler.job.changes) == 1  # type: ignore[union-attr]
+
+
+def test_a_failing_pass_leaves_the_kick_ready_for_the_next_one() -> None:
+    kick = PublishKick()
+    kick.scheduler = RunningScheduler()  # type: ignore[assignment]
+
+    def publish() -> None:
+        raise RuntimeError("board down")
+
+    with pytest.raises(RuntimeError):
+        kick.wrap(publish)()
+    kick.kick()
+    assert len(kick.scheduler.job.changes) == 1  # type: ignore[union-attr]
+
+
+def test_the_referee_kicks_the_publisher_of_a_real_scheduler(tmp_path: Path) -> None:
+    bot = make_bot(tmp_path)
+    publisher = publishing_bot(bot)
+    build_scheduler(bot, None, publisher)
+    assert len(bot.referee.on_drafted) == 1  # the kick; the scheduler is not started: no-op
+    bot.referee.on_drafted[0]()
+    publisher.storage.close()
+    bot.close()
+
+
+def test_a_run_skipped_while_the_previous_runs_is_not_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    bot = make_bot(tmp_path, ":memory:")
+    build_scheduler(bot)
+    with caplog.at_level(logging.WARNING, "apscheduler.scheduler"):
+        logging.getLogger("apscheduler.scheduler").warning(
+            'Execution of job "publish" skipped: maximum number of running instances reached (1)'
+        )
+        logging.getLogger("apscheduler.scheduler").warning("Scheduler started")
+    assert caplog.messages == ["Scheduler started"]
