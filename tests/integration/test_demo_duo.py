@@ -45,7 +45,18 @@ def test_2v2_demo_runs_to_a_winner(platform: str, seed: int) -> None:
     assert lines[-1].startswith("verify-dice : ") and "tout est conforme" in lines[-1]
 
 
-def test_2v2_demo_from_the_command_line() -> None:
+def test_2v2_demo_from_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command's wiring and output; the duel itself on the fake clock (the real-time
+    end-to-end duels are the classic demos, one per platform: tests/integration/test_cli.py)."""
+    import forumbot.demo.duo as demo_duo
+
+    real = demo_duo.run_duo_demo
+
+    def on_the_fake_clock(**kwargs: Any) -> Any:
+        clock = SandboxClock()
+        return real(**kwargs, sleep=clock.sleep, clock=clock)
+
+    monkeypatch.setattr(demo_duo, "run_duo_demo", on_the_fake_clock)
     result = CliRunner().invoke(main, ["demo", "--kind", "2v2", "--seed", "7"])
     assert result.exit_code == 0, result.output
     out = result.output
