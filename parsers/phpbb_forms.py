@@ -31,7 +31,7 @@ import lxml.etree
 from bs4 import BeautifulSoup, UnicodeDammit
 
 from parsers.errors import ParseError
-from parsers.tree import html_parser
+from parsers.tree import html_parser, utf8_html_parser
 
 NoticeKind = Literal[
     "flood",
@@ -453,7 +453,7 @@ def parse_topic_list(html: str | bytes, source: str = "<html>") -> tuple[TopicRo
             "no topics" panel), e.g. a login box or an error page.
     """
     text = html if isinstance(html, str) else UnicodeDammit(html).unicode_markup
-    root = lxml.etree.fromstring(text, html_parser()) if text and text.strip() else None
+    root = _lxml_root(text) if text and text.strip() else None
     lists = _TOPIC_LISTS(root) if root is not None else []
     if not lists:
         if root is not None and (_LOGIN_FORM(root) or _ANY_MESSAGE(root)):
@@ -503,6 +503,15 @@ _TOPIC_POSTER = lxml.etree.XPath(
 )
 _LOGIN_FORM = lxml.etree.XPath('//form[@id="login"]')
 _ANY_MESSAGE = lxml.etree.XPath('//*[@id="message"]')
+
+
+def _lxml_root(text: str) -> Any:
+    """The lxml tree of a page given as text (a page that starts with an XML declaration
+    naming its encoding, which lxml refuses in a ``str``, is parsed from its UTF-8 bytes)."""
+    try:
+        return lxml.etree.fromstring(text, html_parser())
+    except ValueError:
+        return lxml.etree.fromstring(text.encode("utf-8"), utf8_html_parser())
 
 
 def _first(found: Any) -> Any:

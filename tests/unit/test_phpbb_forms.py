@@ -145,6 +145,20 @@ def test_topic_list_of_real_viewforum_pages() -> None:
         parse_topic_list(page("viewforum_forum_does_not_exist_fr"))
 
 
+def test_topic_list_and_header_user_read_the_same_from_text_and_bytes() -> None:
+    """Issue 12: the topic list and the header's user are read from an lxml tree (no
+    BeautifulSoup tree per poll); text, bytes and a page opening with an XML declaration
+    (which lxml refuses in a ``str``) give the same rows."""
+    raw = page("viewforum_f3_logged_in_fr")
+    text = raw.decode("utf-8")
+    rows = parse_topic_list(raw)
+    assert parse_topic_list(text) == rows
+    assert parse_topic_list('<?xml version="1.0" encoding="UTF-8"?>\n' + text) == rows
+    assert parse_topic_list("") == ()
+    assert logged_in_user(text) == logged_in_user(raw) is not None
+    assert logged_in_user(page("viewforum_f3_guest_fr").decode("utf-8")) is None
+
+
 def test_pm_folders_and_message() -> None:
     (row,) = parse_pm_folder(page("pm_outbox_sender"))
     assert (row.msg_id, row.subject, row.other_user) == (
