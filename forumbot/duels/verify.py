@@ -86,13 +86,10 @@ class VerifyReport:
 
     @property
     def ok(self) -> bool:
-        """Everything was checked and matched (never true while the duel is running)."""
-        return (
-            self.seed_matches
-            and bool(self.checks)
-            and all(c.ok for c in self.checks)
-            and not self.problems
-        )
+        """Everything was checked and matched (never true while the duel is running). A
+        duel ended before any roll (cancelled after its opening) is ok when its revealed
+        seed matches the commitment: there is nothing else to check."""
+        return self.seed_matches and all(c.ok for c in self.checks) and not self.problems
 
     @property
     def running(self) -> bool:
@@ -310,10 +307,12 @@ def format_report(report: VerifyReport) -> list[str]:
     lines = [f"sujet {report.topic_id} : empreinte {report.commitment or '?'}"]
     if report.running:
         lines.append("graine révélée : pas encore (elle l'est dans la déclaration finale)")
+    elif report.seed is None:
+        lines.append("graine révélée : aucune dans ce sujet")
     else:
         lines.append(
             "graine révélée : "
-            + (report.seed or "?")
+            + report.seed
             + (" (conforme à l'empreinte)" if report.seed_matches else " (NON conforme)")
         )
     for c in report.checks:
@@ -331,6 +330,12 @@ def format_report(report: VerifyReport) -> list[str]:
     lines.extend(f"problème : {p}" for p in report.problems)
     if report.running:
         lines.append(_pending_line(report.pending))
+        return lines
+    if not report.checks and report.ok:
+        lines.append(
+            "aucun lancer déclaré dans ce sujet : la graine révélée est conforme, "
+            "rien d'autre à vérifier"
+        )
         return lines
     good = sum(c.ok for c in report.checks)
     noun = "lancer vérifié" if len(report.checks) <= 1 else "lancers vérifiés"

@@ -143,3 +143,38 @@ def test_the_stated_reward_is_checked_against_the_environments_table() -> None:
     # without the environment's name, the tables are not checked (a note, not a failure)
     plain = verify_pages(pages())
     assert plain.ok and "non comparées" in plain.notes[0]
+
+
+def cancelled_before_any_turn(seed_line_seed: bytes) -> list[TopicPage]:
+    """A classic duel's opening, then the « Duel annulé » post revealing ``seed_line_seed``."""
+    opening = (
+        "Ouverture du duel\nEmpreinte des dés (SHA-256 de la graine secrète, révélée à la fin "
+        f"du duel) : {commitment(SEED)}\nforumbot·opening·"
+    )
+    cancelled = (
+        "[b]Duel annulé[/b] par l'arbitre.\n"
+        f"Graine secrète des dés : {seed_line_seed.hex()} (empreinte publiée à l'ouverture : "
+        f"{commitment(SEED)}). Tout le monde peut recalculer les dés déjà lancés à partir de "
+        "cette graine (forumbot verify-dice).\nforumbot·cancel·"
+    )
+    return [TopicPage("phpbb3", 9, 1, 1, None, (post(20, opening), post(21, cancelled)))]
+
+
+def test_a_duel_cancelled_before_any_roll_verifies_with_nothing_else_to_check() -> None:
+    """A newcomer's finding: it printed « 0/0 lancer vérifié » and exited 1 with no reason."""
+    report = verify_pages(cancelled_before_any_turn(SEED))
+    assert report.ok and not report.failed and report.checks == [], report.problems
+    assert format_report(report)[-1] == (
+        "aucun lancer déclaré dans ce sujet : la graine révélée est conforme, rien d'autre à "
+        "vérifier"
+    )
+    forged = verify_pages(cancelled_before_any_turn(bytes(32)))
+    assert forged.failed and "la graine révélée ne correspond pas" in forged.problems[0]
+
+
+def test_a_topic_without_seed_or_commitment_says_none_rather_than_not_matching() -> None:
+    page = [TopicPage("phpbb3", 9, 1, 1, None, (post(20, "Une discussion sans duel."),))]
+    lines = format_report(verify_pages(page))
+    assert "graine révélée : aucune dans ce sujet" in lines
+    assert not any("NON conforme" in line for line in lines)
+    assert any(line.startswith("problème : aucune empreinte") for line in lines)
