@@ -262,6 +262,9 @@ def build_scheduler(
         "interval",
         seconds=publish_s,
         id="publish",
+        # first run at once when the scheduler starts: what the start-up poll drafted goes
+        # out now, not one publish interval later (its kicks came before the start)
+        next_run_time=datetime.now(UTC),
         executor="publish" if separate else "default",
         max_instances=1,
         coalesce=True,

@@ -189,3 +189,12 @@ def test_a_run_skipped_while_the_previous_runs_is_not_a_warning(
         )
         logging.getLogger("apscheduler.scheduler").warning("Scheduler started")
     assert caplog.messages == ["Scheduler started"]
+
+
+def test_the_first_publish_pass_runs_when_the_scheduler_starts(tmp_path: Path) -> None:
+    """A newcomer's finding: what the start-up poll drafted waited a whole publish interval
+    (its kicks came before the scheduler ran); the publish job's first run is the start."""
+    bot = make_bot(tmp_path, ":memory:")
+    before = datetime.now(UTC)
+    job = {job.id: job for job in build_scheduler(bot).get_jobs()}["publish"]
+    assert before <= job.next_run_time <= datetime.now(UTC)
