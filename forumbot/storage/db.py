@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -289,6 +290,17 @@ class Storage:
         self.db.close()
 
 
+def _create_private(path: str) -> None:
+    """Create the database file readable by its owner only (0600) when it does not exist: it
+    holds the duels' secret dice seeds. SQLite gives its ``-wal`` and ``-shm`` files the
+    database file's mode. An existing file is left as it is."""
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
 PAGE_CACHE_KIB = 512
 """SQLite page cache of each connection, KiB (issue 12: memory under 80 MiB at 30 duels)."""
 
@@ -312,6 +324,7 @@ def open_storage(path: str | Path) -> Storage:
         db = sqlite_utils.Database(memory=True)
     else:
         Path(path_s).parent.mkdir(parents=True, exist_ok=True)
+        _create_private(path_s)
         # The scheduler runs jobs in one worker thread (serially), not the opening thread.
         conn = sqlite3.connect(path_s, check_same_thread=False, timeout=30)
         db = sqlite_utils.Database(conn)
