@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlite_utils
 
-from forumbot.app import bootstrap, make_client
+from forumbot.app import bootstrap, counted, make_client
 from forumbot.config import Config
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
@@ -110,8 +110,8 @@ def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
     bot.referee.client = readonly
     for report in bot.poll():
         yield (
-            f"forum {report.forum_id}: {report.topics_listed} topics, "
-            f"{report.topics_read} read, {report.new_posts} new posts"
+            f"forum {report.forum_id}: {counted(report.topics_listed, 'topic')}, "
+            f"{report.topics_read} read, {counted(report.new_posts, 'new post')}"
         )
     for duel in storage.duels():
         if duel["status"] in ("open", "running", "finished"):
