@@ -58,11 +58,14 @@ def make_client(
     *,
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
+    keep_session: bool = True,
 ) -> ForumClient:
     """The forum client for ``config.platform``.
 
     ``sleep`` (seconds) and ``clock`` (seconds) replace the client's real waits and time, for
-    tests on a fake clock; None keeps ``time.sleep`` / ``time.monotonic``.
+    tests on a fake clock; None keeps ``time.sleep`` / ``time.monotonic``. ``keep_session``:
+    the session is kept in the cookie file beside the database (``forumbot run``); False for
+    a one-off client (``check``) that must neither read nor rewrite the running bot's jar.
 
     Raises:
         ValueError: for an unknown platform.
@@ -71,7 +74,7 @@ def make_client(
     timing = {key: value for key, value in timing.items() if value is not None}
     # Issue 12: the cookie jar (remember-me key) survives restarts, 0600 beside the database;
     # a Retry-After longer than one poll pauses the board instead of sleeping in the job.
-    timing["cookie_file"] = cookie_file_for(config.database)
+    timing["cookie_file"] = cookie_file_for(config.database) if keep_session else None
     timing["max_inline_wait_s"] = float(config.poll_interval_s)
     if config.platform == "phpbb3":
         from forumbot.forums.phpbb import PhpbbClient
@@ -252,12 +255,15 @@ def bootstrap(
     rng: random.Random | None = None,
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
+    keep_session: bool = True,
 ) -> Bot:
     """Wire a :class:`Bot` from ``config``; real adapters unless fakes are given (``sleep`` and
-    ``clock``: the forum client's waits and time, see :func:`make_client`)."""
+    ``clock``: the forum client's waits and time; ``keep_session``: see :func:`make_client`)."""
     store = storage if storage is not None else open_storage(config.database)
     secret = password if password is not None else config.password()
-    client = make_client(config, secret, transport, sleep=sleep, clock=clock)
+    client = make_client(
+        config, secret, transport, sleep=sleep, clock=clock, keep_session=keep_session
+    )
     referee = Referee(
         store,
         client,

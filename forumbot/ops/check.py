@@ -97,7 +97,10 @@ def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
     Raises:
         ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login.
     """
-    real = client if client is not None else make_client(config, config.password())
+    # a one-off session: the running bot's cookie file is neither read nor rewritten
+    real = (
+        client if client is not None else make_client(config, config.password(), keep_session=False)
+    )
     readonly = ReadOnlyClient(real)
     readonly.login()
     yield f"logged in to {config.board_url} as {config.username}"
@@ -105,7 +108,7 @@ def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
     # The seeds of the duels adopted here are reserved beside the real database, so `run`
     # publishes these very openings, with the same dice commitment (dice_reserve).
     reserve = DiceReserve(reserve_path(config.database), keep=True)
-    bot = bootstrap(config, password="", storage=storage, rng=reserve)
+    bot = bootstrap(config, password="", storage=storage, rng=reserve, keep_session=False)
     bot.client = readonly
     bot.referee.client = readonly
     for report in bot.poll():

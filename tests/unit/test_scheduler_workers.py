@@ -198,3 +198,17 @@ def test_the_first_publish_pass_runs_when_the_scheduler_starts(tmp_path: Path) -
     before = datetime.now(UTC)
     job = {job.id: job for job in build_scheduler(bot).get_jobs()}["publish"]
     assert before <= job.next_run_time <= datetime.now(UTC)
+
+
+def test_a_one_off_client_keeps_no_session_file(tmp_path: Path) -> None:
+    """``check`` beside a running bot neither reads nor rewrites its cookie jar (a
+    newcomer's finding)."""
+    from forumbot.app import make_client
+
+    config = Config(
+        board_url="http://127.0.0.1:9", platform="phpbb3", username="Hibou",
+        database=str(tmp_path / "bot.db"), watch=(WatchedForum(3),),
+    )  # fmt: skip
+    assert make_client(config, "pw").cookie_file is not None  # type: ignore[attr-defined]
+    one_off = make_client(config, "pw", keep_session=False)
+    assert one_off.cookie_file is None  # type: ignore[attr-defined]
