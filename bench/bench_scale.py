@@ -10,7 +10,8 @@ side (every request it serves is logged with its arrival time) and from ``/proc`
   (every duel finished, nothing to publish);
 * requests per poll (``GET viewforum`` + ``GET viewtopic``, divided by the number of listing
   reads) against the ideal: 1 per watched forum + 1 per topic that changed since the previous
-  listing read; requests per idle poll (idle window);
+  listing read (a turn completed or a declaration posted; at the first read, every topic:
+  the bot reads each once to adopt it); requests per idle poll (idle window);
 * requests per declaration: ``posting.php`` GET + POST per published declaration (the topic
   re-reads for the bot's marker are counted in the viewtopic figures: the board cannot tell
   which worker sent them);
@@ -210,8 +211,11 @@ def run(duels: int, poll_s: float, timeout_s: float, idle_s: float, work: Path) 
     events = sorted(changes + decl_times)
     ideal = []
     previous = started
-    for read in listing_reads:
-        ideal.append(1 + min(duels, sum(1 for e in events if previous < e <= read.at)))
+    for index, read in enumerate(listing_reads):
+        if index == 0:  # start-up: every topic is new to the bot (each is read to adopt it)
+            ideal.append(1 + duels)
+        else:
+            ideal.append(1 + min(duels, sum(1 for e in events if previous < e <= read.at)))
         previous = read.at
     # turn completion -> declaration: per topic, the k-th completed turn -> the (k+1)-th
     # declaration of that topic (the first one is the opening)
