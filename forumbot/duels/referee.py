@@ -166,6 +166,8 @@ class Referee:
         self.on_drafted: list[Callable[[], None]] = []
         # The snapshots this poll handed to the flows, by duel id (reused by the sweep).
         self.polled: dict[int, DuelRecords] = {}
+        # (topic_id, posts) of the last adoption read (taken by the same topic's poll)
+        self._adoption_read: tuple[int, list[Post]] | None = None
 
     def settings(self) -> FlowSettings:
         """The board's settings as the flows read them (from the current attributes)."""
@@ -256,9 +258,11 @@ class Referee:
                 return 0, 0, 0, 0
             duel = None  # changed since: read it again for a duel
         read = 0
+        fresh: tuple[int, list[Post]] | None = None
         if duel is None:
             adopted = self.try_adopt(forum_id, summary.topic_id, summary.title, summary)
             read += 1
+            fresh, self._adoption_read = self._adoption_read, None
             if adopted is None:
                 return read, 0, 0, 0
             duel = Duel.from_row(adopted)
@@ -288,12 +292,15 @@ class Referee:
             return 0, 0, 0, self._advance(ctx.for_duel(ruleset, records), flow)
         replies = summary.replies if summary.replies >= 0 else None
         records = self.storage.with_posts(records)
+        posts = fresh[1] if fresh is not None and fresh[0] == duel.topic_id else None
         try:
-            counts = self._poll(ctx.for_duel(ruleset, records), flow, summary.last_post_id, replies)
+            counts = self._poll(
+                ctx.for_duel(ruleset, records), flow, summary.last_post_id, replies, posts
+            )
         except TopicMoved as exc:
             self.watch.hold_moved(duel, exc)
             return read + 1, 0, 0, 0
-        return (read + 1, *counts)
+        return (read + (posts is None), *counts)
 
     def _watches_edits(self, duel: Duel, flow: DuelFlow) -> bool:
         """Running duels of a flow that watches edits are under the edit watch: a late edit
@@ -318,6 +325,7 @@ class Referee:
         again until it changes). Returns the duel row or None.
         """
         posts = self.client.read_topic(topic_id, None)
+        self._adoption_read = (topic_id, posts)  # the poll records these: no second read
         first_text = title + "\n" + (posts[0].text if posts else "")
         found = find_duellists(first_text)
         last = posts[-1].post_id if posts else None
@@ -435,16 +443,20 @@ class Referee:
 
     def _poll(
         self, ctx: FlowContext, flow: DuelFlow, listed_last_post_id: int | None,
-        listed_replies: int | None = None,
+        listed_replies: int | None = None, posts_read: Sequence[Post] | None = None,
     ) -> tuple[int, int, int]:  # fmt: skip
-        """Read the topic of the duel of ``ctx.records``, record its posts, advance it."""
+        """Read the topic of the duel of ``ctx.records`` (or take ``posts_read``: the whole
+        topic, read to adopt it in this poll), record its posts, advance it."""
         records = ctx.records
         assert records is not None
         duel = records.duel
         count = self.reads.get(duel.id, 0)
         self.reads[duel.id] = count + 1
         since = flow.read_from(ctx, duel, count)
-        posts = self.client.read_topic(duel.topic_id, since)
+        if posts_read is not None:
+            posts = [p for p in posts_read if since is None or p.post_id > since]
+        else:
+            posts = self.client.read_topic(duel.topic_id, since)
         self.watch.note_read(duel, listed_replies)
         new, edited, stored = self._record_posts(ctx.rs, records, posts)
         records = records.with_posts(stored)  # what was just written, not read again

@@ -67,3 +67,22 @@ def test_a_failing_kick_is_logged_and_the_poll_goes_on(
         ref.poll_forum(3)
     assert [d["kind"] for d in ref.storage.declarations()] == ["opening"]
     assert "on_drafted callback failed" in caplog.text
+
+
+def test_adopting_a_topic_reads_it_once_and_records_its_posts(tmp_path: Path) -> None:
+    """Issue 12 (read only what changed): the adoption read is the poll's read of the topic;
+    it used to be read twice in the poll that adopted it."""
+    forum = FakeForum()
+    forum.add_topic(7, "Duel : Aurora contre Cassius", "Arbitre", OPENING)
+    forum.add_post(7, "Aurora Vexley", "Aurora salue son adversaire.")
+    ref = Referee(
+        open_storage(tmp_path / "bot.db"), forum, board_url="http://board.invalid",
+        platform="phpbb3", review_delay_s=0, now=lambda: datetime(2026, 12, 1, 12, tzinfo=UTC),
+        rng=random.Random(1), bot_username="Hibou",
+    )  # fmt: skip
+    report = ref.poll_forum(3)
+    assert forum.reads == 1 and report.topics_read == 1
+    stored = ref.storage.topic_posts(ref.board_id, 7)
+    assert [p["author"] for p in stored] == ["Arbitre", "Aurora Vexley"]
+    ref.poll_forum(3)  # nothing changed since: not read again
+    assert forum.reads == 1
