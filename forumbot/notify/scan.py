@@ -20,10 +20,11 @@ queue_event`): a crash between queueing and moving the watermark only re-queues 
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 from forumbot.notify.outbox import Event, queue_event, recipients
-from forumbot.notify.settings import NotifyConfig, PersonSettings, person_settings
+from forumbot.notify.settings import NotifyConfig, person_settings
 from forumbot.storage import Storage
 
 
@@ -53,18 +54,12 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
     Who is told about a duel and each person's settings are read once per pass (it runs at
     every publish interval, every undecided violation asked again: issue 12, idle CPU)."""
     queued: list[int] = []
-    people: dict[tuple[int, str], list[tuple[str, str]]] = {}
-    settings: dict[str, PersonSettings] = {}
+    told = functools.cache(lambda duel_id, audience: recipients(storage, duel_id, audience))
+    settings_of = functools.cache(lambda username: person_settings(storage, username, cfg))
 
-    def told(duel_id: int, audience: str) -> list[tuple[str, str]]:
-        if (duel_id, audience) not in people:
-            people[duel_id, audience] = recipients(storage, duel_id, audience)
-        return people[duel_id, audience]
-
-    def settings_of(username: str) -> PersonSettings:
-        if username not in settings:
-            settings[username] = person_settings(storage, username, cfg)
-        return settings[username]
+    def tell(event: Event, audience: str) -> None:
+        people = told(event.duel_id, audience)
+        queued.extend(queue_event(storage, event, people, cfg, now, settings_of=settings_of))
 
     with storage.db.atomic():
         mark = _mark(storage, "declarations")
@@ -81,14 +76,7 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 d["turn"],
                 f"declaration:{d['id']}",
             )
-            queued += queue_event(
-                storage,
-                event,
-                told(int(d["duel_id"]), "referees"),
-                cfg,
-                now,
-                settings_of=settings_of,
-            )
+            tell(event, "referees")
         _set_mark(storage, "declarations", top, mark)
         for d in storage.db["declarations"].rows_where("status = 'held' and id <= ?", [top]):
             if _held_by_person(storage, int(d["id"])):
@@ -100,14 +88,7 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 d["turn"],
                 f"declaration:{d['id']}",
             )
-            queued += queue_event(
-                storage,
-                event,
-                told(int(d["duel_id"]), "referees"),
-                cfg,
-                now,
-                settings_of=settings_of,
-            )
+            tell(event, "referees")
         for v in storage.db["violations"].rows_where(
             "status in ('proposed', 'applied', 'waived')", order_by="id"
         ):
@@ -120,14 +101,7 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 key,
                 {"duellist": v["duellist"], "rule": v["rule"]},
             )
-            queued += queue_event(
-                storage,
-                event,
-                told(int(v["duel_id"]), "admins"),
-                cfg,
-                now,
-                settings_of=settings_of,
-            )
+            tell(event, "admins")
         mark = _mark(storage, "referee_tasks")
         top = mark
         for t in storage.db["referee_tasks"].rows_where("id > ?", [mark], order_by="id"):
@@ -141,14 +115,7 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 None,
                 f"referee_task:{t['id']}",
             )
-            queued += queue_event(
-                storage,
-                event,
-                told(int(t["duel_id"]), "referees"),
-                cfg,
-                now,
-                settings_of=settings_of,
-            )
+            tell(event, "referees")
         _set_mark(storage, "referee_tasks", top, mark)
     return queued
 
