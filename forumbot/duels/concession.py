@@ -41,7 +41,7 @@ from forumbot.duels.flows import flow_for
 from forumbot.publish.render import marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import Duel
+from forumbot.storage.records import Duel, declaration_row
 from rules.fatigue import concede
 from rules.model import DuelState
 
@@ -198,27 +198,15 @@ def concede_duel(
         decl_id = int(
             storage.db["declarations"]
             .insert(
-                {
-                    "duel_id": duel_id,
-                    "turn": state.turn,
-                    "kind": "closure",
-                    "idempotency_key": key,
-                    "status": "approved",
-                    "text": text,
-                    "text_edited": 0,
-                    "context_json": json.dumps(
+                declaration_row(
+                    duel_id=duel_id, turn=state.turn, kind="closure", key=key,
+                    marker=marker_text(key), text=text,
+                    context_json=json.dumps(
                         {"context": context, "inputs": inputs, "outcome": outcome},
                         ensure_ascii=False,
                     ),
-                    "overrides_json": "{}",
-                    "waived_json": "[]",
-                    "marker": marker_text(key),
-                    "created_at": iso(now),
-                    "updated_at": iso(now),
-                    "publish_after": None,
-                    "attempts": 0,
-                    "version": 1,
-                }
+                    status="approved", publish_after=None, at=iso(now),
+                )  # fmt: skip
             )
             .last_pk
         )

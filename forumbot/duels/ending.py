@@ -25,7 +25,7 @@ from typing import Any
 from forumbot.duels.duo_board import is_duo
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE, DuelRecords
+from forumbot.storage.records import EDITABLE, DuelRecords, declaration_row
 
 
 class EndingError(ValueError):
@@ -200,24 +200,12 @@ def _notice(
     return int(
         storage.db["declarations"]
         .insert(
-            {
-                "duel_id": duel["id"],
-                "turn": _turn(duel),
-                "kind": NOTICE,
-                "idempotency_key": key,
-                "status": "approved",
-                "text": text,
-                "text_edited": 0,
-                "context_json": json.dumps({"context": context}, ensure_ascii=False),
-                "overrides_json": "{}",
-                "waived_json": "[]",
-                "marker": marker_text(key),
-                "created_at": iso(now),
-                "updated_at": iso(now),
-                "publish_after": None,
-                "attempts": 0,
-                "version": 1,
-            }
+            declaration_row(
+                duel_id=duel["id"], turn=_turn(duel), kind=NOTICE, key=key,
+                marker=marker_text(key), text=text,
+                context_json=json.dumps({"context": context}, ensure_ascii=False),
+                status="approved", publish_after=None, at=iso(now),
+            )  # fmt: skip
         )
         .last_pk
     )

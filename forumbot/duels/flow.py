@@ -30,7 +30,14 @@ from typing import Any, Protocol, runtime_checkable
 from forumbot.forums.base import ForumClient
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords, StoredPost
+from forumbot.storage.records import (
+    EDITABLE,
+    Declaration,
+    Duel,
+    DuelRecords,
+    StoredPost,
+    declaration_row,
+)
 from parsers.text import fold
 from rules.dice import derive_roll
 from rules.ruleset import Ruleset
@@ -240,24 +247,11 @@ class DraftWriter:
             ensure_ascii=False,
         )
         if existing is None:
-            inserted = {
-                "duel_id": duel.id,
-                "turn": draft.turn,
-                "kind": draft.kind,
-                "idempotency_key": key,
-                "status": "draft",
-                "text": draft.text,
-                "text_edited": 0,
-                "context_json": ctx_json,
-                "overrides_json": "{}",
-                "waived_json": "[]",
-                "marker": marker_text(key),
-                "created_at": iso(now),
-                "updated_at": iso(now),
-                "publish_after": publish_after,
-                "attempts": 0,
-                "version": 1,
-            }
+            inserted = declaration_row(
+                duel_id=duel.id, turn=draft.turn, kind=draft.kind, key=key,
+                marker=marker_text(key), text=draft.text, context_json=ctx_json,
+                status="draft", publish_after=publish_after, at=iso(now),
+            )  # fmt: skip
             decl_id = int(self.storage.db["declarations"].insert(inserted).last_pk)
             return decl_id, {**inserted, "id": decl_id, "last_error": None}
         if existing["status"] not in EDITABLE:

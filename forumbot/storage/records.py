@@ -332,7 +332,45 @@ class DuelRecords:
         return replace(self, duel=duel)
 
 
+def declaration_row(
+    *,
+    duel_id: int,
+    turn: int,
+    kind: str,
+    key: str,
+    marker: str,
+    text: str,
+    context_json: str,
+    status: str,
+    publish_after: str | None,
+    at: str,
+) -> dict[str, Any]:
+    """A new ``declarations`` row (no id yet): never edited, no override, no waive, no
+    attempt, version 1. ``at``: ISO time of creation; ``marker``: the text the bot's post
+    carries (``forumbot.publish.render.marker_text(key)``); ``publish_after``: ISO time the
+    review delay ends (None: only on approval, or already ``approved``)."""
+    return {
+        "duel_id": duel_id,
+        "turn": turn,
+        "kind": kind,
+        "idempotency_key": key,
+        "status": status,
+        "text": text,
+        "text_edited": 0,
+        "context_json": context_json,
+        "overrides_json": "{}",
+        "waived_json": "[]",
+        "marker": marker,
+        "created_at": at,
+        "updated_at": at,
+        "publish_after": publish_after,
+        "attempts": 0,
+        "version": 1,
+    }
+
+
 __all__ = [
+    "declaration_row",
     "EDITABLE",
     "DeclStatus",
     "Declaration",
