@@ -295,12 +295,7 @@ def _remind(
 ) -> None:  # fmt: skip
     storage = ctx.storage
     duel = records.duel
-    claimed = storage.db.execute(
-        "update deadlines set reminded_at = ? where id = ? and reminded_at is null",
-        [iso(now), dl["id"]],
-    ).rowcount
-    storage.db.conn.commit()
-    if claimed != 1:
+    if not storage.stamp_once("deadlines", "reminded_at", int(dl["id"]), now):
         return
     due = datetime.fromisoformat(dl["due_at"])
     users = {d["name"]: d["user_id"] for d in storage.duellists(duel.id)}

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from forumbot.storage import Storage, iso
+from forumbot.storage import Storage
 
 log = logging.getLogger("forumbot.duels.referee")
 
@@ -33,12 +33,7 @@ def notify_finished(
     for duel in storage.db["duels"].rows_where(
         "board_id = ? and status = 'finished' and finish_notified_at is null", [board_id]
     ):
-        claimed = storage.db.execute(
-            "update duels set finish_notified_at = ? where id = ? and finish_notified_at is null",
-            [iso(now), duel["id"]],
-        ).rowcount
-        storage.db.conn.commit()
-        if claimed != 1:
+        if not storage.stamp_once("duels", "finish_notified_at", int(duel["id"]), now):
             continue
         outcome = finished_outcome(duel)
         for callback in callbacks:

@@ -209,6 +209,18 @@ class Storage:
                 ).rowcount
             )
 
+    def stamp_once(self, table: str, column: str, row_id: int, at: datetime) -> bool:
+        """Set ``column`` of row ``row_id`` of ``table`` to ``at`` (ISO) if it is still null,
+        committed at once: a compare-and-set that claims a once-only action (telling the club
+        a duel finished, an owl reminder) so a restart or a second process never repeats it.
+        Returns True when this call claimed it."""
+        claimed = self.db.execute(
+            f"update [{table}] set [{column}] = ? where id = ? and [{column}] is null",
+            [iso(at), row_id],
+        ).rowcount
+        self.db.conn.commit()
+        return bool(claimed == 1)
+
     # -- violations -----------------------------------------------------------------------
     def insert_violation(
         self, duel_id: int, turn: int, violation: dict[str, Any], now: datetime
