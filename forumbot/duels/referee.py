@@ -166,8 +166,6 @@ class Referee:
         self.on_drafted: list[Callable[[], None]] = []
         # The snapshots this poll handed to the flows, by duel id (reused by the sweep).
         self.polled: dict[int, DuelRecords] = {}
-        # (topic_id, posts) of the last adoption read (taken by the same topic's poll)
-        self._adoption_read: tuple[int, list[Post]] | None = None
 
     def settings(self) -> FlowSettings:
         """The board's settings as the flows read them (from the current attributes)."""
@@ -258,11 +256,11 @@ class Referee:
                 return 0, 0, 0, 0
             duel = None  # changed since: read it again for a duel
         read = 0
-        fresh: tuple[int, list[Post]] | None = None
+        fresh: list[Post] | None = None  # the whole topic, read to adopt it: no second read
         if duel is None:
-            adopted = self.try_adopt(forum_id, summary.topic_id, summary.title, summary)
+            fresh = self.client.read_topic(summary.topic_id, None)
+            adopted = self.try_adopt(forum_id, summary.topic_id, summary.title, fresh, summary)
             read += 1
-            fresh, self._adoption_read = self._adoption_read, None
             if adopted is None:
                 return read, 0, 0, 0
             duel = Duel.from_row(adopted)
@@ -292,15 +290,14 @@ class Referee:
             return 0, 0, 0, self._advance(ctx.for_duel(ruleset, records), flow)
         replies = summary.replies if summary.replies >= 0 else None
         records = self.storage.with_posts(records)
-        posts = fresh[1] if fresh is not None and fresh[0] == duel.topic_id else None
         try:
             counts = self._poll(
-                ctx.for_duel(ruleset, records), flow, summary.last_post_id, replies, posts
+                ctx.for_duel(ruleset, records), flow, summary.last_post_id, replies, fresh
             )
         except TopicMoved as exc:
             self.watch.hold_moved(duel, exc)
             return read + 1, 0, 0, 0
-        return (read + (posts is None), *counts)
+        return (read + (fresh is None), *counts)
 
     def _watches_edits(self, duel: Duel, flow: DuelFlow) -> bool:
         """Running duels of a flow that watches edits are under the edit watch: a late edit
@@ -317,15 +314,15 @@ class Referee:
         return notify_finished(self.storage, self.board_id, self.now(), self.on_finished)
 
     def try_adopt(
-        self, forum_id: int, topic_id: int, title: str, summary: Any = None
-    ) -> dict[str, Any] | None:
-        """Adopt ``topic_id`` as a duel when its title or first post names both duellists.
+        self, forum_id: int, topic_id: int, title: str, posts: Sequence[Post],
+        summary: Any = None,
+    ) -> dict[str, Any] | None:  # fmt: skip
+        """Adopt ``topic_id`` as a duel when its title or first post (``posts``: the whole
+        topic, just read) names both duellists.
 
         Otherwise remember it as ``ignored`` at its current last post id (so it is not read
         again until it changes). Returns the duel row or None.
         """
-        posts = self.client.read_topic(topic_id, None)
-        self._adoption_read = (topic_id, posts)  # the poll records these: no second read
         first_text = title + "\n" + (posts[0].text if posts else "")
         found = find_duellists(first_text)
         last = posts[-1].post_id if posts else None

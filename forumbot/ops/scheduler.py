@@ -133,7 +133,6 @@ class PublishKick:
         self._lock = threading.Lock()
         self._running = False
         self._again = False
-        self.kicks = 0
 
     def wrap(self, job: Callable[[], Any]) -> Callable[[], None]:
         """``job`` run once, then again as long as kicks came in during the last pass."""
@@ -158,7 +157,6 @@ class PublishKick:
     def kick(self) -> None:
         """Run the publish job now (or once more after the running pass). Thread-safe."""
         with self._lock:
-            self.kicks += 1
             if self._running:
                 self._again = True
                 return
