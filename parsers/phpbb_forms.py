@@ -233,21 +233,14 @@ def logged_in_user(html: str | bytes) -> str | None:
     or None for a guest (the header then shows a "Connexion"/"Login" link instead).
 
     Asked of every page the client reads, so it builds a plain lxml tree (a BeautifulSoup tree
-    of a topic page cost a sixth of a 30-duel poll's CPU, issue 12) and only when the page
-    names ``username_logged_in`` at all; bytes, or a page lxml refuses, go through the
-    BeautifulSoup reading (same answer).
+    of a topic page cost a sixth of a 30-duel poll's CPU, issue 12), and only when the page
+    names ``username_logged_in`` at all.
     """
     needle = "username_logged_in" if isinstance(html, str) else b"username_logged_in"
     if needle not in html:  # type: ignore[operator]
         return None
-    if isinstance(html, str):
-        try:
-            root = lxml.etree.fromstring(html, html_parser())
-        except (ValueError, lxml.etree.LxmlError):
-            root = None
-        if root is not None:
-            return _lxml_logged_in_user(root)
-    return _logged_in_user(_soup(html))
+    root = _page_root(html)
+    return _lxml_logged_in_user(root) if root is not None else None
 
 
 def _has_class(name: str) -> str:
@@ -261,8 +254,9 @@ _TEXT_NODES = lxml.etree.XPath(".//text()")
 
 
 def _lxml_logged_in_user(root: Any) -> str | None:
-    """:func:`_logged_in_user` on an lxml tree (the first ``username`` descendant, else the
-    first ``username-coloured`` one; its text nodes stripped and joined)."""
+    """The header's user name in an lxml tree: the first ``username`` descendant of
+    ``#username_logged_in``, else the first ``username-coloured`` one; its text nodes
+    stripped and joined."""
     items = _LOGGED_IN(root)
     if not items:
         return None
@@ -273,25 +267,14 @@ def _lxml_logged_in_user(root: Any) -> str | None:
     return text or None
 
 
-def _logged_in_user(soup: Any) -> str | None:
-    item = soup.find(id="username_logged_in")
-    if item is None:
-        return None
-    name = item.find(class_="username") or item.find(class_="username-coloured")
-    if name is None:
-        return None
-    text = name.get_text(strip=True)
-    return text or None
-
-
 def is_login_box(html: str | bytes) -> bool:
     """True when the page is (or embeds) the login form answered to a guest.
 
     Covers the login page itself and the "Vous devez être connecté pour …" boxes answered with
     HTTP 200 when a session silently expired.
     """
-    soup = _soup(html)
-    return soup.find("form", id="login") is not None and _logged_in_user(soup) is None
+    root = _page_root(html)
+    return root is not None and bool(_LOGIN_FORM(root)) and _lxml_logged_in_user(root) is None
 
 
 def _board_text(soup: Any) -> str:
@@ -373,7 +356,7 @@ def classify_notice(html: str | bytes) -> PageNotice:
     error_text = normalize_text(" ".join(errors))
     soup = _soup(html)
     login_form = soup.find("form", id="login")
-    logged_in = _logged_in_user(soup) is not None
+    logged_in = logged_in_user(html) is not None
     captcha_in_form = login_form is not None and (
         login_form.find(attrs={"name": "confirm_code"}) is not None
         or login_form.find(attrs={"name": "confirm_id"}) is not None
@@ -452,8 +435,7 @@ def parse_topic_list(html: str | bytes, source: str = "<html>") -> tuple[TopicRo
         ParseError: when the page has no topic list at all (neither rows nor the
             "no topics" panel), e.g. a login box or an error page.
     """
-    text = html if isinstance(html, str) else UnicodeDammit(html).unicode_markup
-    root = _lxml_root(text) if text and text.strip() else None
+    root = _page_root(html)
     lists = _TOPIC_LISTS(root) if root is not None else []
     if not lists:
         if root is not None and (_LOGIN_FORM(root) or _ANY_MESSAGE(root)):
@@ -505,13 +487,21 @@ _LOGIN_FORM = lxml.etree.XPath('//form[@id="login"]')
 _ANY_MESSAGE = lxml.etree.XPath('//*[@id="message"]')
 
 
-def _lxml_root(text: str) -> Any:
-    """The lxml tree of a page given as text (a page that starts with an XML declaration
-    naming its encoding, which lxml refuses in a ``str``, is parsed from its UTF-8 bytes)."""
+def _page_root(html: str | bytes) -> Any:
+    """The plain lxml tree of a page, or None for an empty or unparsable one. Bytes are
+    decoded as BeautifulSoup would (``UnicodeDammit``); a text that starts with an XML
+    declaration naming its encoding (which lxml refuses in a ``str``) is parsed from its
+    UTF-8 bytes."""
+    text = html if isinstance(html, str) else UnicodeDammit(html).unicode_markup
+    if not text or not text.strip():
+        return None
     try:
-        return lxml.etree.fromstring(text, html_parser())
-    except ValueError:
-        return lxml.etree.fromstring(text.encode("utf-8"), utf8_html_parser())
+        try:
+            return lxml.etree.fromstring(text, html_parser())
+        except ValueError:
+            return lxml.etree.fromstring(text.encode("utf-8"), utf8_html_parser())
+    except lxml.etree.LxmlError:
+        return None
 
 
 def _first(found: Any) -> Any:
