@@ -65,6 +65,18 @@ class LazyDetector:
         return dict(charset_normalizer.detect(data))
 
 
+def _lazy_bs4_detector() -> None:
+    """Give ``bs4.dammit`` the :class:`LazyDetector` when it found no detector (hidden)."""
+    import bs4.dammit
+
+    if bs4.dammit.chardet_module is None:
+        bs4.dammit.chardet_module = LazyDetector()  # type: ignore[assignment]
+
+
+AFTER_IMPORT = {"bs4": _lazy_bs4_detector}
+"""The library imported lean -> what puts back, lazily, what its hidden module offered."""
+
+
 def import_lean() -> None:
     """Import the libraries of :data:`HIDDEN` without their optional heavy modules (no-op for
     one already imported)."""
@@ -73,11 +85,8 @@ def import_lean() -> None:
             continue
         with _hidden(optional):
             __import__(library)
-            if library == "bs4":
-                import bs4.dammit
-
-                if bs4.dammit.chardet_module is None:
-                    bs4.dammit.chardet_module = LazyDetector()  # type: ignore[assignment]
+        if library in AFTER_IMPORT:
+            AFTER_IMPORT[library]()
 
 
 M_ARENA_MAX = -8
