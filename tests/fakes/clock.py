@@ -41,3 +41,17 @@ class SandboxClock:
     def utc(self) -> datetime:
         """The current fake time as an aware UTC datetime (the bot's ``now``)."""
         return datetime.fromtimestamp(self.now, UTC)
+
+
+class Clock:
+    """The bot's ``now`` for tests without a board: 2026-11-30 12:00 UTC (aware), moved only by
+    :meth:`advance` (seconds)."""
+
+    def __init__(self) -> None:
+        self.t = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += timedelta(seconds=seconds)

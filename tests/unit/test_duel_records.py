@@ -23,7 +23,6 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -32,6 +31,7 @@ from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
 from forumbot.storage import Storage, open_storage
 from forumbot.storage.records import Declaration, DuelRecords, StoredPost
+from tests.fakes.clock import Clock
 from tests.fakes.forum import FakeForum
 
 TOPIC = 7
@@ -41,17 +41,6 @@ BODY = "\n".join(
 )
 CLASSIC_OPENING = "Les adversaires : Aurora Vexley (1re année) contre Cassius Thorne (2e année)."
 _TABLE = re.compile(r"\b(?:from|join)\s+[\[\"]?(declarations|posts_seen)\b", re.I)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 @dataclass

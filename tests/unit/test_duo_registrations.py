@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import UTC, datetime, timedelta
 
 from forumbot.club.duo_registrations import CLOSED_MESSAGE
 from forumbot.club.registrations import RegistrationDesk, get_profile
@@ -16,21 +15,11 @@ from forumbot.duels.referee import Referee
 from forumbot.storage import open_storage
 from rules.duo_matchmaking import DuoLobby, add_duo_signup
 from rules.matchmaking import Entrant
+from tests.fakes.clock import Clock
 from tests.fakes.forum import ClubForum
 
 THREAD = 30
 DUEL_FORUM = 3
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 def make(environment: str = "") -> tuple[ClubForum, RegistrationDesk]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from forumbot.duels.deadlines import sweep
@@ -22,6 +21,7 @@ from forumbot.duels.verify import verify_pages
 from forumbot.storage import Storage, open_storage
 from parsers.model import TopicPage
 from rules.dice import derive_roll
+from tests.fakes.clock import Clock
 from tests.fakes.forum import FakeForum
 
 A, C = "Aurora Vexley", "Cassius Thorne"
@@ -34,17 +34,6 @@ BODY = "\n".join(
     f"Ligne {i} : la baguette levée, le duelliste avance sur le long tapis de la salle."
     for i in range(1, 11)
 )
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 @dataclass

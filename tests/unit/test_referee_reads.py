@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import random
-from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -13,20 +12,10 @@ from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
 from forumbot.forums.base import TopicSummary
 from forumbot.storage import open_storage
+from tests.fakes.clock import Clock
 from tests.fakes.forum import FakeForum
 
 OPENING = "Les adversaires : Aurora Vexley (1re année) contre Cassius Thorne (2e année)."
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 def make(

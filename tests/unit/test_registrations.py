@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import pytest
 
@@ -22,21 +22,11 @@ from forumbot.rulesets import load_ruleset
 from forumbot.storage import open_storage
 from rules.fatigue import MagicModifier, concede
 from rules.model import DuelState
+from tests.fakes.clock import Clock
 from tests.fakes.forum import ClubForum
 
 THREAD = 20
 DUEL_FORUM = 3
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 def make(max_concurrent: int = 3, leaderboard: int = 0) -> tuple[ClubForum, RegistrationDesk]:
