@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
 from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
 from forumbot.storage import Storage, open_storage
 from forumbot.web.users import add_user, assign_referee
+from tests.fakes.clock import Clock
 from tests.fakes.forum import FakeForum
 
 OPENING = "Les adversaires : Aurora Vexley (1re année) contre Cassius Thorne (2e année)."
@@ -23,19 +23,6 @@ TOPIC = 7
 FORUM = 3
 EVIL = "<script>alert('x')</script>"
 PASSWORD = "correct horse battery"
-
-
-class Clock:
-    """A settable clock (aware UTC)."""
-
-    def __init__(self) -> None:
-        self.t = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += timedelta(seconds=seconds)
 
 
 @dataclass
