@@ -11,7 +11,7 @@ import click
 
 from forumbot.cli._common import CliError, actor, config_option, load, storage_for
 
-PENDING = ("draft", "approved", "held", "publishing")
+PENDING = ("draft", "approved", "held", "publishing", "redraft")
 """Statuses ``drafts list`` shows without ``--all``."""
 
 
@@ -54,6 +54,8 @@ def _when(decl: dict[str, Any], zone: ZoneInfo) -> str:
         return "approved: next publish pass"
     if status == "cancelled":
         return "cancelled: never published"
+    if status == "redraft":
+        return "drafted again from the posts at the next poll"
     if decl["publish_after"]:
         return f"publishes {board_time(decl['publish_after'], zone)}"
     return "on approval"
@@ -204,26 +206,72 @@ def drafts_hold(config_path: str, decl_id: int, by: str | None) -> None:
 @config_option
 @click.argument("decl_id", type=int)
 @click.option("--reason", required=True, help="Why (kept in the audit log).")
+@click.option(
+    "--redraft/--no-redraft", default=True, show_default=True,
+    help="A turn draft: draft the turn again at the next poll from the posts as they are "
+    "then (default), or let the duel wait with a referee task until a referee redrafts "
+    "(drafts redraft) or cancels it.",
+)  # fmt: skip
 @click.option("--by", default=None)
-def drafts_drop(config_path: str, decl_id: int, reason: str, by: str | None) -> None:
-    """Drop an unpublished draft: it is never published (audit ``draft.drop``). Dropping the
-    opening of a duel that has not started ends that duel too."""
+def drafts_drop(
+    config_path: str, decl_id: int, reason: str, redraft: bool, by: str | None
+) -> None:
+    """Drop an unpublished draft: it is never published (audit ``draft.drop``). A dropped
+    turn draft is drafted again at the next poll (``--redraft``, default) or the duel waits
+    with a referee task (``--no-redraft``). Dropping the opening of a duel that has not
+    started ends that duel too."""
     from forumbot.duels.ending import EndingError, drop_draft
+
+    config = load(config_path)
+    storage = storage_for(config_path)
+    try:
+        ended = drop_draft(
+            storage, decl_id, reason, actor(by), datetime.now(UTC), redraft=redraft,
+            language=config.language,
+        )  # fmt: skip
+    except EndingError as exc:
+        raise CliError(str(exc)) from exc
+    decl = storage.declaration(decl_id)
+    click.echo(f"declaration {decl_id}: dropped")
+    if ended.duel_status == "cancelled" and decl["kind"] == "opening":
+        click.echo(f"duel {ended.duel_id}: cancelled (its opening was dropped before the start)")
+    elif decl["status"] == "redraft":
+        click.echo(
+            f"duel {ended.duel_id}: {_what(decl)} will be drafted again from the posts at the "
+            "next poll of forumbot run (--no-redraft: wait for a referee instead)"
+        )
+    elif decl["kind"] == "turn" and ended.duel_status == "running":
+        click.echo(
+            f"duel {ended.duel_id}: waits for a referee (referee task opened): "
+            f"`forumbot drafts redraft {decl_id}` drafts {_what(decl)} again, "
+            f"`forumbot duels cancel` ends the duel"
+        )
+
+
+@drafts.command("redraft")
+@config_option
+@click.argument("decl_id", type=int)
+@click.option("--reason", default="", help="Why (kept in the audit log).")
+@click.option("--by", default=None)
+def drafts_redraft(config_path: str, decl_id: int, reason: str, by: str | None) -> None:
+    """Draft a turn again (after an edit, a late post, a mistake): the pending or dropped
+    turn draft DECL_ID is replaced, at the next poll, by a fresh draft of the same turn from
+    the posts as they are then (same dice, same idempotency key: published once). Its
+    overrides, waives and text edits go (they are in the audit log). A published declaration
+    is corrected with `forumbot duels correct` instead."""
+    from forumbot.duels.redraft import RedraftError, request_redraft
 
     storage = storage_for(config_path)
     try:
-        ended = drop_draft(storage, decl_id, reason, actor(by), datetime.now(UTC))
-    except EndingError as exc:
+        done = request_redraft(storage, decl_id, actor(by), datetime.now(UTC), reason)
+    except RedraftError as exc:
         raise CliError(str(exc)) from exc
-    click.echo(f"declaration {decl_id}: dropped")
     decl = storage.declaration(decl_id)
-    if ended.duel_status == "cancelled" and decl["kind"] == "opening":
-        click.echo(f"duel {ended.duel_id}: cancelled (its opening was dropped before the start)")
-    elif decl["kind"] != "opening":
-        click.echo(
-            f"duel {ended.duel_id}: this {_what(decl)} will not be drafted again; "
-            "end the duel with `forumbot duels cancel` if it cannot go on"
-        )
+    click.echo(
+        f"declaration {decl_id} ({_what(decl)}): drafted again from the posts at the next poll "
+        f"of forumbot run (was {done.before})"
+        + (f"; {done.tasks_closed} referee task(s) closed" if done.tasks_closed else "")
+    )
 
 
 # -- duels --------------------------------------------------------------------------------

@@ -35,7 +35,13 @@ from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords, StoredPost
+from forumbot.storage.records import (
+    REDRAFTABLE,
+    Declaration,
+    Duel,
+    DuelRecords,
+    StoredPost,
+)
 from rules.model import DuelState
 from rules.ruleset import Ruleset
 
@@ -121,7 +127,7 @@ class ClassicFlow:
             return []
         turn_no = state.turn + 1
         existing = ctx.existing(duel, f"turn{turn_no}")
-        if existing is not None and existing.status not in EDITABLE:
+        if existing is not None and existing.status not in REDRAFTABLE:
             return []
         since = last_published_post(records) or duel.opening_post_id or 0
         names = [d["name"] for d in ctx.storage.duellists(duel.id)]

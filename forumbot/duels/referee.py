@@ -282,7 +282,9 @@ class Referee:
         # a turn draft waiting: its posts may still be edited (edit watch)
         pending = any(d.kind == "turn" for d in records.editable())
         watched = self._watches_edits(duel, flow) or pending
-        if unchanged and not self.watch.watch_due(duel, watched):
+        # a turn to draft again (issue 22: dropped or redraft asked): read it at this poll
+        redraft = bool(records.redrafts())
+        if unchanged and not redraft and not self.watch.watch_due(duel, watched):
             if not self.watch.needs_advance(records):
                 return 0, 0, 0, 0
             # A declaration was published since (e.g. an opening confirmed after an

@@ -24,8 +24,9 @@ the referee hands the duel to its flow (``FlowContext.records``). The rule for w
   it again before the flow advances the duel and before the deadline sweep reuses it.
 
 :class:`DeclStatus` names the life of a declaration (``draft`` -> ``approved`` ->
-``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``); :data:`EDITABLE`
-is the tuple of statuses a draft may still be rewritten in.
+``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``; ``redraft``: drafted
+again at the next poll); :data:`EDITABLE` is the tuple of statuses a draft may still be
+rewritten in, :data:`REDRAFTABLE` those a flow may draft (again).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class DeclStatus(StrEnum):
     PUBLISHING = "publishing"
     PUBLISHED = "published"
     CANCELLED = "cancelled"
+    REDRAFT = "redraft"
 
 
 EDITABLE: tuple[str, ...] = (
@@ -55,6 +57,11 @@ EDITABLE: tuple[str, ...] = (
     DeclStatus.HELD.value,
 )
 """A draft in one of these statuses may still be recomputed, edited or cancelled."""
+
+REDRAFTABLE: tuple[str, ...] = (*EDITABLE, DeclStatus.REDRAFT.value)
+"""Statuses of a declaration a flow may (re)draft: the editable ones and ``redraft`` (a turn
+draft a referee dropped or asked to redraft: drafted again, fresh, from the posts at the next
+poll, same idempotency key; :mod:`forumbot.duels.redraft`)."""
 
 
 def _loads(raw: str | None, default: Any) -> Any:
@@ -294,6 +301,10 @@ class DuelRecords:
         """The declarations a flow may still rewrite (:data:`EDITABLE`), by id."""
         return tuple(d for d in self.declarations if d.status in EDITABLE)
 
+    def redrafts(self) -> tuple[Declaration, ...]:
+        """The declarations waiting to be drafted again (status ``redraft``), by id."""
+        return tuple(d for d in self.declarations if d.status == DeclStatus.REDRAFT)
+
     def by_key(self, key: str) -> Declaration | None:
         """The declaration with that idempotency key, or None."""
         return next((d for d in self.declarations if d.idempotency_key == key), None)
@@ -372,6 +383,7 @@ def declaration_row(
 __all__ = [
     "declaration_row",
     "EDITABLE",
+    "REDRAFTABLE",
     "DeclStatus",
     "Declaration",
     "Duel",
