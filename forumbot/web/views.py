@@ -18,13 +18,15 @@ from forumbot.storage import Storage
 from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
 
-PENDING = ("draft", "approved", "held", "publishing")
+PENDING = ("draft", "approved", "held", "publishing", "redraft")
 DRAFT_STATUS_FR = {
     "draft": "brouillon",
     "approved": "approuvé",
     "held": "retenu",
     "publishing": "publication en cours",
     "published": "publié",
+    "cancelled": "abandonné",
+    "redraft": "à rédiger de nouveau",
 }
 VIOLATION_STATUS_FR = {
     "proposed": "proposée",
