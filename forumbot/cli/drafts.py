@@ -126,6 +126,10 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
     help='Set a computed number, e.g. --set "Cassius Thorne.points=12".',
 )
 @click.option("--waive", multiple=True, metavar="DUELLIST:RULE", help="Waive a violation.")
+@click.option(
+    "--force", is_flag=True,
+    help="With --text-file: keep a text whose numbers contradict the draft's (audited).",
+)  # fmt: skip
 @click.option("--by", default=None, help="Who makes the change (audit log); default $USER.")
 def drafts_edit(
     config_path: str,
@@ -133,6 +137,7 @@ def drafts_edit(
     text_file: Any,
     sets: tuple[str, ...],
     waive: tuple[str, ...],
+    force: bool,
     by: str | None,
 ) -> None:
     """Edit a draft: its text, a computed number (the text follows), or a violation.
@@ -140,8 +145,19 @@ def drafts_edit(
     ``--set`` and ``--waive`` render the text again from the template, so that it states the
     referee's numbers: over a hand-edited text they warn (the hand-edited text is kept in
     the audit log). ``--text-file`` is given alone (a text written together with new numbers
-    could contradict them)."""
-    from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
+    could contradict them); a text whose totals or dice contradict the draft's is refused
+    (the differences are shown) unless ``--force``. A ``--set`` that changes nothing (already
+    so) and a ``--waive`` of a violation the draft does not have are refused too; an
+    opening's ``cast_before_start`` can be waived (the opening then says nothing of it).
+    Refusals exit non-zero and change nothing."""
+    from forumbot.duels.overrides import (
+        OverrideError,
+        TextContradicts,
+        edit_text,
+        parse_value,
+        set_numbers,
+        set_violation,
+    )
 
     if not (text_file or sets or waive):
         raise CliError("nothing to change: give --text-file, --set or --waive")
@@ -162,19 +178,49 @@ def drafts_edit(
         if not sep:
             raise click.BadParameter(f"wants DUELLIST:RULE, got {item!r}", param_hint="--waive")
         waived.append((name.strip(), rule.strip()))
+    if force and not text_file:
+        raise CliError("--force goes with --text-file (a text kept against the draft's numbers)")
+    config = load(config_path)
     storage = storage_for(config_path)
     now = datetime.now(UTC)
     who = actor(by)
     warnings: list[str] = []
-    if values:
-        warnings += set_numbers(storage, decl_id, values, who, now)
-    for name, rule in waived:
-        warnings += set_violation(storage, decl_id, name, rule, True, who, now)
-    if text_file:
-        edit_text(storage, decl_id, text_file.read(), who, now)
+    before = _declaration(storage, decl_id)
+    try:
+        if values:
+            warnings += set_numbers(storage, decl_id, values, who, now, language=config.language)
+        for name, rule in waived:
+            warnings += set_violation(
+                storage, decl_id, name, rule, True, who, now, language=config.language
+            )
+        if text_file:
+            kept = edit_text(
+                storage, decl_id, text_file.read(), who, now, force=force,
+                language=config.language,
+            )  # fmt: skip
+            warnings += [f"kept against the draft (--force): {d.describe()}" for d in kept]
+    except TextContradicts as exc:
+        for difference in exc.differences:
+            click.echo(f"  {difference.describe()}", err=True)
+        raise CliError(str(exc)) from exc
+    except OverrideError as exc:
+        raise CliError(str(exc)) from exc
     for warning in dict.fromkeys(warnings):
         click.echo(f"warning: declaration {decl_id}: {warning}", err=True)
-    click.echo(storage.declaration(decl_id)["text"])
+    after = storage.declaration(decl_id)
+    if before["status"] == "held" and after["status"] == "draft":
+        click.echo(
+            f"# declaration {decl_id}: no longer held (every spell cast before the start is "
+            "waived): it publishes after its review delay"
+        )
+    click.echo(after["text"])
+
+
+def _declaration(storage: Any, decl_id: int) -> dict[str, Any]:
+    try:
+        return dict(storage.declaration(decl_id))
+    except Exception as exc:  # sqlite_utils NotFoundError
+        raise CliError(f"no declaration {decl_id}") from exc
 
 
 def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> None:

@@ -20,6 +20,8 @@ from forumbot.storage import open_storage
 
 AURORA = "Aurora Vexley"
 CASSIUS = "Cassius Thorne"
+DISARM = "Sortilège de Désarmement"
+SHIELD = "Charme du Bouclier"
 
 
 def _post(spell: str, me: str) -> str:
@@ -32,8 +34,8 @@ def _post(spell: str, me: str) -> str:
 
 
 @pytest.fixture()
-def duel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    """A running classic duel on the sandbox (its opening published) and its configuration."""
+def board_cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """A sandbox board with one classic duel topic and a configuration pointing at it."""
     board = SandboxBoard(flood_interval_s=0)
     board.add_user("Hibou", "pw-hibou", ignore_flood=True)
     for name in ("Arbitre", AURORA, CASSIUS):
@@ -47,13 +49,20 @@ def duel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-un
     CliRunner().invoke(main, ["init", str(cfg)])
     cfg.write_text(cfg.read_text().replace('url = "http://127.0.0.1:8080"', f'url = "{url}"'))
     monkeypatch.setenv("FORUMBOT_PASSWORD", "pw-hibou")
+    yield cfg, board, topic
+    board.stop()
+
+
+@pytest.fixture()
+def duel(board_cfg):  # type: ignore[no-untyped-def]
+    """A running classic duel on the sandbox (its opening published)."""
+    cfg, board, topic = board_cfg
     poll(cfg)
     [opening] = storage(cfg).declarations(("draft",))
     assert run("drafts", "approve", str(opening["id"]), "-c", str(cfg)).exit_code == 0
     poll(cfg, publish=True)
     assert storage(cfg).duels()[0]["status"] == "running"
-    yield cfg, board, topic
-    board.stop()
+    return cfg, board, topic
 
 
 def run(*args: str) -> Any:
@@ -77,8 +86,8 @@ def storage(cfg: Path) -> Any:
 
 def play_turn(cfg: Path, board: SandboxBoard, topic: int) -> dict[str, Any]:
     """Both duellists post; the poll drafts the turn; returns its draft row."""
-    board.post_reply(topic, AURORA, _post("Expelliarmus", AURORA))
-    board.post_reply(topic, CASSIUS, _post("Protego", CASSIUS))
+    board.post_reply(topic, AURORA, _post(DISARM, AURORA))
+    board.post_reply(topic, CASSIUS, _post(SHIELD, CASSIUS))  # Cassius does not attack
     poll(cfg)
     [draft] = [d for d in storage(cfg).declarations(("draft",)) if d["kind"] == "turn"]
     return dict(draft)
@@ -130,7 +139,7 @@ def test_no_redraft_leaves_the_duel_waiting_with_a_referee_task(duel) -> None:  
     assert task["status"] == "open" and "motif : doublon" in task["text"]
     assert f"forumbot drafts redraft {draft['id']}" in task["text"]
     # a later post drafts nothing: the duel waits, and says so (the task)
-    board.post_reply(topic, AURORA, _post("Stupefix", AURORA))
+    board.post_reply(topic, AURORA, _post("Sortilège de Chatouillis", AURORA))
     poll(cfg)
     assert [d["status"] for d in storage(cfg).declarations(None) if d["kind"] == "turn"] == [
         "cancelled"
@@ -173,3 +182,114 @@ def test_redraft_replaces_a_pending_draft_with_a_fresh_one_and_publishes_once(du
     assert published.exit_code != 0 and "duels correct" in published.output
     audit = [e["action"] for e in storage(cfg).audit_entries(f"declaration:{draft['id']}")]
     assert audit.count("draft.redraft") == 2 and audit.count("draft.redrafted") == 2
+
+
+def _unchanged(cfg: Path, before: dict[str, Any]) -> None:
+    after = storage(cfg).declaration(before["id"])
+    assert (after["version"], after["text"], after["overrides_json"]) == (
+        before["version"], before["text"], before["overrides_json"],
+    )  # fmt: skip
+    assert not [
+        e for e in storage(cfg).audit_entries(f"declaration:{before['id']}")
+        if e["action"].startswith("draft.")
+    ]  # fmt: skip
+
+
+def test_a_set_that_changes_nothing_says_already_so_and_changes_nothing(duel) -> None:  # type: ignore[no-untyped-def]
+    cfg, board, topic = duel
+    draft = play_turn(cfg, board, topic)
+    missed = run("drafts", "edit", str(draft["id"]), "--set", f"{CASSIUS}.landed=false",
+                 "-c", str(cfg))  # fmt: skip
+    assert missed.exit_code != 0 and "Traceback" not in missed.output
+    assert f"{CASSIUS}'s attack already missed" in missed.output
+    assert "already so, nothing changed" in missed.output
+    points = {
+        d["name"]: d["points"]
+        for d in json.loads(draft["context_json"])["outcome"]["state"]["duellists"]
+    }
+    same = run("drafts", "edit", str(draft["id"]), "--set", f"{AURORA}.points={points[AURORA]}",
+               "-c", str(cfg))  # fmt: skip
+    assert same.exit_code != 0
+    assert f"{AURORA}.points is already {points[AURORA]}" in same.output
+    _unchanged(cfg, draft)
+    # a number that does change is taken, and setting it again is already so
+    new = points[CASSIUS] - 1
+    assert run("drafts", "edit", str(draft["id"]), "--set", f"{CASSIUS}.points={new}",
+               "-c", str(cfg)).exit_code == 0  # fmt: skip
+    again = run("drafts", "edit", str(draft["id"]), "--set", f"{CASSIUS}.points={new}",
+                "-c", str(cfg))  # fmt: skip
+    assert again.exit_code != 0 and "already so" in again.output
+
+
+def test_a_text_contradicting_the_draft_is_refused_unless_forced(duel) -> None:  # type: ignore[no-untyped-def]
+    cfg, board, topic = duel
+    draft = play_turn(cfg, board, topic)
+    stored = json.loads(draft["context_json"])
+    points = {d["name"]: d["points"] for d in stored["outcome"]["state"]["duellists"]}
+    dice = stored["inputs"]["dice"]
+    post_id = next(iter(dice))
+    attack = dice[post_id][0]
+    wrong_die = 1 + attack % 6
+    text = draft["text"].replace(
+        f"- {CASSIUS} : {points[CASSIUS]} PD", f"- {CASSIUS} : {points[CASSIUS] + 5} PD"
+    ).replace(f"message n°{post_id} ", f"message n°{post_id} ", 1)
+    text = text.replace(f"attaque {attack}, défense", f"attaque {wrong_die}, défense", 1)
+    assert text != draft["text"]
+    path = cfg.parent / "new.txt"
+    path.write_text(text, encoding="utf-8")
+    refused = run("drafts", "edit", str(draft["id"]), "--text-file", str(path), "-c", str(cfg))
+    assert refused.exit_code != 0 and "Traceback" not in refused.output
+    assert f"{CASSIUS}'s total: the text says {points[CASSIUS] + 5}, the draft {points[CASSIUS]}" \
+        in refused.output
+    assert f"post {post_id}'s attaque die: the text says {wrong_die}, the draft {attack}" \
+        in refused.output
+    assert "--force" in refused.output
+    _unchanged(cfg, draft)
+    # the same numbers in other words are taken
+    reworded = draft["text"].replace("Le tour 1 est terminé", "Fin du tour 1")
+    assert reworded != draft["text"]
+    path.write_text(reworded, encoding="utf-8")
+    ok = run("drafts", "edit", str(draft["id"]), "--text-file", str(path), "-c", str(cfg))
+    assert ok.exit_code == 0, ok.output
+    # forced: kept, and the differences are in the audit log
+    path.write_text(text, encoding="utf-8")
+    forced = run("drafts", "edit", str(draft["id"]), "--text-file", str(path), "--force",
+                 "--by", "Maelis", "-c", str(cfg))  # fmt: skip
+    assert forced.exit_code == 0, forced.output
+    assert "kept against the draft (--force)" in forced.output
+    assert storage(cfg).declaration(draft["id"])["text"] == text
+    [entry] = [
+        e for e in storage(cfg).audit_entries(f"declaration:{draft['id']}")
+        if e["action"] == "draft.force_text"
+    ]  # fmt: skip
+    assert entry["actor"] == "Maelis" and len(json.loads(entry["after"])["differences"]) == 2
+
+
+def test_a_spell_cast_before_the_top_can_be_waived(board_cfg) -> None:  # type: ignore[no-untyped-def]
+    cfg, board, topic = board_cfg
+    poll(cfg)  # the opening is drafted
+    early = board.post_reply(topic, AURORA, _post(DISARM, AURORA))  # before the top
+    poll(cfg)
+    [opening] = storage(cfg).declarations(("held",))
+    assert opening["last_error"] == "cast_before_start: referee decides"
+    assert "avant le top" in opening["text"] and f"message n°{early}" in opening["text"]
+    wrong = run("drafts", "edit", str(opening["id"]), "--waive", f"{CASSIUS}:cast_before_start",
+                "-c", str(cfg))  # fmt: skip
+    assert wrong.exit_code != 0 and "nothing to waive" in wrong.output
+    waived = run("drafts", "edit", str(opening["id"]), "--waive", f"{AURORA}:cast_before_start",
+                 "--by", "Maelis", "-c", str(cfg))  # fmt: skip
+    assert waived.exit_code == 0, waived.output
+    assert "no longer held" in waived.output
+    row = storage(cfg).declaration(opening["id"])
+    assert row["status"] == "draft" and "avant le top" not in row["text"]
+    assert "[b]Top ![/b] Le duel commence." in row["text"]
+    [violation] = list(storage(cfg).db["violations"].rows_where("rule = 'cast_before_start'"))
+    assert violation["status"] == "waived"
+    poll(cfg)  # the next poll keeps the waiver (the early post is already listed)
+    assert "avant le top" not in storage(cfg).declaration(opening["id"])["text"]
+    assert run("drafts", "approve", str(opening["id"]), "-c", str(cfg)).exit_code == 0
+    poll(cfg, publish=True)
+    posted = [p.text for p in board.posts(topic) if "ouverture du duel" in p.text]
+    assert len(posted) == 1 and "avant le top" not in posted[0]
+    actions = [e["action"] for e in storage(cfg).audit_entries(f"declaration:{opening['id']}")]
+    assert "draft.waive" in actions
