@@ -357,6 +357,10 @@ def duels_list(config_path: str, show_all: bool) -> None:
 @click.option("--forum", "forum_id", type=int, required=True)
 @click.option("--duellist", "duellists", multiple=True, required=True, metavar="NAME:YEAR")
 @click.option("--stakes", default=None, help="Stakes agreed by both duellists.")
+@click.option(
+    "--force", is_flag=True,
+    help="Adopt even when the board does not confirm a duellist's name as a member.",
+)  # fmt: skip
 @click.option("--by", default=None)
 def duels_adopt(
     config_path: str,
@@ -364,9 +368,13 @@ def duels_adopt(
     forum_id: int,
     duellists: tuple[str, ...],
     stakes: str | None,
+    force: bool,
     by: str | None,
 ) -> None:
-    """Referee an existing topic: drafts its opening declaration."""
+    """Referee an existing topic: drafts its opening declaration. Each duellist's name is
+    looked up among the board's members (a did-you-mean when it is not one; ``--force``
+    adopts anyway). A topic whose duel was cancelled before anything was posted can be
+    adopted again."""
     from forumbot.app import bootstrap
     from forumbot.duels.replay import parse_duellist_option
 
@@ -380,9 +388,10 @@ def duels_adopt(
         )
     bot = bootstrap(load(config_path, validate=True))
     try:
-        _topic_exists(bot.client, topic_id)
+        posts = _topic_exists(bot.client, topic_id)
         known = bot.storage.duel_by_topic(bot.referee.board_id, topic_id)
         title = (known or {}).get("title") or f"topic {topic_id}"
+        _check_members(bot, [name for name, _ in pairs], title, posts, force)
         duel_id = bot.referee.adopt(
             forum_id, topic_id, title, pairs, stakes=stakes, actor=actor(by)
         )
@@ -393,13 +402,31 @@ def duels_adopt(
     click.echo(f"duel {duel_id} adopted; opening declaration drafted")
 
 
-def _topic_exists(client: Any, topic_id: int) -> None:
-    """Refuse a topic the board does not have (issue 13: its opening would fail to publish
-    on every pass, forever)."""
+def _check_members(bot: Any, names: list[str], title: str, posts: Any, force: bool) -> None:
+    """Refuse duellist names the board does not confirm as members (issue 22), unless
+    ``force`` (then a warning each)."""
+    from forumbot.duels.adoption import known_names, unknown_names
+
+    unknown = unknown_names(bot.client, names, known_names(bot.storage, title, posts))
+    if not unknown:
+        return
+    if force:
+        for item in unknown:
+            click.echo(f"warning: {item.describe()}: adopted anyway (--force)", err=True)
+        return
+    raise CliError(
+        "; ".join(item.describe() for item in unknown)
+        + ": nothing adopted (fix the name, or --force to adopt anyway)"
+    )
+
+
+def _topic_exists(client: Any, topic_id: int) -> Any:
+    """The topic's posts; refuse a topic the board does not have (issue 13: its opening
+    would fail to publish on every pass, forever)."""
     from forumbot.errors import TopicNotFound
 
     try:
-        client.read_topic(topic_id, None)
+        return client.read_topic(topic_id, None)
     except TopicNotFound as exc:
         raise CliError(
             f"topic {topic_id} does not exist on the board ({exc}): nothing adopted"

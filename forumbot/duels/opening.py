@@ -63,9 +63,12 @@ def adopt(
     ruleset_name: str,
     stakes: str | None = None,
     dice_secret: bytes | None = None,
+    reuse: int | None = None,
 ) -> tuple[Duel, Draft]:
     """Insert the duel held in ``topic_id`` and its duellists; returns the duel and its
     opening draft (see :meth:`forumbot.duels.referee.Referee.adopt` for the arguments).
+    ``reuse``: the id of the topic's cancelled duel row to write instead of a new row (a
+    cancelled adoption adopted again: :func:`forumbot.duels.adoption.reopen_cancelled`).
 
     Raises:
         rules.RuleError: duellists the ruleset refuses (year, magic types, count).
@@ -78,26 +81,25 @@ def adopt(
     secret = dice_secret if dice_secret is not None else seed_for(ctx.rng, ctx.board_id, topic_id)
     now = ctx.now()
     storage = ctx.storage
-    duel_id = int(
-        storage.db["duels"]
-        .insert(
-            {
-                "board_id": ctx.board_id,
-                "forum_id": forum_id,
-                "topic_id": topic_id,
-                "title": title,
-                "ruleset": ruleset_name,
-                "status": "open",
-                "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
-                "stakes": stakes,
-                "dice_secret": secret.hex(),
-                "dice_commitment": commitment(secret),
-                "last_post_id": None,
-                "created_at": iso(now),
-            }
-        )
-        .last_pk
-    )
+    row = {
+        "board_id": ctx.board_id,
+        "forum_id": forum_id,
+        "topic_id": topic_id,
+        "title": title,
+        "ruleset": ruleset_name,
+        "status": "open",
+        "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
+        "stakes": stakes,
+        "dice_secret": secret.hex(),
+        "dice_commitment": commitment(secret),
+        "last_post_id": None,
+        "created_at": iso(now),
+    }
+    if reuse is not None:
+        storage.db["duels"].update(reuse, row)
+        duel_id = reuse
+    else:
+        duel_id = int(storage.db["duels"].insert(row).last_pk)
     for i, (name, year) in enumerate(pairs):
         storage.db["duellists"].insert(
             {

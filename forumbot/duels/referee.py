@@ -46,6 +46,7 @@ from typing import Any
 
 import rules
 from forumbot.duels import dice_edits, opening
+from forumbot.duels.adoption import reopen_cancelled
 from forumbot.duels.deadlines import sweep
 from forumbot.duels.finished import finished_outcome, notify_finished
 from forumbot.duels.flow import (
@@ -390,10 +391,16 @@ class Referee:
 
         Raises:
             ValueError: when the topic already holds a duel (a topic a poll stored as
-                ``ignored`` is adopted).
+                ``ignored`` is adopted; one whose duel was cancelled before anything was
+                posted too: :func:`forumbot.duels.adoption.reopen_cancelled`).
             rules.RuleError: duellists the ruleset refuses (year, magic types, count).
         """
         known = self.storage.duel_by_topic(self.board_id, topic_id)
+        reuse = None
+        if known is not None and known["status"] == "cancelled":
+            # issue 22: a cancelled adoption can be adopted again (when nothing was posted)
+            reuse = reopen_cancelled(self.storage, known, actor, self.now())
+            known = None
         if known is not None and known["status"] != "ignored":
             raise ValueError(f"topic {topic_id} already holds a duel")
         if known is not None:  # seen and ignored by a poll: the referee says it is a duel
@@ -403,7 +410,7 @@ class Referee:
         ctx = self.context().for_duel(rs)
         duel, draft = opening.adopt(
             ctx, opening_flow(rs), forum_id, topic_id, title, duellists,
-            ruleset_name=ruleset_name, stakes=stakes, dice_secret=dice_secret,
+            ruleset_name=ruleset_name, stakes=stakes, dice_secret=dice_secret, reuse=reuse,
         )  # fmt: skip
         ctx.drafts.write(duel, draft)
         pairs = [(str(d[0]), str(d[1])) for d in duellists]

@@ -514,6 +514,7 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting):
             "/viewforum.php": self._viewforum,
             "/viewtopic.php": self._viewtopic,
             "/posting.php": self._posting,
+            "/memberlist.php": self._memberlist,
         }
         handler = routes.get(path)
         if handler is None:

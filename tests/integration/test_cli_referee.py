@@ -293,3 +293,55 @@ def test_a_spell_cast_before_the_top_can_be_waived(board_cfg) -> None:  # type: 
     assert len(posted) == 1 and "avant le top" not in posted[0]
     actions = [e["action"] for e in storage(cfg).audit_entries(f"declaration:{opening['id']}")]
     assert "draft.waive" in actions
+
+
+ADOPT = ["--forum", "3", "--duellist", f"{CASSIUS}:4"]
+
+
+def test_adopt_refuses_a_name_that_is_no_member_with_a_did_you_mean(board_cfg) -> None:  # type: ignore[no-untyped-def]
+    cfg, board, _topic = board_cfg
+    chat = board.create_topic(3, AURORA, "Entraînement du mardi", "Qui vient s'entraîner ?")
+    typo = run("duels", "adopt", str(chat), "--duellist", "Aurora Vexly:3", *ADOPT,
+               "-c", str(cfg))  # fmt: skip
+    assert typo.exit_code != 0 and "Traceback" not in typo.output
+    assert "no member named 'Aurora Vexly' on the board (did you mean 'Aurora Vexley'?)" \
+        in typo.output
+    assert "nothing adopted" in typo.output
+    assert not [d for d in storage(cfg).duels() if d["topic_id"] == chat]
+    forced = run("duels", "adopt", str(chat), "--duellist", "Aurora Vexly:3", *ADOPT,
+                 "--force", "-c", str(cfg))  # fmt: skip
+    assert forced.exit_code == 0, forced.output
+    assert "adopted anyway (--force)" in forced.output
+
+
+def test_a_cancelled_adoption_can_be_adopted_again(board_cfg) -> None:  # type: ignore[no-untyped-def]
+    cfg, board, _topic = board_cfg
+    chat = board.create_topic(3, AURORA, "Entraînement du mardi", "Qui vient s'entraîner ?")
+    first = run("duels", "adopt", str(chat), "--duellist", f"{AURORA}:3", *ADOPT, "-c", str(cfg))
+    assert first.exit_code == 0, first.output
+    duel = next(d for d in storage(cfg).duels() if d["topic_id"] == chat)
+    cancel = run("duels", "cancel", str(chat), "--reason", "erreur d'adoption", "-c", str(cfg))
+    assert cancel.exit_code == 0, cancel.output
+    again = run("duels", "adopt", str(chat), "--duellist", f"{AURORA}:3", *ADOPT,
+                "--by", "Maelis", "-c", str(cfg))  # fmt: skip
+    assert again.exit_code == 0, again.output
+    db = storage(cfg)
+    [new] = [d for d in db.duels() if d["topic_id"] == chat]
+    assert new["status"] == "open" and new["id"] == duel["id"]  # the row, written again
+    old, opening = db.declarations(None, new["id"])
+    assert old["status"] == "cancelled" and old["idempotency_key"].endswith(f"~{old['id']}")
+    assert opening["kind"] == "opening" and opening["status"] == "draft"
+    assert opening["id"] > old["id"]  # a new row: told about like any new draft
+    assert opening["text"] != old["text"]  # a new seed, a new commitment
+    [kept] = [e for e in db.audit_entries(f"duel:{duel['id']}") if e["action"] == "duel.readopt"]
+    assert kept["actor"] == "Maelis"
+    assert json.loads(kept["before"])["duel"]["status"] == "cancelled"
+    # published once: the new opening goes out with the topic's key
+    assert run("drafts", "approve", str(opening["id"]), "-c", str(cfg)).exit_code == 0
+    poll(cfg, publish=True)
+    assert len([p for p in board.posts(chat) if opening["idempotency_key"] in p.text]) == 1
+    # a duel whose declarations the players saw is not adopted over
+    assert run("duels", "cancel", str(chat), "--reason", "fin", "-c", str(cfg)).exit_code == 0
+    refused = run("duels", "adopt", str(chat), "--duellist", f"{AURORA}:3", *ADOPT,
+                  "-c", str(cfg))  # fmt: skip
+    assert refused.exit_code != 0 and "needs a new topic" in refused.output
