@@ -148,7 +148,8 @@ class PollSettings(_Section):
     edit_watch_interval_s: float = setting(
         600.0,
         "Seconds between two re-reads of a duel topic whose listing shows no change, to see "
-        "late edits (running fatigue and 2v2 duels, and turn drafts not yet published): an "
+        "late edits (running classic, fatigue and 2v2 duels, and turn drafts not yet "
+        "published): an "
         "edit changes no post id. Several polls long; 0 = every poll.",
         unit="s",
         ge=0,

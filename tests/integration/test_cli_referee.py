@@ -345,3 +345,46 @@ def test_a_cancelled_adoption_can_be_adopted_again(board_cfg) -> None:  # type: 
     refused = run("duels", "adopt", str(chat), "--duellist", f"{AURORA}:3", *ADOPT,
                   "-c", str(cfg))  # fmt: skip
     assert refused.exit_code != 0 and "needs a new topic" in refused.output
+
+
+def test_a_classic_post_edited_after_its_declaration_is_flagged_with_both_versions(
+    duel,  # type: ignore[no-untyped-def]
+) -> None:
+    from datetime import UTC, datetime
+
+    from forumbot.notify.scan import scan
+    from forumbot.notify.settings import NotifyConfig
+    from forumbot.web.users import add_user
+
+    cfg, board, topic = duel
+    draft = play_turn(cfg, board, topic)
+    assert run("drafts", "approve", str(draft["id"]), "-c", str(cfg)).exit_code == 0
+    poll(cfg, publish=True)
+    declared = storage(cfg).declaration(draft["id"])
+    assert declared["status"] == "published" and DISARM in declared["text"]
+    aurora_post = next(p for p in board.posts(topic) if p.poster_id == board.user_id(AURORA))
+    # an edit that changes only the wording is no late edit
+    board.edit_post(aurora_post.post_id, aurora_post.text.replace("sans trembler", "calme"),
+                    by=AURORA)  # fmt: skip
+    poll(cfg)
+    assert not list(storage(cfg).db["referee_tasks"].rows_where("kind = 'late_edit'"))
+    # the spell changed after the declaration: flagged, both versions, the declaration kept
+    edited = next(p for p in board.posts(topic) if p.post_id == aurora_post.post_id)
+    board.edit_post(edited.post_id, edited.text.replace(DISARM, "Sortilège de Chatouillis"),
+                    by=AURORA)  # fmt: skip
+    poll(cfg)
+    poll(cfg)  # once only
+    db = storage(cfg)
+    [task] = list(db.db["referee_tasks"].rows_where("kind = 'late_edit'"))
+    assert task["status"] == "open" and task["post_id"] == aurora_post.post_id
+    assert f"message n°{aurora_post.post_id} après la déclaration du tour 1" in task["text"]
+    assert f"Version déclarée : sort {DISARM}" in task["text"]
+    assert "Version modifiée : sort Sortilège de Chatouillis" in task["text"]
+    assert "calme" in task["text"] and "sans trembler" in task["text"]
+    assert db.declaration(draft["id"])["text"] == declared["text"]  # never edited silently
+    # the referee is told (a notice queued for the task)
+    now = datetime.now(UTC)
+    add_user(db, "maelis", "un mot de passe assez long", "admin", now)
+    scan(db, NotifyConfig(), now)
+    notices = list(db.db["notices"].rows_where("target = ?", [f"referee_task:{task['id']}"]))
+    assert notices and notices[0]["kind"] == "task_opened"
