@@ -294,8 +294,13 @@ class DuelRecords:
         return self.seen
 
     def published(self) -> tuple[Declaration, ...]:
-        """The published declarations, by id."""
-        return tuple(d for d in self.declarations if d.status == DeclStatus.PUBLISHED)
+        """The published declarations that make the duel's history, by id: an erratum
+        (kind ``erratum``, :mod:`forumbot.duels.erratum`) is left out (it is no turn and no
+        turn boundary; its numbers are applied to the duel's state when it is published)."""
+        return tuple(
+            d for d in self.declarations
+            if d.status == DeclStatus.PUBLISHED and d.kind != "erratum"
+        )  # fmt: skip
 
     def editable(self) -> tuple[Declaration, ...]:
         """The declarations a flow may still rewrite (:data:`EDITABLE`), by id."""
@@ -319,8 +324,8 @@ class DuelRecords:
         return max(ids) if ids else None
 
     def publications(self) -> tuple[int, int]:
-        """(published declarations, the latest one's id; 0 when none)."""
-        published = self.published()
+        """(published declarations, the latest one's id; 0 when none), errata included."""
+        published = [d for d in self.declarations if d.status == DeclStatus.PUBLISHED]
         return len(published), max((d.id for d in published), default=0)
 
     def post(self, post_id: int) -> StoredPost | None:

@@ -388,3 +388,60 @@ def test_a_classic_post_edited_after_its_declaration_is_flagged_with_both_versio
     scan(db, NotifyConfig(), now)
     notices = list(db.db["notices"].rows_where("target = ?", [f"referee_task:{task['id']}"]))
     assert notices and notices[0]["kind"] == "task_opened"
+
+
+def test_duels_correct_posts_an_erratum_once_and_the_duel_follows_it(duel) -> None:  # type: ignore[no-untyped-def]
+    cfg, board, topic = duel
+    draft = play_turn(cfg, board, topic)
+    assert run("drafts", "approve", str(draft["id"]), "-c", str(cfg)).exit_code == 0
+    poll(cfg, publish=True)
+    published = storage(cfg).declaration(draft["id"])
+    points = {
+        d["name"]: d["points"]
+        for d in json.loads(published["context_json"])["outcome"]["state"]["duellists"]
+    }
+    new = points[CASSIUS] - 2
+    same = run("duels", "correct", str(topic), "--turn", "1", "--set",
+               f"{CASSIUS}.points={points[CASSIUS]}", "-c", str(cfg))  # fmt: skip
+    assert same.exit_code != 0 and "already so" in same.output
+    result = run("duels", "correct", str(topic), "--turn", "1", "--set", f"{CASSIUS}.points={new}",
+                 "--by", "Maelis", "-c", str(cfg))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"{CASSIUS}: {points[CASSIUS]} -> {new}" in result.output
+    db = storage(cfg)
+    [erratum] = [d for d in db.declarations(None) if d["kind"] == "erratum"]
+    assert erratum["status"] == "approved" and erratum["idempotency_key"].endswith("-erratum1")
+    assert json.loads(db.duels()[0]["state_json"])["duellists"][1]["points"] == points[CASSIUS]
+    assert db.declaration(draft["id"])["text"] == published["text"]  # history untouched
+    poll(cfg, publish=True)
+    poll(cfg, publish=True)
+    posted = [p.text for p in board.posts(topic) if erratum["idempotency_key"] in p.text]
+    assert len(posted) == 1
+    assert "[b]Erratum : déclaration du tour 1[/b]" in posted[0]
+    assert f"- {CASSIUS} : {points[CASSIUS]} PD → {new} PD" in posted[0]
+    db = storage(cfg)
+    state = json.loads(db.duels()[0]["state_json"])
+    assert {d["name"]: d["points"] for d in state["duellists"]}[CASSIUS] == new
+    assert state["turn"] == 1
+    actions = [e["action"] for e in db.audit_entries(f"duel:{db.duels()[0]['id']}")]
+    assert "duel.correct" in actions and "duel.corrected" in actions
+    # the next turn is drafted from the corrected numbers, after the erratum's post
+    turn2 = play_turn(cfg, board, topic)
+    before = json.loads(turn2["context_json"])["inputs"]["state_before"]
+    assert {d["name"]: d["points"] for d in before["duellists"]}[CASSIUS] == new
+    assert turn2["turn"] == 2
+    assert run("drafts", "approve", str(turn2["id"]), "-c", str(cfg)).exit_code == 0
+    poll(cfg, publish=True)
+    # turn 1 is followed by turn 2: its numbers can no longer be corrected, a note can
+    later = run("duels", "correct", str(topic), "--turn", "1", "--set", f"{AURORA}.points=3",
+                "-c", str(cfg))  # fmt: skip
+    assert later.exit_code != 0 and "recomputing later turns" in later.output
+    note = cfg.parent / "note.txt"
+    note.write_text("Le sort de Cassius était bien le Charme du Bouclier.", encoding="utf-8")
+    noted = run("duels", "correct", str(topic), "--turn", "1", "--text-file", str(note),
+                "-c", str(cfg))  # fmt: skip
+    assert noted.exit_code == 0, noted.output
+    assert "Les nombres du duel ne changent pas." in noted.output
+    # a published declaration is corrected, never redrafted
+    again = run("drafts", "redraft", str(draft["id"]), "-c", str(cfg))
+    assert again.exit_code != 0 and "duels correct" in again.output
