@@ -51,17 +51,14 @@ def duels_correct(
     2v2 duels, and never so that the end of the duel changes; a note (--text-file) can go
     with any published turn."""
     from forumbot.duels.erratum import ErratumError, draft_erratum
-    from forumbot.duels.overrides import OverrideError, parse_value
+    from forumbot.duels.overrides import parse_value
 
     values: dict[str, Any] = {}
     for item in sets:
         key, sep, raw = item.rpartition("=")
         if not sep or not key:
             raise click.BadParameter(f"wants KEY=VALUE, got {item!r}", param_hint="--set")
-        try:
-            values[key.strip()] = parse_value(raw)
-        except OverrideError as exc:
-            raise click.BadParameter(str(exc), param_hint="--set") from exc
+        values[key.strip()] = parse_value(raw)  # not a value: the group's handler says so
     config = load(config_path)
     storage = storage_for(config_path)
     duel_id = _duel_id(storage, which)

@@ -150,14 +150,7 @@ def drafts_edit(
     so) and a ``--waive`` of a violation the draft does not have are refused too; an
     opening's ``cast_before_start`` can be waived (the opening then says nothing of it).
     Refusals exit non-zero and change nothing."""
-    from forumbot.duels.overrides import (
-        OverrideError,
-        TextContradicts,
-        edit_text,
-        parse_value,
-        set_numbers,
-        set_violation,
-    )
+    from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
 
     if not (text_file or sets or waive):
         raise CliError("nothing to change: give --text-file, --set or --waive")
@@ -186,25 +179,19 @@ def drafts_edit(
     who = actor(by)
     warnings: list[str] = []
     before = _declaration(storage, decl_id)
-    try:
-        if values:
-            warnings += set_numbers(storage, decl_id, values, who, now, language=config.language)
-        for name, rule in waived:
-            warnings += set_violation(
-                storage, decl_id, name, rule, True, who, now, language=config.language
-            )
-        if text_file:
-            kept = edit_text(
-                storage, decl_id, text_file.read(), who, now, force=force,
-                language=config.language,
-            )  # fmt: skip
-            warnings += [f"kept against the draft (--force): {d.describe()}" for d in kept]
-    except TextContradicts as exc:
-        for difference in exc.differences:
-            click.echo(f"  {difference.describe()}", err=True)
-        raise CliError(str(exc)) from exc
-    except OverrideError as exc:
-        raise CliError(str(exc)) from exc
+    # a refusal (OverrideError, TextContradicts: its message lists the differences) is
+    # reported by the group's handler, exit non-zero; nothing was changed
+    if values:
+        warnings += set_numbers(storage, decl_id, values, who, now, language=config.language)
+    for name, rule in waived:
+        warnings += set_violation(
+            storage, decl_id, name, rule, True, who, now, language=config.language
+        )
+    if text_file:
+        kept = edit_text(
+            storage, decl_id, text_file.read(), who, now, force=force, language=config.language
+        )
+        warnings += [f"kept against the draft (--force): {d.describe()}" for d in kept]
     for warning in dict.fromkeys(warnings):
         click.echo(f"warning: declaration {decl_id}: {warning}", err=True)
     after = storage.declaration(decl_id)
