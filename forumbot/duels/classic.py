@@ -116,10 +116,15 @@ class ClassicFlow:
     # -- reading and advancing ----------------------------------------------------------
     def read_from(self, ctx: FlowContext, duel: Duel, reads: int) -> int | None:
         """From the declaration before the last published one: the posts of the last declared
-        turn are read again for late edits (:mod:`forumbot.duels.classic_edits`); every
-        ``full_reread_every``-th read (the first included) reads the whole topic."""
-        full = reads % ctx.settings.full_reread_every == 0
-        return read_window(ctx.records_of(duel), full=full)
+        turn are read again for late edits (:mod:`forumbot.duels.classic_edits`); from the
+        opening while only it is out. Every ``full_reread_every``-th read after the first
+        reads the whole topic."""
+        records = ctx.records_of(duel)
+        if reads and reads % ctx.settings.full_reread_every == 0:
+            return None
+        if len([d for d in records.published() if d.published_post_id]) >= 2:
+            return read_window(records, full=False)
+        return last_published_post(records)
 
     def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
         """The opening again (spells cast before the start) or the next turn's draft."""
