@@ -272,3 +272,45 @@ def test_the_bot_s_reason_is_french_and_the_opening_is_no_turn_0(scenario: Scena
         body = t.split("forumbot·")[0]
         assert "tour 0" not in body and "cast_before_start" not in body
         assert "referee decides" not in body
+
+
+# -- 4. no write transaction held over the network -------------------------------------------
+def test_no_write_transaction_is_held_while_a_notice_goes_over_the_network(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """During every PM and every Apprise call, another connection (the review page) can
+    write at once (``timeout=0``): the notify pass holds no SQLite write lock while it sends.
+    A sign-up task is there too, so the pass has several items of each kind."""
+    import sqlite3
+    from pathlib import Path
+
+    s = build(str(Path(str(tmp_path)) / "bot.db"))
+    signup_task(s)
+    monkeypatch.setenv("FORUMBOT_TEST_REFEREE_URLS", "json://127.0.0.1:9/never-called")
+    cfg = parse_notify({"referee": {"urls_env": "FORUMBOT_TEST_REFEREE_URLS"},
+                        "admin": {"urls_env": "FORUMBOT_TEST_REFEREE_URLS"}})  # fmt: skip
+    other = sqlite3.connect(Path(str(tmp_path)) / "bot.db", timeout=0)
+    writes: list[str] = []
+
+    def write_elsewhere(where: str) -> None:
+        assert not s.storage.db.conn.in_transaction, where
+        other.execute("insert into notify_state (name, value) values (?, '1')",
+                      [f"probe-{len(writes)}"])  # fmt: skip
+        other.commit()
+        writes.append(where)
+
+    class Probing(ClubForum):
+        def send_pm(self, user_id: int | None, username: str, subject: str, message: str,
+                    marker: str) -> None:  # fmt: skip
+            write_elsewhere(f"pm to {username}")
+            super().send_pm(user_id, username, subject, message, marker)
+
+    def sender(urls: tuple[str, ...], title: str, body: str) -> bool:
+        write_elsewhere("apprise")
+        return True
+
+    pm = Probing()
+    job(s, pm, cfg, sender).run()
+    other.close()
+    assert sorted(writes) == ["apprise", "apprise", "pm to alice", "pm to rita"]
+    assert {n["status"] for n in notices(s.storage)} == {"sent"}
