@@ -45,18 +45,22 @@ def job(s: Scenario, pm: ClubForum, cfg: NotifyConfig = CFG, sender: object = No
 
 
 def signup_task(s: Scenario, post_id: int = 4321, author: str = "Nerys") -> int:
-    """A ``signup_unsure`` task as :func:`forumbot.club.signup_checks.ask_referee` writes it
-    (no duel, the doubts in French in ``note``)."""
-    s.storage.db.execute(
-        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
-        "subject, text, post_id, status, created_at, note) "
-        "values (?, null, 'signup_unsure', ?, ?, ?, ?, ?, 'open', ?, ?)",
-        [s.referee.board_id, f"b{s.referee.board_id}-signup{post_id}", author,
-         f"Inscription à relire (1v1, sujet 12) : {author}", f"[quote]{author}[/quote]",
-         post_id, s.clock().isoformat(), "plusieurs partenaires sont nommés"],
-    )  # fmt: skip
-    s.storage.db.conn.commit()
-    return int(s.storage.db.execute("select max(id) from referee_tasks").fetchone()[0])
+    """A ``signup_unsure`` task made by the desk itself
+    (:func:`forumbot.club.signup_checks.ask_referee`: no duel, the doubts in ``note``)."""
+    from forumbot.club.context import DeskContext
+    from forumbot.club.signup_checks import ask_referee
+    from forumbot.config.model import Registration
+    from parsers.model import Post
+
+    ctx = DeskContext(s.storage, s.forum, s.referee, s.clock, "Hibou")
+    post = Post(post_id, author, None, s.clock(), None,
+                "Je veux un duel avec Ysolde ou Odric.", (), (), 1)  # fmt: skip
+    ask_referee(ctx, Registration(topic_id=12, forum_id=3), post, ("several_partners",))
+    row = s.storage.db.execute(
+        "select id, duel_id, kind from referee_tasks where post_id = ?", [post_id]
+    ).fetchone()
+    assert row[1] is None and row[2] == "signup_unsure"
+    return int(row[0])
 
 
 @pytest.fixture
