@@ -31,6 +31,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.notify.faults import report_once
+from forumbot.notify.items import held_by
 from forumbot.notify.outbox import Event, queue_event, recipients
 from forumbot.notify.settings import NotifyConfig, person_settings
 from forumbot.storage import Storage
@@ -43,15 +44,6 @@ def _mark(storage: Storage, name: str) -> int:
 
 def _set_mark(storage: Storage, name: str, value: int) -> None:
     storage.db.table("notify_state").upsert({"name": name, "value": str(value)}, pk="name")
-
-
-def _held_by_person(storage: Storage, decl_id: int) -> bool:
-    row = storage.db.execute(
-        "select actor, action from audit_log where target = ? and action like 'draft.%' "
-        "order by id desc limit 1",
-        [f"declaration:{decl_id}"],
-    ).fetchone()
-    return bool(row and row[1] == "draft.held" and row[0] != "forumbot")
 
 
 def _duel_of(row: dict[str, Any]) -> int:
@@ -132,7 +124,7 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
         )
     held = storage.db["declarations"].rows_where("status = 'held' and id <= ?", [top])
     for d in list(held):
-        if _held_by_person(storage, int(d["id"])):
+        if held_by(storage, d) is not None:  # a referee's « Retenir »: nobody is told
             continue
         item(
             f"declaration:{d['id']}",
