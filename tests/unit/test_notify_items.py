@@ -318,3 +318,44 @@ def test_no_write_transaction_is_held_while_a_notice_goes_over_the_network(
     other.close()
     assert sorted(writes) == ["apprise", "apprise", "pm to alice", "pm to rita"]
     assert {n["status"] for n in notices(s.storage)} == {"sent"}
+
+
+def test_a_held_draft_without_a_duel_is_reported_once_with_a_task_for_the_admins(
+    scenario: Scenario, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A held declaration whose ``duel_id`` is missing (seen by the "held now" loop at every
+    pass): reported once, a ``notice_failed`` task for the admins, the others go out."""
+    s = scenario
+    s.storage.db.execute(
+        "insert into declarations (duel_id, turn, kind, idempotency_key, status, text, "
+        "last_error, version) values (null, 4, 'turn', 'orphan', 'held', 'x', ?, 1)",
+        ["missing_dice: waiting for the forum's dice"],
+    )
+    s.storage.db.conn.commit()
+    pm = ClubForum()
+    with caplog.at_level(logging.ERROR, logger="forumbot.notify"):
+        for _ in range(3):
+            job(s, pm).run()
+            s.clock.advance(CFG.owl_gather_s)
+    assert len([r for r in caplog.records if "cannot be notified" in r.getMessage()]) == 1
+    tasks = list(s.storage.db["referee_tasks"].rows_where("kind = 'notice_failed'"))
+    assert len(tasks) == 1 and tasks[0]["duel_id"] is None
+    alice = [str(p["message"]) for p in pm.pms if p["to"] == "alice"]
+    assert any("une notification que le bot n'a pas pu préparer" in t for t in alice)
+    assert any(f"/drafts/{s.draft_id}" in str(p["message"]) for p in pm.pms if p["to"] == "rita")
+
+
+def test_post_links_on_both_platforms(scenario: Scenario) -> None:
+    from forumbot.notify.items import post_link
+
+    s = scenario
+    board = s.referee.board_id
+    assert post_link(s.storage, board, 77) == "http://board.invalid/viewtopic.php?p=77#p77"
+    fa = (
+        s.storage.db["boards"]
+        .insert({"url": "https://club.forumactif.com/", "platform": "forumactif"})
+        .last_pk
+    )
+    assert post_link(s.storage, fa, 301, 12) == "https://club.forumactif.com/t12-a#301"
+    assert post_link(s.storage, fa, 301) == "https://club.forumactif.com/viewtopic?p=301#301"
+    assert post_link(s.storage, None, 301) == "" and post_link(s.storage, board, None) == ""
