@@ -250,6 +250,7 @@ ENGLISH: dict[str, str] = {
     ),
     "Hibou : demande de détails": "Owl: asks for details",
     "Mécanisme à juger": "Mechanism to judge",
+    "Notification impossible": "Notice could not be written",
     "zone : %s": "zone: %s",
     "reçue le %s": "received %s",
     "Objet": "Subject",
