@@ -122,37 +122,40 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
             duel_id=d["duel_id"],
             needs_task=pending,
         )
-    held = storage.db["declarations"].rows_where("status = 'held' and id <= ?", [top])
-    for d in list(held):
-        if held_by(storage, d) is not None:  # a referee's « Retenir »: nobody is told
-            continue
-        item(
-            f"declaration:{d['id']}",
-            lambda d=d: (_declaration_event(d, True), "referees"),
-            duel_id=d["duel_id"],
-            needs_task=True,
+    # The rows looked at again at every pass (held drafts, undecided violations) are queued
+    # in one transaction, each item in its own savepoint: an idle pass is one commit.
+    with storage.db.atomic():
+        held = storage.db["declarations"].rows_where("status = 'held' and id <= ?", [top])
+        for d in list(held):
+            if held_by(storage, d) is not None:  # a referee's « Retenir »: nobody is told
+                continue
+            item(
+                f"declaration:{d['id']}",
+                lambda d=d: (_declaration_event(d, True), "referees"),
+                duel_id=d["duel_id"],
+                needs_task=True,
+            )
+        undecided = storage.db["violations"].rows_where(
+            "status in ('proposed', 'applied', 'waived')", order_by="id"
         )
-    undecided = storage.db["violations"].rows_where(
-        "status in ('proposed', 'applied', 'waived')", order_by="id"
-    )
-    for v in list(undecided):
-        key = f"violation:{v['duel_id']}:{v['turn']}:{v['duellist']}:{v['rule']}"
-        item(
-            key,
-            lambda v=v, key=key: (
-                Event(
-                    key,
-                    "violation_waiting",
-                    _duel_of(v),
-                    v["turn"],
-                    key,
-                    {"duellist": v["duellist"], "rule": v["rule"]},
-                ),
-                "admins",
-            ),  # fmt: skip
-            duel_id=v["duel_id"],
-            needs_task=True,
-        )
+        for v in list(undecided):
+            key = f"violation:{v['duel_id']}:{v['turn']}:{v['duellist']}:{v['rule']}"
+            item(
+                key,
+                lambda v=v, key=key: (
+                    Event(
+                        key,
+                        "violation_waiting",
+                        _duel_of(v),
+                        v["turn"],
+                        key,
+                        {"duellist": v["duellist"], "rule": v["rule"]},
+                    ),
+                    "admins",
+                ),  # fmt: skip
+                duel_id=v["duel_id"],
+                needs_task=True,
+            )
     start = _mark(storage, "referee_tasks")
     top = start
     for t in list(storage.db["referee_tasks"].rows_where("id > ?", [start], order_by="id")):
