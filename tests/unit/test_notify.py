@@ -104,9 +104,8 @@ def test_owls_are_gathered_at_most_one_per_person_per_gather_window(scenario: Sc
     job(scenario, pm).run()
     to_rita = [p for p in pm.pms if p["to"] == "rita"]
     assert len(to_rita) == 2
-    assert (
-        "un brouillon retenu par le bot — un message n'a pas encore les dés du forum"
-        in str(to_rita[1]["message"])
+    assert "un brouillon retenu par le bot — un message n'a pas encore les dés du forum" in str(
+        to_rita[1]["message"]
     )
     assert "missing_dice" not in str(to_rita[1]["message"]).split("forumbot·")[0]
     assert "ne part pas sans la décision d'un arbitre" in str(to_rita[1]["message"])
