@@ -68,7 +68,8 @@ def report_once(
                     "Le bot n'a pas pu préparer la notification de cet élément : "
                     "regardez-le sur la page de relecture.",
                     iso(now),
-                    text[:500],
+                    "Erreur technique : le détail est dans le journal du bot "
+                    "(« cannot be notified ») et l'historique (notice.broken).",
                 ],
             )
     log.error("notify: %s cannot be notified (%s); skipped, the others go on", key, text)
