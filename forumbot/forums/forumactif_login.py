@@ -24,8 +24,8 @@ def read_fault(resp: httpx.Response) -> str | None:
 
 def login_page_fault(resp: httpx.Response) -> str | None:
     """Why an answer to ``GET /login`` is not the board's page (retried with backoff, then
-    :class:`BoardUnavailable`), or None: a page with ``_userdata`` or a login form, a 404 (the caller says "no
-    board at this address") or a page refusing the account."""
+    :class:`BoardUnavailable`), or None: a page with ``_userdata`` or a login form, a 404
+    (the caller says "no board at this address") or a page refusing the account."""
     reason = challenge_reason(resp)
     if reason is not None or resp.status_code == 404:
         return reason

@@ -17,6 +17,7 @@ Follows the flows observed on a real phpBB 3.3.15 board (``fixtures/html/phpbb/F
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -144,6 +145,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         self.listing_more: dict[int, bool] = {}
         self._logged_in = False
         self._ever_logged_in = False  # the first guest page is no "session expired"
+        self.retry_log_level = logging.INFO  # DEBUG while an outage is waited out (ops.session)
         self._setup_http(
             transport=transport,
             user_agent=user_agent,
@@ -211,7 +213,8 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
             return resp
 
         def before_sleep(state: RetryCallState) -> None:
-            log.info(
+            log.log(
+                self.retry_log_level,
                 "%s: GET %s: %s; retry %d/%d in %.0f s",
                 about or path,
                 path,

@@ -17,11 +17,12 @@ from typing import Any
 
 import sqlite_utils
 
-from forumbot.app import bootstrap, counted, make_client
+from forumbot.app import bootstrap, counted
 from forumbot.config import Config
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
+from forumbot.ops.session import bot_client, log_in
 from forumbot.storage import MIGRATIONS, Storage
 from parsers.model import Post
 
@@ -92,25 +93,27 @@ def _memory_copy(path: str) -> Storage:
 
 
 def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
-    """Log in, poll, and yield printable lines: the drafts the bot would post.
+    """Log in, poll, and yield printable lines: the drafts the bot would post, then what the
+    club desks would have posted or sent (sign-up replies, owls), none of it sent.
+
+    One session, the one ``run`` and ``doctor`` open (:mod:`forumbot.ops.session`: the
+    configuration's password, one login): every part of the bot (referee, sign-up desks,
+    notify) reads through the same read-only client.
 
     Raises:
-        ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login.
+        ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login;
+        BoardNotFound: no board at ``board.url``; ServerError: the board is down.
     """
     # a one-off session: the running bot's cookie file is neither read nor rewritten
-    real = (
-        client if client is not None else make_client(config, config.password(), keep_session=False)
-    )
+    real = client if client is not None else bot_client(config, keep_session=False)
     readonly = ReadOnlyClient(real)
-    readonly.login()
+    log_in(readonly)
     yield f"logged in to {config.board_url} as {config.username}"
     storage = _memory_copy(config.database)
     # The seeds of the duels adopted here are reserved beside the real database, so `run`
     # publishes these very openings, with the same dice commitment (dice_reserve).
     reserve = DiceReserve(reserve_path(config.database), keep=True)
-    bot = bootstrap(config, password="", storage=storage, rng=reserve, keep_session=False)
-    bot.client = readonly
-    bot.referee.client = readonly
+    bot = bootstrap(config, storage=storage, rng=reserve, client=readonly)
     for report in bot.poll():
         yield (
             f"forum {report.forum_id}: {counted(report.topics_listed, 'topic')}, "
