@@ -59,9 +59,10 @@ def run(config_path: str, give_up_after_s: float | None) -> None:
         from forumbot.ops.logs import configure_json_logging
 
         configure_json_logging(logging.INFO)
-    from forumbot.ops.startup import ClockSkewError, check_clock, quiet_logs
+    from forumbot.ops.startup import ClockSkewError, check_clock, check_filesystem, quiet_logs
 
     quiet_logs()
+    check_filesystem(config)  # WAL does not work on NFS/CIFS/sshfs: one warning, start goes on
     config.password()  # no password is a configuration error, found before the board is asked
     try:
         check_clock(config)
