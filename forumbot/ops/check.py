@@ -32,11 +32,17 @@ class DryRunWrite(ForumError):
 
 
 class ReadOnlyClient:
-    """Wraps a forum client: reads pass through, writes raise :class:`DryRunWrite`."""
+    """Wraps a forum client: reads pass through, writes raise :class:`DryRunWrite`.
+
+    Attributes:
+        refused: what was not sent, one short line each (``"reply to topic 7"``).
+        unsent: ``(what, message)`` of each refused write, for the dry run to print.
+    """
 
     def __init__(self, inner: ForumClient) -> None:
         self.inner = inner
         self.refused: list[str] = []
+        self.unsent: list[tuple[str, str]] = []
 
     def login(self) -> None:
         self.inner.login()
@@ -63,22 +69,23 @@ class ReadOnlyClient:
         return bool(finder(subject, marker)) if finder is not None else False
 
     def edit_post(self, post_id: int, message: str) -> None:
-        self._refuse(f"edit of post {post_id}")
+        self._refuse(f"edit of post {post_id}", message)
 
-    def _refuse(self, what: str) -> Any:
+    def _refuse(self, what: str, message: str = "") -> Any:
         self.refused.append(what)
+        self.unsent.append((what, message))
         raise DryRunWrite(f"dry run: {what} not sent")
 
-    def reply(self, topic_id: int, message: str, marker: str) -> int:
-        return int(self._refuse(f"reply to topic {topic_id}"))
+    def reply(self, topic_id: int, message: str, marker: str, **_: object) -> int:
+        return int(self._refuse(f"reply to topic {topic_id}", message))
 
     def send_pm(
         self, user_id: int | None, username: str, subject: str, message: str, marker: str
     ) -> None:
-        self._refuse(f"private message to {username}")
+        self._refuse(f"private message to {username} «{subject}»", message)
 
     def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
-        return int(self._refuse(f"new topic in forum {forum_id}"))
+        return int(self._refuse(f"new topic «{subject}» in forum {forum_id}", message))
 
 
 def _memory_copy(path: str) -> Storage:
@@ -129,4 +136,12 @@ def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
         duel = storage.duel(decl["duel_id"])
         yield f"--- would post in topic {duel['topic_id']} ({decl['kind']} {decl['turn']}) ---"
         yield decl["text"]
+    # what the sign-up desks and owls would have sent meanwhile (refused, printed here)
+    seen: set[tuple[str, str]] = set()
+    for what, message in readonly.unsent:
+        if (what, message) in seen:
+            continue
+        seen.add((what, message))
+        yield f"--- would send: {what} (not sent) ---"
+        yield message
     yield "dry run: nothing was posted"

@@ -89,6 +89,8 @@ def log_in(client: ForumClient, wait: OutageWait | None = None) -> int:
     failures = 0
     started = wait.clock() if wait is not None else 0.0
     reminded = started
+    if wait is not None:
+        _quiet_retries(client, True)  # one line per outage, not one per retry
     try:
         while True:
             try:
@@ -124,7 +126,6 @@ def log_in(client: ForumClient, wait: OutageWait | None = None) -> int:
                     )
                 else:
                     log.debug("login attempt %d: %s; next in %.0f s", failures, what, delay)
-                _quiet_retries(client, True)  # one line per outage, not one per retry
                 wait.sleep(delay)
                 continue
             if failures and wait is not None:
