@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
+import forumbot.app
 import forumbot.ops.scheduler as scheduler_module
 from forumbot import exit_codes
 from forumbot.app import Bot, bootstrap
@@ -227,17 +228,25 @@ def test_a_wrong_base_path_says_no_board_at_this_address(
 
 
 def test_doctor_reports_an_outage_and_a_wrong_path_without_blaming_the_password(
-    cli_board: Board, tmp_path: Path
+    board: Board, clock: SandboxClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cfg = write_config(tmp_path / "forumbot.toml", config_text(cli_board, tmp_path))
-    cli_board.start_outage("challenge503")
+    real = forumbot.app.make_client
+
+    def make_client(*args: Any, **kwargs: Any) -> Any:  # the real client, on the fake clock
+        kwargs.update(sleep=clock.sleep, clock=clock)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(forumbot.app, "make_client", make_client)
+    cfg = write_config(tmp_path / "forumbot.toml", config_text(board, tmp_path))
+    board.start_outage("challenge503")
     outage = invoke(["doctor", "-c", str(cfg)])
     assert "[fail] login: board unavailable" in outage.output, outage.output
-    assert "[fail] login: refused" not in outage.output
-    cli_board.end_outage()
+    assert clock.sleeps[:4] == [1.0, 2.0, 4.0, 8.0]  # retried like any read, then reported
+    assert "[fail] login: refused" not in outage.output and board.login_posts == 0
+    board.end_outage()
     assert "[  ok] login: logged in as Hibou" in invoke(["doctor", "-c", str(cfg)]).output
-    url = cli_board.base_url + "/ailleurs"
-    wrong = write_config(tmp_path / "wrong.toml", config_text(cli_board, tmp_path, url=url))
+    url = board.base_url + "/ailleurs"
+    wrong = write_config(tmp_path / "wrong.toml", config_text(board, tmp_path, url=url))
     result = invoke(["doctor", "-c", str(wrong)])
     assert "no board at this address" in result.output
     assert "[fail] login: refused" not in result.output
