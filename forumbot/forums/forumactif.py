@@ -64,6 +64,7 @@ from forumbot.forums.forumactif_login import (
     login_page_fault,
     not_found,
     read_fault,
+    read_fault_for,
 )
 from forumbot.forums.forumactif_pages import parse_topic_listing
 from forumbot.forums.forumactif_pm import ForumactifMessages
@@ -309,7 +310,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         Raises: TopicNotFound (404), SessionExpired, LoginFailed, ServerError.
         """
         for attempt in range(2):
-            resp = self._get(path)
+            resp = self._get(path, read_fault_for(path))  # a host page is no empty forum
             html = self._text(resp)
             me = self._is_me(html)
             if me is not None:

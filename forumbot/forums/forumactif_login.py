@@ -7,6 +7,9 @@ a maintenance page) or any 5xx is an outage, retried. Pure functions of the answ
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 import httpx
 
 from forumbot.errors import BoardNotFound, BoardUnavailable, ForumError, LoginFailed
@@ -16,10 +19,42 @@ from parsers.forumactif.encoding import decode_html
 from parsers.forumactif.forms import parse_login_form
 from parsers.forumactif.userdata import parse_userdata
 
+BOARD_MARKUP = re.compile(
+    r"""href=["'](?:https?://[^/"']+)?/(?:[tfcu]\d+|privmsg|profile|login|post|viewtopic)"""
+    r"""|post--\d+|_userdata""",
+    re.IGNORECASE,
+)
+"""Anything of a Forumactif board's markup: a link to a topic, forum, category, profile,
+the PM box, the login or posting page, or a post container."""
+
 
 def read_fault(resp: httpx.Response) -> str | None:
     """Why any GET answer is an outage page (challenge, host limit, 5xx), else None."""
     return challenge_reason(resp)
+
+
+def read_fault_for(path: str) -> Callable[[httpx.Response], str | None]:
+    """The fault check of a session read of ``path``: :func:`listing_fault` for a forum
+    listing or a topic page (``/f3-a``, ``/t7p10-a``), :func:`read_fault` otherwise."""
+    return listing_fault if _LISTING_PATH.match(path) else read_fault
+
+
+_LISTING_PATH = re.compile(r"^/?[ft]\d+(?:p\d+)?-")
+
+
+def listing_fault(resp: httpx.Response) -> str | None:
+    """Why a forum listing or topic page answer is an outage page, else None: a challenge,
+    a host limit, a 5xx, or a 200 page with nothing of a Forumactif board: no ``_userdata``
+    (printed on every page of every version, REPORT.md section 2) and no board link or post
+    container (a host's maintenance page, another site's page: never read as an empty forum
+    or a missing topic)."""
+    reason = challenge_reason(resp)
+    if reason is not None or resp.status_code != 200:
+        return reason
+    html = decode_html(resp.content)
+    if parse_userdata(html) or BOARD_MARKUP.search(html):
+        return None
+    return login_outage_reason(resp, "page").replace("login page", "Forumactif page")
 
 
 def login_page_fault(resp: httpx.Response) -> str | None:

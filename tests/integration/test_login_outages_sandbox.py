@@ -25,6 +25,7 @@ from forumbot import exit_codes
 from forumbot.app import Bot, bootstrap
 from forumbot.cli import main
 from forumbot.config import parse_config
+from forumbot.errors import LoginFailed, ServerError, TopicNotFound
 from forumbot.ops.scheduler import _guard, run_forever
 from forumbot.ops.session import OutageWait
 from forumbot.sandbox import SandboxBoard
@@ -185,6 +186,26 @@ def test_the_running_jobs_survive_an_outage_at_login_and_log_in_after_it(
         board.end_outage()
         poll()
         assert bot.client.is_logged_in() and board.login_posts == 2
+    finally:
+        bot.close()
+
+
+@pytest.mark.parametrize("kind", ["maintenance", "challenge403", "limit508"])
+def test_a_page_in_front_of_every_url_is_never_an_empty_forum_or_a_missing_topic(
+    board: Board, clock: SandboxClock, tmp_path: Path, kind: str
+) -> None:
+    topic = board.create_topic(3, "Arbitre", "Duel : A contre B", "Bienvenue.")
+    bot = make_bot(board, clock, tmp_path)
+    try:
+        bot.client.login()
+        assert [t.topic_id for t in bot.client.list_topics(3)] == [topic]
+        board.start_outage(kind, every_url=True)
+        for read in (lambda: bot.client.list_topics(3), lambda: bot.client.read_topic(topic, None)):
+            with pytest.raises(ServerError) as caught:  # an outage: retried, never "no topic"
+                read()
+            assert not isinstance(caught.value, TopicNotFound | LoginFailed)
+        board.end_outage()
+        assert [p.text for p in bot.client.read_topic(topic, None)] == ["Bienvenue."]
     finally:
         bot.close()
 
