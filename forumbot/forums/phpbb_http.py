@@ -166,6 +166,12 @@ def login_page_error(resp: httpx.Response, base: str) -> ForumError:
     refusal = account_refusal(message_box_text(resp.text) or "")
     if refusal is not None:
         return LoginFailed(refusal[1], refusal[0])
+    if resp.status_code == 200 and looks_like_phpbb(resp.text):
+        style = STYLE_PATH.search(resp.text)
+        return PageNotUnderstood(  # a ServerError too: waited for, never a refused password
+            f"login page: a phpBB page without prosilver's login form (style "
+            f"{style.group(1) if style else 'unknown'!r})"
+        )
     return BoardUnavailable(login_outage_reason(resp, "login page"))
 
 
