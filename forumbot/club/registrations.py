@@ -62,7 +62,14 @@ decided by :class:`rules.matchmaking.Engagements`, **[D]** each:
 - the start re-checks: a 1v1 pairing or a 2v2 match holding a player in a started duel of the
   other kind keeps its place until that duel is over.
 
-Within 1v1, a player in a running duel may still queue the next one (it starts after).
+Within one kind too, a player is in one duel at a time, queued or running alike (issue 23):
+a sign-up naming the player one is already paired with (an opponent, a teammate) confirms that
+pairing with a reply (``signup_confirmed.bbcode.j2``) and never forms a new one; any other
+sign-up of a player in a formed duel, or naming one, is refused with a reply naming the real
+situation (``signup_partner_busy.bbcode.j2``). Queued and running count alike, and the threads'
+new posts are handled together in posting order, so the desk's decisions are the same whether
+it reads the posts one by one, all at once or in any batching
+(``tests/integration/test_desk_order_independence.py``).
 
 One player, one place **[D]**: players are compared with :func:`rules.matchmaking.player_key`
 and characters with :func:`rules.matchmaking.character_key` (case, accents and spacing
@@ -208,11 +215,15 @@ class RegistrationDesk:
 
     # -- 1. reading the threads -------------------------------------------------------------
     def poll_registrations(self) -> tuple[int, int]:
-        """Read the registration threads that changed and handle their new posts. Returns
-        ``(sign-up posts handled, replies drafted)``."""
+        """Read the registration threads that changed and handle their new posts, **all
+        threads' posts together in posting order** (post ids; issue 23: the rules' own order,
+        so a 2v2 sign-up posted before a 1v1 one is decided first whether the two threads are
+        read in one pass or in two). Returns ``(sign-up posts handled, replies drafted)``."""
         listings: dict[int, dict[int, int | None]] = {}
         handled = replies = 0
-        for reg in self.registrations:
+        pending: list[tuple[int, int, Registration, Post]] = []
+        marks: list[tuple[Registration, int | None]] = []
+        for index, reg in enumerate(self.registrations):
             if reg.kind not in self.handlers:
                 log.warning("registration thread %s: %s not handled yet", reg.topic_id, reg.kind)
                 continue
@@ -230,21 +241,25 @@ class RegistrationDesk:
                     continue
             posts = self.client.read_topic(reg.topic_id, last)
             opener = posts[0].post_id if row is None and posts else None
-            for post in sorted(posts, key=lambda p: p.post_id):
+            for post in posts:
                 if post.post_id == opener:
                     continue  # the thread's own first post explains how to sign up
                 if last is not None and post.post_id <= last:
                     continue
-                h, r = self.handle_post(reg, post)
-                handled += h
-                replies += r
+                pending.append((post.post_id, index, reg, post))
             seen = [p.post_id for p in posts] + ([listed] if listed is not None else [])
             newest = max([s for s in seen if s is not None] + ([last] if last else []), default=0)
+            marks.append((reg, newest or None))
+        for _, _, reg, post in sorted(pending, key=lambda item: (item[0], item[1])):
+            h, r = self.handle_post(reg, post)
+            handled += h
+            replies += r
+        for reg, newest in marks:
             self.storage.db["registration_threads"].upsert(
                 {
                     "board_id": self.board_id,
                     "topic_id": reg.topic_id,
-                    "last_post_id": newest or None,
+                    "last_post_id": newest,
                     "updated_at": iso(self.now()),
                 },
                 pk=("board_id", "topic_id"),

@@ -131,7 +131,9 @@ def test_mutual_sign_ups_are_paired_not_refused() -> None:
     odric = forum.add_post(SOLO, "Odric Fenwick", "Nom : Odric Fenwick\nAnnée : 5\n"
                            "Type de magie : flamboyante\nAdversaire : Maelis Dunbar")  # fmt: skip
     desk.cycle()
-    assert replies(forum, SOLO) == []  # no « Tu as déjà une inscription en cours »
+    # no « Tu as déjà une inscription en cours »: one reply confirming the pairing (issue 23)
+    (confirmed,) = replies(forum, SOLO)
+    assert "confirme ton duel contre Maelis Dunbar" in confirmed and "retenue" not in confirmed
     assert (post_row(desk, odric)["status"], post_row(desk, odric)["code"]) == (
         "accepted", "mutual")  # fmt: skip
     (pairing,) = rows(desk, "queue")
@@ -161,7 +163,9 @@ def test_mutual_teammates_form_one_duo() -> None:
     forum.add_post(DUO, "Dorian Pike", "Nom : Dorian Pike\nAnnée : 6\nType : sournoise\n"
                    "Partenaire : Zoé Lune, 3e année, protectrice")  # fmt: skip
     desk.poll_registrations()
-    assert replies(forum, DUO) == []
+    desk.cycle()
+    (confirmed,) = replies(forum, DUO)  # a confirmation, no refusal (issue 23)
+    assert "confirme ton duo avec Aurora Vexley" in confirmed and "retenue" not in confirmed
     assert post_row(desk, blaise)["code"] == "mutual"
     (match,) = rows(desk, "duo_matches")
     assert "Blaise Corvin" in match["duos_json"] and "Zoé Lune" in match["duos_json"]
