@@ -93,7 +93,7 @@ from forumbot.club.context import DeskContext, KindHandler
 from forumbot.club.engagements import KIND_LABELS, board_engagements, unplayable_reason
 from forumbot.club.leaderboard import update_leaderboard_post
 from forumbot.club.opening import open_duel
-from forumbot.club.posts import publish_due_club_posts
+from forumbot.club.posts import ClubPostBudget, declarations_due, publish_due_club_posts
 from forumbot.club.profiles import Profile, ProfileError, get_profile, profiles_of, set_profile
 from forumbot.club.replies import cancel_duel, post_row, record_post, reply, withdraw_other_kind
 from forumbot.club.signup_checks import check_signup
@@ -143,6 +143,13 @@ class RegistrationDesk:
         leaderboard_topic_id: topic of the leaderboard post, 0 = none.
         language, referee_name: templates' language and signature.
         handlers: the desk of each duel kind (default :data:`KIND_HANDLERS`).
+        club_posts_per_pass: most club posts published per cycle (setting
+            ``poll.club_posts_per_pass``; None = no limit); yield_to_declarations: no club
+            post goes out while a declaration is due (:class:`ClubPostBudget`);
+            manual_review: the review delay is ``"manual"`` (which declarations are due:
+            :func:`forumbot.club.posts.declarations_due`). :func:`build_desk` sets all three
+            from the configuration (a bot's desk is paced); a desk built by hand, with no
+            poster beside it, is not.
     """
 
     def __init__(
@@ -158,6 +165,9 @@ class RegistrationDesk:
         language: str = "fr",
         referee_name: str = "L'arbitre",
         handlers: Mapping[str, KindHandler] | None = None,
+        club_posts_per_pass: int | None = None,
+        yield_to_declarations: bool = False,
+        manual_review: bool = False,
     ) -> None:
         self.storage = storage
         self.client = client
@@ -170,6 +180,9 @@ class RegistrationDesk:
         self.referee_name = referee_name
         self.board_id: int = referee.board_id
         self.handlers: Mapping[str, KindHandler] = dict(handlers or KIND_HANDLERS)
+        self.club_posts_per_pass = club_posts_per_pass
+        self.yield_to_declarations = yield_to_declarations
+        self.manual_review = manual_review
         self.ctx = DeskContext(
             storage,
             client,
@@ -193,10 +206,32 @@ class RegistrationDesk:
             log.warning("registrations: poll failed: %s", exc)
         settled = self.settle_finished()
         started = self.start_duels()
-        published = publish_due_club_posts(self.storage, self.client, self.now, self.board_id)
+        budget = self.posting_budget()
+        published = publish_due_club_posts(
+            self.storage, self.client, self.now, self.board_id, budget
+        )
         owls = send_due_owls(self.storage, self.client, self.now, self.board_id)
-        board = self.refresh_leaderboard()
+        board = self.refresh_leaderboard(budget)
+        if (self.club_posts_per_pass and budget.spent >= budget.limit) or budget.yielded:
+            log.info(
+                "club posts: %d published this pass (at most %d)%s; the others wait",
+                budget.spent, budget.limit,
+                ", a declaration is due" if budget.yielded else "",
+            )  # fmt: skip
         return DeskReport(signups, replies, started, settled, len(published), len(owls), board)
+
+    def posting_budget(self) -> ClubPostBudget:
+        """This pass's :class:`forumbot.club.posts.ClubPostBudget`: ``club_posts_per_pass``
+        posts (no limit when None), none while a declaration is due (when
+        ``yield_to_declarations``)."""
+
+        def due() -> bool:
+            return self.yield_to_declarations and declarations_due(
+                self.storage, self.now, self.manual_review
+            )
+
+        limit = self.club_posts_per_pass
+        return ClubPostBudget(limit if limit is not None else 1 << 30, due)
 
     def attach(self) -> None:
         """Register :meth:`on_finished` on the referee's ``on_finished`` hook, once per referee
@@ -351,8 +386,10 @@ class RegistrationDesk:
         return open_duel(self.ctx, row)
 
     # -- 5. leaderboard ---------------------------------------------------------------------
-    def refresh_leaderboard(self) -> str:
-        """Keep the leaderboard post up to date (``"off"`` without a leaderboard topic)."""
+    def refresh_leaderboard(self, budget: ClubPostBudget | None = None) -> str:
+        """Keep the leaderboard post up to date (``"off"`` without a leaderboard topic); a
+        new leaderboard post is published within ``budget`` (default: a fresh
+        :meth:`posting_budget`), else it waits for a later pass."""
         if not self.leaderboard_topic_id:
             return "off"
         client = self.client
@@ -369,7 +406,10 @@ class RegistrationDesk:
                 language=self.language,
             )
             if state == "drafted":
-                publish_due_club_posts(self.storage, self.client, self.now, self.board_id)
+                publish_due_club_posts(
+                    self.storage, self.client, self.now, self.board_id,
+                    budget if budget is not None else self.posting_budget(),
+                )  # fmt: skip
             return state
         except LoginFailed:
             raise
@@ -399,6 +439,9 @@ def build_desk(
         leaderboard_topic_id=config.leaderboard_topic_id,
         language=config.language,
         referee_name=config.referee_name,
+        club_posts_per_pass=config.club_posts_per_pass,
+        yield_to_declarations=True,
+        manual_review=config.review_delay_s == "manual",
     )
     desk.attach()
     return desk
