@@ -12,12 +12,14 @@ cycle:
   forms a duo; lone sign-ups pair up as teammates; a duo faces the open duo it answers, else
   the oldest open duo (:func:`rules.duo_matchmaking.add_duo_signup`, pure). The lobby lives in
   ``duo_entries``, matches in ``duo_matches``.
-- **Registration closed while a 2v2 runs [D: refused]**: seed 001 says "Un seul duel en Deux
-  contre Deux sera organisé à la fois" and RULES.md "its registration closes while it runs".
-  A 2v2 sign-up posted while a 2v2 duel is open or running is *refused* with one French reply
-  (a club post, exactly once) asking to sign up again once the result is out: nothing is kept
-  for later, so nobody finds themselves in a duel they signed up for weeks before. Sign-ups of
-  a match already formed and waiting are kept (they were accepted while registration was open).
+- **Registration closed while a 2v2 is formed or runs [D: refused]**: seed 001 says "Un seul
+  duel en Deux contre Deux sera organisé à la fois" and RULES.md "its registration closes while
+  it runs". A 2v2 sign-up posted while a 2v2 match is formed (queued, being opened) or its duel
+  open or running is *refused* with one French reply (a club post, exactly once) asking to sign
+  up again once the result is out: nothing is kept for later, so nobody finds themselves in a
+  duel they signed up for weeks before (:func:`registration_closed`; closing at the match, not
+  at its opening, keeps the answer the same however the posts are batched, issue 23). A sign-up
+  naming the teammate one already has confirms that duo (:func:`confirm_teammate`), even then.
 - :func:`start_duo_matches`: when no 2v2 is open or running, the oldest match is opened: the
   duel topic in the thread's ``forum_id`` exactly once (claimed, then ``create_topic``; after a
   crash the forum is searched for the topic by its marker first), then
@@ -93,8 +95,8 @@ CLOSED_MESSAGE = (
 )
 REJECTIONS = {
     "already_signed_up": (
-        "Tu as déjà une inscription en cours pour un duel en deux contre deux (ou ton coéquipier "
-        "ou ta coéquipière en a une) : on ne participe qu'à un duel à la fois."
+        "Tu as déjà une inscription en cours pour un duel en deux contre deux (seul ou en duo) "
+        ": on ne participe qu'à un duel à la fois."
     ),
     "self_partner": "Tu ne peux pas faire duo avec l'un de tes propres personnages.",
 }

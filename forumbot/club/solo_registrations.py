@@ -64,8 +64,8 @@ log = logging.getLogger("forumbot.club.registrations")
 
 REJECTIONS = {
     "already_signed_up": (
-        "Tu as déjà une inscription en cours (demande ouverte ou duel en file d'attente) : on "
-        "ne participe qu'à un duel à la fois."
+        "Tu as déjà une inscription en cours : ta demande ouverte attend encore son adversaire "
+        "dans ce sujet, et on ne participe qu'à un duel à la fois."
     ),
     "self_partner": "Tu ne peux pas affronter l'un de tes propres personnages.",
     "unknown_request": "La demande ouverte à laquelle tu réponds n'est plus disponible.",
