@@ -98,8 +98,10 @@ ruleset = "fatigue"
     bot = Bot(config=config, storage=storage, client=client, referee=referee, now=clock.utc)
     hibou = board.user_id("Hibou")
 
-    board.post_reply(thread, "Nerys Vale", "Nom : Nerys Vale\nAnnée : 4e année\n"
-                     "Type de magie : brutale\nPartenaire : Ysolde Marr, 4e année, discrète")  # fmt: skip
+    board.post_reply(
+        thread, "Nerys Vale", "Nom : Nerys Vale\nAnnée : 4e année\nType de magie : brutale\n"
+        "Partenaire : Ysolde Marr, 4e année, discrète",
+    )  # fmt: skip
     for who in FLOOD:  # each one forgets their year: one French reply each
         board.post_reply(thread, who, "Je m'inscris !\nType de magie : sournoise")
 
