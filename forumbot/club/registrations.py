@@ -439,9 +439,9 @@ def build_desk(
         leaderboard_topic_id=config.leaderboard_topic_id,
         language=config.language,
         referee_name=config.referee_name,
-        club_posts_per_pass=config.club_posts_per_pass,
+        club_posts_per_pass=getattr(config, "club_posts_per_pass", None),
         yield_to_declarations=True,
-        manual_review=config.review_delay_s == "manual",
+        manual_review=getattr(config, "review_delay_s", 0) == "manual",
     )
     desk.attach()
     return desk
