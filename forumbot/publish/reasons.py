@@ -54,6 +54,9 @@ TASK_KINDS_FR: dict[str, str] = {
     "stalemate": "un duel où personne ne perd de PV : le clore ?",
     "topic_moved": "un sujet de duel déplacé ou fusionné",
     "notice_failed": "une notification que le bot n'a pas pu préparer",
+    "turn_dropped": "un brouillon de tour abandonné : le duel attend l'arbitre",
+    "late_edit": "un message modifié après la déclaration de son tour",
+    "erratum_stale": "un erratum publié après le tour suivant, non appliqué",
 }
 
 UNKNOWN_REASON_FR = "le bot ne peut pas décider seul (le détail est sur la page de relecture)"

@@ -27,6 +27,9 @@ KIND_FR = {
     "stalemate": "Aucun PV perdu : clore le duel ?",
     "topic_moved": "Sujet déplacé ou fusionné",
     "notice_failed": "Notification impossible",
+    "turn_dropped": "Tour abandonné : le duel attend",
+    "late_edit": "Message modifié après la déclaration",
+    "erratum_stale": "Erratum non appliqué",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
