@@ -22,6 +22,7 @@ Exception tree::
     │   ├── PaginationStuck     the next page of a listing or topic does not advance
     │   └── BoardPaused         Retry-After longer than the client waits in place (until)
     ├── TopicMoved              the board answered another topic (field: new_topic_id)
+    ├── PostsOutOfOrder         a topic page's post ids do not rise (a "newest first" profile?)
     └── AmbiguousPost           a POST timed out and its outcome could not be established
 
 None of these carry passwords or cookies in their messages.
@@ -166,6 +167,32 @@ class TopicMoved(ForumError):
         super().__init__(message)
         self.topic_id = topic_id
         self.new_topic_id = new_topic_id
+
+
+class PostsOutOfOrder(ForumError):
+    """A topic page (or the next page after it) shows post ids that do not rise: the board
+    did not answer the topic oldest first (a "newest first" profile preference the URL could
+    not override, a theme that reverses posts). The page is never read as new posts: the
+    caller reads nothing of it, so nothing is lost (:func:`parsers.order.first_break`).
+
+    Attributes:
+        topic_id: the topic read.
+        previous, following: the two consecutive ids, in page order, where the order breaks.
+        where: the page (path) that showed ``following``.
+    """
+
+    def __init__(
+        self, topic_id: int, previous: int, following: int, where: str
+    ) -> None:
+        super().__init__(
+            f"topic {topic_id}: post {following} comes after post {previous} on {where}: "
+            "the board does not show this topic oldest first (the bot account's profile "
+            "may sort posts newest first: set it back to ascending); nothing read"
+        )
+        self.topic_id = topic_id
+        self.previous = previous
+        self.following = following
+        self.where = where
 
 
 class BoardPaused(ServerError):

@@ -67,6 +67,7 @@ from forumbot.forums.forumactif_pm import ForumactifMessages
 from forumbot.forums.forumactif_posting import ForumactifPosting
 from forumbot.forums.http_edges import HttpLimits
 from forumbot.forums.members import ForumactifMembers
+from forumbot.forums.topic_order import check_order
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS
@@ -169,6 +170,9 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self.max_listing_pages = max_listing_pages
         # forum id -> the last listing page read has a next page (the referee asks it).
         self.listing_more: dict[int, bool] = {}
+        # topic id -> the forum its last page read named (JSON-LD breadcrumb): a moved
+        # topic read by id is compared with the duel's forum by the referee.
+        self.topic_forums: dict[int, int] = {}
         self._logged_in = False
         self._logout_path: str | None = None
         self._warned: set[tuple[int, int, str]] = set()  # Post.warnings already logged
@@ -458,6 +462,11 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             page = self._parse(html, path)
         except UnknownPageError as exc:
             raise TopicNotFound(f"{path}: not a topic page ({exc.reason})") from exc
+        shown = asked if asked is not None else page.topic_id
+        if shown is not None:
+            check_order(shown, (p.post_id for p in page.posts), None, path)
+            if page.forum_id is not None:
+                self.topic_forums[shown] = page.forum_id
         match = PER_PAGE_RE.search(html)
         if match and int(match.group(1)) > 0:
             per_page = int(match.group(1))
@@ -475,12 +484,15 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         page = first
         while page.page < page.pages:
             previous = page.page
-            page, per_page = self._topic_page(topic_path(topic_id, page.page * per_page))
+            last = page.posts[-1].post_id if page.posts else None
+            path = topic_path(topic_id, page.page * per_page)
+            page, per_page = self._topic_page(path)
             if page.page <= previous:  # the board did not move on: never loop
                 raise PaginationStuck(
                     f"topic {topic_id}: the page after page {previous} is page {page.page} "
                     "again: read stopped"
                 )
+            check_order(topic_id, (p.post_id for p in page.posts), last, path)
             posts.extend(p for p in page.posts if after is None or p.post_id > after)
         return posts
 
@@ -534,7 +546,13 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
                 break
             collected.insert(0, page)
         posts: list[Post] = []
+        before: int | None = None
         for item in collected:
+            check_order(
+                topic_id, (p.post_id for p in item.posts), before,
+                f"{topic_path(topic_id)} page {item.page}",
+            )  # fmt: skip
+            before = item.posts[-1].post_id if item.posts else before
             posts.extend(p for p in item.posts if p.post_id > after_post_id)
         last = collected[-1]
         if last.page < last.pages:  # "newest" was not the last page: read on

@@ -58,6 +58,8 @@ from forumbot.forums.phpbb_http import (
 )
 from forumbot.forums.phpbb_pm import PhpbbMessages
 from forumbot.forums.phpbb_posting import PhpbbPosting
+from forumbot.forums.topic_order import PHPBB_TOPIC_ORDER as TOPIC_ORDER
+from forumbot.forums.topic_order import check_order
 from parsers.errors import ParseError
 from parsers.location import page_location
 from parsers.model import Post, TopicPage
@@ -139,6 +141,9 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         self.max_listing_pages = max_listing_pages
         # forum id -> the last listing page read has a next page (the referee asks it).
         self.listing_more: dict[int, bool] = {}
+        # topic id -> the forum its last page read showed in its breadcrumb (a moved topic
+        # read by id: the referee compares it with the duel's forum).
+        self.topic_forums: dict[int, int] = {}
         self._logged_in = False
         self._ever_logged_in = False  # the first guest page is no "session expired"
         self._setup_http(
@@ -290,6 +295,10 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
                 continue
             if resp.status_code == 404:
                 raise TopicNotFound(f"{path}: HTTP 404")
+            if resp.status_code == 403 and user is not None:
+                # phpBB's SORRY_AUTH_READ ("Vous n’êtes pas autorisé à lire ce forum.") is a
+                # 403 with the board's page: a refusal, in the board's own words.
+                self._raise_for_notice(html, path)
             if user is None:
                 raise SessionExpired(f"{path}: still a guest after logging in again")
             if resp.status_code >= 400:
@@ -493,6 +502,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         try:
             page = parse_topic_page(html, source=path)
         except ParseError as exc:
+            self._raise_for_notice(html, path)  # a message page: not found / not allowed
             raise PageNotUnderstood(f"GET {path}: {exc.reason}") from exc
         if topic_id is not None and page.topic_id is not None and page.topic_id != topic_id:
             raise TopicMoved(
@@ -500,6 +510,11 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
                 topic_id,
                 page.topic_id,
             )
+        shown = topic_id if topic_id is not None else page.topic_id
+        if shown is not None:
+            check_order(shown, (p.post_id for p in page.posts), None, path)
+            if page.forum_id is not None:
+                self.topic_forums[shown] = page.forum_id
         return page
 
     def _scan(self, topic_id: int, first: TopicPage, after_post_id: int | None) -> list[Post]:
@@ -510,14 +525,15 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         while page.page < page.pages and per_page > 0:
             start = page.page * per_page
             previous = page.page
-            page = self._topic_page(
-                f"viewtopic.php?t={topic_id}&start={start}", f"topic {topic_id}", topic_id
-            )
+            last = page.posts[-1].post_id if page.posts else None
+            path = f"viewtopic.php?t={topic_id}&{TOPIC_ORDER}&start={start}"
+            page = self._topic_page(path, f"topic {topic_id}", topic_id)
             if page.page <= previous:
                 raise PaginationStuck(
                     f"topic {topic_id}: start={start} gave page {page.page} again after page "
                     f"{previous}: read stopped"
                 )
+            check_order(topic_id, (p.post_id for p in page.posts), last, path)
             posts.extend(
                 p for p in page.posts if after_post_id is None or p.post_id > after_post_id
             )
@@ -528,15 +544,21 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
 
         With ``after_post_id``: GET ``viewtopic.php?p=<after_post_id>`` (the page holding that
         post), then the later pages. When that post is gone (deleted / moved), scan the topic
-        from its first page instead. Requests: 1 per page read.
+        from its first page instead. Requests: 1 per page read. Every URL names the order
+        (:data:`TOPIC_ORDER`, oldest first, whatever the bot's profile says), and every page
+        is checked: post ids rise within it and from the page before.
 
         Raises: TopicNotFound, SessionExpired, ServerError, PageNotUnderstood (a page that
             cannot be parsed: truncated, another style, another forum software), TopicMoved
-            (the board answers another topic: never read as this one), PaginationStuck.
+            (the board answers another topic: never read as this one), PaginationStuck,
+            PermissionDenied (the board refuses to show it: SORRY_AUTH_READ), PostsOutOfOrder
+            (a page whose post ids do not rise: nothing of the read is returned).
         """
         if after_post_id is not None:
             try:
-                page = self._topic_page(f"viewtopic.php?p={after_post_id}", f"topic {topic_id}")
+                page = self._topic_page(
+                    f"viewtopic.php?p={after_post_id}&{TOPIC_ORDER}", f"topic {topic_id}"
+                )
             except TopicNotFound:
                 page = None
             if (
@@ -545,7 +567,9 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
                 and any(p.post_id == after_post_id for p in page.posts)
             ):
                 return self._scan(topic_id, page, after_post_id)
-        first = self._topic_page(f"viewtopic.php?t={topic_id}", f"topic {topic_id}", topic_id)
+        first = self._topic_page(
+            f"viewtopic.php?t={topic_id}&{TOPIC_ORDER}", f"topic {topic_id}", topic_id
+        )
         return self._scan(topic_id, first, after_post_id)
 
     def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:

@@ -18,7 +18,10 @@ It speaks the HTTP flows recorded in ``fixtures/html/phpbb/FLOWS.md`` — and no
 * PMs: compose (``u=`` short way, ``add_to`` step), 200 confirmation with meta refresh,
   inbox / outbox (unread by the recipient) / sentbox, message view (marks it read);
 * viewforum / viewtopic (posts_per_page 10, ``?p=N`` renders the page holding N, 404 for a
-  missing topic) in the markup of the real pages (:mod:`forumbot.sandbox.pages`).
+  missing topic) in the markup of the real pages (:mod:`forumbot.sandbox.pages`); a member's
+  "Display posts" order (newest first unless the URL's ``sd`` says otherwise), moved topics
+  (with or without a shadow), deleted topics and forums kept to some readers (403) are in
+  :mod:`~forumbot.sandbox.board_moderation`.
 
 State can be saved to a JSON file (``state_path``) after every change and is reloaded at start,
 so the board survives a restart of the process. Times come from the injectable ``clock``
@@ -84,6 +87,7 @@ from forumbot.sandbox.board_model import (
     parse_form_body,
     query_dict,
 )
+from forumbot.sandbox.board_moderation import BoardModeration
 from forumbot.sandbox.board_pages import BoardPages
 from forumbot.sandbox.board_posting import BoardPosting
 from forumbot.sandbox.board_ucp import BoardUcp
@@ -127,7 +131,7 @@ __all__ = [
 ]
 
 
-class SandboxBoard(BoardPages, BoardUcp, BoardPosting):
+class SandboxBoard(BoardPages, BoardUcp, BoardPosting, BoardModeration):
     """A phpBB 3.3 test double served over HTTP on 127.0.0.1.
 
     Args:

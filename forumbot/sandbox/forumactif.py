@@ -84,6 +84,7 @@ from forumbot.sandbox.forumactif_model import (
     _dice_requests,
     _Session,
 )
+from forumbot.sandbox.forumactif_moderation import FaModeration
 from forumbot.sandbox.forumactif_pm import FaPrivateMessages
 from forumbot.sandbox.forumactif_posting import FaPosting
 from forumbot.sandbox.forumactif_views import FaViews
@@ -117,7 +118,7 @@ __all__ = [
 ]
 
 
-class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages):
+class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, FaModeration):
     """A Forumactif test double served over HTTP on 127.0.0.1.
 
     Args:
