@@ -278,6 +278,7 @@ def bootstrap(
         bot_username=config.username,
         dice_name=config.dice_name,
         edit_watch_interval_s=config.edit_watch_interval_s,
+        follow_after_polls=config.follow_after_polls,
     )
     bot = Bot(
         config=config,

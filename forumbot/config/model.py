@@ -63,6 +63,7 @@ class Config:
     publish_interval_s: float = default_of("poll", "publish_interval_s")
     flood_interval_s: float = default_of("poll", "flood_interval_s")
     edit_watch_interval_s: float = default_of("poll", "edit_watch_interval_s")
+    follow_after_polls: int = default_of("poll", "follow_after_polls")
     database: str = default_of("storage", "database")
     watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
     game_master: tuple[str, ...] = default_of("board", "game_master")
@@ -124,6 +125,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "publish_interval_s": "poll.publish_interval_s",
     "flood_interval_s": "poll.flood_interval_s",
     "edit_watch_interval_s": "poll.edit_watch_interval_s",
+    "follow_after_polls": "poll.follow_after_polls",
     "database": "storage.database",
     "backup_keep": "storage.backup_keep",
     "backup_hour_utc": "storage.backup_hour_utc",

@@ -68,6 +68,9 @@ class Duel:
     ``state`` is ``state_json`` decoded (a :meth:`rules.DuelState.to_dict` dict; ``{}`` for an
     ignored topic). ``ruleset`` is the ruleset name (``"classic"``, ``"fatigue"`` or a TOML
     path). ``status``: ``open`` (opening drafted), ``running``, ``finished`` or ``ignored``.
+    ``board_forum_id``: the forum a moved topic is in now (None: its watched ``forum_id``);
+    ``held_at`` / ``held_reason``: the topic is gone or unreadable and the duel waits for a
+    referee, its deadlines frozen (:mod:`forumbot.duels.follow`).
     """
 
     id: int
@@ -86,6 +89,9 @@ class Duel:
     created_at: str | None = None
     finished_at: str | None = None
     finish_notified_at: str | None = None
+    board_forum_id: int | None = None
+    held_at: str | None = None
+    held_reason: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Duel:
@@ -107,6 +113,9 @@ class Duel:
             created_at=row.get("created_at"),
             finished_at=row.get("finished_at"),
             finish_notified_at=row.get("finish_notified_at"),
+            board_forum_id=row.get("board_forum_id"),
+            held_at=row.get("held_at"),
+            held_reason=row.get("held_reason"),
         )
 
     @classmethod

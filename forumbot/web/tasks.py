@@ -26,6 +26,8 @@ KIND_FR = {
     "signup_unsure": "Inscription à relire",
     "stalemate": "Aucun PV perdu : clore le duel ?",
     "topic_moved": "Sujet déplacé ou fusionné",
+    "topic_gone": "Sujet introuvable : duel suspendu",
+    "topic_followed": "Sujet déplacé : le bot le suit",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
