@@ -169,6 +169,12 @@ class TopicFollow:
     def _task(
         self, duel: Duel, kind: str, key: str, subject: str, text: str, now: datetime
     ) -> None:
+        """Open a referee task (the notify pass tells the duel's referees); its key counts
+        the duel's tasks of that kind, so a second hold at the same second is a new task."""
+        (count,) = self.storage.db.execute(
+            "select count(*) from referee_tasks where duel_id = ? and kind = ?", [duel.id, kind]
+        ).fetchone()
+        key = f"{key}-{int(count) + 1}"
         self.storage.db.execute(
             "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, subject, "
             "text, status, created_at) values (?, ?, ?, ?, ?, ?, 'open', ?)",
@@ -205,14 +211,18 @@ def resume_duel(storage: Storage, duel_id: int, actor: str, now: datetime) -> Re
         raise FollowError(f"duel {duel_id} is {duel.status}: nothing to resume")
     if duel.held_at is None:
         raise FollowError(f"duel {duel_id} is not held (topic {duel.topic_id} is followed)")
-    ruleset = load_ruleset(str(duel.ruleset))
-    kind = flow_for(storage, duel, ruleset).timeout_kind or "1v1"
-    policy = TimeoutPolicy.from_ruleset(ruleset)
+    pending = list(
+        storage.db["deadlines"].rows_where(
+            "duel_id = ? and status = 'pending'", [duel_id], order_by="id"
+        )
+    )
     restarted: list[int] = []
     with storage.db.atomic():
-        for row in storage.db["deadlines"].rows_where(
-            "duel_id = ? and status = 'pending'", [duel_id], order_by="id"
-        ):
+        if pending:  # only duels with deadlines (fatigue, 2v2) have a timeout policy
+            ruleset = load_ruleset(str(duel.ruleset))
+            kind = flow_for(storage, duel, ruleset).timeout_kind or "1v1"
+            policy = TimeoutPolicy.from_ruleset(ruleset)
+        for row in pending:
             due = next_deadline(row["phase"], now, kind, policy=policy)  # type: ignore[arg-type]
             remind = owl_reminder_at(due, policy=policy)
             storage.db["deadlines"].update(
