@@ -526,7 +526,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
             start = page.page * per_page
             previous = page.page
             last = page.posts[-1].post_id if page.posts else None
-            path = f"viewtopic.php?t={topic_id}&{TOPIC_ORDER}&start={start}"
+            path = f"viewtopic.php?t={topic_id}&start={start}&{TOPIC_ORDER}"
             page = self._topic_page(path, f"topic {topic_id}", topic_id)
             if page.page <= previous:
                 raise PaginationStuck(
