@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -269,5 +270,26 @@ def test_duels_resume_and_cancel_on_the_command_line(tmp_path: Path) -> None:
         )  # fmt: skip
         assert cancel.exit_code == 0, cancel.output
         assert [t["status"] for t in box.tasks("topic_gone")] == ["done", "done"]
+    finally:
+        box.close()
+
+
+def test_moved_into_another_watched_forum_becomes_that_forums_duel(tmp_path: Path) -> None:
+    """Watched forums 3 and 5: the duel is read from forum 5's listing, told once, and its
+    forum becomes 5 (not read by id on top of it)."""
+    box = Sandbox("phpbb3", tmp_path)
+    try:
+        box.bot.config = replace(
+            box.bot.config, watch=(WatchedForum(DUEL_FORUM), WatchedForum(ARCHIVES))
+        )
+        topic = box.classic_duel()
+        box.board.move_topic(topic, ARCHIVES)
+        box.turn(topic)
+        assert len(box.cycle()) == 1
+        duel = box.duel()
+        assert (duel["forum_id"], duel["board_forum_id"]) == (ARCHIVES, None)
+        for _ in range(4):
+            box.cycle()
+        assert len(box.tasks("topic_followed")) == 1 and box.tasks("topic_gone") == []
     finally:
         box.close()
