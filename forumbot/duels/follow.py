@@ -58,14 +58,13 @@ read): the duel is held."""
 
 @dataclass(frozen=True)
 class FollowedTopic(TopicSummary):
-    """A duel topic to read by id (no listing row: last post and replies unknown)."""
-
-    duel: Duel | None = None
+    """A duel topic to read by id (no listing row: last post and replies unknown); the
+    referee never takes it as unchanged."""
 
     @classmethod
     def of(cls, duel: Duel) -> FollowedTopic:
         """The summary of ``duel``'s topic, read by id."""
-        return cls(duel.topic_id, duel.title or "", None, -1, None, duel)
+        return cls(duel.topic_id, duel.title or "", None, -1, None)
 
 
 class FollowError(Exception):
