@@ -37,9 +37,9 @@ import httpx
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from forumbot.errors import (
+    BoardUnavailable,
     CaptchaRequired,
     ForumError,
-    LoginFailed,
     PaginationStuck,
     ServerError,
     SessionExpired,
@@ -59,15 +59,20 @@ from forumbot.forums.forumactif_http import (
     topic_path,
     utc_now,
 )
-from forumbot.forums.forumactif_pages import (
-    login_error,
-    parse_topic_listing,
+from forumbot.forums.forumactif_login import (
+    login_answer_error,
+    login_page_fault,
+    not_found,
+    read_fault,
+    read_fault_for,
 )
+from forumbot.forums.forumactif_pages import parse_topic_listing
 from forumbot.forums.forumactif_pm import ForumactifMessages
 from forumbot.forums.forumactif_posting import ForumactifPosting
 from forumbot.forums.http_edges import HttpLimits
 from forumbot.forums.members import ForumactifMembers
-from forumbot.forums.topic_order import check_order
+from forumbot.forums.outages import challenge_reason
+from forumbot.forums.topic_order import check_next, note_page
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS
@@ -170,9 +175,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self.max_listing_pages = max_listing_pages
         # forum id -> the last listing page read has a next page (the referee asks it).
         self.listing_more: dict[int, bool] = {}
-        # topic id -> the forum its last page read named (JSON-LD breadcrumb): a moved
-        # topic read by id is compared with the duel's forum by the referee.
-        self.topic_forums: dict[int, int] = {}
+        self.topic_forums: dict[int, int] = {}  # topic -> forum its last page named
         self._logged_in = False
         self._logout_path: str | None = None
         self._warned: set[tuple[int, int, str]] = set()  # Post.warnings already logged
@@ -230,20 +233,26 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
                 self.charset = normalise_charset(meta.group(1))
         return text
 
-    def _get(self, path: str) -> httpx.Response:
-        """GET (redirects followed) with retries on transport errors, 5xx and 429.
+    def _get(
+        self, path: str, fault: Callable[[httpx.Response], str | None] = read_fault
+    ) -> httpx.Response:
+        """GET (redirects followed) with retries on transport errors, 5xx, 429 and the pages
+        ``fault`` names (default: challenges and host limits; the login page's own check,
+        :func:`~forumbot.forums.forumactif_login.login_page_fault`, for ``/login``).
 
         Every attempt is one bounded exchange (:mod:`forumbot.forums.http_edges`).
 
-        Raises: ServerError after ``max_retries`` retries; DeadlineExceeded,
-            ResponseTooLarge, RedirectLoop (not retried); BoardPaused (a ``Retry-After``
-            longer than ``max_inline_wait_s``).
+        Raises: BoardUnavailable (an outage page) / ServerError after ``max_retries``
+            retries; DeadlineExceeded, ResponseTooLarge, RedirectLoop (not retried);
+            BoardPaused (a ``Retry-After`` longer than ``max_inline_wait_s``).
         """
 
         def once() -> httpx.Response:
             resp = self._exchange("GET", self._url(path), follow_redirects=True)
-            if resp.status_code in RETRYABLE_STATUS:
-                raise RetryableStatus(resp.status_code, self._retry_after(resp, f"GET {path}"))
+            reason = fault(resp)
+            if resp.status_code in RETRYABLE_STATUS or reason is not None:
+                wait = self._retry_after(resp, f"GET {path}")
+                raise RetryableStatus(resp.status_code, wait, reason)
             return resp
 
         retrying = Retrying(
@@ -256,7 +265,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         try:
             return retrying(once)
         except RetryableStatus as exc:
-            raise ServerError(f"GET {path}: HTTP {exc.status} after retries") from exc
+            error = ServerError if exc.reason is None else BoardUnavailable
+            raise error(f"GET {path}: {exc.reason or f'HTTP {exc.status}'} after retries") from exc
         except httpx.TransportError as exc:
             raise ServerError(f"GET {path}: {type(exc).__name__} after retries") from exc
 
@@ -302,7 +312,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         Raises: TopicNotFound (404), SessionExpired, LoginFailed, ServerError.
         """
         for attempt in range(2):
-            resp = self._get(path)
+            resp = self._get(path, read_fault_for(path))  # a host page is no empty forum
             html = self._text(resp)
             me = self._is_me(html)
             if me is not None:
@@ -328,7 +338,11 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
 
         Raises:
             CaptchaRequired: the login page or its answer asks for a CAPTCHA.
-            LoginFailed: the board still shows a guest (its refusal text as ``reason``).
+            LoginFailed: the board's own page still shows a guest (its refusal text as
+                ``reason``: wrong password, banned or inactive account).
+            BoardNotFound: ``/login`` answers 404 (``board.url`` is wrong).
+            BoardUnavailable: a page not the board's (no ``_userdata``: a challenge, a host
+                error, a maintenance page) answers, after the GET's retries.
             ServerError: network / 5xx (the login POST itself is not retried).
         """
         with self._session_lock:
@@ -336,14 +350,16 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             self.save_cookies()
 
     def _login(self) -> None:
-        resp = self._get("/login")
+        resp = self._get("/login", login_page_fault)  # not the board's page: retried (issue 22)
+        if resp.status_code == 404:
+            raise not_found(resp, self._base)
         html = self._text(resp)
         me = self._is_me(html)
         if me:
             self._logged_in = True
             return
         if me is False and logged_in_username(parse_userdata(html)) is not None:
-            html = self._text(self._get("/login"))  # another member's session was dropped
+            html = self._text(self._get("/login", login_page_fault))  # another member dropped
         form = parse_login_form(html)
         items: list[tuple[str, str]]
         action = "/login"
@@ -369,8 +385,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             answer = self._post(action, body)
         except httpx.TransportError as exc:
             raise ServerError(f"login POST: {type(exc).__name__}") from exc
-        if answer.status_code >= 500 or answer.status_code == 429:
-            raise ServerError(f"login POST: HTTP {answer.status_code}")
+        if answer.status_code >= 500 or answer.status_code == 429 or challenge_reason(answer):
+            raise login_answer_error(answer, "")
         page = self._answer_text(answer)
         if self._is_me(page):
             self._logged_in = True
@@ -383,7 +399,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self._logged_in = False
         if any(marker in page.lower() for marker in ("g-recaptcha", "funcaptcha", "h-captcha")):
             raise CaptchaRequired("the board asks for a CAPTCHA after the login")
-        raise LoginFailed(login_error(page) or "the board still shows a guest after the login")
+        raise login_answer_error(answer, page)
 
     def is_logged_in(self) -> bool:
         """True when the last page read showed this user in ``_userdata`` (no request)."""
@@ -462,11 +478,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             page = self._parse(html, path)
         except UnknownPageError as exc:
             raise TopicNotFound(f"{path}: not a topic page ({exc.reason})") from exc
-        shown = asked if asked is not None else page.topic_id
-        if shown is not None:
-            check_order(shown, (p.post_id for p in page.posts), None, path)
-            if page.forum_id is not None:
-                self.topic_forums[shown] = page.forum_id
+        note_page(self.topic_forums, page.topic_id if asked is None else asked, page, path)
         match = PER_PAGE_RE.search(html)
         if match and int(match.group(1)) > 0:
             per_page = int(match.group(1))
@@ -483,16 +495,14 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         posts = [p for p in first.posts if after is None or p.post_id > after]
         page = first
         while page.page < page.pages:
-            previous = page.page
-            last = page.posts[-1].post_id if page.posts else None
-            path = topic_path(topic_id, page.page * per_page)
-            page, per_page = self._topic_page(path)
+            prior, previous = page, page.page
+            page, per_page = self._topic_page(topic_path(topic_id, page.page * per_page))
             if page.page <= previous:  # the board did not move on: never loop
                 raise PaginationStuck(
                     f"topic {topic_id}: the page after page {previous} is page {page.page} "
                     "again: read stopped"
                 )
-            check_order(topic_id, (p.post_id for p in page.posts), last, path)
+            check_next(topic_id, prior, page, f"topic {topic_id} page {page.page}")
             posts.extend(p for p in page.posts if after is None or p.post_id > after)
         return posts
 
@@ -546,13 +556,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
                 break
             collected.insert(0, page)
         posts: list[Post] = []
-        before: int | None = None
-        for item in collected:
-            check_order(
-                topic_id, (p.post_id for p in item.posts), before,
-                f"{topic_path(topic_id)} page {item.page}",
-            )  # fmt: skip
-            before = item.posts[-1].post_id if item.posts else before
+        for prior, item in zip([None, *collected], collected, strict=False):
+            check_next(topic_id, prior, item, f"topic {topic_id} page {item.page}")
             posts.extend(p for p in item.posts if p.post_id > after_post_id)
         last = collected[-1]
         if last.page < last.pages:  # "newest" was not the last page: read on

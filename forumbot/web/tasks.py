@@ -28,6 +28,7 @@ KIND_FR = {
     "topic_moved": "Sujet déplacé ou fusionné",
     "topic_gone": "Sujet introuvable : duel suspendu",
     "topic_followed": "Sujet déplacé : le bot le suit",
+    "notice_failed": "Notification impossible",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
