@@ -62,6 +62,7 @@ class Config:
     poll_interval_s: float = default_of("poll", "poll_interval_s")
     publish_interval_s: float = default_of("poll", "publish_interval_s")
     flood_interval_s: float = default_of("poll", "flood_interval_s")
+    club_posts_per_pass: int = default_of("poll", "club_posts_per_pass")
     edit_watch_interval_s: float = default_of("poll", "edit_watch_interval_s")
     follow_after_polls: int = default_of("poll", "follow_after_polls")
     database: str = default_of("storage", "database")
@@ -124,6 +125,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "poll_interval_s": "poll.poll_interval_s",
     "publish_interval_s": "poll.publish_interval_s",
     "flood_interval_s": "poll.flood_interval_s",
+    "club_posts_per_pass": "poll.club_posts_per_pass",
     "edit_watch_interval_s": "poll.edit_watch_interval_s",
     "follow_after_polls": "poll.follow_after_polls",
     "database": "storage.database",
