@@ -454,6 +454,9 @@ class Referee:
             posts = [p for p in posts_read if since is None or p.post_id > since]
         else:
             posts = self.client.read_topic(duel.topic_id, since)
+        # a post waiting for a moderator (shown to its author and moderators only) is not
+        # public yet: not a move, and the bot's own is not "published" (issue 22)
+        posts = [p for p in posts if not p.unapproved]
         self.watch.note_read(duel, listed_replies)
         new, edited, stored = self._record_posts(ctx.rs, records, posts)
         records = records.with_posts(stored)  # what was just written, not read again
