@@ -48,6 +48,8 @@ class FaUser:
     can_pm: bool = True
     level: int = 0
     last_post_time: float = -1e12
+    needs_approval: bool = False
+    inbox_limit: int | None = None
 
 
 @dataclass
@@ -85,6 +87,7 @@ class FaPost:
     edit_time: float | None = None
     dice: tuple[tuple[str, tuple[int, ...]], ...] = ()
     dice_for: int | None = None
+    approved: bool = True
 
 
 @dataclass
