@@ -279,6 +279,13 @@ class Referee:
         # posts only once the topic is read or the duel advanced.
         records = self.storage.duel_records(duel.id, posts=False)
         duel = records.duel
+        if not unchanged and read == 0 and self.watch.only_own_post(records, summary):
+            # the listing's new last post is the bot's own declaration, right after the last
+            # post read: nothing to read (issue 22); the topic is known up to it
+            self.storage.update_duel(duel.id, last_post_id=summary.last_post_id)
+            records = records.with_duel(replace(duel, last_post_id=summary.last_post_id))
+            duel = records.duel
+            unchanged = True
         # a turn draft waiting: its posts may still be edited (edit watch)
         pending = any(d.kind == "turn" for d in records.editable())
         watched = self._watches_edits(duel, flow) or pending

@@ -260,3 +260,23 @@ def test_a_restored_draft_published_meanwhile_is_found_not_posted(
     world.start_bot()
     assert world.publish() == [first]  # found by its marker, not posted
     assert [p.post_id for p in world.bot_posts(topic)] == [first]
+
+
+# ---------------------------------------------------------------------------- own post
+
+
+def test_after_its_own_post_the_bot_does_not_read_the_topic_again(world: World) -> None:
+    topic = world.board.create_topic(3, "Arbitre", "Duel 1", OPENING)
+    world.start_bot()
+    world.poll()
+    (opening,) = world.publish()
+    world.seen.clear()
+    world.poll()  # the listing shows the bot's post as the last one: nothing else to read
+    reads = [r for r in world.seen if "viewtopic" in r or f"/t{topic}" in r]
+    assert reads == [] and world.seen  # the listing was read, the topic was not
+    assert world.storage is not None
+    assert world.storage.duel_by_topic(1, topic)["last_post_id"] == opening  # type: ignore[index]
+    world.board.post_reply(topic, "Arbitre", "Une remarque.")
+    world.seen.clear()
+    world.poll()  # somebody else posted: read again
+    assert [r for r in world.seen if "viewtopic" in r or f"/t{topic}" in r]
