@@ -43,9 +43,10 @@ from forumbot.errors import ForumError, LoginFailed, PermissionDenied, PostQueue
 from forumbot.forums.base import ForumClient, PreparesReplies
 from forumbot.publish.refusals import (
     REFUSED_PREFIX,
+    numbers_differ,
     open_publish_task,
     probe_refused,
-    seen_marker,
+    seen_post,
     settle_queued,
 )
 from forumbot.publish.render import marker_line
@@ -205,10 +206,18 @@ def publish_one(
         duel_row = storage.duel(decl.duel_id)
         # The posts the referee read (no request): the bot's own post with this marker means
         # published, whatever this process or database knows (a restore, a new database).
-        post_id = seen_marker(
+        seen = seen_post(
             storage, int(duel_row["board_id"]), topic_id, decl.marker or "",
             getattr(client, "username", None),
         )  # fmt: skip
+        post_id = seen[0] if seen is not None else None
+        if seen is not None and numbers_differ(decl.text, seen[1], decl.marker or ""):
+            log.error(
+                "topic %s: declaration %s is already on the board as post %s with other "
+                "numbers than its draft (restored database?): not posted; referee task opened",
+                topic_id, decl.id, seen[0],
+            )  # fmt: skip
+            open_publish_task(storage, decl, "publish_mismatch", str(seen[0]), now())
         if post_id is None and (check_marker or retrying):
             post_id = client.find_marker(
                 topic_id, decl.marker or "", _last_published(storage, decl.duel_id)

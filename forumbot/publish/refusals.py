@@ -25,6 +25,7 @@ free look at the posts the referee already read before a first post.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,13 +47,25 @@ REFUSED_PREFIX = "refused: "
 """``last_error`` of a declaration held because the board refused it (then the sentence)."""
 
 
-def seen_marker(
+_TAG_RE = re.compile(r"\[[^\]]*\]")
+_NUMBER_RE = re.compile(r"\d+")
+
+
+def numbers_differ(draft_bbcode: str, board_text: str, marker: str) -> bool:
+    """True when the numbers of a draft (its BBCode, tags and their attributes left out) and
+    of the text the board shows for the same marker (the marker left out) are not the same
+    sequence: the board holds another version of the declaration (a database restored from
+    before the duel was adopted draws other dice). A heuristic: a difference only opens a
+    referee task, it never posts nor drops anything."""
+    ours = _NUMBER_RE.findall(_TAG_RE.sub(" ", draft_bbcode))
+    theirs = _NUMBER_RE.findall(_TAG_RE.sub(" ", board_text.replace(marker, " ")))
+    return ours != theirs
+
+
+def seen_post(
     storage: Storage, board_id: int, topic_id: int, marker: str, bot: str | None
-) -> int | None:
-    """Post id of a stored post of ``topic_id`` (``posts_seen``) by ``bot`` (case ignored)
-    whose text holds ``marker`` as a whole token, or None. No request: the posts the referee
-    read. ``bot`` None (a client that does not say its user name): None (a quote of the bot's
-    post by a player must never count as the post)."""
+) -> tuple[int, str] | None:
+    """``(post id, text)`` of the stored post :func:`seen_marker` finds, or None."""
     if not bot or not marker:
         return None
     rows = storage.db.execute(
@@ -60,10 +73,21 @@ def seen_marker(
         "and instr(text, ?) > 0 order by post_id",
         [board_id, topic_id, marker],
     ).fetchall()
-    for post_id, author, _text in rows:  # the marker's closing "·" makes it a whole token
+    for post_id, author, text in rows:  # the marker's closing "·" makes it a whole token
         if (author or "").casefold() == bot.casefold():
-            return int(post_id)
+            return int(post_id), str(text)
     return None
+
+
+def seen_marker(
+    storage: Storage, board_id: int, topic_id: int, marker: str, bot: str | None
+) -> int | None:
+    """Post id of a stored post of ``topic_id`` (``posts_seen``) by ``bot`` (case ignored)
+    whose text holds ``marker`` as a whole token, or None. No request: the posts the referee
+    read. ``bot`` None (a client that does not say its user name): None (a quote of the bot's
+    post by a player must never count as the post)."""
+    found = seen_post(storage, board_id, topic_id, marker, bot)
+    return found[0] if found is not None else None
 
 
 def _duel_title(storage: Storage, duel_id: int) -> str:
@@ -91,7 +115,19 @@ def open_publish_task(
     duel = storage.duel(decl.duel_id)
     title = _duel_title(storage, decl.duel_id)
     quoted = " ".join(sentence.split())[:400]
-    if kind == "publish_queued":
+    if kind == "publish_mismatch":
+        subject = f"Une autre version est déjà sur le forum : {title}"
+        text = (
+            f"FR : la déclaration ({_turn_fr(decl)}) du duel « {title} » est déjà dans le "
+            f"sujet (message {quoted}), mais ses nombres ne sont pas ceux du brouillon de la "
+            "base (base restaurée d'avant l'adoption du duel ?). Le bot ne l'a pas repostée ; "
+            "vérifiez l'état du duel avant la suite.\n"
+            f'EN: the declaration ({_turn_en(decl)}) of duel "{title}" is already in the '
+            f"topic (post {quoted}), but its numbers are not those of the database's draft "
+            "(a database restored from before the duel was adopted?). The bot did not post it "
+            "again; check the duel's state before it goes on."
+        )
+    elif kind == "publish_queued":
         subject = f"En attente d'un modérateur : {title}"
         text = (
             f"FR : le forum a mis la déclaration ({_turn_fr(decl)}) du duel « {title} » en "
@@ -246,8 +282,10 @@ __all__ = [
     "REFUSED_PREFIX",
     "REFUSED_PROBE_S",
     "close_publish_tasks",
+    "numbers_differ",
     "open_publish_task",
     "probe_refused",
     "seen_marker",
+    "seen_post",
     "settle_queued",
 ]

@@ -243,6 +243,7 @@ def test_restoring_a_backup_taken_before_a_publish_publishes_nothing_twice(
     row = world.decl()
     assert row["status"] == "published" and row["published_post_id"] == first
     assert [p.post_id for p in world.bot_posts(topic)] == [first]
+    assert world.tasks() == []  # the same opening: nothing to tell
 
 
 def test_a_restored_draft_published_meanwhile_is_found_not_posted(

@@ -306,3 +306,22 @@ def test_the_phpbb_parser_marks_a_post_awaiting_approval() -> None:
     first, second = parse_topic_page(page, f"t{topic}").posts
     assert not first.unapproved
     assert second.unapproved and second.post_id == post and "En attente" in second.text
+
+
+def test_a_version_with_other_numbers_on_the_board_is_not_posted_but_told() -> None:
+    storage, forum = store(), Board()
+    forum.add_topic(7, "Duel 1", "Arbitre", "Ouverture")
+    decl = add_decl(storage, add_duel(storage))
+    storage.db["declarations"].update(decl, {"text": "[b]Aurora[/b] : 12 PV, [size=70]x[/size]"})
+    key = marker_text("b1t7-turn1")
+    add_seen(storage, 55, "Hibou", f"Aurora : 9 PV, x\n[size=70]{key}[/size]")
+    assert publish_due(storage, forum, clock, on_published=None) == [55]
+    assert forum.replies_sent == 0
+    (task,) = storage.db["referee_tasks"].rows
+    assert task["kind"] == "publish_mismatch" and "55" in task["text"]
+    storage.db["referee_tasks"].delete_where()
+    add_seen(storage, 56, "Hibou", f"Aurora : 12 PV, x\n{marker_text('b1t7-turn2')}")
+    decl2 = add_decl(storage, 1, "b1t7-turn2")
+    storage.db["declarations"].update(decl2, {"text": "[b]Aurora[/b] : 12 PV, x"})
+    assert publish_due(storage, forum, clock, on_published=None) == [56]
+    assert list(storage.db["referee_tasks"].rows) == []  # the same numbers: nothing to tell
