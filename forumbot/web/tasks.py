@@ -26,6 +26,11 @@ KIND_FR = {
     "signup_unsure": "Inscription à relire",
     "stalemate": "Aucun PV perdu : clore le duel ?",
     "topic_moved": "Sujet déplacé ou fusionné",
+    "publish_queued": "Déclaration en attente d'un modérateur",
+    "publish_refused": "Déclaration refusée par le forum",
+    "publish_mismatch": "Une autre version est sur le forum",
+    "owl_queued": "Hibou en attente d'un modérateur",
+    "owl_refused": "Hibou refusé par le forum",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
