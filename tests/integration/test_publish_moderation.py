@@ -281,3 +281,28 @@ def test_after_its_own_post_the_bot_does_not_read_the_topic_again(world: World) 
     world.seen.clear()
     world.poll()  # somebody else posted: read again
     assert [r for r in world.seen if "viewtopic" in r or f"/t{topic}" in r]
+
+
+def test_the_phpbb_sandbox_shows_a_locked_topic_as_phpbb_does(tmp_path: Path) -> None:
+    clock = SandboxClock(START)
+    board = SandboxBoard(clock=clock, flood_interval_s=0, state_path=None)
+    board.add_user("Hibou", "pw-h", ignore_flood=True)
+    board.add_user("Arbitre", "pw-r")
+    board.start()
+    try:
+        topic = board.create_topic(3, "Arbitre", "Duel 1", OPENING)
+        client = PhpbbClient(board.base_url, "Hibou", "pw-h", sleep=clock.sleep, clock=clock)
+        client.login()
+        assert client.probe_reply(topic) is None
+        board.lock_topic(topic)
+        page = client._read(f"viewtopic.php?t={topic}")
+        assert 'class="icon fa-lock fa-fw"' in page and "<span>Verrouillé</span>" in page
+        assert "qr_postform" not in page  # no quick reply in a locked topic
+        assert client.probe_reply(topic) == (
+            "Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses."
+        )
+        board.lock_topic(topic, locked=False)
+        board.lock_forum(3)
+        assert client.probe_reply(topic) == "Forum verrouillé"
+    finally:
+        board.stop()

@@ -325,3 +325,23 @@ def test_a_version_with_other_numbers_on_the_board_is_not_posted_but_told() -> N
     storage.db["declarations"].update(decl2, {"text": "[b]Aurora[/b] : 12 PV, x"})
     assert publish_due(storage, forum, clock, on_published=None) == [56]
     assert list(storage.db["referee_tasks"].rows) == []  # the same numbers: nothing to tell
+
+
+def test_a_permission_refusal_is_held_like_a_lock() -> None:
+    from forumbot.errors import PermissionDenied
+
+    storage = store()
+
+    @dataclass
+    class Refusing(Board):
+        def reply(self, topic_id: int, message: str, marker: str) -> int:
+            raise PermissionDenied("posting.php: refused", "Vous n'êtes pas autorisé à répondre.")
+
+    forum = Refusing()
+    forum.add_topic(7, "Duel 1", "Arbitre", "Ouverture")
+    decl = add_decl(storage, add_duel(storage))
+    assert publish_due(storage, forum, clock, on_published=None) == []
+    row = storage.declaration(decl)
+    assert row["status"] == "held"
+    assert row["last_error"] == REFUSED_PREFIX + "Vous n'êtes pas autorisé à répondre."
+    assert [t["kind"] for t in storage.db["referee_tasks"].rows] == ["publish_refused"]
