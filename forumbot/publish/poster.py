@@ -43,11 +43,11 @@ from forumbot.errors import ForumError, LoginFailed, PermissionDenied, PostQueue
 from forumbot.forums.base import ForumClient, PreparesReplies
 from forumbot.publish.refusals import (
     REFUSED_PREFIX,
-    numbers_differ,
     open_publish_task,
     probe_refused,
     seen_post,
     settle_queued,
+    versions_differ,
 )
 from forumbot.publish.render import marker_line
 from forumbot.storage import Storage, iso
@@ -211,10 +211,11 @@ def publish_one(
             getattr(client, "username", None),
         )  # fmt: skip
         post_id = seen[0] if seen is not None else None
-        if seen is not None and numbers_differ(decl.text, seen[1], decl.marker or ""):
+        if seen is not None and versions_differ(decl.text, seen[1]):
             log.error(
-                "topic %s: declaration %s is already on the board as post %s with other "
-                "numbers than its draft (restored database?): not posted; referee task opened",
+                "topic %s: declaration %s is already on the board as post %s with another "
+                "dice digest than its draft (restored database?): not posted; referee task "
+                "opened",
                 topic_id, decl.id, seen[0],
             )  # fmt: skip
             open_publish_task(storage, decl, "publish_mismatch", str(seen[0]), now())

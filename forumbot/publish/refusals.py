@@ -47,19 +47,20 @@ REFUSED_PREFIX = "refused: "
 """``last_error`` of a declaration held because the board refused it (then the sentence)."""
 
 
-_TAG_RE = re.compile(r"\[[^\]]*\]")
-_NUMBER_RE = re.compile(r"\d+")
+_DIGEST_RE = re.compile(r"(?<![0-9a-fA-F])[0-9a-fA-F]{64}(?![0-9a-fA-F])")
 
 
-def numbers_differ(draft_bbcode: str, board_text: str, marker: str) -> bool:
-    """True when the numbers of a draft (its BBCode, tags and their attributes left out) and
-    of the text the board shows for the same marker (the marker left out) are not the same
-    sequence: the board holds another version of the declaration (a database restored from
-    before the duel was adopted draws other dice). A heuristic: a difference only opens a
-    referee task, it never posts nor drops anything."""
-    ours = _NUMBER_RE.findall(_TAG_RE.sub(" ", draft_bbcode))
-    theirs = _NUMBER_RE.findall(_TAG_RE.sub(" ", board_text.replace(marker, " ")))
-    return ours != theirs
+def versions_differ(draft_bbcode: str, board_text: str) -> bool:
+    """True when a draft and the text the board shows for the same marker name different dice
+    digests (the 64-hex SHA-256 commitments or seeds the bot's dice print: the opening's
+    « Empreinte des dés »): the board holds the version of another dice seed, the duel was
+    adopted again by a database restored from before its adoption (or a new database), and
+    its next turns would roll other dice than the board's. Other differences (a later note
+    such as « Messages supplémentaires… », read after the posts that followed) do not count.
+    Only opens a referee task; it never posts nor drops anything."""
+    ours = set(_DIGEST_RE.findall(draft_bbcode))
+    theirs = set(_DIGEST_RE.findall(board_text))
+    return bool(ours or theirs) and {d.lower() for d in ours} != {d.lower() for d in theirs}
 
 
 def seen_post(
@@ -119,13 +120,15 @@ def open_publish_task(
         subject = f"Une autre version est déjà sur le forum : {title}"
         text = (
             f"FR : la déclaration ({_turn_fr(decl)}) du duel « {title} » est déjà dans le "
-            f"sujet (message {quoted}), mais ses nombres ne sont pas ceux du brouillon de la "
-            "base (base restaurée d'avant l'adoption du duel ?). Le bot ne l'a pas repostée ; "
-            "vérifiez l'état du duel avant la suite.\n"
+            f"sujet (message {quoted}), mais avec une autre empreinte des dés que le brouillon "
+            "de la base (base restaurée d'avant l'adoption du duel ?) : les tours suivants "
+            "seraient tirés avec d'autres dés. Le bot ne l'a pas repostée ; retenez ou annulez "
+            "le duel et vérifiez-le avant la suite.\n"
             f'EN: the declaration ({_turn_en(decl)}) of duel "{title}" is already in the '
-            f"topic (post {quoted}), but its numbers are not those of the database's draft "
-            "(a database restored from before the duel was adopted?). The bot did not post it "
-            "again; check the duel's state before it goes on."
+            f"topic (post {quoted}), but with another dice digest than the database's draft (a "
+            "database restored from before the duel was adopted?): the next turns would roll "
+            "other dice. The bot did not post it again; hold or cancel the duel and check it "
+            "before it goes on."
         )
     elif kind == "publish_queued":
         subject = f"En attente d'un modérateur : {title}"
@@ -282,7 +285,7 @@ __all__ = [
     "REFUSED_PREFIX",
     "REFUSED_PROBE_S",
     "close_publish_tasks",
-    "numbers_differ",
+    "versions_differ",
     "open_publish_task",
     "probe_refused",
     "seen_marker",

@@ -49,8 +49,9 @@ class World:
     referee: Referee | None = None
     state: PublishState | None = None
 
-    def start_bot(self) -> None:
-        """A bot process starting on the database (a new client, a new publisher state)."""
+    def start_bot(self, seed: int = 3) -> None:
+        """A bot process starting on the database (a new client, a new publisher state);
+        ``seed``: its random source (the dice seed of a duel it adopts)."""
         if self.storage is not None:
             self.storage.close()
         self.storage = open_storage(self.db_path)
@@ -67,7 +68,7 @@ class World:
         self.client.login()
         self.referee = Referee(
             self.storage, self.client, board_url=self.board.base_url, platform=self.platform,
-            review_delay_s=0, now=self.clock.utc, rng=random.Random(3), bot_username="Hibou",
+            review_delay_s=0, now=self.clock.utc, rng=random.Random(seed), bot_username="Hibou",
         )  # fmt: skip
         self.state = PublishState.at_start(self.storage, self.clock.utc())
 
@@ -306,3 +307,25 @@ def test_the_phpbb_sandbox_shows_a_locked_topic_as_phpbb_does(tmp_path: Path) ->
         assert client.probe_reply(topic) == "Forum verrouillé"
     finally:
         board.stop()
+
+
+def test_a_restore_from_before_the_adoption_with_new_dice_is_told_not_posted(
+    world: World, tmp_path: Path
+) -> None:
+    if world.platform != "phpbb3":
+        pytest.skip("Forumactif duels roll the forum's dice: no seed of the bot's to lose")
+    topic = world.board.create_topic(3, "Arbitre", "Duel 1", OPENING)
+    world.start_bot()
+    saved = backup(world.db_path, tmp_path / "backups", world.clock.utc())
+    world.poll()
+    (first,) = world.publish()  # the opening, with the digest of the first seed
+    assert world.storage is not None
+    world.storage.close()
+    world.storage = None
+    restore(saved, world.db_path, now=world.clock.utc())
+    world.start_bot(seed=99)  # adopted again: another dice seed, another digest
+    world.poll()
+    assert world.publish() == [first]  # never posted twice
+    assert [p.post_id for p in world.bot_posts(topic)] == [first]
+    (task,) = world.tasks()
+    assert task["kind"] == "publish_mismatch" and str(first) in task["text"]

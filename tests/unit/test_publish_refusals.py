@@ -308,23 +308,27 @@ def test_the_phpbb_parser_marks_a_post_awaiting_approval() -> None:
     assert second.unapproved and second.post_id == post and "En attente" in second.text
 
 
-def test_a_version_with_other_numbers_on_the_board_is_not_posted_but_told() -> None:
+def test_a_version_with_another_dice_digest_on_the_board_is_not_posted_but_told() -> None:
     storage, forum = store(), Board()
     forum.add_topic(7, "Duel 1", "Arbitre", "Ouverture")
+    ours, theirs = "a" * 64, "b" * 64
     decl = add_decl(storage, add_duel(storage))
-    storage.db["declarations"].update(decl, {"text": "[b]Aurora[/b] : 12 PV, [size=70]x[/size]"})
+    storage.db["declarations"].update(decl, {"text": f"Empreinte des dés : [b]{ours}[/b]"})
     key = marker_text("b1t7-turn1")
-    add_seen(storage, 55, "Hibou", f"Aurora : 9 PV, x\n[size=70]{key}[/size]")
+    add_seen(storage, 55, "Hibou", f"Empreinte des dés : {theirs}\n{key}")
     assert publish_due(storage, forum, clock, on_published=None) == [55]
     assert forum.replies_sent == 0
     (task,) = storage.db["referee_tasks"].rows
     assert task["kind"] == "publish_mismatch" and "55" in task["text"]
     storage.db["referee_tasks"].delete_where()
-    add_seen(storage, 56, "Hibou", f"Aurora : 12 PV, x\n{marker_text('b1t7-turn2')}")
+    # the same digest, another note in the text (posts read since): nothing to tell
+    add_seen(storage, 56, "Hibou", f"Tour 2 : 12 PV. {ours}\n{marker_text('b1t7-turn2')}")
     decl2 = add_decl(storage, 1, "b1t7-turn2")
-    storage.db["declarations"].update(decl2, {"text": "[b]Aurora[/b] : 12 PV, x"})
+    storage.db["declarations"].update(
+        decl2, {"text": f"Tour 2 : 12 PV. {ours}\nMessages supplémentaires : n°17, n°18"}
+    )
     assert publish_due(storage, forum, clock, on_published=None) == [56]
-    assert list(storage.db["referee_tasks"].rows) == []  # the same numbers: nothing to tell
+    assert list(storage.db["referee_tasks"].rows) == []
 
 
 def test_a_permission_refusal_is_held_like_a_lock() -> None:
