@@ -31,6 +31,7 @@ KIND_FR = {
     "publish_mismatch": "Une autre version est sur le forum",
     "owl_queued": "Hibou en attente d'un modérateur",
     "owl_refused": "Hibou refusé par le forum",
+    "notice_failed": "Notification impossible",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
