@@ -215,7 +215,7 @@ class Bot:
         its marker at the next pass, so nothing is posted twice).
         """
         if self.publish_state is None:
-            self.publish_state = PublishState.at_start(self.storage)
+            self.publish_state = PublishState.at_start(self.storage, self.now())
         try:
             return publish_due(
                 self.storage,
@@ -294,7 +294,7 @@ def bootstrap(
         now=now,
         after_poll=AFTER_POLL,
         on_published=published_hook(config.stalemate_turns),
-        publish_state=PublishState.at_start(store),
+        publish_state=PublishState.at_start(store, now()),
     )
     bot.wired_club()  # the desk's on_finished hook is on the referee from the start
     bot.wired_notify()

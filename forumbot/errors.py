@@ -14,6 +14,8 @@ Exception tree::
     ├── PostQueued              the post was saved but needs moderator approval (no post id)
     ├── TopicNotFound           HTTP 404 / "Le sujet demandé n’existe pas."
     ├── PermissionDenied        the board says the user may not do that
+    │   ├── TopicLocked         the topic or its forum is locked (field: sentence)
+    │   └── InboxFull           the PM recipient's inbox is full (Forumactif; field: sentence)
     ├── ServerError             5xx / 429 / transport errors after all retries
     │   ├── BoardUnavailable    the board is disabled for maintenance (phpBB BOARD_DISABLE page),
     │   │                       or a page not the board's answers (a challenge, a host error)
@@ -117,7 +119,40 @@ class TopicNotFound(ForumError):
 
 
 class PermissionDenied(ForumError):
-    """The board says the user is not allowed to do this (e.g. PMs for new members)."""
+    """The board says the user is not allowed to do this (e.g. PMs for new members).
+
+    Attributes:
+        sentence: the board's own sentence when the client read one (else the message).
+    """
+
+    def __init__(self, message: str, sentence: str | None = None) -> None:
+        super().__init__(message)
+        self.sentence = sentence or message
+
+
+class TopicLocked(PermissionDenied):
+    """The topic (or its forum) is locked: the board refuses replies (phpBB ``TOPIC_LOCKED``
+    « Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses. »,
+    "This topic is locked, you cannot edit posts or make further replies.", ``FORUM_LOCKED``
+    « Forum verrouillé » / "Forum locked").
+
+    Attributes:
+        sentence: the board's own sentence, as shown (quoted to the referee).
+    """
+
+    def __init__(self, message: str, sentence: str) -> None:
+        super().__init__(message, sentence)
+
+
+class InboxFull(PermissionDenied):
+    """The PM recipient's inbox is full, the board refused the PM (nothing was sent).
+
+    Attributes:
+        sentence: the board's own sentence, as shown.
+    """
+
+    def __init__(self, message: str, sentence: str) -> None:
+        super().__init__(message, sentence)
 
 
 class ServerError(ForumError):

@@ -178,6 +178,25 @@ class TopicWatch:
             known is None or summary.replies < 0 or known == summary.replies
         )
 
+    def only_own_post(self, records: DuelRecords, summary: TopicSummary) -> bool:
+        """True when the only post the listing shows since the duel's topic was last read is
+        the bot's own declaration: its id is one of the duel's published posts and directly
+        follows the last post read (post ids are board-wide, so no post of anybody was made in
+        between), and the reply count, when known, grew by one. The reply count is then
+        taken as read (issue 22: after its own post the bot does not read the topic again)."""
+        duel = records.duel
+        last = summary.last_post_id
+        if last is None or duel.last_post_id is None or last != duel.last_post_id + 1:
+            return False
+        if last not in {d.published_post_id for d in records.published()}:
+            return False
+        known = self.replies.get(duel.topic_id)
+        if known is not None and summary.replies >= 0 and summary.replies != known + 1:
+            return False
+        if known is not None and summary.replies >= 0:
+            self.replies[duel.topic_id] = summary.replies
+        return True
+
     def watch_due(self, duel: Duel, watched: bool) -> bool:
         """True when the ``watched`` duel's topic was not read for ``edit_watch_interval_s``
         (or not yet by this process)."""

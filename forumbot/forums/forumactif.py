@@ -570,6 +570,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         raw HTML) contains ``marker``; None when there is none."""
         me = self.username.casefold()
         for post in self.read_topic(topic_id, after_post_id):
+            if post.unapproved:  # waits for a moderator: not published yet (issue 22)
+                continue
             if post.author.casefold() == me and has_marker(marker, post.text, post.html):
                 return post.post_id
         return None

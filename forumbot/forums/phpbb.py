@@ -37,6 +37,7 @@ from forumbot.errors import (
     PermissionDenied,
     ServerError,
     SessionExpired,
+    TopicLocked,
     TopicMoved,
     TopicNotFound,
 )
@@ -336,8 +337,10 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         notice = classify_notice(html)
         if notice.kind == "not_found":
             raise TopicNotFound(f"{what}: {notice.message}")
+        if notice.kind == "locked":
+            raise TopicLocked(f"{what}: {notice.message}", notice.message or "")
         if notice.kind == "permission_denied":
-            raise PermissionDenied(f"{what}: {notice.message}")
+            raise PermissionDenied(f"{what}: {notice.message}", notice.message)
         if notice.kind == "login_required":
             raise SessionExpired(f"{what}: {notice.message}")
 
@@ -580,9 +583,12 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
 
     def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
         """Id of the first post by this client's user after ``after_post_id`` whose text (or
-        raw HTML) contains ``marker``; None when there is none."""
+        raw HTML) contains ``marker``; None when there is none. A post still waiting for a
+        moderator (shown to its author only, ``Post.unapproved``) is not found."""
         me = self.username.casefold()
         for post in self.read_topic(topic_id, after_post_id):
+            if post.unapproved:  # waits for a moderator: not published yet (issue 22)
+                continue
             if post.author.casefold() == me and (marker in post.text or marker in post.html):
                 return post.post_id
         return None

@@ -37,6 +37,15 @@ POST_QUEUED = (
     "Votre message a été posté, mais requiert l’approbation d’un modérateur avant d’être rendu "
     "visible publiquement. Vous serez averti lorsque votre message sera approuvé."
 )
+TOPIC_LOCKED = (
+    "Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses."
+)
+FORUM_LOCKED = "Forum verrouillé"
+POST_UNAPPROVED_EXPLAIN = (
+    "Ce message n’est pas visible par les autres utilisateurs tant qu’il n’a pas été approuvé "
+    "par un modérateur."
+)
+BUTTON_TOPIC_LOCKED = "Verrouillé"
 PM_SENT = "Votre message a été envoyé."
 PM_NO_USERS = "Les utilisateurs demandés pour être ajoutés n’existent pas."
 PM_NO_RECIPIENT = "Vous devez indiquer au moins un destinataire."

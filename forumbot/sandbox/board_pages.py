@@ -89,8 +89,8 @@ class BoardPages:
                 start = index // self.posts_per_page * self.posts_per_page
         elif q.get("t", "").isdigit():
             topic = self._topics.get(int(q["t"]))
-            if topic is not None:
-                posts = self._visible_posts(topic.topic_id)
+            if topic is not None:  # the viewer's own posts awaiting approval too (phpBB 3.3)
+                posts = self._shown_posts(topic.topic_id, session.user_id)
         if topic is None or not posts:
             return self._message(session, NO_TOPIC, status=404)
         if not self._may_read(session, topic.forum_id):
@@ -111,7 +111,8 @@ class BoardPages:
             pages.post_html(self._post_view(p), i, logged_in) for i, p in enumerate(shown)
         )
         quick_reply = None
-        if logged_in:  # the real board shows the quick reply on every page
+        locked = self._is_locked(topic)
+        if logged_in and not locked:  # the real board shows the quick reply on every page
             quick_reply = [
                 *self._form_key(session, "posting"),
                 ("topic_cur_post_id", str(ascending[-1].post_id)),
@@ -130,6 +131,7 @@ class BoardPages:
             pagination=pages.topic_pagination(topic.topic_id, len(posts), page, pages_count, ppp),
             logged_in=logged_in,
             quick_reply=quick_reply,
+            locked=locked,
         )
         title = topic.title + (f" - Page {page}" if page > 1 else "")
         canonical = f"http://{req.host}/viewtopic.php?t={topic.topic_id}" + (

@@ -53,6 +53,8 @@ class FaUser:
     # "a" oldest first; "d" newest first: a sandbox preference standing for any profile or
     # theme that reverses a topic (no URL parameter overrides it here: none is known).
     post_order: str = "a"
+    needs_approval: bool = False
+    inbox_limit: int | None = None
 
 
 @dataclass
@@ -92,6 +94,7 @@ class FaPost:
     edit_time: float | None = None
     dice: tuple[tuple[str, tuple[int, ...]], ...] = ()
     dice_for: int | None = None
+    approved: bool = True
 
 
 @dataclass

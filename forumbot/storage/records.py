@@ -24,7 +24,8 @@ the referee hands the duel to its flow (``FlowContext.records``). The rule for w
   it again before the flow advances the duel and before the deadline sweep reuses it.
 
 :class:`DeclStatus` names the life of a declaration (``draft`` -> ``approved`` ->
-``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``); :data:`EDITABLE`
+``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``; ``queued``: posted,
+waiting for a moderator's approval, never posted again: issue 22); :data:`EDITABLE`
 is the tuple of statuses a draft may still be rewritten in.
 """
 
@@ -47,6 +48,7 @@ class DeclStatus(StrEnum):
     PUBLISHING = "publishing"
     PUBLISHED = "published"
     CANCELLED = "cancelled"
+    QUEUED = "queued"
 
 
 EDITABLE: tuple[str, ...] = (
