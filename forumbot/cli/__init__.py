@@ -12,6 +12,7 @@ module             commands
 ``drafts``         drafts (list, show, edit, approve, hold, drop, redraft), duels (list,
                    adopt, cancel, concede)
 ``corrections``    duels correct (an erratum for a published turn)
+``follow``         duels resume (a duel held because its topic is gone)
 ``web``            web, users (add, password, disable, enable, list)
 ``club``           leaderboard, duellists (set)
 ``pages``          parse-page, verify-dice, replay
@@ -29,7 +30,19 @@ import sys
 
 import click
 
-from forumbot.cli import club, corrections, demo, drafts, notify, ops, pages, setup, simulate, web
+from forumbot.cli import (
+    club,
+    corrections,
+    demo,
+    drafts,
+    follow,
+    notify,
+    ops,
+    pages,
+    setup,
+    simulate,
+    web,
+)
 from forumbot.cli._common import DEFAULT_CONFIG, ForumbotGroup
 
 __all__ = ["DEFAULT_CONFIG", "main"]
@@ -64,3 +77,4 @@ for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify):
         main.add_command(_command)
 web.users.add_command(notify.users_notify)
 drafts.duels.add_command(corrections.duels_correct)
+drafts.duels.add_command(follow.duels_resume)

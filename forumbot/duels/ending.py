@@ -24,6 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.duels.duo_board import is_duo
+from forumbot.duels.holds import close_hold_tasks
 from forumbot.duels.redraft import REDRAFT_KINDS, mark_redraft, open_dropped_task
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
@@ -152,6 +153,7 @@ def cancel_duel(
     with storage.db.atomic():
         drafts = _cancel_drafts(storage, duel_id, f"duel cancelled: {reason}", actor, now)
         _release(storage, duel_id, now)
+        close_hold_tasks(storage, duel_id, actor, now, "duel cancelled")  # moved / gone topic
         storage.update_duel(duel_id, status="cancelled")
         if announce and published:
             notice = _notice(storage, duel, reason, now, referee_name, language)
