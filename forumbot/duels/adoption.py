@@ -140,10 +140,26 @@ def reopen_cancelled(storage: Storage, duel: dict[str, Any], actor: str, now: da
     return duel_id
 
 
+def readopt(
+    storage: Storage, known: dict[str, Any] | None, actor: str, now: datetime
+) -> tuple[dict[str, Any] | None, int | None]:
+    """For :meth:`forumbot.duels.referee.Referee.adopt`: ``(known, None)`` for the topic's
+    duel row ``known`` unless it is cancelled; then ``(None, its id)`` once
+    :func:`reopen_cancelled` made it ready (a cancelled adoption adopted again, issue 22).
+
+    Raises:
+        ValueError: a cancelled duel whose declarations were posted.
+    """
+    if known is None or known["status"] != "cancelled":
+        return known, None
+    return None, reopen_cancelled(storage, known, actor, now)
+
+
 __all__ = [
     "SCORE_CUTOFF",
     "UnknownName",
     "known_names",
+    "readopt",
     "reopen_cancelled",
     "suggest",
     "unknown_names",
