@@ -35,6 +35,7 @@ REFEREE, ADMIN = "Arbitre", "Maitre"  # review-page accounts (and their board ac
 PASSWORD = "duellist-soak"
 DUEL_FORUM, REGISTRATION_FORUM, CLUB_FORUM = 3, 4, 2
 FLOOD_INTERVAL_S = 15.0
+DAY_S = 86400.0
 APPRISE_ENV = "FORUMBOT_SOAK_APPRISE"
 _SEQ = itertools.count()  # ties of the event queue, in scheduling order
 WRITES = ("reply", "create_topic", "send_pm", "edit_post")
@@ -277,7 +278,10 @@ urls_file = "{self.folder / "apprise.txt"}"
 def make_world(seed: int, folder: Path, players: list[str]) -> World:
     """A started board with the bot, the staff and ``players`` accounts; the bot running."""
     clock = DemoClock()
-    board = SandboxBoard(clock=clock, flood_interval_s=FLOOD_INTERVAL_S)
+    # Sessions last a day (a board with a long session, or the bot's remember-me cookie):
+    # with phpBB's default hour, every idle jump of the clock would cost a login, and each
+    # login rewrites the bot's encrypted cookie jar (a PBKDF2: most of a seed's time).
+    board = SandboxBoard(clock=clock, flood_interval_s=FLOOD_INTERVAL_S, session_length_s=DAY_S)
     board.add_user(BOT, BOT_PASSWORD, ignore_flood=True)
     board.add_user(REFEREE, "arbitre-soak")
     board.add_user(ADMIN, "maitre-soak")
