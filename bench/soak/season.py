@@ -90,6 +90,7 @@ class Season:
         self.moderators = enabled_moderator_events(world.board)
         self.asks: list[checks.Ask] = []
         self.withdrawn: list[checks.Ask] = []
+        self.withdrawal_posts: list[int] = []
         self.next_signup = {p.name: self.start + rng.uniform(0, 3 * DAY) for p in players}
         self.duels: dict[int, DuelScript] = {}
         self.posts = 0
@@ -121,7 +122,8 @@ class Season:
             clock.sleep(10 * 60 if self._busy() else self._idle_step())
         for _ in range(6):  # the last publications, notices and leaderboard edit
             clock.sleep(20 * 60)
-            self.world.outage.until = 0.0 if self.world.outage else 0.0
+            if self.world.outage is not None:
+                self.world.outage.until = 0.0  # the board is back for the final count
             self.cycle()
             self.referees.act(self.world)
 
@@ -260,8 +262,28 @@ class Season:
         self.next_signup[me.name] = self.world.clock() + self.rng.uniform(2 * DAY, 5 * DAY)
 
     def _withdraw(self, me: Player) -> None:
-        self._post(self.world.thread, me.name, self.rng.choice(WITHDRAWALS))
+        post_id = self._post(self.world.thread, me.name, self.rng.choice(WITHDRAWALS))
         self.withdrawn.append(checks.Ask(self.world.clock(), me.name, None))
+        self.withdrawal_posts.append(post_id)
+
+    def withdrawals(self) -> dict[str, object]:
+        """How the desk read the withdrawals (``registration_posts`` code per post) and how
+        many withdrawn players were paired afterwards (the desk has no withdrawal: a
+        finding, not an invariant)."""
+        assert self.world.bot is not None
+        db = self.world.bot.storage.db
+        codes = Counter(
+            f"{r['status']}:{r['code']}" for r in db["registration_posts"].rows_where(
+                f"post_id in ({','.join(map(str, self.withdrawal_posts)) or '0'})")
+        )  # fmt: skip
+        paired = 0
+        for ask in self.withdrawn:
+            paired += db["queue"].count_where(
+                "(first_player = ? or second_player = ?) and created_at > ?",
+                [ask.player, ask.player, checks._iso(ask.at)],
+            )
+        return {"withdrawal_read": "+".join(f"{k}*{n}" for k, n in sorted(codes.items())),
+                "paired_after_withdrawal": paired}  # fmt: skip
 
     def _post(self, topic_id: int, who: str, text: str) -> int:
         self.last_post_at = self.world.clock()
@@ -275,6 +297,8 @@ class Season:
         elif rng.random() < 0.07:
             script.silent = True  # nobody posts: the 36 h deadline passes
             self.count["silent"] += 1
+            # ... unless the bot says nothing for days: then the player comes back anyway
+            world.later(rng.uniform(40, 80) * HOUR, lambda: self._play(script.duel_id, published))
             return
         if rng.random() < 0.015:
             self.count["concession"] += 1
@@ -351,6 +375,8 @@ class Season:
             "moderators": ",".join(n for n, _, _ in self.moderators) or "none",
             "days": round((world.clock() - self.start) / DAY, 1),
         }
+        if self.withdrawn:
+            summary.extra.update(self.withdrawals())
         return summary
 
 
