@@ -125,13 +125,33 @@ def marker_counts(world: World) -> tuple[Counter[str], Counter[str]]:
     )
 
 
+def _copies(world: World, key: str, pm: bool) -> str:
+    """Where and when the copies of a doubled marker are, whether their texts are the same,
+    and what the world did just before the second copy."""
+    board, bot_id = world.board, world.board.user_id(BOT)
+    if pm:
+        found = [(m.msg_id, m.time, m.text) for m in board.pms()
+                 if m.author_id == bot_id and key in MARKER_RE.findall(m.text)]  # fmt: skip
+    else:
+        found = [(p.post_id, p.time, p.text) for t in board.topics() for p in board.posts(
+            t.topic_id) if p.poster_id == bot_id and key in MARKER_RE.findall(p.text)]  # fmt: skip
+    found.sort()
+    same = "same text" if len({t for _, _, t in found}) == 1 else "DIFFERENT texts"
+    second = found[1][1] if len(found) > 1 else 0.0
+    before = [what for at, what in world.events if found and found[0][1] <= at <= second]
+    return (f"ids {[i for i, _, _ in found]}, {same}, between them: "
+            f"{', '.join(before[-3:]) or 'nothing'}")
+
+
 def exactly_once(world: World) -> list[str]:
     """Doubled or missing declarations, club posts and owls."""
     assert world.bot is not None
     storage = world.bot.storage
     posts, pms = marker_counts(world)
-    out = [f"posted {n} times: {k}" for k, n in sorted(posts.items()) if n > 1]
-    out += [f"owl sent {n} times: {k}" for k, n in sorted(pms.items()) if n > 1]
+    out = [f"posted {n} times: {k} ({_copies(world, k, False)})"
+           for k, n in sorted(posts.items()) if n > 1]  # fmt: skip
+    out += [f"owl sent {n} times: {k} ({_copies(world, k, True)})"
+            for k, n in sorted(pms.items()) if n > 1]  # fmt: skip
     for decl in storage.declarations(("published",), None):
         if posts[str(decl["idempotency_key"])] == 0:
             out.append(f"declaration {decl['id']} published but not on the board: "

@@ -191,6 +191,7 @@ class Season:
             world.crash.arm(rng.randint(1, 4), rng.choice(("before", "after")))
         if world.outage is not None and not world.outage.active and rng.random() < 0.15 * per_tick:
             world.outage.start(rng.uniform(10 * 60, 3 * HOUR))
+            world.note("outage")
         if self.moderators and rng.random() < 0.3 * per_tick and self.duels:
             name, _, action = rng.choice(self.moderators)
             script = self.duels[rng.choice(sorted(self.duels))]

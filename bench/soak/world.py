@@ -144,6 +144,11 @@ class World:
     backups: list[Path] = field(default_factory=list)
     apprise: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
     timers: list[tuple[float, int, Callable[[], object]]] = field(default_factory=list)
+    events: list[tuple[float, str]] = field(default_factory=list)  # (clock, restart/kill/...)
+
+    def note(self, what: str) -> None:
+        """Remember that ``what`` happened now (restarts, kills, restores, outages)."""
+        self.events.append((self.clock(), f"{what}@{self.clock.utc():%m-%dT%H:%M}"))
 
     def later(self, delay_s: float, action: Callable[[], object]) -> None:
         """Run ``action`` once ``delay_s`` seconds of the clock have passed (the script's
@@ -238,6 +243,7 @@ urls_file = "{self.folder / "apprise.txt"}"
         assert self.bot is not None
         self.bot.close()
         self.restarts += 1
+        self.note("restart")
         self.bot = self._bootstrap()
 
     def killed(self) -> None:
@@ -245,6 +251,7 @@ urls_file = "{self.folder / "apprise.txt"}"
         assert self.bot is not None
         self.bot.storage.db.conn.close()  # no commit: what a killed process leaves
         self.kills += 1
+        self.note(f"kill {self.crash.when}")
         self.bot = self._bootstrap()
 
     def nightly_backup(self) -> None:
@@ -262,6 +269,7 @@ urls_file = "{self.folder / "apprise.txt"}"
         self.bot.close()
         restore(found[-1], self.database, now=self.clock.utc())
         self.restores += 1
+        self.note(f"restore {found[-1].name}")
         self.bot = self._bootstrap()
         return True
 
