@@ -30,7 +30,9 @@ from typing import Any
 from parsers.registration import fold
 from soak.world import BOT, DUEL_FORUM, World
 
-MARKER_RE = re.compile(r"forumbot·([^\s·\[\]]+)·?")
+# A marker is ``forumbot·<key>·`` (publish.render.marker_text); a key may hold a space (the
+# reminder owls' ``b1t4-owl17-Rosalind Vexley``), so it is read up to its closing ``·``.
+MARKER_RE = re.compile(r"forumbot·([^·\[\]\n]+)·")
 LIVE = ("queued", "opening", "running")
 
 
