@@ -8,6 +8,8 @@
   pairing, openly or naming the other; or the other named them).
 - :func:`exactly_once`: every ``forumbot·<key>·`` marker of the bot's posts and owls is on the
   board at most once, and every declaration / owl the database says is out is on the board.
+- :func:`owls_per_duel`: no player gets more magic-type or result owls than they had duels
+  (an owl doubled under another key, e.g. a duel opened twice).
 - :func:`no_post_lost`: every duellist post of a duel topic and every post of the
   registration thread is recorded by the bot.
 - :func:`duels_end`: every duel the bot knows ended, or has an open referee task or a held
@@ -162,6 +164,31 @@ def exactly_once(world: World) -> list[str]:
         if pms[str(owl["idempotency_key"])] == 0:
             out.append(f"owl {owl['id']} sent but not on the board: {owl['idempotency_key']}")
     return out
+
+
+def owls_per_duel(world: World) -> list[str]:
+    """Owls doubled under different keys: a player gets one magic-type owl per duel opened
+    for them and one result owl per duel of theirs that finished."""
+    assert world.bot is not None
+    storage, board = world.bot.storage, world.board
+    bot_id = board.user_id(BOT)
+    names = {board.user_id(n): n for n in world.players}
+    got: Counter[tuple[str, str]] = Counter()
+    for pm in board.pms():
+        subject = pm.subject.lower()
+        what = ("magic" if "type de magie" in subject else
+                "result" if "fin du duel" in subject else None)  # fmt: skip
+        if pm.author_id == bot_id and what is not None:
+            for uid in pm.to_ids:
+                got[(names.get(uid, str(uid)), what)] += 1
+    opened: Counter[tuple[str, str]] = Counter()
+    for row in storage.db["queue"].rows_where("duel_id is not null"):
+        finished = storage.duel(int(row["duel_id"]))["status"] == "finished"
+        for who in (str(row["first_player"]), str(row["second_player"])):
+            opened[(who, "magic")] += 1
+            opened[(who, "result")] += 1 if finished else 0
+    return [f"{who} got {n} {what} owls for {opened[(who, what)]} duel(s)"
+            for (who, what), n in sorted(got.items()) if n > opened[(who, what)]]  # fmt: skip
 
 
 def no_post_lost(world: World) -> list[str]:

@@ -350,6 +350,7 @@ class Season:
         violations = list(self.live_violations)
         violations += checks.asked_for(world, self.asks)
         violations += checks.exactly_once(world)
+        violations += checks.owls_per_duel(world)
         violations += checks.no_post_lost(world)
         violations += checks.duels_end(world)
         violations += checks.notices_once(world)
