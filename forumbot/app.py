@@ -256,14 +256,20 @@ def bootstrap(
     sleep: Callable[[float], None] | None = None,
     clock: Callable[[], float] | None = None,
     keep_session: bool = True,
+    client: ForumClient | None = None,
 ) -> Bot:
     """Wire a :class:`Bot` from ``config``; real adapters unless fakes are given (``sleep`` and
-    ``clock``: the forum client's waits and time; ``keep_session``: see :func:`make_client`)."""
+    ``clock``: the forum client's waits and time; ``keep_session``: see :func:`make_client`).
+
+    ``client``: the forum client every part uses (referee, club desks, notify, publisher);
+    ``check`` passes its logged-in read-only client, so nothing logs in a second time
+    (``password``, ``transport``, ``sleep``, ``clock`` and ``keep_session`` then unused)."""
     store = storage if storage is not None else open_storage(config.database)
-    secret = password if password is not None else config.password()
-    client = make_client(
-        config, secret, transport, sleep=sleep, clock=clock, keep_session=keep_session
-    )
+    if client is None:
+        secret = password if password is not None else config.password()
+        client = make_client(
+            config, secret, transport, sleep=sleep, clock=clock, keep_session=keep_session
+        )
     referee = Referee(
         store,
         client,

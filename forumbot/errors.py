@@ -3,8 +3,10 @@
 Exception tree::
 
     ForumError                  base class of everything a forum client raises
-    ├── LoginFailed             the board refused the credentials (field: reason); never retried
+    ├── LoginFailed             the board refused the credentials (fields: reason, kind); never
+    │   │                       retried: a wrong password, a banned or inactive account
     │   └── CaptchaRequired     the board asks for a CAPTCHA: stop, never retry the password
+    ├── BoardNotFound           the board's URL answers 404: no board at this address (field: url)
     ├── SessionExpired          still a guest after one silent re-login
     ├── FloodLimited            the board's flood limit still applies (field: wait_s, seconds)
     ├── FormInvalid             the board rejected the form (FORM_INVALID) and retrying did not help
@@ -13,7 +15,8 @@ Exception tree::
     ├── TopicNotFound           HTTP 404 / "Le sujet demandé n’existe pas."
     ├── PermissionDenied        the board says the user may not do that
     ├── ServerError             5xx / 429 / transport errors after all retries
-    │   ├── BoardUnavailable    the board is disabled for maintenance (phpBB BOARD_DISABLE page)
+    │   ├── BoardUnavailable    the board is disabled for maintenance (phpBB BOARD_DISABLE page),
+    │   │                       or a page not the board's answers (a challenge, a host error)
     │   ├── PageNotUnderstood   the board answered a page the client cannot read (truncated
     │   │                       after retries, another style, another forum software)
     │   ├── DeadlineExceeded    no complete answer within the request's total deadline
@@ -34,17 +37,27 @@ class ForumError(Exception):
     """Base class of every error raised by a forum client."""
 
 
+LOGIN_REFUSAL_KINDS = ("password", "captcha", "banned", "inactive", "refused")
+"""What :attr:`LoginFailed.kind` may be: a wrong password or user name, a CAPTCHA, a banned
+account, an account not (or no longer) active, another refusal in the board's own words."""
+
+
 class LoginFailed(ForumError):
-    """The board refused the login (wrong password, unknown user, ...).
+    """The board refused the login (wrong password, unknown user, banned or inactive account).
+
+    Only the board's own login page raises it: a page put in front of the board (a challenge,
+    a host error, a maintenance page) is :class:`BoardUnavailable`, retried.
 
     Attributes:
         reason: the board's error text (e.g. "Vous avez indiqué un mot de passe incorrect…"),
             or a short English description.
+        kind: one of :data:`LOGIN_REFUSAL_KINDS` (default ``"password"``).
     """
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, kind: str = "password") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.kind = kind
 
 
 class CaptchaRequired(LoginFailed):
@@ -52,6 +65,22 @@ class CaptchaRequired(LoginFailed):
 
     The client must stop: sending the password again would only lock the account further.
     """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason, "captcha")
+
+
+class BoardNotFound(ForumError):
+    """The board's login page answers HTTP 404: ``board.url`` names no board (a wrong path).
+    A configuration error, never a refused password.
+
+    Attributes:
+        url: the URL that answered 404.
+    """
+
+    def __init__(self, message: str, url: str) -> None:
+        super().__init__(message)
+        self.url = url
 
 
 class SessionExpired(ForumError):

@@ -16,7 +16,8 @@ code    name                   meaning
 75      ALREADY_RUNNING        another ``forumbot run`` holds the database lock
 77      LOGIN_REFUSED          the board refused the bot's login (wrong password, CAPTCHA):
                                never restarted, retries would lock the account
-78      CONFIG_ERROR           the configuration is missing or invalid, or no password:
+78      CONFIG_ERROR           the configuration is missing or invalid, or no password, or
+                               ``board.url`` answers 404 (no board at this address):
                                never restarted, the file must be fixed
 ======  =====================  ===========================================================
 """
@@ -56,10 +57,10 @@ def exit_code_for(exc: BaseException) -> int | None:
     import httpx
 
     from forumbot.config import ConfigError
-    from forumbot.errors import ForumError, LoginFailed, ServerError
+    from forumbot.errors import BoardNotFound, ForumError, LoginFailed, ServerError
     from forumbot.ops.scheduler import AlreadyRunning
 
-    if isinstance(exc, ConfigError):
+    if isinstance(exc, ConfigError | BoardNotFound):
         return CONFIG_ERROR
     if isinstance(exc, LoginFailed):
         return LOGIN_REFUSED

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from parsers.magic_types import MAGIC_TYPES, parse_magic_types, types_in_free_text
 from parsers.model import Post
+from parsers.signup_members import member_line
 from parsers.signup_words import (
     KIND_RAW,
     STAKES,
@@ -277,10 +278,27 @@ def parse_signup(
         for raw in text.splitlines()
         for sentence in re.split(r"(?<=[.!?])\s+(?=\S[^:]{0,40}:)", STAKES.sub("", raw))
     )  # a label after a sentence on the same line (« Un contre un ! Nom : Maelis »)
+    members: list[tuple[int | None, _Fields, str]] = []  # one line per duellist (issue 23)
     for line in lines:
         line = line.strip()
         if not line:
             continue
+        shaped = member_line(line)
+        if shaped is not None:
+            member = _Fields()
+            _inline_details(shaped[2], member, magic_types)
+            if member.year_text is not None or member.types_written:
+                member.name = clean_name(shaped[1])
+                members.append((shaped[0], member, line))
+                continue
+        own_seen = me.year_text or free.year_text or any(
+            fold(f.name or "") == fold(post.author) for _, f, _ in members)  # fmt: skip
+        bare = partner.year_text is None and not partner.types_written and not _LABEL.match(line)
+        if section is partner and partner.name and bare and own_seen and not _BACK_TO_ME.search(
+                line):  # « Partenaire : Ysolde Marr » then her details alone on the next line
+            _inline_details(line, partner, magic_types)
+            if partner.year_text is not None or partner.types_written:
+                continue
         m = _LABEL.match(line)
         field_, about_partner = label_kind(fold(m.group(1))) if m else (None, False)
         if m and field_ is not None:
@@ -315,6 +333,10 @@ def parse_signup(
             continue
         for sentence in re.split(r"(?<=[.!?])\s+", line):
             _free_line(sentence, free, free_partners, magic_types)
+    if members:
+        partner_labelled |= _place_members(
+            members, post, me, partner, partner_labelled, free, free_partners, magic_types
+        )
     doubts = list(free.doubts)
     if len(kinds) > 1:
         doubts.append("several_kinds")
@@ -357,6 +379,56 @@ def parse_signup(
         return result
     kind = kinds[0] if len(kinds) == 1 else None
     return replace(result, stakes=stakes, kind=kind, doubts=tuple(dict.fromkeys(doubts)))
+
+
+def _merge(target: _Fields, found: _Fields) -> None:
+    """``found``'s details where ``target`` has none (labelled lines win)."""
+    target.name = target.name or found.name
+    if target.year_text is None:
+        target.year, target.year_text = found.year, found.year_text
+    if not target.types_written:
+        target.types, target.types_written, target.unknown = (
+            found.types, found.types_written, found.unknown)  # fmt: skip
+
+
+def _place_members(
+    members: list[tuple[int | None, _Fields, str]], post: Post, me: _Fields, partner: _Fields,
+    partner_labelled: bool, free: _Fields, free_partners: list[_Fields], known: Mapping[str, str],
+) -> bool:  # fmt: skip
+    """Give each member line (:func:`parsers.signup_members.member_line`) to its duellist: the
+    poster's (their account's or ``Nom``'s name), the named partner's (labelled or free text),
+    else a numbered line (or any line of a list holding the poster's) names the partner; an
+    unnumbered line nobody is named by is read as free text, as before. Ambiguity is a doubt:
+    no line is the poster's (``whose_details``), or one names yet another partner
+    (``several_partners``). Returns True when a member line gave the partner."""
+    mine = {fold(post.author)} | ({fold(me.name)} if me.name else set())
+    poster_listed = any(fold(f.name or "") in mine for _, f, _ in members)
+    others: list[_Fields] = []
+    for number, found, line in members:
+        key = fold(found.name or "")
+        named = next((f for f in free_partners if fold(f.name or "") == key), None)
+        if key in mine:
+            _merge(me, found)
+        elif partner.name and fold(partner.name) == key:
+            _merge(partner, found)
+        elif named is not None:
+            _merge(named, found)
+            named.tail = False
+        elif number is not None or poster_listed:  # a list of the duellists, the poster's in it
+            others.append(found)
+        else:
+            for sentence in re.split(r"(?<=[.!?])\s+", line):
+                _free_line(sentence, free, free_partners, known)
+    if not others:
+        return False
+    if me.year_text is None and not me.types_written and len(others) == 2:
+        _merge(me, others.pop(0))  # « Joueur 1 » is the poster's, most likely: asked
+        free.doubts.append("whose_details")
+    if partner.name or free_partners or len(others) > 1:
+        free.doubts.append("several_partners")
+        return False
+    _merge(partner, others[0])
+    return True
 
 
 def _free_partner(line: str) -> re.Match[str] | None:

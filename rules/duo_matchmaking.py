@@ -29,7 +29,9 @@ from typing import Literal
 from rules.matchmaking import Entrant, character_key, player_key, repeated
 
 Duo = tuple[Entrant, Entrant]
-DuoOutcomeKind = Literal["rejected", "waiting_teammate", "waiting_opponents", "matched"]
+DuoOutcomeKind = Literal[
+    "rejected", "waiting_teammate", "waiting_opponents", "matched", "confirmed"
+]
 
 
 @dataclass(frozen=True)
@@ -45,12 +47,15 @@ class DuoLobby:
         duos: duos waiting for opponents, oldest first.
         busy: players (any spelling) in a 2v2 match queued or running.
         busy_characters: characters (any spelling) in a 2v2 match queued or running.
+        matched: the duos of the matches queued or running (for confirmations: a sign-up
+            naming one's teammate in one of them confirms it).
     """
 
     lone: tuple[Entrant, ...] = ()
     duos: tuple[Duo, ...] = ()
     busy: frozenset[str] = frozenset()
     busy_characters: frozenset[str] = frozenset()
+    matched: tuple[Duo, ...] = ()
 
     def players(self) -> set[str]:
         """:func:`rules.matchmaking.player_key` of the players already signed up or busy."""
@@ -73,18 +78,25 @@ class DuoEvent:
     """What one sign-up did.
 
     Attributes:
-        outcome: ``rejected``, ``waiting_teammate``, ``waiting_opponents`` or ``matched``.
-        reason: ``already_signed_up``, ``self_partner``, ``same_player`` (rejections);
-            ``lone``, ``teammate_named``, ``answered_lone``, ``paired_lone``,
-            ``answered_duo``, ``oldest_duo``.
-        duo: the duo this sign-up belongs to now (None while it waits alone or is refused).
+        outcome: ``rejected``, ``waiting_teammate``, ``waiting_opponents``, ``matched`` or
+            ``confirmed`` (the sign-up names the teammate the poster already has: nothing new).
+        reason: ``already_signed_up``, ``self_partner``, ``teammate_in_duel`` (the named
+            teammate is in a formed match), ``teammate_signed_up`` (the named teammate waits in
+            another duo) (rejections); ``lone``, ``teammate_named``, ``answered_lone``,
+            ``paired_lone``, ``answered_duo``, ``oldest_duo``, ``already_teammates``
+            (confirmed).
+        duo: the duo this sign-up belongs to now (None while it waits alone or is refused);
+            when confirmed, the existing duo.
         match: ``(waiting duo, new duo)`` when two duos face each other.
+        other: the teammate's character (confirmed), or the named teammate (refused for the
+            teammate's situation); else None.
     """
 
     outcome: DuoOutcomeKind
     reason: str
     duo: Duo | None = None
     match: tuple[Duo, Duo] | None = None
+    other: str | None = None
 
 
 def add_duo_signup(
@@ -96,20 +108,45 @@ def add_duo_signup(
     """Add one sign-up (``teammate``: the named teammate, same ``post_id``; ``answers``: the
     post id of a waiting sign-up or duo it quotes). Returns the new lobby and what happened.
 
+    A sign-up naming the teammate the poster already has (a waiting duo, or a duo of a match
+    queued or running) confirms it (``confirmed``, ``already_teammates``): nothing new is
+    formed. A named teammate waiting alone joins the poster (their sign-up becomes the duo).
+
     Rejections: a player or a character already in the lobby or in a 2v2
-    (``already_signed_up``), a teammate played by the same player or the same character
-    (``self_partner``). A duo, and a match of two duos, never holds one player or one
-    character twice (:func:`rules.matchmaking.repeated`): a waiting duo that would repeat one
-    of the new duo's is passed over (only possible with a lobby stored before this check).
+    (``already_signed_up``), a named teammate in a formed match (``teammate_in_duel``) or in
+    another waiting duo (``teammate_signed_up``), a teammate played by the same player or the
+    same character (``self_partner``). A duo, and a match of two duos, never holds one player
+    or one character twice (:func:`rules.matchmaking.repeated`): a waiting duo that would
+    repeat one of the new duo's is passed over (only possible with a lobby stored before this
+    check).
     """
+    confirmed = _confirmation(lobby, entrant, teammate)
+    if confirmed is not None:
+        return lobby, confirmed
     newcomers = (entrant,) + ((teammate,) if teammate else ())
     taken, cast = lobby.players(), lobby.characters()
-    if any(player_key(e.player) in taken or character_key(e.character) in cast for e in newcomers):
+    if player_key(entrant.player) in taken or character_key(entrant.character) in cast:
         return lobby, DuoEvent("rejected", "already_signed_up")
     if teammate is not None and repeated(newcomers) is not None:
         return lobby, DuoEvent("rejected", "self_partner")
     if teammate is not None:
-        duo: Duo = (entrant, teammate)
+        mate_key = character_key(teammate.character)
+        waiting = next(
+            (e for e in lobby.lone
+             if character_key(e.character) == mate_key and repeated((e, entrant)) is None),
+            None,
+        )  # fmt: skip
+        if waiting is not None:
+            lobby = replace(lobby, lone=tuple(e for e in lobby.lone if e != waiting))
+            duo: Duo = (waiting, entrant)
+        elif player_key(teammate.player) in taken or mate_key in cast:
+            in_match = player_key(teammate.player) in {
+                player_key(p) for p in lobby.busy
+            } or mate_key in {character_key(c) for c in lobby.busy_characters}
+            reason = "teammate_in_duel" if in_match else "teammate_signed_up"
+            return lobby, DuoEvent("rejected", reason, other=teammate.character)
+        else:
+            duo = (entrant, teammate)
         reason = "teammate_named"
     else:
         free = [e for e in lobby.lone if repeated((e, entrant)) is None]
@@ -137,6 +174,23 @@ def add_duo_signup(
         return replace(lobby, duos=lobby.duos + (duo,)), DuoEvent("waiting_opponents", reason, duo)
     lobby = replace(lobby, duos=tuple(d for d in lobby.duos if d != rival))
     return lobby, DuoEvent("matched", reason, duo, (rival, duo))
+
+
+def _confirmation(lobby: DuoLobby, entrant: Entrant, teammate: Entrant | None) -> DuoEvent | None:
+    """``confirmed`` when the poster is in a waiting duo or a matched one with the teammate
+    they name (player or character), else None."""
+    if teammate is None:
+        return None
+    me = (player_key(entrant.player), character_key(entrant.character))
+    named = {player_key(teammate.player), character_key(teammate.character)}
+    for duo in lobby.duos + lobby.matched:
+        for i, member in enumerate(duo):
+            if player_key(member.player) != me[0] and character_key(member.character) != me[1]:
+                continue
+            mate = duo[1 - i]
+            if named & {player_key(mate.player), character_key(mate.character)}:
+                return DuoEvent("confirmed", "already_teammates", duo, other=mate.character)
+    return None
 
 
 def set_aside_duos(lobby: DuoLobby, players: frozenset[str]) -> DuoLobby:

@@ -37,6 +37,9 @@ from rules.errors import RuleError
 
 MAX_CONCURRENT_1V1 = 3
 
+#: Where a player stands: an open sign-up, a formed duel waiting for its slot, a duel started.
+Stage = Literal["open", "queued", "running"]
+
 
 def _fold(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
@@ -97,12 +100,35 @@ class Lobby:
     Attributes:
         open_requests: lone sign-ups waiting for an opponent, oldest first.
         queue: pairings waiting for a free slot, oldest first (FIFO).
-        running: pairings whose duel is running.
+        running: pairings whose duel is being opened or running (not finished).
+        elsewhere: pairings queued in another thread of the same kind (their players are in a
+            formed duel, but this lobby does not schedule them).
     """
 
     open_requests: tuple[Entrant, ...] = ()
     queue: tuple[Pairing, ...] = ()
     running: tuple[Pairing, ...] = ()
+    elsewhere: tuple[Pairing, ...] = ()
+
+    def formed(self) -> tuple[tuple[Pairing, Stage], ...]:
+        """Every formed pairing (queued here, queued elsewhere, running) with its stage:
+        ``"running"`` first, then ``"queued"`` (oldest first in each)."""
+        return tuple((p, "running") for p in self.running) + tuple(
+            (p, "queued") for p in self.queue + self.elsewhere
+        )
+
+    def engaged(self, player: str, character: str | None = None) -> tuple[Pairing, Stage] | None:
+        """The formed pairing (and its stage) holding ``player`` (:func:`player_key`) or
+        ``character`` (:func:`character_key`), running ones first; None when neither is in a
+        formed 1v1 (seed 001: "Un joueur ne peut participer qu'à un duel à la fois")."""
+        pk = player_key(player)
+        ck = character_key(character) if character is not None else None
+        for pairing, stage in self.formed():
+            for e in (pairing.first, pairing.second):
+                same_character = ck is not None and character_key(e.character) == ck
+                if player_key(e.player) == pk or same_character:
+                    return pairing, stage
+        return None
 
     def busy_players(self) -> frozenset[str]:
         """:func:`player_key` of the players in a running duel (seed 001: "Un joueur ne peut
@@ -112,7 +138,7 @@ class Lobby:
     def waiting_players(self) -> frozenset[str]:
         """:func:`player_key` of the players with an open request or a queued pairing."""
         return frozenset(player_key(e.player) for e in self.open_requests) | frozenset(
-            player_key(p) for pairing in self.queue for p in pairing.players
+            player_key(p) for pairing in self.queue + self.elsewhere for p in pairing.players
         )
 
     def waiting_characters(self) -> frozenset[str]:
@@ -120,12 +146,12 @@ class Lobby:
         pairing."""
         return frozenset(character_key(e.character) for e in self.open_requests) | frozenset(
             character_key(e.character)
-            for pairing in self.queue
+            for pairing in self.queue + self.elsewhere
             for e in (pairing.first, pairing.second)
         )
 
 
-MatchOutcome = Literal["opened", "paired", "rejected"]
+MatchOutcome = Literal["opened", "paired", "confirmed", "rejected"]
 
 
 @dataclass(frozen=True)
@@ -134,26 +160,46 @@ class MatchEvent:
 
     Attributes:
         outcome: ``"opened"`` (an open request), ``"paired"`` (queued as a pairing),
-            ``"rejected"``.
-        pairing: the new pairing, when paired.
+            ``"confirmed"`` (the sign-up names the player the poster is already paired with:
+            that pairing stands, nothing new is formed), ``"rejected"``.
+        pairing: the new pairing when paired, the existing one when confirmed.
         reason: a code: ``"open_request"``, ``"named_partner"``, ``"answered"``,
-            ``"also_alone"``, ``"already_signed_up"``, ``"self_partner"``,
+            ``"also_alone"``, ``"already_paired"`` (confirmed); rejections:
+            ``"already_signed_up"`` (the poster has an open request, or is in a formed duel,
+            queued or running: ``stage`` says which), ``"partner_in_duel"``
+            (the named partner is in a formed duel with someone else), ``"partner_signed_up"``
+            (the named partner's player waits with another character), ``"self_partner"``,
             ``"unknown_request"``.
+        stage: for ``already_paired``, ``already_signed_up`` and ``partner_in_duel``:
+            ``"queued"`` or ``"running"`` (the formed pairing's), or
+            ``"open"`` (an open request); else None.
+        other: the pairing partner's character (confirmed), or the named partner (refused
+            for the partner's situation); else None.
     """
 
     outcome: MatchOutcome
     pairing: Pairing | None
     reason: str
+    stage: Stage | None = None
+    other: str | None = None
 
 
 def add_request(lobby: Lobby, request: Request) -> tuple[Lobby, MatchEvent]:
     """Add one sign-up (in post order) to the lobby.
 
-    Rules (players compared with :func:`player_key`, characters with :func:`character_key`):
-        - a player or a character who already has an open request or a queued pairing is
-          rejected
-          (``already_signed_up``): one duel at a time;
-        - a named partner pairs at once (with their open request when they have one);
+    Rules (players compared with :func:`player_key`, characters with :func:`character_key`;
+    seed 001: "Un joueur ne peut participer qu'à un duel à la fois"; a formed duel is one
+    queued or running, and both count alike, so the answer never depends on whether a
+    queued pairing was started between two reads **[D]**):
+        - a sign-up naming the player (or character) the poster is already paired with, queued
+          or running, *confirms* that pairing (``confirmed``, ``already_paired``): nothing new
+          is formed;
+        - a player or a character who has an open request, or is in a formed duel (queued or
+          running), is rejected (``already_signed_up``: one code whatever the stage; the
+          event's ``stage`` tells them apart for the reply);
+        - a named partner pairs at once (with their open request when they have one); a
+          partner in a formed duel with someone else is refused (``partner_in_duel``, with the
+          stage), one whose player waits with another character too (``partner_signed_up``);
         - an answer to an open request pairs with it (``answered``);
         - a lone sign-up pairs with the oldest open request of another player (seed 001: "ou à
           déclarer être également seule"), else opens a request;
@@ -165,11 +211,21 @@ def add_request(lobby: Lobby, request: Request) -> tuple[Lobby, MatchEvent]:
         (new lobby, :class:`MatchEvent`).
     """
     me = request.entrant
+    confirmed = _confirmation(lobby, request)
+    if confirmed is not None:
+        return lobby, confirmed
+    if request.partner is not None:
+        named = Entrant(request.partner_player or request.partner, request.partner, me.post_id)
+        if repeated((named, me)) is not None:
+            return lobby, MatchEvent("rejected", None, "self_partner")
+    engaged = lobby.engaged(me.player, me.character)
+    if engaged is not None:
+        return lobby, MatchEvent("rejected", None, "already_signed_up", stage=engaged[1])
     if (
         player_key(me.player) in lobby.waiting_players()
         or character_key(me.character) in lobby.waiting_characters()
     ):
-        return lobby, MatchEvent("rejected", None, "already_signed_up")
+        return lobby, MatchEvent("rejected", None, "already_signed_up", stage="open")
     if request.partner is not None:
         wanted = character_key(request.partner)
         found = next((e for e in lobby.open_requests if character_key(e.character) == wanted), None)
@@ -180,11 +236,16 @@ def add_request(lobby: Lobby, request: Request) -> tuple[Lobby, MatchEvent]:
         )
         if repeated((partner, me)) is not None:
             return lobby, MatchEvent("rejected", None, "self_partner")
-        if found is None and (
-            player_key(partner.player) in lobby.waiting_players()
-            or character_key(partner.character) in lobby.waiting_characters()
-        ):
-            return lobby, MatchEvent("rejected", None, "already_signed_up")
+        if found is None:
+            busy = lobby.engaged(partner.player, partner.character)
+            if busy is not None:
+                return lobby, MatchEvent(
+                    "rejected", None, "partner_in_duel", stage=busy[1], other=request.partner
+                )
+            if player_key(partner.player) in lobby.waiting_players():
+                return lobby, MatchEvent(
+                    "rejected", None, "partner_signed_up", stage="open", other=request.partner
+                )
         return _pair(lobby, found or partner, me, "named_partner", remove=found)
     if request.answers is not None:
         target = next((e for e in lobby.open_requests if e.post_id == request.answers), None)
@@ -198,6 +259,30 @@ def add_request(lobby: Lobby, request: Request) -> tuple[Lobby, MatchEvent]:
         return _pair(lobby, first, me, "also_alone", remove=first)
     new = replace(lobby, open_requests=lobby.open_requests + (me,))
     return new, MatchEvent("opened", None, "open_request")
+
+
+def _confirmation(lobby: Lobby, request: Request) -> MatchEvent | None:
+    """``confirmed`` when ``request`` names the player (or character) its poster is already
+    paired with in a formed pairing, else None."""
+    if request.partner is None:
+        return None
+    me = request.entrant
+    engaged = lobby.engaged(me.player, me.character)
+    if engaged is None:
+        return None
+    pairing, stage = engaged
+    first, second = pairing.first, pairing.second
+    is_first = player_key(first.player) == player_key(me.player) or character_key(
+        first.character
+    ) == character_key(me.character)
+    other = second if is_first else first
+    named = {character_key(request.partner)}
+    if request.partner_player:
+        named.add(player_key(request.partner_player))
+    if named & {character_key(other.character), player_key(other.player)}:
+        return MatchEvent("confirmed", pairing, "already_paired", stage=stage,
+                          other=other.character)  # fmt: skip
+    return None
 
 
 def _pair(
@@ -277,13 +362,15 @@ def withdraw(lobby: Lobby, player: str) -> Lobby:
         lobby,
         open_requests=tuple(e for e in lobby.open_requests if player_key(e.player) != key),
         queue=tuple(p for p in lobby.queue if key not in {player_key(q) for q in p.players}),
+        elsewhere=tuple(
+            p for p in lobby.elsewhere if key not in {player_key(q) for q in p.players}
+        ),
     )
 
 
 # -- one duel per player across 1v1 and 2v2 ------------------------------------------------------
 
 DuelKind = Literal["1v1", "2v2"]
-Stage = Literal["open", "queued", "running"]
 
 
 def player_key(player: str) -> str:

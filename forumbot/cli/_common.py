@@ -72,13 +72,21 @@ def cli_error(exc: BaseException, board_url: str | None = None) -> CliError | No
     code = exit_codes.exit_code_for(exc)
     if code is None:
         return None
-    from forumbot.errors import CaptchaRequired, LoginFailed
+    from forumbot.errors import BoardNotFound, CaptchaRequired, LoginFailed
 
     board = f"{board_url}: " if board_url else ""
-    if isinstance(exc, CaptchaRequired):
+    if isinstance(exc, BoardNotFound):
+        message = f"{exc}; fix board.url (the address the board's index page is at)"
+    elif isinstance(exc, CaptchaRequired):
         message = (
             f"{board}login refused: the board asks for a CAPTCHA ({exc}); log in once in a "
             "browser, then start again (the bot does not send the password again)"
+        )
+    elif isinstance(exc, LoginFailed) and exc.kind in ("banned", "inactive"):
+        message = (
+            f"{board}login refused: the board says the bot's account is {exc.kind} "
+            f"(«{exc.reason.rstrip('. ')}»); ask the board's administrators to restore "
+            f"{'it' if exc.kind == 'banned' else 'its activation'} (the password is not the cause)"
         )
     elif isinstance(exc, LoginFailed):
         message = (

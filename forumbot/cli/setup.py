@@ -38,21 +38,31 @@ def init(path: str, force: bool) -> None:
 
 @click.command()
 @config_option
-def run(config_path: str) -> None:
+@click.option(
+    "--give-up-after",
+    "give_up_after_s",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds the start-up login waits for a board that is down or behind a challenge "
+    "or maintenance page before exiting 69 [default: wait until it is back].",
+)
+def run(config_path: str, give_up_after_s: float | None) -> None:
     """Referee unattended: poll the watched forums, draft, publish after the review delay.
-    Exit codes: see docs/operations.md (78 configuration, 77 login refused, 69 board
-    unreachable, 75 already running)."""
+    Exit codes: see docs/operations.md (78 configuration or no board at board.url, 77 login
+    refused, 69 board unreachable, 75 already running)."""
     from forumbot.app import bootstrap
     from forumbot.ops.scheduler import run_forever
+    from forumbot.ops.session import OutageWait
 
     config = load(config_path, validate=True)
     if config.log_format == "json":
         from forumbot.ops.logs import configure_json_logging
 
         configure_json_logging(logging.INFO)
-    from forumbot.ops.startup import ClockSkewError, check_clock, quiet_logs
+    from forumbot.ops.startup import ClockSkewError, check_clock, check_filesystem, quiet_logs
 
     quiet_logs()
+    check_filesystem(config)  # WAL does not work on NFS/CIFS/sshfs: one warning, start goes on
     config.password()  # no password is a configuration error, found before the board is asked
     try:
         check_clock(config)
@@ -60,7 +70,7 @@ def run(config_path: str) -> None:
         raise CliError(str(exc)) from exc
     bot = bootstrap(config)
     try:
-        run_forever(bot)
+        run_forever(bot, OutageWait(give_up_after_s=give_up_after_s))
     finally:
         bot.close()
 

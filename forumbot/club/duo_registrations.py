@@ -12,12 +12,14 @@ cycle:
   forms a duo; lone sign-ups pair up as teammates; a duo faces the open duo it answers, else
   the oldest open duo (:func:`rules.duo_matchmaking.add_duo_signup`, pure). The lobby lives in
   ``duo_entries``, matches in ``duo_matches``.
-- **Registration closed while a 2v2 runs [D: refused]**: seed 001 says "Un seul duel en Deux
-  contre Deux sera organisé à la fois" and RULES.md "its registration closes while it runs".
-  A 2v2 sign-up posted while a 2v2 duel is open or running is *refused* with one French reply
-  (a club post, exactly once) asking to sign up again once the result is out: nothing is kept
-  for later, so nobody finds themselves in a duel they signed up for weeks before. Sign-ups of
-  a match already formed and waiting are kept (they were accepted while registration was open).
+- **Registration closed while a 2v2 is formed or runs [D: refused]**: seed 001 says "Un seul
+  duel en Deux contre Deux sera organisé à la fois" and RULES.md "its registration closes while
+  it runs". A 2v2 sign-up posted while a 2v2 match is formed (queued, being opened) or its duel
+  open or running is *refused* with one French reply (a club post, exactly once) asking to sign
+  up again once the result is out: nothing is kept for later, so nobody finds themselves in a
+  duel they signed up for weeks before (:func:`registration_closed`; closing at the match, not
+  at its opening, keeps the answer the same however the posts are batched, issue 23). A sign-up
+  naming the teammate one already has confirms that duo (:func:`confirm_teammate`), even then.
 - :func:`start_duo_matches`: when no 2v2 is open or running, the oldest match is opened: the
   duel topic in the thread's ``forum_id`` exactly once (claimed, then ``create_topic``; after a
   crash the forum is searched for the topic by its marker first), then
@@ -55,9 +57,11 @@ from forumbot.club.engagements import board_engagements, unplayable_reason
 from forumbot.club.profiles import Profile, get_profile, insert_profile, partner_profile
 from forumbot.club.replies import (
     cancel_duel,
+    confirm_pairing,
     record_post,
     refuse,
     refuse_busy,
+    refuse_engaged,
     withdraw_other_kind,
 )
 from forumbot.club.topics import create_topic_once, stakes_view, stakes_written
@@ -91,8 +95,8 @@ CLOSED_MESSAGE = (
 )
 REJECTIONS = {
     "already_signed_up": (
-        "Tu as déjà une inscription en cours pour un duel en deux contre deux (ou ton coéquipier "
-        "ou ta coéquipière en a une) : on ne participe qu'à un duel à la fois."
+        "Tu as déjà une inscription en cours pour un duel en deux contre deux (seul ou en duo) "
+        ": on ne participe qu'à un duel à la fois."
     ),
     "self_partner": "Tu ne peux pas faire duo avec l'un de tes propres personnages.",
 }
@@ -119,15 +123,35 @@ def lobby(ctx: DeskContext, reg: Registration) -> DuoLobby:
             duos.append((me, Entrant(r["mate_player"], r["mate_character"], r["mate_post_id"])))
     busy: set[str] = set()
     busy_characters: set[str] = set()
-    for m in db["duo_matches"].rows_where(
-        "board_id = ? and status in ('queued', 'opening', 'running')", [ctx.board_id]
-    ):
+    matched: list[Duo] = []
+    for m in formed_matches(ctx):
         members = [e for duo in json.loads(m["duos_json"]) for e in duo]
         busy |= {e["player"] for e in members}
         busy_characters |= {e["character"] for e in members}
+        matched += list(_match_duos(m))
     formed_1v1 = board_engagements(ctx.storage, ctx.board_id).formed_in("1v1")
-    lob = DuoLobby(tuple(lone), tuple(duos), frozenset(busy), frozenset(busy_characters))
+    lob = DuoLobby(tuple(lone), tuple(duos), frozenset(busy), frozenset(busy_characters),
+                   tuple(matched))  # fmt: skip
     return set_aside_duos(lob, formed_1v1)
+
+
+def formed_matches(ctx: DeskContext) -> list[dict[str, Any]]:
+    """The board's 2v2 matches formed and not over (``queued``, ``opening`` or ``running``,
+    their duel not finished), oldest first."""
+    return list(ctx.storage.db.query(
+        "select m.* from duo_matches m left join duels d on d.id = m.duel_id "
+        "where m.board_id = ? and m.status in ('queued', 'opening', 'running') "
+        "and (d.status is null or d.status != 'finished') order by m.id",
+        [ctx.board_id],
+    ))  # fmt: skip
+
+
+def registration_closed(ctx: DeskContext) -> bool:
+    """Whether 2v2 sign-ups are refused now: a 2v2 duel is open or running, or a match is
+    formed and not over (queued or being opened). **[D]** (issue 23) closing at the match,
+    not at its opening, makes the answer the same whether or not the desk opened the match
+    between two reads (one 2v2 at a time: a formed match is the next one)."""
+    return duo_running(ctx.storage, ctx.board_id) is not None or bool(formed_matches(ctx))
 
 
 def _answers(post: Post, lob: DuoLobby) -> int | None:
@@ -155,8 +179,6 @@ def _entrant_dict(e: Entrant) -> dict[str, Any]:
 def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup) -> int:
     """Handle a readable sign-up of a 2v2 thread; returns the replies drafted (0 or 1)."""
     storage, now = ctx.storage, ctx.now()
-    if duo_running(storage, ctx.board_id) is not None:
-        return refuse(ctx, reg, post, "registration_closed", Trusted(CLOSED_MESSAGE))
     mine = get_profile(storage, ctx.board_id, s.name)
     if mine is not None and player_key(mine.player) != player_key(post.author):
         message = (
@@ -165,8 +187,14 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
         )
         return refuse(ctx, reg, post, "character_taken", message)
     profile = mine or Profile(s.name, post.author, s.year, s.magic_types)
-    if confirm_named_teammate(ctx, reg, post, s, profile):
-        return 0
+    if s.partner is not None:  # naming one's teammate confirms the duo, even once it runs
+        named = Entrant(s.partner.name, s.partner.name, post.post_id)
+        me = Entrant(post.author, profile.character, post.post_id)
+        _, early = add_duo_signup(lobby(ctx, reg), me, named)
+        if early.outcome == "confirmed" and early.duo is not None:
+            return confirm_teammate(ctx, reg, post, s, early.duo, early.other or "")
+    if registration_closed(ctx):
+        return refuse(ctx, reg, post, "registration_closed", Trusted(CLOSED_MESSAGE))
     teammate: Entrant | None = None
     mate_profile: Profile | None = None
     if s.partner is not None:
@@ -183,7 +211,11 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
     entrant = Entrant(post.author, profile.character, post.post_id)
     before = lobby(ctx, reg)
     after, event = add_duo_signup(before, entrant, teammate, _answers(post, before))
+    if event.outcome == "confirmed" and event.duo is not None:
+        return confirm_teammate(ctx, reg, post, s, event.duo, event.other or "")
     if event.outcome == "rejected":
+        if event.reason in ("teammate_in_duel", "teammate_signed_up"):
+            return refuse_engaged(ctx, reg, post, event.reason, event.other, None)
         return refuse(ctx, reg, post, event.reason, REJECTIONS[event.reason])
     stakes = s.stakes
     db = storage.db
@@ -254,31 +286,33 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
     return 0
 
 
-def confirm_named_teammate(
-    ctx: DeskContext, reg: Registration, post: Post, s: Signup, profile: Profile
-) -> bool:
-    """Mutual sign-ups (issue 15): the poster was named as the teammate in someone's sign-up
-    (a duo waiting for opponents, or already matched) and holds a placeholder place (their
-    entrant carries the other's post id). Their own sign-up, naming that player back,
-    confirms it: the duo's entry takes their post, their sign-up is kept as ``merged`` (with its
-    stakes), recorded ``accepted`` (``mutual``), no reply. True when it was a confirmation."""
+def confirm_teammate(
+    ctx: DeskContext, reg: Registration, post: Post, s: Signup, duo: Duo, other: str
+) -> int:
+    """Apply a ``confirmed`` :func:`rules.duo_matchmaking.add_duo_signup`: the sign-up names
+    the teammate its poster already has (a duo waiting for opponents, or in a match queued,
+    being opened or running). Nothing new is formed (issue 23). When the poster holds the
+    place the teammate's sign-up named for them (issue 15: their entrant carries the other's
+    post id), the duo's entry takes their post and account and their sign-up is kept as
+    ``merged`` with its stakes (code ``mutual``); else the code is ``confirmed``. One French
+    reply says so (``signup_confirmed.bbcode.j2``). Returns 1."""
     db = ctx.storage.db
-    me = character_key(profile.character)
-    for row in db["duo_entries"].rows_where(
-        "board_id = ? and thread_topic_id = ? and status in ('duo', 'matched') "
-        "and mate_post_id = post_id",
-        [ctx.board_id, reg.topic_id],
-        order_by="post_id",
-    ):
-        if character_key(row["mate_character"] or "") != me:
-            continue
-        if s.partner is None or character_key(s.partner.name) not in (
-            character_key(row["character"]),
-            character_key(row["player"]),
-        ):
-            continue
-        now = iso(ctx.now())
-        with db.atomic():
+    me = character_key(s.name)
+    stage = "open"
+    for m in formed_matches(ctx):
+        if any(set(d) == set(duo) for d in _match_duos(m)):
+            stage = "queued" if m["status"] == "queued" else "running"
+    placeholder = next(
+        (r for r in db["duo_entries"].rows_where(
+            "board_id = ? and status in ('duo', 'matched') and mate_post_id = post_id "
+            "and post_id = ?", [ctx.board_id, duo[0].post_id],
+        ) if character_key(r["mate_character"] or "") in (me, character_key(post.author))),
+        None,
+    )  # fmt: skip
+    now = iso(ctx.now())
+    with db.atomic():
+        if placeholder is not None:
+            row = placeholder
             db.execute(
                 "update duo_entries set mate_post_id = ?, mate_player = ?, "
                 "stakes = coalesce(stakes, ?), updated_at = ? where id = ?",
@@ -295,11 +329,11 @@ def confirm_named_teammate(
                 },
                 ignore=True,
             )  # fmt: skip
-            record_post(ctx, post, "accepted", "mutual", None, s)
-        log.info("2v2 sign-up %s: %s confirms the duo of sign-up %s", post.post_id, post.author,
-                 row["post_id"])  # fmt: skip
-        return True
-    return False
+        code = "mutual" if placeholder is not None else "confirmed"
+        replies = confirm_pairing(ctx, reg, post, s, code, other, stage)
+    log.info("2v2 sign-up %s: %s confirms the duo of sign-up %s", post.post_id, post.author,
+             duo[0].post_id)  # fmt: skip
+    return replies
 
 
 # -- opening the duels ----------------------------------------------------------------------------
@@ -483,10 +517,12 @@ __all__ = [
     "CLOSED_MESSAGE",
     "HANDLER",
     "cancel_if_unplayable",
-    "confirm_named_teammate",
+    "confirm_teammate",
+    "formed_matches",
     "handle_duo_signup",
     "lobby",
     "open_match",
     "pick_environment",
+    "registration_closed",
     "start_duo_matches",
 ]

@@ -11,21 +11,65 @@ Each post is a row of ``club_posts`` with a unique idempotency key and a marker
 
 The leaderboard post is then kept up to date by :func:`edit_club_post` (the bot edits its own
 post; ``published_hash`` is the SHA-256 of the text in force, so an unchanged text is not sent).
+
+**Pacing** (issue 23): club posts take a fair share of the posting budget. A
+:class:`ClubPostBudget` allows at most ``limit`` club posts per desk pass (setting
+``poll.club_posts_per_pass``), and none while a declaration is due (``declaration_due``,
+asked before each post): declarations always go first, and a flood of sign-up replies never
+holds one back. The declarations' poster (:mod:`forumbot.publish.poster`) is unchanged: it
+runs on its own worker; the club side yields to it.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import EditingForumClient, ForumClient
+from forumbot.publish.poster import due_declarations
 from forumbot.publish.render import marker_line, marker_text
 from forumbot.storage import Storage, content_hash, iso
 
 log = logging.getLogger("forumbot.club.posts")
+
+
+@dataclass
+class ClubPostBudget:
+    """How many club posts one desk pass may still publish, and whether a declaration is due.
+
+    Attributes:
+        limit: club posts left for this pass (>= 0).
+        declaration_due: ``() -> bool``, asked before each club post: True while a declaration
+            is due (:func:`forumbot.publish.poster.due_declarations` not empty), so the club
+            post waits for a later pass.
+        spent: club posts published with this budget.
+        yielded: times a club post waited because a declaration was due.
+    """
+
+    limit: int
+    declaration_due: Callable[[], bool] = field(default=lambda: False)
+    spent: int = 0
+    yielded: int = 0
+
+    def take(self) -> bool:
+        """True (and one post counted) when one more club post may go out now."""
+        if self.spent >= self.limit:
+            return False
+        if self.declaration_due():
+            self.yielded += 1
+            return False
+        self.spent += 1
+        return True
+
+
+def declarations_due(storage: Storage, now: Callable[[], datetime], manual: bool) -> bool:
+    """Whether a declaration is due now (approved, left ``publishing``, or a draft whose review
+    delay is over; ``manual``: review delay ``"manual"``), as the poster sees it."""
+    return bool(due_declarations(storage, now(), manual))
 
 
 def draft_club_post(
@@ -116,10 +160,15 @@ def publish_club_post(
 
 
 def publish_due_club_posts(
-    storage: Storage, client: ForumClient, now: Callable[[], datetime], board_id: int
+    storage: Storage,
+    client: ForumClient,
+    now: Callable[[], datetime],
+    board_id: int,
+    budget: ClubPostBudget | None = None,
 ) -> list[int]:
-    """Publish every due club post of the board (drafts whose delay is over, and rows left
-    ``publishing`` by an earlier failure). Returns the post ids published."""
+    """Publish the due club posts of the board (drafts whose delay is over, and rows left
+    ``publishing`` by an earlier failure), oldest first, within ``budget`` when given (see
+    the module doc; the others stay due for the next pass). Returns the post ids published."""
     due = storage.db["club_posts"].rows_where(
         "board_id = ? and (status = 'publishing' or (status = 'draft' and publish_after <= ?))",
         [board_id, iso(now())],
@@ -127,6 +176,8 @@ def publish_due_club_posts(
     )
     published = []
     for row in list(due):
+        if budget is not None and not budget.take():
+            break
         post_id = publish_club_post(storage, client, row, now)
         if post_id is not None:
             published.append(post_id)
@@ -160,7 +211,9 @@ def edit_club_post(
 
 
 __all__ = [
+    "ClubPostBudget",
     "club_post",
+    "declarations_due",
     "draft_club_post",
     "edit_club_post",
     "publish_club_post",

@@ -62,7 +62,14 @@ decided by :class:`rules.matchmaking.Engagements`, **[D]** each:
 - the start re-checks: a 1v1 pairing or a 2v2 match holding a player in a started duel of the
   other kind keeps its place until that duel is over.
 
-Within 1v1, a player in a running duel may still queue the next one (it starts after).
+Within one kind too, a player is in one duel at a time, queued or running alike (issue 23):
+a sign-up naming the player one is already paired with (an opponent, a teammate) confirms that
+pairing with a reply (``signup_confirmed.bbcode.j2``) and never forms a new one; any other
+sign-up of a player in a formed duel, or naming one, is refused with a reply naming the real
+situation (``signup_partner_busy.bbcode.j2``). Queued and running count alike, and the threads'
+new posts are handled together in posting order, so the desk's decisions are the same whether
+it reads the posts one by one, all at once or in any batching
+(``tests/integration/test_desk_order_independence.py``).
 
 One player, one place **[D]**: players are compared with :func:`rules.matchmaking.player_key`
 and characters with :func:`rules.matchmaking.character_key` (case, accents and spacing
@@ -86,7 +93,7 @@ from forumbot.club.context import DeskContext, KindHandler
 from forumbot.club.engagements import KIND_LABELS, board_engagements, unplayable_reason
 from forumbot.club.leaderboard import update_leaderboard_post
 from forumbot.club.opening import open_duel
-from forumbot.club.posts import publish_due_club_posts
+from forumbot.club.posts import ClubPostBudget, declarations_due, publish_due_club_posts
 from forumbot.club.profiles import Profile, ProfileError, get_profile, profiles_of, set_profile
 from forumbot.club.replies import cancel_duel, post_row, record_post, reply, withdraw_other_kind
 from forumbot.club.signup_checks import check_signup
@@ -136,6 +143,13 @@ class RegistrationDesk:
         leaderboard_topic_id: topic of the leaderboard post, 0 = none.
         language, referee_name: templates' language and signature.
         handlers: the desk of each duel kind (default :data:`KIND_HANDLERS`).
+        club_posts_per_pass: most club posts published per cycle (setting
+            ``poll.club_posts_per_pass``; None = no limit); yield_to_declarations: no club
+            post goes out while a declaration is due (:class:`ClubPostBudget`);
+            manual_review: the review delay is ``"manual"`` (which declarations are due:
+            :func:`forumbot.club.posts.declarations_due`). :func:`build_desk` sets all three
+            from the configuration (a bot's desk is paced); a desk built by hand, with no
+            poster beside it, is not.
     """
 
     def __init__(
@@ -151,6 +165,9 @@ class RegistrationDesk:
         language: str = "fr",
         referee_name: str = "L'arbitre",
         handlers: Mapping[str, KindHandler] | None = None,
+        club_posts_per_pass: int | None = None,
+        yield_to_declarations: bool = False,
+        manual_review: bool = False,
     ) -> None:
         self.storage = storage
         self.client = client
@@ -163,6 +180,9 @@ class RegistrationDesk:
         self.referee_name = referee_name
         self.board_id: int = referee.board_id
         self.handlers: Mapping[str, KindHandler] = dict(handlers or KIND_HANDLERS)
+        self.club_posts_per_pass = club_posts_per_pass
+        self.yield_to_declarations = yield_to_declarations
+        self.manual_review = manual_review
         self.ctx = DeskContext(
             storage,
             client,
@@ -186,10 +206,32 @@ class RegistrationDesk:
             log.warning("registrations: poll failed: %s", exc)
         settled = self.settle_finished()
         started = self.start_duels()
-        published = publish_due_club_posts(self.storage, self.client, self.now, self.board_id)
+        budget = self.posting_budget()
+        published = publish_due_club_posts(
+            self.storage, self.client, self.now, self.board_id, budget
+        )
         owls = send_due_owls(self.storage, self.client, self.now, self.board_id)
-        board = self.refresh_leaderboard()
+        board = self.refresh_leaderboard(budget)
+        if (self.club_posts_per_pass and budget.spent >= budget.limit) or budget.yielded:
+            log.info(
+                "club posts: %d published this pass (at most %d)%s; the others wait",
+                budget.spent, budget.limit,
+                ", a declaration is due" if budget.yielded else "",
+            )  # fmt: skip
         return DeskReport(signups, replies, started, settled, len(published), len(owls), board)
+
+    def posting_budget(self) -> ClubPostBudget:
+        """This pass's :class:`forumbot.club.posts.ClubPostBudget`: ``club_posts_per_pass``
+        posts (no limit when None), none while a declaration is due (when
+        ``yield_to_declarations``)."""
+
+        def due() -> bool:
+            return self.yield_to_declarations and declarations_due(
+                self.storage, self.now, self.manual_review
+            )
+
+        limit = self.club_posts_per_pass
+        return ClubPostBudget(limit if limit is not None else 1 << 30, due)
 
     def attach(self) -> None:
         """Register :meth:`on_finished` on the referee's ``on_finished`` hook, once per referee
@@ -208,11 +250,15 @@ class RegistrationDesk:
 
     # -- 1. reading the threads -------------------------------------------------------------
     def poll_registrations(self) -> tuple[int, int]:
-        """Read the registration threads that changed and handle their new posts. Returns
-        ``(sign-up posts handled, replies drafted)``."""
+        """Read the registration threads that changed and handle their new posts, **all
+        threads' posts together in posting order** (post ids; issue 23: the rules' own order,
+        so a 2v2 sign-up posted before a 1v1 one is decided first whether the two threads are
+        read in one pass or in two). Returns ``(sign-up posts handled, replies drafted)``."""
         listings: dict[int, dict[int, int | None]] = {}
         handled = replies = 0
-        for reg in self.registrations:
+        pending: list[tuple[int, int, Registration, Post]] = []
+        marks: list[tuple[Registration, int | None]] = []
+        for index, reg in enumerate(self.registrations):
             if reg.kind not in self.handlers:
                 log.warning("registration thread %s: %s not handled yet", reg.topic_id, reg.kind)
                 continue
@@ -230,21 +276,25 @@ class RegistrationDesk:
                     continue
             posts = self.client.read_topic(reg.topic_id, last)
             opener = posts[0].post_id if row is None and posts else None
-            for post in sorted(posts, key=lambda p: p.post_id):
+            for post in posts:
                 if post.post_id == opener:
                     continue  # the thread's own first post explains how to sign up
                 if last is not None and post.post_id <= last:
                     continue
-                h, r = self.handle_post(reg, post)
-                handled += h
-                replies += r
+                pending.append((post.post_id, index, reg, post))
             seen = [p.post_id for p in posts] + ([listed] if listed is not None else [])
             newest = max([s for s in seen if s is not None] + ([last] if last else []), default=0)
+            marks.append((reg, newest or None))
+        for _, _, reg, post in sorted(pending, key=lambda item: (item[0], item[1])):
+            h, r = self.handle_post(reg, post)
+            handled += h
+            replies += r
+        for reg, newest in marks:
             self.storage.db["registration_threads"].upsert(
                 {
                     "board_id": self.board_id,
                     "topic_id": reg.topic_id,
-                    "last_post_id": newest or None,
+                    "last_post_id": newest,
                     "updated_at": iso(self.now()),
                 },
                 pk=("board_id", "topic_id"),
@@ -336,8 +386,10 @@ class RegistrationDesk:
         return open_duel(self.ctx, row)
 
     # -- 5. leaderboard ---------------------------------------------------------------------
-    def refresh_leaderboard(self) -> str:
-        """Keep the leaderboard post up to date (``"off"`` without a leaderboard topic)."""
+    def refresh_leaderboard(self, budget: ClubPostBudget | None = None) -> str:
+        """Keep the leaderboard post up to date (``"off"`` without a leaderboard topic); a
+        new leaderboard post is published within ``budget`` (default: a fresh
+        :meth:`posting_budget`), else it waits for a later pass."""
         if not self.leaderboard_topic_id:
             return "off"
         client = self.client
@@ -354,7 +406,10 @@ class RegistrationDesk:
                 language=self.language,
             )
             if state == "drafted":
-                publish_due_club_posts(self.storage, self.client, self.now, self.board_id)
+                publish_due_club_posts(
+                    self.storage, self.client, self.now, self.board_id,
+                    budget if budget is not None else self.posting_budget(),
+                )  # fmt: skip
             return state
         except LoginFailed:
             raise
@@ -384,6 +439,9 @@ def build_desk(
         leaderboard_topic_id=config.leaderboard_topic_id,
         language=config.language,
         referee_name=config.referee_name,
+        club_posts_per_pass=getattr(config, "club_posts_per_pass", None),
+        yield_to_declarations=True,
+        manual_review=getattr(config, "review_delay_s", 0) == "manual",
     )
     desk.attach()
     return desk

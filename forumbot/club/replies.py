@@ -67,6 +67,66 @@ def refuse_busy(ctx: DeskContext, reg: Registration, post: Post, clash: Engageme
     return 1
 
 
+def refuse_engaged(
+    ctx: DeskContext,
+    reg: Registration,
+    post: Post,
+    code: str,
+    other: str | None,
+    stage: str | None,
+) -> int:
+    """Refuse a sign-up for the real situation of its poster or of the player it names, in a
+    duel of the thread's own kind (``already_signed_up`` for a poster in a formed duel;
+    ``partner_in_duel`` /
+    ``partner_signed_up`` in 1v1, ``teammate_in_duel`` / ``teammate_signed_up`` in 2v2):
+    recorded ``rejected`` with ``code``, one French reply naming that player's situation
+    (``signup_partner_busy.bbcode.j2``). ``other``: the named player; ``stage``: ``queued``
+    or ``running`` (their formed duel), else None. Returns 1."""
+    context = {
+        "author": post.author,
+        "post_id": post.post_id,
+        "code": code,
+        "other": other or "",
+        "stage": stage,
+        "kind_label": KIND_LABELS.get(reg.kind, reg.kind),
+    }
+    text = render("signup_partner_busy.bbcode.j2", context, ctx.language)
+    record_post(ctx, post, "rejected", code, text, None)
+    draft_reply(ctx, reg, post, code, text)
+    log.info("sign-up %s by %s: refused (%s: %s %s)", post.post_id, post.author, code, other,
+             stage)  # fmt: skip
+    return 1
+
+
+def confirm_pairing(
+    ctx: DeskContext,
+    reg: Registration,
+    post: Post,
+    signup: Signup,
+    code: str,
+    other: str,
+    stage: str | None,
+) -> int:
+    """A sign-up naming the player its poster is already paired with confirms that pairing
+    (issue 23): recorded ``accepted`` with ``code`` (``mutual``: it took the place the other
+    sign-up named; ``confirmed``: the poster already had it), and one French reply saying so
+    (``signup_confirmed.bbcode.j2``: the opponent or teammate, where the duel stands). Nothing
+    new is formed. Call it inside the caller's transaction. Returns 1 (the reply)."""
+    context = {
+        "author": post.author,
+        "post_id": post.post_id,
+        "kind": reg.kind,
+        "other": other,
+        "stage": stage,
+    }
+    text = render("signup_confirmed.bbcode.j2", context, ctx.language)
+    record_post(ctx, post, "accepted", code, None, signup)
+    draft_reply(ctx, reg, post, "confirmed", text)
+    log.info("sign-up %s by %s: confirms the %s with %s (%s)", post.post_id, post.author,
+             reg.kind, other, stage)  # fmt: skip
+    return 1
+
+
 def withdraw_other_kind(
     ctx: DeskContext, kind: DuelKind, players: Sequence[str], engagements: Engagements
 ) -> int:
@@ -287,11 +347,13 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
 
 __all__ = [
     "cancel_duel",
+    "confirm_pairing",
     "draft_reply",
     "post_row",
     "record_post",
     "refuse",
     "refuse_busy",
+    "refuse_engaged",
     "reply",
     "withdraw_other_kind",
 ]

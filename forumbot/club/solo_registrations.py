@@ -7,7 +7,10 @@ one-against-one duels at once, then a queue". Matching is :mod:`rules.matchmakin
 lobby (open requests, queue, running pairings) lives in the ``requests`` and ``queue`` tables.
 The forum account that posted is the player; the sign-up's name is the character. Stakes come
 from an ``Enjeux :`` line of either sign-up (the opening one first) **[D]**. Within 1v1, a player
-in a running duel may still queue the next one (it starts after).
+in a formed duel (queued, being opened or running) is in no other: a sign-up naming the
+player they are paired with confirms that pairing (a reply says so), any other is refused with
+its real reason (issue 23; the decision never depends on whether a queued pairing was started
+between two reads).
 
 Registered as the ``"1v1"`` entry of :data:`forumbot.club.registrations.KIND_HANDLERS`
 (:data:`HANDLER`); it shares profiles, engagements and replies with the 2v2 desk
@@ -26,9 +29,11 @@ from forumbot.club.posts import draft_club_post
 from forumbot.club.profiles import Profile, get_profile, insert_profile, partner_profile
 from forumbot.club.replies import (
     cancel_duel,
+    confirm_pairing,
     record_post,
     refuse,
     refuse_busy,
+    refuse_engaged,
     withdraw_other_kind,
 )
 from forumbot.config import Registration
@@ -44,6 +49,7 @@ from rules.fatigue import FatigueRuleset
 from rules.matchmaking import (
     Entrant,
     Lobby,
+    MatchEvent,
     Pairing,
     Request,
     add_request,
@@ -58,12 +64,15 @@ log = logging.getLogger("forumbot.club.registrations")
 
 REJECTIONS = {
     "already_signed_up": (
-        "Tu as déjà une inscription en cours (demande ouverte ou duel en file d'attente) : on "
-        "ne participe qu'à un duel à la fois."
+        "Tu as déjà une inscription en cours : ta demande ouverte attend encore son adversaire "
+        "dans ce sujet, et on ne participe qu'à un duel à la fois."
     ),
     "self_partner": "Tu ne peux pas affronter l'un de tes propres personnages.",
     "unknown_request": "La demande ouverte à laquelle tu réponds n'est plus disponible.",
 }
+#: Refusals answered by :func:`forumbot.club.replies.refuse_engaged` (the reply names the
+#: poster's or the partner's situation, ``signup_partner_busy.bbcode.j2``).
+ENGAGED = ("partner_in_duel", "partner_signed_up")
 
 
 def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup) -> int:
@@ -91,8 +100,12 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
         )
         return refuse(ctx, reg, post, "character_taken", message)
     profile = mine or Profile(s.name, post.author, s.year, s.magic_types)
-    if confirm_named_pairing(ctx, reg, post, s, profile):
-        return 0
+    entrant = Entrant(player=post.author, character=profile.character, post_id=post.post_id)
+    lobby, rows = solo_lobby(ctx, reg)
+    if s.partner is not None:  # naming the player one is already paired with confirms it
+        _, early = add_request(lobby, Request(entrant, partner=s.partner.name))
+        if early.outcome == "confirmed" and early.pairing is not None:
+            return confirm_solo(ctx, reg, post, s, early.pairing, rows[early.pairing], early)
     partner_name: str | None = None
     partner_player: str | None = None
     partner_new: Profile | None = None
@@ -106,16 +119,18 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
     clash = engagements.clash("1v1", [post.author] + ([partner_player] if partner_player else []))
     if clash is not None:
         return refuse_busy(ctx, reg, post, clash)
-    entrant = Entrant(player=post.author, character=profile.character, post_id=post.post_id)
     request = Request(
         entrant,
         partner=partner_name,
         partner_player=partner_player,
         answers=None if partner_name else answers,
     )
-    lobby, rows = solo_lobby(ctx, reg)
     lobby, event = add_request(lobby, request)
+    if event.outcome == "confirmed" and event.pairing is not None:
+        return confirm_solo(ctx, reg, post, s, event.pairing, rows[event.pairing], event)
     if event.outcome == "rejected":
+        if event.reason in ENGAGED or event.stage in ("queued", "running"):
+            return refuse_engaged(ctx, reg, post, event.reason, event.other, event.stage)
         return refuse(ctx, reg, post, event.reason, REJECTIONS[event.reason])
     stakes = s.stakes
     with ctx.storage.db.atomic():
@@ -207,35 +222,37 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
     return replies
 
 
-def confirm_named_pairing(
-    ctx: DeskContext, reg: Registration, post: Post, s: Signup, profile: Profile
-) -> bool:
-    """Mutual sign-ups (issue 15): the poster was named as the opponent in someone's sign-up,
-    and that pairing is queued with them in a placeholder place (their entrant carries the
-    other's post id). Their own sign-up, naming that player back, confirms it: the
-    place takes their post (and their account), their stakes are kept with their ``requests``
-    row (``paired``), the post is recorded ``accepted`` (``mutual``) without a reply. True when
-    it was a confirmation."""
-    me = character_key(profile.character)
-    for row in ctx.storage.db["queue"].rows_where(
-        "board_id = ? and thread_topic_id = ? and status in ('queued', 'opening') "
-        "and first_post_id = second_post_id",
-        [ctx.board_id, reg.topic_id],
-        order_by="id",
-    ):
-        if character_key(row["first_character"]) != me:
-            continue
-        if s.partner is None or character_key(s.partner.name) not in (
-            character_key(row["second_character"]),
-            character_key(row["second_player"]),
-        ):
-            continue
-        now = iso(ctx.now())
-        with ctx.storage.db.atomic():
+def confirm_solo(
+    ctx: DeskContext,
+    reg: Registration,
+    post: Post,
+    s: Signup,
+    pairing: Pairing,
+    row_id: int,
+    event: MatchEvent,
+) -> int:
+    """Apply a ``confirmed`` :func:`rules.matchmaking.add_request`: the sign-up names the
+    player its poster is already paired with (queued, being opened or running). Nothing new is
+    formed (issue 23: never a second duel for the same two players). When the poster's place
+    is the one the other sign-up named for them (issue 15: their entrant carries the other's
+    post id), it takes their post and account and their stakes are kept (``requests`` row
+    ``paired``; code ``mutual``); else the code is ``confirmed``. One French reply says so.
+    Returns 1."""
+    first, second = pairing.first, pairing.second
+    me_first = player_key(first.player) == player_key(post.author) or character_key(
+        first.character
+    ) == character_key(s.name)
+    mine = first if me_first else second
+    other = second if me_first else first
+    placeholder = mine.post_id == other.post_id
+    now = iso(ctx.now())
+    side = "first" if me_first else "second"
+    with ctx.storage.db.atomic():
+        if placeholder:
             ctx.storage.db.execute(
-                "update queue set first_post_id = ?, first_player = ?, "
+                f"update queue set {side}_post_id = ?, {side}_player = ?, "
                 "stakes = coalesce(stakes, ?) where id = ?",
-                [post.post_id, post.author, s.stakes, row["id"]],
+                [post.post_id, post.author, s.stakes, row_id],
             )
             ctx.storage.db["requests"].insert(
                 {
@@ -243,7 +260,7 @@ def confirm_named_pairing(
                     "thread_topic_id": reg.topic_id,
                     "post_id": post.post_id,
                     "player": post.author,
-                    "character": row["first_character"],
+                    "character": mine.character,
                     "stakes": s.stakes,
                     "status": "paired",
                     "created_at": now,
@@ -251,16 +268,19 @@ def confirm_named_pairing(
                 },
                 ignore=True,
             )
-            record_post(ctx, post, "accepted", "mutual", None, s)
-        log.info("sign-up %s: %s confirms pairing %s", post.post_id, post.author, row["id"])
-        return True
-    return False
+        code = "mutual" if placeholder else "confirmed"
+        replies = confirm_pairing(ctx, reg, post, s, code, other.character, event.stage)
+    log.info("sign-up %s: %s confirms pairing %s", post.post_id, post.author, row_id)
+    return replies
 
 
 def solo_lobby(ctx: DeskContext, reg: Registration) -> tuple[Lobby, dict[Pairing, int]]:
     """The thread's lobby rebuilt from storage (running: every 1v1 duel of the board, so
     the limit and "one duel per player" hold across threads), with pairing -> queue id.
-    Open requests of players in a formed 2v2 are set aside (never matched)."""
+    Open requests of players in a formed 2v2 are set aside (never matched). Pairings queued in
+    the board's other threads of the kind are ``elsewhere`` (their players are engaged); a
+    pairing whose duel is finished (not settled yet) counts as over, as in
+    :func:`forumbot.club.engagements.board_engagements`."""
     opens = tuple(
         Entrant(r["player"], r["character"], r["post_id"])
         for r in ctx.storage.db["requests"].rows_where(
@@ -272,10 +292,12 @@ def solo_lobby(ctx: DeskContext, reg: Registration) -> tuple[Lobby, dict[Pairing
     rows: dict[Pairing, int] = {}
     queued: list[Pairing] = []
     running: list[Pairing] = []
-    for r in ctx.storage.db["queue"].rows_where(
-        "board_id = ? and kind = ? and status in ('queued', 'opening', 'running')",
+    elsewhere: list[Pairing] = []
+    for r in ctx.storage.db.query(
+        "select q.* from queue q left join duels d on d.id = q.duel_id "
+        "where q.board_id = ? and q.kind = ? and q.status in ('queued', 'opening', 'running') "
+        "and (d.status is null or d.status != 'finished') order by q.id",
         [ctx.board_id, reg.kind],
-        order_by="id",
     ):
         pairing = Pairing(
             Entrant(r["first_player"], r["first_character"], r["first_post_id"]),
@@ -284,9 +306,11 @@ def solo_lobby(ctx: DeskContext, reg: Registration) -> tuple[Lobby, dict[Pairing
         rows[pairing] = r["id"]
         if r["status"] == "queued" and r["thread_topic_id"] == reg.topic_id:
             queued.append(pairing)
-        elif r["status"] != "queued":
+        elif r["status"] == "queued":
+            elsewhere.append(pairing)
+        else:
             running.append(pairing)
-    lobby = Lobby(opens, tuple(queued), tuple(running))
+    lobby = Lobby(opens, tuple(queued), tuple(running), tuple(elsewhere))
     formed_2v2 = board_engagements(ctx.storage, ctx.board_id).formed_in(other_kind("1v1"))
     return set_aside(lobby, formed_2v2), rows
 
@@ -390,7 +414,7 @@ __all__ = [
     "HANDLER",
     "REJECTIONS",
     "cancel_if_unplayable",
-    "confirm_named_pairing",
+    "confirm_solo",
     "handle_solo_signup",
     "open_solo_duels",
     "solo_lobby",

@@ -56,14 +56,18 @@ def _render_example() -> str:
 
 NOTIFY_EXAMPLE = """
 # Telling referees and admins that something waits for them (issue 18; checked by
-# forumbot.notify.settings). By default each referee gets at most one gathered owl (a private
-# message on the board) per owl_gather_s; Apprise channels (Discord, e-mail, Matrix, ntfy,
-# Telegram...) are read from an environment variable or a file, never from this file.
+# forumbot.notify.settings). By default each referee gets an owl (a private message on the
+# board) at the next pass; what comes within owl_gather_s of it is gathered into the next owl,
+# which always goes before a draft publishes by itself. Apprise channels (Discord, e-mail,
+# Matrix, ntfy, Telegram...) are read from an environment variable or a file, never from
+# this file.
 # [notify]
 # The review page's address, for the links in each notice.
 # review_url = "https://arbitres.monforum.example"
-# Seconds: at most one owl per person per this long (the pending items are gathered).
+# Seconds: items coming this soon after a person's last owl are gathered into the next one...
 # owl_gather_s = 900
+# ...which goes this many seconds before one of its drafts publishes by itself, if earlier.
+# owl_lead_s = 120
 # Seconds a draft taken by a referee (« je m'en occupe ») waits before it publishes by itself.
 # claim_limit_s = 7200
 # Tries of an Apprise notice before it is marked failed.

@@ -62,6 +62,7 @@ class Config:
     poll_interval_s: float = default_of("poll", "poll_interval_s")
     publish_interval_s: float = default_of("poll", "publish_interval_s")
     flood_interval_s: float = default_of("poll", "flood_interval_s")
+    club_posts_per_pass: int = default_of("poll", "club_posts_per_pass")
     edit_watch_interval_s: float = default_of("poll", "edit_watch_interval_s")
     database: str = default_of("storage", "database")
     watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
@@ -123,6 +124,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "poll_interval_s": "poll.poll_interval_s",
     "publish_interval_s": "poll.publish_interval_s",
     "flood_interval_s": "poll.flood_interval_s",
+    "club_posts_per_pass": "poll.club_posts_per_pass",
     "edit_watch_interval_s": "poll.edit_watch_interval_s",
     "database": "storage.database",
     "backup_keep": "storage.backup_keep",

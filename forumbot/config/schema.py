@@ -145,6 +145,15 @@ class PollSettings(_Section):
         unit="s",
         ge=0,
     )
+    club_posts_per_pass: int = setting(
+        5,
+        "Most club posts (sign-up replies, the leaderboard post) published in one poll pass; "
+        "the others wait for the next passes. Declarations always go first: no club post is "
+        "published while a declaration is due (issue 23: a flood of sign-ups once took 25 "
+        "minutes of posting on a board without « ignore flood »).",
+        unit="posts",
+        ge=1,
+    )
     edit_watch_interval_s: float = setting(
         600.0,
         "Seconds between two re-reads of a duel topic whose listing shows no change, to see "

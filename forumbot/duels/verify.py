@@ -152,16 +152,27 @@ def verify_pages(
     draws: list[tuple[int, int, str, int, int]] = []  # (turn, post id, label, value, sides)
     rewards: dict[str, str] = {}  # draw label -> the reward the line states ("10 gallions")
     env_name: str | None = None
+    placed = False
     for post in posts:
         if "forumbot·" not in post.text:
             continue
-        if report.commitment is None and (m := _COMMITMENT.search(post.text)):
-            report.commitment = m.group(1)
+        if m := _COMMITMENT.search(post.text):
+            if report.commitment is None:
+                report.commitment = m.group(1)
+            elif m.group(1) != report.commitment:
+                report.problems.append(
+                    f"deux empreintes des dés différentes (message n°{post.post_id})"
+                )
+        # The placement and the environment are in the opening declaration: the topic's first
+        # post when the bot opened the duel in one post, the post after it when the sign-up
+        # desk opened the topic (its first post already carries the commitment; issue 23).
+        zones = [z for line in post.text.splitlines() if (z := _ZONE.match(line.strip()))]
+        if zones and not placed and _TURN.search(post.text) is None:
+            placed = True
             env_name = next(
                 (e.group(1).strip() for ln in post.text.splitlines() if (e := _ENV.match(ln))),
                 None,
             )
-            zones = [z for line in post.text.splitlines() if (z := _ZONE.match(line.strip()))]
             for z in zones:
                 for name in z.group(2).split(", "):
                     if name.strip() and name.strip() != "personne":

@@ -37,9 +37,9 @@ import httpx
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from forumbot.errors import (
+    BoardUnavailable,
     CaptchaRequired,
     ForumError,
-    LoginFailed,
     PaginationStuck,
     ServerError,
     SessionExpired,
@@ -59,14 +59,19 @@ from forumbot.forums.forumactif_http import (
     topic_path,
     utc_now,
 )
-from forumbot.forums.forumactif_pages import (
-    login_error,
-    parse_topic_listing,
+from forumbot.forums.forumactif_login import (
+    login_answer_error,
+    login_page_fault,
+    not_found,
+    read_fault,
+    read_fault_for,
 )
+from forumbot.forums.forumactif_pages import parse_topic_listing
 from forumbot.forums.forumactif_pm import ForumactifMessages
 from forumbot.forums.forumactif_posting import ForumactifPosting
 from forumbot.forums.http_edges import HttpLimits
 from forumbot.forums.members import ForumactifMembers
+from forumbot.forums.outages import challenge_reason
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS
@@ -226,20 +231,26 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
                 self.charset = normalise_charset(meta.group(1))
         return text
 
-    def _get(self, path: str) -> httpx.Response:
-        """GET (redirects followed) with retries on transport errors, 5xx and 429.
+    def _get(
+        self, path: str, fault: Callable[[httpx.Response], str | None] = read_fault
+    ) -> httpx.Response:
+        """GET (redirects followed) with retries on transport errors, 5xx, 429 and the pages
+        ``fault`` names (default: challenges and host limits; the login page's own check,
+        :func:`~forumbot.forums.forumactif_login.login_page_fault`, for ``/login``).
 
         Every attempt is one bounded exchange (:mod:`forumbot.forums.http_edges`).
 
-        Raises: ServerError after ``max_retries`` retries; DeadlineExceeded,
-            ResponseTooLarge, RedirectLoop (not retried); BoardPaused (a ``Retry-After``
-            longer than ``max_inline_wait_s``).
+        Raises: BoardUnavailable (an outage page) / ServerError after ``max_retries``
+            retries; DeadlineExceeded, ResponseTooLarge, RedirectLoop (not retried);
+            BoardPaused (a ``Retry-After`` longer than ``max_inline_wait_s``).
         """
 
         def once() -> httpx.Response:
             resp = self._exchange("GET", self._url(path), follow_redirects=True)
-            if resp.status_code in RETRYABLE_STATUS:
-                raise RetryableStatus(resp.status_code, self._retry_after(resp, f"GET {path}"))
+            reason = fault(resp)
+            if resp.status_code in RETRYABLE_STATUS or reason is not None:
+                wait = self._retry_after(resp, f"GET {path}")
+                raise RetryableStatus(resp.status_code, wait, reason)
             return resp
 
         retrying = Retrying(
@@ -252,7 +263,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         try:
             return retrying(once)
         except RetryableStatus as exc:
-            raise ServerError(f"GET {path}: HTTP {exc.status} after retries") from exc
+            error = ServerError if exc.reason is None else BoardUnavailable
+            raise error(f"GET {path}: {exc.reason or f'HTTP {exc.status}'} after retries") from exc
         except httpx.TransportError as exc:
             raise ServerError(f"GET {path}: {type(exc).__name__} after retries") from exc
 
@@ -298,7 +310,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         Raises: TopicNotFound (404), SessionExpired, LoginFailed, ServerError.
         """
         for attempt in range(2):
-            resp = self._get(path)
+            resp = self._get(path, read_fault_for(path))  # a host page is no empty forum
             html = self._text(resp)
             me = self._is_me(html)
             if me is not None:
@@ -324,7 +336,11 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
 
         Raises:
             CaptchaRequired: the login page or its answer asks for a CAPTCHA.
-            LoginFailed: the board still shows a guest (its refusal text as ``reason``).
+            LoginFailed: the board's own page still shows a guest (its refusal text as
+                ``reason``: wrong password, banned or inactive account).
+            BoardNotFound: ``/login`` answers 404 (``board.url`` is wrong).
+            BoardUnavailable: a page not the board's (no ``_userdata``: a challenge, a host
+                error, a maintenance page) answers, after the GET's retries.
             ServerError: network / 5xx (the login POST itself is not retried).
         """
         with self._session_lock:
@@ -332,14 +348,16 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             self.save_cookies()
 
     def _login(self) -> None:
-        resp = self._get("/login")
+        resp = self._get("/login", login_page_fault)  # not the board's page: retried (issue 22)
+        if resp.status_code == 404:
+            raise not_found(resp, self._base)
         html = self._text(resp)
         me = self._is_me(html)
         if me:
             self._logged_in = True
             return
         if me is False and logged_in_username(parse_userdata(html)) is not None:
-            html = self._text(self._get("/login"))  # another member's session was dropped
+            html = self._text(self._get("/login", login_page_fault))  # another member dropped
         form = parse_login_form(html)
         items: list[tuple[str, str]]
         action = "/login"
@@ -365,8 +383,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             answer = self._post(action, body)
         except httpx.TransportError as exc:
             raise ServerError(f"login POST: {type(exc).__name__}") from exc
-        if answer.status_code >= 500 or answer.status_code == 429:
-            raise ServerError(f"login POST: HTTP {answer.status_code}")
+        if answer.status_code >= 500 or answer.status_code == 429 or challenge_reason(answer):
+            raise login_answer_error(answer, "")
         page = self._answer_text(answer)
         if self._is_me(page):
             self._logged_in = True
@@ -379,7 +397,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self._logged_in = False
         if any(marker in page.lower() for marker in ("g-recaptcha", "funcaptcha", "h-captcha")):
             raise CaptchaRequired("the board asks for a CAPTCHA after the login")
-        raise LoginFailed(login_error(page) or "the board still shows a guest after the login")
+        raise login_answer_error(answer, page)
 
     def is_logged_in(self) -> bool:
         """True when the last page read showed this user in ``_userdata`` (no request)."""

@@ -24,12 +24,14 @@ def utc_now() -> datetime:
 
 
 class RetryableStatus(Exception):
-    """Internal: a GET answered 5xx/429; carries the Retry-After delay when given."""
+    """Internal: a GET answered 5xx/429 or an outage page (``reason``: a challenge, a host
+    limit, not the board's login page); carries the Retry-After delay when given."""
 
-    def __init__(self, status: int, retry_after_s: float | None) -> None:
-        super().__init__(f"HTTP {status}")
+    def __init__(self, status: int, retry_after_s: float | None, reason: str | None = None) -> None:
+        super().__init__(reason or f"HTTP {status}")
         self.status = status
         self.retry_after_s = retry_after_s
+        self.reason = reason
 
 
 def attach_dice(posts: Sequence[Post]) -> list[Post]:

@@ -17,6 +17,7 @@ Follows the flows observed on a real phpBB 3.3.15 board (``fixtures/html/phpbb/F
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -53,6 +54,9 @@ from forumbot.forums.phpbb_http import (
     check_guest_page,
     fault_reason,
     log,
+    login_answer_error,
+    login_page_error,
+    login_page_fault,
     next_start,
     query_int,
 )
@@ -141,6 +145,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         self.listing_more: dict[int, bool] = {}
         self._logged_in = False
         self._ever_logged_in = False  # the first guest page is no "session expired"
+        self.retry_log_level = logging.INFO  # DEBUG while an outage is waited out (ops.session)
         self._setup_http(
             transport=transport,
             user_agent=user_agent,
@@ -166,13 +171,21 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
     def _url(self, path: str) -> str:
         return urljoin(self._base, path)
 
-    def _get(self, path: str, about: str | None = None) -> httpx.Response:
+    def _get(
+        self,
+        path: str,
+        about: str | None = None,
+        fault: Callable[[httpx.Response], tuple[str, bool] | None] = fault_reason,
+    ) -> httpx.Response:
         """GET with retries on transport errors, 5xx, 429, truncated pages and phpBB's
         board-disabled page. Each retry is logged at INFO; a GET that succeeds after retries
         logs ONE warning naming ``about`` (e.g. ``"topic 5"``, default: the path) and the fault.
 
         Every attempt is one bounded exchange (total deadline, body cap, redirect loop
         check: :mod:`forumbot.forums.http_edges`); those three faults are not retried.
+        ``fault`` decides which answers are retried (default
+        :func:`~forumbot.forums.phpbb_http.fault_reason`; the login page's:
+        :func:`~forumbot.forums.phpbb_http.login_page_fault`).
 
         Raises: BoardUnavailable (still disabled), ServerError (others) after
             ``max_retries`` retries; DeadlineExceeded, ResponseTooLarge, RedirectLoop;
@@ -186,21 +199,22 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
             except httpx.TransportError as exc:
                 faults.append(type(exc).__name__)
                 raise
-            fault = fault_reason(resp)
-            if fault is not None:
-                faults.append(fault[0])
+            found = fault(resp)
+            if found is not None:
+                faults.append(found[0])
                 raise RetryableStatus(
                     resp.status_code,
                     self._retry_after(resp, about or path)
                     if resp.status_code in RETRYABLE_STATUS
                     else None,
-                    fault[0],
-                    fault[1],
+                    found[0],
+                    found[1],
                 )
             return resp
 
         def before_sleep(state: RetryCallState) -> None:
-            log.info(
+            log.log(
+                self.retry_log_level,
                 "%s: GET %s: %s; retry %d/%d in %.0f s",
                 about or path,
                 path,
@@ -338,10 +352,16 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         Success is a 302 with a user cookie ``<cookie_name>_u`` other than 1 (guest).
         FORM_INVALID refetches the form and retries once.
 
+        Only the board's own pages refuse (issue 22): a login page or answer that is not the
+        board's (a challenge, a host error, a maintenance page, any 5xx) is an outage.
+
         Raises:
             CaptchaRequired: the form carries ``confirm_code``/``confirm_id`` or the board says
                 the maximum number of attempts was exceeded (the password is not sent again).
-            LoginFailed: wrong password / unknown user / any other refusal (no retry).
+            LoginFailed: wrong password / unknown user / banned or inactive account / the
+                board's login form shown again with its refusal (no retry).
+            BoardNotFound: the login page answers 404 (``board.url`` is wrong).
+            BoardUnavailable: a page not the board's answers the login, after the retries.
             FormInvalid: FORM_INVALID twice in a row.
             ServerError: network / 5xx (the login POST itself is not retried).
         """
@@ -352,8 +372,12 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
     def _login(self) -> None:
         invalids = 0
         for _attempt in range(3):
-            resp = self._get("ucp.php?mode=login")
+            # a page that is not the board's (challenge, host error, maintenance) is retried
+            # here with backoff, then BoardUnavailable: never a refused password (issue 22)
+            resp = self._get("ucp.php?mode=login", "login", fault=login_page_fault)
             fetched_at = self._clock()
+            if resp.status_code == 404:
+                raise login_page_error(resp, self._base)
             form = parse_form(resp.text, "login")
             header_user = logged_in_user(resp.text)
             if header_user is not None and not self._is_me(header_user):
@@ -364,7 +388,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
                 if header_user is not None:
                     self._logged_in = self._ever_logged_in = True
                     return
-                raise LoginFailed("no login form on ucp.php?mode=login")
+                raise login_page_error(resp, self._base)
             if form.has_captcha:
                 raise CaptchaRequired("the login form asks for a CAPTCHA")
             self._wait_form_age(fetched_at)
@@ -379,12 +403,12 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
             if answer.status_code in (301, 302, 303):
                 uid = self._cookie_user_id()
                 if uid is None or uid == 1:
-                    raise LoginFailed("redirected without a user cookie")
+                    raise LoginFailed("redirected without a user cookie", "refused")
                 self._logged_in = self._ever_logged_in = True
                 return
-            if answer.status_code >= 500:
-                raise ServerError(f"login POST: HTTP {answer.status_code}")
-            notice = classify_notice(answer.text)
+            notice = classify_notice(answer.text) if fault_reason(answer) is None else None
+            if notice is None:
+                raise login_answer_error(answer, None)
             if notice.kind == "captcha":
                 raise CaptchaRequired(notice.message or "CAPTCHA required")
             if notice.kind == "form_invalid":
@@ -392,8 +416,8 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
                 if invalids < 2:
                     continue
                 raise FormInvalid(notice.message or "FORM_INVALID on login, twice")
-            raise LoginFailed(notice.message or f"login refused (HTTP {answer.status_code})")
-        raise LoginFailed("login: the board keeps showing another member's session")
+            raise login_answer_error(answer, notice.message)
+        raise LoginFailed("login: the board keeps showing another member's session", "refused")
 
     def logout(self) -> None:
         """Log out (``GET ucp.php?mode=logout&sid=<sid>``, FLOWS.md "Logout": the sid is

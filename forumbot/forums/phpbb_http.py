@@ -12,12 +12,21 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 
 from forumbot.errors import (
+    BoardNotFound,
+    BoardUnavailable,
+    ForumError,
+    LoginFailed,
     PageNotUnderstood,
+    ServerError,
 )
 from forumbot.forums.http_edges import parse_retry_after as parse_retry_after
+from forumbot.forums.outages import account_refusal, challenge_reason, login_outage_reason
 from parsers.phpbb import looks_like_phpbb
 from parsers.phpbb_forms import (
+    WRONG_CREDENTIALS_TEXTS,
     HtmlForm,
+    error_messages,
+    logged_in_user,
     message_box_text,
     normalize_text,
     parse_form,
@@ -104,13 +113,20 @@ def check_guest_page(html: str, path: str) -> None:
 
 
 def fault_reason(resp: httpx.Response) -> tuple[str, bool] | None:
-    """Why a GET answer must be retried (and whether the board says it is disabled), or
-    None when it is a usable page."""
+    """Why a GET answer must be retried (and whether it is an outage page: the board says it
+    is disabled, or a challenge / host limit page answers instead of it), or None when it is
+    a usable page."""
     if resp.status_code in RETRYABLE_STATUS:
         disabled = board_disabled_message(resp.text) if resp.content else None
         if disabled is not None:
             return f"HTTP {resp.status_code}, board disabled: «{disabled}»", True
+        challenge = challenge_reason(resp)
+        if challenge is not None and "challenge" in challenge:
+            return challenge, True
         return f"HTTP {resp.status_code}", False
+    challenge = challenge_reason(resp)  # a 403 challenge, a 508 host limit, a 52x
+    if challenge is not None:
+        return challenge, True
     if resp.status_code == 200:
         if is_truncated(resp.content):
             return f"truncated page ({len(resp.content)} bytes, no </html>)", False
@@ -118,6 +134,68 @@ def fault_reason(resp: httpx.Response) -> tuple[str, bool] | None:
         if disabled is not None:
             return f"board disabled: «{disabled}»", True
     return None
+
+
+def login_page_fault(resp: httpx.Response) -> tuple[str, bool] | None:
+    """Why an answer to ``GET ucp.php?mode=login`` is not the board's login page (retried,
+    then :class:`~forumbot.errors.BoardUnavailable`), or None when it is the board's: its
+    login form, a page showing a logged-in member, a 404 (the caller says "no board at this
+    address") or the board refusing the account (banned: the caller raises LoginFailed)."""
+    fault = fault_reason(resp)
+    if fault is not None or resp.status_code == 404:
+        return fault
+    html = resp.text
+    if parse_form(html, "login") is not None or logged_in_user(html) is not None:
+        return None
+    if account_refusal(message_box_text(html) or "") is not None:
+        return None
+    return login_outage_reason(resp, "login page"), True
+
+
+def login_page_error(resp: httpx.Response, base: str) -> ForumError:
+    """The error of a login page answer that shows neither the login form nor a member: a
+    404 is :class:`BoardNotFound`, the board refusing the account (banned) is
+    :class:`LoginFailed`, anything else an outage (:class:`BoardUnavailable`)."""
+    if resp.status_code == 404:
+        url = str(resp.url)
+        return BoardNotFound(
+            f"no board at this address: {url} answers HTTP 404 (is board.url "
+            f"{base.rstrip('/')} the forum's base URL?)",
+            url,
+        )
+    refusal = account_refusal(message_box_text(resp.text) or "")
+    if refusal is not None:
+        return LoginFailed(refusal[1], refusal[0])
+    if resp.status_code == 200 and looks_like_phpbb(resp.text):
+        style = STYLE_PATH.search(resp.text)
+        return PageNotUnderstood(  # a ServerError too: waited for, never a refused password
+            f"login page: a phpBB page without prosilver's login form (style "
+            f"{style.group(1) if style else 'unknown'!r})"
+        )
+    return BoardUnavailable(login_outage_reason(resp, "login page"))
+
+
+def login_answer_error(answer: httpx.Response, notice: str | None) -> ForumError:
+    """The error of a login POST answer that is neither a success nor a CAPTCHA nor
+    FORM_INVALID (``notice``: the board's message from ``classify_notice``, if any).
+
+    A refusal only from the board's own page: wrong credentials, a banned or inactive account,
+    or the login form shown again (:class:`LoginFailed`); a challenge / host error / 5xx is
+    :class:`BoardUnavailable` (or :class:`ServerError`), any other page an outage too.
+    """
+    outage = fault_reason(answer)
+    if outage is not None:
+        return (BoardUnavailable if outage[1] else ServerError)(f"login POST: {outage[0]}")
+    html = answer.text
+    errors = " ".join(error_messages(html))
+    if any(text in normalize_text(errors) for text in WRONG_CREDENTIALS_TEXTS):
+        return LoginFailed(notice or errors or "wrong user name or password")
+    refusal = account_refusal(f"{errors} {message_box_text(html) or ''}")
+    if refusal is not None:
+        return LoginFailed(refusal[1], refusal[0])
+    if parse_form(html, "login") is None:
+        return BoardUnavailable(login_outage_reason(answer, "login POST"))
+    return LoginFailed(notice or f"login refused (HTTP {answer.status_code})", "refused")
 
 
 @dataclass

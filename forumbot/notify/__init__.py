@@ -9,8 +9,10 @@ The room:
 - :mod:`forumbot.notify.outbox`: who is told; the ``notices`` outbox, sent exactly once (owls
   gathered per person through :mod:`forumbot.publish.owls`, other channels through Apprise);
 - :mod:`forumbot.notify.items`: what one notice says, read again when it is sent;
+- :mod:`forumbot.notify.faults`: one bad item never stops the others, and is reported once;
 - :mod:`forumbot.notify.claims`: « je m'en occupe »: a taken draft does not publish by itself;
 - :mod:`forumbot.notify.job`: the scheduler's notify pass (scan, then send).
 
-Texts are French templates: ``forumbot/publish/templates/fr/notice_*.j2``.
+Texts are French templates: ``forumbot/publish/templates/fr/notice_*.j2``; reason codes and
+turns in French: :mod:`forumbot.publish.reasons`.
 """

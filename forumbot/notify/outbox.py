@@ -6,22 +6,30 @@ a no-op, so the scanner may look at the same state twice.
 
 Sending (:func:`send_notices`), exactly once like declarations (:mod:`forumbot.publish.poster`):
 
-- **owls** (channel ``owl``), gathered per person: when the person's last owl is older than
-  ``owl_gather_s``, every pending owl notice of theirs becomes one owl of the owl outbox
-  (:func:`forumbot.publish.owls.draft_owl`, key ``notice-<username>-<first notice id>``) and
-  the notices turn ``batched`` in the same committed transaction; the owl is then sent by
-  :func:`forumbot.publish.owls.send_owl` (claimed before the POST, looked for by its marker in
-  the bot's outbox after a crash: never sent twice); once it is ``sent`` its notices are
-  ``sent`` and audit-logged. A crash anywhere leaves ``batched`` notices whose owl the next
-  pass settles.
+- **owls** (channel ``owl``), gathered per person: a person's pending owl notices become one
+  owl when it is due (:func:`owl_due_at`: at once when their last owl is older than
+  ``owl_gather_s``, so the first item goes at the next pass; else at the end of that window,
+  or ``owl_lead_s`` before one of the drafts publishes by itself, whichever comes first).
+  That owl is drafted in the owl outbox (:func:`forumbot.publish.owls.draft_owl`, key
+  ``notice-<username>-<first notice id>``) and the notices turn ``batched`` in the same
+  committed transaction; the owl is then sent by :func:`forumbot.publish.owls.send_owl`
+  (claimed before the POST, looked for by its marker in the bot's outbox after a crash: never
+  sent twice); once it is ``sent`` its notices are ``sent`` and audit-logged. A crash
+  anywhere leaves ``batched`` notices whose owl the next pass settles.
 - **Apprise** (channel ``apprise``): the pending notices of one URL group (a person's own URLs,
   or their role's) outside the recipients' quiet hours are claimed (``sending``, attempts + 1,
   committed), then sent as one message; success -> ``sent``, failure -> back to ``pending``
   (``failed`` after ``max_attempts``). A row found ``sending`` at the next pass (the process
   died mid-send) cannot be checked with the far end: it becomes ``failed`` (never resent) and
   the audit log says so.
-- a notice whose subject no longer waits (:func:`forumbot.notify.items.describe` is None) is
-  ``dropped``.
+- a notice whose subject no longer waits (:func:`forumbot.notify.items.explain` says why) is
+  ``dropped``, the reason logged (a warning when its subject is gone); a draft published by
+  itself before its notice is *not* a reason: the notice says so. A notice that cannot be
+  written is ``failed`` and reported once (:func:`forumbot.notify.faults.report_once`); every
+  other notice of the pass goes on.
+
+No write transaction is held while sending: each owl and Apprise group is claimed and
+committed before the network call, and settled in a new short transaction after it.
 
 Every final state (sent, failed, dropped) writes one audit row: actor ``forumbot``, action
 ``notice.<status>``, target ``notice:<id>``, after = recipient, channel, kind, subject, owl key.
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -38,7 +47,8 @@ from typing import Any
 
 from forumbot.errors import LoginFailed
 from forumbot.forums.base import ForumClient
-from forumbot.notify.items import Item, describe
+from forumbot.notify.faults import report_once
+from forumbot.notify.items import Item, explain
 from forumbot.notify.settings import NotifyConfig, PersonSettings, person_settings, quiet_until
 from forumbot.publish.owls import draft_owl, owl, send_owl
 from forumbot.publish.poster import crash_point
@@ -58,7 +68,8 @@ class Event:
     Attributes:
         key: stable identity of the event (e.g. ``declaration:12:created``).
         kind: one of :data:`forumbot.notify.items.KINDS`.
-        duel_id, turn: the duel and turn (turn None when it has none).
+        duel_id, turn: the duel and turn (None when there is none: a sign-up task has no
+            duel, and goes to the admins).
         target: what waits: ``declaration:<id>``, ``violation:<duel>:<turn>:<name>:<rule>``,
             ``referee_task:<id>``.
         facts: small JSON facts the text needs later (who took a draft, the rule).
@@ -66,7 +77,7 @@ class Event:
 
     key: str
     kind: str
-    duel_id: int
+    duel_id: int | None
     turn: int | None
     target: str
     facts: dict[str, Any] = field(default_factory=dict)
@@ -79,15 +90,15 @@ def _enabled_users(storage: Storage, role: str | None = None) -> list[dict[str, 
     )
 
 
-def recipients(storage: Storage, duel_id: int, audience: str) -> list[tuple[str, str]]:
+def recipients(storage: Storage, duel_id: int | None, audience: str) -> list[tuple[str, str]]:
     """``[(username, role)]`` told about an event of ``duel_id``.
 
     ``audience``: ``"referees"`` (the duel's assigned referees, table ``duel_referees``;
-    admins when it has none), ``"admins"`` (every enabled admin). Disabled accounts are never
-    told.
+    admins when it has none, or when ``duel_id`` is None), ``"admins"`` (every enabled
+    admin). Disabled accounts are never told.
     """
     admins = [(u["username"], "admin") for u in _enabled_users(storage, "admin")]
-    if audience == "admins":
+    if audience == "admins" or duel_id is None:
         return admins
     roles = {u["username"]: u["role"] for u in _enabled_users(storage)}
     assigned = [
@@ -202,6 +213,7 @@ def _render_items(template: str, username: str, items: list[Item], cfg: NotifyCo
                 "when": i.when,
                 "detail": i.detail,
                 "link": Trusted(i.link),
+                "post_link": Trusted(i.post_link),
             }
             for i in items
         ],
@@ -264,31 +276,106 @@ def _last_owl_at(storage: Storage, username: str) -> str | None:
     return str(row[0]) if row and row[0] else None
 
 
+def _deadline(storage: Storage, row: dict[str, Any]) -> datetime | None:
+    """When the draft of a ``draft_waiting`` notice publishes by itself (its review delay,
+    or the end of a referee's claim), None when it does not (held, manual, not a draft)."""
+    if row["kind"] != "draft_waiting" or not str(row["target"]).startswith("declaration:"):
+        return None
+    decl = storage.db.execute(
+        "select status, publish_after, claimed_by, claim_until from declarations where id = ?",
+        [int(str(row["target"]).partition(":")[2])],
+    ).fetchone()
+    if decl is None or decl[0] != "draft" or not decl[1]:
+        return None
+    until = max(str(decl[1]), str(decl[3] or "")) if decl[2] else str(decl[1])
+    return datetime.fromisoformat(until)
+
+
+def owl_due_at(
+    storage: Storage, cfg: NotifyConfig, rows: list[dict[str, Any]], now: datetime
+) -> datetime:
+    """When a person's gathered owl of pending ``rows`` is due (issue 23): at once when their
+    last owl is older than ``owl_gather_s`` (the first item of a notice goes at the next
+    pass); else at the end of that window, or earlier, ``owl_lead_s`` before the first of
+    their drafts publishes by itself: later items join the next owl that is due anyway, and
+    no draft publishes before its owl."""
+    last = _last_owl_at(storage, str(rows[0]["recipient"]))
+    if not last:
+        return now
+    due = datetime.fromisoformat(last) + timedelta(seconds=cfg.owl_gather_s)
+    for r in rows:
+        deadline = _deadline(storage, r)
+        if deadline is not None:
+            due = min(due, deadline - timedelta(seconds=cfg.owl_lead_s))
+    return due
+
+
+def _broken(storage: Storage, row: dict[str, Any], exc: BaseException, now: datetime) -> None:
+    """A notice that cannot be written: ``failed`` (audit), reported once (log, and a
+    referee task when it is about a draft or a violation)."""
+    with storage.db.atomic():
+        _final(storage, row, "failed", now, last_error=f"cannot be written: {exc}"[:500])
+    report_once(
+        storage, f"notice:{row['id']}", exc, now, duel_id=row["duel_id"],
+        needs_task=not str(row["target"]).startswith("referee_task:"),
+    )  # fmt: skip
+
+
+def _dropped(storage: Storage, row: dict[str, Any], why: str, now: datetime) -> None:
+    """A notice whose subject no longer waits: ``dropped``, the reason logged (caller's
+    transaction)."""
+    _final(storage, row, "dropped", now, last_error=why)
+    level = logging.WARNING if why.startswith("gone:") else logging.INFO
+    log.log(level, "notify: notice %s to %s about %s dropped (%s)", row["id"],
+            row["recipient"], row["target"], why)  # fmt: skip
+
+
+def items_of(
+    storage: Storage, rows: list[dict[str, Any]], cfg: NotifyConfig, now: datetime
+) -> list[tuple[dict[str, Any], Item]]:
+    """``(row, item)`` for each notice row that is still to be said; the others are dropped
+    (subject no longer waits) or failed (cannot be written, reported once): each row on its
+    own, one bad row never stops the others. Commits."""
+    kept = []
+    for r in rows:
+        try:
+            found = explain(storage, r, cfg, now)
+        except sqlite3.OperationalError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one bad row: reported, the others go on
+            _broken(storage, r, exc, now)
+            continue
+        if isinstance(found, Item):
+            kept.append((r, found))
+        else:
+            with storage.db.atomic():
+                _dropped(storage, r, found, now)
+    return kept
+
+
 def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetime) -> None:
-    """Gather each person's pending owl notices into one owl of the outbox, when their last
-    owl is old enough (``owl_gather_s``)."""
+    """Gather each person's pending owl notices into one owl of the outbox when it is due
+    (:func:`owl_due_at`). A person whose owl cannot be written is reported once; the others'
+    owls are drafted."""
     pending: dict[str, list[dict[str, Any]]] = {}
     for row in notices(storage, "pending", "owl"):
         pending.setdefault(str(row["recipient"]), []).append(row)
     for username, rows in pending.items():
-        last = _last_owl_at(storage, username)
-        if last and datetime.fromisoformat(last) + timedelta(seconds=cfg.owl_gather_s) > now:
+        if owl_due_at(storage, cfg, rows, now) > now:
             continue
-        settings = person_settings(storage, username, cfg)
-        with storage.db.atomic():
-            items: list[Item] = []
-            kept = []
-            for r in rows:
-                item = describe(storage, r, cfg, now)
-                if item is None:
-                    _final(storage, r, "dropped", now, last_error="no longer waiting")
-                    continue
-                items.append(item)
-                kept.append(r)
-            if not kept:
-                continue
-            key = f"notice-{username}-{kept[0]['id']}"
+        kept = items_of(storage, rows, cfg, now)
+        if not kept:
+            continue
+        try:
+            settings = person_settings(storage, username, cfg)
+            key = f"notice-{username}-{kept[0][0]['id']}"
+            items = [i for _, i in kept]
             text = _render_items("notice_owl.bbcode.j2", settings.forum_name, items, cfg)
+        except Exception as exc:  # noqa: BLE001 - their owl only; the others go on
+            for r, _ in kept:
+                _broken(storage, r, exc, now)
+            continue
+        with storage.db.atomic():
             draft_owl(
                 storage,
                 board_id,
@@ -303,7 +390,7 @@ def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetim
             storage.db.execute(
                 f"update notices set status = 'batched', batch_key = ? where id in ({marks}) "
                 "and status = 'pending'",
-                [key, *[r["id"] for r in kept]],
+                [key, *[r["id"] for r, _ in kept]],
             )
 
 
@@ -353,17 +440,19 @@ def _send_apprise(storage: Storage, cfg: NotifyConfig, sender: Sender, now: date
         items: list[Item] = []
         keep: list[dict[str, Any]] = []
         seen: set[str] = set()
-        with storage.db.atomic():
-            for r in rows:
-                item = describe(storage, r, cfg, now)
-                if item is None:
-                    _final(storage, r, "dropped", now, last_error="no longer waiting")
-                    continue
-                keep.append(r)
-                if r["event_key"] not in seen:  # a shared channel hears each event once
-                    seen.add(r["event_key"])
-                    items.append(item)
+        for r, item in items_of(storage, rows, cfg, now):
+            keep.append(r)
+            if r["event_key"] not in seen:  # a shared channel hears each event once
+                seen.add(r["event_key"])
+                items.append(item)
         if not keep:
+            continue
+        names = sorted({str(r["recipient"]) for r in keep})
+        try:
+            body = _render_items("notice_apprise.txt.j2", ", ".join(names), items, cfg)
+        except Exception as exc:  # noqa: BLE001 - this group only; the others go on
+            for r in keep:
+                _broken(storage, r, exc, now)
             continue
         ids = [r["id"] for r in keep]
         marks = ",".join("?" * len(ids))
@@ -375,8 +464,6 @@ def _send_apprise(storage: Storage, cfg: NotifyConfig, sender: Sender, now: date
         storage.db.conn.commit()
         if claimed != len(ids):  # another pass took some: leave them to it
             continue
-        names = sorted({str(r["recipient"]) for r in keep})
-        body = _render_items("notice_apprise.txt.j2", ", ".join(names), items, cfg)
         crash_point("notice_before_apprise")
         try:
             ok = sender(urls, owl_subject(len(items)), body)

@@ -1,6 +1,6 @@
 """Find what waits for someone and queue its notices, without touching the referee.
 
-One pass (:func:`scan`) reads the database as the referee and the 2v2 desk left it:
+One pass (:func:`scan`) reads the database as the referee and the desks left it:
 
 - declarations created since the last pass (watermark ``declarations``: highest id seen)
   that are ``draft`` -> ``draft_waiting``, ``held`` -> ``draft_held``, for the duel's referees
@@ -12,17 +12,26 @@ One pass (:func:`scan`) reads the database as the referee and the 2v2 desk left 
   the admins, once per (duel, turn, duellist, rule): a recomputed draft re-inserts its rows
   but tells nobody twice;
 - referee tasks opened since the last pass (watermark ``referee_tasks``) -> ``task_opened`` for
-  the duel's referees.
+  the duel's referees; a task **without a duel** (a sign-up to read, ``signup_unsure``) goes to
+  the admins.
 
-Every event has a stable key, and queueing is idempotent (:func:`forumbot.notify.outbox.
-queue_event`): a crash between queueing and moving the watermark only re-queues nothing.
+Every item is queued on its own (issue 23): each in its own short transaction with its
+watermark, so one bad row (a task whose ``duel_id`` is garbage) is skipped and reported once
+(:func:`forumbot.notify.faults.report_once`) while every other item is queued. Every event has
+a stable key, and queueing is idempotent (:func:`forumbot.notify.outbox.queue_event`): a crash
+between queueing and moving the watermark only re-queues nothing.
 """
 
 from __future__ import annotations
 
 import functools
+import sqlite3
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
+from forumbot.notify.faults import report_once
+from forumbot.notify.items import held_by
 from forumbot.notify.outbox import Event, queue_event, recipients
 from forumbot.notify.settings import NotifyConfig, person_settings
 from forumbot.storage import Storage
@@ -33,23 +42,43 @@ def _mark(storage: Storage, name: str) -> int:
     return int(rows[0]["value"]) if rows else 0
 
 
-def _set_mark(storage: Storage, name: str, value: int, before: int) -> None:
-    if value != before:  # an idle pass writes nothing (no commit to sync)
-        storage.db.table("notify_state").upsert({"name": name, "value": str(value)}, pk="name")
+def _set_mark(storage: Storage, name: str, value: int) -> None:
+    storage.db.table("notify_state").upsert({"name": name, "value": str(value)}, pk="name")
 
 
-def _held_by_person(storage: Storage, decl_id: int) -> bool:
-    row = storage.db.execute(
-        "select actor, action from audit_log where target = ? and action like 'draft.%' "
-        "order by id desc limit 1",
-        [f"declaration:{decl_id}"],
-    ).fetchone()
-    return bool(row and row[1] == "draft.held" and row[0] != "forumbot")
+def _duel_of(row: dict[str, Any]) -> int:
+    """The row's duel id (raises on a missing or garbage one: the item is then reported)."""
+    return int(row["duel_id"])
+
+
+def _declaration_event(d: dict[str, Any], held: bool) -> Event:
+    return Event(
+        f"declaration:{d['id']}:{'held' if held else 'created'}",
+        "draft_held" if held else "draft_waiting",
+        _duel_of(d),
+        d["turn"],
+        f"declaration:{d['id']}",
+    )
+
+
+def _task_event(t: dict[str, Any]) -> tuple[Event, str]:
+    """The task's event and audience: a task without a duel goes to the admins."""
+    duel_id = None if t["duel_id"] is None else _duel_of(t)
+    event = Event(
+        f"referee_task:{t['id']}:opened",
+        "task_opened",
+        duel_id,
+        None,
+        f"referee_task:{t['id']}",
+        {"kind": str(t["kind"] or "")},
+    )
+    return event, "referees" if duel_id is not None else "admins"
 
 
 def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
     """Queue the notices of everything that started waiting (module docstring). Returns the
-    ids of the notices queued in this pass. Commits once at the end.
+    ids of the notices queued in this pass. Each item commits on its own; a bad one is
+    skipped and reported once, never stopping the others.
 
     Who is told about a duel and each person's settings are read once per pass (it runs at
     every publish interval, every undecided violation asked again: issue 12, idle CPU)."""
@@ -57,66 +86,85 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
     told = functools.cache(lambda duel_id, audience: recipients(storage, duel_id, audience))
     settings_of = functools.cache(lambda username: person_settings(storage, username, cfg))
 
-    def tell(event: Event, audience: str) -> None:
-        people = told(event.duel_id, audience)
-        queued.extend(queue_event(storage, event, people, cfg, now, settings_of=settings_of))
+    def item(key: str, build: Callable[[], tuple[Event, str] | None], *, mark: tuple[str, int]
+             | None = None, duel_id: object = None, needs_task: bool = False) -> None:  # fmt: skip
+        """Queue one item (and move its watermark) in one transaction; report a failure."""
+        try:
+            with storage.db.atomic():
+                built = build()
+                ids: list[int] = []
+                if built is not None:
+                    event, audience = built
+                    people = told(event.duel_id, audience)
+                    ids = queue_event(storage, event, people, cfg, now, settings_of=settings_of)
+                if mark is not None:
+                    _set_mark(storage, *mark)
+            queued.extend(ids)
+        except sqlite3.OperationalError:
+            raise  # the database, not the row (locked, disk): the whole pass retries
+        except Exception as exc:  # one bad row: reported once, the pass goes on
+            report_once(storage, key, exc, now, duel_id=duel_id, needs_task=needs_task)
+            if mark is not None:
+                with storage.db.atomic():
+                    _set_mark(storage, *mark)
 
+    start = _mark(storage, "declarations")
+    top = start
+    for d in list(storage.db["declarations"].rows_where("id > ?", [start], order_by="id")):
+        top = max(top, int(d["id"]))
+        pending = d["status"] in ("draft", "held")
+        item(
+            f"declaration:{d['id']}",
+            (lambda d=d: (_declaration_event(d, d["status"] == "held"), "referees"))
+            if pending
+            else (lambda: None),
+            mark=("declarations", top),
+            duel_id=d["duel_id"],
+            needs_task=pending,
+        )
+    # The rows looked at again at every pass (held drafts, undecided violations) are queued
+    # in one transaction, each item in its own savepoint: an idle pass is one commit.
     with storage.db.atomic():
-        mark = _mark(storage, "declarations")
-        top = mark
-        for d in storage.db["declarations"].rows_where("id > ?", [mark], order_by="id"):
-            top = max(top, int(d["id"]))
-            if d["status"] not in ("draft", "held"):
+        held = storage.db["declarations"].rows_where("status = 'held' and id <= ?", [top])
+        for d in list(held):
+            if held_by(storage, d) is not None:  # a referee's « Retenir »: nobody is told
                 continue
-            kind = "draft_held" if d["status"] == "held" else "draft_waiting"
-            event = Event(
-                f"declaration:{d['id']}:{'held' if kind == 'draft_held' else 'created'}",
-                kind,
-                int(d["duel_id"]),
-                d["turn"],
+            item(
                 f"declaration:{d['id']}",
+                lambda d=d: (_declaration_event(d, True), "referees"),
+                duel_id=d["duel_id"],
+                needs_task=True,
             )
-            tell(event, "referees")
-        _set_mark(storage, "declarations", top, mark)
-        for d in storage.db["declarations"].rows_where("status = 'held' and id <= ?", [top]):
-            if _held_by_person(storage, int(d["id"])):
-                continue
-            event = Event(
-                f"declaration:{d['id']}:held",
-                "draft_held",
-                int(d["duel_id"]),
-                d["turn"],
-                f"declaration:{d['id']}",
-            )
-            tell(event, "referees")
-        for v in storage.db["violations"].rows_where(
+        undecided = storage.db["violations"].rows_where(
             "status in ('proposed', 'applied', 'waived')", order_by="id"
-        ):
+        )
+        for v in list(undecided):
             key = f"violation:{v['duel_id']}:{v['turn']}:{v['duellist']}:{v['rule']}"
-            event = Event(
+            item(
                 key,
-                "violation_waiting",
-                int(v["duel_id"]),
-                v["turn"],
-                key,
-                {"duellist": v["duellist"], "rule": v["rule"]},
+                lambda v=v, key=key: (
+                    Event(
+                        key,
+                        "violation_waiting",
+                        _duel_of(v),
+                        v["turn"],
+                        key,
+                        {"duellist": v["duellist"], "rule": v["rule"]},
+                    ),
+                    "admins",
+                ),  # fmt: skip
+                duel_id=v["duel_id"],
+                needs_task=True,
             )
-            tell(event, "admins")
-        mark = _mark(storage, "referee_tasks")
-        top = mark
-        for t in storage.db["referee_tasks"].rows_where("id > ?", [mark], order_by="id"):
-            top = max(top, int(t["id"]))
-            if t["status"] != "open":
-                continue
-            event = Event(
-                f"referee_task:{t['id']}:opened",
-                "task_opened",
-                int(t["duel_id"]),
-                None,
-                f"referee_task:{t['id']}",
-            )
-            tell(event, "referees")
-        _set_mark(storage, "referee_tasks", top, mark)
+    start = _mark(storage, "referee_tasks")
+    top = start
+    for t in list(storage.db["referee_tasks"].rows_where("id > ?", [start], order_by="id")):
+        top = max(top, int(t["id"]))
+        item(
+            f"referee_task:{t['id']}",
+            (lambda t=t: _task_event(t)) if t["status"] == "open" else (lambda: None),
+            mark=("referee_tasks", top),
+        )
     return queued
 
 

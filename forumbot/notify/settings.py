@@ -4,7 +4,8 @@ The ``[notify]`` table (issue 18)::
 
     [notify]
     review_url = "https://arbitres.monforum.example"   # the review page, for the links
-    owl_gather_s = 900       # at most one owl per person per 15 minutes (gathered)
+    owl_gather_s = 900       # owls to one person gathered over 15 minutes...
+    owl_lead_s = 120         # ...but sent this long before a draft publishes by itself
     claim_limit_s = 7200     # a taken draft publishes by itself again after 2 hours
     max_attempts = 5         # an Apprise notice failing this many times is "failed"
     default_channels = ["owl", "apprise"]
@@ -25,6 +26,12 @@ Per person (table ``notify_settings``, set by ``forumbot users notify`` and the 
 forum account ``forum_name``, default their username; ``apprise``: their own URLs, else their
 role's), and quiet hours ``HH:MM-HH:MM`` in the board's timezone during which nothing but owls
 is sent (an Apprise notice waits for their end).
+
+Quiet hours and drafts (issue 23): quiet hours are the person's choice and are kept. The owl
+(a private message on the board, read when they come) still goes during them, before the draft
+publishes; an Apprise notice waits for their end, and when its draft went out meanwhile it is
+still sent and says so (« déjà publiée le …, avant ce message »,
+:mod:`forumbot.notify.items`): a person never reads a stale « part tout seul ».
 """
 
 from __future__ import annotations
@@ -87,7 +94,10 @@ class NotifyConfig:
     Attributes:
         review_url: base URL of the review page ("" = links are paths only).
         timezone: the board's timezone (quiet hours, dates in notices).
-        owl_gather_s: at least this long between two owls to one person.
+        owl_gather_s: later items wait up to this long after a person's last owl, to be
+            gathered (the first item of a notice goes at once, issue 23).
+        owl_lead_s: a gathered owl goes earlier, this long before one of its drafts
+            publishes by itself (no draft publishes before its owl).
         claim_limit_s: how long a taken draft holds back its auto-publication.
         max_attempts: Apprise sends before a notice is ``failed``.
         default_channels: channels of a person without settings.
@@ -97,6 +107,7 @@ class NotifyConfig:
     review_url: str = ""
     timezone: str = "Europe/Paris"
     owl_gather_s: int = 900
+    owl_lead_s: int = 120
     claim_limit_s: int = 7200
     max_attempts: int = 5
     default_channels: tuple[str, ...] = ("owl", "apprise")
@@ -170,6 +181,7 @@ def parse_notify(
     known = {
         "review_url",
         "owl_gather_s",
+        "owl_lead_s",
         "claim_limit_s",
         "max_attempts",
         "default_channels",
@@ -190,6 +202,7 @@ def parse_notify(
         review_url=review_url,
         timezone=timezone,
         owl_gather_s=_seconds(table, "owl_gather_s", 900),
+        owl_lead_s=_seconds(table, "owl_lead_s", 120),
         claim_limit_s=_seconds(table, "claim_limit_s", 7200),
         max_attempts=max(1, attempts),
         default_channels=tuple(channels),

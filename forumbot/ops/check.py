@@ -17,11 +17,12 @@ from typing import Any
 
 import sqlite_utils
 
-from forumbot.app import bootstrap, counted, make_client
+from forumbot.app import bootstrap, counted
 from forumbot.config import Config
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
+from forumbot.ops.session import bot_client, log_in
 from forumbot.storage import MIGRATIONS, Storage
 from parsers.model import Post
 
@@ -31,11 +32,17 @@ class DryRunWrite(ForumError):
 
 
 class ReadOnlyClient:
-    """Wraps a forum client: reads pass through, writes raise :class:`DryRunWrite`."""
+    """Wraps a forum client: reads pass through, writes raise :class:`DryRunWrite`.
+
+    Attributes:
+        refused: what was not sent, one short line each (``"reply to topic 7"``).
+        unsent: ``(what, message)`` of each refused write, for the dry run to print.
+    """
 
     def __init__(self, inner: ForumClient) -> None:
         self.inner = inner
         self.refused: list[str] = []
+        self.unsent: list[tuple[str, str]] = []
 
     def login(self) -> None:
         self.inner.login()
@@ -62,22 +69,23 @@ class ReadOnlyClient:
         return bool(finder(subject, marker)) if finder is not None else False
 
     def edit_post(self, post_id: int, message: str) -> None:
-        self._refuse(f"edit of post {post_id}")
+        self._refuse(f"edit of post {post_id}", message)
 
-    def _refuse(self, what: str) -> Any:
+    def _refuse(self, what: str, message: str = "") -> Any:
         self.refused.append(what)
+        self.unsent.append((what, message))
         raise DryRunWrite(f"dry run: {what} not sent")
 
-    def reply(self, topic_id: int, message: str, marker: str) -> int:
-        return int(self._refuse(f"reply to topic {topic_id}"))
+    def reply(self, topic_id: int, message: str, marker: str, **_: object) -> int:
+        return int(self._refuse(f"reply to topic {topic_id}", message))
 
     def send_pm(
         self, user_id: int | None, username: str, subject: str, message: str, marker: str
     ) -> None:
-        self._refuse(f"private message to {username}")
+        self._refuse(f"private message to {username} «{subject}»", message)
 
     def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
-        return int(self._refuse(f"new topic in forum {forum_id}"))
+        return int(self._refuse(f"new topic «{subject}» in forum {forum_id}", message))
 
 
 def _memory_copy(path: str) -> Storage:
@@ -92,25 +100,27 @@ def _memory_copy(path: str) -> Storage:
 
 
 def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
-    """Log in, poll, and yield printable lines: the drafts the bot would post.
+    """Log in, poll, and yield printable lines: the drafts the bot would post, then what the
+    club desks would have posted or sent (sign-up replies, owls), none of it sent.
+
+    One session, the one ``run`` and ``doctor`` open (:mod:`forumbot.ops.session`: the
+    configuration's password, one login): every part of the bot (referee, sign-up desks,
+    notify) reads through the same read-only client.
 
     Raises:
-        ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login.
+        ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login;
+        BoardNotFound: no board at ``board.url``; ServerError: the board is down.
     """
     # a one-off session: the running bot's cookie file is neither read nor rewritten
-    real = (
-        client if client is not None else make_client(config, config.password(), keep_session=False)
-    )
+    real = client if client is not None else bot_client(config, keep_session=False)
     readonly = ReadOnlyClient(real)
-    readonly.login()
+    log_in(readonly)
     yield f"logged in to {config.board_url} as {config.username}"
     storage = _memory_copy(config.database)
     # The seeds of the duels adopted here are reserved beside the real database, so `run`
     # publishes these very openings, with the same dice commitment (dice_reserve).
     reserve = DiceReserve(reserve_path(config.database), keep=True)
-    bot = bootstrap(config, password="", storage=storage, rng=reserve, keep_session=False)
-    bot.client = readonly
-    bot.referee.client = readonly
+    bot = bootstrap(config, storage=storage, rng=reserve, client=readonly)
     for report in bot.poll():
         yield (
             f"forum {report.forum_id}: {counted(report.topics_listed, 'topic')}, "
@@ -126,4 +136,12 @@ def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
         duel = storage.duel(decl["duel_id"])
         yield f"--- would post in topic {duel['topic_id']} ({decl['kind']} {decl['turn']}) ---"
         yield decl["text"]
+    # what the sign-up desks and owls would have sent meanwhile (refused, printed here)
+    seen: set[tuple[str, str]] = set()
+    for what, message in readonly.unsent:
+        if (what, message) in seen:
+            continue
+        seen.add((what, message))
+        yield f"--- would send: {what} (not sent) ---"
+        yield message
     yield "dry run: nothing was posted"

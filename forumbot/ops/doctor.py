@@ -18,8 +18,11 @@ import httpx
 import sqlite_utils
 
 from forumbot.config import Config, ConfigError, load_config
-from forumbot.errors import CaptchaRequired, ForumError, LoginFailed
+from forumbot.errors import BoardNotFound, CaptchaRequired, ForumError, LoginFailed, ServerError
+from forumbot.forums.outages import challenge_reason
 from forumbot.ops.backup import _ro_connect, integrity_errors
+from forumbot.ops.filesystem import PROC_MOUNTS, mount_of, network_filesystem_warning
+from forumbot.ops.session import bot_client, log_in
 from forumbot.ops.validate import config_problems
 from forumbot.storage import MIGRATIONS
 
@@ -41,7 +44,7 @@ class Check:
 
     Attributes:
         name: short key (``config``, ``password``, ``board``, ``login``, ``forum 3``,
-            ``database``, ``migrations``, ``clock``).
+            ``database``, ``migrations``, ``filesystem``, ``clock``).
         status: ``ok``; ``warn`` (works, but look at it); ``fail`` (the bot cannot run
             unattended as is); ``skip`` (not checked: offline, or an earlier check failed).
         detail: one English line for the operator.
@@ -105,6 +108,18 @@ def _known_migrations() -> list[str]:
         return [m.name for m in MIGRATIONS.pending(empty)]
     finally:
         empty.close()
+
+
+def _filesystem_check(database: str, mounts: str | Path) -> Check:
+    """``warn`` when the database's folder is on a network filesystem (WAL does not work)."""
+    if database == ":memory:":
+        return Check("filesystem", "skip", "in-memory database")
+    warning = network_filesystem_warning(database, mounts)
+    if warning is not None:
+        return Check("filesystem", "warn", warning)
+    mount = mount_of(Path(database).parent, mounts)
+    where = f"{mount.fstype} on {mount.point}" if mount is not None else "mount table unreadable"
+    return Check("filesystem", "ok", f"database folder on {where}")
 
 
 def _database_checks(database: str) -> list[Check]:
@@ -202,9 +217,23 @@ def _board_check(
         return Check("board", "fail", f"{url}: {type(exc).__name__}: {exc}"), None
     elapsed = time.monotonic() - started
     date = resp.headers.get("date")
-    if resp.status_code >= 400:  # 404: wrong board.url path; 5xx: the board is down
-        hint = " (is board.url the forum's base URL?)" if resp.status_code == 404 else ""
-        return Check("board", "fail", f"{url}: HTTP {resp.status_code}{hint}"), date
+    outage = challenge_reason(resp)
+    if outage is not None and resp.status_code < 500:  # a challenge in front of the board
+        return Check(
+            "board",
+            "warn",
+            f"{url}: {outage}: a page in front of the board, not the board (forumbot run "
+            "waits for it to go away)",
+        ), date
+    if resp.status_code == 404:
+        return Check(
+            "board",
+            "fail",
+            f"no board at this address: {url} answers HTTP 404 (is board.url the forum's base "
+            "URL?)",
+        ), date
+    if resp.status_code >= 400:  # 5xx: the board is down
+        return Check("board", "fail", f"{url}: HTTP {resp.status_code}"), date
     return Check("board", "ok", f"{url}: HTTP {resp.status_code} in {elapsed:.1f} s"), date
 
 
@@ -213,16 +242,14 @@ def _login_checks(
     password: str,
     transport: httpx.BaseTransport | None,
 ) -> list[Check]:
-    from forumbot.app import make_client
-
-    try:
-        client = make_client(config, password, transport)
+    try:  # the one client and login of run, check and doctor (ops.session)
+        client = bot_client(config, password=password, transport=transport, keep_session=False)
     except (ImportError, ValueError) as exc:
         return [Check("login", "fail", f"no forum client for {config.platform!r}: {exc}")]
     checks: list[Check] = []
     try:
         try:
-            client.login()
+            log_in(client)
         except CaptchaRequired as exc:
             return [
                 Check(
@@ -233,7 +260,18 @@ def _login_checks(
                 )
             ]
         except LoginFailed as exc:
-            return [Check("login", "fail", f"refused: {exc.reason}")]
+            return [Check("login", "fail", f"refused ({exc.kind}): {exc.reason}")]
+        except BoardNotFound as exc:
+            return [Check("login", "fail", f"{exc}; fix board.url")]
+        except ServerError as exc:
+            return [
+                Check(
+                    "login",
+                    "fail",
+                    f"board unavailable ({type(exc).__name__}: {exc}): an outage, not a refused "
+                    "password; forumbot run waits for it",
+                )
+            ]
         except ForumError as exc:
             return [Check("login", "fail", f"{type(exc).__name__}: {exc}")]
         checks.append(Check("login", "ok", f"logged in as {config.username}"))
@@ -261,6 +299,7 @@ def doctor(
     now: Callable[[], datetime] | None = None,
     max_clock_skew_s: float = DEFAULT_MAX_CLOCK_SKEW_S,
     timeout_s: float = DEFAULT_DOCTOR_TIMEOUT_S,
+    mounts: str | Path = PROC_MOUNTS,
 ) -> list[Check]:
     """Check that the bot can run unattended; returns the findings in order.
 
@@ -274,6 +313,7 @@ def doctor(
         now: the local clock, aware (default: the real UTC clock).
         max_clock_skew_s: seconds of disagreement with the board's ``Date`` header allowed.
         timeout_s: seconds to wait for the board's answer to the reachability request.
+        mounts: the mount table read for the ``filesystem`` check (tests: their own file).
 
     Never raises for a problem it checks: each becomes a ``fail`` :class:`Check`.
     Logging in sends the password once; a CAPTCHA or refusal is reported, not retried.
@@ -288,6 +328,7 @@ def doctor(
     password_check, password = _password_check(config, environ)
     checks.append(password_check)
     checks.extend(_database_checks(config.database))
+    checks.append(_filesystem_check(config.database, mounts))
     if offline:
         checks.extend(Check(name, "skip", "offline") for name in ("board", "clock", "login"))
         return checks

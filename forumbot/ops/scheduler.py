@@ -53,6 +53,7 @@ from forumbot.errors import BoardPaused, LoginFailed
 from forumbot.ops.backup import backup
 from forumbot.ops.health import HealthState, start_health_server, tracked_jobs
 from forumbot.ops.lock import AlreadyRunning, single_instance
+from forumbot.ops.session import OutageWait, log_in
 from forumbot.storage import open_storage
 
 log = logging.getLogger("forumbot.ops.scheduler")
@@ -306,16 +307,21 @@ def build_scheduler(
     return scheduler
 
 
-def run_forever(bot: Bot) -> None:
-    """Run until SIGINT/SIGTERM. Logs in, then publishes anything left ``publishing`` by a
-    crash, polls once, and starts the jobs. On a clean stop: waits for the running jobs, logs
-    out (``client.close(logout=True)``) and closes the publish worker's database connection.
+def run_forever(bot: Bot, outage_wait: OutageWait | None = None) -> None:
+    """Run until SIGINT/SIGTERM. Logs in (waiting out an outage: ``outage_wait``, default
+    :class:`~forumbot.ops.session.OutageWait`), then publishes anything left ``publishing``
+    by a crash, polls once, and starts the jobs. On a clean stop: waits for the running jobs,
+    logs out (``client.close(logout=True)``) and closes the publish worker's database
+    connection. A board that answers with a challenge, a maintenance page or a 5xx at
+    start-up is waited for (one warning, one line when it is back); SIGTERM stops the wait.
 
     Raises:
         AlreadyRunning: when another instance runs on the same database.
         LoginFailed: (CaptchaRequired) the board refused the login, at start-up or later (the
             jobs then stop: retrying would lock the account).
-        ServerError: the board did not answer the start-up login after every retry.
+        BoardNotFound: the login page answers 404 (``board.url`` is wrong).
+        ServerError: the board did not answer the start-up login within
+            ``outage_wait.give_up_after_s`` (never, by default).
     """
     limit_malloc_arenas()  # before the worker threads: 2 malloc arenas, not one per thread
     with single_instance(bot.config.database):
@@ -323,23 +329,25 @@ def run_forever(bot: Bot) -> None:
         stopped_by: list[LoginFailed] = []
         publisher = publishing_bot(bot)
         scheduler = build_scheduler(bot, health, publisher, stopped_by)
-        bot.client.login()  # a refused login or a silent board ends here, in one line
-        server = None
-        if bot.config.health_port:
-            server = start_health_server(bot.config.health_port, health.snapshot)
-            log.info("health endpoint on %s", server.url)
 
         def stop(signum: int, _frame: Any) -> None:
             log.info("signal %s: stopping", signum)
             if scheduler.running:
                 scheduler.shutdown(wait=False)
             else:
-                # Still in the start-up passes: leave now. Anything half done is safe to
-                # interrupt (a claimed declaration is found by its marker at the next start).
+                # Still in the start-up login or passes: leave now. Anything half done is safe
+                # to interrupt (a claimed declaration is found by its marker at the next start).
                 raise SystemExit(0)
 
         signal.signal(signal.SIGTERM, stop)
         signal.signal(signal.SIGINT, stop)
+        # the one login of run, check and doctor: a refusal or a 404 ends here, in one line
+        log_in(bot.client, outage_wait if outage_wait is not None else OutageWait())
+        server = None
+        if bot.config.health_port:
+            server = start_health_server(bot.config.health_port, health.snapshot)
+            log.info("health endpoint on %s", server.url)
+
         log.info(
             "forumbot running: %s, forums %s, poll every %ss",
             bot.config.board_url,

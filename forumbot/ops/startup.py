@@ -6,6 +6,8 @@
   it. A skew beyond the limit refuses the start (:class:`ClockSkewError`); a board that cannot
   be reached, or that sends no readable ``Date``, only logs a warning (the bot retries the
   board anyway, and the page works without it).
+- :func:`check_filesystem`: a database on a network filesystem (NFS, CIFS/SMB, sshfs, 9p...)
+  is warned about (WAL does not work there: :mod:`forumbot.ops.filesystem`); the start goes on.
 - :func:`quiet_logs`: ``-v`` (DEBUG) logs never show cookies or session ids: httpcore and
   httpx stay at WARNING, and every root handler redacts ``Cookie`` / ``Set-Cookie`` values,
   ``sid=...`` parameters and the review page's session cookie from any record.
@@ -19,11 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 
 import httpx
 
 from forumbot.config import Config
 from forumbot.forums.tls import verify_for
+from forumbot.ops.filesystem import PROC_MOUNTS, network_filesystem_warning
 
 log = logging.getLogger("forumbot.startup")
 
@@ -113,6 +117,15 @@ def check_clock(
     report = ClockReport(skew, f"clock within {abs(skew):.0f} s of the board")
     log.info(report.note)
     return report
+
+
+def check_filesystem(config: Config, mounts: str | Path = PROC_MOUNTS) -> str | None:
+    """Log one warning when ``storage.database``'s folder is on a network filesystem (read
+    from ``mounts``, default ``/proc/mounts``); returns that line, or None."""
+    warning = network_filesystem_warning(config.database, mounts)
+    if warning is not None:
+        log.warning(warning)
+    return warning
 
 
 def _parse_date(header: str | None) -> datetime | None:

@@ -6,6 +6,7 @@ import argparse
 import time
 
 from forumbot.sandbox.board import SandboxBoard
+from forumbot.sandbox.outages import OUTAGE_KINDS
 
 DEMO_USERS = [
     {"name": "Aurora Vexley", "password": "aurora", "user_id": 58},
@@ -22,6 +23,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--state", default=None, help="JSON file keeping the board's state")
     parser.add_argument("--flood-interval", type=float, default=15.0)
     parser.add_argument("--seed-demo", action="store_true", help="demo users and a duel topic")
+    parser.add_argument(
+        "--outage", choices=OUTAGE_KINDS, default=None, help="a page in front of the login URL"
+    )
+    parser.add_argument("--outage-requests", type=int, default=None, help="for N answers only")
+    parser.add_argument("--outage-every-url", action="store_true", help="in front of every URL")
     args = parser.parse_args(argv)
     board = SandboxBoard(
         users=DEMO_USERS if args.seed_demo else None,
@@ -36,6 +42,10 @@ def main(argv: list[str] | None = None) -> None:
             "Bienvenue dans ce duel !\nAurora, à toi l'honneur.",
         )
         board.post_reply(topic, "Aurora Vexley", "Je salue mon adversaire.\n[b]Lance de givre[/b]")
+    if args.outage:
+        board.start_outage(
+            args.outage, requests=args.outage_requests, every_url=args.outage_every_url
+        )
     url = board.start(port=args.port)
     print(f"sandbox phpBB board on {url} (Ctrl-C to stop)")
     if args.seed_demo:

@@ -87,6 +87,7 @@ from forumbot.sandbox.board_model import (
 from forumbot.sandbox.board_pages import BoardPages
 from forumbot.sandbox.board_posting import BoardPosting
 from forumbot.sandbox.board_ucp import BoardUcp
+from forumbot.sandbox.outages import OutageSwitch
 from forumbot.sandbox.pages import PostView, Viewer
 
 __all__ = [
@@ -127,7 +128,11 @@ __all__ = [
 ]
 
 
-class SandboxBoard(BoardPages, BoardUcp, BoardPosting):
+BOARD_DISABLED = "Le forum est actuellement désactivé."
+"""phpBB's board-disabled sentence (FR), shown by the maintenance outage (issue 22)."""
+
+
+class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch):
     """A phpBB 3.3 test double served over HTTP on 127.0.0.1.
 
     Args:
@@ -496,7 +501,12 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting):
     # ------------------------------------------------------------------ dispatch
 
     def handle(self, req: Request) -> Response:
-        """Answer one request (thread-safe). Sets guest cookies on a new session."""
+        """Answer one request (thread-safe). Sets guest cookies on a new session. An outage
+        (:meth:`start_outage`) answers first."""
+        is_login = req.path.rstrip("/") == "/ucp.php" and req.query.get("mode") == "login"
+        blocked = self._outage_answer(req, is_login, lambda: self._disabled_page(req))
+        if blocked is not None:
+            return blocked
         with self._lock:
             session, fresh = self._session(req)
             resp = self._route(req, session)
@@ -505,6 +515,13 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting):
             resp.headers.append(("Content-type", "text/html; charset=UTF-8"))
             self._save()
             return resp
+
+    def _disabled_page(self, req: Request) -> Response:
+        """phpBB's board-disabled page (HTTP 200, its message box in the board's layout)."""
+        with self._lock:
+            resp = self._message(self._session(req)[0], BOARD_DISABLED)
+        resp.headers.append(("Content-type", "text/html; charset=UTF-8"))
+        return resp
 
     def _route(self, req: Request, session: Session) -> Response:
         path = req.path.rstrip("/") or "/index.php"

@@ -87,6 +87,7 @@ from forumbot.sandbox.forumactif_model import (
 from forumbot.sandbox.forumactif_pm import FaPrivateMessages
 from forumbot.sandbox.forumactif_posting import FaPosting
 from forumbot.sandbox.forumactif_views import FaViews
+from forumbot.sandbox.outages import HOST_MAINTENANCE, OutageSwitch
 
 __all__ = [
     "BAD_AUTH",
@@ -117,7 +118,7 @@ __all__ = [
 ]
 
 
-class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages):
+class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, OutageSwitch):
     """A Forumactif test double served over HTTP on 127.0.0.1.
 
     Args:
@@ -445,7 +446,13 @@ class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages):
     # ------------------------------------------------------------------ dispatch
 
     def handle(self, req: Request) -> Response:
-        """Answer one request (thread-safe)."""
+        """Answer one request (thread-safe); an outage (:meth:`start_outage`) answers first."""
+        is_login = req.path.rstrip("/") in ("/login", "/login.forum") and "logout" not in req.query
+        blocked = self._outage_answer(
+            req, is_login, lambda: Response(200, HOST_MAINTENANCE, [("Content-Type", "text/html")])
+        )
+        if blocked is not None:
+            return blocked
         with self._lock:
             session = self._session(req)
             resp = self._route(req, session)

@@ -66,8 +66,10 @@ ENGLISH: dict[str, str] = {
     "Le bot vous prévient quand un brouillon, une violation ou une tâche vous attend.": (
         "The bot tells you when a draft, a violation or a task waits for you."
     ),
-    "Hibou : un message privé sur le forum, au plus un toutes les %s min.": (
-        "Owl: a private message on the board, at most one every %s min."
+    "Hibou : un message privé sur le forum ; ce qui arrive moins de %s min après le "
+    "précédent attend le suivant, toujours avant qu'un brouillon ne parte tout seul.": (
+        "Owl: a private message on the board; what comes less than %s min after the last "
+        "one waits for the next, always before a draft publishes by itself."
     ),
     "Apprise : Discord, e-mail, Matrix, ntfy, Telegram, selon la configuration.": (
         "Apprise: Discord, e-mail, Matrix, ntfy, Telegram, as configured."
@@ -248,6 +250,7 @@ ENGLISH: dict[str, str] = {
     ),
     "Hibou : demande de détails": "Owl: asks for details",
     "Mécanisme à juger": "Mechanism to judge",
+    "Notification impossible": "Notice could not be written",
     "zone : %s": "zone: %s",
     "reçue le %s": "received %s",
     "Objet": "Subject",

@@ -26,6 +26,7 @@ KIND_FR = {
     "signup_unsure": "Inscription à relire",
     "stalemate": "Aucun PV perdu : clore le duel ?",
     "topic_moved": "Sujet déplacé ou fusionné",
+    "notice_failed": "Notification impossible",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}

@@ -9,7 +9,10 @@ quantities and details and the violation evidence are translated phrase by phras
 shown in the board's timezone, and the audit log is a table (who, when, what, before → after).
 In English the engine's own text is shown as stored, with readable rule names.
 
-The raw rule id stays in the ``title`` of each name, so a referee can look it up.
+The raw rule id stays in the ``title`` of each name, so a referee can look it up. The same
+holds for a held draft's reason (``last_error``: :meth:`Words.reason`, the French sentence of
+:func:`forumbot.publish.reasons.reason_fr`, the one the notices use) and for turns
+(:meth:`Words.turn`: the opening is « ouverture », never « tour 0 »).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from forumbot.publish.labels import RULE_NAMES  # shared with the notices
+from forumbot.publish.reasons import reason_fr, task_kind_fr, turn_label  # idem (issue 23)
 
 
 def _last_part(rule_id: str) -> str:
@@ -382,6 +386,25 @@ class Words:
         if self.french:
             return value_fr(value)
         return ("yes" if value else "no") if isinstance(value, bool) else str(value)
+
+    def reason(self, text: object) -> str:
+        """A stored reason code (a held draft's ``last_error``): its French sentence
+        (:func:`forumbot.publish.reasons.reason_fr`, never the raw code), or as stored in
+        English."""
+        raw = str(text or "")
+        return reason_fr(raw) if self.french else raw
+
+    def task_kind(self, kind: object) -> str:
+        """What a referee task is about, in French (as the notices say it)."""
+        return task_kind_fr(str(kind or "")) if self.french else str(kind or "")
+
+    def turn(self, turn: object, kind: object = None) -> str:
+        """A turn as players name it: « ouverture » for the opening (turn 0), « tour 3 »;
+        English: ``opening`` / ``turn 3``."""
+        label = turn_label(turn if isinstance(turn, int | str) else None, str(kind or ""))
+        if self.french:
+            return label
+        return label.replace("ouverture", "opening").replace("tour ", "turn ")
 
     def when(self, stamp: object) -> str:
         """An ISO 8601 time (aware; naive taken as UTC) in the board's timezone:

@@ -10,6 +10,15 @@ is both *mardi* and *mars*) and the `` - `` separator, and gives a year-less dat
 year in which its weekday matches (the one nearest to ``now``), flagging it when no year
 does; a year-less date without weekday goes on the most recent date not after ``now``.
 
+Daylight saving time (issue 22): a wall time of the autumn hour that occurs twice (last Sunday
+of October, 02:00-03:00 in Europe/Paris) is flagged :data:`DST_REPEATED` and read as its
+**first** occurrence (``fold=0``, summer time: the earlier instant, Python's own default),
+unless the posts before it on the page prove it is the second: :func:`settle_repeated_hours`
+reads it as ``fold=1`` when the earlier reading would put it before a previous post (post ids
+ascend with time). A wall time of the spring hour that does not exist is flagged
+:data:`DST_SKIPPED` (the page was not shown in ``board_tz``). Flagged dates reach the shell as
+``Post.warnings``: nothing orders posts by them silently.
+
 Pure: ``now`` is always passed in; the clock is never read.
 """
 
@@ -18,10 +27,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
+
+from parsers.model import Post
 
 #: The parts of a page text that look like a Forumactif date (last match wins).
 DATE_RE = re.compile(
@@ -49,6 +60,9 @@ _YEARS_BACK, _YEARS_AHEAD = 11, 1
 #: Flags of :class:`ResolvedDate`.
 WEEKDAY_MISMATCH = "weekday_mismatch"
 AFTER_NOW = "after_now"
+#: DST flags of :class:`ResolvedDate` (``dst``).
+DST_REPEATED = "dst_repeated"
+DST_SKIPPED = "dst_skipped"
 _YEAR_RE = re.compile(r"\b\d{4}\b|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}")
 _RELATIVE_RE = re.compile(r"aujourd|hier|today|yesterday|hoy|ayer", re.IGNORECASE)
 _DEFAULT_LANGUAGES = ("fr", "en")
@@ -63,10 +77,13 @@ class ResolvedDate:
     year near ``now``: ``at`` is then the most recent such date not after ``now``), or
     :data:`AFTER_NOW` (the weekday puts the date after ``now``: the capture time is
     probably wrong).
+    ``dst``: None, or :data:`DST_REPEATED` (the wall time occurs twice: ``at`` is the first
+    occurrence, ``fold=0``) or :data:`DST_SKIPPED` (the wall time does not exist in the zone).
     """
 
     at: datetime | None
     flag: str | None = None
+    dst: str | None = None
 
 
 def _nfc(text: str) -> str:
@@ -180,7 +197,44 @@ def resolve_forumactif_date(
         else:
             naive = _latest_not_after(naive, limit)
             flag = WEEKDAY_MISMATCH if weekday is not None else None
-    return ResolvedDate(naive.replace(tzinfo=zone), flag)
+    return ResolvedDate(naive.replace(tzinfo=zone), flag, _dst_flag(naive, zone))
+
+
+def _dst_flag(naive: datetime, zone: ZoneInfo) -> str | None:
+    """:data:`DST_REPEATED` / :data:`DST_SKIPPED` when the wall time ``naive`` is ambiguous in
+    ``zone`` (its two folds have different offsets), else None."""
+    first = naive.replace(tzinfo=zone, fold=0)
+    if first.utcoffset() == naive.replace(tzinfo=zone, fold=1).utcoffset():
+        return None
+    back = first.astimezone(UTC).astimezone(zone).replace(tzinfo=None)
+    return DST_REPEATED if back == naive else DST_SKIPPED
+
+
+def settle_repeated_hours(posts: Sequence[Post]) -> list[Post]:
+    """``posts`` (page order: ids ascending, so times never go back) with each
+    :data:`DST_REPEATED` date read as its second occurrence (``fold=1``) when the first would
+    put it before a previous post's time and the second does not; its warning then says so.
+    Other posts are returned unchanged.
+    """
+    out: list[Post] = []
+    latest: datetime | None = None  # UTC: aware datetimes of one zone compare by wall time
+    for post in posts:
+        at = post.posted_at
+        repeated = any(DST_REPEATED in w for w in post.warnings)
+        if repeated and at is not None and latest is not None:
+            second = at.replace(fold=1)
+            if at.astimezone(UTC) < latest <= second.astimezone(UTC):
+                note = "second occurrence (fold=1): the first is before the previous post"
+                warnings = tuple(
+                    f"{w}: {note}" if DST_REPEATED in w else w for w in post.warnings
+                )
+                post = replace(post, posted_at=second, warnings=warnings)
+                at = second
+        if at is not None:
+            utc = at.astimezone(UTC)
+            latest = utc if latest is None or utc > latest else latest
+        out.append(post)
+    return out
 
 
 def _nearest_with_weekday(value: datetime, base: datetime, weekday: int) -> datetime | None:

@@ -31,6 +31,7 @@ from parsers.forumactif.dates import (
     find_date,
     parse_forumactif_date,
     resolve_forumactif_date,
+    settle_repeated_hours,
 )
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS, find_dice_block
 from parsers.forumactif.encoding import decode_html, page_codec
@@ -259,8 +260,9 @@ class _Context:
         if not raw:
             return None
         resolved = resolve_forumactif_date(raw, now=self.now, board_tz=self.board_tz)
-        if resolved.flag is not None:
-            warnings.append(f"posted_at: {resolved.flag} ({raw!r})")
+        for flag in (resolved.flag, resolved.dst):
+            if flag is not None:
+                warnings.append(f"posted_at: {flag} ({raw!r})")
         return resolved.at
 
 
@@ -550,7 +552,7 @@ def parse_topic_page(
     if expected_ids is not None:
         what = "class post--N" if strategy == "class" else 'id="pN"'
         check_all_parsed(expected_ids, (post.post_id for post in posts), source, what)
-    posts = _attach_dice(posts)
+    posts = settle_repeated_hours(_attach_dice(posts))
 
     reply_form = find_reply_form(tree)
     topic_id = ld.topic_id if ld is not None else None

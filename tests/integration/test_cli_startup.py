@@ -162,7 +162,8 @@ def test_an_unreachable_board_is_one_line_and_exit_board_unreachable(
 
     monkeypatch.setattr(forumbot.app, "make_client", make_client)
     cfg = write_config(tmp_path / "forumbot.toml", "http://board.invalid")
-    result = invoke(["run", "-c", str(cfg)], env=GOOD)
+    # `run` waits for a board that is down (issue 22); --give-up-after 0 makes it exit 69
+    result = invoke(["run", "-c", str(cfg), "--give-up-after", "0"], env=GOOD)
     assert result.exit_code == exit_codes.BOARD_UNREACHABLE, result.output
     line = one_clean_line(result)
     assert "board unreachable" in line and "ConnectError" in line

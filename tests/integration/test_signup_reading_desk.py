@@ -5,6 +5,7 @@ becomes a referee task with the post quoted; the duel topic says who proposed th
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -131,7 +132,9 @@ def test_mutual_sign_ups_are_paired_not_refused() -> None:
     odric = forum.add_post(SOLO, "Odric Fenwick", "Nom : Odric Fenwick\nAnnée : 5\n"
                            "Type de magie : flamboyante\nAdversaire : Maelis Dunbar")  # fmt: skip
     desk.cycle()
-    assert replies(forum, SOLO) == []  # no « Tu as déjà une inscription en cours »
+    # no « Tu as déjà une inscription en cours »: one reply confirming the pairing (issue 23)
+    (confirmed,) = replies(forum, SOLO)
+    assert "confirme ton duel contre Maelis Dunbar" in confirmed and "retenue" not in confirmed
     assert (post_row(desk, odric)["status"], post_row(desk, odric)["code"]) == (
         "accepted", "mutual")  # fmt: skip
     (pairing,) = rows(desk, "queue")
@@ -161,7 +164,9 @@ def test_mutual_teammates_form_one_duo() -> None:
     forum.add_post(DUO, "Dorian Pike", "Nom : Dorian Pike\nAnnée : 6\nType : sournoise\n"
                    "Partenaire : Zoé Lune, 3e année, protectrice")  # fmt: skip
     desk.poll_registrations()
-    assert replies(forum, DUO) == []
+    desk.cycle()
+    (confirmed,) = replies(forum, DUO)  # a confirmation, no refusal (issue 23)
+    assert "confirme ton duo avec Aurora Vexley" in confirmed and "retenue" not in confirmed
     assert post_row(desk, blaise)["code"] == "mutual"
     (match,) = rows(desk, "duo_matches")
     assert "Blaise Corvin" in match["duos_json"] and "Zoé Lune" in match["duos_json"]
@@ -207,3 +212,20 @@ def test_a_free_text_partner_the_board_cannot_confirm_is_asked() -> None:
 
 def test_the_fake_forum_is_a_member_directory() -> None:
     assert isinstance(MemberForum(), MemberDirectory)
+
+
+def test_a_2v2_sign_up_with_one_line_per_member_forms_the_duo_not_a_referee_task() -> None:
+    """Issue 23: « Joueur 1 : ... » / « Joueur 2 : ... » went to a referee (several_years)."""
+    forum, desk = make(members=MEMBERS + ("Nerys Vale", "Ysolde Marr"))
+    post = forum.add_post(DUO, "Nerys Vale", "Inscription en deux contre deux !\n"
+                          "Joueur 1 : Nerys Vale, 4e année, brutale\n"
+                          "Joueur 2 : Ysolde Marr, 5e année, discrète")  # fmt: skip
+    desk.poll_registrations()
+    assert (post_row(desk, post)["status"], post_row(desk, post)["code"]) == (
+        "accepted", "teammate_named")  # fmt: skip
+    assert rows(desk, "referee_tasks") == [] and replies(forum, DUO) == []
+    (entry,) = rows(desk, "duo_entries")
+    assert (entry["character"], entry["mate_character"], entry["status"]) == (
+        "Nerys Vale", "Ysolde Marr", "duo")  # fmt: skip
+    (ysolde,) = desk.storage.db["duellist_profiles"].rows_where("character = ?", ["Ysolde Marr"])
+    assert (ysolde["year"], json.loads(ysolde["magic_types_json"])) == ("5", ["discrete"])

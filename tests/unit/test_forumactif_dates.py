@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from parsers.forumactif.dates import (
     AFTER_NOW,
+    DST_REPEATED,
+    DST_SKIPPED,
     WEEKDAY_MISMATCH,
     find_date,
     parse_forumactif_date,
     resolve_forumactif_date,
+    settle_repeated_hours,
 )
+from parsers.model import Post
 
 PARIS = ZoneInfo("Europe/Paris")
 NOW = datetime(2025, 3, 4, 15, 0, tzinfo=PARIS)  # a Tuesday
@@ -102,3 +106,57 @@ def test_year_less_date_whose_weekday_matches_no_year_is_flagged() -> None:
     resolved = resolve_forumactif_date("Mar 29 Fév - 10:00", now=NOW)
     assert resolved.flag == WEEKDAY_MISMATCH
     assert resolved.at == datetime(2024, 2, 29, 10, 0, tzinfo=PARIS)
+
+
+# -- daylight saving time (issue 22) -----------------------------------------------------
+
+OCTOBER = datetime(2024, 10, 28, 12, 0, tzinfo=PARIS)  # the day after the autumn change
+
+
+def test_a_date_in_the_repeated_autumn_hour_is_flagged_and_read_as_its_first_occurrence() -> None:
+    resolved = resolve_forumactif_date("Dim 27 Oct 2024 - 2:30", now=OCTOBER)
+    assert resolved.dst == DST_REPEATED and resolved.flag is None
+    assert resolved.at is not None and resolved.at.fold == 0
+    assert resolved.at.utcoffset() == timedelta(hours=2)  # summer time: the earlier instant
+    assert resolved.at.astimezone(UTC) == datetime(2024, 10, 27, 0, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("raw", "dst"),
+    [
+        ("Dim 27 Oct 2024 - 1:59", None),
+        ("Dim 27 Oct 2024 - 2:00", DST_REPEATED),
+        ("Dim 27 Oct 2024 - 2:59", DST_REPEATED),
+        ("Dim 27 Oct 2024 - 3:00", None),
+        ("Dim 31 Mar 2024 - 2:30", DST_SKIPPED),  # does not exist: not shown in Europe/Paris
+        ("Lun 30 Déc 2024 - 9:05", None),
+    ],
+)
+def test_only_the_changing_hours_are_flagged(raw: str, dst: str | None) -> None:
+    assert resolve_forumactif_date(raw, now=OCTOBER).dst == dst
+
+
+def post(post_id: int, raw: str) -> Post:
+    resolved = resolve_forumactif_date(raw, now=OCTOBER)
+    flags = [f"posted_at: {f} ({raw!r})" for f in (resolved.flag, resolved.dst) if f]
+    return Post(
+        post_id, "Aurora Vexley", None, resolved.at, None, "x", (), (), 1, warnings=tuple(flags)
+    )
+
+
+def test_the_posts_before_a_repeated_hour_tell_its_second_occurrence() -> None:
+    posts = [
+        post(1, "Dim 27 Oct 2024 - 1:50"),
+        post(2, "Dim 27 Oct 2024 - 2:40"),  # summer time (nothing says otherwise)
+        post(3, "Dim 27 Oct 2024 - 2:10"),  # before post 2 in summer time: the winter 2:10
+        post(4, "Dim 27 Oct 2024 - 2:20"),  # after the winter 2:10: winter too
+        post(5, "Dim 27 Oct 2024 - 3:05"),
+    ]
+    settled = settle_repeated_hours(posts)
+    utc = [p.posted_at.astimezone(UTC).strftime("%H:%M") for p in settled if p.posted_at]
+    assert utc == ["23:50", "00:40", "01:10", "01:20", "02:05"]
+    assert [p.posted_at.fold for p in settled if p.posted_at] == [0, 0, 1, 1, 0]
+    assert settled[1].warnings == posts[1].warnings  # still flagged: nothing proves the fold
+    assert "second occurrence (fold=1)" in settled[2].warnings[0]
+    assert all(any(DST_REPEATED in w for w in p.warnings) for p in settled[1:4])
+    assert settle_repeated_hours(posts[:1]) == posts[:1]

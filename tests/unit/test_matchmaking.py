@@ -62,19 +62,27 @@ def test_seed001_at_most_three_1v1_then_queue_fifo() -> None:
 
 
 def test_seed001_a_player_is_in_one_duel_at_a_time() -> None:
-    """seed 001: "Un joueur ne peut participer qu'à un duel à la fois." """
+    """seed 001: "Un joueur ne peut participer qu'à un duel à la fois." Issue 23: a player in a
+    running duel is not paired again (before, they could queue the next one, so the answer
+    depended on whether their pairing had started between two reads)."""
     busy = Pairing(e("ana", 1, "Aurora"), e("bob", 2))
     lobby = Lobby(running=(busy,))
-    lobby, _ = add_request(
+    lobby, refused = add_request(
         lobby, Request(e("ana", 3, "Bellatrix"), partner="X", partner_player="x")
     )
+    assert (refused.outcome, refused.reason, refused.stage) == (
+        "rejected", "already_signed_up", "running")  # fmt: skip
     lobby, _ = add_request(lobby, Request(e("cyd", 5), partner="Y", partner_player="y"))
     lobby, started = schedule(lobby)
     assert [p.players for p in started] == [("y", "cyd")]
-    assert [p.players for p in lobby.queue] == [("x", "ana")]
+    assert lobby.queue == ()
     lobby, again = add_request(lobby, Request(e("ana", 9, "Circé")))
     assert again.outcome == "rejected" and again.reason == "already_signed_up"
     lobby = finish(lobby, busy)
+    lobby, queued = add_request(
+        lobby, Request(e("ana", 10, "Bellatrix"), partner="X", partner_player="x")
+    )
+    assert queued.outcome == "paired"
     lobby, started = schedule(lobby)
     assert [p.players for p in started] == [("x", "ana")]
     with pytest.raises(RuleError):

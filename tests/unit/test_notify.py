@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
+from forumbot.duels.flow import MISSING_DICE
 from forumbot.duels.publication import publish_due
 from forumbot.notify.claims import ClaimError, release, take
 from forumbot.notify.job import NotifyJob
@@ -94,7 +95,7 @@ def test_owls_are_gathered_at_most_one_per_person_per_gather_window(scenario: Sc
     # a new draft (held by the bot) five minutes later: it waits for the window
     scenario.clock.advance(300)
     scenario.storage.db["declarations"].update(
-        scenario.draft_id, {"status": "held", "last_error": "dés manquants"}
+        scenario.draft_id, {"status": "held", "last_error": MISSING_DICE}
     )
     job(scenario, pm).run()
     assert len([p for p in pm.pms if p["to"] == "rita"]) == 1
@@ -103,7 +104,10 @@ def test_owls_are_gathered_at_most_one_per_person_per_gather_window(scenario: Sc
     job(scenario, pm).run()
     to_rita = [p for p in pm.pms if p["to"] == "rita"]
     assert len(to_rita) == 2
-    assert "un brouillon retenu par le bot — dés manquants" in str(to_rita[1]["message"])
+    assert "un brouillon retenu par le bot — un message n'a pas encore les dés du forum" in str(
+        to_rita[1]["message"]
+    )
+    assert "missing_dice" not in str(to_rita[1]["message"]).split("forumbot·")[0]
     assert "ne part pas sans la décision d'un arbitre" in str(to_rita[1]["message"])
 
 
@@ -119,7 +123,11 @@ def test_a_crash_between_batching_and_sending_sends_the_owl_once(scenario: Scena
     assert {n["status"] for n in notices(scenario.storage, channel="owl")} == {"sent"}
 
 
-def test_a_draft_published_before_its_owl_is_dropped(scenario: Scenario) -> None:
+def test_a_draft_published_before_its_owl_is_said_published_not_dropped(
+    scenario: Scenario,
+) -> None:
+    """Issue 23: a notice is not dropped merely because its draft went out (the bot was
+    down past the delay): it says the declaration left by itself, with the post's link."""
     from forumbot.notify.scan import scan
 
     scan(scenario.storage, CFG, scenario.clock())  # queued, not sent yet
@@ -128,10 +136,33 @@ def test_a_draft_published_before_its_owl_is_dropped(scenario: Scenario) -> None
     pm = ClubForum()
     job(scenario, pm).run()
     rita = [p for p in pm.pms if p["to"] == "rita"]
-    assert len(rita) == 1 and "à relire" not in str(rita[0]["message"])
-    assert "Je m'en occupe" not in str(rita[0]["message"])
+    text = str(rita[0]["message"])
+    assert len(rita) == 1 and "à relire" not in text
+    assert "une déclaration partie toute seule, sans relecture" in text
+    assert "Publication : déjà publiée le 30/11 à 13:" in text and "avant ce message" in text
+    assert "Voir le message sur le forum" in text
+    assert "Je m'en occupe" not in text
+    assert notices(scenario.storage, "dropped") == []
+
+
+def test_a_draft_gone_before_its_owl_is_dropped_and_logged(
+    scenario: Scenario, caplog: pytest.LogCaptureFixture
+) -> None:
+    from forumbot.duels.ending import drop_draft
+    from forumbot.notify.scan import scan
+
+    scan(scenario.storage, CFG, scenario.clock())
+    drop_draft(scenario.storage, scenario.draft_id, "doublon", "alice", scenario.clock())
+    pm = ClubForum()
+    with caplog.at_level("WARNING", logger="forumbot.notify.outbox"):
+        job(scenario, pm).run()
     dropped = notices(scenario.storage, "dropped")
     assert [(n["recipient"], n["kind"]) for n in dropped] == [("rita", "draft_waiting")]
+    assert str(dropped[0]["last_error"]).startswith("gone: declaration")
+    assert any(
+        f"about declaration:{scenario.draft_id} dropped (gone:" in r.getMessage()
+        for r in caplog.records
+    )
 
 
 class _Hook(BaseHTTPRequestHandler):

@@ -97,7 +97,7 @@ def test_2v2_a_stored_duo_that_would_repeat_a_player_is_passed_over() -> None:
 def test_1v1_an_accented_account_with_a_queued_pairing_is_already_signed_up() -> None:
     lobby = Lobby(queue=(Pairing(AURORA, NAMED),))
     _, event = add_request(lobby, Request(Entrant("Clémence Salpêtre", "Zoé Lune", 11)))
-    assert (event.outcome, event.reason) == ("rejected", "already_signed_up")
+    assert (event.outcome, event.reason, event.stage) == ("rejected", "already_signed_up", "queued")
     # the same character under another account, while it waits in the queue
     _, event = add_request(lobby, Request(Entrant("Someone Else", "clémence salpêtre", 11)))
     assert event.reason == "already_signed_up"
@@ -122,13 +122,12 @@ def test_1v1_answers_and_lone_sign_ups_never_pair_a_player_with_themselves() -> 
     again = Entrant("Clémence Salpêtre", "Zoé Lune", 11)
     _, event = add_request(lobby, Request(again, answers=10))
     assert event.reason == "already_signed_up"
-    # a running duel does not stop a new sign-up (it queues), but never against oneself
+    # a running duel stops a new sign-up (issue 23: one duel at a time, queued or running),
+    # whatever the spelling
     lobby = Lobby(open_requests=(mine,), running=(Pairing(AURORA, DORIAN),))
     after, event = add_request(lobby, Request(Entrant("aurora VEXLEY", "Circé", 14)))
-    assert event.outcome == "paired" and event.pairing is not None
-    assert event.pairing.players == ("Clemence Salpetre", "aurora VEXLEY")
-    _, started = schedule(after)
-    assert started == ()  # Aurora's running duel holds it, whatever the spelling
+    assert (event.outcome, event.reason) == ("rejected", "already_signed_up")
+    assert after == lobby
 
 
 def test_schedule_and_withdraw_compare_players_folded() -> None:

@@ -91,7 +91,7 @@ def no_form_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     """The real PhpbbClient, but its minimum form age is waited on a fake clock."""
 
     def make_client(
-        config: Config, password: str, transport: httpx.BaseTransport | None = None
+        config: Config, password: str, transport: httpx.BaseTransport | None = None, **_: object
     ) -> PhpbbClient:
         return PhpbbClient(
             config.board_url, config.username, password, transport=transport, sleep=lambda s: None
@@ -136,6 +136,7 @@ def test_doctor_all_green_against_a_real_board_flow(tmp_path: Path) -> None:
         "password",
         "database",
         "migrations",
+        "filesystem",
         "board",
         "clock",
         "login",

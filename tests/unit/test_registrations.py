@@ -219,13 +219,18 @@ def test_seed001_one_duel_at_a_time_per_player() -> None:
     signup(forum, "Cassius Thorne")
     desk.cycle()
     (running,) = queue(desk)
-    # Aurora's account signs up again: paired with Maelis but waits for her running duel.
+    # Aurora's account signs up again while her duel runs: refused (issue 23: one duel at a
+    # time, queued or running; she signs up again once it is over).
     signup(forum, "Aurora Vexley")
     signup(forum, "Maelis Dunbar")
     desk.cycle()
     rows = queue(desk)
-    assert [r["status"] for r in rows] == ["running", "queued"]
+    assert [r["status"] for r in rows] == ["running"]
+    refusals = [p.text for p in forum.posts[THREAD] if p.author == "Hibou"]
+    assert len(refusals) == 1 and "Tu participes déjà à un duel en un contre un en cours" in (
+        refusals[0])  # fmt: skip
     finish_by_concession(desk, int(str(running["duel_id"])), "Cassius Thorne")
+    signup(forum, "Aurora Vexley")
     desk.cycle()
     assert [r["status"] for r in queue(desk)] == ["finished", "running"]
 

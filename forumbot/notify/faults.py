@@ -1,0 +1,79 @@
+"""One bad notice item never stops the others, and is reported once (issue 23).
+
+A row the scanner cannot turn into a notice (a referee task whose ``duel_id`` is garbage, a
+declaration without a duel) or a notice that cannot be written (its subject unreadable, its
+template failing) is skipped; :func:`report_once` says so **once**, however many passes meet
+it again: one error line in the log, one audit row (``notice.broken``, target
+``notice-item:<key>``), and, when the item is something a person must act on that nobody
+would otherwise see (a draft, a violation: ``needs_task``), one referee task (kind
+``notice_failed``, for the duel's referees or the admins when its duel is unknown). The
+memory is the ``notify_state`` row ``broken:<key>`` (the scanner's own key-value table), so a
+restart does not repeat it.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from forumbot.storage import Storage, iso
+
+log = logging.getLogger("forumbot.notify")
+
+TASK_KIND = "notice_failed"
+
+
+def _int_or_none(value: object) -> int | None:
+    try:
+        return int(value)  # type: ignore[call-overload, no-any-return]
+    except (TypeError, ValueError):
+        return None
+
+
+def report_once(
+    storage: Storage,
+    key: str,
+    error: BaseException | str,
+    now: datetime,
+    *,
+    duel_id: object = None,
+    needs_task: bool = False,
+) -> bool:
+    """Report the bad item ``key`` (e.g. ``referee_task:7``) unless it was already reported.
+    Commits. Returns True when it was reported now.
+
+    ``duel_id`` (any value; kept only when it is a whole number): the duel a referee task is
+    raised for (``needs_task``); None -> the admins see it.
+    """
+    name = f"broken:{key}"
+    text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    if list(storage.db["notify_state"].rows_where("name = ?", [name])):
+        return False
+    duel = _int_or_none(duel_id)
+    with storage.db.atomic():
+        storage.db.table("notify_state").insert({"name": name, "value": text[:500]}, pk="name")
+        storage.audit(
+            "forumbot", "notice.broken", f"notice-item:{key}", None, {"error": text[:500]}, now
+        )
+        if needs_task:
+            storage.db.execute(
+                "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
+                "subject, text, status, created_at, note) "
+                "values (null, ?, ?, ?, ?, ?, 'open', ?, ?)",
+                [
+                    duel,
+                    TASK_KIND,
+                    f"notice-broken-{key}",
+                    f"Notification impossible : {key}",
+                    "Le bot n'a pas pu préparer la notification de cet élément : "
+                    "regardez-le sur la page de relecture.",
+                    iso(now),
+                    "Erreur technique : le détail est dans le journal du bot "
+                    "(« cannot be notified ») et l'historique (notice.broken).",
+                ],
+            )
+    log.error("notify: %s cannot be notified (%s); skipped, the others go on", key, text)
+    return True
+
+
+__all__ = ["TASK_KIND", "report_once"]
