@@ -123,16 +123,18 @@ ModeratorEvent = tuple[str, str, Callable[[World, random.Random, int], str]]
 def _lock(world: World, rng: random.Random, topic_id: int) -> str:
     board: Any = world.board
     board.lock_topic(topic_id)
-    world.later(rng.uniform(1800, 6 * 3600), lambda: board.unlock_topic(topic_id))
+    world.later(rng.uniform(1800, 6 * 3600), lambda: board.lock_topic(topic_id, False))
+    world.note(f"lock t{topic_id}")
     return f"lock t{topic_id}"
 
 
 def _move(world: World, rng: random.Random, topic_id: int) -> str:
     board: Any = world.board
     target = rng.choice((DUEL_FORUM + 10, DUEL_FORUM))  # an unwatched forum, or back
-    if target not in {f.forum_id for f in getattr(board, "_forums", {}).values()}:
+    if target not in getattr(board, "_forums", {}):
         board.add_forum(target, "Archives des duels")
     board.move_topic(topic_id, target)
+    world.note(f"move t{topic_id} f{target}")
     return f"move t{topic_id} -> f{target}"
 
 
