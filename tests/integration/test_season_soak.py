@@ -30,7 +30,7 @@ def test_a_short_season_keeps_every_invariant(tmp_path: Path) -> None:
 
     summary = run_seed(4, players=4, weeks=0.3, folder=tmp_path, drain_days=0.5)
     assert summary.violations == []
-    assert summary.duels >= 1 and summary.posts >= 1 and summary.owls >= 2
+    assert summary.duels >= 1 and summary.owls >= 2  # the opening owls at least
     assert summary.restores == 1  # the restore of the last nightly backup ran
     line = summary.line()
     assert line.startswith(f"seed=4 duels={summary.duels} posts={summary.posts} ")
