@@ -49,13 +49,7 @@ import rules
 from forumbot.duels import dice_edits, opening
 from forumbot.duels.deadlines import sweep
 from forumbot.duels.finished import finished_outcome, notify_finished
-from forumbot.duels.flow import (
-    MISSING_DICE,
-    DuelFlow,
-    FlowContext,
-    FlowSettings,
-    forum_dice,
-)
+from forumbot.duels.flow import MISSING_DICE, DuelFlow, FlowContext, FlowSettings, forum_dice
 from forumbot.duels.flows import flow_for, opening_flow
 from forumbot.duels.follow import GONE, FollowedTopic, TopicFollow, report_failure
 from forumbot.duels.topic_watch import TopicWatch
@@ -288,12 +282,8 @@ class Referee:
         records = self.storage.duel_records(duel.id, posts=False)
         duel = records.duel
         if not unchanged and read == 0 and self.watch.only_own_post(records, summary):
-            # the listing's new last post is the bot's own declaration, right after the last
-            # post read: nothing to read (issue 22); the topic is known up to it
-            self.storage.update_duel(duel.id, last_post_id=summary.last_post_id)
-            records = records.with_duel(replace(duel, last_post_id=summary.last_post_id))
+            records, unchanged = self.watch.known_up_to(records, summary.last_post_id), True
             duel = records.duel
-            unchanged = True
         # a turn draft waiting: its posts may still be edited (edit watch)
         pending = any(d.kind == "turn" for d in records.editable())
         watched = self._watches_edits(duel, flow) or pending
@@ -475,9 +465,7 @@ class Referee:
             posts = [p for p in posts_read if since is None or p.post_id > since]
         else:
             posts = self.client.read_topic(duel.topic_id, since)
-        # a post waiting for a moderator (shown to its author and moderators only) is not
-        # public yet: not a move, and the bot's own is not "published" (issue 22)
-        posts = [p for p in posts if not p.unapproved]
+        posts = [p for p in posts if not p.unapproved]  # a moderator's queue: not public yet
         self.watch.note_read(duel, listed_replies)
         new, edited, stored = self._record_posts(ctx.rs, records, posts)
         records = records.with_posts(stored)  # what was just written, not read again

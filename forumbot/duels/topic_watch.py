@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from forumbot.errors import TopicMoved
@@ -138,9 +139,7 @@ class TopicWatch:
                 forum_id,
             )
 
-    def unlisted(
-        self, forum_id: int, listed: set[int]
-    ) -> tuple[list[TopicSummary], list[Duel]]:
+    def unlisted(self, forum_id: int, listed: set[int]) -> tuple[list[TopicSummary], list[Duel]]:
         """Live duels of the forum not on the listing read: ``(summaries, followed)``.
 
         ``summaries``: those on a later page, from their rows (reply count -1: unknown), so
@@ -159,8 +158,11 @@ class TopicWatch:
             if duel.topic_id not in self.missing and duel.board_forum_id is None:
                 summaries.append(
                     TopicSummary(
-                        duel.topic_id, duel.title or "", duel.last_post_id,
-                        self.replies.get(duel.topic_id, -1), None,
+                        duel.topic_id,
+                        duel.title or "",
+                        duel.last_post_id,
+                        self.replies.get(duel.topic_id, -1),
+                        None,
                     )  # fmt: skip
                 )
                 continue
@@ -196,6 +198,12 @@ class TopicWatch:
         if known is not None and summary.replies >= 0:
             self.replies[duel.topic_id] = summary.replies
         return True
+
+    def known_up_to(self, records: DuelRecords, last_post_id: int) -> DuelRecords:
+        """The duel's topic is known up to ``last_post_id`` without reading it (the bot's own
+        declaration, :meth:`only_own_post`): stored, and the snapshot patched."""
+        self.storage.update_duel(records.duel.id, last_post_id=last_post_id)
+        return records.with_duel(replace(records.duel, last_post_id=last_post_id))
 
     def watch_due(self, duel: Duel, watched: bool) -> bool:
         """True when the ``watched`` duel's topic was not read for ``edit_watch_interval_s``

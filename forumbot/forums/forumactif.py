@@ -70,6 +70,7 @@ from forumbot.forums.forumactif_pages import parse_topic_listing
 from forumbot.forums.forumactif_pm import ForumactifMessages
 from forumbot.forums.forumactif_posting import ForumactifPosting
 from forumbot.forums.http_edges import HttpLimits
+from forumbot.forums.marker_search import MarkerSearch
 from forumbot.forums.members import ForumactifMembers
 from forumbot.forums.outages import challenge_reason
 from forumbot.forums.topic_order import check_next, note_page
@@ -87,7 +88,9 @@ from parsers.location import page_location
 from parsers.model import Post, TopicPage
 
 
-class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers, BoardHttp):
+class ForumactifClient(
+    ForumactifPosting, ForumactifMessages, ForumactifMembers, MarkerSearch, BoardHttp
+):
     """A :class:`~forumbot.forums.base.ForumClient` for Forumactif boards (all six versions).
 
     Args:
@@ -528,7 +531,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
                 if (topic_id, post.post_id, warning) not in self._warned:
                     self._warned.add((topic_id, post.post_id, warning))
                     log.warning(
-                        "topic %s post %s: %s (docs/forumactif.md, section \"Reading topics\"); "
+                        'topic %s post %s: %s (docs/forumactif.md, section "Reading topics"); '
                         "the bot's deadlines use its own sight of posts, never this date",
                         topic_id,
                         post.post_id,
@@ -565,16 +568,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             posts.extend(later[sum(1 for p in last.posts if p.post_id > after_post_id) :])
         return posts
 
-    def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
-        """Id of the first post by this client's user after ``after_post_id`` whose text (or
-        raw HTML) contains ``marker``; None when there is none."""
-        me = self.username.casefold()
-        for post in self.read_topic(topic_id, after_post_id):
-            if post.unapproved:  # waits for a moderator: not published yet (issue 22)
-                continue
-            if post.author.casefold() == me and has_marker(marker, post.text, post.html):
-                return post.post_id
-        return None
+    def _post_has_marker(self, marker: str, post: Post) -> bool:
+        return has_marker(marker, post.text, post.html)
 
     def _find_topic_marker(self, forum_id: int, subject: str, marker: str) -> int | None:
         """Topic id of a topic titled ``subject`` opened by this user whose first post

@@ -45,6 +45,7 @@ from forumbot.forums.base import TopicSummary
 from forumbot.forums.board_http import BoardHttp
 from forumbot.forums.http_edges import HttpLimits
 from forumbot.forums.http_edges import parse_retry_after as parse_retry_after
+from forumbot.forums.marker_search import MarkerSearch
 from forumbot.forums.members import PhpbbMembers
 from forumbot.forums.phpbb_http import (
     DEFAULT_USER_AGENT,
@@ -76,7 +77,7 @@ from parsers.phpbb_forms import (
 )
 
 
-class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
+class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, MarkerSearch, BoardHttp):
     """A :class:`~forumbot.forums.base.ForumClient` for phpBB 3.3 (prosilver).
 
     Args:
@@ -581,17 +582,8 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         first = self._topic_page(phpbb_topic(f"t={topic_id}"), f"topic {topic_id}", topic_id)
         return self._scan(topic_id, first, after_post_id)
 
-    def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
-        """Id of the first post by this client's user after ``after_post_id`` whose text (or
-        raw HTML) contains ``marker``; None when there is none. A post still waiting for a
-        moderator (shown to its author only, ``Post.unapproved``) is not found."""
-        me = self.username.casefold()
-        for post in self.read_topic(topic_id, after_post_id):
-            if post.unapproved:  # waits for a moderator: not published yet (issue 22)
-                continue
-            if post.author.casefold() == me and (marker in post.text or marker in post.html):
-                return post.post_id
-        return None
+    def _post_has_marker(self, marker: str, post: Post) -> bool:
+        return marker in post.text or marker in post.html
 
     def _find_topic_marker(self, forum_id: int, subject: str, marker: str) -> int | None:
         """Topic id of a topic titled ``subject`` opened by this user whose first post
