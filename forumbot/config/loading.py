@@ -16,7 +16,7 @@ from forumbot.config.model import (
     Config,
     Registration,
     WatchedForum,
-    refuse_writable_by_others,
+    check_config_file,
 )
 from forumbot.config.schema import (
     LIST_SECTIONS,
@@ -186,7 +186,7 @@ def load_config(path: str | Path) -> Config:
             invalid (:func:`parse_config`); the message starts with the file's name.
     """
     p = Path(path)
-    refuse_writable_by_others(p, "configuration")
+    check_config_file(p)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:

@@ -30,6 +30,7 @@ from pathlib import Path
 import httpx
 from tenacity import RetryCallState
 
+from forumbot.config import refuse_writable_by_others
 from forumbot.errors import BoardPaused, DeadlineExceeded, ResponseTooLarge
 from forumbot.forums.http_edges import HttpLimits, exchange, parse_retry_after
 from forumbot.forums.tls import verify_for
@@ -193,6 +194,7 @@ class BoardHttp:
         path = self.cookie_file
         if path is None or not path.exists():
             return
+        refuse_writable_by_others(path, "cookie jar")  # a planted session (issue 24)
         try:
             if path.stat().st_mode & 0o077:
                 os.chmod(path, 0o600)
