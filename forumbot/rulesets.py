@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from forumbot.config.files import read_toml_file
 from rules.fatigue import parse_any_ruleset
 from rules.ruleset import Ruleset, ruleset_path
 
@@ -20,7 +21,21 @@ def load_ruleset(name: str) -> Ruleset:
     Raises:
         FileNotFoundError: when neither a shipped ruleset nor a file has that name.
         rules.errors.RuleError: when the file is not a valid ruleset.
+        forumbot.config.ConfigError: too big, not UTF-8 or nested too deeply
+            (:func:`read_ruleset_file`).
     """
     candidate = Path(name)
     path = candidate if candidate.suffix == ".toml" and candidate.exists() else ruleset_path(name)
-    return parse_any_ruleset(path.read_text(encoding="utf-8"))
+    if not path.exists():
+        raise FileNotFoundError(path)
+    return parse_any_ruleset(read_ruleset_file(path))
+
+
+def read_ruleset_file(path: str | Path) -> str:
+    """The text of a ruleset file, read with the configuration's limits (issue 24 F13/F14).
+
+    Raises:
+        forumbot.config.ConfigError: unreadable, too big, not UTF-8, invalid TOML or nested
+            too deeply (:func:`forumbot.config.files.read_toml_file`).
+    """
+    return read_toml_file(path, "ruleset")
