@@ -54,6 +54,7 @@ TASK_KINDS_FR: dict[str, str] = {
     "stalemate": "un duel où personne ne perd de PV : le clore ?",
     "topic_moved": "un sujet de duel déplacé ou fusionné",
     "notice_failed": "une notification que le bot n'a pas pu préparer",
+    "clock_skew": "l'horloge du bot ne s'accorde plus avec le forum : rien ne part tout seul",
 }
 
 UNKNOWN_REASON_FR = "le bot ne peut pas décider seul (le détail est sur la page de relecture)"

@@ -27,6 +27,7 @@ KIND_FR = {
     "stalemate": "Aucun PV perdu : clore le duel ?",
     "topic_moved": "Sujet déplacé ou fusionné",
     "notice_failed": "Notification impossible",
+    "clock_skew": "Horloge déréglée : publication automatique suspendue",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
