@@ -9,9 +9,9 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from forumbot.config.files import read_toml_file
 from rules.fatigue import parse_any_ruleset
 from rules.ruleset import Ruleset, ruleset_path
+from rules.toml_limits import MAX_TOML_BYTES, checked_toml_text
 
 
 @lru_cache(maxsize=16)
@@ -21,7 +21,7 @@ def load_ruleset(name: str) -> Ruleset:
     Raises:
         FileNotFoundError: when neither a shipped ruleset nor a file has that name.
         rules.errors.RuleError: when the file is not a valid ruleset.
-        forumbot.config.ConfigError: too big, not UTF-8 or nested too deeply
+        rules.toml_limits.TomlLimitError: too big, not UTF-8 or nested too deeply
             (:func:`read_ruleset_file`).
     """
     candidate = Path(name)
@@ -35,7 +35,10 @@ def read_ruleset_file(path: str | Path) -> str:
     """The text of a ruleset file, read with the configuration's limits (issue 24 F13/F14).
 
     Raises:
-        forumbot.config.ConfigError: unreadable, too big, not UTF-8, invalid TOML or nested
-            too deeply (:func:`forumbot.config.files.read_toml_file`).
+        OSError: the file cannot be read.
+        rules.toml_limits.TomlLimitError: too big, not UTF-8, invalid TOML or nested too
+            deeply (one line naming the file; exit code 78 at the command line).
     """
-    return read_toml_file(path, "ruleset")
+    with Path(path).open("rb") as f:
+        raw = f.read(MAX_TOML_BYTES + 1)
+    return checked_toml_text(raw, f"ruleset {path}")

@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from forumbot.config.errors import ConfigError
-from forumbot.config.files import MAX_TOML_DEPTH, read_toml_file, toml_depth
+from forumbot.config.files import read_toml_file
 from forumbot.config.model import (
     FLAT_SETTINGS,
     Config,
@@ -26,6 +26,7 @@ from forumbot.config.schema import (
     section_model,
     settings,
 )
+from rules.toml_limits import MAX_TOML_DEPTH, toml_depth
 
 # ---------------------------------------------------------------------------------------
 # Parsing: schema errors as one line per setting
