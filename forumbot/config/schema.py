@@ -163,6 +163,16 @@ class PollSettings(_Section):
         unit="s",
         ge=0,
     )
+    max_clock_skew_s: float = setting(
+        120.0,
+        "Seconds the local clock may differ from the board's Date header, at start-up and on "
+        "every answer while running, or jump against the monotonic clock between two answers; "
+        "beyond it, no draft publishes by its review delay (approved ones still do) until the "
+        "clocks agree again (a warning and a referee task clock_skew).",
+        unit="s",
+        ge=5,
+        le=3600,
+    )
     follow_after_polls: int = setting(
         3,
         "Polls in a row a running duel's topic may be missing from its watched forum's "

@@ -73,6 +73,7 @@ TASK_KINDS_FR: dict[str, str] = {
     "publish_mismatch": "une autre version de la déclaration est déjà sur le forum",
     "owl_queued": "un hibou en attente d'un modérateur du forum",
     "owl_refused": "un hibou refusé par le forum (boîte pleine ?)",
+    "clock_skew": "l'horloge du bot ne s'accorde plus avec le forum : rien ne part tout seul",
 }
 
 UNKNOWN_REASON_FR = "le bot ne peut pas décider seul (le détail est sur la page de relecture)"

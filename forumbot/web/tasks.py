@@ -37,6 +37,7 @@ KIND_FR = {
     "turn_dropped": "Tour abandonné : le duel attend",
     "late_edit": "Message modifié après la déclaration",
     "erratum_stale": "Erratum non appliqué",
+    "clock_skew": "Horloge déréglée : publication automatique suspendue",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
