@@ -195,20 +195,32 @@ class OpsSettings(_Section):
     )
 
 
+UNIX_PEER = "unix"
+"""The ``web.trusted_proxies`` entry naming the peer of the Unix socket (``web.socket``)."""
+
+
 class WebSettings(_Section):
     """``[web]``: the review page (``forumbot web``)."""
 
     https_only: bool = setting(
         False,
-        "Mark the review page's session cookie Secure: set true whenever the page is served "
-        "over HTTPS behind a reverse proxy (deploy/Caddyfile); the browser then sends it over "
-        "HTTPS only.",
+        "Mark the review page's session cookie Secure and send Strict-Transport-Security: "
+        "set true whenever the page is served over HTTPS behind a reverse proxy "
+        "(deploy/Caddyfile); the browser then talks to it over HTTPS only.",
+    )
+    socket: str = setting(
+        "",
+        "Serve the review page on this Unix socket instead of host:port (`forumbot web "
+        '--uds` overrides it), e.g. "/run/forumbot-web/web.sock" behind Caddy: only '
+        'processes allowed into its folder can connect. "" = TCP (--host, --port).',
     )
     trusted_proxies: list[str] = setting(
         [],
         "Addresses (IPs or CIDR networks) of the reverse proxies whose X-Forwarded-For / "
-        'X-Forwarded-Proto headers are believed (e.g. ["127.0.0.1"] behind Caddy on the same '
-        "host). Empty = believe no one: the login limit then counts the TCP peer's address.",
+        'X-Forwarded-Proto headers are believed; "unix" = the peer of web.socket (e.g. '
+        '["unix"] behind Caddy on the same host, deploy/README.md: never "127.0.0.1", which '
+        "trusts every local process). Empty = believe no one: the login limit then counts "
+        "the TCP peer's address.",
     )
 
     @field_validator("trusted_proxies", mode="before")
@@ -218,8 +230,8 @@ class WebSettings(_Section):
             value = [p.strip() for p in value.split(",") if p.strip()]
         if isinstance(value, list):
             for p in value:
-                if not isinstance(p, str):
-                    continue  # the list[str] check reports it
+                if not isinstance(p, str) or p == UNIX_PEER:
+                    continue  # the list[str] check reports a non-string
                 try:
                     ipaddress.ip_network(p, strict=False)
                 except ValueError as exc:

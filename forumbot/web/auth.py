@@ -240,6 +240,7 @@ class LoginLimiter:
         """(username-address keys, addresses) held in memory now (both <= ``max_keys``)."""
         return len(self._per_user), len(self._per_ip)
 
+
 def current_user(
     storage: Storage,
     session: MutableMapping[str, Any],

@@ -288,8 +288,6 @@ def pick_language(query_value: str | None, cookie_value: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
-
-
 def _elide(text: str, args: tuple[object, ...]) -> str:
     """French elision before a name: « de %s » becomes « d'%s » (and « que %s » « qu'%s ») when
     the name that fills that ``%s`` starts with a vowel or h (« Points d'Aurora Vexley »)."""

@@ -228,3 +228,15 @@ async def test_publish_now_without_publisher_says_next_pass(scenario: Scenario) 
         )
         assert "Approved: it goes out at the bot&#39;s next pass." in en.text
     assert scenario.storage.declaration(scenario.draft_id)["status"] == "approved"
+
+
+async def test_hsts_is_sent_when_https_only(scenario: Scenario) -> None:
+    """Issue 24 F3: Strict-Transport-Security from the app with web.https_only, not without."""
+    secure = create_app(scenario.storage, secret_key=SECRET, now=scenario.clock, https_only=True)
+    async with client(secure) as c:
+        page = await c.get("/login")
+    assert page.headers["strict-transport-security"] == "max-age=31536000"
+    plain_app = create_app(scenario.storage, secret_key=SECRET, now=scenario.clock)
+    async with client(plain_app) as c:
+        page = await c.get("/login")
+    assert "strict-transport-security" not in page.headers
