@@ -208,3 +208,21 @@ def test_f4_a_local_tcp_client_forging_forwarded_for_gets_no_bypass(serve_web) -
         ("127.0.0.1", "rita", f"wrong-{i}", {"X-Forwarded-For": f"10.9.{i}.1"}) for i in range(30)
     ]
     assert _burst(served, attempts) == Counter({401: 5, 429: 25})
+
+
+def test_the_documented_deploy_is_the_tested_one() -> None:
+    """deploy/README.md, the systemd unit and the Caddyfile agree on the setup tested above:
+    the socket only, trusted_proxies = ["unix"], https_only (HSTS) and HSTS from Caddy."""
+    deploy = Path(__file__).resolve().parents[2] / "deploy"
+    readme = (deploy / "README.md").read_text(encoding="utf-8")
+    unit = (deploy / "forumbot-web.service").read_text(encoding="utf-8")
+    caddy = (deploy / "Caddyfile").read_text(encoding="utf-8")
+    sock = "/run/forumbot-web/web.sock"
+    assert 'trusted_proxies = ["unix"]' in readme and "https_only = true" in readme
+    assert f"--uds {sock}" in unit and "--port" not in unit.split("ExecStart=", 1)[1]
+    assert "RuntimeDirectoryMode=0750" in unit
+    assert f"reverse_proxy unix/{sock}" in caddy
+    assert "Strict-Transport-Security" in caddy
+    assert 'trusted_proxies = ["127.0.0.1"]' not in readme.replace(
+        '`trusted_proxies = ["127.0.0.1"]` and a TCP port', ""
+    )
