@@ -41,11 +41,23 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+MAX_REVIEW_DELAY_S = 7 * 86400
+"""Upper bound of ``club.review_delay_s`` (a week; "manual" is the way to wait longer)."""
+MAX_INTERVAL_S = 86400
+"""Upper bound of every ``[poll]`` interval (a day): beyond, the bot would look dead (issue
+24 F6: every duration setting is bounded, so no value reaches a date overflow)."""
+
+
 def _review_delay_value(value: object) -> ReviewDelay:
     if value == "manual":
         return "manual"
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         raise ValueError('must be seconds >= 0 or "manual"')
+    if value > MAX_REVIEW_DELAY_S:
+        raise ValueError(
+            f'must be at most {MAX_REVIEW_DELAY_S} seconds (7 days); use "manual" to wait '
+            "for a referee's approval"
+        )
     return int(value)
 
 
@@ -131,19 +143,25 @@ class PollSettings(_Section):
     """``[poll]``: how often the bot reads and publishes."""
 
     poll_interval_s: float = setting(
-        120.0, "Seconds between two polls of each watched forum.", unit="s", gt=0
+        120.0,
+        "Seconds between two polls of each watched forum.",
+        unit="s",
+        gt=0,
+        le=MAX_INTERVAL_S,
     )
     publish_interval_s: float = setting(
         15.0,
         "Seconds between two passes of the publisher (drafts whose delay is over).",
         unit="s",
         gt=0,
+        le=MAX_INTERVAL_S,
     )
     flood_interval_s: float = setting(
         15.0,
         "Seconds to wait after a flood-limit refusal (phpBB default flood_interval is 15).",
         unit="s",
         ge=0,
+        le=MAX_INTERVAL_S,
     )
     club_posts_per_pass: int = setting(
         5,
@@ -161,6 +179,7 @@ class PollSettings(_Section):
         "edit changes no post id. Several polls long; 0 = every poll.",
         unit="s",
         ge=0,
+        le=MAX_INTERVAL_S,
     )
 
 

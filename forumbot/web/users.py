@@ -120,6 +120,10 @@ def set_disabled(
         raise UserError(f"no user {username!r}")
     storage.db.table("users").update(row["username"], {"disabled": int(disabled)})
     end_user_sessions(storage, row["username"])
+    if disabled:  # their claims end with the account (issue 24 F5)
+        from forumbot.notify.claims import end_claims
+
+        end_claims(storage, row["username"], now, actor)
     action = "user.disable" if disabled else "user.enable"
     storage.audit(actor, action, f"user:{row['username']}", None, None, now)
     return User(row["username"], row["role"])
@@ -268,9 +272,13 @@ def assign_referee(
 def unassign_referee(
     storage: Storage, duel_id: int, username: str, actor: str, now: datetime
 ) -> None:
-    """Remove ``username`` from the referees of ``duel_id`` (audit-logged; idempotent)."""
+    """Remove ``username`` from the referees of ``duel_id`` (audit-logged; idempotent); the
+    drafts they had taken in that duel are released."""
     current = [n for n in duel_referees(storage, duel_id) if n.casefold() == username.casefold()]
     if not current:
         return
     storage.db.table("duel_referees").delete((duel_id, current[0]))
     storage.audit(actor, "duel.unassign_referee", f"duel:{duel_id}", current[0], None, now)
+    from forumbot.notify.claims import end_claims
+
+    end_claims(storage, current[0], now, actor, duel_id)  # their claims there end (issue 24 F5)
