@@ -23,6 +23,14 @@ the last run, one clean run (no kill) drives the open duels to their end (or unt
   otherwise the number of PMs the bot sent is printed (the classic flow sends none).
 
     python bench/crash_test.py --runs 100 [--duels 3 --seed 7]
+    python bench/crash_test.py --restore --runs 60
+
+``--restore`` (issue 22): between runs, while the bot is dead, the database is backed up at
+random (``forumbot.ops.backup.backup``, ``--backup-share`` of the gaps) and an older backup is
+restored at random (``forumbot.ops.backup.restore``, ``--restore-share`` of the gaps), so the
+bot restarts on a database that has forgotten declarations it already posted. The same
+counts apply: 0 duplicates, 0 missing, 0 unrecorded (every marker on the board is a published
+row again once the clean run has read the topics).
 
 Exit status 0 when duplicates, missing, unrecorded and stuck are all 0.
 """
@@ -98,6 +106,9 @@ class CrashFigures:
             (PMs from the bot) against the ``owls`` rows marked ``sent``.
         final_clean: the clean run reached quiescence before its timeout.
         elapsed_s: wall-clock seconds of the whole test.
+        backups, restores: database backups taken and older backups restored (``--restore``).
+        mismatch_tasks: ``publish_mismatch`` referee tasks (a declaration found on the board
+            with other numbers than the restored database's draft).
     """
 
     runs: int = 0
@@ -119,6 +130,9 @@ class CrashFigures:
     owls_unrecorded: int = 0
     final_clean: bool = False
     elapsed_s: float = 0.0
+    backups: int = 0
+    restores: int = 0
+    mismatch_tasks: int = 0
 
     @property
     def ok(self) -> bool:
@@ -163,6 +177,12 @@ class CrashFigures:
             out.append(
                 f"owls: no owls table in the bot's database; PMs sent by the bot: "
                 f"{self.owls_sent} (the classic flow sends none)"
+            )
+        if self.backups or self.restores:
+            out.append(
+                f"restore mode: {self.backups} backups taken, {self.restores} older backups "
+                f"restored; referee tasks for a differing version on the board: "
+                f"{self.mismatch_tasks}"
             )
         out.append(f"final clean run reached quiescence: {self.final_clean}")
         out.append(f"time: {self.elapsed_s:.0f} s")
@@ -334,13 +354,21 @@ def run_crash_test(
     max_delay_s: float = 4.0,
     point_timeout_s: float = 12.0,
     final_timeout_s: float = 240.0,
+    backup_share: float = 0.0,
+    restore_share: float = 0.0,
     say: Callable[[str], None] = print,
 ) -> CrashFigures:
     """Run the crash test in directory ``work``; returns the figures (see module docstring).
 
     ``point_share`` of the runs use a crash point (alternating ``before_post`` and
-    ``after_post`` at random), the rest a random delay. ``say`` receives progress lines.
+    ``after_post`` at random), the rest a random delay. Before a run (the bot dead),
+    ``backup_share`` of the time the database is backed up and ``restore_share`` of the time
+    an older backup (one at random) is restored. ``say`` receives progress lines.
     """
+    from datetime import UTC, datetime
+
+    from forumbot.ops.backup import backup, restore
+
     started = time.monotonic()
     rng = random.Random(seed)
     work.mkdir(parents=True, exist_ok=True)
@@ -363,9 +391,20 @@ def run_crash_test(
         CONFIG.format(url=url, bot=BOT, password_env=PASSWORD_ENV), encoding="utf-8"
     )
     replaced: set[int] = set()
+    saved: list[Path] = []
     players.start()
     try:
         for run in range(runs):
+            database = work / "crash.db"
+            if database.exists() and rng.random() < backup_share:
+                saved.append(backup(database, work / "backups" / f"run{run:03d}",
+                                    datetime.now(UTC)))  # fmt: skip
+                figures.backups += 1
+            if saved and rng.random() < restore_share:
+                older = rng.choice(saved)
+                restore(older, database, now=datetime.now(UTC))
+                figures.restores += 1
+                say(f"  run {run + 1}: restored {older.parent.name}")
             status = db.duel_status()
             for topic in list(topics):
                 if status.get(topic) == "finished" and topic not in replaced:
@@ -439,6 +478,8 @@ def run_crash_test(
         figures.owls_unrecorded = len(set(owls_on_board) - sent)
         sending = db.rows("select count(*) from owls where status = 'sending'")
         figures.stuck += int(sending[0][0]) if sending else 0  # type: ignore[call-overload]
+    tasks = db.rows("select count(*) from referee_tasks where kind = 'publish_mismatch'")
+    figures.mismatch_tasks = int(tasks[0][0]) if tasks else 0  # type: ignore[call-overload]
     figures.elapsed_s = time.monotonic() - started
     (work / "figures.json").write_text(
         json.dumps({**figures.__dict__, "kills": dict(figures.kills)}, indent=1), encoding="utf-8"
@@ -458,9 +499,16 @@ def main() -> None:
     parser.add_argument("--point-timeout", type=float, default=12.0)
     parser.add_argument("--final-timeout", type=float, default=240.0)
     parser.add_argument("--work", default=None, help="directory (default: a new temp dir)")
+    parser.add_argument(
+        "--restore", action="store_true",
+        help="back the database up and restore older backups between runs (issue 22)",
+    )  # fmt: skip
+    parser.add_argument("--backup-share", type=float, default=0.3)
+    parser.add_argument("--restore-share", type=float, default=0.25)
     args = parser.parse_args()
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="forumbot-crash-"))
-    print(f"crash test: {args.runs} runs, {args.duels} duels, seed {args.seed}, in {work}")
+    mode = " (restore mode)" if args.restore else ""
+    print(f"crash test{mode}: {args.runs} runs, {args.duels} duels, seed {args.seed}, in {work}")
     figures = run_crash_test(
         args.runs,
         work,
@@ -471,6 +519,8 @@ def main() -> None:
         max_delay_s=args.max_delay,
         point_timeout_s=args.point_timeout,
         final_timeout_s=args.final_timeout,
+        backup_share=args.backup_share if args.restore else 0.0,
+        restore_share=args.restore_share if args.restore else 0.0,
     )
     for line in figures.lines():
         print(line)

@@ -215,7 +215,7 @@ class Bot:
         its marker at the next pass, so nothing is posted twice).
         """
         if self.publish_state is None:
-            self.publish_state = PublishState.at_start(self.storage)
+            self.publish_state = PublishState.at_start(self.storage, self.now())
         try:
             return publish_due(
                 self.storage,
@@ -284,6 +284,7 @@ def bootstrap(
         bot_username=config.username,
         dice_name=config.dice_name,
         edit_watch_interval_s=config.edit_watch_interval_s,
+        follow_after_polls=config.follow_after_polls,
     )
     bot = Bot(
         config=config,
@@ -293,7 +294,7 @@ def bootstrap(
         now=now,
         after_poll=AFTER_POLL,
         on_published=published_hook(config.stalemate_turns),
-        publish_state=PublishState.at_start(store),
+        publish_state=PublishState.at_start(store, now()),
     )
     bot.wired_club()  # the desk's on_finished hook is on the referee from the start
     bot.wired_notify()

@@ -14,6 +14,8 @@ Exception tree::
     ├── PostQueued              the post was saved but needs moderator approval (no post id)
     ├── TopicNotFound           HTTP 404 / "Le sujet demandé n’existe pas."
     ├── PermissionDenied        the board says the user may not do that
+    │   ├── TopicLocked         the topic or its forum is locked (field: sentence)
+    │   └── InboxFull           the PM recipient's inbox is full (Forumactif; field: sentence)
     ├── ServerError             5xx / 429 / transport errors after all retries
     │   ├── BoardUnavailable    the board is disabled for maintenance (phpBB BOARD_DISABLE page),
     │   │                       or a page not the board's answers (a challenge, a host error)
@@ -25,6 +27,7 @@ Exception tree::
     │   ├── PaginationStuck     the next page of a listing or topic does not advance
     │   └── BoardPaused         Retry-After longer than the client waits in place (until)
     ├── TopicMoved              the board answered another topic (field: new_topic_id)
+    ├── PostsOutOfOrder         a topic page's post ids do not rise (a "newest first" profile?)
     └── AmbiguousPost           a POST timed out and its outcome could not be established
 
 None of these carry passwords or cookies in their messages.
@@ -116,7 +119,40 @@ class TopicNotFound(ForumError):
 
 
 class PermissionDenied(ForumError):
-    """The board says the user is not allowed to do this (e.g. PMs for new members)."""
+    """The board says the user is not allowed to do this (e.g. PMs for new members).
+
+    Attributes:
+        sentence: the board's own sentence when the client read one (else the message).
+    """
+
+    def __init__(self, message: str, sentence: str | None = None) -> None:
+        super().__init__(message)
+        self.sentence = sentence or message
+
+
+class TopicLocked(PermissionDenied):
+    """The topic (or its forum) is locked: the board refuses replies (phpBB ``TOPIC_LOCKED``
+    « Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses. »,
+    "This topic is locked, you cannot edit posts or make further replies.", ``FORUM_LOCKED``
+    « Forum verrouillé » / "Forum locked").
+
+    Attributes:
+        sentence: the board's own sentence, as shown (quoted to the referee).
+    """
+
+    def __init__(self, message: str, sentence: str) -> None:
+        super().__init__(message, sentence)
+
+
+class InboxFull(PermissionDenied):
+    """The PM recipient's inbox is full, the board refused the PM (nothing was sent).
+
+    Attributes:
+        sentence: the board's own sentence, as shown.
+    """
+
+    def __init__(self, message: str, sentence: str) -> None:
+        super().__init__(message, sentence)
 
 
 class ServerError(ForumError):
@@ -195,6 +231,32 @@ class TopicMoved(ForumError):
         super().__init__(message)
         self.topic_id = topic_id
         self.new_topic_id = new_topic_id
+
+
+class PostsOutOfOrder(ForumError):
+    """A topic page (or the next page after it) shows post ids that do not rise: the board
+    did not answer the topic oldest first (a "newest first" profile preference the URL could
+    not override, a theme that reverses posts). The page is never read as new posts: the
+    caller reads nothing of it, so nothing is lost (:func:`parsers.order.first_break`).
+
+    Attributes:
+        topic_id: the topic read.
+        previous, following: the two consecutive ids, in page order, where the order breaks.
+        where: the page (path) that showed ``following``.
+    """
+
+    def __init__(
+        self, topic_id: int, previous: int, following: int, where: str
+    ) -> None:
+        super().__init__(
+            f"topic {topic_id}: post {following} comes after post {previous} on {where}: "
+            "the board does not show this topic oldest first (the bot account's profile "
+            "may sort posts newest first: set it back to ascending); nothing read"
+        )
+        self.topic_id = topic_id
+        self.previous = previous
+        self.following = following
+        self.where = where
 
 
 class BoardPaused(ServerError):

@@ -78,6 +78,8 @@ class Post:
         warnings: doubts the parser has about this post, for the shell to log or hold the
             draft on, e.g. ``"posted_at: weekday_mismatch ('Ven 17 Juin - 10:00')"``
             (Forumactif year-less date whose weekday matches no year near ``now``).
+        unapproved: the post waits for a moderator's approval (phpBB shows it to its author
+            and to moderators only, with ``p.post-notice.unapproved``): not public yet.
     """
 
     post_id: int
@@ -94,6 +96,7 @@ class Post:
     html: str = ""
     dice_roller: str | None = None  # Forumactif dice post: the member who rolled
     warnings: tuple[str, ...] = ()
+    unapproved: bool = False
     dice_post_ids: tuple[int, ...] = ()
 
 

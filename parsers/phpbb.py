@@ -291,6 +291,10 @@ def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) ->
             break
 
     text = own_text(content)
+    # prosilver viewtopic_body.html: S_POST_UNAPPROVED -> <p class="post-notice unapproved">
+    unapproved = any(
+        has_class(el, "unapproved") for el in div.xpath(".//p[contains(@class, 'post-notice')]")
+    )
     return Post(
         post_id=post_id,
         author=author,
@@ -302,6 +306,7 @@ def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) ->
         quotes=tuple(_quote_of(bq, content) for bq in content.iter("blockquote")),
         line_count=count_lines(text),
         html=inner_html(content),
+        unapproved=unapproved,
     )
 
 

@@ -38,6 +38,7 @@ NoticeKind = Literal[
     "form_invalid",
     "post_review",
     "queued",
+    "locked",
     "pm_sent",
     "captcha",
     "wrong_credentials",
@@ -87,10 +88,25 @@ NOT_FOUND_TEXTS = (
     "le forum que vous avez tenté d'atteindre n'existe pas",
     "the forum you selected does not exist",
 )
+LOCKED_TEXTS = (
+    # phpBB 3.3 TOPIC_LOCKED (language/en/common.php; French as in the phpBB-fr pack)
+    "ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses",
+    "this topic is locked, you cannot edit posts or make further replies",
+    # FORUM_LOCKED: posting.php answers it alone in the information box
+    "forum verrouillé",
+    "forum locked",
+)
 PERMISSION_TEXTS = (
     "vous n'êtes pas autorisé",
     "you are not authorised",
     "you are not authorized",
+    # USER_CANNOT_REPLY / USER_CANNOT_POST / USER_CANNOT_FORUM_POST (language/en/posting.php,
+    # mcp.php, common.php); the French wording is ASSUMED from the phpBB-fr pack
+    "you cannot reply in this forum",
+    "you cannot post in this forum",
+    "you are not allowed to post",
+    "vous ne pouvez pas répondre aux sujets de ce forum",
+    "vous ne pouvez pas écrire de nouveaux sujets dans ce forum",
 )
 
 
@@ -350,7 +366,8 @@ def classify_notice(html: str | bytes) -> PageNotice:
     """Classify an answer page (typically the 200 answer to a POST).
 
     Order of checks: CAPTCHA, FORM_INVALID, flood, wrong credentials, post review, PM sent,
-    queued for approval, not found, permission denied, login required, other error box.
+    queued for approval, not found, locked (topic or forum: the information box alone),
+    permission denied, login required, other error box.
     """
     errors = error_messages(html)
     error_text = normalize_text(" ".join(errors))
@@ -381,6 +398,8 @@ def classify_notice(html: str | bytes) -> PageNotice:
         return PageNotice("queued", box)
     if _contains_any(box_text, NOT_FOUND_TEXTS):
         return PageNotice("not_found", box)
+    if box_text and _contains_any(box_text, LOCKED_TEXTS):
+        return PageNotice("locked", box)
     if _contains_any(text, PERMISSION_TEXTS):
         return PageNotice("permission_denied", box)
     if login_form is not None and not logged_in:

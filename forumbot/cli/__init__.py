@@ -10,6 +10,7 @@ module             commands
 ``setup``          init, run, check
 ``ops``            doctor, backup, restore
 ``drafts``         drafts (list, show, edit, approve, hold), duels (list, adopt)
+``follow``         duels resume (a duel held because its topic is gone)
 ``web``            web, users (add, password, disable, enable, list)
 ``club``           leaderboard, duellists (set)
 ``pages``          parse-page, verify-dice, replay
@@ -27,7 +28,7 @@ import sys
 
 import click
 
-from forumbot.cli import club, demo, drafts, notify, ops, pages, setup, simulate, web
+from forumbot.cli import club, demo, drafts, follow, notify, ops, pages, setup, simulate, web
 from forumbot.cli._common import DEFAULT_CONFIG, ForumbotGroup
 
 __all__ = ["DEFAULT_CONFIG", "main"]
@@ -61,3 +62,4 @@ for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 web.users.add_command(notify.users_notify)
+drafts.duels.add_command(follow.duels_resume)

@@ -23,7 +23,7 @@ from forumbot.club.leaderboard import DuelReward, bump_leaderboard, record_duel_
 from forumbot.club.topics import topic_url
 from forumbot.duels.duo import REWARD_FR, current_state, duo_settings
 from forumbot.publish.labels import slug
-from forumbot.publish.owls import draft_owl
+from forumbot.publish.owls import draft_owl, owl_key
 from forumbot.publish.render import render
 from forumbot.storage import Storage, iso
 from forumbot.storage.profiles import player_of
@@ -89,10 +89,12 @@ def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
              "referee_name": ctx.referee_name},
             ctx.language,
         )  # fmt: skip
+        player = player_of(storage, board_id, name)
         draft_owl(
-            storage, board_id, f"b{board_id}-duel{duel['id']}-result-{slug(name)}", "result",
-            player_of(storage, board_id, name), "Fin du duel en deux contre deux", text, now,
+            storage, board_id, owl_key(board_id, int(duel["topic_id"]), "result", player, name),
+            "result", player, "Fin du duel en deux contre deux", text, now,
             duel_id=duel["id"],
+            legacy_keys=(f"b{board_id}-duel{duel['id']}-result-{slug(name)}",),
         )  # fmt: skip
     return given
 

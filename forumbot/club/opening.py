@@ -18,7 +18,7 @@ from forumbot.club.context import DeskContext
 from forumbot.club.profiles import Profile, get_profile
 from forumbot.club.topics import create_topic_once, stakes_view, stakes_written, topic_url
 from forumbot.publish.labels import describe_modifier, slug, types_label, year_label
-from forumbot.publish.owls import draft_owl
+from forumbot.publish.owls import draft_owl, owl_key
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from rules.dice import commitment
@@ -154,13 +154,14 @@ def owl_magic_types(
     draft_owl(
         ctx.storage,
         ctx.board_id,
-        f"b{ctx.board_id}-duel{duel_id}-owl-{slug(me.character)}",
+        owl_key(ctx.board_id, topic_id, "magic_types", me.player, me.character),
         "magic_types",
         me.player,
         f"Duel contre {other.character} : ton type de magie",
         text,
         ctx.now(),
         duel_id=duel_id,
+        legacy_keys=(f"b{ctx.board_id}-duel{duel_id}-owl-{slug(me.character)}",),
     )
 
 

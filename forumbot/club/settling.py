@@ -17,7 +17,7 @@ from forumbot.club.context import DeskContext
 from forumbot.club.leaderboard import record_rewards
 from forumbot.club.topics import topic_url
 from forumbot.publish.labels import slug
-from forumbot.publish.owls import draft_owl
+from forumbot.publish.owls import draft_owl, owl_key
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso
@@ -83,14 +83,18 @@ def settle(ctx: DeskContext, duel: dict[str, Any]) -> None:
         draft_owl(
             ctx.storage,
             ctx.board_id,
-            f"b{ctx.board_id}-duel{duel['id']}-result-{slug(name)}",
+            owl_key(
+                ctx.board_id, int(duel["topic_id"]), "result",
+                player_of(ctx.storage, ctx.board_id, name), name,
+            ),
             "result",
             player_of(ctx.storage, ctx.board_id, name),
             f"Fin du duel contre {opponent}",
             text,
             now,
             duel_id=duel["id"],
-        )
+            legacy_keys=(f"b{ctx.board_id}-duel{duel['id']}-result-{slug(name)}",),
+        )  # fmt: skip
     ctx.storage.db.execute(
         "update queue set status = 'finished', finished_at = ? "
         "where board_id = ? and duel_id = ? and status = 'running'",

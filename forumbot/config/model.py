@@ -64,6 +64,7 @@ class Config:
     flood_interval_s: float = default_of("poll", "flood_interval_s")
     club_posts_per_pass: int = default_of("poll", "club_posts_per_pass")
     edit_watch_interval_s: float = default_of("poll", "edit_watch_interval_s")
+    follow_after_polls: int = default_of("poll", "follow_after_polls")
     database: str = default_of("storage", "database")
     watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
     game_master: tuple[str, ...] = default_of("board", "game_master")
@@ -127,6 +128,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "flood_interval_s": "poll.flood_interval_s",
     "club_posts_per_pass": "poll.club_posts_per_pass",
     "edit_watch_interval_s": "poll.edit_watch_interval_s",
+    "follow_after_polls": "poll.follow_after_polls",
     "database": "storage.database",
     "backup_keep": "storage.backup_keep",
     "backup_hour_utc": "storage.backup_hour_utc",

@@ -181,6 +181,15 @@ class PollSettings(_Section):
         ge=0,
         le=MAX_INTERVAL_S,
     )
+    follow_after_polls: int = setting(
+        3,
+        "Polls in a row a running duel's topic may be missing from its watched forum's "
+        "listing (moved by a moderator, or deleted) before the bot reads it by id: it follows "
+        "the topic to its new forum and says so once, or holds the duel for a referee when "
+        "the topic is gone (its deadlines stop counting until `forumbot duels resume`).",
+        unit="polls",
+        ge=1,
+    )
 
 
 class StorageSettings(_Section):

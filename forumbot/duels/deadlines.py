@@ -30,7 +30,12 @@ Design (a persistent table swept by an interval job, not APScheduler date jobs):
 - Owl reminders (setting ``owl_reminder_hours`` before ``due_at``; 0 = none): claimed the
   same way on ``reminded_at`` before ``send_pm``; a failed send releases the claim to retry
   at the next sweep; a crash between the claim and the send loses that reminder (at most once).
-- The decision itself is :func:`rules.timeouts.relaunch_decision` (pure).
+- The decision itself is :func:`rules.timeouts.relaunch_decision` (pure), counted from the
+  declaration's publication, or from ``started_at`` when a referee resumed the duel.
+- A held duel (``duels.held_at``: its topic is gone, :mod:`forumbot.duels.follow`) is not
+  swept: its deadlines stay pending and do not count; resuming it restarts them from the
+  resume time (:func:`forumbot.duels.follow.resume_duel`), so the players are not charged
+  for the time it was held.
 - The duel's flow (:data:`forumbot.duels.flows.FLOWS`) says which delay applies
   (``timeout_kind``: ``1v1`` 36 h, ``2v2`` 48 h) and what a published declaration waits for
   (:meth:`DuelFlow.deadline_for`: phase, expected duellists, relaunches so far). Two against
@@ -143,7 +148,7 @@ def sweep(
     now = ctx.now()
     rows = storage.db.execute(
         "select d.id from deadlines d join duels u on u.id = d.duel_id where d.status = 'pending' "
-        "and u.board_id = ?"
+        "and u.board_id = ? and u.held_at is null"
         + (" and u.forum_id = ?" if forum_id is not None else "")
         + " order by d.id",
         [ctx.board_id] + ([forum_id] if forum_id is not None else []),
@@ -196,7 +201,7 @@ def _sweep_one(
     policy = TimeoutPolicy.from_ruleset(ruleset)
     decision = relaunch_decision(
         dl["phase"],
-        datetime.fromisoformat(str(decl.published_at)),
+        datetime.fromisoformat(str(dl.get("started_at") or decl.published_at)),
         now,
         flow.timeout_kind or "1v1",  # type: ignore[arg-type]
         relaunches_since_last_post=int(dl["relaunches"] or 0),

@@ -26,7 +26,7 @@ import rules
 from forumbot.duels.flow import Draft, FlowContext, HasContext, context_of
 from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.labels import describe_modifier, slug
-from forumbot.publish.owls import draft_owl
+from forumbot.publish.owls import draft_owl, owl_key
 from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
@@ -269,10 +269,12 @@ def owl_magic_types(
              "referee_name": ctx.settings.referee_name},
             ctx.settings.language,
         )  # fmt: skip
+        player = player_of(storage, ctx.board_id, who)
         draft_owl(
-            storage, ctx.board_id, f"b{ctx.board_id}-duel{duel_id}-owl-{slug(who)}",
-            "magic_types", player_of(storage, ctx.board_id, who),
+            storage, ctx.board_id, owl_key(ctx.board_id, topic_id, "magic_types", player, who),
+            "magic_types", player,
             f"Duel contre {opponents} : ton type de magie", text, ctx.now(), duel_id=duel_id,
+            legacy_keys=(f"b{ctx.board_id}-duel{duel_id}-owl-{slug(who)}",),
         )  # fmt: skip
     return len(state.names())
 
@@ -339,9 +341,11 @@ def opening_context(
 # --- Zone reveals ----------------------------------------------------------------------------
 
 
-def zone_owl_key(board_id: int, duel_id: int, duellist: str, zone: str) -> str:
-    """Idempotency key of the owl revealing ``zone`` to ``duellist`` (one per pair, ever)."""
-    return f"b{board_id}-duel{duel_id}-zone-{slug(duellist)}-{zone}"
+def zone_owl_key(board_id: int, topic_id: int, duellist: str, zone: str) -> str:
+    """Idempotency key of the owl revealing ``zone`` to ``duellist`` (one per pair, ever),
+    from what the board knows: the duel's topic, not its database id (issue 22; older rows
+    keep their ``b<board>-duel<id>-zone-…`` key: :func:`reveal_zones` reads both)."""
+    return f"b{board_id}t{topic_id}-owl-zone-{zone}-{slug(duellist)}"
 
 
 def reveal_zones(
@@ -364,7 +368,7 @@ def reveal_zones(
         entries += [(n, z, decl.id) for n, z in decl.context.get("entered", [])]
     drafted = 0
     for name, zone_key, decl_id in entries:
-        key = zone_owl_key(ctx.board_id, duel.id, name, zone_key)
+        key = zone_owl_key(ctx.board_id, duel.topic_id, name, zone_key)
         inserted = storage.db.execute(
             "insert or ignore into zone_reveals (duel_id, duellist, zone, owl_key, "
             "declaration_id, created_at) values (?, ?, ?, ?, ?, ?)",
@@ -388,6 +392,7 @@ def reveal_zones(
         draft_owl(
             storage, ctx.board_id, key, "zone", player_of(storage, ctx.board_id, name),
             f"Duel à deux contre deux : {zone.name}", text, ctx.now(), duel_id=duel.id,
+            legacy_keys=(f"b{ctx.board_id}-duel{duel.id}-zone-{slug(name)}-{zone_key}",),
         )  # fmt: skip
         drafted += 1
     storage.db.conn.commit()

@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.duels.duo_board import is_duo
+from forumbot.duels.holds import close_hold_tasks
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import EDITABLE, DuelRecords, declaration_row
@@ -150,6 +151,7 @@ def cancel_duel(
     with storage.db.atomic():
         drafts = _cancel_drafts(storage, duel_id, f"duel cancelled: {reason}", actor, now)
         _release(storage, duel_id, now)
+        close_hold_tasks(storage, duel_id, actor, now, "duel cancelled")  # moved / gone topic
         storage.update_duel(duel_id, status="cancelled")
         if announce and published:
             notice = _notice(storage, duel, reason, now, referee_name, language)

@@ -24,13 +24,14 @@ the listing shows a new last post id or reply count, or when its edit watch is d
 turn draft is not published yet, since an edit changes no post id). A duel is advanced
 without any read when one of its declarations was published since it was last advanced
 (an opening confirmed after an ambiguous publish counts the turn posts already recorded).
-A topic the board answers as another topic (:class:`~forumbot.errors.TopicMoved`) is never
-read as this one: the duel is held (its drafts ``held``, a ``topic_moved`` referee task and
-an error line name both topic ids) and not read again until the task is closed
-(:mod:`forumbot.duels.topic_watch` keeps what the process knows). The deadlines
-(relaunches, owl reminders, :mod:`forumbot.duels.deadlines`) are swept at the end of every
-:meth:`Referee.poll_forum`. When a duel finishes, every ``on_finished(duel_id, outcome)``
-callback runs once (:meth:`Referee.notify_finished`).
+A duel topic missing from its forum's listing for a few polls is read by id, followed where
+a moderator moved it, held when it is gone (:mod:`forumbot.duels.follow`). A topic answered
+as another topic (:class:`~forumbot.errors.TopicMoved`) is never read as this one: the duel
+is held (drafts ``held``, a ``topic_moved`` task, an error line naming both topic ids) until
+the task is closed (:mod:`forumbot.duels.topic_watch` keeps what the process knows).
+Deadlines (:mod:`forumbot.duels.deadlines`) are swept at the end of every poll_forum. When a
+duel finishes, every ``on_finished(duel_id, outcome)`` callback runs once
+(:meth:`Referee.notify_finished`).
 """
 
 from __future__ import annotations
@@ -48,14 +49,9 @@ import rules
 from forumbot.duels import dice_edits, opening
 from forumbot.duels.deadlines import sweep
 from forumbot.duels.finished import finished_outcome, notify_finished
-from forumbot.duels.flow import (
-    MISSING_DICE,
-    DuelFlow,
-    FlowContext,
-    FlowSettings,
-    forum_dice,
-)
+from forumbot.duels.flow import MISSING_DICE, DuelFlow, FlowContext, FlowSettings, forum_dice
 from forumbot.duels.flows import flow_for, opening_flow
+from forumbot.duels.follow import GONE, FollowedTopic, TopicFollow, report_failure
 from forumbot.duels.topic_watch import TopicWatch
 from forumbot.errors import ForumError, LoginFailed, TopicMoved
 from forumbot.forums.base import ForumClient
@@ -104,6 +100,8 @@ class Referee:
             edit watch (0: every poll); see the module doc.
         owl_reminders: send the owl reminders before fatigue deadlines (ruleset setting
             ``owl_reminder_hours`` gives when; 0 there also turns them off).
+        follow_after_polls: polls in a row a duel topic is missing from its forum's listing
+            before it is read by id (:mod:`forumbot.duels.follow`).
 
     Attributes:
         on_finished: callbacks ``(duel_id, outcome)`` run once when a duel finishes (after
@@ -131,6 +129,7 @@ class Referee:
         full_reread_every: int = 10,
         owl_reminders: bool = True,
         edit_watch_interval_s: float = 0.0,
+        follow_after_polls: int = 3,
     ) -> None:
         self.storage = storage
         self.client = client
@@ -156,7 +155,13 @@ class Referee:
         self.full_reread_every = max(1, int(full_reread_every))
         self.reads: dict[int, int] = {}
         # What this process knows of the board (issue 12: read only what changed).
-        self.watch = TopicWatch(storage, self.board_id, lambda: self.now(), edit_watch_interval_s)
+        self.watch = TopicWatch(
+            storage, self.board_id, lambda: self.now(), edit_watch_interval_s, follow_after_polls
+        )
+        # Duels follow their topic (issue 22: moved, deleted; forumbot.duels.follow).
+        self.follow = TopicFollow(
+            storage, self.board_id, lambda: self.now(), lambda: set(self.watch.listed_all)
+        )
         self.owl_reminders = owl_reminders
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
@@ -201,7 +206,8 @@ class Referee:
         ctx = self.context()
         self.polled = {}
         read = new = edited = drafts = 0
-        for summary in [*topics, *self.watch.unlisted(forum_id, listed)]:
+        unlisted, followed = self.watch.unlisted(forum_id, listed)
+        for summary in [*topics, *unlisted, *map(FollowedTopic.of, followed)]:
             try:
                 counts = self._poll_topic(ctx, forum_id, summary)
             except LoginFailed:  # credentials refused (or a CAPTCHA): stop the bot
@@ -209,12 +215,7 @@ class Referee:
             except sqlite3.OperationalError:
                 raise  # the database (e.g. locked), not this topic: the caller logs it once
             except ForumError as exc:  # the board failed on this topic: one line, next cycle
-                log.warning(
-                    "topic %s: poll failed (%s: %s); will retry next cycle",
-                    summary.topic_id,
-                    type(exc).__name__,
-                    exc,
-                )
+                report_failure(summary.topic_id, exc)
                 continue
             except Exception:  # one bad topic never stops the loop
                 log.exception("topic %s: poll failed; will retry next cycle", summary.topic_id)
@@ -265,9 +266,10 @@ class Referee:
                 return read, 0, 0, 0
             duel = Duel.from_row(adopted)
             self._drafted()  # its opening is drafted
-        if read == 0 and self.watch.held_moved(duel):
-            return 0, 0, 0, 0
-        unchanged = read == 0 and self.watch.unchanged(duel, summary)
+        if read == 0 and (duel.held_at is not None or self.watch.held_moved(duel)):
+            return 0, 0, 0, 0  # held: its topic moved into another or is gone
+        followed = isinstance(summary, FollowedTopic)  # read by id: no listing to compare
+        unchanged = read == 0 and not followed and self.watch.unchanged(duel, summary)
         try:
             ruleset = load_ruleset(str(duel.ruleset))
         except (OSError, rules.RuleError):
@@ -279,6 +281,9 @@ class Referee:
         # posts only once the topic is read or the duel advanced.
         records = self.storage.duel_records(duel.id, posts=False)
         duel = records.duel
+        if not unchanged and read == 0 and self.watch.only_own_post(records, summary):
+            records, unchanged = self.watch.known_up_to(records, summary.last_post_id), True
+            duel = records.duel
         # a turn draft waiting: its posts may still be edited (edit watch)
         pending = any(d.kind == "turn" for d in records.editable())
         watched = self._watches_edits(duel, flow) or pending
@@ -297,6 +302,12 @@ class Referee:
         except TopicMoved as exc:
             self.watch.hold_moved(duel, exc)
             return read + 1, 0, 0, 0
+        except GONE as exc:
+            if not followed:
+                raise  # listed but not readable: retried; held once it is missing (follow)
+            self.follow.hold_gone(duel, exc)
+            return read + 1, 0, 0, 0
+        self.follow.note_forum(duel, self.client)
         return (read + (fresh is None), *counts)
 
     def _watches_edits(self, duel: Duel, flow: DuelFlow) -> bool:
@@ -454,6 +465,7 @@ class Referee:
             posts = [p for p in posts_read if since is None or p.post_id > since]
         else:
             posts = self.client.read_topic(duel.topic_id, since)
+        posts = [p for p in posts if not p.unapproved]  # a moderator's queue: not public yet
         self.watch.note_read(duel, listed_replies)
         new, edited, stored = self._record_posts(ctx.rs, records, posts)
         records = records.with_posts(stored)  # what was just written, not read again

@@ -11,6 +11,11 @@ changed (issue 12; used by :class:`forumbot.duels.referee.Referee`).
   was published since it was last advanced (:meth:`TopicWatch.needs_advance`).
 * **Moved topics**: a duel whose topic the board answers as another topic is held
   (:meth:`TopicWatch.hold_moved`) and never read until its ``topic_moved`` task is closed.
+* **Duels follow their topic** (issue 22): a live duel whose topic is missing from its
+  forum's whole listing (every page read, or a one-page listing) for ``follow_after_polls``
+  polls in a row, or known to be in another forum now (``duels.board_forum_id``), is read by
+  id (:meth:`TopicWatch.unlisted` returns it; :mod:`forumbot.duels.follow` reads it and says
+  where it went, or holds it when it is gone). A held duel (``duels.held_at``) is not read.
 
 All of it is memory of this process (a restart reads every listing page and every watched
 topic once), except the hold, which is in the database.
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from forumbot.errors import TopicMoved
@@ -38,6 +44,8 @@ class TopicWatch:
         now: clock (aware UTC datetime).
         edit_watch_interval_s: seconds between two re-reads of an unchanged watched topic
             (0: every poll).
+        follow_after_polls: polls in a row a duel topic is missing from its forum's whole
+            listing before it is read by id (at least 1).
     """
 
     def __init__(
@@ -46,6 +54,7 @@ class TopicWatch:
         board_id: int,
         now: Callable[[], datetime],
         edit_watch_interval_s: float = 0.0,
+        follow_after_polls: int = 3,
     ) -> None:
         self.storage = storage
         self.board_id = board_id
@@ -57,6 +66,8 @@ class TopicWatch:
         self.advanced: dict[int, tuple[int, int]] = {}  # duel id -> publications then
         self.missing: set[int] = set()  # duel topics reported missing from their listing
         self.listed: dict[int, int | None] = {}  # topic id -> last post id at the last listing
+        self.follow_after_polls = max(1, int(follow_after_polls))
+        self.absent: dict[int, int] = {}  # duel id -> polls in a row its topic was missing
 
     # -- listings -------------------------------------------------------------------------
     def listing(self, client: object, forum_id: int) -> list[TopicSummary]:
@@ -72,7 +83,8 @@ class TopicWatch:
             full = True
         if full:
             self.listed_all.add(forum_id)
-            self.report_missing(forum_id, topics)
+        if full or not getattr(client, "listing_more", {}).get(forum_id, True):
+            self.report_missing(forum_id, topics)  # every page read (or the only one)
         self.missing -= {summary.topic_id for summary in topics}
         self.listed.update((summary.topic_id, summary.last_post_id) for summary in topics)
         return topics
@@ -127,20 +139,37 @@ class TopicWatch:
                 forum_id,
             )
 
-    def unlisted(self, forum_id: int, listed: set[int]) -> list[TopicSummary]:
-        """Live duels of the forum not on the listing read (a later page), as summaries
-        from their rows (reply count -1: unknown), so their edit watch and advances run."""
-        return [
-            TopicSummary(
-                duel.topic_id,
-                duel.title or "",
-                duel.last_post_id,
-                self.replies.get(duel.topic_id, -1),
-                None,
-            )  # fmt: skip
-            for duel in self.live_duels(forum_id)
-            if duel.topic_id not in listed and duel.topic_id not in self.missing
-        ]
+    def unlisted(self, forum_id: int, listed: set[int]) -> tuple[list[TopicSummary], list[Duel]]:
+        """Live duels of the forum not on the listing read: ``(summaries, followed)``.
+
+        ``summaries``: those on a later page, from their rows (reply count -1: unknown), so
+        their edit watch and advances run. ``followed``: those to read by id (module doc:
+        missing from the whole listing ``follow_after_polls`` polls in a row, or known to be
+        in another forum); held duels are in neither. One query for all the forum's duels.
+        """
+        summaries: list[TopicSummary] = []
+        followed: list[Duel] = []
+        for duel in self.live_duels(forum_id):
+            if duel.topic_id in listed:
+                self.absent.pop(duel.id, None)
+                continue
+            if duel.held_at is not None:
+                continue
+            if duel.topic_id not in self.missing and duel.board_forum_id is None:
+                summaries.append(
+                    TopicSummary(
+                        duel.topic_id,
+                        duel.title or "",
+                        duel.last_post_id,
+                        self.replies.get(duel.topic_id, -1),
+                        None,
+                    )  # fmt: skip
+                )
+                continue
+            polls = self.absent[duel.id] = self.absent.get(duel.id, 0) + 1
+            if duel.board_forum_id is not None or polls >= self.follow_after_polls:
+                followed.append(duel)
+        return summaries, followed
 
     # -- topics ---------------------------------------------------------------------------
     def unchanged(self, duel: Duel, summary: TopicSummary) -> bool:
@@ -150,6 +179,31 @@ class TopicWatch:
         return duel.last_post_id == summary.last_post_id and (
             known is None or summary.replies < 0 or known == summary.replies
         )
+
+    def only_own_post(self, records: DuelRecords, summary: TopicSummary) -> bool:
+        """True when the only post the listing shows since the duel's topic was last read is
+        the bot's own declaration: its id is one of the duel's published posts and directly
+        follows the last post read (post ids are board-wide, so no post of anybody was made in
+        between), and the reply count, when known, grew by one. The reply count is then
+        taken as read (issue 22: after its own post the bot does not read the topic again)."""
+        duel = records.duel
+        last = summary.last_post_id
+        if last is None or duel.last_post_id is None or last != duel.last_post_id + 1:
+            return False
+        if last not in {d.published_post_id for d in records.published()}:
+            return False
+        known = self.replies.get(duel.topic_id)
+        if known is not None and summary.replies >= 0 and summary.replies != known + 1:
+            return False
+        if known is not None and summary.replies >= 0:
+            self.replies[duel.topic_id] = summary.replies
+        return True
+
+    def known_up_to(self, records: DuelRecords, last_post_id: int) -> DuelRecords:
+        """The duel's topic is known up to ``last_post_id`` without reading it (the bot's own
+        declaration, :meth:`only_own_post`): stored, and the snapshot patched."""
+        self.storage.update_duel(records.duel.id, last_post_id=last_post_id)
+        return records.with_duel(replace(records.duel, last_post_id=last_post_id))
 
     def watch_due(self, duel: Duel, watched: bool) -> bool:
         """True when the ``watched`` duel's topic was not read for ``edit_watch_interval_s``

@@ -70,8 +70,10 @@ from forumbot.forums.forumactif_pages import parse_topic_listing
 from forumbot.forums.forumactif_pm import ForumactifMessages
 from forumbot.forums.forumactif_posting import ForumactifPosting
 from forumbot.forums.http_edges import HttpLimits
+from forumbot.forums.marker_search import MarkerSearch
 from forumbot.forums.members import ForumactifMembers
 from forumbot.forums.outages import challenge_reason
+from forumbot.forums.topic_order import check_next, note_page
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page
 from parsers.forumactif.dice import DEFAULT_DICE_ACTIONS
@@ -86,7 +88,9 @@ from parsers.location import page_location
 from parsers.model import Post, TopicPage
 
 
-class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers, BoardHttp):
+class ForumactifClient(
+    ForumactifPosting, ForumactifMessages, ForumactifMembers, MarkerSearch, BoardHttp
+):
     """A :class:`~forumbot.forums.base.ForumClient` for Forumactif boards (all six versions).
 
     Args:
@@ -174,6 +178,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         self.max_listing_pages = max_listing_pages
         # forum id -> the last listing page read has a next page (the referee asks it).
         self.listing_more: dict[int, bool] = {}
+        self.topic_forums: dict[int, int] = {}  # topic -> forum its last page named
         self._logged_in = False
         self._logout_path: str | None = None
         self._warned: set[tuple[int, int, str]] = set()  # Post.warnings already logged
@@ -476,6 +481,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             page = self._parse(html, path)
         except UnknownPageError as exc:
             raise TopicNotFound(f"{path}: not a topic page ({exc.reason})") from exc
+        note_page(self.topic_forums, page.topic_id if asked is None else asked, page, path)
         match = PER_PAGE_RE.search(html)
         if match and int(match.group(1)) > 0:
             per_page = int(match.group(1))
@@ -492,13 +498,14 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
         posts = [p for p in first.posts if after is None or p.post_id > after]
         page = first
         while page.page < page.pages:
-            previous = page.page
+            prior, previous = page, page.page
             page, per_page = self._topic_page(topic_path(topic_id, page.page * per_page))
             if page.page <= previous:  # the board did not move on: never loop
                 raise PaginationStuck(
                     f"topic {topic_id}: the page after page {previous} is page {page.page} "
                     "again: read stopped"
                 )
+            check_next(topic_id, prior, page, f"topic {topic_id} page {page.page}")
             posts.extend(p for p in page.posts if after is None or p.post_id > after)
         return posts
 
@@ -524,7 +531,7 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
                 if (topic_id, post.post_id, warning) not in self._warned:
                     self._warned.add((topic_id, post.post_id, warning))
                     log.warning(
-                        "topic %s post %s: %s (docs/forumactif.md, section \"Reading topics\"); "
+                        'topic %s post %s: %s (docs/forumactif.md, section "Reading topics"); '
                         "the bot's deadlines use its own sight of posts, never this date",
                         topic_id,
                         post.post_id,
@@ -552,7 +559,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
                 break
             collected.insert(0, page)
         posts: list[Post] = []
-        for item in collected:
+        for prior, item in zip([None, *collected], collected, strict=False):
+            check_next(topic_id, prior, item, f"topic {topic_id} page {item.page}")
             posts.extend(p for p in item.posts if p.post_id > after_post_id)
         last = collected[-1]
         if last.page < last.pages:  # "newest" was not the last page: read on
@@ -560,14 +568,8 @@ class ForumactifClient(ForumactifPosting, ForumactifMessages, ForumactifMembers,
             posts.extend(later[sum(1 for p in last.posts if p.post_id > after_post_id) :])
         return posts
 
-    def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
-        """Id of the first post by this client's user after ``after_post_id`` whose text (or
-        raw HTML) contains ``marker``; None when there is none."""
-        me = self.username.casefold()
-        for post in self.read_topic(topic_id, after_post_id):
-            if post.author.casefold() == me and has_marker(marker, post.text, post.html):
-                return post.post_id
-        return None
+    def _post_has_marker(self, marker: str, post: Post) -> bool:
+        return has_marker(marker, post.text, post.html)
 
     def _find_topic_marker(self, forum_id: int, subject: str, marker: str) -> int | None:
         """Topic id of a topic titled ``subject`` opened by this user whose first post

@@ -75,6 +75,26 @@ DENIED_PATTERNS: tuple[str, ...] = (
     r"ce sujet est verrouill[ée]",
     r"this topic is locked",
 )
+#: The topic or forum is locked (phpBB2's ``Topic_locked`` / ``Forum_locked``, which Forumactif
+#: inherits: ASSUMED, no Forumactif capture). Checked before :data:`DENIED_PATTERNS`.
+LOCKED_PATTERNS: tuple[str, ...] = (
+    r"ce (?:sujet|forum) est verrouill[ée][^.]*",
+    r"this (?:topic|forum) is locked[^.]*",
+)
+#: The post or PM was saved but waits for a moderator. No Forumactif source knows such an
+#: answer (REPORT.md has none): these are phpBB's wordings, kept so a board that has one is
+#: not read as "not posted" (ASSUMED, logged as unconfirmed when met).
+QUEUED_PATTERNS: tuple[str, ...] = (
+    r"requiert l['’]approbation d['’]un mod[ée]rateur",
+    r"(?:doit|devra) [êe]tre (?:approuv[ée]|valid[ée]) par un mod[ée]rateur",
+    r"(?:approved|validated) by a moderator",
+)
+#: A PM refused because the recipient's inbox is full (phpBB2's ``Inbox_full`` family;
+#: Forumactif wording ASSUMED, no capture).
+INBOX_FULL_PATTERNS: tuple[str, ...] = (
+    r"bo[îi]te de r[ée]ception[^.]{0,80}pleine",
+    r"inbox[^.]{0,60}\bfull\b",
+)
 #: The message or subject is refused as is ("is too long." real, CHALO).
 INVALID_PATTERNS: tuple[str, ...] = (
     r"is too long",
@@ -352,6 +372,9 @@ AnswerKind = Literal[
     "login_required",
     "not_found",
     "permission_denied",
+    "locked",
+    "queued",
+    "inbox_full",
     "invalid",
     "unknown",
 ]
@@ -415,7 +438,8 @@ def classify_answer(
     new_post_patterns: Sequence[str] = DEFAULT_NEW_POST_PATTERNS,
 ) -> Answer:
     """Classify the HTML answer to a posting / PM POST (first match wins, in this order:
-    flood, captcha, new post meanwhile, success, PM sent, guest, not found, denied, invalid)."""
+    flood, captcha, new post meanwhile, success, queued for a moderator, PM sent, guest, inbox
+    full, locked, not found, denied, invalid)."""
     flood = find_flood_error(html, flood_patterns)
     text = page_text(html)
     if flood is not None:
@@ -428,8 +452,11 @@ def classify_answer(
     warning = find_new_post_warning(html, new_post_patterns)
     if warning is not None:
         return Answer("new_post", warning)
-    posted = _search(text, POSTED_PATTERNS)
     topic_id, post_id = confirmation_ids(html)
+    queued = _search(text, QUEUED_PATTERNS)  # before success: "enregistré, mais à approuver"
+    if queued is not None:
+        return Answer("queued", queued, post_id=post_id, topic_id=topic_id)
+    posted = _search(text, POSTED_PATTERNS)
     if posted is not None:
         return Answer("posted", posted, post_id=post_id, topic_id=topic_id)
     sent = _search(text, PM_SENT_PATTERNS)
@@ -438,6 +465,8 @@ def classify_answer(
     if is_guest_page(html) and parse_login_form(html) is not None:
         return Answer("login_required", "the answer is a guest page with a login form")
     for kind, patterns in (
+        ("inbox_full", INBOX_FULL_PATTERNS),
+        ("locked", LOCKED_PATTERNS),
         ("not_found", NOT_FOUND_PATTERNS),
         ("permission_denied", DENIED_PATTERNS),
         ("invalid", INVALID_PATTERNS),
@@ -457,6 +486,9 @@ UNCONFIRMED_WORDINGS: tuple[tuple[str, str, str], ...] = (
     ("new_post", r"nouveau message|a été posté", "Posting and editing"),
     ("invalid", r"trop long", "Posting and editing"),
     ("permission_denied", r".", "Posting and editing"),
+    ("locked", r".", "Posting and editing"),
+    ("queued", r".", "Posting and editing"),
+    ("inbox_full", r".", "Private messages"),
     ("not_found", r"n['’]existe pas", "Private messages"),
     ("pm_sent", r"votre message a été envoyé", "Private messages"),
 )

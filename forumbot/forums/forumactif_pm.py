@@ -125,7 +125,8 @@ class ForumactifMessages:
         sentbox before sending again.
 
         Raises: FloodLimited, FormInvalid (unknown recipient, refused text), PermissionDenied,
-            CaptchaRequired, SessionExpired, AmbiguousPost, ServerError.
+            InboxFull (the recipient's inbox is full: nothing sent), PostQueued (the board holds
+            it for a moderator), CaptchaRequired, SessionExpired, AmbiguousPost, ServerError.
         """
         uncertain = False
         relogged = False
@@ -173,7 +174,9 @@ class ForumactifMessages:
                 self.login()
             elif answer.kind == "not_found":
                 raise FormInvalid(f"PM recipient {username!r} refused: {answer.message}")
-            elif answer.kind in ("permission_denied", "captcha", "invalid"):
+            elif answer.kind in (
+                "permission_denied", "captcha", "invalid", "inbox_full", "locked", "queued",
+            ):  # fmt: skip
                 self._raise_for_answer(answer, "PM")
             else:
                 if self.find_pm_marker(subject, marker):

@@ -16,10 +16,13 @@ from forumbot.errors import (
     FloodLimited,
     FormInvalid,
     ForumError,
+    InboxFull,
     PermissionDenied,
+    PostQueued,
     PostReview,
     ServerError,
     SessionExpired,
+    TopicLocked,
     TopicNotFound,
 )
 from forumbot.forums.forumactif_http import (
@@ -56,14 +59,33 @@ class ForumactifPosting:
         raise ForumError(f"{path}: no posting form on the page")
 
     def _raise_for_answer(self, answer: Answer, what: str) -> None:
+        if answer.kind == "locked":
+            raise TopicLocked(f"{what}: {answer.message}", answer.message or "")
+        if answer.kind == "inbox_full":
+            raise InboxFull(f"{what}: {answer.message}", answer.message or "")
+        if answer.kind == "queued":
+            raise PostQueued(f"{what}: {answer.message}")
         if answer.kind == "not_found":
             raise TopicNotFound(f"{what}: {answer.message}")
         if answer.kind == "permission_denied":
-            raise PermissionDenied(f"{what}: {answer.message}")
+            raise PermissionDenied(f"{what}: {answer.message}", answer.message)
         if answer.kind == "captcha":
             raise CaptchaRequired(f"{what}: {answer.message}")
         if answer.kind == "invalid":
             raise FormInvalid(f"{what}: the board refused it: {answer.message}")
+
+    def probe_reply(self, topic_id: int) -> str | None:
+        """Whether the bot may reply in ``topic_id`` now: None when the full reply form
+        (``/post?t=T&mode=reply``) is offered, else the board's refusal sentence (locked topic,
+        no right). One GET; nothing is posted.
+
+        Raises: TopicNotFound, SessionExpired, ServerError.
+        """
+        try:
+            self._posting_form(f"/post?t={topic_id}&mode=reply")
+        except PermissionDenied as exc:  # TopicLocked included
+            return exc.sentence
+        return None
 
     def _flood_wait(self, answer: Answer) -> float:
         if answer.wait_s is not None:
@@ -220,7 +242,7 @@ class ForumactifPosting:
                     raise SessionExpired(f"{path}: logged out while editing")
                 relogged = True
                 self.login()
-            elif answer.kind in ("not_found", "permission_denied", "captcha", "invalid"):
+            elif answer.kind in ("not_found", "permission_denied", "captcha", "invalid", "locked"):
                 self._raise_for_answer(answer, path)
             else:  # expired form, unknown page: a fresh form tells whether it was applied
                 failures += 1
@@ -304,7 +326,9 @@ class ForumactifPosting:
                     raise SessionExpired(f"{form_path}: logged out while posting")
                 relogged = True
                 self.login()
-            elif answer.kind in ("not_found", "permission_denied", "captcha", "invalid"):
+            elif answer.kind in (
+                "not_found", "permission_denied", "captcha", "invalid", "locked", "queued",
+            ):  # fmt: skip
                 self._raise_for_answer(answer, form_path)
             else:
                 found = find()

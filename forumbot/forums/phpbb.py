@@ -37,6 +37,7 @@ from forumbot.errors import (
     PermissionDenied,
     ServerError,
     SessionExpired,
+    TopicLocked,
     TopicMoved,
     TopicNotFound,
 )
@@ -44,6 +45,7 @@ from forumbot.forums.base import TopicSummary
 from forumbot.forums.board_http import BoardHttp
 from forumbot.forums.http_edges import HttpLimits
 from forumbot.forums.http_edges import parse_retry_after as parse_retry_after
+from forumbot.forums.marker_search import MarkerSearch
 from forumbot.forums.members import PhpbbMembers
 from forumbot.forums.phpbb_http import (
     DEFAULT_USER_AGENT,
@@ -62,6 +64,7 @@ from forumbot.forums.phpbb_http import (
 )
 from forumbot.forums.phpbb_pm import PhpbbMessages
 from forumbot.forums.phpbb_posting import PhpbbPosting
+from forumbot.forums.topic_order import check_next, note_page, phpbb_topic
 from parsers.errors import ParseError
 from parsers.location import page_location
 from parsers.model import Post, TopicPage
@@ -74,7 +77,7 @@ from parsers.phpbb_forms import (
 )
 
 
-class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
+class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, MarkerSearch, BoardHttp):
     """A :class:`~forumbot.forums.base.ForumClient` for phpBB 3.3 (prosilver).
 
     Args:
@@ -143,6 +146,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         self.max_listing_pages = max_listing_pages
         # forum id -> the last listing page read has a next page (the referee asks it).
         self.listing_more: dict[int, bool] = {}
+        self.topic_forums: dict[int, int] = {}  # topic -> forum its last page named
         self._logged_in = False
         self._ever_logged_in = False  # the first guest page is no "session expired"
         self.retry_log_level = logging.INFO  # DEBUG while an outage is waited out (ops.session)
@@ -307,6 +311,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
             if user is None:
                 raise SessionExpired(f"{path}: still a guest after logging in again")
             if resp.status_code >= 400:
+                self._raise_for_notice(html, path)  # 403 SORRY_AUTH_READ: PermissionDenied
                 raise ServerError(f"GET {path}: HTTP {resp.status_code}")
             return html, str(resp.url)
         raise SessionExpired(f"{path}: still a guest")  # pragma: no cover - loop always returns
@@ -333,8 +338,10 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         notice = classify_notice(html)
         if notice.kind == "not_found":
             raise TopicNotFound(f"{what}: {notice.message}")
+        if notice.kind == "locked":
+            raise TopicLocked(f"{what}: {notice.message}", notice.message or "")
         if notice.kind == "permission_denied":
-            raise PermissionDenied(f"{what}: {notice.message}")
+            raise PermissionDenied(f"{what}: {notice.message}", notice.message)
         if notice.kind == "login_required":
             raise SessionExpired(f"{what}: {notice.message}")
 
@@ -517,6 +524,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         try:
             page = parse_topic_page(html, source=path)
         except ParseError as exc:
+            self._raise_for_notice(html, path)  # a message page: not found / not allowed
             raise PageNotUnderstood(f"GET {path}: {exc.reason}") from exc
         if topic_id is not None and page.topic_id is not None and page.topic_id != topic_id:
             raise TopicMoved(
@@ -524,6 +532,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
                 topic_id,
                 page.topic_id,
             )
+        note_page(self.topic_forums, page.topic_id if topic_id is None else topic_id, page, path)
         return page
 
     def _scan(self, topic_id: int, first: TopicPage, after_post_id: int | None) -> list[Post]:
@@ -533,15 +542,15 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
         per_page = len(first.posts)
         while page.page < page.pages and per_page > 0:
             start = page.page * per_page
-            previous = page.page
-            page = self._topic_page(
-                f"viewtopic.php?t={topic_id}&start={start}", f"topic {topic_id}", topic_id
-            )
+            prior, previous = page, page.page
+            path = phpbb_topic(f"t={topic_id}&start={start}")
+            page = self._topic_page(path, f"topic {topic_id}", topic_id)
             if page.page <= previous:
                 raise PaginationStuck(
                     f"topic {topic_id}: start={start} gave page {page.page} again after page "
                     f"{previous}: read stopped"
                 )
+            check_next(topic_id, prior, page, path)
             posts.extend(
                 p for p in page.posts if after_post_id is None or p.post_id > after_post_id
             )
@@ -552,15 +561,16 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
 
         With ``after_post_id``: GET ``viewtopic.php?p=<after_post_id>`` (the page holding that
         post), then the later pages. When that post is gone (deleted / moved), scan the topic
-        from its first page instead. Requests: 1 per page read.
+        from its first page instead. Requests: 1 per page read; the order is named, ids rise.
 
         Raises: TopicNotFound, SessionExpired, ServerError, PageNotUnderstood (a page that
             cannot be parsed: truncated, another style, another forum software), TopicMoved
-            (the board answers another topic: never read as this one), PaginationStuck.
+            (the board answers another topic: never read as this one), PaginationStuck,
+            PermissionDenied (SORRY_AUTH_READ), PostsOutOfOrder (nothing returned).
         """
         if after_post_id is not None:
             try:
-                page = self._topic_page(f"viewtopic.php?p={after_post_id}", f"topic {topic_id}")
+                page = self._topic_page(phpbb_topic(f"p={after_post_id}"), f"topic {topic_id}")
             except TopicNotFound:
                 page = None
             if (
@@ -569,17 +579,11 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, BoardHttp):
                 and any(p.post_id == after_post_id for p in page.posts)
             ):
                 return self._scan(topic_id, page, after_post_id)
-        first = self._topic_page(f"viewtopic.php?t={topic_id}", f"topic {topic_id}", topic_id)
+        first = self._topic_page(phpbb_topic(f"t={topic_id}"), f"topic {topic_id}", topic_id)
         return self._scan(topic_id, first, after_post_id)
 
-    def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
-        """Id of the first post by this client's user after ``after_post_id`` whose text (or
-        raw HTML) contains ``marker``; None when there is none."""
-        me = self.username.casefold()
-        for post in self.read_topic(topic_id, after_post_id):
-            if post.author.casefold() == me and (marker in post.text or marker in post.html):
-                return post.post_id
-        return None
+    def _post_has_marker(self, marker: str, post: Post) -> bool:
+        return marker in post.text or marker in post.html
 
     def _find_topic_marker(self, forum_id: int, subject: str, marker: str) -> int | None:
         """Topic id of a topic titled ``subject`` opened by this user whose first post

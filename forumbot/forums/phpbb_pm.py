@@ -15,6 +15,7 @@ from forumbot.errors import (
     FloodLimited,
     FormInvalid,
     PermissionDenied,
+    PostQueued,
     ServerError,
     SessionExpired,
 )
@@ -100,8 +101,9 @@ class PhpbbMessages:
         successfully.". Flood: wait ``flood_interval_s``, fresh form. Timeout / 5xx /
         FORM_INVALID: look for ``marker`` in the outbox and sentbox before sending again.
 
-        Raises: FloodLimited, FormInvalid, PermissionDenied, SessionExpired, AmbiguousPost,
-            ServerError.
+        Raises: FloodLimited, FormInvalid, PermissionDenied, PostQueued (a board whose PMs
+            wait for a moderator: phpBB core has no such queue, an extension may), SessionExpired,
+            AmbiguousPost, ServerError.
         """
         uncertain = False
         floods = invalids = failures = 0
@@ -140,8 +142,10 @@ class PhpbbMessages:
             elif notice.kind == "form_invalid":
                 invalids += 1
                 uncertain = True
+            elif notice.kind == "queued":  # not in phpBB core: an extension's PM moderation
+                raise PostQueued(notice.message or "PM awaits moderator approval")
             elif notice.kind == "permission_denied":
-                raise PermissionDenied(notice.message or "PMs not allowed")
+                raise PermissionDenied(notice.message or "PMs not allowed", notice.message)
             elif notice.kind == "login_required":
                 raise SessionExpired("logged out while sending a PM")
             elif notice.kind == "other_error":

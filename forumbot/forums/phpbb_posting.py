@@ -20,6 +20,7 @@ from forumbot.errors import (
     PostQueued,
     PostReview,
     SessionExpired,
+    TopicLocked,
     TopicNotFound,
 )
 from forumbot.forums.phpbb_http import (
@@ -55,6 +56,19 @@ class PhpbbPosting:
             SessionExpired, ServerError).
         """
         return self._fetch_form(f"posting.php?mode=reply&t={topic_id}")
+
+    def probe_reply(self, topic_id: int) -> str | None:
+        """Whether the bot may reply in ``topic_id`` now: None when the reply form is offered,
+        else the board's refusal sentence (a locked topic or forum, a permission refusal).
+        One GET of ``posting.php?mode=reply&t=T``; nothing is posted.
+
+        Raises: TopicNotFound, SessionExpired, ServerError (like :meth:`prepare_reply`).
+        """
+        try:
+            self._fetch_form(f"posting.php?mode=reply&t={topic_id}")
+        except PermissionDenied as exc:  # TopicLocked included
+            return exc.sentence
+        return None
 
     def form_wait_s(self, prepared: FetchedForm) -> float:
         """Seconds the prepared form must still age before it may be POSTed (0.0: now)."""
@@ -194,8 +208,10 @@ class PhpbbPosting:
                 self.login()
             elif notice.kind == "not_found":
                 raise TopicNotFound(notice.message or path)
+            elif notice.kind == "locked":
+                raise TopicLocked(f"{path}: {notice.message}", notice.message or "")
             elif notice.kind == "permission_denied":
-                raise PermissionDenied(notice.message or path)
+                raise PermissionDenied(notice.message or path, notice.message)
             elif notice.kind == "other_error":
                 raise FormInvalid(f"the board refused the edit: {notice.message}")
             else:
@@ -330,8 +346,10 @@ class PhpbbPosting:
                 self.login()
             elif notice.kind == "not_found":
                 raise TopicNotFound(notice.message or form_path)
+            elif notice.kind == "locked":
+                raise TopicLocked(f"{form_path}: {notice.message}", notice.message or "")
             elif notice.kind == "permission_denied":
-                raise PermissionDenied(notice.message or form_path)
+                raise PermissionDenied(notice.message or form_path, notice.message)
             elif notice.kind == "other_error":
                 raise FormInvalid(f"the board refused the post: {notice.message}")
             else:

@@ -21,6 +21,7 @@ from pathlib import Path
 import sqlite_utils
 
 from forumbot.storage import MIGRATIONS
+from forumbot.storage.migrations.h_publish import RESTORES_DDL
 
 log = logging.getLogger("forumbot.ops.backup")
 
@@ -176,6 +177,18 @@ def _check_backup_file(path: Path) -> None:
         raise RestoreError(f"{path} is not a forumbot database (no forumbot migrations)")
 
 
+def _stamp_restore(conn: sqlite3.Connection, source: Path, when: datetime) -> None:
+    """Record the restore in the restored database (``publish_restores``, issue 22): the next
+    start looks for the marker of every declaration and owl before its first post, since the
+    board may hold posts and PMs the backup does not know of."""
+    conn.execute(RESTORES_DDL)
+    conn.execute(
+        "insert into publish_restores (restored_at, backup) values (?, ?)",
+        [when.isoformat(timespec="seconds"), source.name],
+    )
+    conn.commit()
+
+
 def restore(
     backup_path: str | Path,
     database: str | Path,
@@ -189,7 +202,9 @@ def restore(
     (``integrity_check``, forumbot migrations present). The current database, when there is
     one, is first saved next to it as ``<name>.pre-restore-<YYYYmmddTHHMMSSZ>`` (mode 0600).
     The copy goes through SQLite's backup API into the live file, so its WAL and shared-memory
-    files stay consistent.
+    files stay consistent. The restore is stamped in the restored database
+    (``publish_restores``): the next start checks the board for the marker of every declaration
+    and owl before posting it (:class:`forumbot.publish.poster.PublishState`).
 
     Args:
         backup_path: a file written by :func:`backup`.
@@ -235,6 +250,7 @@ def restore(
                 target = sqlite3.connect(db, timeout=30)
                 try:
                     source.backup(target)
+                    _stamp_restore(target, source_path, stamp)
                     errors = integrity_errors(target)
                 finally:
                     target.close()

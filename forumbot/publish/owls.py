@@ -10,7 +10,20 @@ published (:mod:`forumbot.publish.poster`):
   was ambiguous) is first looked for in the bot's outbox and sentbox by its marker
   (``client.find_pm_marker(subject, marker)``): found -> ``sent``, never sent twice;
 - a client that cannot look in its outbox (no ``find_pm_marker``) never resends an owl
-  whose fate is unknown: the row goes ``failed`` for an admin to check.
+  whose fate is unknown: the row goes ``failed`` for an admin to check;
+- before the FIRST send, the outbox and sentbox are searched too for an owl written before
+  this process started (``publish_marks.owls_fresh_after``) and for every owl while a
+  restore's check window lasts (``publish_restores.check_until``): a database restored from a
+  backup, or a power cut, never sends an owl twice (issue 22);
+- a PM the board holds for a moderator (:class:`~forumbot.errors.PostQueued`) goes ``queued``
+  (never sent again; found in the sent box later -> ``sent``); a PM refused because the
+  recipient's inbox is full (:class:`~forumbot.errors.InboxFull`, Forumactif) goes ``failed``
+  with the board's sentence and a referee task (``owl_refused``).
+
+Keys are built from what the board knows (:func:`owl_key`: board, topic, kind, recipient),
+never from a database counter, so an owl drafted again on a restored or new database has the
+key (and the marker) of the one already sent. Keys of older versions (``b1-duel4-owl-…``) stay
+readable: :func:`draft_owl` takes them as ``legacy_keys``.
 
 Seed 001: "Vous recevrez par hibou les modificateurs liés à votre type de magie" (RULES.md:
 "they are sent to the duellist by owl").
@@ -27,11 +40,14 @@ from forumbot.errors import (
     FloodLimited,
     FormInvalid,
     ForumError,
+    InboxFull,
     LoginFailed,
     PermissionDenied,
+    PostQueued,
     SessionExpired,
 )
 from forumbot.forums.base import ForumClient
+from forumbot.publish.labels import slug
 from forumbot.publish.render import marker_line, marker_text
 from forumbot.storage import Storage, iso
 
@@ -41,6 +57,17 @@ log = logging.getLogger("forumbot.publish.owls")
 _NOT_SENT = (FloodLimited, SessionExpired)
 # Errors that will not change by retrying: the owl is ``failed``.
 _REFUSED = (FormInvalid, PermissionDenied)
+
+
+def owl_key(board_id: int, topic_id: int, kind: str, recipient: str, who: str = "") -> str:
+    """Idempotency key of an owl from what the board knows: ``b<board>t<topic>-owl-<kind>-
+    <recipient>`` (slugs), plus ``-<who>`` (the character) when it is not the recipient's
+    account name. ``kind`` says which owl (``magic_types``, ``result``, ``zone-<zone>``...).
+    A restored or new database drafting the same owl again gets the same key."""
+    key = f"b{board_id}t{topic_id}-owl-{kind}-{slug(recipient)}"
+    if who and slug(who) != slug(recipient):
+        key += f"-{slug(who)}"
+    return key
 
 
 def draft_owl(
@@ -55,21 +82,26 @@ def draft_owl(
     *,
     duel_id: int | None = None,
     user_id: int | None = None,
+    legacy_keys: tuple[str, ...] = (),
 ) -> int:
-    """Put an owl in the outbox (once: a second draft with the same ``key`` is ignored).
+    """Put an owl in the outbox (once: a second draft with the same ``key``, or with one of
+    its ``legacy_keys`` in the database, is ignored).
 
     Args:
         key: idempotency key, unique across the board's owls (e.g. ``b1-duel4-owl-aurora``).
         kind: what it is (``magic_types``, ``result``, ``reminder``...), for logs and tests.
         recipient: the forum account's name; ``user_id``: its id when known.
         subject, text: the PM (BBCode); the marker is appended when it is sent.
+        legacy_keys: the keys older versions gave this owl (``b1-duel4-owl-aurora``): a row
+            under one of them is this owl.
 
     Returns:
         The owl's row id.
     """
-    existing = owl(storage, key)
-    if existing is not None:
-        return int(existing["id"])
+    for known in (key, *legacy_keys):
+        existing = owl(storage, known)
+        if existing is not None:
+            return int(existing["id"])
     return int(
         storage.db["owls"]
         .insert(
@@ -118,9 +150,17 @@ def _already_sent(client: ForumClient, row: dict[str, Any]) -> bool | None:
 
 
 def send_owl(
-    storage: Storage, client: ForumClient, row: dict[str, Any], now: Callable[[], datetime]
+    storage: Storage,
+    client: ForumClient,
+    row: dict[str, Any],
+    now: Callable[[], datetime],
+    *,
+    check_first: bool = False,
 ) -> bool:
     """Send one owl (see module docstring). Returns True when it is (now known to be) sent.
+
+    ``check_first``: search the outbox and sentbox for its marker before the first send too
+    (a row from before this process started, a restore's window: :func:`send_due_owls`).
 
     Raises:
         LoginFailed: the bot cannot log in (stops the bot, as for declarations).
@@ -135,9 +175,9 @@ def send_owl(
     if claimed != 1:
         return False
     try:
-        if retrying:
+        if retrying or check_first:
             found = _already_sent(client, row)
-            if found is None:
+            if found is None and retrying:
                 _set(storage, row, "failed", "fate unknown and the client cannot search its outbox")
                 log.error("owl %s to %s: fate unknown; not resent", row["id"], row["recipient"])
                 return False
@@ -153,6 +193,22 @@ def send_owl(
         _set(storage, row, "pending", f"{type(exc).__name__}: {exc}")
         log.warning("owl %s to %s: not sent (%s); will retry", row["id"], row["recipient"], exc)
         return False
+    except PostQueued as exc:
+        _set(storage, row, "queued", f"PostQueued: {exc}")
+        _owl_task(storage, row, "owl_queued", str(exc), now())
+        log.warning(
+            "owl %s to %s: the board holds it for a moderator; not sent again",
+            row["id"], row["recipient"],
+        )  # fmt: skip
+        return False
+    except InboxFull as exc:
+        _set(storage, row, "failed", f"InboxFull: {exc.sentence}")
+        _owl_task(storage, row, "owl_refused", exc.sentence, now())
+        log.error(
+            "owl %s to %s: refused, the recipient's inbox is full (%s); referee task opened",
+            row["id"], row["recipient"], exc.sentence,
+        )  # fmt: skip
+        return False
     except _REFUSED as exc:
         _set(storage, row, "failed", f"{type(exc).__name__}: {exc}")
         log.error("owl %s to %s: refused by the board (%s)", row["id"], row["recipient"], exc)
@@ -164,6 +220,45 @@ def send_owl(
     _set(storage, row, "sent", None, now())
     log.info("owl %s (%s) sent to %s", row["id"], row["kind"], row["recipient"])
     return True
+
+
+def _owl_task(
+    storage: Storage, row: dict[str, Any], kind: str, sentence: str, now: datetime
+) -> None:
+    """A referee task for an owl the board did not deliver (``owl_refused``: inbox full;
+    ``owl_queued``: held for a moderator), French then English with the board's sentence.
+    An owl of no duel (a notice) has no referee: logged only."""
+    if row.get("duel_id") is None:
+        return
+    quoted = " ".join(sentence.split())[:400]
+    who = row["recipient"]
+    if kind == "owl_queued":
+        subject = f"Hibou en attente d'un modérateur : {who}"
+        text = (
+            f"FR : le forum retient pour un modérateur le hibou « {row['subject']} » à {who} : "
+            f"« {quoted} ». Le bot ne l'enverra pas une seconde fois.\n"
+            f'EN: the board holds the owl "{row["subject"]}" to {who} for a moderator: '
+            f'"{quoted}". The bot will not send it again.'
+        )
+    else:
+        subject = f"Hibou refusé par le forum : {who}"
+        text = (
+            f"FR : le forum a refusé le hibou « {row['subject']} » à {who} : « {quoted} ». "
+            "Rien n'est parti ; prévenez le joueur (boîte de réception pleine) puis renvoyez-le "
+            "(owls retry) ou transmettez-le vous-même.\n"
+            f'EN: the board refused the owl "{row["subject"]}" to {who}: "{quoted}". Nothing '
+            "was sent; tell the player (inbox full), then send it again or pass it on yourself."
+        )
+    storage.db.execute(
+        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
+        "zone, subject, text, status, created_at) values (?, ?, ?, ?, ?, null, ?, ?, 'open', ?)",
+        [
+            row["board_id"], row["duel_id"], kind,
+            f"b{row['board_id']}-owl{row['id']}-{kind}-a{int(row.get('attempts') or 0) + 1}",
+            who, subject, text, iso(now),
+        ],
+    )  # fmt: skip
+    storage.db.conn.commit()
 
 
 def _set(
@@ -179,15 +274,48 @@ def _set(
     storage.db["owls"].update(row["id"], fields)
 
 
+def _first_send_checks(storage: Storage, now: datetime) -> tuple[int, bool]:
+    """``(owls_fresh_after, restore window open)``: owls with an id up to the first were
+    written before this process started; while a restore's window is open every owl is
+    looked for before its first send (:class:`forumbot.publish.poster.PublishState`)."""
+    mark = storage.db.execute(
+        "select value from publish_marks where name = 'owls_fresh_after'"
+    ).fetchone()
+    until = storage.db.execute("select max(check_until) from publish_restores").fetchone()
+    window = bool(until and until[0] and iso(now) < str(until[0]))
+    return (int(mark[0]) if mark else 0), window
+
+
 def send_due_owls(
     storage: Storage, client: ForumClient, now: Callable[[], datetime], board_id: int
 ) -> list[int]:
-    """Send every pending owl of the board, and settle those left ``sending``. Returns the ids
-    of the owls sent (or found sent) in this pass."""
+    """Send every pending owl of the board, and settle those left ``sending`` or ``queued``
+    (found in the sent box -> ``sent``). Returns the ids of the owls sent (or found sent)
+    in this pass."""
+    fresh_after, window = _first_send_checks(storage, now())
+    done: list[int] = []
+    for row in list(
+        storage.db["owls"].rows_where("board_id = ? and status = 'queued'", [board_id])
+    ):
+        try:
+            delivered = _already_sent(client, row)
+        except LoginFailed:
+            raise
+        except ForumError as exc:
+            log.warning("owl %s (queued): sent box not read: %s", row["id"], exc)
+            continue
+        if delivered:
+            _set(storage, row, "sent", None, now())
+            log.info("owl %s to %s: delivered after moderation", row["id"], row["recipient"])
+            done.append(int(row["id"]))
     rows = storage.db["owls"].rows_where(
         "board_id = ? and status in ('pending', 'sending')", [board_id], order_by="id"
     )
-    return [row["id"] for row in list(rows) if send_owl(storage, client, row, now)]
+    for row in list(rows):
+        check = window or int(row["id"]) <= fresh_after
+        if send_owl(storage, client, row, now, check_first=check):
+            done.append(int(row["id"]))
+    return done
 
 
-__all__ = ["draft_owl", "owl", "owls", "send_due_owls", "send_owl"]
+__all__ = ["draft_owl", "owl", "owl_key", "owls", "send_due_owls", "send_owl"]

@@ -1,10 +1,12 @@
 """Publish due declarations exactly once.
 
 Life of a declaration: ``draft`` -> (``approved``) -> ``publishing`` -> ``published``;
-``held`` waits for a referee. A draft is due when its review delay is over
-(``publish_after`` <= now) or a referee approved it; with ``review_delay_s = "manual"``
-only approved drafts are due. A draft a referee took (``claimed_by``, issue 18) is not due
-by its delay before ``claim_until`` (:mod:`forumbot.notify.claims`).
+``held`` waits for a referee; ``queued``: posted, waiting for a moderator, never posted again
+(issue 22, :mod:`forumbot.publish.refusals`: also the locked topic and the refusals). A draft
+is due when its review delay is over (``publish_after`` <= now) or a referee approved it;
+with ``review_delay_s = "manual"`` only approved drafts are due. A draft a referee took
+(``claimed_by``, issue 18) is not due by its delay before ``claim_until``
+(:mod:`forumbot.notify.claims`).
 
 Exactly once, across crashes and restores: before the POST the row is claimed
 (``publishing``, attempt counter incremented, compare-and-set on status and version) in its
@@ -34,11 +36,19 @@ import signal
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from forumbot.errors import ForumError, LoginFailed
+from forumbot.errors import ForumError, LoginFailed, PermissionDenied, PostQueued
 from forumbot.forums.base import ForumClient, PreparesReplies
+from forumbot.publish.refusals import (
+    REFUSED_PREFIX,
+    open_publish_task,
+    probe_refused,
+    seen_post,
+    settle_queued,
+    versions_differ,
+)
 from forumbot.publish.render import marker_line
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import Declaration, DeclStatus
@@ -79,27 +89,56 @@ PREFETCH_WINDOW = 40
 """How many due declarations ahead the publisher may fetch reply forms for."""
 
 
+RESTORE_CHECK_S = 24 * 3600.0
+"""After a restore, how long (seconds from the first start after it) every declaration and
+owl has its marker looked for on the board before its first post, even one drafted later."""
+
+
 @dataclass
 class PublishState:
     """What one process's publisher remembers across its passes.
 
     ``fresh_after``: the largest declaration id when the process started; a row with a
     larger id was written by this process, so unless it is left ``publishing`` (an attempt
-    whose outcome is unknown) it cannot be in the topic yet and its marker is not looked for.
+    whose outcome is unknown) it cannot be in the topic yet and its marker is not looked for
+    on the board (the topic's stored posts are still searched, at no cost:
+    :func:`forumbot.publish.refusals.seen_marker`). ``check_until``: after a
+    ``forumbot restore`` (stamped in ``publish_restores``), until this ISO time every row's
+    marker is looked for on the board first, whatever its id (issue 22).
     """
 
     fresh_after: int
+    check_until: str | None = None
 
     @classmethod
-    def at_start(cls, storage: Storage) -> PublishState:
-        """The state of a process starting now on ``storage``."""
+    def at_start(cls, storage: Storage, now: datetime | None = None) -> PublishState:
+        """The state of a process starting now on ``storage``. Also records, for the owl
+        outbox, the largest owl id now (``publish_marks.owls_fresh_after``) and starts the
+        check window of a restore not started after yet (``publish_restores.started_at``)."""
         row = storage.db.execute("select max(id) from declarations").fetchone()
-        return cls(int(row[0]) if row and row[0] is not None else 0)
+        fresh = int(row[0]) if row and row[0] is not None else 0
+        moment = now or datetime.now(UTC)
+        until = iso(moment + timedelta(seconds=RESTORE_CHECK_S))
+        with storage.db.atomic():
+            storage.db.execute(
+                "update publish_restores set started_at = ?, check_until = ? "
+                "where started_at is null",
+                [iso(moment), until],
+            )
+            owls = storage.db.execute("select max(id) from owls").fetchone()
+            storage.db.execute(
+                "insert or replace into publish_marks (name, value) values (?, ?)",
+                ["owls_fresh_after", str(int(owls[0]) if owls and owls[0] is not None else 0)],
+            )
+        top = storage.db.execute("select max(check_until) from publish_restores").fetchone()
+        return cls(fresh, str(top[0]) if top and top[0] else None)
 
-    def needs_marker_check(self, decl: Declaration) -> bool:
-        """True when ``decl`` may already be in its topic (left ``publishing``, or written
-        before this process started)."""
-        return decl.status == "publishing" or decl.id <= self.fresh_after
+    def needs_marker_check(self, decl: Declaration, now: datetime | None = None) -> bool:
+        """True when ``decl`` may already be in its topic (left ``publishing``, written before
+        this process started, or any row while a restore's check window lasts)."""
+        if decl.status == "publishing" or decl.id <= self.fresh_after:
+            return True
+        return self.check_until is not None and iso(now or datetime.now(UTC)) < self.check_until
 
 
 def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[Declaration]:
@@ -137,8 +176,13 @@ def publish_one(
     ``check_marker``: look for the declaration's marker in the topic before posting (False
     only for a row this process wrote and never tried: :class:`PublishState`). ``prepared``:
     the topic's reply form fetched ahead (:class:`~forumbot.forums.base.PreparesReplies`).
-    Login failures propagate (they stop the bot); other forum errors are logged and the
-    row stays ``publishing`` so the next attempt checks the marker first.
+    Before any post the topic's stored posts are searched for the marker (no request:
+    :func:`forumbot.publish.refusals.seen_marker`). Login failures propagate (they stop the
+    bot); a post the board queues for a moderator (:class:`~forumbot.errors.PostQueued`) makes
+    the row ``queued`` (never posted again) and a refusal (locked topic or forum, no right:
+    :class:`~forumbot.errors.PermissionDenied`) makes it ``held``, each with a referee task
+    (:mod:`forumbot.publish.refusals`); other forum errors are logged and the row stays
+    ``publishing`` so the next attempt checks the marker first.
     """
     decl = Declaration.of(row)
     topic_id = int(storage.duel(decl.duel_id)["topic_id"])
@@ -159,8 +203,23 @@ def publish_one(
         # Look for the marker first on a retry, and for any row from before this process
         # started: after a restore from a backup, a declaration already published comes back
         # as a draft.
-        post_id = None
-        if check_marker or retrying:
+        duel_row = storage.duel(decl.duel_id)
+        # The posts the referee read (no request): the bot's own post with this marker means
+        # published, whatever this process or database knows (a restore, a new database).
+        seen = seen_post(
+            storage, int(duel_row["board_id"]), topic_id, decl.marker or "",
+            getattr(client, "username", None),
+        )  # fmt: skip
+        post_id = seen[0] if seen is not None else None
+        if seen is not None and versions_differ(decl.text, seen[1]):
+            log.error(
+                "topic %s: declaration %s is already on the board as post %s with another "
+                "dice digest than its draft (restored database?): not posted; referee task "
+                "opened",
+                topic_id, decl.id, seen[0],
+            )  # fmt: skip
+            open_publish_task(storage, decl, "publish_mismatch", str(seen[0]), now())
+        if post_id is None and (check_marker or retrying):
             post_id = client.find_marker(
                 topic_id, decl.marker or "", _last_published(storage, decl.duel_id)
             )
@@ -181,6 +240,12 @@ def publish_one(
             crash_point("after_post")
     except LoginFailed:
         raise
+    except PostQueued as exc:
+        _queued(storage, decl, topic_id, exc, now())
+        return None
+    except PermissionDenied as exc:  # a locked topic or forum (TopicLocked), a refusal
+        _refused(storage, decl, topic_id, exc, now())
+        return None
     except ForumError as exc:
         storage.db["declarations"].update(
             decl.id, {"last_error": f"{type(exc).__name__}: {exc}", "updated_at": iso(now())}
@@ -194,6 +259,62 @@ def publish_one(
             exc,
         )
         return None
+    _mark_published(storage, decl, post_id, now, on_published)
+    return post_id
+
+
+def _queued(
+    storage: Storage, decl: Declaration, topic_id: int, exc: PostQueued, now: datetime
+) -> None:
+    """The board took the post but holds it for a moderator: ``queued`` (never posted again),
+    a referee task; :func:`forumbot.publish.refusals.settle_queued` finds it once approved."""
+    with storage.db.atomic():
+        storage.db["declarations"].update(
+            decl.id,
+            {"status": "queued", "last_error": f"PostQueued: {exc}", "updated_at": iso(now)},
+        )
+        storage.audit(
+            "forumbot", "declaration.queued", f"declaration:{decl.id}",
+            {"status": "publishing"}, {"status": "queued", "board": str(exc)}, now,
+        )  # fmt: skip
+        open_publish_task(storage, decl, "publish_queued", str(exc), now)
+    log.warning(
+        "topic %s: declaration %s (duel %s) posted but waits for a moderator's approval; "
+        "it will not be posted again (referee task opened)",
+        topic_id, decl.id, decl.duel_id,
+    )  # fmt: skip
+
+
+def _refused(
+    storage: Storage, decl: Declaration, topic_id: int, exc: PermissionDenied, now: datetime
+) -> None:
+    """The board refused the post (nothing posted): ``held`` with the board's sentence and a
+    referee task; out again on a referee's approval or once the reply form comes back."""
+    sentence = getattr(exc, "sentence", None) or str(exc)
+    with storage.db.atomic():
+        storage.db["declarations"].update(
+            decl.id,
+            {"status": "held", "last_error": REFUSED_PREFIX + sentence, "updated_at": iso(now)},
+        )
+        storage.audit(
+            "forumbot", "declaration.refused", f"declaration:{decl.id}",
+            {"status": "publishing"}, {"status": "held", "board": sentence}, now,
+        )  # fmt: skip
+        open_publish_task(storage, decl, "publish_refused", sentence, now)
+    log.error(
+        "topic %s: declaration %s (duel %s) refused by the board (%s: %s); held for a referee",
+        topic_id, decl.id, decl.duel_id, type(exc).__name__, sentence,
+    )  # fmt: skip
+
+
+def _mark_published(
+    storage: Storage,
+    decl: Declaration,
+    post_id: int,
+    now: Callable[[], datetime],
+    on_published: Callable[[Declaration], None] | None,
+) -> None:
+    """Mark ``decl`` published as ``post_id`` and advance its duel, in one transaction."""
     # Marking it published and advancing the duel happen in one transaction: a crash
     # leaves either both undone (the marker check finds the post next time) or both done.
     # BEGIN IMMEDIATE takes the write lock first (waiting up to the busy timeout): a deferred
@@ -227,7 +348,6 @@ def publish_one(
         decl.idempotency_key,
         post_id,
     )
-    return post_id
 
 
 @contextmanager
@@ -265,6 +385,8 @@ def publish_due(
 ) -> list[int]:
     """Publish every due declaration; returns the post ids published this pass.
 
+    First the ``queued`` declarations a moderator approved meanwhile are settled and the
+    refused ones whose topic is open again released (:mod:`forumbot.publish.refusals`).
     ``on_published`` is required (None: publish without advancing any duel). ``state``: the
     process's :class:`PublishState` (None: every row's marker is looked for first, as for a
     process that just started). On a client that prepares reply forms, while one form ages
@@ -275,8 +397,14 @@ def publish_due(
         if on_published is not None:
             on_published(storage, decl, now())
 
+    published = settle_queued(
+        storage, client, now,
+        lambda decl, post_id: _mark_published(storage, decl, post_id, now, advance),
+        lambda duel_id: _last_published(storage, duel_id),
+    )  # fmt: skip
+    probe_refused(storage, client, now)
     due = due_declarations(storage, now(), manual)
-    checks = {d.id: state is None or state.needs_marker_check(d) for d in due}
+    checks = {d.id: state is None or state.needs_marker_check(d, now()) for d in due}
     topics: dict[int, int] = {}
 
     def topic_of(decl: Declaration) -> int:
@@ -288,7 +416,6 @@ def publish_due(
     preparer = client if isinstance(client, PreparesReplies) else None
     # declaration id -> (its topic, the topic's reply form fetched ahead)
     prepared: dict[int, tuple[int, Any]] = {}
-    published = []
     for index, decl in enumerate(due):
         entry = prepared.pop(decl.id, None)
         form = entry[1] if entry is not None else None

@@ -18,7 +18,10 @@ It speaks the HTTP flows recorded in ``fixtures/html/phpbb/FLOWS.md`` — and no
 * PMs: compose (``u=`` short way, ``add_to`` step), 200 confirmation with meta refresh,
   inbox / outbox (unread by the recipient) / sentbox, message view (marks it read);
 * viewforum / viewtopic (posts_per_page 10, ``?p=N`` renders the page holding N, 404 for a
-  missing topic) in the markup of the real pages (:mod:`forumbot.sandbox.pages`).
+  missing topic) in the markup of the real pages (:mod:`forumbot.sandbox.pages`); a member's
+  "Display posts" order (newest first unless the URL's ``sd`` says otherwise), moved topics
+  (with or without a shadow), deleted topics and forums kept to some readers (403) are in
+  :mod:`~forumbot.sandbox.board_moderation`.
 
 State can be saved to a JSON file (``state_path``) after every change and is reloaded at start,
 so the board survives a restart of the process. Times come from the injectable ``clock``
@@ -84,8 +87,10 @@ from forumbot.sandbox.board_model import (
     parse_form_body,
     query_dict,
 )
+from forumbot.sandbox.board_moderation import BoardModeration
 from forumbot.sandbox.board_pages import BoardPages
 from forumbot.sandbox.board_posting import BoardPosting
+from forumbot.sandbox.board_queue import BoardQueue
 from forumbot.sandbox.board_ucp import BoardUcp
 from forumbot.sandbox.outages import OutageSwitch
 from forumbot.sandbox.pages import PostView, Viewer
@@ -132,7 +137,7 @@ BOARD_DISABLED = "Le forum est actuellement désactivé."
 """phpBB's board-disabled sentence (FR), shown by the maintenance outage (issue 22)."""
 
 
-class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch):
+class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch, BoardModeration, BoardQueue):
     """A phpBB 3.3 test double served over HTTP on 127.0.0.1.
 
     Args:
@@ -182,6 +187,8 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch):
         self._posts: dict[int, PostRecord] = {}
         self._pms: dict[int, Pm] = {}
         self._sessions: dict[str, Session] = {}
+        self._locked_topics: set[int] = set()
+        self._locked_forums: set[int] = set()
         self._post_locks: dict[tuple[int, str, str], float] = {}
         self._next = {"post": 1, "topic": 1, "pm": 1}
         self._server: ThreadingHTTPServer | None = None
@@ -365,6 +372,8 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch):
             "posts": [asdict(p) for p in self._posts.values()],
             "pms": [asdict(m) for m in self._pms.values()],
             "sessions": [asdict(s) for s in self._sessions.values()],
+            "locked_topics": sorted(self._locked_topics),
+            "locked_forums": sorted(self._locked_forums),
         }
         tmp = self.state_path.with_suffix(self.state_path.suffix + ".tmp")
         tmp.write_text(json.dumps(state, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -379,6 +388,8 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch):
         self._posts = {p["post_id"]: PostRecord(**p) for p in state["posts"]}
         self._pms = {m["msg_id"]: Pm(**m) for m in state["pms"]}
         self._sessions = {s["sid"]: Session(**s) for s in state["sessions"]}
+        self._locked_topics = set(state.get("locked_topics", []))
+        self._locked_forums = set(state.get("locked_forums", []))
 
     # ------------------------------------------------------------------ model
 
@@ -436,6 +447,7 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch):
             edit_time_s=post.edit_time,
             edit_count=post.edit_count,
             edit_reason=post.edit_reason,
+            unapproved=not post.approved,
         )
 
     # ------------------------------------------------------------------ sessions & forms

@@ -27,6 +27,7 @@ TOO_MANY_ATTEMPTS = (
 )
 NO_TOPIC = "Le sujet demandé n’existe pas."
 NO_FORUM = "Le forum que vous avez tenté d’atteindre n’existe pas."
+SORRY_AUTH_READ = "Vous n’êtes pas autorisé à lire ce forum."
 TOO_FEW_CHARS = "Votre message contient trop peu de caractères."
 EMPTY_SUBJECT = "Vous devez indiquer un sujet lors de la publication d’un nouveau sujet."
 LOGIN_TO_REPLY = "Vous devez être connecté pour répondre aux sujets de ce forum."
@@ -36,6 +37,15 @@ POST_QUEUED = (
     "Votre message a été posté, mais requiert l’approbation d’un modérateur avant d’être rendu "
     "visible publiquement. Vous serez averti lorsque votre message sera approuvé."
 )
+TOPIC_LOCKED = (
+    "Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses."
+)
+FORUM_LOCKED = "Forum verrouillé"
+POST_UNAPPROVED_EXPLAIN = (
+    "Ce message n’est pas visible par les autres utilisateurs tant qu’il n’a pas été approuvé "
+    "par un modérateur."
+)
+BUTTON_TOPIC_LOCKED = "Verrouillé"
 PM_SENT = "Votre message a été envoyé."
 PM_NO_USERS = "Les utilisateurs demandés pour être ajoutés n’existent pas."
 PM_NO_RECIPIENT = "Vous devez indiquer au moins un destinataire."
@@ -71,6 +81,9 @@ class User:
     form_salt: str = ""
     last_post_time: float = 0.0
     login_attempts: int = 0
+    # UCP → Board preferences → "Display posts": "a" oldest first (phpBB's default), "d"
+    # newest first (``user_post_sortby_dir``); a topic URL's ``sd`` overrides it.
+    post_sortby_dir: str = "a"
 
 
 @dataclass
@@ -81,6 +94,8 @@ class Forum:
     name: str
     parent_id: int | None = None
     is_category: bool = False
+    # Who may read the forum (phpBB ``f_read``): None = every member, else these names.
+    readers: list[str] | None = None
 
 
 @dataclass
@@ -92,6 +107,9 @@ class Topic:
     title: str
     poster_id: int
     time: float
+    # Forums that still list a shadow of the topic after a move ("leave shadow topic"): the
+    # shadow row links to the topic itself, in its new forum.
+    shadow_forum_ids: list[int] = field(default_factory=list)
 
 
 @dataclass

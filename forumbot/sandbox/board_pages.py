@@ -9,6 +9,7 @@ from forumbot.sandbox.board_model import (
     GUEST_ID,
     NO_FORUM,
     NO_TOPIC,
+    SORRY_AUTH_READ,
     PostRecord,
     Request,
     Response,
@@ -39,9 +40,11 @@ class BoardPages:
         forum = self._forums.get(forum_id)
         if forum is None:
             return self._message(session, NO_FORUM, status=404)
+        if not self._may_read(session, forum_id):
+            return self._refused(req, session)
         rows = []
         for topic in self._topics.values():
-            if topic.forum_id != forum_id:
+            if topic.forum_id != forum_id and forum_id not in topic.shadow_forum_ids:
                 continue
             visible = self._visible_posts(topic.topic_id)
             if not visible:
@@ -86,10 +89,18 @@ class BoardPages:
                 start = index // self.posts_per_page * self.posts_per_page
         elif q.get("t", "").isdigit():
             topic = self._topics.get(int(q["t"]))
-            if topic is not None:
-                posts = self._visible_posts(topic.topic_id)
+            if topic is not None:  # the viewer's own posts awaiting approval too (phpBB 3.3)
+                posts = self._shown_posts(topic.topic_id, session.user_id)
         if topic is None or not posts:
             return self._message(session, NO_TOPIC, status=404)
+        if not self._may_read(session, topic.forum_id):
+            return self._refused(req, session)
+        ascending = posts
+        if self._post_order(session, q.get("sd")) == "d":  # newest first: p= counts from it
+            posts = posts[::-1]
+            if q.get("p", "").isdigit():
+                index = next(i for i, p in enumerate(posts) if p.post_id == int(q["p"]))
+                start = index // self.posts_per_page * self.posts_per_page
         ppp = self.posts_per_page
         pages_count = max(1, math.ceil(len(posts) / ppp))
         start = min(start - start % ppp, (pages_count - 1) * ppp)
@@ -100,10 +111,11 @@ class BoardPages:
             pages.post_html(self._post_view(p), i, logged_in) for i, p in enumerate(shown)
         )
         quick_reply = None
-        if logged_in:  # the real board shows the quick reply on every page
+        locked = self._is_locked(topic)
+        if logged_in and not locked:  # the real board shows the quick reply on every page
             quick_reply = [
                 *self._form_key(session, "posting"),
-                ("topic_cur_post_id", str(posts[-1].post_id)),
+                ("topic_cur_post_id", str(ascending[-1].post_id)),
                 ("topic_id", str(topic.topic_id)),
                 ("forum_id", str(topic.forum_id)),
                 ("attach_sig", "1"),
@@ -119,9 +131,17 @@ class BoardPages:
             pagination=pages.topic_pagination(topic.topic_id, len(posts), page, pages_count, ppp),
             logged_in=logged_in,
             quick_reply=quick_reply,
+            locked=locked,
         )
         title = topic.title + (f" - Page {page}" if page > 1 else "")
         canonical = f"http://{req.host}/viewtopic.php?t={topic.topic_id}" + (
             f"&start={start}" if start else ""
         )
         return self._page(session, title, body, section="viewtopic", canonical=canonical)
+
+    def _refused(self, req: Request, session: Session) -> Response:
+        """phpBB without ``f_read``: a member gets a 403 SORRY_AUTH_READ page, a guest the
+        login box."""
+        if session.user_id == GUEST_ID:
+            return self._login_box(session, "Connexion", req)
+        return self._message(session, SORRY_AUTH_READ, status=403)

@@ -69,6 +69,9 @@ class BoardPosting:
             return self._login_box(
                 session, LOGIN_TO_REPLY if mode == "reply" else LOGIN_TO_POST, req
             )
+        refusal = self._lock_refusal(topic, forum.forum_id if forum is not None else None)
+        if refusal is not None:  # posting.php: trigger_error(FORUM_LOCKED / TOPIC_LOCKED)
+            return self._message(session, refusal)
         if req.method == "POST" and req.has("post"):
             return self._posting_submit(req, session, mode, topic, forum)
         if req.method == "POST":

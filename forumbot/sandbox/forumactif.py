@@ -84,8 +84,10 @@ from forumbot.sandbox.forumactif_model import (
     _dice_requests,
     _Session,
 )
+from forumbot.sandbox.forumactif_moderation import FaModeration
 from forumbot.sandbox.forumactif_pm import FaPrivateMessages
 from forumbot.sandbox.forumactif_posting import FaPosting
+from forumbot.sandbox.forumactif_queue import FaQueue
 from forumbot.sandbox.forumactif_views import FaViews
 from forumbot.sandbox.outages import HOST_MAINTENANCE, OutageSwitch
 
@@ -118,7 +120,7 @@ __all__ = [
 ]
 
 
-class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, OutageSwitch):
+class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, OutageSwitch, FaModeration, FaQueue):
     """A Forumactif test double served over HTTP on 127.0.0.1.
 
     Args:
@@ -177,6 +179,8 @@ class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, OutageSwitch):
         self._posts: dict[int, FaPost] = {}
         self._pms: dict[int, FaPm] = {}
         self._sessions: dict[str, _Session] = {}
+        self._locked_topics: set[int] = set()
+        self._locked_forums: set[int] = set()
         self._next = {"post": 1, "topic": 1, "pm": 1}
         self._server: Any = None
         self._thread: threading.Thread | None = None
@@ -305,7 +309,11 @@ class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, OutageSwitch):
     def posts(self, topic_id: int) -> list[FaPost]:
         """Copies of the topic's posts (Game Master dice posts included), in order."""
         with self._lock:
-            return [replace(p) for p in self._topic_posts(topic_id)]
+            return [
+                replace(p)
+                for p in sorted(self._posts.values(), key=lambda p: p.post_id)
+                if p.topic_id == topic_id
+            ]
 
     def topics(self, forum_id: int | None = None) -> list[FaTopic]:
         """Copies of the topics (of one forum when ``forum_id`` is given)."""
@@ -347,7 +355,8 @@ class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, OutageSwitch):
 
     def _topic_posts(self, topic_id: int) -> list[FaPost]:
         return sorted(
-            (p for p in self._posts.values() if p.topic_id == topic_id), key=lambda p: p.post_id
+            (p for p in self._posts.values() if p.topic_id == topic_id and p.approved),
+            key=lambda p: p.post_id,
         )
 
     def _new_post(self, topic: FaTopic, poster_id: int, subject: str, text: str) -> FaPost:

@@ -23,6 +23,8 @@ FLOOD = (
 NO_TOPIC = "Le sujet demandé n'existe pas."
 NO_POST = "Le message demandé n'existe pas."
 NO_FORUM = "Le forum demandé n'existe pas."
+#: A forum the member may not read (ASSUMED: no capture of Forumactif's refusal page).
+NO_READ = "Désolé, mais vous n'avez pas la permission de lire les sujets de ce forum."
 EMPTY_MESSAGE = "Vous devez entrer un message avant de poster."
 EMPTY_SUBJECT = "Vous devez spécifier un sujet avant de poster un nouveau sujet."
 BAD_AUTH = "Le formulaire a expiré ou n'est pas valide. Merci de recommencer."
@@ -48,6 +50,11 @@ class FaUser:
     can_pm: bool = True
     level: int = 0
     last_post_time: float = -1e12
+    # "a" oldest first; "d" newest first: a sandbox preference standing for any profile or
+    # theme that reverses a topic (no URL parameter overrides it here: none is known).
+    post_order: str = "a"
+    needs_approval: bool = False
+    inbox_limit: int | None = None
 
 
 @dataclass
@@ -56,6 +63,7 @@ class FaForum:
 
     forum_id: int
     name: str
+    readers: list[str] | None = None  # who may read it (None: every member)
 
 
 @dataclass
@@ -67,6 +75,7 @@ class FaTopic:
     title: str
     poster_id: int
     time: float
+    shadow_forum_ids: list[int] = field(default_factory=list)  # forums listing a shadow
 
 
 @dataclass
@@ -85,6 +94,7 @@ class FaPost:
     edit_time: float | None = None
     dice: tuple[tuple[str, tuple[int, ...]], ...] = ()
     dice_for: int | None = None
+    approved: bool = True
 
 
 @dataclass

@@ -15,6 +15,7 @@ from forumbot.sandbox.forumactif_model import (
     FaUser,
     _Session,
 )
+from forumbot.sandbox.forumactif_queue import INBOX_FULL
 
 
 class FaPrivateMessages:
@@ -80,6 +81,8 @@ class FaPrivateMessages:
             found = self._user_by_name(name)
             if found is None and error is None:
                 error = PM_NO_USER
+            elif found is not None and self._inbox_full(found.user_id) and error is None:
+                error = INBOX_FULL  # ASSUMED wording (forumactif_queue)
             elif found is not None and found.user_id not in recipients:
                 recipients.append(found.user_id)
         if error is None and not recipients:

@@ -26,6 +26,7 @@ from forumbot.sandbox.forumactif_model import (
     FaUser,
     _Session,
 )
+from forumbot.sandbox.forumactif_queue import POST_QUEUED
 
 
 class FaPosting:
@@ -59,6 +60,9 @@ class FaPosting:
                 return self._message(session, "Informations", fp.esc(NO_FORUM), status=404)
         else:
             return self._message(session, "Informations", fp.esc(NO_POST), status=404)
+        refusal = self._lock_refusal(topic, forum.forum_id if forum is not None else None)
+        if refusal is not None:  # ASSUMED wording (forumactif_queue)
+            return self._message(session, "Informations", fp.esc(refusal))
         if req.method != "POST":
             subject = "" if topic is None else f"Re: {topic.title}"
             return self._form(session, topic, forum, subject, "", None)
@@ -226,6 +230,11 @@ class FaPosting:
                 return self._form(session, topic, None, subject, message, NEW_POST, review=True)
             user.last_post_time = self.clock()
             post_id = self._reply(topic, user, subject, message, self._requested_rolls(req))
+            if user.needs_approval:
+                for post in self._posts.values():
+                    if post.post_id == post_id or post.dice_for == post_id:
+                        post.approved = False
+                return self._message(session, "Informations", fp.esc(POST_QUEUED))
             target_topic = topic
         else:
             assert forum is not None

@@ -12,6 +12,7 @@ from forumbot.sandbox.forumactif_model import (
     LOGIN_ERROR,
     NO_FORUM,
     NO_POST,
+    NO_READ,
     NO_TOPIC,
     FaTopic,
     _Session,
@@ -36,8 +37,8 @@ class FaViews:
         part = f"p{start}" if start else ""
         return f"/t{topic.topic_id}{part}-{fp.slug(topic.title)}"
 
-    def _start_of(self, topic: FaTopic, post_id: int) -> int:
-        ids = [p.post_id for p in self._topic_posts(topic.topic_id)]
+    def _start_of(self, topic: FaTopic, post_id: int, session: _Session | None = None) -> int:
+        ids = [p.post_id for p in self._shown_posts(session, topic.topic_id)]
         index = ids.index(post_id)
         return index // self.posts_per_page * self.posts_per_page
 
@@ -45,10 +46,13 @@ class FaViews:
         forum = self._forums.get(forum_id)
         if forum is None:
             return self._message(session, "Informations", fp.esc(NO_FORUM), status=404)
+        if not self._may_read(session, forum_id):
+            return self._message(session, "Informations", fp.esc(NO_READ))
         rows: list[fp.TopicRow] = []
         for topic in self._topics.values():
             posts = self._topic_posts(topic.topic_id)
-            if topic.forum_id != forum_id or not posts:
+            listed = topic.forum_id == forum_id or forum_id in topic.shadow_forum_ids
+            if not listed or not posts:
                 continue
             last = posts[-1]
             rows.append(
@@ -59,7 +63,9 @@ class FaViews:
                     author=self._name(topic.poster_id),
                     replies=len(posts) - 1,
                     last_post_id=last.post_id,
-                    last_post_url=self._topic_url(topic, self._start_of(topic, last.post_id))
+                    last_post_url=self._topic_url(
+                        topic, self._start_of(topic, last.post_id, session)
+                    )
                     + f"#{last.post_id}",
                     last_author_id=last.poster_id,
                     last_author=self._name(last.poster_id),
@@ -76,7 +82,7 @@ class FaViews:
         if post is None:
             return self._message(session, "Informations", fp.esc(NO_POST), status=404)
         topic = self._topics[post.topic_id]
-        start = self._start_of(topic, post.post_id)
+        start = self._start_of(topic, post.post_id, session)
         return self._redirect(f"{self._topic_url(topic, start)}#{post.post_id}")
 
     def _viewtopic(
@@ -86,11 +92,14 @@ class FaViews:
         posts = self._topic_posts(topic_id) if topic is not None else []
         if topic is None or not posts:
             return self._message(session, "Informations", fp.esc(NO_TOPIC), status=404)
+        if not self._may_read(session, topic.forum_id):
+            return self._message(session, "Informations", fp.esc(NO_READ))
+        ascending, posts = posts, self._shown_posts(session, topic_id)
         ppp = self.posts_per_page
         if req.query.get("view") == "newest":
-            newest = posts[-1].post_id
+            newest = ascending[-1].post_id
             return self._redirect(
-                f"{self._topic_url(topic, self._start_of(topic, newest))}#{newest}"
+                f"{self._topic_url(topic, self._start_of(topic, newest, session))}#{newest}"
             )
         pages = max(1, math.ceil(len(posts) / ppp))
         start = min(start - start % ppp, (pages - 1) * ppp)
@@ -110,7 +119,7 @@ class FaViews:
                     ("mode", "reply"),
                     ("tid", session.tid),
                     ("t", str(topic_id)),
-                    ("lt", str(posts[-1].post_id)),
+                    ("lt", str(ascending[-1].post_id)),
                     ("notify", "0"),
                     ("auth[]", session.auth[0]),
                     ("auth[]", session.auth[1]),
@@ -125,11 +134,11 @@ class FaViews:
             page_url=base + page_url,
             title=topic.title,
             pages=pages,
-            first=self._post_view(posts[0]),
+            first=self._post_view(ascending[0]),
             on_page=views,
             first_on_page=page == 1,
             zone=self.zone,
-            texts={p.post_id: self._plain(p) for p in [posts[0], *shown]},
+            texts={p.post_id: self._plain(p) for p in [ascending[0], *shown]},
         )
         body = fp.topic_body(
             title=topic.title,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from forumbot.sandbox.bbcode import format_date_fr, iso_utc
+from forumbot.sandbox.board_model import BUTTON_TOPIC_LOCKED, TOPIC_LOCKED
 from forumbot.sandbox.pages_layout import (
     PostView,
     Viewer,
@@ -101,12 +102,21 @@ def topic_body(
     pagination: str,
     logged_in: bool,
     quick_reply: Sequence[tuple[str, str]] | None,
+    locked: bool = False,
 ) -> str:
     """``#page-body`` of viewtopic: breadcrumb with ``data-forum-id``, ``h2.topic-title``,
-    action bar with pagination, the posts, ``form#qr_postform`` (last page, logged in)."""
+    action bar with pagination, the posts, ``form#qr_postform`` (last page, logged in).
+    ``locked``: prosilver's ``S_IS_LOCKED`` reply button (title ``TOPIC_LOCKED``, « Verrouillé »,
+    ``fa-lock``); the caller gives no quick reply then."""
     start_q = f"&amp;start={start}" if start else ""
     reply_button = ""
-    if logged_in:
+    if logged_in and locked:
+        reply_button = (
+            f'\t\t\t<a href="./posting.php?mode=reply&amp;t={topic_id}" class="button" '
+            f'title="{esc(TOPIC_LOCKED)}">\n\t\t\t\t<span>{BUTTON_TOPIC_LOCKED}</span> '
+            '<i class="icon fa-lock fa-fw" aria-hidden="true"></i>\n\t\t\t</a>\n'
+        )
+    elif logged_in:
         reply_button = (
             f'\t\t\t<a href="./posting.php?mode=reply&amp;t={topic_id}" class="button" '
             'title="Répondre"><span>Répondre</span></a>\n'

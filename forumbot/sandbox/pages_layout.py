@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from html import escape
 
 from forumbot.sandbox.bbcode import format_date_fr, iso_utc
+from forumbot.sandbox.board_model import POST_UNAPPROVED_EXPLAIN
 
 
 def esc(text: str) -> str:
@@ -42,6 +43,7 @@ class PostView:
     edit_time_s: float | None = None
     edit_count: int = 0
     edit_reason: str | None = None
+    unapproved: bool = False
 
 
 def hidden(name: str, value: str) -> str:
@@ -219,6 +221,14 @@ def post_html(post: PostView, index: int, logged_in: bool) -> str:
             f"{format_date_fr(post.edit_time_s)}, modifié {post.edit_count} fois.{reason}\n"
             "\t\t\t</div>\n"
         )
+    unapproved = ""
+    if post.unapproved:  # prosilver S_POST_UNAPPROVED, seen by the author (not a moderator)
+        unapproved = (
+            '\t\t\t<p class="post-notice unapproved">\n'
+            '\t\t\t\t<span><i class="icon fa-exclamation icon-red fa-fw" aria-hidden="true">'
+            "</i></span>\n"
+            f"\t\t\t\t<strong>{POST_UNAPPROVED_EXPLAIN}</strong>\n\t\t\t</p>\n\n"
+        )
     return (
         f'\t\t<div id="p{post.post_id}" class="post has-profile {bg}">\n'
         '\t\t<div class="inner">\n\n'
@@ -241,6 +251,7 @@ def post_html(post: PostView, index: int, logged_in: bool) -> str:
         f"{_profile_link(post.author_id, post.author)}</strong> &raquo; </span>"
         f'<time datetime="{iso_utc(post.time_s)}">{format_date_fr(post.time_s)}</time>\n'
         "\t\t\t</p>\n\n"
+        f"{unapproved}"
         f'\t\t\t<div class="content">{post.content_html}</div>\n\n'
         f"{notice}"
         "\t\t\t</div>\n\t\t</div>\n"

@@ -24,7 +24,8 @@ the referee hands the duel to its flow (``FlowContext.records``). The rule for w
   it again before the flow advances the duel and before the deadline sweep reuses it.
 
 :class:`DeclStatus` names the life of a declaration (``draft`` -> ``approved`` ->
-``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``); :data:`EDITABLE`
+``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``; ``queued``: posted,
+waiting for a moderator's approval, never posted again: issue 22); :data:`EDITABLE`
 is the tuple of statuses a draft may still be rewritten in.
 """
 
@@ -47,6 +48,7 @@ class DeclStatus(StrEnum):
     PUBLISHING = "publishing"
     PUBLISHED = "published"
     CANCELLED = "cancelled"
+    QUEUED = "queued"
 
 
 EDITABLE: tuple[str, ...] = (
@@ -68,6 +70,9 @@ class Duel:
     ``state`` is ``state_json`` decoded (a :meth:`rules.DuelState.to_dict` dict; ``{}`` for an
     ignored topic). ``ruleset`` is the ruleset name (``"classic"``, ``"fatigue"`` or a TOML
     path). ``status``: ``open`` (opening drafted), ``running``, ``finished`` or ``ignored``.
+    ``board_forum_id``: the forum a moved topic is in now (None: its watched ``forum_id``);
+    ``held_at`` / ``held_reason``: the topic is gone or unreadable and the duel waits for a
+    referee, its deadlines frozen (:mod:`forumbot.duels.follow`).
     """
 
     id: int
@@ -86,6 +91,9 @@ class Duel:
     created_at: str | None = None
     finished_at: str | None = None
     finish_notified_at: str | None = None
+    board_forum_id: int | None = None
+    held_at: str | None = None
+    held_reason: str | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Duel:
@@ -107,6 +115,9 @@ class Duel:
             created_at=row.get("created_at"),
             finished_at=row.get("finished_at"),
             finish_notified_at=row.get("finish_notified_at"),
+            board_forum_id=row.get("board_forum_id"),
+            held_at=row.get("held_at"),
+            held_reason=row.get("held_reason"),
         )
 
     @classmethod

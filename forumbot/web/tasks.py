@@ -26,6 +26,13 @@ KIND_FR = {
     "signup_unsure": "Inscription à relire",
     "stalemate": "Aucun PV perdu : clore le duel ?",
     "topic_moved": "Sujet déplacé ou fusionné",
+    "topic_gone": "Sujet introuvable : duel suspendu",
+    "topic_followed": "Sujet déplacé : le bot le suit",
+    "publish_queued": "Déclaration en attente d'un modérateur",
+    "publish_refused": "Déclaration refusée par le forum",
+    "publish_mismatch": "Une autre version est sur le forum",
+    "owl_queued": "Hibou en attente d'un modérateur",
+    "owl_refused": "Hibou refusé par le forum",
     "notice_failed": "Notification impossible",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}

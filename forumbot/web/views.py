@@ -18,13 +18,14 @@ from forumbot.storage import Storage
 from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
 
-PENDING = ("draft", "approved", "held", "publishing")
+PENDING = ("draft", "approved", "held", "publishing", "queued")
 DRAFT_STATUS_FR = {
     "draft": "brouillon",
     "approved": "approuvé",
     "held": "retenu",
     "publishing": "publication en cours",
     "published": "publié",
+    "queued": "en attente d'un modérateur",
 }
 VIOLATION_STATUS_FR = {
     "proposed": "proposée",
@@ -242,7 +243,7 @@ def countdown(decl: dict[str, Any], now: datetime) -> tuple[str, int | None]:
     ``claimed`` (a referee took it), ``manual``, ``due`` or ``waiting`` (then seconds left
     before auto-publish)."""
     status = decl["status"]
-    if status in ("held", "approved", "publishing", "published"):
+    if status in ("held", "approved", "publishing", "published", "queued"):
         return status, None
     if decl.get("claimed_by") and (decl.get("claim_until") or "") > now.isoformat():
         return "claimed", None  # taken by a referee (issue 18): no auto-publish meanwhile

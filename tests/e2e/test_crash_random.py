@@ -67,3 +67,33 @@ def test_sigkill_at_random_points_then_restart_loses_and_duplicates_nothing(
     assert figures.stuck == 0 and figures.pending == 0, report
     assert figures.owl_duplicates == 0 and figures.owls_missing == 0, report
     assert figures.ok and report.endswith("RESULT: OK")
+
+
+def test_restoring_older_backups_between_kills_loses_and_duplicates_nothing(
+    tmp_path: Path,
+) -> None:
+    """Issue 22: ``--restore`` mode with a small count (every gap backs the database up, half
+    of them restore an older backup before the bot starts again)."""
+    crash = load_crash_test()
+    lines: list[str] = []
+    figures = crash.run_crash_test(
+        6,
+        tmp_path,
+        duels=2,
+        seed=5,
+        point_share=0.5,
+        max_delay_s=3.0,
+        point_timeout_s=120.0,
+        final_timeout_s=900.0,
+        backup_share=1.0,
+        restore_share=0.5,
+        say=lines.append,
+    )
+    report = "\n".join(figures.lines())
+    assert figures.restores >= 1 and figures.backups >= figures.restores, report
+    assert figures.final_clean, report + "\n" + (tmp_path / "bot.log").read_text()[-3000:]
+    assert figures.declarations >= 4, report
+    assert figures.published_rows == figures.declarations, report
+    assert figures.duplicates == 0 and figures.missing == 0 and figures.unrecorded == 0, report
+    assert figures.stuck == 0 and figures.pending == 0, report
+    assert figures.ok and report.endswith("RESULT: OK")

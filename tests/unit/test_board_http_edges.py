@@ -227,7 +227,8 @@ def test_forumactif_redirect_loop(time: FakeTime) -> None:
 def test_phpbb_redirect_to_another_topic_is_topic_moved(time: FakeTime) -> None:
     page = (FIX / "viewtopic_t2_page1_fr.html").read_bytes()
     board = Board(PHPBB)
-    board.on("viewtopic.php?t=7", httpx.Response(301, headers={"Location": "./viewtopic.php?t=2"}))
+    moved = httpx.Response(301, headers={"Location": "./viewtopic.php?t=2"})
+    board.on("viewtopic.php?t=7&st=0&sk=t&sd=a", moved)
     board.on("viewtopic.php?t=2", httpx.Response(200, content=page))
     with pytest.raises(TopicMoved) as caught:
         phpbb_client(board, time).read_topic(7, None)
@@ -247,7 +248,8 @@ def test_forumactif_redirect_to_another_topic_is_topic_moved(time: FakeTime) -> 
 
 def test_phpbb_topic_page_that_does_not_advance_stops_with_an_error(time: FakeTime) -> None:
     page1 = httpx.Response(200, content=(FIX / "viewtopic_t2_page1_fr.html").read_bytes())
-    board = Board(PHPBB).on("viewtopic.php?t=2", page1).on("viewtopic.php?t=2&start=10", page1)
+    board = Board(PHPBB).on("viewtopic.php?t=2&st=0&sk=t&sd=a", page1)
+    board.on("viewtopic.php?t=2&start=10&st=0&sk=t&sd=a", page1)
     with pytest.raises(PaginationStuck, match="start=10 gave page 1 again"):
         phpbb_client(board, time).read_topic(2, None)
     assert len(board.seen) == 2

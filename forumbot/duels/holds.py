@@ -1,0 +1,38 @@
+"""The referee tasks a moved or gone duel topic opens (:mod:`forumbot.duels.follow`), and
+closing them when a referee resumes or cancels the duel. Apart from the follow module so the
+cancel (:mod:`forumbot.duels.ending`) needs no flow."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from forumbot.storage import Storage, iso
+
+HOLD_TASKS = ("topic_gone", "topic_followed")
+"""Referee task kinds :mod:`forumbot.duels.follow` opens: ``topic_gone`` (the duel is held),
+``topic_followed`` (the topic was moved; the bot follows it)."""
+
+
+def close_hold_tasks(
+    storage: Storage, duel_id: int, actor: str, now: datetime, note: str
+) -> list[int]:
+    """Close the duel's open ``topic_gone`` / ``topic_followed`` tasks (``done``, by
+    ``actor``); returns their ids."""
+    ids = [
+        int(r[0])
+        for r in storage.db.execute(
+            "select id from referee_tasks where duel_id = ? and status = 'open' and kind in "
+            f"({', '.join('?' for _ in HOLD_TASKS)})",
+            [duel_id, *HOLD_TASKS],
+        ).fetchall()
+    ]
+    for task_id in ids:
+        storage.db.execute(
+            "update referee_tasks set status = 'done', done_at = ?, done_by = ?, note = ? "
+            "where id = ?",
+            [iso(now), actor, note, task_id],
+        )
+    return ids
+
+
+__all__ = ["HOLD_TASKS", "close_hold_tasks"]
