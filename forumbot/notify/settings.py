@@ -47,12 +47,17 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import regex
+
 from forumbot.config import ConfigError
 from forumbot.storage import Storage, iso
 
 CHANNELS = ("owl", "apprise")
 ROLES = ("referee", "admin")
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+# HTML / BBCode brackets, controls, format characters (bidi overrides) and every character
+# that renders as nothing (Unicode Default_Ignorable_Code_Point): refused in a forum name.
+_HOSTILE_NAME = regex.compile(r"[<>\[\]\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]")
 
 
 class NotifyConfigError(ConfigError):
@@ -332,6 +337,11 @@ def set_person_settings(
     forum = before.forum_name if forum_name is None else forum_name.strip()
     if not forum or len(forum) > 100:
         raise NotifyConfigError("the forum account name is 1 to 100 characters")
+    if forum_name is not None and _HOSTILE_NAME.search(forum):
+        raise NotifyConfigError(
+            "the forum account name may not hold HTML or BBCode brackets, bidi controls or "
+            "invisible characters"
+        )
     after = PersonSettings(name, forum, new_channels, start, end)
     storage.db.table("notify_settings").upsert(
         {

@@ -106,3 +106,17 @@ def test_web_refuses_a_huge_claim_limit_with_exit_78(tmp_path: Path, monkeypatch
     result = CliRunner().invoke(main, ["web", "-c", str(config), "--port", "1"])
     assert result.exit_code == 78, result.output
     assert "claim_limit_s must be at most 86400" in result.output
+
+
+@pytest.mark.parametrize(
+    "name", ["<b>rita</b>", "rita\u202e", "[url=x]rita[/url]", "ri\u200bta", "\u3164"]
+)
+def test_a_hostile_forum_account_name_is_refused(name: str) -> None:
+    """Issue 24 F11 (partial: the member lookup is not done): HTML, bidi, BBCode, invisible."""
+    from forumbot.notify.settings import set_person_settings
+
+    s = build()
+    with pytest.raises(NotifyConfigError, match="forum account name"):
+        set_person_settings(s.storage, "rita", "rita", s.clock(), forum_name=name)
+    ok = set_person_settings(s.storage, "rita", "rita", s.clock(), forum_name="Rita Skeeter")
+    assert ok.forum_name == "Rita Skeeter"
