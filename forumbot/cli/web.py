@@ -15,12 +15,18 @@ from forumbot.cli._common import CliError, config_option, load, storage_for
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True)
 @click.option(
+    "--uds",
+    default="",
+    help="Listen on this Unix socket instead of host:port (default: web.socket); the "
+    "documented deploy, behind the proxy (deploy/README.md).",
+)
+@click.option(
     "--publish-now/--no-publish-now",
     default=False,
     show_default=True,
     help="Let 'publish now' post at once (the web process logs in to the board).",
 )
-def web(config_path: str, host: str, port: int, publish_now: bool) -> None:
+def web(config_path: str, host: str, port: int, uds: str, publish_now: bool) -> None:
     """Serve the review page: referees change drafts, admins judge violations."""
     from forumbot.ops.startup import ClockSkewError, check_clock
     from forumbot.web.serve import serve
@@ -30,7 +36,7 @@ def web(config_path: str, host: str, port: int, publish_now: bool) -> None:
         check_clock(config, max_skew_s=config.max_clock_skew_s)
         if publish_now:
             config.password()  # --publish-now logs in to the board: fail now, not on a click
-        serve(config, host, port, publish_now)
+        serve(config, host, port, publish_now, uds=uds)
     except (ValueError, ClockSkewError) as exc:  # serve's refusals (e.g. no secret key)
         raise CliError(str(exc)) from exc
 

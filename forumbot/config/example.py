@@ -68,8 +68,12 @@ NOTIFY_EXAMPLE = """
 # owl_gather_s = 900
 # ...which goes this many seconds before one of its drafts publishes by itself, if earlier.
 # owl_lead_s = 120
-# Seconds a draft taken by a referee (« je m'en occupe ») waits before it publishes by itself.
+# Seconds a draft taken by a referee (« je m'en occupe ») waits before it publishes by itself
+# (at most 86400).
 # claim_limit_s = 7200
+# Seconds all the takes of one draft hold it back together, from its first take, however often
+# renewed (at most 172800).
+# claim_total_s = 14400
 # Tries of an Apprise notice before it is marked failed.
 # max_attempts = 5
 # Channels of a person who set none: "owl" and/or "apprise".

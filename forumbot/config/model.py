@@ -80,6 +80,7 @@ class Config:
     leaderboard_topic_id: int = default_of("leaderboard", "topic_id")
     web_https_only: bool = default_of("web", "https_only")
     web_trusted_proxies: tuple[str, ...] = default_of("web", "trusted_proxies")
+    web_socket: str = default_of("web", "socket")
 
     # The raw [notify] table and the configuration file's folder
     # (forumbot.notify.settings parses and checks it: issue 18).
@@ -139,6 +140,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "leaderboard_topic_id": "leaderboard.topic_id",
     "web_https_only": "web.https_only",
     "web_trusted_proxies": "web.trusted_proxies",
+    "web_socket": "web.socket",
 }
 """Which setting each scalar :class:`Config` attribute holds (``watch`` and
 ``registrations`` hold the ``[[watch]]`` and ``[[registration]]`` tables)."""

@@ -41,11 +41,23 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+MAX_REVIEW_DELAY_S = 7 * 86400
+"""Upper bound of ``club.review_delay_s`` (a week; "manual" is the way to wait longer)."""
+MAX_INTERVAL_S = 86400
+"""Upper bound of every ``[poll]`` interval (a day): beyond, the bot would look dead (issue
+24 F6: every duration setting is bounded, so no value reaches a date overflow)."""
+
+
 def _review_delay_value(value: object) -> ReviewDelay:
     if value == "manual":
         return "manual"
     if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
         raise ValueError('must be seconds >= 0 or "manual"')
+    if value > MAX_REVIEW_DELAY_S:
+        raise ValueError(
+            f'must be at most {MAX_REVIEW_DELAY_S} seconds (7 days); use "manual" to wait '
+            "for a referee's approval"
+        )
     return int(value)
 
 
@@ -131,19 +143,25 @@ class PollSettings(_Section):
     """``[poll]``: how often the bot reads and publishes."""
 
     poll_interval_s: float = setting(
-        120.0, "Seconds between two polls of each watched forum.", unit="s", gt=0
+        120.0,
+        "Seconds between two polls of each watched forum.",
+        unit="s",
+        gt=0,
+        le=MAX_INTERVAL_S,
     )
     publish_interval_s: float = setting(
         15.0,
         "Seconds between two passes of the publisher (drafts whose delay is over).",
         unit="s",
         gt=0,
+        le=MAX_INTERVAL_S,
     )
     flood_interval_s: float = setting(
         15.0,
         "Seconds to wait after a flood-limit refusal (phpBB default flood_interval is 15).",
         unit="s",
         ge=0,
+        le=MAX_INTERVAL_S,
     )
     club_posts_per_pass: int = setting(
         5,
@@ -162,6 +180,7 @@ class PollSettings(_Section):
         "edit changes no post id. Several polls long; 0 = every poll.",
         unit="s",
         ge=0,
+        le=MAX_INTERVAL_S,
     )
     max_clock_skew_s: float = setting(
         120.0,
@@ -215,20 +234,32 @@ class OpsSettings(_Section):
     )
 
 
+UNIX_PEER = "unix"
+"""The ``web.trusted_proxies`` entry naming the peer of the Unix socket (``web.socket``)."""
+
+
 class WebSettings(_Section):
     """``[web]``: the review page (``forumbot web``)."""
 
     https_only: bool = setting(
         False,
-        "Mark the review page's session cookie Secure: set true whenever the page is served "
-        "over HTTPS behind a reverse proxy (deploy/Caddyfile); the browser then sends it over "
-        "HTTPS only.",
+        "Mark the review page's session cookie Secure and send Strict-Transport-Security: "
+        "set true whenever the page is served over HTTPS behind a reverse proxy "
+        "(deploy/Caddyfile); the browser then talks to it over HTTPS only.",
+    )
+    socket: str = setting(
+        "",
+        "Serve the review page on this Unix socket instead of host:port (`forumbot web "
+        '--uds` overrides it), e.g. "/run/forumbot-web/web.sock" behind Caddy: only '
+        'processes allowed into its folder can connect. "" = TCP (--host, --port).',
     )
     trusted_proxies: list[str] = setting(
         [],
         "Addresses (IPs or CIDR networks) of the reverse proxies whose X-Forwarded-For / "
-        'X-Forwarded-Proto headers are believed (e.g. ["127.0.0.1"] behind Caddy on the same '
-        "host). Empty = believe no one: the login limit then counts the TCP peer's address.",
+        'X-Forwarded-Proto headers are believed; "unix" = the peer of web.socket (e.g. '
+        '["unix"] behind Caddy on the same host, deploy/README.md: never "127.0.0.1", which '
+        "trusts every local process). Empty = believe no one: the login limit then counts "
+        "the TCP peer's address.",
     )
 
     @field_validator("trusted_proxies", mode="before")
@@ -238,8 +269,8 @@ class WebSettings(_Section):
             value = [p.strip() for p in value.split(",") if p.strip()]
         if isinstance(value, list):
             for p in value:
-                if not isinstance(p, str):
-                    continue  # the list[str] check reports it
+                if not isinstance(p, str) or p == UNIX_PEER:
+                    continue  # the list[str] check reports a non-string
                 try:
                     ipaddress.ip_network(p, strict=False)
                 except ValueError as exc:

@@ -1,7 +1,11 @@
 """A referee takes a draft (« je m'en occupe »): its review delay pauses until they decide.
 
 A taken draft has ``claimed_by`` (the review page account), ``claimed_at`` and ``claim_until``
-(``claimed_at`` + ``claim_limit_s``, :class:`forumbot.notify.settings.NotifyConfig`). The
+(``claimed_at`` + ``claim_limit_s``, :class:`forumbot.notify.settings.NotifyConfig`, but never
+past the draft's first take + ``claim_total_s``: renewing cannot hold a draft for good, and
+once that total is spent the draft cannot be taken again, code ``expired``; issue 24 F5). A
+claim ends too when its referee is unassigned from the duel or their account is disabled
+(:func:`end_claims`). The
 publisher (:func:`forumbot.publish.poster.due_declarations`) does not publish it by its delay
 before ``claim_until``; it goes out when the referee approves it (``approved`` is always due),
 or by its delay once released or once ``claim_until`` has passed (the longer limit, so a
@@ -13,7 +17,8 @@ elsewhere get the usual 409). Both are audit-logged (``draft.take``, ``draft.rel
 taking queues a ``draft_claimed`` notice to the duel's other referees (admins when it has
 none) in the same transaction.
 
-Errors: :class:`ClaimError` (``code``: ``unknown``, ``closed``, ``taken``, ``not_yours``).
+Errors: :class:`ClaimError` (``code``: ``unknown``, ``closed``, ``taken``, ``not_yours``,
+``expired``).
 """
 
 from __future__ import annotations
@@ -51,6 +56,46 @@ def active_claim(decl: dict[str, Any], now: datetime) -> str | None:
     return None
 
 
+def first_take(storage: Storage, decl_id: int) -> datetime | None:
+    """When the draft was first taken (its oldest ``draft.take`` audit line), or None."""
+    rows = list(
+        storage.db.execute(
+            "select min(at) from audit_log where action = 'draft.take' and target = ?",
+            [f"declaration:{decl_id}"],
+        ).fetchall()
+    )
+    return datetime.fromisoformat(rows[0][0]) if rows and rows[0][0] else None
+
+
+def end_claims(
+    storage: Storage, username: str, now: datetime, actor: str, duel_id: int | None = None
+) -> int:
+    """End every claim ``username`` holds (on ``duel_id`` only, when given): the referee lost
+    the duel or the account. Each is audit-logged (``draft.release``); returns how many."""
+    where = "claimed_by = ? collate nocase and status in ('draft', 'approved', 'held')"
+    args: list[Any] = [username]
+    if duel_id is not None:
+        where += " and duel_id = ?"
+        args.append(duel_id)
+    ids = [r["id"] for r in storage.db["declarations"].rows_where(where, args)]
+    with storage.db.atomic():
+        for decl_id in ids:
+            storage.db.execute(
+                "update declarations set claimed_by = null, claimed_at = null, "
+                "claim_until = null, version = version + 1, updated_at = ? where id = ?",
+                [iso(now), decl_id],
+            )
+            storage.audit(
+                actor,
+                "draft.release",
+                f"declaration:{decl_id}",
+                {"claimed_by": username},
+                {"claimed_by": None, "why": "referee unassigned or disabled"},
+                now,
+            )
+    return len(ids)
+
+
 def take(
     storage: Storage, decl_id: int, username: str, now: datetime, cfg: NotifyConfig
 ) -> dict[str, Any]:
@@ -66,7 +111,14 @@ def take(
     holder = active_claim(decl, now)
     if holder is not None and holder.casefold() != username.casefold():
         raise ClaimError("taken", f"declaration {decl_id} is taken by {holder}")
-    until = now + timedelta(seconds=cfg.claim_limit_s)
+    first = first_take(storage, decl_id) or now
+    end = first + timedelta(seconds=cfg.claim_total_s)
+    if end <= now:
+        raise ClaimError(
+            "expired",
+            f"declaration {decl_id} was held {cfg.claim_total_s} s in all since its first take",
+        )
+    until = min(now + timedelta(seconds=cfg.claim_limit_s), end)
     with storage.db.atomic():
         changed = storage.db.execute(
             "update declarations set claimed_by = ?, claimed_at = ?, claim_until = ?, "
@@ -137,4 +189,12 @@ def release(
     return _row(storage, decl_id)
 
 
-__all__ = ["CLAIMABLE", "ClaimError", "active_claim", "release", "take"]
+__all__ = [
+    "CLAIMABLE",
+    "ClaimError",
+    "active_claim",
+    "end_claims",
+    "first_take",
+    "release",
+    "take",
+]

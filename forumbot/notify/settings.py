@@ -7,6 +7,7 @@ The ``[notify]`` table (issue 18)::
     owl_gather_s = 900       # owls to one person gathered over 15 minutes...
     owl_lead_s = 120         # ...but sent this long before a draft publishes by itself
     claim_limit_s = 7200     # a taken draft publishes by itself again after 2 hours
+    claim_total_s = 14400    # ...and however often re-taken, 4 hours after its first take
     max_attempts = 5         # an Apprise notice failing this many times is "failed"
     default_channels = ["owl", "apprise"]
     [notify.referee]         # Apprise URLs of a role: "referee" or "admin"
@@ -46,12 +47,17 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import regex
+
 from forumbot.config import ConfigError, check_secret_file
 from forumbot.storage import Storage, iso
 
 CHANNELS = ("owl", "apprise")
 ROLES = ("referee", "admin")
 _HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+# HTML / BBCode brackets, controls, format characters (bidi overrides) and every character
+# that renders as nothing (Unicode Default_Ignorable_Code_Point): refused in a forum name.
+_HOSTILE_NAME = regex.compile(r"[<>\[\]\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]")
 
 
 class NotifyConfigError(ConfigError):
@@ -101,7 +107,9 @@ class NotifyConfig:
             gathered (the first item of a notice goes at once, issue 23).
         owl_lead_s: a gathered owl goes earlier, this long before one of its drafts
             publishes by itself (no draft publishes before its owl).
-        claim_limit_s: how long a taken draft holds back its auto-publication.
+        claim_limit_s: how long a take holds back the draft's auto-publication.
+        claim_total_s: how long all the takes of one draft hold it back together, counted
+            from its first take however often it is renewed (issue 24 F5).
         max_attempts: Apprise sends before a notice is ``failed``.
         default_channels: channels of a person without settings.
         roles: role -> URL source; people: username (casefolded) -> URL source.
@@ -112,6 +120,7 @@ class NotifyConfig:
     owl_gather_s: int = 900
     owl_lead_s: int = 120
     claim_limit_s: int = 7200
+    claim_total_s: int = 14400
     max_attempts: int = 5
     default_channels: tuple[str, ...] = ("owl", "apprise")
     roles: Mapping[str, UrlSource] = field(default_factory=dict)
@@ -157,10 +166,25 @@ def _source(table: object, where: str, base: Path) -> UrlSource:
     return UrlSource(env, file)
 
 
+MAX_SECONDS = {
+    "owl_gather_s": 86400,
+    "owl_lead_s": 86400,
+    "claim_limit_s": 86400,
+    "claim_total_s": 2 * 86400,
+    "max_attempts": 100,
+}
+"""Upper bounds of the ``[notify]`` numbers (issue 24 F6: a claim of 10^9 s held a draft
+until 2058, 10^12 s crashed the take); a value beyond is refused at load."""
+
+
 def _seconds(table: Mapping[str, object], key: str, default: int) -> int:
     value = table.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise NotifyConfigError(f"notify.{key} must be whole seconds >= 0, got {value!r}")
+    top = MAX_SECONDS[key]
+    if value > top:
+        unit = "" if key == "max_attempts" else " seconds"
+        raise NotifyConfigError(f"notify.{key} must be at most {top}{unit}, got {value}")
     return value
 
 
@@ -186,6 +210,7 @@ def parse_notify(
         "owl_gather_s",
         "owl_lead_s",
         "claim_limit_s",
+        "claim_total_s",
         "max_attempts",
         "default_channels",
         "people",
@@ -207,6 +232,7 @@ def parse_notify(
         owl_gather_s=_seconds(table, "owl_gather_s", 900),
         owl_lead_s=_seconds(table, "owl_lead_s", 120),
         claim_limit_s=_seconds(table, "claim_limit_s", 7200),
+        claim_total_s=_seconds(table, "claim_total_s", 14400),
         max_attempts=max(1, attempts),
         default_channels=tuple(channels),
         roles=roles,
@@ -314,6 +340,11 @@ def set_person_settings(
     forum = before.forum_name if forum_name is None else forum_name.strip()
     if not forum or len(forum) > 100:
         raise NotifyConfigError("the forum account name is 1 to 100 characters")
+    if forum_name is not None and _HOSTILE_NAME.search(forum):
+        raise NotifyConfigError(
+            "the forum account name may not hold HTML or BBCode brackets, bidi controls or "
+            "invisible characters"
+        )
     after = PersonSettings(name, forum, new_channels, start, end)
     storage.db.table("notify_settings").upsert(
         {

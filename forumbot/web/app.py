@@ -53,6 +53,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from forumbot.notify.settings import NotifyConfig
@@ -87,6 +88,21 @@ from forumbot.web.routes.violations import violation_decide, violations_csv, vio
 from forumbot.web.sessions import DEFAULT_IDLE_S
 
 HERE = Path(__file__).parent
+UNIX_PEER = "unix"  # the web.trusted_proxies entry naming the Unix socket's peer
+
+
+class UnixPeer:
+    """ASGI middleware: a request that came through a Unix socket (uvicorn gives it no
+    ``client``) gets the client ``("unix", 0)``, so ``trusted_proxies = ["unix"]`` names the
+    socket's peer (the proxy) exactly; only installed when that entry is configured."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and not scope.get("client"):
+            scope = {**scope, "client": (UNIX_PEER, 0)}
+        await self.app(scope, receive, send)
 
 
 def _utc_now() -> datetime:
@@ -118,7 +134,8 @@ def create_app(
         publisher: ``publisher(declaration_id)`` publishes one approved declaration at once
             ("publish now"); without it, approved drafts go out at the bot's next pass.
         now: clock (aware UTC datetime).
-        https_only: mark the session cookie ``Secure`` (when served over HTTPS).
+        https_only: mark the session cookie ``Secure`` and send ``Strict-Transport-Security``
+            (when served over HTTPS).
         session_max_age_s: lifetime of the session cookie in seconds (renewed by every
             response, so it counts from the last request).
         session_idle_s: a session whose record saw no request for this many seconds ends
@@ -127,7 +144,8 @@ def create_app(
             max_global_login_failures: the login rate limit (per username and address,
             per address, in all; :class:`forumbot.web.auth.LoginLimiter`).
         trusted_proxies: addresses or networks of the reverse proxies whose
-            ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (``web.trusted_proxies``);
+            ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed (``web.trusted_proxies``;
+            ``"unix"``: the peer of the Unix socket the app is served on, :class:`UnixPeer`);
             empty: none, the client is the TCP peer, whatever headers it sends.
         timezone: the board's timezone (IANA name): times on the page are shown in it.
         notify: the ``[notify]`` settings (claim limit, timezone, Apprise URLs; issue 18).
@@ -182,12 +200,13 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[
+            *([Middleware(UnixPeer)] if UNIX_PEER in trusted_proxies else []),
             *(
                 [Middleware(ProxyHeadersMiddleware, trusted_hosts=list(trusted_proxies))]
                 if trusted_proxies
                 else []
             ),
-            Middleware(SecurityHeaders),
+            Middleware(SecurityHeaders, hsts=https_only),
             Middleware(
                 SessionMiddleware,
                 secret_key=secret_key,

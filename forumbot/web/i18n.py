@@ -46,6 +46,9 @@ ENGLISH: dict[str, str] = {
     "Pris en charge : attend la décision de %s": "Taken: waits for %s's decision",
     "Déjà pris par %s.": "Already taken by %s.",
     "Ce brouillon ne peut plus être pris.": "This draft can no longer be taken.",
+    "Déjà retenu assez longtemps : il ne peut plus être pris.": (
+        "Held long enough already: it can no longer be taken."
+    ),
     "Pris : il attend votre décision.": "Taken: it waits for your decision.",
     "Seul %s ou un admin peut le libérer.": "Only %s or an admin can release it.",
     "Ce brouillon n'est pas pris.": "This draft is not taken.",
@@ -310,8 +313,6 @@ def pick_language(query_value: str | None, cookie_value: str | None) -> str:
         if value in LANGUAGES:
             return value
     return DEFAULT_LANGUAGE
-
-
 
 
 def _elide(text: str, args: tuple[object, ...]) -> str:

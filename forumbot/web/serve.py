@@ -72,9 +72,15 @@ def board_publisher(config: Config, storage: Storage) -> Callable[[int], None]:
 
 
 def uvicorn_config(
-    app: Any, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
+    app: Any,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "info",
+    uds: str = "",
 ) -> Any:
-    """The ``uvicorn.Config`` the review page runs with.
+    """The ``uvicorn.Config`` the review page runs with: on ``host:port``, or on the Unix
+    socket ``uds`` when given (then host and port are unused; the documented deploy, issue 24
+    F4: only the proxy can reach a socket in a folder only it and the service may enter).
 
     uvicorn's own proxy-header handling is off (``proxy_headers=False``; by default it
     believes ``X-Forwarded-For`` from 127.0.0.1, so anyone behind a local proxy, or on the
@@ -87,6 +93,7 @@ def uvicorn_config(
         app,
         host=host,
         port=port,
+        uds=uds or None,
         log_level=log_level,
         proxy_headers=False,
         server_header=False,
@@ -94,13 +101,23 @@ def uvicorn_config(
 
 
 def serve(
-    config: Config, host: str = "127.0.0.1", port: int = 8000, publish_now: bool = False
+    config: Config,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    publish_now: bool = False,
+    uds: str = "",
 ) -> None:
-    """Serve the review page until interrupted (blocking).
+    """Serve the review page until interrupted (blocking), on ``host:port`` or on the Unix
+    socket ``uds`` (``--uds``, else ``web.socket``; "" = TCP).
 
-    The session cookie is ``Secure`` when ``web.https_only`` is true; ``X-Forwarded-For``
-    is believed from ``web.trusted_proxies`` only; times show in ``board.timezone``.
+    The session cookie is ``Secure`` and HSTS is sent when ``web.https_only`` is true;
+    ``X-Forwarded-For`` is believed from ``web.trusted_proxies`` only (``"unix"``: the peer
+    of the Unix socket, i.e. the proxy); times show in ``board.timezone``.
+
+    Raises:
+        ValueError: no session key, or the address / socket cannot be listened on.
     """
+    uds = uds or config.web_socket
     import uvicorn
 
     from forumbot.web.app import create_app
@@ -118,10 +135,11 @@ def serve(
         timezone=config.timezone,
         notify=notify_config(config),
     )
-    server = uvicorn.Server(uvicorn_config(app, host, port))
+    server = uvicorn.Server(uvicorn_config(app, host, port, uds=uds))
     try:
         server.run()
     except SystemExit:  # uvicorn's own start-up failure (exit 3): reported as ours below
         pass
     if not server.started:  # e.g. the port is in use: uvicorn logged why
-        raise ValueError(f"the review page could not listen on {host}:{port} (see the line above)")
+        where = f"unix socket {uds}" if uds else f"{host}:{port}"
+        raise ValueError(f"the review page could not listen on {where} (see the line above)")

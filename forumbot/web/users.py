@@ -10,6 +10,7 @@ Errors: :class:`UserError` (unknown role, duplicate user, empty password, unknow
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 import weakref
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,8 +18,10 @@ from typing import Any
 
 import anyio
 import anyio.to_thread
+import regex
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from confusable_homoglyphs import confusables
 
 from forumbot.storage import Storage, iso
 from forumbot.web.sessions import end_user_sessions
@@ -26,6 +29,7 @@ from forumbot.web.sessions import end_user_sessions
 ROLES = ("referee", "admin")
 MIN_PASSWORD_CHARS = 8
 
+_INVISIBLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}]")
 _HASHER = PasswordHasher()
 # Verified against when the user does not exist, so a miss costs as long as a hit.
 _DUMMY_HASH = _HASHER.hash("forumbot-no-such-user")
@@ -59,13 +63,23 @@ def _row(storage: Storage, username: str) -> dict[str, Any] | None:
 
 
 def add_user(storage: Storage, username: str, password: str, role: str, now: datetime) -> User:
-    """Create an account with an argon2id hash of ``password``.
+    """Create an account with an argon2id hash of ``password``. The name is NFKC-normalised;
+    a name with invisible characters (Unicode ``Default_Ignorable_Code_Point``, controls,
+    format characters) or mixing scripts with look-alike letters (``confusable_homoglyphs``,
+    Unicode's confusables data) is refused (issue 24 F12).
 
     Raises:
-        UserError: unknown role, empty/invalid name, password under 8 characters, or the
-            name is taken.
+        UserError: unknown role, empty/invalid/invisible/confusable name, password under 8
+            characters, or the name is taken.
     """
-    name = username.strip()
+    name = unicodedata.normalize("NFKC", username).strip()
+    if _INVISIBLE.search(name):
+        raise UserError("a username may not hold invisible characters (zero-width, fillers)")
+    if confusables.is_dangerous(name):
+        raise UserError(
+            f"{name!r} mixes scripts with look-alike letters (e.g. a Cyrillic 'а' among Latin "
+            "ones): it would look like another name"
+        )
     if role not in ROLES:
         raise UserError(f"unknown role {role!r} (expected one of {', '.join(ROLES)})")
     if not name or any(c.isspace() for c in name) or len(name) > 64:
@@ -120,6 +134,10 @@ def set_disabled(
         raise UserError(f"no user {username!r}")
     storage.db.table("users").update(row["username"], {"disabled": int(disabled)})
     end_user_sessions(storage, row["username"])
+    if disabled:  # their claims end with the account (issue 24 F5)
+        from forumbot.notify.claims import end_claims
+
+        end_claims(storage, row["username"], now, actor)
     action = "user.disable" if disabled else "user.enable"
     storage.audit(actor, action, f"user:{row['username']}", None, None, now)
     return User(row["username"], row["role"])
@@ -268,9 +286,13 @@ def assign_referee(
 def unassign_referee(
     storage: Storage, duel_id: int, username: str, actor: str, now: datetime
 ) -> None:
-    """Remove ``username`` from the referees of ``duel_id`` (audit-logged; idempotent)."""
+    """Remove ``username`` from the referees of ``duel_id`` (audit-logged; idempotent); the
+    drafts they had taken in that duel are released."""
     current = [n for n in duel_referees(storage, duel_id) if n.casefold() == username.casefold()]
     if not current:
         return
     storage.db.table("duel_referees").delete((duel_id, current[0]))
     storage.audit(actor, "duel.unassign_referee", f"duel:{duel_id}", current[0], None, now)
+    from forumbot.notify.claims import end_claims
+
+    end_claims(storage, current[0], now, actor, duel_id)  # their claims there end (issue 24 F5)

@@ -114,12 +114,32 @@ def test_limit_per_address_whatever_the_usernames() -> None:
     assert limiter.retry_after_s(limiter.key("someone-new", "10.0.0.1")) == 0
 
 
-def test_global_limit_across_addresses() -> None:
-    t = [datetime(2026, 12, 1, tzinfo=UTC)]
-    limiter = LoginLimiter(lambda: t[0], max_global_failures=30)
+def test_no_global_cap_but_per_account_backoff() -> None:
+    """Issue 24 F2: many failures from many addresses refuse no fresh address; an address
+    that failed at an account under attack gets no more guesses at it."""
+    t = [datetime(2026, 11, 1, tzinfo=UTC)]
+    limiter = LoginLimiter(lambda: t[0], max_global_failures=30, max_account_failures=10)
     for i in range(30):
-        limiter.failure(limiter.key("alice", f"10.0.{i}.1"))
-    assert limiter.retry_after_s(limiter.key("bob", "192.0.2.1")) == 901
+        limiter.failure(limiter.key(f"random{i}", f"10.0.{i}.1"))
+    assert limiter.retry_after_s(limiter.key("bob", "192.0.2.1")) == 0
+    for i in range(10):
+        limiter.failure(limiter.key("alice", f"10.1.{i}.1"))
+    assert limiter.retry_after_s(limiter.key("alice", "10.1.0.1")) == 901  # failed once: done
+    assert limiter.retry_after_s(limiter.key("alice", "192.0.2.9")) == 0  # fresh: allowed
+
+
+def test_a_reservation_counts_before_the_check_and_a_success_releases_it() -> None:
+    """Issue 24 F1: the attempt is counted when reserved; a right password gives it back."""
+    t = [datetime(2026, 11, 1, tzinfo=UTC)]
+    limiter = LoginLimiter(lambda: t[0], max_failures=5, max_ip_failures=20)
+    key = limiter.key("rita", "10.0.0.1")
+    held = [limiter.reserve(key) for _ in range(7)]
+    assert [isinstance(r, int) for r in held] == [False] * 5 + [True] * 2
+    for r in held[:5]:
+        limiter.success(r)  # type: ignore[arg-type]
+    assert limiter.retry_after_s(key) == 0
+    other = [limiter.reserve(limiter.key(f"u{i}", "10.0.0.1")) for i in range(25)]
+    assert sum(not isinstance(r, int) for r in other) == 20  # the 5 released were given back
 
 
 def test_limiter_memory_is_bounded() -> None:
@@ -208,3 +228,15 @@ async def test_publish_now_without_publisher_says_next_pass(scenario: Scenario) 
         )
         assert "Approved: it goes out at the bot&#39;s next pass." in en.text
     assert scenario.storage.declaration(scenario.draft_id)["status"] == "approved"
+
+
+async def test_hsts_is_sent_when_https_only(scenario: Scenario) -> None:
+    """Issue 24 F3: Strict-Transport-Security from the app with web.https_only, not without."""
+    secure = create_app(scenario.storage, secret_key=SECRET, now=scenario.clock, https_only=True)
+    async with client(secure) as c:
+        page = await c.get("/login")
+    assert page.headers["strict-transport-security"] == "max-age=31536000"
+    plain_app = create_app(scenario.storage, secret_key=SECRET, now=scenario.clock)
+    async with client(plain_app) as c:
+        page = await c.get("/login")
+    assert "strict-transport-security" not in page.headers

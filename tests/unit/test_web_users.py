@@ -168,3 +168,23 @@ def test_chart_escapes_names_and_plots_each_point() -> None:
     assert "<b>A</b>" not in svg and "&lt;b&gt;A&lt;/b&gt;" in svg
     assert svg.count("<polyline") == 2 and svg.count("<circle") == 6
     assert str(points_chart({})).startswith("<svg")
+
+
+def test_confusable_and_invisible_names_are_refused() -> None:
+    """Issue 24 F12: a Cyrillic 'а' among Latin letters and a zero-width space are refused;
+    names are NFKC-normalised (a fullwidth name is stored as plain letters)."""
+    from datetime import UTC, datetime
+
+    from forumbot.storage import open_storage
+    from forumbot.web.users import UserError, add_user
+
+    storage = open_storage(":memory:")
+    now = datetime(2026, 11, 1, tzinfo=UTC)
+    add_user(storage, "alice", "password1", "admin", now)
+    with pytest.raises(UserError, match="look-alike"):
+        add_user(storage, "\u0430lice", "password1", "admin", now)
+    with pytest.raises(UserError, match="invisible"):
+        add_user(storage, "rob\u200b", "password1", "referee", now)
+    with pytest.raises(UserError, match="invisible"):
+        add_user(storage, "\u3164rob", "password1", "referee", now)
+    assert add_user(storage, "\uff52\uff4f\uff42", "password1", "referee", now).username == "rob"

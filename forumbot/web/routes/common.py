@@ -42,6 +42,9 @@ SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",
     "referrer-policy": "same-origin",
 }
+HSTS = "max-age=31536000"
+"""``Strict-Transport-Security`` sent when ``web.https_only`` is set (one year; no
+``includeSubDomains``: the board's other hosts are not ours to pin; issue 24 F3)."""
 
 Publisher = Callable[[int], Any]
 Handler = Callable[[Request, User, FormData], Awaitable[Response]]
@@ -63,10 +66,12 @@ class Deps:
 
 
 class SecurityHeaders:
-    """ASGI middleware adding :data:`SECURITY_HEADERS` (and ``no-store`` outside /static)."""
+    """ASGI middleware adding :data:`SECURITY_HEADERS` (and ``no-store`` outside /static);
+    with ``hsts=True`` (``web.https_only``) also ``Strict-Transport-Security`` (:data:`HSTS`)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, hsts: bool = False) -> None:
         self.app = app
+        self.hsts = hsts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -79,6 +84,8 @@ class SecurityHeaders:
                 headers = list(message.get("headers", []))
                 present = {k.lower() for k, _ in headers}
                 extra = dict(SECURITY_HEADERS)
+                if self.hsts:
+                    extra["strict-transport-security"] = HSTS
                 if not static:
                     extra["cache-control"] = "no-store"
                 for name, value in extra.items():

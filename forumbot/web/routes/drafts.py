@@ -301,6 +301,8 @@ async def draft_take(request: Request, user: User, form: FormData) -> Response:
         current = deps.storage.declaration(decl["id"])
         if exc.code == "taken":
             flash(request, "error", "Déjà pris par %s.", current["claimed_by"])
+        elif exc.code == "expired":
+            flash(request, "error", "Déjà retenu assez longtemps : il ne peut plus être pris.")
         else:
             flash(request, "error", "Ce brouillon ne peut plus être pris.")
         return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)

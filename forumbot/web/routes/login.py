@@ -33,7 +33,8 @@ async def login_page(request: Request) -> Response:
 
 
 async def login_submit(request: Request) -> Response:
-    """Check the CSRF token, the rate limit, then the password; start a session."""
+    """Check the CSRF token, reserve an attempt under the rate limit (counted before the
+    password check: a burst cannot pass the limit), then the password; start a session."""
     deps = deps_of(request)
     form = await request.form()
     nxt = local_path(form.get("next"), "/drafts")
@@ -43,9 +44,10 @@ async def login_submit(request: Request) -> Response:
     password = str(form.get("password", ""))
     client = request.client.host if request.client else "?"
     key = deps.limiter.key(username, client)
-    wait = deps.limiter.retry_after_s(key)
+    reserved = deps.limiter.reserve(key)
     _ = translator(language_of(request))
-    if wait:
+    if not isinstance(reserved, auth.Reservation):
+        wait = reserved
         return render(
             request,
             "login.html",
@@ -59,7 +61,7 @@ async def login_submit(request: Request) -> Response:
         )
     user = await authenticate_in_thread(deps.storage, username, password)
     if user is None:
-        deps.limiter.failure(key)
+        deps.limiter.failure(reserved)
         return render(
             request,
             "login.html",
@@ -70,7 +72,7 @@ async def login_submit(request: Request) -> Response:
             },
             401,
         )
-    deps.limiter.success(key)
+    deps.limiter.success(reserved)
     auth.log_in(request.session, user, deps.storage, deps.now(), deps.session_idle_s)
     return RedirectResponse(nxt, status_code=303)
 
