@@ -78,23 +78,24 @@ def _withdraw_solo(
         mine = next((s for s in sides if _mine(r[f"{s[0]}_player"], post.author)), None)
         if mine is None:
             continue
-        me, other = mine
+        other = mine[1]
         partner = str(r[f"{other}_character"])
         if r["status"] != "queued" or r["thread_topic_id"] != reg.topic_id:
             return "duel_started", {"case": "running", "partner": partner}
         db.execute("update queue set status = 'withdrawn' where id = ?", [r["id"]])
-        db.execute(
-            "update requests set status = 'withdrawn', updated_at = ? "
-            "where board_id = ? and post_id = ? and status = 'paired'",
-            [now, ctx.board_id, r[f"{me}_post_id"]],
-        )
         reopened = 0
-        if r[f"{other}_post_id"] != r[f"{me}_post_id"]:
-            reopened = db.execute(
-                "update requests set status = 'open', updated_at = ? "
-                "where board_id = ? and post_id = ? and status = 'paired'",
-                [now, ctx.board_id, r[f"{other}_post_id"]],
-            ).rowcount
+        for req in db["requests"].rows_where(
+            "board_id = ? and post_id in (?, ?) and status = 'paired'",
+            [ctx.board_id, r["first_post_id"], r["second_post_id"]],
+        ):
+            # a request is the withdrawer's by its player (a placeholder side carries the
+            # other's post id, issue 15), never by its side of the pairing
+            again = "withdrawn" if _mine(req["player"], post.author) else "open"
+            reopened += again == "open"
+            db.execute(
+                "update requests set status = ?, updated_at = ? where id = ?",
+                [again, now, req["id"]],
+            )
         return "withdrawn_pairing", {
             "case": "pairing", "partner": partner, "reopened": bool(reopened),
         }  # fmt: skip
