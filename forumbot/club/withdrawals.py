@@ -63,9 +63,7 @@ def handle_withdrawal(ctx: DeskContext, reg: Registration, post: Post, w: Withdr
     return 1
 
 
-def _withdraw_solo(
-    ctx: DeskContext, reg: Registration, post: Post
-) -> tuple[str, dict[str, Any]]:
+def _withdraw_solo(ctx: DeskContext, reg: Registration, post: Post) -> tuple[str, dict[str, Any]]:
     db = ctx.storage.db
     now = iso(ctx.now())
     for r in db.query(
@@ -117,9 +115,7 @@ def _withdraw_solo(
     return "nothing_to_withdraw", {"case": "nothing"}
 
 
-def _withdraw_duo(
-    ctx: DeskContext, reg: Registration, post: Post
-) -> tuple[str, dict[str, Any]]:
+def _withdraw_duo(ctx: DeskContext, reg: Registration, post: Post) -> tuple[str, dict[str, Any]]:
     db = ctx.storage.db
     now = iso(ctx.now())
     rows = [

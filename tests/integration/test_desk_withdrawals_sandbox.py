@@ -151,3 +151,35 @@ def test_withdrawing_from_a_queued_pairing_reopens_the_partner_and_tells_them(
     (told,) = [t for t in bot_replies(board, thread) if "est déjà lancé" in t]
     assert "abandonne dans le sujet du duel ou demande à un arbitre" in told
     assert len(board.topics(DUEL_FORUM)) == 1  # only Odric's duel was ever opened
+
+
+def test_a_returning_players_withdrawal_is_no_new_request_and_with_a_sheet_asks_a_referee() -> None:
+    """Before, « Je me désiste » by a player with a stored profile became a new open request
+    filled from that profile. A withdrawal that also carries a whole sheet goes to a referee
+    (``signup_unsure``), nothing is withdrawn or paired."""
+    from tests.integration.test_desk_order_independence import SOLO, SignUp, World
+
+    world = World()
+    world.post(SignUp(SOLO, "Nerys Vale"))
+    world.cycle()
+    first = world.forum.add_post(SOLO, "Nerys Vale", "Je retire mon inscription.")
+    world.cycle()
+    world.post(SignUp(SOLO, "Ysolde Marr"))
+    world.cycle()
+    # Nerys has a profile now; her second withdrawal is not a sign-up filled from it
+    second = world.forum.add_post(SOLO, "Nerys Vale", "Je me désiste")
+    both = world.forum.add_post(
+        SOLO, "Ysolde Marr",
+        "Je retire mon inscription\nNom : Ysolde Marr\nAnnée : 5e année\nType de magie : brutale",
+    )  # fmt: skip
+    world.cycle()
+    answers = {r["post_id"]: (r["status"], r["code"]) for r in world.rows("registration_posts")}
+    assert answers[first] == ("withdrawal", "withdrawn_open")
+    assert answers[second] == ("withdrawal", "nothing_to_withdraw")
+    assert answers[both] == ("referee", "signup_unsure")
+    assert [(r["player"], r["status"]) for r in world.rows("requests")] == [
+        ("Nerys Vale", "withdrawn"), ("Ysolde Marr", "open"),
+    ]  # fmt: skip
+    assert world.rows("queue") == []
+    (task,) = world.rows("referee_tasks")
+    assert task["kind"] == "signup_unsure" and "désistement" in task["note"]
