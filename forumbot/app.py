@@ -30,6 +30,7 @@ from forumbot.duels.publication import apply_published, published_hook
 from forumbot.duels.referee import PollReport, Referee
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
+from forumbot.forums.clock_watch import attach_clock_watch
 from forumbot.notify.job import NotifyJob
 from forumbot.publish.poster import OnPublished, PublishState, publish_due
 from forumbot.storage import Storage, open_storage
@@ -257,19 +258,27 @@ def bootstrap(
     clock: Callable[[], float] | None = None,
     keep_session: bool = True,
     client: ForumClient | None = None,
+    watch_clock: bool | None = None,
 ) -> Bot:
     """Wire a :class:`Bot` from ``config``; real adapters unless fakes are given (``sleep`` and
     ``clock``: the forum client's waits and time; ``keep_session``: see :func:`make_client`).
 
     ``client``: the forum client every part uses (referee, club desks, notify, publisher);
     ``check`` passes its logged-in read-only client, so nothing logs in a second time
-    (``password``, ``transport``, ``sleep``, ``clock`` and ``keep_session`` then unused)."""
+    (``password``, ``transport``, ``sleep``, ``clock`` and ``keep_session`` then unused).
+    ``watch_clock``: compare the clocks on every board answer
+    (:mod:`forumbot.forums.clock_watch`); default: when ``now`` and ``clock`` are the real
+    clocks."""
     store = storage if storage is not None else open_storage(config.database)
     if client is None:
         secret = password if password is not None else config.password()
         client = make_client(
             config, secret, transport, sleep=sleep, clock=clock, keep_session=keep_session
         )
+    if watch_clock is None:  # fakes given: their clocks are not the board's (tests)
+        watch_clock = now is utc_now and clock is None
+    if watch_clock and getattr(client, "clock_watch", None) is None:
+        attach_clock_watch(client, config.max_clock_skew_s, now)  # issue 24 F7
     referee = Referee(
         store,
         client,

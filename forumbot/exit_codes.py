@@ -17,6 +17,8 @@ code    name                   meaning
 77      LOGIN_REFUSED          the board refused the bot's login (wrong password, CAPTCHA):
                                never restarted, retries would lock the account
 78      CONFIG_ERROR           the configuration is missing or invalid, or no password, or
+                               a configuration or ruleset file is too big, not UTF-8 or
+                               nested too deeply, or
                                ``board.url`` answers 404 (no board at this address):
                                never restarted, the file must be fixed
 ======  =====================  ===========================================================
@@ -59,8 +61,9 @@ def exit_code_for(exc: BaseException) -> int | None:
     from forumbot.config import ConfigError
     from forumbot.errors import BoardNotFound, ForumError, LoginFailed, ServerError
     from forumbot.ops.scheduler import AlreadyRunning
+    from rules.toml_limits import TomlLimitError
 
-    if isinstance(exc, ConfigError | BoardNotFound):
+    if isinstance(exc, ConfigError | BoardNotFound | TomlLimitError):
         return CONFIG_ERROR
     if isinstance(exc, LoginFailed):
         return LOGIN_REFUSED

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from parsers.invisible import is_invisible
+
 
 def fold(text: str) -> str:
     """Accent-free, case-folded text with single spaces and straight apostrophes."""
@@ -81,12 +83,15 @@ def find_signup_stakes(text: str) -> str | None:
 
 
 def clean_text(text: str) -> str:
-    """Emoji, symbols and invisible characters removed (``°`` kept: « 5° année »)."""
+    """Emoji, symbols and invisible characters removed (``°`` kept: « 5° année »); what renders
+    as nothing (:func:`parsers.invisible.is_invisible`, Hangul fillers included) is dropped."""
     out = []
     for c in text:
         cat = unicodedata.category(c)
         if c == "°" or c == "\n":
             out.append(c)
+        elif c not in "\t\r" and is_invisible(c):
+            continue
         elif cat in ("So", "Sk", "Cs", "Co", "Cf", "Cc") or 0xFE00 <= ord(c) <= 0xFE0F:
             out.append(" " if cat != "Cf" else "")
         else:

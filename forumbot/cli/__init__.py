@@ -9,7 +9,9 @@ module             commands
 =================  =========================================================
 ``setup``          init, run, check
 ``ops``            doctor, backup, restore
-``drafts``         drafts (list, show, edit, approve, hold), duels (list, adopt)
+``drafts``         drafts (list, show, edit, approve, hold, drop, redraft), duels (list,
+                   adopt, cancel, concede)
+``corrections``    duels correct (an erratum for a published turn)
 ``follow``         duels resume (a duel held because its topic is gone)
 ``web``            web, users (add, password, disable, enable, list)
 ``club``           leaderboard, duellists (set)
@@ -28,7 +30,19 @@ import sys
 
 import click
 
-from forumbot.cli import club, demo, drafts, follow, notify, ops, pages, setup, simulate, web
+from forumbot.cli import (
+    club,
+    corrections,
+    demo,
+    drafts,
+    follow,
+    notify,
+    ops,
+    pages,
+    setup,
+    simulate,
+    web,
+)
 from forumbot.cli._common import DEFAULT_CONFIG, ForumbotGroup
 
 __all__ = ["DEFAULT_CONFIG", "main"]
@@ -62,4 +76,5 @@ for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 web.users.add_command(notify.users_notify)
+drafts.duels.add_command(corrections.duels_correct)
 drafts.duels.add_command(follow.duels_resume)

@@ -11,7 +11,7 @@ import click
 
 from forumbot.cli._common import CliError, actor, config_option, load, storage_for
 
-PENDING = ("draft", "approved", "held", "publishing")
+PENDING = ("draft", "approved", "held", "publishing", "redraft")
 """Statuses ``drafts list`` shows without ``--all``."""
 
 
@@ -54,6 +54,8 @@ def _when(decl: dict[str, Any], zone: ZoneInfo) -> str:
         return "approved: next publish pass"
     if status == "cancelled":
         return "cancelled: never published"
+    if status == "redraft":
+        return "drafted again from the posts at the next poll"
     if decl["publish_after"]:
         return f"publishes {board_time(decl['publish_after'], zone)}"
     return "on approval"
@@ -124,6 +126,10 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
     help='Set a computed number, e.g. --set "Cassius Thorne.points=12".',
 )
 @click.option("--waive", multiple=True, metavar="DUELLIST:RULE", help="Waive a violation.")
+@click.option(
+    "--force", is_flag=True,
+    help="With --text-file: keep a text whose numbers contradict the draft's (audited).",
+)  # fmt: skip
 @click.option("--by", default=None, help="Who makes the change (audit log); default $USER.")
 def drafts_edit(
     config_path: str,
@@ -131,6 +137,7 @@ def drafts_edit(
     text_file: Any,
     sets: tuple[str, ...],
     waive: tuple[str, ...],
+    force: bool,
     by: str | None,
 ) -> None:
     """Edit a draft: its text, a computed number (the text follows), or a violation.
@@ -138,7 +145,11 @@ def drafts_edit(
     ``--set`` and ``--waive`` render the text again from the template, so that it states the
     referee's numbers: over a hand-edited text they warn (the hand-edited text is kept in
     the audit log). ``--text-file`` is given alone (a text written together with new numbers
-    could contradict them)."""
+    could contradict them); a text whose totals or dice contradict the draft's is refused
+    (the differences are shown) unless ``--force``. A ``--set`` that changes nothing (already
+    so) and a ``--waive`` of a violation the draft does not have are refused too; an
+    opening's ``cast_before_start`` can be waived (the opening then says nothing of it).
+    Refusals exit non-zero and change nothing."""
     from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
 
     if not (text_file or sets or waive):
@@ -160,19 +171,43 @@ def drafts_edit(
         if not sep:
             raise click.BadParameter(f"wants DUELLIST:RULE, got {item!r}", param_hint="--waive")
         waived.append((name.strip(), rule.strip()))
+    if force and not text_file:
+        raise CliError("--force goes with --text-file (a text kept against the draft's numbers)")
+    config = load(config_path)
     storage = storage_for(config_path)
     now = datetime.now(UTC)
     who = actor(by)
     warnings: list[str] = []
+    before = _declaration(storage, decl_id)
+    # a refusal (OverrideError, TextContradicts: its message lists the differences) is
+    # reported by the group's handler, exit non-zero; nothing was changed
     if values:
-        warnings += set_numbers(storage, decl_id, values, who, now)
+        warnings += set_numbers(storage, decl_id, values, who, now, language=config.language)
     for name, rule in waived:
-        warnings += set_violation(storage, decl_id, name, rule, True, who, now)
+        warnings += set_violation(
+            storage, decl_id, name, rule, True, who, now, language=config.language
+        )
     if text_file:
-        edit_text(storage, decl_id, text_file.read(), who, now)
+        kept = edit_text(
+            storage, decl_id, text_file.read(), who, now, force=force, language=config.language
+        )
+        warnings += [f"kept against the draft (--force): {d.describe()}" for d in kept]
     for warning in dict.fromkeys(warnings):
         click.echo(f"warning: declaration {decl_id}: {warning}", err=True)
-    click.echo(storage.declaration(decl_id)["text"])
+    after = storage.declaration(decl_id)
+    if before["status"] == "held" and after["status"] == "draft":
+        click.echo(
+            f"# declaration {decl_id}: no longer held (every spell cast before the start is "
+            "waived): it publishes after its review delay"
+        )
+    click.echo(after["text"])
+
+
+def _declaration(storage: Any, decl_id: int) -> dict[str, Any]:
+    try:
+        return dict(storage.declaration(decl_id))
+    except Exception as exc:  # sqlite_utils NotFoundError
+        raise CliError(f"no declaration {decl_id}") from exc
 
 
 def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> None:
@@ -204,26 +239,72 @@ def drafts_hold(config_path: str, decl_id: int, by: str | None) -> None:
 @config_option
 @click.argument("decl_id", type=int)
 @click.option("--reason", required=True, help="Why (kept in the audit log).")
+@click.option(
+    "--redraft/--no-redraft", default=True, show_default=True,
+    help="A turn draft: draft the turn again at the next poll from the posts as they are "
+    "then (default), or let the duel wait with a referee task until a referee redrafts "
+    "(drafts redraft) or cancels it.",
+)  # fmt: skip
 @click.option("--by", default=None)
-def drafts_drop(config_path: str, decl_id: int, reason: str, by: str | None) -> None:
-    """Drop an unpublished draft: it is never published (audit ``draft.drop``). Dropping the
-    opening of a duel that has not started ends that duel too."""
+def drafts_drop(
+    config_path: str, decl_id: int, reason: str, redraft: bool, by: str | None
+) -> None:
+    """Drop an unpublished draft: it is never published (audit ``draft.drop``). A dropped
+    turn draft is drafted again at the next poll (``--redraft``, default) or the duel waits
+    with a referee task (``--no-redraft``). Dropping the opening of a duel that has not
+    started ends that duel too."""
     from forumbot.duels.ending import EndingError, drop_draft
+
+    config = load(config_path)
+    storage = storage_for(config_path)
+    try:
+        ended = drop_draft(
+            storage, decl_id, reason, actor(by), datetime.now(UTC), redraft=redraft,
+            language=config.language,
+        )  # fmt: skip
+    except EndingError as exc:
+        raise CliError(str(exc)) from exc
+    decl = storage.declaration(decl_id)
+    click.echo(f"declaration {decl_id}: dropped")
+    if ended.duel_status == "cancelled" and decl["kind"] == "opening":
+        click.echo(f"duel {ended.duel_id}: cancelled (its opening was dropped before the start)")
+    elif decl["status"] == "redraft":
+        click.echo(
+            f"duel {ended.duel_id}: {_what(decl)} will be drafted again from the posts at the "
+            "next poll of forumbot run (--no-redraft: wait for a referee instead)"
+        )
+    elif decl["kind"] == "turn" and ended.duel_status == "running":
+        click.echo(
+            f"duel {ended.duel_id}: waits for a referee (referee task opened): "
+            f"`forumbot drafts redraft {decl_id}` drafts {_what(decl)} again, "
+            f"`forumbot duels cancel` ends the duel"
+        )
+
+
+@drafts.command("redraft")
+@config_option
+@click.argument("decl_id", type=int)
+@click.option("--reason", default="", help="Why (kept in the audit log).")
+@click.option("--by", default=None)
+def drafts_redraft(config_path: str, decl_id: int, reason: str, by: str | None) -> None:
+    """Draft a turn again (after an edit, a late post, a mistake): the pending or dropped
+    turn draft DECL_ID is replaced, at the next poll, by a fresh draft of the same turn from
+    the posts as they are then (same dice, same idempotency key: published once). Its
+    overrides, waives and text edits go (they are in the audit log). A published declaration
+    is corrected with `forumbot duels correct` instead."""
+    from forumbot.duels.redraft import RedraftError, request_redraft
 
     storage = storage_for(config_path)
     try:
-        ended = drop_draft(storage, decl_id, reason, actor(by), datetime.now(UTC))
-    except EndingError as exc:
+        done = request_redraft(storage, decl_id, actor(by), datetime.now(UTC), reason)
+    except RedraftError as exc:
         raise CliError(str(exc)) from exc
-    click.echo(f"declaration {decl_id}: dropped")
     decl = storage.declaration(decl_id)
-    if ended.duel_status == "cancelled" and decl["kind"] == "opening":
-        click.echo(f"duel {ended.duel_id}: cancelled (its opening was dropped before the start)")
-    elif decl["kind"] != "opening":
-        click.echo(
-            f"duel {ended.duel_id}: this {_what(decl)} will not be drafted again; "
-            "end the duel with `forumbot duels cancel` if it cannot go on"
-        )
+    click.echo(
+        f"declaration {decl_id} ({_what(decl)}): drafted again from the posts at the next poll "
+        f"of forumbot run (was {done.before})"
+        + (f"; {done.tasks_closed} referee task(s) closed" if done.tasks_closed else "")
+    )
 
 
 # -- duels --------------------------------------------------------------------------------
@@ -263,6 +344,10 @@ def duels_list(config_path: str, show_all: bool) -> None:
 @click.option("--forum", "forum_id", type=int, required=True)
 @click.option("--duellist", "duellists", multiple=True, required=True, metavar="NAME:YEAR")
 @click.option("--stakes", default=None, help="Stakes agreed by both duellists.")
+@click.option(
+    "--force", is_flag=True,
+    help="Adopt even when the board does not confirm a duellist's name as a member.",
+)  # fmt: skip
 @click.option("--by", default=None)
 def duels_adopt(
     config_path: str,
@@ -270,9 +355,13 @@ def duels_adopt(
     forum_id: int,
     duellists: tuple[str, ...],
     stakes: str | None,
+    force: bool,
     by: str | None,
 ) -> None:
-    """Referee an existing topic: drafts its opening declaration."""
+    """Referee an existing topic: drafts its opening declaration. Each duellist's name is
+    looked up among the board's members (a did-you-mean when it is not one; ``--force``
+    adopts anyway). A topic whose duel was cancelled before anything was posted can be
+    adopted again."""
     from forumbot.app import bootstrap
     from forumbot.duels.replay import parse_duellist_option
 
@@ -286,9 +375,10 @@ def duels_adopt(
         )
     bot = bootstrap(load(config_path, validate=True))
     try:
-        _topic_exists(bot.client, topic_id)
+        posts = _topic_exists(bot.client, topic_id)
         known = bot.storage.duel_by_topic(bot.referee.board_id, topic_id)
         title = (known or {}).get("title") or f"topic {topic_id}"
+        _check_members(bot, [name for name, _ in pairs], title, posts, force)
         duel_id = bot.referee.adopt(
             forum_id, topic_id, title, pairs, stakes=stakes, actor=actor(by)
         )
@@ -299,13 +389,31 @@ def duels_adopt(
     click.echo(f"duel {duel_id} adopted; opening declaration drafted")
 
 
-def _topic_exists(client: Any, topic_id: int) -> None:
-    """Refuse a topic the board does not have (issue 13: its opening would fail to publish
-    on every pass, forever)."""
+def _check_members(bot: Any, names: list[str], title: str, posts: Any, force: bool) -> None:
+    """Refuse duellist names the board does not confirm as members (issue 22), unless
+    ``force`` (then a warning each)."""
+    from forumbot.duels.adoption import known_names, unknown_names
+
+    unknown = unknown_names(bot.client, names, known_names(bot.storage, title, posts))
+    if not unknown:
+        return
+    if force:
+        for item in unknown:
+            click.echo(f"warning: {item.describe()}: adopted anyway (--force)", err=True)
+        return
+    raise CliError(
+        "; ".join(item.describe() for item in unknown)
+        + ": nothing adopted (fix the name, or --force to adopt anyway)"
+    )
+
+
+def _topic_exists(client: Any, topic_id: int) -> Any:
+    """The topic's posts; refuse a topic the board does not have (issue 13: its opening
+    would fail to publish on every pass, forever)."""
     from forumbot.errors import TopicNotFound
 
     try:
-        client.read_topic(topic_id, None)
+        return client.read_topic(topic_id, None)
     except TopicNotFound as exc:
         raise CliError(
             f"topic {topic_id} does not exist on the board ({exc}): nothing adopted"

@@ -65,7 +65,7 @@ def run(config_path: str, give_up_after_s: float | None) -> None:
     check_filesystem(config)  # WAL does not work on NFS/CIFS/sshfs: one warning, start goes on
     config.password()  # no password is a configuration error, found before the board is asked
     try:
-        check_clock(config)
+        check_clock(config, max_skew_s=config.max_clock_skew_s)
     except ClockSkewError as exc:
         raise CliError(str(exc)) from exc
     bot = bootstrap(config)

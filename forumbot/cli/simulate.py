@@ -6,6 +6,7 @@ Registered by the CLI group (``forumbot/cli.py``): ``cli.add_command(simulate)``
 from __future__ import annotations
 
 import random
+import time
 from pathlib import Path
 
 import click
@@ -14,6 +15,42 @@ from rules import ruleset_path
 from rules.balance import csv_text, simulate_magic_types, text_table
 from rules.balance import simulate as run_simulation
 from rules.fatigue import FatigueRuleset, parse_any_ruleset
+from rules.ruleset import Ruleset
+
+MAX_DUELS = 1_000_000
+"""Default of ``--max-duels``: the most duels one ``simulate`` plays (issue 24 F14; 60,000
+classic duels took about 2 minutes on a busy 2-core machine, so a million about half an hour)."""
+
+MAX_DUELS_CEILING = 100_000_000
+"""The highest ``--max-duels`` accepted."""
+
+ESTIMATE_FROM = 50_000
+"""From this many duels, ``simulate`` times a small sample first and prints an estimate."""
+
+
+def _estimate_s(rs: Ruleset, duels: int, magic_types: bool) -> float:
+    """Seconds ``duels`` duels of ``rs`` should take, from a timed sample of 20 duels per
+    cell (wall clock: only for the message, never for the table)."""
+    from rules.errors import RuleError
+
+    play = simulate_magic_types if magic_types else run_simulation
+    for cells in range(1, 401):  # the smallest run: one duel per cell (pair of years)
+        try:
+            play(rs, duels=cells, rng=random.Random(0))  # type: ignore[arg-type]
+        except RuleError:
+            continue
+        break
+    sample = cells * 20
+    start = time.perf_counter()
+    play(rs, duels=sample, rng=random.Random(0))  # type: ignore[arg-type]
+    return (time.perf_counter() - start) / sample * duels
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365 * 86400.0), ("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= size:
+            return f"{seconds / size:.3g} {unit}"
+    return f"{seconds:.0f} s"
 
 
 @click.command("simulate")
@@ -24,6 +61,13 @@ from rules.fatigue import FatigueRuleset, parse_any_ruleset
     help="ruleset TOML file (default: the shipped classic ruleset)",
 )
 @click.option("--duels", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option(
+    "--max-duels",
+    type=click.IntRange(min=1, max=MAX_DUELS_CEILING),
+    default=MAX_DUELS,
+    show_default=True,
+    help="refuse --duels above this (the time it would take is printed)",
+)
 @click.option("--seed", type=int, default=1, show_default=True)
 @click.option(
     "--compare",
@@ -38,16 +82,29 @@ from rules.fatigue import FatigueRuleset, parse_any_ruleset
     help="write the raw table(s) as CSV to this file",
 )
 @click.option("--magic-types", is_flag=True, help="fatigue: magic type against magic type")
-def simulate(ruleset_file: str | None, duels: int, seed: int, other_file: str | None,
-             csv_file: str | None, magic_types: bool) -> None:  # fmt: skip
+def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
+             other_file: str | None, csv_file: str | None, magic_types: bool) -> None:  # fmt: skip
     """Play scripted duels (random legal and greedy duellists) for every pair of years and
-    print who wins: win rates, mean length, draws, duels closed by the referee."""
+    print who wins: win rates, mean length, draws, duels closed by the referee.
+
+    Ruleset files are read with the configuration's limits (size, UTF-8, depth: exit 78);
+    ``--duels`` above ``--max-duels`` is refused (exit 2) with the time it would take."""
+    from forumbot.rulesets import read_ruleset_file
     from rules.errors import RuleError
 
+    named = (ruleset_file, *((other_file,) if other_file else ()))
+    files = [Path(f) if f else ruleset_path("classic") for f in named]
+    texts = [read_ruleset_file(f) for f in files]
     try:
-        rulesets = [parse_any_ruleset(Path(f).read_text(encoding="utf-8")) if f else
-                    parse_any_ruleset(ruleset_path("classic").read_text(encoding="utf-8"))
-                    for f in (ruleset_file, *((other_file,) if other_file else ()))]  # fmt: skip
+        rulesets = [parse_any_ruleset(text) for text in texts]
+        if duels >= ESTIMATE_FROM or duels > max_duels:
+            seconds = sum(_estimate_s(rs, duels, magic_types) for rs in rulesets)
+            if duels > max_duels:
+                raise click.UsageError(
+                    f"--duels {duels} is above --max-duels {max_duels}: it would take about "
+                    f"{_duration(seconds)}",
+                )
+            click.echo(f"{duels} duels: about {_duration(seconds)}", err=True)
         tables = []
         for rs in rulesets:
             rng = random.Random(seed)  # the same draws for both rulesets

@@ -27,7 +27,7 @@ def web(config_path: str, host: str, port: int, publish_now: bool) -> None:
 
     config = load(config_path)
     try:
-        check_clock(config)
+        check_clock(config, max_skew_s=config.max_clock_skew_s)
         if publish_now:
             config.password()  # --publish-now logs in to the board: fail now, not on a click
         serve(config, host, port, publish_now)

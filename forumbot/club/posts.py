@@ -30,6 +30,7 @@ from typing import Any
 
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import EditingForumClient, ForumClient
+from forumbot.publish.clock_pause import delay_paused
 from forumbot.publish.poster import due_declarations
 from forumbot.publish.render import marker_line, marker_text
 from forumbot.storage import Storage, content_hash, iso
@@ -169,6 +170,8 @@ def publish_due_club_posts(
     """Publish the due club posts of the board (drafts whose delay is over, and rows left
     ``publishing`` by an earlier failure), oldest first, within ``budget`` when given (see
     the module doc; the others stay due for the next pass). Returns the post ids published."""
+    if delay_paused(storage):
+        return []  # the clocks disagree: nothing publishes by its delay (issue 24 F7)
     due = storage.db["club_posts"].rows_where(
         "board_id = ? and (status = 'publishing' or (status = 'draft' and publish_after <= ?))",
         [board_id, iso(now())],

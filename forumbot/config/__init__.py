@@ -28,6 +28,8 @@ from forumbot.config.model import (
     Config,
     Registration,
     WatchedForum,
+    check_config_file,
+    check_secret_file,
     refuse_writable_by_others,
 )
 from forumbot.config.schema import MAX_CONCURRENT_BY_KIND, SettingInfo, settings
@@ -42,6 +44,8 @@ __all__ = [
     "ReviewDelay",
     "SettingInfo",
     "WatchedForum",
+    "check_config_file",
+    "check_secret_file",
     "load_config",
     "parse_config",
     "refuse_writable_by_others",

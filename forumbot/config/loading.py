@@ -11,12 +11,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from forumbot.config.errors import ConfigError
+from forumbot.config.files import read_toml_file
 from forumbot.config.model import (
     FLAT_SETTINGS,
     Config,
     Registration,
     WatchedForum,
-    refuse_writable_by_others,
+    check_config_file,
 )
 from forumbot.config.schema import (
     LIST_SECTIONS,
@@ -25,6 +26,7 @@ from forumbot.config.schema import (
     section_model,
     settings,
 )
+from rules.toml_limits import MAX_TOML_DEPTH, toml_depth
 
 # ---------------------------------------------------------------------------------------
 # Parsing: schema errors as one line per setting
@@ -125,6 +127,10 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"invalid TOML: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"nested too deeply (limit {MAX_TOML_DEPTH} levels)") from None
+    if toml_depth(data) > MAX_TOML_DEPTH:
+        raise ConfigError(f"nested too deeply (limit {MAX_TOML_DEPTH} levels)")
     # [notify] (issue 18) is checked by forumbot.notify.settings.parse_notify, called by
     # forumbot.ops.validate with the other checks the schema cannot do.
     notify = data.pop("notify", {})
@@ -182,16 +188,14 @@ def load_config(path: str | Path) -> Config:
     """Read and parse a configuration file.
 
     Raises:
-        ConfigError: unreadable, writable by others (:func:`refuse_writable_by_others`) or
-            invalid (:func:`parse_config`); the message starts with the file's name.
+        ConfigError: unreadable, too big, not UTF-8 or nested too deeply
+            (:func:`forumbot.config.files.read_toml_file`), writable by others
+            (:func:`forumbot.config.model.check_config_file`) or invalid (:func:`parse_config`);
+            the message starts with the file's name.
     """
     p = Path(path)
-    refuse_writable_by_others(p, "configuration")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise ConfigError(f"cannot read configuration {p}: {reason}") from exc
+    check_config_file(p)
+    text = read_toml_file(p, "configuration")  # size, encoding, depth (issue 24 F13)
     try:
         return parse_config(text, base_dir=p.resolve().parent)
     except ConfigError as exc:

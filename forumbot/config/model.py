@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import stat
 from dataclasses import dataclass, field
@@ -64,6 +65,7 @@ class Config:
     flood_interval_s: float = default_of("poll", "flood_interval_s")
     club_posts_per_pass: int = default_of("poll", "club_posts_per_pass")
     edit_watch_interval_s: float = default_of("poll", "edit_watch_interval_s")
+    max_clock_skew_s: float = default_of("poll", "max_clock_skew_s")
     follow_after_polls: int = default_of("poll", "follow_after_polls")
     database: str = default_of("storage", "database")
     watch: tuple[WatchedForum, ...] = field(default_factory=tuple)
@@ -93,7 +95,7 @@ class Config:
         env = os.environ if environ is None else environ
         if self.password_file:
             path = Path(self.password_file)
-            refuse_writable_by_others(path, "bot.password_file")
+            check_secret_file(path, "bot.password_file")
             try:
                 return path.read_text(encoding="utf-8").strip()
             except OSError as exc:
@@ -127,6 +129,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "flood_interval_s": "poll.flood_interval_s",
     "club_posts_per_pass": "poll.club_posts_per_pass",
     "edit_watch_interval_s": "poll.edit_watch_interval_s",
+    "max_clock_skew_s": "poll.max_clock_skew_s",
     "follow_after_polls": "poll.follow_after_polls",
     "database": "storage.database",
     "backup_keep": "storage.backup_keep",
@@ -139,6 +142,68 @@ FLAT_SETTINGS: dict[str, str] = {
 }
 """Which setting each scalar :class:`Config` attribute holds (``watch`` and
 ``registrations`` hold the ``[[watch]]`` and ``[[registration]]`` tables)."""
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def check_secret_file(path: Path, what: str) -> str | None:
+    """The one permission check of every secret file (issue 24 F10): the password file,
+    ``notify`` URL files, the web secret, the database and the cookie jar.
+
+    Returns:
+        None when only the owner may read and write it (or it does not exist yet); otherwise
+        one English warning line when its group or other users may read it (or its group may
+        write it), also logged once per file at WARNING on ``forumbot.config``.
+
+    Raises:
+        ConfigError: the file may be written by other users (``o+w``): whoever can edit it can
+            redirect notices or take the bot's account (one line with the ``chmod``).
+    """
+    refuse_writable_by_others(path, what)
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+    if not mode & 0o077:
+        return None
+    line = f"{what} {path} is readable by others (mode {mode:04o}); run: chmod 600 {path}"
+    if (str(path), what) not in _warned:
+        _warned.add((str(path), what))
+        logging.getLogger("forumbot.config").warning("%s", line)
+    return line
+
+
+def check_config_file(path: Path) -> str | None:
+    """The configuration file's check: refused when other users may write it or its folder
+    (a world-writable folder lets anyone replace the file), one warning (returned and logged
+    once) when its group may write it.
+
+    Raises:
+        ConfigError: ``o+w`` on the file or on its folder (without the sticky bit).
+    """
+    refuse_writable_by_others(path, "configuration")
+    folder = path.resolve().parent if path.exists() else path.parent
+    try:
+        folder_mode = folder.stat().st_mode
+    except OSError:
+        folder_mode = 0
+    if folder_mode & stat.S_IWOTH and not folder_mode & stat.S_ISVTX:
+        raise ConfigError(
+            f"refusing configuration {path}: its folder {folder} is writable by other users "
+            f"(mode {stat.S_IMODE(folder_mode):04o}); run: chmod o-w {folder}"
+        )
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        return None
+    if not mode & stat.S_IWGRP:
+        return None
+    line = f"configuration {path} is writable by its group (mode {mode:04o}); run: chmod g-w {path}"
+    if (str(path), "configuration") not in _warned:
+        _warned.add((str(path), "configuration"))
+        logging.getLogger("forumbot.config").warning("%s", line)
+    return line
 
 
 def refuse_writable_by_others(path: Path, what: str) -> None:

@@ -157,10 +157,21 @@ class PollSettings(_Section):
     edit_watch_interval_s: float = setting(
         600.0,
         "Seconds between two re-reads of a duel topic whose listing shows no change, to see "
-        "late edits (running fatigue and 2v2 duels, and turn drafts not yet published): an "
+        "late edits (running classic, fatigue and 2v2 duels, and turn drafts not yet "
+        "published): an "
         "edit changes no post id. Several polls long; 0 = every poll.",
         unit="s",
         ge=0,
+    )
+    max_clock_skew_s: float = setting(
+        120.0,
+        "Seconds the local clock may differ from the board's Date header, at start-up and on "
+        "every answer while running, or jump against the monotonic clock between two answers; "
+        "beyond it, no draft publishes by its review delay (approved ones still do) until the "
+        "clocks agree again (a warning and a referee task clock_skew).",
+        unit="s",
+        ge=5,
+        le=3600,
     )
     follow_after_polls: int = setting(
         3,

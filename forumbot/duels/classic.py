@@ -7,7 +7,9 @@ the bot rolls two "Duel" d6 per post (attack, defense), resolves the turn
 before the declaration are left for the referee (noted in the draft). A post edited before the
 declaration is published recomputes the draft; its dice never change (they derive from the post
 id, not its wording). Before the opening is out, spells cast are ``cast_before_start``
-(:func:`forumbot.duels.opening.early_casts`).
+(:func:`forumbot.duels.opening.early_casts`). A post edited after its turn was declared,
+changing its spell, target or bet, is flagged to the referee with both versions (a
+``late_edit`` referee task: :mod:`forumbot.duels.classic_edits`); the declaration stays.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from datetime import datetime
 from typing import Any
 
 import rules
+from forumbot.duels.classic_edits import flag_late_edits
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.dice_edits import hold_reason, late_edit_proposal, ruled_version
 from forumbot.duels.ending import conceding
+from forumbot.duels.fatigue_posts import read_window
 from forumbot.duels.flow import (
     DeadlineSpec,
     Draft,
@@ -35,7 +39,13 @@ from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords, StoredPost
+from forumbot.storage.records import (
+    REDRAFTABLE,
+    Declaration,
+    Duel,
+    DuelRecords,
+    StoredPost,
+)
 from rules.model import DuelState
 from rules.ruleset import Ruleset
 
@@ -84,7 +94,7 @@ class ClassicFlow:
     """Classic duels: one declaration per turn of two posts (module doc)."""
 
     name = "classic"
-    watches_edits = False
+    watches_edits = True  # issue 22: late edits of declared posts (forumbot.duels.classic_edits)
     timeout_kind: str | None = None
     keeps_early_state = False
     opening_template = "opening.bbcode.j2"
@@ -105,8 +115,16 @@ class ClassicFlow:
 
     # -- reading and advancing ----------------------------------------------------------
     def read_from(self, ctx: FlowContext, duel: Duel, reads: int) -> int | None:
-        """From the last published declaration (posts after it may still be edited)."""
-        return last_published_post(ctx.records_of(duel))
+        """From the declaration before the last published one: the posts of the last declared
+        turn are read again for late edits (:mod:`forumbot.duels.classic_edits`); from the
+        opening while only it is out. Every ``full_reread_every``-th read after the first
+        reads the whole topic."""
+        records = ctx.records_of(duel)
+        if reads and reads % ctx.settings.full_reread_every == 0:
+            return None
+        if len([d for d in records.published() if d.published_post_id]) >= 2:
+            return read_window(records, full=False)
+        return last_published_post(records)
 
     def advance(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
         """The opening again (spells cast before the start) or the next turn's draft."""
@@ -116,12 +134,13 @@ class ClassicFlow:
         if duel.status != "running" or conceding(ctx.storage, duel.id, records):
             return []
         ruleset = ctx.rs
+        flag_late_edits(ctx.storage, duel, records, ctx.now(), ctx.settings.language)
         state = DuelState.from_dict(duel.state)
         if state.finished:
             return []
         turn_no = state.turn + 1
         existing = ctx.existing(duel, f"turn{turn_no}")
-        if existing is not None and existing.status not in EDITABLE:
+        if existing is not None and existing.status not in REDRAFTABLE:
             return []
         since = last_published_post(records) or duel.opening_post_id or 0
         names = [d["name"] for d in ctx.storage.duellists(duel.id)]

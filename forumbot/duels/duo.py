@@ -66,7 +66,7 @@ from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
-from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords
+from forumbot.storage.records import REDRAFTABLE, Declaration, Duel, DuelRecords
 from rules.duo import (
     DuoOutcome,
     DuoPost,
@@ -145,7 +145,7 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
     turn_no = state.duel.turn + 1
     what = f"turn{turn_no}-duo{rows[0][1].post_id}"
     existing = ctx.existing(duel, what)
-    if existing is not None and existing.status not in EDITABLE:
+    if existing is not None and existing.status not in REDRAFTABLE:
         return []
     rs = ctx.rs
     assert isinstance(rs, FatigueRuleset)

@@ -10,7 +10,8 @@
   leaves the duel alone for a notice).
 - :func:`drop_draft` (``forumbot drafts drop N --reason ...``): an unpublished draft is
   cancelled and never published. Dropping the opening of a duel that has not started ends
-  the duel too (it cannot start without it); a dropped turn draft is not drafted again.
+  the duel too (it cannot start without it); a dropped turn draft is drafted again at the
+  next poll, or waits with a referee task (``--no-redraft``: :mod:`forumbot.duels.redraft`).
 
 Both write the audit log (``duel.cancel``, ``draft.drop``) with the state before and after.
 """
@@ -24,9 +25,10 @@ from typing import Any
 
 from forumbot.duels.duo_board import is_duo
 from forumbot.duels.holds import close_hold_tasks
+from forumbot.duels.redraft import REDRAFT_KINDS, mark_redraft, open_dropped_task
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
-from forumbot.storage.records import EDITABLE, DuelRecords, declaration_row
+from forumbot.storage.records import EDITABLE, REDRAFTABLE, DuelRecords, declaration_row
 
 
 class EndingError(ValueError):
@@ -82,7 +84,7 @@ def _cancel_drafts(
     storage: Storage, duel_id: int, why: str, actor: str, now: datetime
 ) -> list[int]:
     cancelled = []
-    for decl in storage.declarations(EDITABLE, duel_id):
+    for decl in storage.declarations(REDRAFTABLE, duel_id):
         storage.db["declarations"].update(
             decl["id"],
             {
@@ -213,8 +215,16 @@ def _notice(
     )
 
 
-def drop_draft(storage: Storage, decl_id: int, reason: str, actor: str, now: datetime) -> Ended:
-    """Cancel one unpublished draft (see module doc); returns what was done.
+def drop_draft(
+    storage: Storage, decl_id: int, reason: str, actor: str, now: datetime, *,
+    redraft: bool = True, language: str = "fr",
+) -> Ended:  # fmt: skip
+    """Drop one unpublished draft (see module doc); returns what was done.
+
+    A turn draft (kind ``turn``) is drafted again at the next poll (``redraft``, the default:
+    status ``redraft``), or cancelled with a ``turn_dropped`` referee task saying the duel
+    waits (``redraft=False``) (:mod:`forumbot.duels.redraft`): a dropped turn never freezes
+    a duel silently. Other kinds are cancelled.
 
     Raises:
         EndingError: unknown declaration, one being published or already out (published,
@@ -233,22 +243,30 @@ def drop_draft(storage: Storage, decl_id: int, reason: str, actor: str, now: dat
         )
     duel = storage.duel(decl["duel_id"])
     status = duel["status"]
+    again = redraft and decl["kind"] in REDRAFT_KINDS and status == "running"
     with storage.db.atomic():
-        storage.db["declarations"].update(
-            decl_id,
-            {
+        if again:
+            changes = mark_redraft(
+                storage, decl, f"dropped: {reason}; drafted again at the next poll", now
+            )
+        else:
+            changes = {
                 "status": "cancelled",
                 "last_error": f"dropped: {reason}",
                 "version": decl["version"] + 1,
                 "updated_at": iso(now),
-            },
-        )
+            }
+            storage.db["declarations"].update(decl_id, changes)
         storage.audit(
             actor, "draft.drop", f"declaration:{decl_id}",
-            {"status": decl["status"], "kind": decl["kind"], "text": decl["text"]},
-            {"status": "cancelled", "reason": reason},
+            {"status": decl["status"], "kind": decl["kind"], "text": decl["text"],
+             "overrides": decl["overrides_json"], "waived": decl["waived_json"]},
+            {"status": changes["status"], "reason": reason,
+             "redraft": bool(again) if decl["kind"] in REDRAFT_KINDS else None},
             now,
         )  # fmt: skip
+        if decl["kind"] in REDRAFT_KINDS and status == "running" and not again:
+            open_dropped_task(storage, decl, duel, reason, actor, now, language)
         if decl["kind"] == "opening" and status == "open":
             # the duel cannot start without its opening: it ends here, unseen by the players
             _cancel_drafts(storage, duel["id"], f"opening dropped: {reason}", actor, now)

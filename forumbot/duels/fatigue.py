@@ -55,7 +55,13 @@ from forumbot.duels.opening import early_casts
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
-from forumbot.storage.records import EDITABLE, Declaration, Duel, DuelRecords, StoredPost
+from forumbot.storage.records import (
+    REDRAFTABLE,
+    Declaration,
+    Duel,
+    DuelRecords,
+    StoredPost,
+)
 from parsers.registration import parse_magic_types
 from rules.fatigue import (
     PostFacts,
@@ -181,7 +187,7 @@ def _draft_step(
 ) -> list[Draft]:
     what = f"turn{turn_no}-{step}"
     existing = ctx.existing(duel, what)
-    if existing is not None and existing.status not in EDITABLE:
+    if existing is not None and existing.status not in REDRAFTABLE:
         return []
     ruleset = ctx.rs
     action, text, late, version = post_in_force(ctx, duel, row)

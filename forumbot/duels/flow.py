@@ -33,6 +33,7 @@ from forumbot.storage import Storage, iso
 from forumbot.storage.records import (
     EDITABLE,
     Declaration,
+    DeclStatus,
     Duel,
     DuelRecords,
     StoredPost,
@@ -254,6 +255,8 @@ class DraftWriter:
             )  # fmt: skip
             decl_id = int(self.storage.db["declarations"].insert(inserted).last_pk)
             return decl_id, {**inserted, "id": decl_id, "last_error": None}
+        if existing["status"] == DeclStatus.REDRAFT:
+            return self._redraft(existing, draft, ctx_json, publish_after)
         if existing["status"] not in EDITABLE:
             return int(existing["id"]), existing
         if existing["context_json"] == ctx_json and (
@@ -276,6 +279,41 @@ class DraftWriter:
         else:
             changes["text"] = draft.text
         self.storage.update_row("declarations", {"id": existing["id"]}, changes)
+        return int(existing["id"]), {**existing, **changes}
+
+
+    def _redraft(
+        self, existing: dict[str, Any], draft: Draft, ctx_json: str, publish_after: str | None
+    ) -> tuple[int, dict[str, Any]]:
+        """Draft again a row waiting in ``redraft`` (a referee dropped it or asked for it:
+        :mod:`forumbot.duels.redraft`): the same row, so the same idempotency key and marker
+        (one key per turn: never two posts for it), fresh from the flow's computation (no
+        override, waive or hand-edited text), a new review delay; audit ``draft.redrafted``."""
+        now = self.now()
+        changes: dict[str, Any] = {
+            "status": DeclStatus.DRAFT.value,
+            "text": draft.text,
+            "text_edited": 0,
+            "context_json": ctx_json,
+            "overrides_json": "{}",
+            "waived_json": "[]",
+            "last_error": None,
+            "publish_after": publish_after,
+            "claimed_by": None,
+            "claim_until": None,
+            "updated_at": iso(now),
+            "version": existing["version"] + 1,
+        }
+        self.storage.update_row("declarations", {"id": existing["id"]}, changes)
+        self.storage.audit(
+            "forumbot", "draft.redrafted", f"declaration:{existing['id']}",
+            {"status": existing["status"], "note": existing.get("last_error")},
+            {"status": DeclStatus.DRAFT.value, "text": draft.text}, now,
+        )  # fmt: skip
+        log.info(
+            "declaration %s (%s): drafted again from the posts (%s)",
+            existing["id"], existing["idempotency_key"], existing.get("last_error") or "redraft",
+        )  # fmt: skip
         return int(existing["id"]), {**existing, **changes}
 
 

@@ -63,9 +63,12 @@ def adopt(
     ruleset_name: str,
     stakes: str | None = None,
     dice_secret: bytes | None = None,
+    reuse: int | None = None,
 ) -> tuple[Duel, Draft]:
     """Insert the duel held in ``topic_id`` and its duellists; returns the duel and its
     opening draft (see :meth:`forumbot.duels.referee.Referee.adopt` for the arguments).
+    ``reuse``: the id of the topic's cancelled duel row to write instead of a new row (a
+    cancelled adoption adopted again: :func:`forumbot.duels.adoption.reopen_cancelled`).
 
     Raises:
         rules.RuleError: duellists the ruleset refuses (year, magic types, count).
@@ -78,26 +81,25 @@ def adopt(
     secret = dice_secret if dice_secret is not None else seed_for(ctx.rng, ctx.board_id, topic_id)
     now = ctx.now()
     storage = ctx.storage
-    duel_id = int(
-        storage.db["duels"]
-        .insert(
-            {
-                "board_id": ctx.board_id,
-                "forum_id": forum_id,
-                "topic_id": topic_id,
-                "title": title,
-                "ruleset": ruleset_name,
-                "status": "open",
-                "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
-                "stakes": stakes,
-                "dice_secret": secret.hex(),
-                "dice_commitment": commitment(secret),
-                "last_post_id": None,
-                "created_at": iso(now),
-            }
-        )
-        .last_pk
-    )
+    row = {
+        "board_id": ctx.board_id,
+        "forum_id": forum_id,
+        "topic_id": topic_id,
+        "title": title,
+        "ruleset": ruleset_name,
+        "status": "open",
+        "state_json": json.dumps(state.to_dict(), ensure_ascii=False),
+        "stakes": stakes,
+        "dice_secret": secret.hex(),
+        "dice_commitment": commitment(secret),
+        "last_post_id": None,
+        "created_at": iso(now),
+    }
+    if reuse is not None:
+        storage.db["duels"].update(reuse, row)
+        duel_id = reuse
+    else:
+        duel_id = int(storage.db["duels"].insert(row).last_pk)
     for i, (name, year) in enumerate(pairs):
         storage.db["duellists"].insert(
             {
@@ -127,9 +129,8 @@ def adopt(
     return duel, Draft(0, "opening", "opening", text, context)
 
 
-def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
-    """The opening draft again when spells were cast before the start (module doc); none
-    when nothing changed or the opening is out."""
+def _early_posts(ctx: FlowContext, duel: Duel) -> list[rules.TurnPost]:
+    """The duellists' posts of an ``open`` duel that cast a spell (``before_start``)."""
     early = []
     for row in ctx.records_of(duel).posts:
         name = duellist_of(ctx.storage, duel.id, row) if row.author else None
@@ -145,6 +146,56 @@ def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
                 before_start=True,
             )
         )
+    return early
+
+
+def early_context(
+    ctx: FlowContext, flow: OpeningFlow, duel: Duel, context: dict[str, Any],
+    early: Sequence[rules.TurnPost], waived: Sequence[Sequence[str]],
+) -> dict[str, Any]:  # fmt: skip
+    """The opening's template ``context`` with the spells cast before the start (``early``):
+    each listed once (``early``: duellist, post id, spell; ``waived`` when the referee waived
+    that duellist's ``cast_before_start``: the template leaves it out, issue 22); fatigue's
+    state after their cost (the waived ones cost nothing). Stores the violations (turn 0)."""
+    pairs = {(str(a), str(b)) for a, b in waived}
+    state = DuelState.from_dict(duel.state)
+    outcome = rules.resolve_turn(state, list(early), {}, ruleset=ctx.rs, waived=pairs)
+    context = dict(context)
+    context["early"] = [
+        {"duellist": v.duellist, "post_id": v.post_id, "spell": v.evidence,
+         "waived": (v.duellist, v.rule) in pairs}
+        for v in outcome.violations
+    ]  # fmt: skip
+    if flow.keeps_early_state:
+        # Fatigue: cast_before_start costs PV (applied by default): the opening's
+        # publication starts the duel from this state (forumbot.duels.fatigue).
+        context["state_after_early"] = outcome.state.to_dict()
+        context["early_points"] = {d.name: d.points for d in outcome.state.duellists}
+    upsert_violations(
+        ctx.storage, duel.id, 0, "turn = 0", [], [v.to_dict() for v in outcome.violations],
+        ctx.now(),
+    )  # fmt: skip
+    return context
+
+
+def waive_early(
+    ctx: FlowContext, flow: OpeningFlow, duel: Duel, context: dict[str, Any],
+    waived: Sequence[Sequence[str]],
+) -> tuple[dict[str, Any], str]:  # fmt: skip
+    """The opening draft's (context, text) with ``waived`` (``[duellist, rule]`` pairs: the
+    referee waives ``cast_before_start``): rendered without the waived disqualifications.
+
+    Raises:
+        rules.RuleError: a waive the engine refuses (unknown duellist)."""
+    early = _early_posts(ctx, duel)
+    context = early_context(ctx, flow, duel, context, early, waived)
+    return context, ctx.render(flow.opening_template, context)
+
+
+def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
+    """The opening draft again when spells were cast before the start (module doc); none
+    when nothing changed or the opening is out."""
+    early = _early_posts(ctx, duel)
     decl = ctx.existing(duel, "opening")
     if not early or decl is None or decl.status not in EDITABLE:
         return []
@@ -152,26 +203,7 @@ def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
     listed = [(e["duellist"], e["post_id"]) for e in context.get("early", [])]
     if listed == [(p.duellist, p.post_id) for p in early]:
         return []
-    state = DuelState.from_dict(duel.state)
-    outcome = rules.resolve_turn(state, early, {}, ruleset=ctx.rs)
-    context["early"] = [
-        {"duellist": v.duellist, "post_id": v.post_id, "spell": v.evidence}
-        for v in outcome.violations
-    ]
-    if flow.keeps_early_state:
-        # Fatigue: cast_before_start costs PV (applied by default): the opening's
-        # publication starts the duel from this state (forumbot.duels.fatigue).
-        context["state_after_early"] = outcome.state.to_dict()
-        context["early_points"] = {d.name: d.points for d in outcome.state.duellists}
-    upsert_violations(
-        ctx.storage,
-        duel.id,
-        0,
-        "turn = 0",
-        [],
-        [v.to_dict() for v in outcome.violations],
-        ctx.now(),
-    )
+    context = early_context(ctx, flow, duel, context, early, decl.waived)
     text = ctx.render(flow.opening_template, context)
     log.warning(
         "duel %s: spell cast before the start in posts %s: opening held",
@@ -184,4 +216,4 @@ def early_casts(ctx: FlowContext, flow: OpeningFlow, duel: Duel) -> list[Draft]:
     ]  # fmt: skip
 
 
-__all__ = ["Duellists", "OpeningFlow", "adopt", "early_casts"]
+__all__ = ["Duellists", "OpeningFlow", "adopt", "early_casts", "early_context", "waive_early"]

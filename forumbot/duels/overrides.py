@@ -12,11 +12,17 @@ when ``expected_version`` does not match (a stale form, issue 6).
 from __future__ import annotations
 
 import json
+import random
 from datetime import datetime
 from typing import Any
 
 import rules
+from forumbot.duels.flow import FlowContext, FlowSettings
 from forumbot.duels.flows import flow_for
+from forumbot.duels.opening import waive_early
+from forumbot.duels.text_figures import Difference, contradictions
+from forumbot.publish.render import render
+from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import EDITABLE, Declaration, Duel
 
@@ -45,6 +51,36 @@ def _bump(storage: Storage, decl: dict[str, Any], changes: dict[str, Any], now: 
     storage.db["declarations"].update(decl["id"], changes)
 
 
+class TextContradicts(OverrideError):
+    """A hand-written text states figures other than the draft's (``differences``: a list of
+    :class:`forumbot.duels.text_figures.Difference`); ``force`` keeps it anyway."""
+
+    def __init__(self, decl_id: int, differences: list[Difference]) -> None:
+        self.differences = differences
+        super().__init__(
+            f"declaration {decl_id}: the new text contradicts the draft's numbers ("
+            + "; ".join(d.describe() for d in differences)
+            + "): set the numbers first (--set), or keep the text as written with --force"
+        )
+
+
+def computed_text(storage: Storage, decl: dict[str, Any], language: str = "fr") -> str | None:
+    """The text the engine renders for draft ``decl`` with its decisions (its own text when
+    not edited by hand; a turn recomputed; an opening rendered again), or None when it
+    cannot be told."""
+    if not decl["text_edited"]:
+        return str(decl["text"])
+    stored = json.loads(decl["context_json"] or "{}")
+    if decl["kind"] == "turn" and stored.get("inputs"):
+        overrides = json.loads(decl["overrides_json"] or "{}")
+        waived = json.loads(decl["waived_json"] or "[]")
+        return recompute(storage, decl, overrides, waived, language)[1]
+    if decl["kind"] == "opening" and stored.get("context"):
+        duel = Duel.from_row(storage.duel(decl["duel_id"]))
+        return render(flow_for(storage, duel).opening_template, stored["context"], language)
+    return None
+
+
 def edit_text(
     storage: Storage,
     decl_id: int,
@@ -52,14 +88,38 @@ def edit_text(
     actor: str,
     now: datetime,
     expected_version: int | None = None,
-) -> None:
-    """Replace a draft's text (the bot's marker is appended at publication, not here)."""
+    *,
+    force: bool = False,
+    language: str = "fr",
+) -> list[Difference]:
+    """Replace a draft's text (the bot's marker is appended at publication, not here).
+
+    The figures of the new text (each duellist's total, each post's dice:
+    :mod:`forumbot.duels.text_figures`) are compared with those the draft computes: a
+    contradiction is refused unless ``force`` (then kept, and the differences are audited as
+    ``draft.force_text``). Returns the differences kept (empty without ``force``).
+
+    Raises:
+        OverrideError: not editable, stale version, empty text; :class:`TextContradicts`.
+    """
     decl = _editable(storage, decl_id, expected_version)
     if not text.strip():
         raise OverrideError("the text cannot be empty")
+    computed = computed_text(storage, decl, language)
+    names = [d["name"] for d in storage.duellists(decl["duel_id"])]
+    differences = contradictions(computed, text, names) if computed is not None else []
+    if differences and not force:
+        raise TextContradicts(decl_id, differences)
     with storage.db.atomic():
         _bump(storage, decl, {"text": text, "text_edited": 1}, now)
         storage.audit(actor, "draft.edit_text", f"declaration:{decl_id}", decl["text"], text, now)
+        if differences:
+            storage.audit(
+                actor, "draft.force_text", f"declaration:{decl_id}",
+                {"computed": computed}, {"differences": [d.describe() for d in differences]},
+                now,
+            )  # fmt: skip
+    return differences
 
 
 def parse_value(raw: str) -> int | bool:
@@ -175,6 +235,7 @@ def set_numbers(
     overrides = {**old_overrides, **values}
     waived = json.loads(decl["waived_json"] or "[]")
     old_outcome = (json.loads(decl["context_json"] or "{}").get("outcome")) or {}
+    _refuse_no_ops(storage, decl, old_overrides, values, waived, language)
     stored, text = recompute(storage, decl, overrides, waived, language)
     text_changes, warnings = _text_changes(decl, text)
     changes: dict[str, Any] = {
@@ -204,6 +265,60 @@ def set_numbers(
             now,
         )
     return warnings
+
+
+def _without_trail(value: Any) -> Any:
+    """``value`` (a recomputed draft's stored context, or text) without its rule trails and
+    the referee's decisions, nor the rule names read from the trail (``dodge_rule``): what
+    changes when an override equal to the computed value is recorded, though nothing else
+    does."""
+    if isinstance(value, dict):
+        return {
+            k: _without_trail(v)
+            for k, v in value.items()
+            if k not in ("trail", "decisions") and not str(k).endswith("_rule")
+        }
+    if isinstance(value, list | tuple):
+        return [_without_trail(v) for v in value]
+    return value
+
+
+def _refuse_no_ops(
+    storage: Storage, decl: dict[str, Any], old_overrides: dict[str, Any],
+    values: dict[str, Any], waived: list[list[str]], language: str,
+) -> None:  # fmt: skip
+    """Refuse ``values`` when one of them is already so (issue 22: a ``--set`` that changes
+    nothing, such as ``X.landed=false`` on an attack that missed, says so instead of being a
+    silent no-op): the outcome with it is the outcome without it.
+
+    Raises:
+        OverrideError: naming each key already so (nothing is changed).
+    """
+    baseline = _without_trail(recompute(storage, decl, old_overrides, waived, language))
+    already = []
+    for key, value in values.items():
+        if key in old_overrides and old_overrides[key] == value:
+            already.append((key, value))
+            continue
+        trial = recompute(storage, decl, {**old_overrides, key: value}, waived, language)
+        if _without_trail(trial) == baseline:
+            already.append((key, value))
+    if not already:
+        return
+    parts = []
+    for key, value in already:
+        name, _, fld = key.rpartition(".")
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        if fld == "landed":
+            parts.append(
+                f"{name}'s attack already {'landed' if value else 'missed'} "
+                f"({key} is already {shown})"
+            )
+        else:
+            parts.append(f"{key} is already {shown}")
+    raise OverrideError(
+        f"declaration {decl['id']}: " + "; ".join(parts) + ": already so, nothing changed"
+    )
 
 
 def _known_violations(decl: dict[str, Any], outcome: dict[str, Any]) -> set[tuple[str, str]]:
@@ -258,6 +373,8 @@ def set_violation(
         waived.append(entry)
     if not waive and entry in waived:
         waived.remove(entry)
+    if decl["kind"] == "opening":
+        return _waive_opening(storage, decl, entry, waive, before, waived, actor, now, language)
     overrides = json.loads(decl["overrides_json"] or "{}")
     stored, text = recompute(storage, decl, overrides, waived, language)
     if waive and (duellist, rule) not in _known_violations(decl, stored["outcome"]):
@@ -282,6 +399,67 @@ def set_violation(
             now,
         )
     return warnings
+
+
+EARLY_HOLD = "cast_before_start: referee decides"
+"""``last_error`` of an opening held for spells cast before the start
+(:func:`forumbot.duels.opening.early_casts`)."""
+
+
+def _waive_opening(
+    storage: Storage, decl: dict[str, Any], entry: list[str], waive: bool,
+    before: list[list[str]], waived: list[list[str]], actor: str, now: datetime, language: str,
+) -> list[str]:  # fmt: skip
+    """Waive (or restore) a ``cast_before_start`` of an opening draft (issue 22): the opening
+    is rendered again without (or with) its disqualification announcement; once every spell
+    cast before the start is waived, an opening held for them goes back to ``draft`` (the
+    referee decided: it publishes after its review delay)."""
+    duellist, rule = entry
+    stored = json.loads(decl["context_json"] or "{}")
+    context = stored.get("context") or {}
+    early = {(str(e["duellist"]), rule) for e in context.get("early") or []}
+    if rule != "cast_before_start" or (duellist, rule) not in early:
+        raise OverrideError(
+            f"declaration {decl['id']} has no violation {rule!r} of {duellist!r}: nothing to "
+            f"{'waive' if waive else 'restore'} (an opening only lists spells cast before the "
+            "start: cast_before_start)"
+        )
+    duel = Duel.from_row(storage.duel(decl["duel_id"]))
+    flow = flow_for(storage, duel)
+    ctx = _flow_context(storage, duel, language, now)
+    try:
+        context, text = waive_early(ctx, flow, duel, context, waived)  # type: ignore[arg-type]
+    except rules.RuleError as exc:
+        raise OverrideError(str(exc)) from exc
+    text_changes, warnings = _text_changes(decl, text)
+    changes: dict[str, Any] = {
+        "waived_json": json.dumps(waived, ensure_ascii=False),
+        "context_json": json.dumps({**stored, "context": context}, ensure_ascii=False),
+        **text_changes,
+    }
+    if (
+        decl["status"] == "held"
+        and decl["last_error"] == EARLY_HOLD
+        and all(e.get("waived") for e in context.get("early") or [])
+    ):
+        changes.update(status="draft", last_error=None)
+    with storage.db.atomic():
+        _bump(storage, decl, changes, now)
+        storage.audit(
+            actor, "draft.waive" if waive else "draft.unwaive", f"declaration:{decl['id']}",
+            before, waived, now,
+        )  # fmt: skip
+    return warnings
+
+
+def _flow_context(storage: Storage, duel: Duel, language: str, now: datetime) -> FlowContext:
+    """A flow context for a staff command (no forum client: nothing is read or posted)."""
+    board = storage.db["boards"].get(duel.board_id)
+    settings = FlowSettings(
+        board_id=duel.board_id, platform=str(board["platform"]), language=language
+    )
+    ctx = FlowContext.build(storage, None, lambda: now, random.Random(), settings)  # type: ignore[arg-type]
+    return ctx.for_duel(load_ruleset(str(duel.ruleset)))
 
 
 def _sync_violations(

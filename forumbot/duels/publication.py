@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.duels.deadlines import create_deadline
+from forumbot.duels.erratum import ERRATUM, apply_erratum
 from forumbot.duels.flows import flow_for
 from forumbot.duels.stalemate import check_stalemate
 from forumbot.forums.base import ForumClient
@@ -36,10 +37,14 @@ def apply_published(
 ) -> None:  # fmt: skip
     """Advance the duel of the published declaration ``row`` (a record, or a row dict) (see
     module doc); a ``notice`` (a cancelled duel's declaration,
-    :mod:`forumbot.duels.ending`) advances nothing. ``stalemate_turns``: the setting
+    :mod:`forumbot.duels.ending`) advances nothing; an ``erratum`` applies its corrected
+    numbers (:func:`forumbot.duels.erratum.apply_erratum`). ``stalemate_turns``: the setting
     ``club.stalemate_turns`` (0 = no close proposed)."""
     decl = Declaration.of(row)
     if decl.kind == "notice":
+        return
+    if decl.kind == ERRATUM:  # issue 22: its corrected numbers become the duel's state
+        apply_erratum(storage, decl, now)
         return
     duel = Duel.from_row(storage.duel(decl.duel_id))
     flow = flow_for(storage, duel)

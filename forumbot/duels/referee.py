@@ -46,7 +46,7 @@ from datetime import datetime
 from typing import Any
 
 import rules
-from forumbot.duels import dice_edits, opening
+from forumbot.duels import adoption, dice_edits, opening
 from forumbot.duels.deadlines import sweep
 from forumbot.duels.finished import finished_outcome, notify_finished
 from forumbot.duels.flow import MISSING_DICE, DuelFlow, FlowContext, FlowSettings, forum_dice
@@ -286,8 +286,8 @@ class Referee:
             duel = records.duel
         # a turn draft waiting: its posts may still be edited (edit watch)
         pending = any(d.kind == "turn" for d in records.editable())
-        watched = self._watches_edits(duel, flow) or pending
-        if unchanged and not self.watch.watch_due(duel, watched):
+        watched = self._watches_edits(duel, flow) or pending  # a redraft: read now (issue 22)
+        if unchanged and not records.redrafts() and not self.watch.watch_due(duel, watched):
             if not self.watch.needs_advance(records):
                 return 0, 0, 0, 0
             # A declaration was published since (e.g. an opening confirmed after an
@@ -399,10 +399,12 @@ class Referee:
 
         Raises:
             ValueError: when the topic already holds a duel (a topic a poll stored as
-                ``ignored`` is adopted).
+                ``ignored`` is adopted, one cancelled unseen too: ``adoption.readopt``).
             rules.RuleError: duellists the ruleset refuses (year, magic types, count).
         """
-        known = self.storage.duel_by_topic(self.board_id, topic_id)
+        known, reuse = adoption.readopt(
+            self.storage, self.storage.duel_by_topic(self.board_id, topic_id), actor, self.now()
+        )
         if known is not None and known["status"] != "ignored":
             raise ValueError(f"topic {topic_id} already holds a duel")
         if known is not None:  # seen and ignored by a poll: the referee says it is a duel
@@ -412,7 +414,7 @@ class Referee:
         ctx = self.context().for_duel(rs)
         duel, draft = opening.adopt(
             ctx, opening_flow(rs), forum_id, topic_id, title, duellists,
-            ruleset_name=ruleset_name, stakes=stakes, dice_secret=dice_secret,
+            ruleset_name=ruleset_name, stakes=stakes, dice_secret=dice_secret, reuse=reuse,
         )  # fmt: skip
         ctx.drafts.write(duel, draft)
         pairs = [(str(d[0]), str(d[1])) for d in duellists]

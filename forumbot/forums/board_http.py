@@ -30,7 +30,9 @@ from pathlib import Path
 import httpx
 from tenacity import RetryCallState
 
+from forumbot.config import refuse_writable_by_others
 from forumbot.errors import BoardPaused, DeadlineExceeded, ResponseTooLarge
+from forumbot.forums.clock_watch import ClockWatch
 from forumbot.forums.http_edges import HttpLimits, exchange, parse_retry_after
 from forumbot.forums.tls import verify_for
 
@@ -88,13 +90,15 @@ class BoardHttp:
         content: bytes | None = None,
         headers: dict[str, str] | None = None,
     ) -> httpx.Response:
-        """One bounded request (see :func:`forumbot.forums.http_edges.exchange`).
+        """One bounded request (see :func:`forumbot.forums.http_edges.exchange`); its
+        ``Date`` header goes to ``self.clock_watch`` when there is one
+        (:mod:`forumbot.forums.clock_watch`).
 
         Raises: BoardPaused (paused: nothing sent), DeadlineExceeded, ResponseTooLarge,
             RedirectLoop, httpx.TransportError.
         """
         self._check_pause("all" if method == "GET" else "publish", url)
-        return exchange(
+        response = exchange(
             self._http,
             method,
             url,
@@ -104,6 +108,10 @@ class BoardHttp:
             content=content,
             headers=headers,
         )
+        watch: ClockWatch | None = getattr(self, "clock_watch", None)
+        if watch is not None:  # the clock watched on every answer (issue 24 F7)
+            watch.observe(response.headers.get("date"))
+        return response
 
     def _post_form(self, url: str, content: bytes) -> httpx.Response:
         """One urlencoded POST, redirects not followed. An answer cut by the deadline or the
@@ -193,6 +201,7 @@ class BoardHttp:
         path = self.cookie_file
         if path is None or not path.exists():
             return
+        refuse_writable_by_others(path, "cookie jar")  # a planted session (issue 24)
         try:
             if path.stat().st_mode & 0o077:
                 os.chmod(path, 0o600)

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from forumbot.config import ConfigError
+from forumbot.config import ConfigError, check_secret_file
 from forumbot.storage import Storage, iso
 
 CHANNELS = ("owl", "apprise")
@@ -71,12 +71,15 @@ class UrlSource:
 
         Raises:
             NotifyConfigError: the file exists but cannot be read.
+            ConfigError: the file may be written by other users (a warning is logged when
+                they may read it: :func:`forumbot.config.check_secret_file`).
         """
         env = os.environ if environ is None else environ
         raw = ""
         if self.urls_file:
             path = Path(self.urls_file)
             if path.exists():
+                check_secret_file(path, "notify urls_file")
                 try:
                     raw = path.read_text(encoding="utf-8")
                 except OSError as exc:

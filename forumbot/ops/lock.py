@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from forumbot.storage.same_file import record_identity
+
 
 class AlreadyRunning(Exception):
     """Another ``forumbot run`` holds the database lock."""
@@ -51,6 +53,7 @@ def single_instance(database: str) -> Iterator[None]:
                     f"another forumbot run is already using {database} "
                     f"(file {real}, inode {os.fstat(fd).st_ino})"
                 ) from exc
+        record_identity(fds[0], real)  # the name, dev and inode the run uses (issue 24)
         yield
     finally:
         for fd in fds:

@@ -1,10 +1,15 @@
 """JSON log lines: :class:`JsonFormatter` writes one JSON object per log line, with the ``extra=``
-fields (``duel``, ``turn``, ``post_ids``...) as keys; :func:`log_decision` logs one decision so."""
+fields (``duel``, ``turn``, ``post_ids``...) as keys; :func:`log_decision` logs one decision so.
+
+:class:`MaskNotifySecrets` (issue 24 F9) keeps the secrets of notice URLs out of the logs of
+the HTTP and Apprise libraries, even at ``-v``: Discord, Slack and most webhooks carry their
+token in the URL's path or query, and Apprise logs every URL and payload at DEBUG."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -16,6 +21,70 @@ _RECORD_ATTRS = frozenset(vars(logging.LogRecord("x", logging.INFO, "x", 0, "x",
     "taskName",
 }
 
+
+MASKED = "[masked]"
+MASKED_LOGGERS = ("apprise", "httpx", "httpcore", "urllib3", "requests")
+"""Loggers (and their children) whose records :class:`MaskNotifySecrets` rewrites."""
+
+_URL = re.compile(
+    r"(?P<head>\b[a-zA-Z][a-zA-Z0-9+.-]*://)(?:[^\s/'\"@]*@)?(?P<host>[^\s/'\"?#]*)"
+    r"(?P<rest>[^\s'\"]*)"
+)
+_BARE_PATH = re.compile(
+    r"(?P<key>(?:\burl: |\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) |target=b?['\"]))"
+    r"/[^\s'\")]*"
+)
+_PAYLOAD = re.compile(r"(?i)\b(payload|body|content|data)\b\s*[:=]")
+
+
+def mask_urls(text: str) -> str:
+    """``text`` with every URL cut to its scheme and host (user, password, path, query and
+    fragment become ``[masked]``) and every bare request path masked.
+
+    >>> mask_urls("POST URL: https://discord.com/api/webhooks/1/T0KEN (cert_verify=True)")
+    'POST URL: https://discord.com/[masked] (cert_verify=True)'
+    >>> mask_urls("Max retries exceeded with url: /hooks/T0KEN (Caused by ...)")
+    'Max retries exceeded with url: [masked] (Caused by ...)'
+    """
+
+    def url(m: re.Match[str]) -> str:
+        rest = m.group("rest") if m.group("rest") in ("", "/") else "/" + MASKED
+        return f"{m.group('head')}{m.group('host')}{rest}"
+
+    text = _URL.sub(url, text)
+    return _BARE_PATH.sub(lambda m: m.group("key") + MASKED, text)
+
+
+class MaskNotifySecrets(logging.Filter):
+    """A filter for handlers and for the :data:`MASKED_LOGGERS`: records of those loggers keep
+    no URL path, query or credentials (:func:`mask_urls`), and a record that carries a payload
+    (Apprise's ``... Payload: {...}``) keeps only its first words and the payload's size.
+    Other loggers' records pass untouched."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record in place; never drops it."""
+        if record.name.split(".", 1)[0] not in MASKED_LOGGERS:
+            return True
+        message = record.getMessage()
+        found = _PAYLOAD.search(message)
+        if found is not None:
+            dropped = len(message) - found.end()
+            message = f"{message[: found.end()]} [{dropped} characters dropped]"
+        cleaned = mask_urls(message)
+        if cleaned != record.getMessage():
+            record.msg, record.args = cleaned, None
+        return True
+
+
+def mask_notify_secrets() -> None:
+    """Put :class:`MaskNotifySecrets` on the :data:`MASKED_LOGGERS` and on every root handler
+    (a logger's filter misses its children's records; a handler's sees them all). Idempotent;
+    call it again after replacing the root handlers."""
+    targets: list[logging.Filterer] = [logging.getLogger(n) for n in MASKED_LOGGERS]
+    targets += logging.getLogger().handlers
+    for target in targets:
+        if not any(isinstance(f, MaskNotifySecrets) for f in target.filters):
+            target.addFilter(MaskNotifySecrets())
 
 
 class JsonFormatter(logging.Formatter):

@@ -10,7 +10,9 @@
   is warned about (WAL does not work there: :mod:`forumbot.ops.filesystem`); the start goes on.
 - :func:`quiet_logs`: ``-v`` (DEBUG) logs never show cookies or session ids: httpcore and
   httpx stay at WARNING, and every root handler redacts ``Cookie`` / ``Set-Cookie`` values,
-  ``sid=...`` parameters and the review page's session cookie from any record.
+  ``sid=...`` parameters and the review page's session cookie from any record; the records
+  of Apprise, httpx, httpcore and urllib3 keep no URL path, query or payload
+  (:class:`forumbot.ops.logs.MaskNotifySecrets`, issue 24 F9).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import httpx
 from forumbot.config import Config
 from forumbot.forums.tls import verify_for
 from forumbot.ops.filesystem import PROC_MOUNTS, network_filesystem_warning
+from forumbot.ops.logs import mask_notify_secrets
 
 log = logging.getLogger("forumbot.startup")
 
@@ -185,3 +188,4 @@ def quiet_logs() -> None:
     for handler in logging.getLogger().handlers:
         if not any(isinstance(f, RedactSecrets) for f in handler.filters):
             handler.addFilter(RedactSecrets())
+    mask_notify_secrets()  # no webhook token nor payload from Apprise / httpx (issue 24 F9)

@@ -41,6 +41,7 @@ from typing import Any
 
 from forumbot.errors import ForumError, LoginFailed, PermissionDenied, PostQueued
 from forumbot.forums.base import ForumClient, PreparesReplies
+from forumbot.publish.clock_pause import delay_paused, sync_clock_pause
 from forumbot.publish.refusals import (
     REFUSED_PREFIX,
     open_publish_task,
@@ -142,13 +143,17 @@ class PublishState:
 
 
 def due_declarations(storage: Storage, now: datetime, manual: bool) -> list[Declaration]:
-    """Declarations to publish now, oldest first (see module docstring)."""
+    """Declarations to publish now, oldest first (see module docstring). While the clocks
+    disagree (:func:`forumbot.publish.clock_pause.delay_paused`) no draft is due by its
+    delay; approved ones still are."""
     due = []
+    paused = delay_paused(storage)
     for decl in map(Declaration.from_row, storage.declarations(DUE_STATUSES)):
         if decl.status in ("approved", "publishing"):
             due.append(decl)
         elif (
             not manual
+            and not paused
             and decl.publish_after
             and decl.publish_after <= iso(now)
             # a draft a referee took waits for them until claim_until (issue 18)
@@ -403,6 +408,7 @@ def publish_due(
         lambda duel_id: _last_published(storage, duel_id),
     )  # fmt: skip
     probe_refused(storage, client, now)
+    sync_clock_pause(storage, getattr(client, "clock_watch", None), now())
     due = due_declarations(storage, now(), manual)
     checks = {d.id: state is None or state.needs_marker_check(d, now()) for d in due}
     topics: dict[int, int] = {}

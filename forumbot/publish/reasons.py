@@ -42,6 +42,15 @@ HOLD_REASONS_FR: dict[str, tuple[str, str]] = {
         r"topic moved\b:? *(\d+)? *-> *(\d+)?.*",
         "le sujet du duel a été déplacé ou fusionné (sujet \\1 → sujet \\2) : le duel est suspendu",
     ),
+    "topic gone": (
+        r"topic gone\b.*",
+        "le sujet du duel est introuvable ou illisible pour le bot : le duel est suspendu",
+    ),
+    "refused": (
+        r"refused\b:? *(.*)",
+        "le forum a refusé la déclaration (« \\1 ») : elle attend l'arbitre ou la "
+        "réouverture du sujet",
+    ),
     "cancelled": (r"cancelled\b.*", "brouillon annulé (le duel a changé depuis)"),
     "dropped": (r"dropped\b.*", "brouillon abandonné par l'arbitrage"),
 }
@@ -54,6 +63,17 @@ TASK_KINDS_FR: dict[str, str] = {
     "stalemate": "un duel où personne ne perd de PV : le clore ?",
     "topic_moved": "un sujet de duel déplacé ou fusionné",
     "notice_failed": "une notification que le bot n'a pas pu préparer",
+    "turn_dropped": "un brouillon de tour abandonné : le duel attend l'arbitre",
+    "late_edit": "un message modifié après la déclaration de son tour",
+    "erratum_stale": "un erratum publié après le tour suivant, non appliqué",
+    "topic_gone": "un sujet de duel introuvable : le duel est suspendu",
+    "topic_followed": "un sujet de duel déplacé : le bot le suit",
+    "publish_queued": "une déclaration en attente d'un modérateur du forum",
+    "publish_refused": "une déclaration refusée par le forum (sujet verrouillé ?)",
+    "publish_mismatch": "une autre version de la déclaration est déjà sur le forum",
+    "owl_queued": "un hibou en attente d'un modérateur du forum",
+    "owl_refused": "un hibou refusé par le forum (boîte pleine ?)",
+    "clock_skew": "l'horloge du bot ne s'accorde plus avec le forum : rien ne part tout seul",
 }
 
 UNKNOWN_REASON_FR = "le bot ne peut pas décider seul (le détail est sur la page de relecture)"

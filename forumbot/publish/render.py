@@ -4,7 +4,9 @@ Every value a template prints goes through :func:`neutralise` (the environment's
 ``finalize``), so a duellist named ``[url=http://x]moi[/url]`` or a bold spell
 ``[img]...[/img]`` prints as inert text: ``[ ] < >`` become their fullwidth look-alikes
 ``［ ］ ＜ ＞`` (phpBB has no BBCode escape; Forumactif may render HTML), control, bidi and
-invisible characters are dropped (:data:`_INVISIBLE`), bare URLs, ``www.`` and e-mail
+invisible characters are dropped (:func:`parsers.invisible.strip_invisible`: Unicode's
+Default_Ignorable_Code_Point, Hangul fillers included, and the C categories), bare URLs,
+``www.`` and e-mail
 addresses are defused so no board turns them into links inside the referee's declaration
 (``https://x`` prints ``https：//x``), line breaks inside one value are folded into spaces,
 and a value longer than :data:`MAX_VALUE_CHARS` is cut (a huge bold cannot push a
@@ -19,19 +21,15 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
+from parsers.invisible import strip_invisible
+
 TEMPLATES_DIR = Path(__file__).parent / "templates"
-_INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn"})
-"""Unicode categories dropped from player text: controls (C0 and C1, e.g. U+009B), format
-characters (bidi marks and overrides such as U+061C and U+202E, zero-width U+200B-U+200D,
-U+2060, U+FEFF, the soft hyphen U+00AD, tag characters U+E0000-U+E007F), surrogates, private
-use and unassigned code points. Line breaks and tabs become spaces first."""
 _TRANSLATE = str.maketrans({"[": "［", "]": "］", "<": "＜", ">": "＞"})
 _URL = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*):(//)|\b(www)\.|(?<=\w)@(?=\w)")
 
@@ -58,11 +56,7 @@ def neutralise(value: Any) -> Any:
         return ""
     if isinstance(value, Trusted) or not isinstance(value, str):
         return value
-    text = "".join(
-        " " if ch in "\n\r\t" else ch
-        for ch in value
-        if ch in "\n\r\t" or unicodedata.category(ch) not in _INVISIBLE
-    )
+    text = "".join(" " if ch in "\n\r\t" else ch for ch in strip_invisible(value))
     text = " ".join(text.split())
     text = _URL.sub(_defuse_url, text)
     if len(text) > MAX_VALUE_CHARS:

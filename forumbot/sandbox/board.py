@@ -543,6 +543,7 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch, BoardModera
             "/viewforum.php": self._viewforum,
             "/viewtopic.php": self._viewtopic,
             "/posting.php": self._posting,
+            "/memberlist.php": self._memberlist,
         }
         handler = routes.get(path)
         if handler is None:

@@ -1,4 +1,4 @@
-"""The sandbox phpBB board's reading pages: index, viewforum, viewtopic."""
+"""The sandbox phpBB board's reading pages: index, viewforum, viewtopic, a member's profile."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from forumbot.sandbox.board_model import (
     Session,
     Topic,
 )
+from forumbot.sandbox.pages_layout import esc
 
 
 class BoardPages:
@@ -145,3 +146,21 @@ class BoardPages:
         if session.user_id == GUEST_ID:
             return self._login_box(session, "Connexion", req)
         return self._message(session, SORRY_AUTH_READ, status=403)
+
+    def _memberlist(self, req: Request, session: Session) -> Response:
+        """``memberlist.php?mode=viewprofile&un=NAME``: the member's profile as prosilver's
+        ``memberlist_view.html`` starts it (``h2.memberlist-title``, ``dl.profile-details``),
+        or phpBB's ``NO_USER`` message with HTTP 404 (``msg_handler``)."""
+        if session.user_id == GUEST_ID:
+            return self._login_box(session, "Connexion", req)
+        user = self._user_by_name(req.query.get("un", ""))
+        if req.query.get("mode") != "viewprofile" or user is None:
+            return self._message(session, "L’utilisateur demandé n’existe pas.", status=404)
+        body = (
+            f'<h2 class="memberlist-title">Affichage du profil : {esc(user.name)}</h2>'
+            '<form method="post" id="viewprofile"><div class="panel bg1"><div class="inner">'
+            '<dl class="left-box details profile-details"><dt>Nom d’utilisateur :</dt>'
+            f'<dd><span class="username">{esc(user.name)}</span></dd></dl></div></div></form>'
+        )
+        return self._page(session, f"Affichage du profil : {user.name}", body,
+                          section="memberlist")  # fmt: skip

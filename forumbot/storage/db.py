@@ -32,8 +32,10 @@ from typing import Any
 
 import sqlite_utils
 
+from forumbot.config import check_secret_file
 from forumbot.storage.migrations import MIGRATIONS
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
+from forumbot.storage.same_file import real_database_path, refuse_second_name
 
 
 def content_hash(text: str) -> str:
@@ -330,15 +332,24 @@ def open_storage(path: str | Path) -> Storage:
     cache is :data:`PAGE_CACHE_KIB` per connection (SQLite's default is 2 MiB; the bot keeps
     two connections open and the operating system caches the file anyway).
     ``":memory:"`` gives a private in-memory database (tests).
+
+    Raises:
+        ConfigError: the file may be written by other users (a warning is logged when they
+            may read it), or it is a second name of a database a run has open
+            (:func:`forumbot.storage.same_file.refuse_second_name`).
     """
     path_s = str(path)
     if path_s == ":memory:":
         db = sqlite_utils.Database(memory=True)
     else:
-        Path(path_s).parent.mkdir(parents=True, exist_ok=True)
-        _create_private(path_s)
+        # Same database, same file (issue 24): the real path, never a second name.
+        refuse_second_name(path_s)
+        real = real_database_path(path_s)
+        Path(real).parent.mkdir(parents=True, exist_ok=True)
+        _create_private(real)
+        check_secret_file(Path(real), "storage.database")
         # The scheduler runs jobs in one worker thread (serially), not the opening thread.
-        conn = sqlite3.connect(path_s, check_same_thread=False, timeout=30)
+        conn = sqlite3.connect(real, check_same_thread=False, timeout=30)
         db = sqlite_utils.Database(conn)
         db.enable_wal()
         db.execute("PRAGMA synchronous = NORMAL")

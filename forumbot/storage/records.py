@@ -25,8 +25,9 @@ the referee hands the duel to its flow (``FlowContext.records``). The rule for w
 
 :class:`DeclStatus` names the life of a declaration (``draft`` -> ``approved`` ->
 ``publishing`` -> ``published``; ``held`` waits for a referee; ``cancelled``; ``queued``: posted,
-waiting for a moderator's approval, never posted again: issue 22); :data:`EDITABLE`
-is the tuple of statuses a draft may still be rewritten in.
+waiting for a moderator's approval, never posted again: issue 22; ``redraft``: drafted again
+at the next poll); :data:`EDITABLE` is the tuple of statuses a draft may still be rewritten
+in, :data:`REDRAFTABLE` those a flow may draft (again).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class DeclStatus(StrEnum):
     PUBLISHED = "published"
     CANCELLED = "cancelled"
     QUEUED = "queued"
+    REDRAFT = "redraft"
 
 
 EDITABLE: tuple[str, ...] = (
@@ -57,6 +59,11 @@ EDITABLE: tuple[str, ...] = (
     DeclStatus.HELD.value,
 )
 """A draft in one of these statuses may still be recomputed, edited or cancelled."""
+
+REDRAFTABLE: tuple[str, ...] = (*EDITABLE, DeclStatus.REDRAFT.value)
+"""Statuses of a declaration a flow may (re)draft: the editable ones and ``redraft`` (a turn
+draft a referee dropped or asked to redraft: drafted again, fresh, from the posts at the next
+poll, same idempotency key; :mod:`forumbot.duels.redraft`)."""
 
 
 def _loads(raw: str | None, default: Any) -> Any:
@@ -298,12 +305,21 @@ class DuelRecords:
         return self.seen
 
     def published(self) -> tuple[Declaration, ...]:
-        """The published declarations, by id."""
-        return tuple(d for d in self.declarations if d.status == DeclStatus.PUBLISHED)
+        """The published declarations that make the duel's history, by id: an erratum
+        (kind ``erratum``, :mod:`forumbot.duels.erratum`) is left out (it is no turn and no
+        turn boundary; its numbers are applied to the duel's state when it is published)."""
+        return tuple(
+            d for d in self.declarations
+            if d.status == DeclStatus.PUBLISHED and d.kind != "erratum"
+        )  # fmt: skip
 
     def editable(self) -> tuple[Declaration, ...]:
         """The declarations a flow may still rewrite (:data:`EDITABLE`), by id."""
         return tuple(d for d in self.declarations if d.status in EDITABLE)
+
+    def redrafts(self) -> tuple[Declaration, ...]:
+        """The declarations waiting to be drafted again (status ``redraft``), by id."""
+        return tuple(d for d in self.declarations if d.status == DeclStatus.REDRAFT)
 
     def by_key(self, key: str) -> Declaration | None:
         """The declaration with that idempotency key, or None."""
@@ -319,8 +335,8 @@ class DuelRecords:
         return max(ids) if ids else None
 
     def publications(self) -> tuple[int, int]:
-        """(published declarations, the latest one's id; 0 when none)."""
-        published = self.published()
+        """(published declarations, the latest one's id; 0 when none), errata included."""
+        published = [d for d in self.declarations if d.status == DeclStatus.PUBLISHED]
         return len(published), max((d.id for d in published), default=0)
 
     def post(self, post_id: int) -> StoredPost | None:
@@ -383,6 +399,7 @@ def declaration_row(
 __all__ = [
     "declaration_row",
     "EDITABLE",
+    "REDRAFTABLE",
     "DeclStatus",
     "Declaration",
     "Duel",

@@ -14,6 +14,7 @@ POST   /drafts/{id}/numbers                set a computed number  (overrides.set
 POST   /drafts/{id}/violation              waive / restore        (overrides.set_violation)
 POST   /drafts/{id}/status                 hold / back to draft / approve (overrides.set_status)
 POST   /drafts/{id}/publish                approve, then ``publisher(id)`` when given
+POST   /drafts/{id}/drop                   drop (reason; a turn is drafted again unless unticked)
 GET    /duels, GET /duels/{id}             duels; turns, points chart, dice audit, audit log
 POST   /duels/{id}/referees                admin: assign / remove a referee
 GET    /violations, GET /violations.csv    filter by duel, duellist, rule, status; CSV export
@@ -67,6 +68,7 @@ from forumbot.web.routes.common import (
     http_error,
 )
 from forumbot.web.routes.drafts import (
+    draft_drop,
     draft_numbers,
     draft_page,
     draft_publish,
@@ -160,6 +162,7 @@ def create_app(
         Route("/drafts/{decl_id:int}/violation", draft_violation, methods=["POST"]),
         Route("/drafts/{decl_id:int}/status", draft_status, methods=["POST"]),
         Route("/drafts/{decl_id:int}/publish", draft_publish, methods=["POST"]),
+        Route("/drafts/{decl_id:int}/drop", draft_drop, methods=["POST"]),
         Route("/duels", duels_page),
         Route("/duels/{duel_id:int}", duel_page),
         Route("/duels/{duel_id:int}/referees", duel_referees, methods=["POST"]),

@@ -152,6 +152,21 @@ ENGLISH: dict[str, str] = {
     "Lever": "Waive",
     "Rétablir": "Restore",
     "Retenir": "Hold",
+    # drop a draft (issue 22): a dropped turn is drafted again unless the referee says not
+    "Abandonner": "Drop",
+    "Rédiger de nouveau le tour au prochain passage (sinon le duel attend l'arbitre)": (
+        "Draft the turn again at the next pass (otherwise the duel waits for a referee)"
+    ),
+    "Abandonné : le tour sera rédigé de nouveau au prochain passage du bot.": (
+        "Dropped: the turn will be drafted again at the bot's next pass."
+    ),
+    "Abandonné : le duel attend l'arbitre (tâche ouverte).": (
+        "Dropped: the duel waits for a referee (task opened)."
+    ),
+    "Abandonné.": "Dropped.",
+    "Abandon refusé : %s": "Drop refused: %s",
+    "à rédiger de nouveau": "to be drafted again",
+    "abandonné": "dropped",
     "Remettre en brouillon": "Back to draft",
     "Approuver": "Approve",
     "Publier maintenant": "Publish now",
@@ -257,6 +272,9 @@ ENGLISH: dict[str, str] = {
     "Hibou refusé par le forum": "Owl refused by the board",
     "en attente d'un modérateur": "awaiting a moderator",
     "Notification impossible": "Notice could not be written",
+    "Tour abandonné : le duel attend": "Turn dropped: the duel waits",
+    "Message modifié après la déclaration": "Post edited after the declaration",
+    "Erratum non appliqué": "Erratum not applied",
     "zone : %s": "zone: %s",
     "reçue le %s": "received %s",
     "Objet": "Subject",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from forumbot.config import Config
+from forumbot.config import Config, check_secret_file
 from forumbot.storage import Storage, open_storage
 
 SECRET_ENV = "FORUMBOT_WEB_SECRET"
@@ -26,6 +26,8 @@ def secret_key(database: str, environ: Mapping[str, str] | None = None) -> str:
 
     Raises:
         ValueError: when ``$FORUMBOT_WEB_SECRET`` is set but shorter than 32 characters.
+        ConfigError: the secret file may be written by other users (created 0600; a warning
+            is logged when others may read it).
     """
     env = os.environ if environ is None else environ
     value = env.get(SECRET_ENV)
@@ -41,6 +43,7 @@ def secret_key(database: str, environ: Mapping[str, str] | None = None) -> str:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="ascii") as f:
             f.write(secrets.token_hex(32))
+    check_secret_file(path, "web secret")
     return path.read_text(encoding="ascii").strip()
 
 

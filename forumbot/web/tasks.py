@@ -34,6 +34,10 @@ KIND_FR = {
     "owl_queued": "Hibou en attente d'un modérateur",
     "owl_refused": "Hibou refusé par le forum",
     "notice_failed": "Notification impossible",
+    "turn_dropped": "Tour abandonné : le duel attend",
+    "late_edit": "Message modifié après la déclaration",
+    "erratum_stale": "Erratum non appliqué",
+    "clock_skew": "Horloge déréglée : publication automatique suspendue",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}

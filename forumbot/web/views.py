@@ -18,7 +18,7 @@ from forumbot.storage import Storage
 from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
 
-PENDING = ("draft", "approved", "held", "publishing", "queued")
+PENDING = ("draft", "approved", "held", "publishing", "queued", "redraft")
 DRAFT_STATUS_FR = {
     "draft": "brouillon",
     "approved": "approuvé",
@@ -26,6 +26,8 @@ DRAFT_STATUS_FR = {
     "publishing": "publication en cours",
     "published": "publié",
     "queued": "en attente d'un modérateur",
+    "cancelled": "abandonné",
+    "redraft": "à rédiger de nouveau",
 }
 VIOLATION_STATUS_FR = {
     "proposed": "proposée",

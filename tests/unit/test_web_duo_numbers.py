@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from forumbot.duels.overrides import OverrideError
 from forumbot.duels.publication import publish_due
 from forumbot.storage import Storage, open_storage
 from forumbot.web import create_app
@@ -130,11 +131,13 @@ def test_every_field_offered_is_a_key_the_engine_takes_2v2_and_1v1_fatigue() -> 
     for store, decl in ((storage, duo_draft), (duel.storage, one_draft)):
         fields = draft_number_fields(decl, json.loads(decl["context_json"]), {})
         assert not [f for f in fields if f.key.endswith((".attack_die", ".disqualified"))]
-        for f in fields:  # each offered key, set to its own value: accepted, nothing changes
-            set_numbers(store, decl["id"], {f.key: f.value}, "Maelis", NOW)
+        for f in fields:  # each offered key, set to its own value: a key the engine takes
+            # (an unknown one says "unknown override key"), already so: refused (issue 22)
+            with pytest.raises(OverrideError, match="already so, nothing changed"):
+                set_numbers(store, decl["id"], {f.key: f.value}, "Maelis", NOW)
         after = store.declaration(decl["id"])
-        assert after["text"] == decl["text"]
-        assert set(json.loads(after["overrides_json"])) == {f.key for f in fields}
+        assert after["text"] == decl["text"] and after["version"] == decl["version"]
+        assert json.loads(after["overrides_json"]) == {}
     one_keys = {
         f.key for f in draft_number_fields(one_draft, json.loads(one_draft["context_json"]), {})
     }

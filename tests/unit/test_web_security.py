@@ -98,12 +98,13 @@ def snapshot(scenario: Scenario) -> tuple[object, ...]:
 def test_the_app_has_the_expected_post_routes(app: Starlette, scenario: Scenario) -> None:
     paths = post_paths(app, scenario)
     d = scenario.draft_id
-    assert len(paths) == 13
+    assert len(paths) == 14
     for expected in (
         "/login",
         "/logout",
         f"/drafts/{d}/numbers",
         f"/drafts/{d}/publish",
+        f"/drafts/{d}/drop",
         "/violations/1/decide",
         f"/duels/{scenario.duel_id}/referees",
         f"/tasks/{scenario.task_id}/close",

@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from forumbot.duels import overrides
+from forumbot.duels.ending import EndingError, drop_draft
 from forumbot.notify import claims
 from forumbot.web import views
 from forumbot.web.i18n import translator
@@ -255,6 +256,41 @@ async def draft_publish(request: Request, user: User, form: FormData) -> Respons
 
 
 @action()
+async def draft_drop(request: Request, user: User, form: FormData) -> Response:
+    """Drop the draft (``reason``; a turn draft: ``redraft=1``, the form's default, drafts
+    the turn again at the next poll; unticked, the duel waits with a referee task), as
+    ``forumbot drafts drop`` (:func:`forumbot.duels.ending.drop_draft`)."""
+    decl = visible_decl(request, user)
+    expected = form_version(form)
+    deps = deps_of(request)
+    # a form without the box (an older page) keeps the default; an unticked box says no
+    redraft = form.get("redraft") == "1" or "redraft_field" not in form
+    current = deps.storage.declaration(decl["id"])
+    if current["version"] != expected:
+        flash(request, "error", "Ce brouillon a changé entre-temps : rechargez la page avant "
+              "de le modifier.")  # fmt: skip
+        return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+    try:
+        ended = drop_draft(
+            deps.storage, decl["id"], str(form.get("reason", "")), user.username, deps.now(),
+            redraft=redraft,
+        )  # fmt: skip
+    except EndingError as exc:
+        flash(request, "error", "Abandon refusé : %s", str(exc))
+        return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+    row = deps.storage.declaration(decl["id"])
+    if row["status"] == "redraft":
+        flash(
+            request, "ok", "Abandonné : le tour sera rédigé de nouveau au prochain passage du bot."
+        )
+    elif row["kind"] == "turn" and ended.duel_status == "running":
+        flash(request, "warning", "Abandonné : le duel attend l'arbitre (tâche ouverte).")
+    else:
+        flash(request, "ok", "Abandonné.")
+    return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+
+
+@action()
 async def draft_take(request: Request, user: User, form: FormData) -> Response:
     """Take the draft (« je m'en occupe »): it waits for this user's decision."""
     decl = visible_decl(request, user)
@@ -290,6 +326,7 @@ async def draft_release(request: Request, user: User, form: FormData) -> Respons
 
 
 __all__ = [
+    "draft_drop",
     "draft_numbers",
     "draft_page",
     "draft_publish",

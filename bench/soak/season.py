@@ -1,0 +1,409 @@
+"""One seeded club season: the script, its loop on the fake clock, and the summary.
+
+The loop: run what is due on the clock (scripted posts, referee decisions, moderators, a lock
+lifted), then one bot cycle (poll with the desk, publish, notify), then look at the board and
+the bot's database to schedule what players do next; the clock then jumps 5 minutes while
+something waits (a draft, a notice, a fresh post, an outage) and up to an hour when nothing
+does. Nobody ever really sleeps: every wait is :meth:`forumbot.demo.season.DemoClock.sleep`.
+
+After ``weeks`` weeks nobody signs up any more, the running and queued duels are played to
+their end (at most four more weeks), and the invariants of :mod:`soak.checks` are checked.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import tempfile
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from forumbot.demo.season import _fatigue, duel_text, next_post
+from forumbot.duels.concession import concede_duel
+from forumbot.duels.ending import EndingError
+from forumbot.errors import BoardPaused
+from rules.model import DuelState
+from soak import checks
+from soak.players import WITHDRAWALS, Player, invalid_signup_text, make_players, signup_text
+from soak.staff import Referees, enabled_moderator_events
+from soak.world import REFEREE, Killed, World, make_world
+
+HOUR, DAY = 3600.0, 86400.0
+BOLD_RE = re.compile(r"\[b\]([^\[]+)\[/b\]")
+
+
+@dataclass
+class DuelScript:
+    """What the script knows of one running duel."""
+
+    duel_id: int
+    topic_id: int
+    published: int = -1  # published declarations when the next post was scheduled
+    silent: bool = False
+    early: bool = False
+
+
+@dataclass
+class Summary:
+    """The figures of one seed (see :meth:`line`)."""
+
+    seed: int
+    duels: int = 0
+    posts: int = 0
+    owls: int = 0
+    notices: int = 0
+    restarts: int = 0
+    kills: int = 0
+    restores: int = 0
+    outages: int = 0
+    violations: list[str] = field(default_factory=list)
+    extra: dict[str, object] = field(default_factory=dict)
+
+    def line(self) -> str:
+        """``seed=N duels=.. posts=.. owls=.. notices=.. restarts=.. kills=.. restores=..
+        outages=.. violations=..`` and the extra figures."""
+        extra = " ".join(f"{k}={v}" for k, v in self.extra.items())
+        return (f"seed={self.seed} duels={self.duels} posts={self.posts} owls={self.owls} "
+                f"notices={self.notices} restarts={self.restarts} kills={self.kills} "
+                f"restores={self.restores} outages={self.outages} "
+                f"violations={len(self.violations)}" + (f" {extra}" if extra else ""))  # fmt: skip
+
+
+class Season:
+    """The seeded script of one season on ``world``."""
+
+    def __init__(
+        self, world: World, players: list[Player], rng: random.Random, weeks: float,
+        drain_days: float = 28.0,
+    ) -> None:
+        self.world, self.players, self.rng = world, players, rng
+        self.by_name = {p.name: p for p in players}
+        self.start = world.clock()
+        self.signups_end = self.start + weeks * 7 * DAY
+        self.end = self.signups_end + drain_days * DAY
+        self.rs = _fatigue()
+        self.referees = Referees(random.Random(rng.random()))
+        self.moderators = enabled_moderator_events(world.board)
+        self.asks: list[checks.Ask] = []
+        self.withdrawn: list[checks.Ask] = []
+        self.withdrawal_posts: list[int] = []
+        self.next_signup = {p.name: self.start + rng.uniform(0, 3 * DAY) for p in players}
+        self.duels: dict[int, DuelScript] = {}
+        self.posts = 0
+        self.last_post_at = 0.0
+        self.count: Counter[str] = Counter()
+        self.live_violations: dict[str, None] = {}
+        self.restore_at = self.start + rng.uniform(0.3, 0.7) * weeks * 7 * DAY
+        self.last_backup_day = -1
+        self.progress: Callable[[str], None] | None = None
+
+    # -- the loop ----------------------------------------------------------------------------
+    def run(self) -> None:
+        """Play the season to its end (all duels over, or four weeks after the sign-ups)."""
+        clock = self.world.clock
+        day = -1
+        while clock() < self.end:
+            if self.progress is not None and int((clock() - self.start) // DAY) != day:
+                day = int((clock() - self.start) // DAY)
+                self.progress(f"day {day}: {self.posts} posts, {len(self.duels)} running, "
+                              f"{self.count['signup']} sign-ups")
+            for action in self.world.due_timers():
+                action()
+            self._disruptions()
+            self.cycle()
+            self.referees.act(self.world)
+            self._observe()
+            if clock() >= self.signups_end and self._all_over():
+                break
+            clock.sleep(10 * 60 if self._busy() else self._idle_step())
+        for _ in range(6):  # the last publications, notices and leaderboard edit
+            clock.sleep(20 * 60)
+            if self.world.outage is not None:
+                self.world.outage.until = 0.0  # the board is back for the final count
+            self.cycle()
+            self.referees.act(self.world)
+
+    def cycle(self) -> None:
+        """One bot cycle (poll + desk, publish, notify); a simulated kill restarts the bot."""
+        world = self.world
+        assert world.bot is not None
+        bot = world.bot
+        for name, job in (("poll", bot.poll), ("publish", bot.publish),
+                          ("notify", bot.wired_notify().run)):  # fmt: skip
+            try:
+                job()
+            except Killed:
+                world.killed()
+                break
+            except BoardPaused:
+                self.count["paused_jobs"] += 1
+            except Exception as exc:  # noqa: BLE001 - the scheduler's _guard: log, run again
+                if bot.storage.db.conn.in_transaction:
+                    bot.storage.db.conn.rollback()
+                self.count[f"{name}_failed"] += 1
+                where = traceback.extract_tb(exc.__traceback__)[-1]
+                problem = (f"{name} job failed: {type(exc).__name__}: {exc} "
+                           f"({Path(where.filename).name}:{where.lineno})")  # fmt: skip
+                self.live_violations.setdefault(problem, None)
+        for problem in checks.one_place(world):
+            self.live_violations.setdefault(problem, None)
+
+    def _busy(self) -> bool:
+        world = self.world
+        assert world.bot is not None
+        storage = world.bot.storage
+        if world.outage is not None and world.outage.active:
+            return True
+        if world.clock() - self.last_post_at < 15 * 60:
+            return True
+        if storage.declarations(("draft", "approved", "publishing"), None):
+            return True
+        return bool(storage.db["notices"].count_where("status in ('pending', 'batched')"))
+
+    def _idle_step(self) -> float:
+        nxt = min([t for t, _, _ in self.world.timers] + [self.world.clock() + 2 * HOUR])
+        return max(60.0, min(2 * HOUR, nxt - self.world.clock()))
+
+    def _all_over(self) -> bool:
+        assert self.world.bot is not None
+        db = self.world.bot.storage.db
+        live = db["queue"].count_where("status in ('queued', 'opening', 'running')")
+        return not live and not self.world.bot.storage.duels("running")
+
+    # -- disruptions -------------------------------------------------------------------------
+    def _disruptions(self) -> None:
+        world, rng, now = self.world, self.rng, self.world.clock()
+        day = int((now - self.start) // DAY)
+        if (now - self.start + 12 * HOUR) % DAY >= 4 * HOUR and day != self.last_backup_day:
+            self.last_backup_day = day
+            world.nightly_backup()
+        per_tick = 10 * 60 / DAY  # probabilities below are per day
+        if now >= self.restore_at:
+            self.restore_at = float("inf")
+            world.restore_last_backup()
+        if rng.random() < 0.4 * per_tick:
+            world.restart()
+        if world.crash.countdown is None and rng.random() < 3.0 * per_tick:
+            world.crash.arm(rng.randint(1, 4), rng.choice(("before", "after")))
+        if world.outage is not None and not world.outage.active and rng.random() < 0.15 * per_tick:
+            world.outage.start(rng.uniform(10 * 60, 3 * HOUR))
+            world.note("outage")
+        if self.moderators and rng.random() < 0.3 * per_tick and self.duels:
+            name, _, action = rng.choice(self.moderators)
+            script = self.duels[rng.choice(sorted(self.duels))]
+            self.count[f"moderator_{name}"] += 1
+            action(world, rng, script.topic_id)
+
+    # -- players -----------------------------------------------------------------------------
+    def _observe(self) -> None:
+        world = self.world
+        assert world.bot is not None
+        storage = world.bot.storage
+        now = world.clock()
+        live = {
+            p: row for row in storage.db["queue"].rows_where(
+                "status in ('queued', 'opening', 'running')")
+            for p in (str(row["first_player"]), str(row["second_player"]))
+        }  # fmt: skip
+        if now < self.signups_end:
+            for player in self.players:
+                if player.name not in live and now >= self.next_signup[player.name]:
+                    self._sign_up(player, live)
+        for duel in storage.duels("running"):
+            duel_id = int(duel["id"])
+            script = self.duels.setdefault(duel_id, DuelScript(duel_id, int(duel["topic_id"])))
+            published = len(storage.declarations(("published",), duel_id))
+            if published == 0 and not script.early:
+                script.early = True
+                if self.rng.random() < 0.12:  # a duellist posts before the top
+                    self.count["before_top"] += 1
+                    world.later(self.rng.uniform(60, 500), lambda d=duel_id: self._play(d, -2))
+            if published > 0 and published != script.published:
+                script.published = published
+                self._schedule_turn(script, published)
+        for duel_id in list(self.duels):
+            if storage.duel(duel_id)["status"] != "running":
+                self.duels.pop(duel_id)
+                for row in storage.db["queue"].rows_where("duel_id = ?", [duel_id]):
+                    for who in (row["first_player"], row["second_player"]):
+                        if who in self.next_signup:
+                            self.next_signup[who] = now + self.rng.uniform(2 * HOUR, 4 * DAY)
+
+    def _sign_up(self, me: Player, live: dict[str, object]) -> None:
+        rng, world, now = self.rng, self.world, self.world.clock()
+        self.next_signup[me.name] = now + rng.uniform(2 * DAY, 5 * DAY)  # if nothing happens
+        if rng.random() < 0.07:
+            self._post(world.thread, me.name, invalid_signup_text(rng, me))
+            self.count["invalid_signup"] += 1
+            self.next_signup[me.name] = now + rng.uniform(20 * 60, 3 * HOUR)  # the corrected one
+            return
+        partner = None
+        if rng.random() < 0.35:
+            free = [p for p in self.players if p.name != me.name and p.name not in live]
+            busy = [p for p in self.players if p.name != me.name and p.name in live]
+            pool = busy if busy and rng.random() < 0.1 else free
+            partner = rng.choice(pool) if pool else None
+        self._post(world.thread, me.name, signup_text(rng, me, partner, rng.random() < 0.2))
+        self.asks.append(checks.Ask(now, me.name, partner.name if partner else None))
+        self.count["signup"] += 1
+        if partner is not None and partner.name not in live and rng.random() < 0.5:
+            self.count["mutual"] += 1
+            world.later(rng.uniform(5 * 60, 10 * HOUR), lambda: self._name_back(partner, me))
+        if rng.random() < 0.04:
+            self.count["withdrawal"] += 1
+            world.later(rng.uniform(10 * 60, 6 * HOUR), lambda: self._withdraw(me))
+
+    def _name_back(self, me: Player, partner: Player) -> None:
+        self._post(self.world.thread, me.name, signup_text(self.rng, me, partner, False))
+        self.asks.append(checks.Ask(self.world.clock(), me.name, partner.name))
+        self.next_signup[me.name] = self.world.clock() + self.rng.uniform(2 * DAY, 5 * DAY)
+
+    def _withdraw(self, me: Player) -> None:
+        post_id = self._post(self.world.thread, me.name, self.rng.choice(WITHDRAWALS))
+        self.withdrawn.append(checks.Ask(self.world.clock(), me.name, None))
+        self.withdrawal_posts.append(post_id)
+
+    def withdrawals(self) -> dict[str, object]:
+        """How the desk read the withdrawals (``registration_posts`` code per post) and how
+        many withdrawn players were paired afterwards (the desk has no withdrawal: a
+        finding, not an invariant)."""
+        assert self.world.bot is not None
+        db = self.world.bot.storage.db
+        codes = Counter(
+            f"{r['status']}:{r['code']}" for r in db["registration_posts"].rows_where(
+                f"post_id in ({','.join(map(str, self.withdrawal_posts)) or '0'})")
+        )  # fmt: skip
+        paired = 0
+        for ask in self.withdrawn:
+            paired += db["queue"].count_where(
+                "(first_player = ? or second_player = ?) and created_at > ?",
+                [ask.player, ask.player, checks._iso(ask.at)],
+            )
+        return {"withdrawal_read": "+".join(f"{k}*{n}" for k, n in sorted(codes.items())),
+                "paired_after_withdrawal": paired}  # fmt: skip
+
+    def _post(self, topic_id: int, who: str, text: str) -> int:
+        self.last_post_at = self.world.clock()
+        return int(self.world.board.post_reply(topic_id, who, text))
+
+    # -- duels -------------------------------------------------------------------------------
+    def _schedule_turn(self, script: DuelScript, published: int) -> None:
+        rng, world = self.rng, self.world
+        if script.silent:
+            script.silent = False  # back after the relaunch
+        elif rng.random() < 0.07:
+            script.silent = True  # nobody posts: the 36 h deadline passes
+            self.count["silent"] += 1
+            # ... unless the bot says nothing for days: then the player comes back anyway
+            world.later(rng.uniform(40, 80) * HOUR, lambda: self._play(script.duel_id, published))
+            return
+        if rng.random() < 0.015:
+            self.count["concession"] += 1
+            world.later(rng.uniform(HOUR, DAY), lambda: self._concede(script.duel_id))
+            return
+        delay = rng.uniform(10 * 60, 3 * HOUR) if rng.random() < 0.7 else rng.uniform(3, 30) * HOUR
+        world.later(delay, lambda: self._play(script.duel_id, published))
+
+    def _play(self, duel_id: int, published: int) -> None:
+        world = self.world
+        assert world.bot is not None
+        storage = world.bot.storage
+        duel = storage.duel(duel_id)
+        now_published = len(storage.declarations(("published",), duel_id))
+        if duel["status"] != "running" or (published >= 0 and now_published != published):
+            return
+        state = DuelState.from_dict(json.loads(duel["state_json"]))
+        post = next_post(self.rs, state, self.rng)
+        them = next(d.name for d in state.duellists if d.name != post.duellist)
+        text = duel_text(self.rng, post, them)
+        post_id = self._post(int(duel["topic_id"]), post.duellist, text)
+        self.posts += 1
+        if self.rng.random() < 0.04 and BOLD_RE.search(text):  # a late edit of the spell
+            self.count["late_edit"] += 1
+            other = self.rng.choice([s.name for s in self.rs.spells])
+            edited = BOLD_RE.sub(f"[b]{other}[/b]", text)
+            world.later(self.rng.uniform(20 * 60, 8 * HOUR), lambda: world.board.edit_post(
+                post_id, edited, by=post.duellist))  # fmt: skip
+
+    def _concede(self, duel_id: int) -> None:
+        assert self.world.bot is not None
+        storage = self.world.bot.storage
+        duel = storage.duel(duel_id)
+        if duel["status"] != "running":
+            return
+        names = [str(d["name"]) for d in storage.duellists(duel_id)]
+        try:
+            concede_duel(storage, duel_id, self.rng.choice(names), REFEREE, self.world.clock.utc())
+        except EndingError:
+            self.count["concession_refused"] += 1
+
+    # -- the end -----------------------------------------------------------------------------
+    def summary(self) -> Summary:
+        """Check the invariants and count."""
+        world = self.world
+        assert world.bot is not None
+        storage = world.bot.storage
+        violations = list(self.live_violations)
+        violations += checks.asked_for(world, self.asks)
+        violations += checks.exactly_once(world)
+        violations += checks.owls_per_duel(world)
+        violations += checks.no_post_lost(world)
+        violations += checks.duels_end(world)
+        violations += checks.notices_once(world)
+        violations += checks.leaderboard(world)
+        _, pms = checks.marker_counts(world)
+        notices = checks.notice_counts(world)
+        statuses = Counter(str(d["status"]) for d in storage.duels())
+        summary = Summary(
+            seed=world.seed,
+            duels=len(storage.duels()),
+            posts=self.posts,
+            owls=sum(pms.values()),
+            notices=notices.get("sent", 0),
+            restarts=world.restarts,
+            kills=world.kills,
+            restores=world.restores,
+            outages=world.outage.count if world.outage else 0,
+            violations=violations,
+        )
+        summary.extra = {
+            "finished": statuses.get("finished", 0),
+            "notices_dropped": notices.get("dropped", 0),
+            "notices_failed": notices.get("failed", 0),
+            "moderators": ",".join(n for n, _, _ in self.moderators) or "none",
+            "days": round((world.clock() - self.start) / DAY, 1),
+        }
+        if self.withdrawn:
+            summary.extra.update(self.withdrawals())
+        return summary
+
+
+def run_seed(
+    seed: int,
+    players: int = 40,
+    weeks: float = 8,
+    folder: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+    drain_days: float = 28.0,
+) -> Summary:
+    """Play one seeded season; returns its :class:`Summary` (violations listed in it)."""
+    rng = random.Random(seed)
+    cast = make_players(players, rng)
+    where = folder or Path(tempfile.mkdtemp(prefix=f"forumbot-soak-{seed}-"))
+    world = make_world(seed, where, [p.name for p in cast])
+    try:
+        season = Season(world, cast, rng, weeks, drain_days)
+        season.progress = progress
+        season.run()
+        summary = season.summary()
+        summary.extra.update(
+            {k: v for k, v in sorted(season.count.items())}
+            | {f"ref_{k}": v for k, v in sorted(season.referees.did.items())}
+        )
+        return summary
+    finally:
+        world.close()
