@@ -59,8 +59,10 @@ from forumbot.sandbox import SandboxBoard
 BOT = "Hibou"
 PASSWORD_ENV = "FORUMBOT_CRASH_PASSWORD"
 MARKER = "forumbot·"
-# ``forumbot·<key>·`` (render.marker_text; the closing ``·`` makes it a whole token)
-MARKER_RE = re.compile(r"forumbot·([^\s·\[\]]+)·?")
+# ``forumbot·<key>·`` (render.marker_text; the closing ``·`` makes it a whole token). Up to
+# the closing ``·`` a key may hold spaces (old reminder keys ``…-owl17-Rosalind Vexley``);
+# without a closing ``·`` it stops at the first space.
+MARKER_RE = re.compile(r"forumbot·(?:([^\s·\[\]]+(?: [^\s·\[\]]+){0,3})·|([^\s·\[\]]+))")
 CRASH_POINTS = ("before_post", "after_post")
 SPELLS = ("Sortilège de Désarmement", "Sortilège de Chatouillis", "Sortilège du Saucisson")
 CONFIG = """
@@ -192,7 +194,7 @@ class CrashFigures:
 
 def markers_in(text: str) -> list[str]:
     """Idempotency keys of the ``forumbot·<key>`` markers in a post's BBCode text."""
-    return MARKER_RE.findall(text)
+    return [closed or bare for closed, bare in MARKER_RE.findall(text)]
 
 
 class Database:

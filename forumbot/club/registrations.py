@@ -96,7 +96,8 @@ from forumbot.club.opening import open_duel
 from forumbot.club.posts import ClubPostBudget, declarations_due, publish_due_club_posts
 from forumbot.club.profiles import Profile, ProfileError, get_profile, profiles_of, set_profile
 from forumbot.club.replies import cancel_duel, post_row, record_post, reply, withdraw_other_kind
-from forumbot.club.signup_checks import check_signup
+from forumbot.club.signup_checks import ask_referee, check_signup
+from forumbot.club.withdrawals import handle_withdrawal
 from forumbot.config import Registration
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import EditingForumClient, ForumClient
@@ -105,6 +106,7 @@ from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from parsers.model import Post
 from parsers.registration import Signup, SignupError, find_signup_stakes, fold, parse_signup
+from parsers.withdrawal import classify_withdrawal, find_withdrawal
 from rules.fatigue import FatigueRuleset
 from rules.matchmaking import DuelKind, Engagements
 
@@ -286,6 +288,11 @@ class RegistrationDesk:
             newest = max([s for s in seen if s is not None] + ([last] if last else []), default=0)
             marks.append((reg, newest or None))
         for _, _, reg, post in sorted(pending, key=lambda item: (item[0], item[1])):
+            if fold(post.author) != fold(self.bot_username) and withdrawal_of(post) is not None:
+                # a withdrawal sees the pairings started as a one-by-one read would have
+                for r_ in self.registrations:
+                    if r_.kind in self.handlers:
+                        self.handlers[r_.kind].start(self.ctx, r_)
             h, r = self.handle_post(reg, post)
             handled += h
             replies += r
@@ -324,6 +331,11 @@ class RegistrationDesk:
             else None
         )
         parsed = parse_signup(post, magic_types=known) if known else parse_signup(post)
+        withdrawal = classify_withdrawal(post.text, signup_readable=isinstance(parsed, Signup))
+        if withdrawal is not None and withdrawal[0] == "withdrawal":
+            return 1, handle_withdrawal(self.ctx, reg, post, withdrawal[1])
+        if withdrawal is not None:
+            return 1, ask_referee(self.ctx, reg, post, ("withdrawal_and_signup",))
         if isinstance(parsed, SignupError):
             mine = profiles_of(self.storage, self.board_id, post.author)
             if parsed.code in ("missing_year", "missing_magic_type") and len(mine) == 1:
@@ -416,6 +428,12 @@ class RegistrationDesk:
         except ForumError as exc:
             log.warning("leaderboard: post not updated (%s); will retry", exc)
             return "failed"
+
+
+def withdrawal_of(post: Post) -> object | None:
+    """The withdrawal phrase of a registration post (:func:`parsers.withdrawal.find_withdrawal`),
+    or None."""
+    return find_withdrawal(post.text)
 
 
 def build_desk(

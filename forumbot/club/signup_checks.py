@@ -52,6 +52,9 @@ DOUBTS_FR = {
         "on ne sait pas si l'année et le type de magie indiqués sont les tiens ou ceux de ton ou "
         "ta partenaire"
     ),
+    "withdrawal_and_signup": (
+        "le message annonce un désistement et contient aussi une fiche d'inscription"
+    ),
     "partner_unverified": (
         "le forum n'a pas permis de vérifier que ton ou ta partenaire en est membre"
     ),

@@ -64,6 +64,7 @@ from forumbot.duels.fatigue import step_context, step_draft
 from forumbot.duels.flow import Draft, DuelFlow, FlowContext, HasContext, context_of
 from forumbot.duels.flows import flow_for
 from forumbot.errors import ForumError, LoginFailed
+from forumbot.publish.labels import slug
 from forumbot.publish.render import marker_text
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
@@ -318,7 +319,8 @@ def _remind(
         for name in expected:
             if name in sent:
                 continue
-            key = f"b{ctx.board_id}t{duel.topic_id}-owl{dl['id']}-{name}"
+            # The recipient slugged like every other owl key (was the full name, spaces too).
+            key = f"b{ctx.board_id}t{duel.topic_id}-owl{dl['id']}-{slug(name)}"
             message = ctx.render(
                 "fatigue_owl.bbcode.j2",
                 {

@@ -11,7 +11,7 @@ Sending (:func:`send_notices`), exactly once like declarations (:mod:`forumbot.p
   ``owl_gather_s``, so the first item goes at the next pass; else at the end of that window,
   or ``owl_lead_s`` before one of the drafts publishes by itself, whichever comes first).
   That owl is drafted in the owl outbox (:func:`forumbot.publish.owls.draft_owl`, key
-  ``notice-<username>-<first notice id>``) and the notices turn ``batched`` in the same
+  :func:`notice_owl_key`, unique across restores) and the notices turn ``batched`` in the same
   committed transaction; the owl is then sent by :func:`forumbot.publish.owls.send_owl`
   (claimed before the POST, looked for by its marker in the bot's outbox after a crash: never
   sent twice); once it is ``sent`` its notices are ``sent`` and audit-logged. A crash
@@ -37,8 +37,10 @@ Every final state (sent, failed, dropped) writes one audit row: actor ``forumbot
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -50,6 +52,7 @@ from forumbot.forums.base import ForumClient
 from forumbot.notify.faults import report_once
 from forumbot.notify.items import Item, explain
 from forumbot.notify.settings import NotifyConfig, PersonSettings, person_settings, quiet_until
+from forumbot.publish.labels import slug
 from forumbot.publish.owls import draft_owl, owl, send_owl
 from forumbot.publish.poster import crash_point
 from forumbot.publish.render import Trusted, render
@@ -353,6 +356,26 @@ def items_of(
     return kept
 
 
+def notice_owl_key(username: str, rows: list[dict[str, Any]], text: str) -> str:
+    """The owl key of a notice owl: ``notice-<user slug>-<created>-<hash>``.
+
+    ``created`` is the first notice row's ``created_at`` in compact form (``20261201T230201``);
+    ``hash`` is 10 hex digits of SHA-256 over the rows' idempotency keys and the owl's text.
+    Row ids are not part of it: a restored or new database hands the same ids out again, and
+    ``notice-<user>-<id>`` (the old form, still valid for owls already stored) then named two
+    different owls. The same pending rows and text give the same key again (a re-batch after
+    a crash finds its owl by its marker); a new notice (new creation time or other text) gets
+    a new key.
+    """
+    first = min(rows, key=lambda r: (str(r["created_at"]), int(r["id"])))
+    created = re.sub(r"[^0-9T]", "", str(first["created_at"]).split("+")[0])[:15]
+    digest = hashlib.sha256()
+    for r in sorted(str(r["idempotency_key"]) for r in rows):
+        digest.update(r.encode() + b"\n")
+    digest.update(text.encode())
+    return f"notice-{slug(username)}-{created}-{digest.hexdigest()[:10]}"
+
+
 def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetime) -> None:
     """Gather each person's pending owl notices into one owl of the outbox when it is due
     (:func:`owl_due_at`). A person whose owl cannot be written is reported once; the others'
@@ -368,9 +391,9 @@ def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetim
             continue
         try:
             settings = person_settings(storage, username, cfg)
-            key = f"notice-{username}-{kept[0][0]['id']}"
             items = [i for _, i in kept]
             text = _render_items("notice_owl.bbcode.j2", settings.forum_name, items, cfg)
+            key = notice_owl_key(username, [r for r, _ in kept], text)
         except Exception as exc:  # noqa: BLE001 - their owl only; the others go on
             for r, _ in kept:
                 _broken(storage, r, exc, now)

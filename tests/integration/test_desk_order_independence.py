@@ -49,16 +49,27 @@ REFUSALS = {
 CONFIRMATIONS = {"confirmed", "mutual"}
 
 
+#: Withdrawal posts as players write them (parsers.withdrawal).
+WITHDRAWALS = ("Je retire mon inscription.", "Je me désiste, désolé !", "Désinscription",
+               "J'annule ma demande.", "Finalement je ne participe plus.")  # fmt: skip
+WITHDRAWAL_CODES = {"withdrawn_open", "withdrawn_pairing", "withdrawn_duo", "duel_started",
+                    "nothing_to_withdraw"}  # fmt: skip
+
+
 @dataclass(frozen=True)
 class SignUp:
     """One generated sign-up post: its thread, its author (account = character) and the
-    partner it names (None: alone)."""
+    partner it names (None: alone); or, with ``withdraw`` (an index of :data:`WITHDRAWALS`),
+    a withdrawal post."""
 
     thread: int
     author: str
     partner: str | None = None
+    withdraw: int | None = None
 
     def text(self) -> str:
+        if self.withdraw is not None:
+            return WITHDRAWALS[self.withdraw % len(WITHDRAWALS)]
         text = f"Nom : {self.author}\nAnnée : 5e année\nType de magie : brutale"
         if self.partner:
             text += f"\nPartenaire : {self.partner}, 4e année, discrète"
@@ -198,6 +209,19 @@ def check_reason(snap: Snapshot, s: SignUp, status: str, code: str) -> None:
     kind = THREAD_KIND[s.thread]
     a = fold(s.author)
     b = fold(s.partner) if s.partner else None
+    if s.withdraw is not None:
+        assert status == "withdrawal" and code in WITHDRAWAL_CODES, (s, status, code)
+        if code == "withdrawn_open":
+            assert kind == "1v1" and a in snap.open_1v1, s
+        elif code == "withdrawn_pairing":
+            assert snap.in_duel(a, "1v1"), s
+        elif code == "withdrawn_duo":
+            assert a in snap.lone or any(a in d for d in snap.duos), s
+        elif code == "duel_started":
+            assert snap.in_duel(a, kind), s
+        else:
+            assert not snap.signed_up(kind, a), f"{s}: « nothing to withdraw » but {a} is in"
+        return
     if b is not None and b != a and snap.together(kind, a, b):
         assert (status, code) in {("accepted", c) for c in CONFIRMATIONS}, (s, status, code)
         return
@@ -301,6 +325,36 @@ def assert_topics_asked_for(world: World, thread: Sequence[SignUp], prelude: Pre
     assert len(topics) == with_topic
 
 
+def assert_withdrawn_stay_out(world: World, thread: Sequence[SignUp]) -> None:
+    """A player whose last word in a thread (their own post, or a sign-up naming them) is a
+    withdrawal is in no queued pairing, no open request and no waiting 2v2 sign-up of it."""
+    last: dict[tuple[int, str], SignUp] = {}
+    for s in thread:
+        last[(s.thread, fold(s.author))] = s
+        if s.partner and s.withdraw is None:
+            last[(s.thread, fold(s.partner))] = s
+    for (thread_id, player), s in last.items():
+        if s.withdraw is None or fold(s.author) != player:
+            continue
+        if THREAD_KIND[thread_id] == "1v1":
+            assert not any(
+                r["status"] == "open" and fold(r["player"]) == player
+                for r in world.rows("requests")
+            ), f"{player} withdrew but has an open request"
+            assert not any(
+                r["status"] == "queued" and player in (fold(r["first_player"]),
+                                                       fold(r["second_player"]))
+                for r in world.rows("queue")
+            ), f"{player} withdrew but is in a queued pairing"  # fmt: skip
+        else:
+            assert not any(
+                r["status"] in ("lone", "duo")
+                and player
+                in (fold(r["player"]), fold(r["mate_player"] or r["mate_character"] or "-"))
+                for r in world.rows("duo_entries")
+            ), f"{player} withdrew but waits in the 2v2 thread"
+
+
 def run(prelude: Prelude, thread: Sequence[SignUp], cuts: Sequence[int]) -> tuple[World, list[int]]:
     """Play ``thread`` after ``prelude``, reading it in the batches ending at ``cuts`` (post
     indexes, the last one included), then one more cycle. With the one-by-one batching, every
@@ -321,6 +375,7 @@ def run(prelude: Prelude, thread: Sequence[SignUp], cuts: Sequence[int]) -> tupl
         start = end
     world.cycle()
     assert_topics_asked_for(world, thread, prelude)
+    assert_withdrawn_stay_out(world, thread)
     return world, ids
 
 
@@ -349,8 +404,13 @@ def threads(draw: st.DrawFn) -> tuple[Prelude, list[SignUp], list[int]]:
     for _ in range(n):
         thread = draw(st.sampled_from((SOLO, DUO)))
         author = draw(NAMES)
-        how = draw(st.sampled_from(("alone", "named", "named", "back", "self")))
+        how = draw(st.sampled_from(("alone", "named", "named", "back", "self", "withdraw")))
         partner: str | None = None
+        if how == "withdraw":  # mostly someone who posted before (sometimes nobody's there)
+            if posts and draw(st.booleans()):
+                author = draw(st.sampled_from([p.author for p in posts]))
+            posts.append(SignUp(thread, author, withdraw=draw(st.integers(0, 4))))
+            continue
         if how == "named":
             partner = draw(NAMES.filter(lambda p, a=author: p != a))
         elif how == "back" and posts:  # name back someone who named me, or whom I named
@@ -372,6 +432,14 @@ def threads(draw: st.DrawFn) -> tuple[Prelude, list[SignUp], list[int]]:
     [SignUp(DUO, "Ysolde Marr"), SignUp(DUO, "Nerys Vale"), SignUp(SOLO, "Nerys Vale"),
      SignUp(SOLO, "Nerys Vale"), SignUp(DUO, "Odric Fenwick", "Maelis Dunbar"),
      SignUp(SOLO, "Nerys Vale"), SignUp(SOLO, "Nerys Vale"), SignUp(DUO, "Nerys Vale")],
+    [],
+))  # fmt: skip
+@example((  # found by this test: a withdrawal from a pairing whose both sides carry its post ids
+    Prelude(running_1v1=True, queued_1v1=True),
+    [SignUp(SOLO, "Odric Fenwick", "Nerys Vale"), SignUp(SOLO, "Dorian Pike", "Nerys Vale"),
+     SignUp(SOLO, "Nerys Vale", "Ysolde Marr"), SignUp(SOLO, "Dorian Pike", "Nerys Vale"),
+     SignUp(SOLO, "Nerys Vale"), SignUp(SOLO, "Dorian Pike", withdraw=0),
+     SignUp(SOLO, "Cassius Thorne")],
     [],
 ))  # fmt: skip
 def test_the_desk_is_order_independent_and_keeps_its_invariants(
