@@ -69,6 +69,7 @@ class World:
         self.referee = Referee(
             self.storage, self.client, board_url=self.board.base_url, platform=self.platform,
             review_delay_s=0, now=self.clock.utc, rng=random.Random(seed), bot_username="Hibou",
+            edit_watch_interval_s=300,  # as a config does: the classic edit watch is not due
         )  # fmt: skip
         self.state = PublishState.at_start(self.storage, self.clock.utc())
 
