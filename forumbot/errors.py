@@ -132,7 +132,7 @@ class PermissionDenied(ForumError):
 
 class TopicLocked(PermissionDenied):
     """The topic (or its forum) is locked: the board refuses replies (phpBB ``TOPIC_LOCKED``
-    « Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses. »,
+    « Ce sujet est verrouillé, vous ne pouvez pas modifier de messages ou poster de réponse. »,
     "This topic is locked, you cannot edit posts or make further replies.", ``FORUM_LOCKED``
     « Forum verrouillé » / "Forum locked").
 

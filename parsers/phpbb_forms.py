@@ -89,12 +89,17 @@ NOT_FOUND_TEXTS = (
     "the forum you selected does not exist",
 )
 LOCKED_TEXTS = (
-    # phpBB 3.3 TOPIC_LOCKED (language/en/common.php; French as in the phpBB-fr pack)
-    "ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses",
-    "this topic is locked, you cannot edit posts or make further replies",
+    # phpBB 3.3 TOPIC_LOCKED (language/en/common.php). The phpBB-fr pack of a real 3.3.15
+    # board (shared/LAB.md) says « Ce sujet est verrouillé, vous ne pouvez pas modifier de
+    # messages ou poster de réponse. »; packs and versions word the end differently, so the
+    # sentence's opening is what is matched.
+    "ce sujet est verrouillé",
+    "this topic is locked",
     # FORUM_LOCKED: posting.php answers it alone in the information box
     "forum verrouillé",
+    "ce forum est verrouillé",
     "forum locked",
+    "this forum is locked",
 )
 PERMISSION_TEXTS = (
     "vous n'êtes pas autorisé",

@@ -37,8 +37,10 @@ from forumbot.storage.records import Declaration
 
 log = logging.getLogger("forumbot.publish.refusals")
 
-QUEUED_CHECK_S = 300.0
-"""How often (seconds) the topic of a queued declaration is read for its marker."""
+QUEUED_CHECK_S = 60.0
+"""How often (seconds) the topic of a queued declaration is read for its marker (one read per
+queued declaration per minute: the duel waits for it, so a moderator's approval is seen soon;
+on a real board 300 s held a duel four minutes after the approval)."""
 
 REFUSED_PROBE_S = 900.0
 """How often (seconds) the reply form of a refused (locked) topic is fetched again."""

@@ -38,7 +38,7 @@ POST_QUEUED = (
     "visible publiquement. Vous serez averti lorsque votre message sera approuvé."
 )
 TOPIC_LOCKED = (
-    "Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses."
+    "Ce sujet est verrouillé, vous ne pouvez pas modifier de messages ou poster de réponse."
 )
 FORUM_LOCKED = "Forum verrouillé"
 POST_UNAPPROVED_EXPLAIN = (

@@ -301,8 +301,8 @@ def test_the_phpbb_sandbox_shows_a_locked_topic_as_phpbb_does(tmp_path: Path) ->
         assert 'class="icon fa-lock fa-fw"' in page and "<span>Verrouillé</span>" in page
         assert "qr_postform" not in page  # no quick reply in a locked topic
         assert client.probe_reply(topic) == (
-            "Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses."
-        )
+            "Ce sujet est verrouillé, vous ne pouvez pas modifier de messages ou poster de réponse."
+        )  # the phpBB-fr sentence of a real 3.3.15 board (shared/LAB.md)
         board.lock_topic(topic, locked=False)
         board.lock_forum(3)
         assert client.probe_reply(topic) == "Forum verrouillé"

@@ -256,6 +256,8 @@ def test_a_full_inbox_fails_the_owl_clearly_with_a_task() -> None:
     [
         ("Ce sujet est verrouillé, vous ne pouvez pas éditer de messages ou poster de réponses.",
          "locked"),
+        ("Ce sujet est verrouillé, vous ne pouvez pas modifier de messages ou poster de réponse.",
+         "locked"),
         ("This topic is locked, you cannot edit posts or make further replies.", "locked"),
         ("Forum verrouillé", "locked"),
         ("Forum locked", "locked"),
