@@ -89,18 +89,12 @@ NOT_FOUND_TEXTS = (
     "the forum you selected does not exist",
 )
 LOCKED_TEXTS = (
-    # phpBB 3.3 TOPIC_LOCKED (language/en/common.php). The phpBB-fr pack of a real 3.3.15
-    # board (shared/LAB.md) says « Ce sujet est verrouillé, vous ne pouvez pas modifier de
-    # messages ou poster de réponse. »; packs and versions word the end differently, so the
-    # sentence's opening is what is matched.
-    "ce sujet est verrouillé",
-    "this topic is locked",
+    # TOPIC_LOCKED: packs word its end differently (a real 3.3.15 phpBB-fr: « Ce sujet est
+    # verrouillé, vous ne pouvez pas modifier de messages ou poster de réponse. »): its opening
+    "ce sujet est verrouillé", "this topic is locked",
     # FORUM_LOCKED: posting.php answers it alone in the information box
-    "forum verrouillé",
-    "ce forum est verrouillé",
-    "forum locked",
-    "this forum is locked",
-)
+    "forum verrouillé", "ce forum est verrouillé", "forum locked", "this forum is locked",
+)  # fmt: skip
 PERMISSION_TEXTS = (
     "vous n'êtes pas autorisé",
     "you are not authorised",
