@@ -15,9 +15,10 @@ sentences are the phpBB-fr pack's as far as known (``TOPIC_LOCKED`` is quoted by
 from __future__ import annotations
 
 from forumbot.sandbox.board_model import FORUM_LOCKED, TOPIC_LOCKED, PostRecord, Topic
+from forumbot.sandbox.queue_locks import QueueLocks
 
 
-class BoardQueue:
+class BoardQueue(QueueLocks):
     """Moderator actions and checks mixed into :class:`forumbot.sandbox.board.SandboxBoard`
     (they use its ``_users``, ``_topics``, ``_forums``, ``_posts``, ``_lock``, ``_save``)."""
 
@@ -34,32 +35,6 @@ class BoardQueue:
         Raises: KeyError when there is no such post."""
         with self._lock:
             self._posts[post_id].approved = True
-            self._save()
-
-    def queued_posts(self, topic_id: int | None = None) -> list[PostRecord]:
-        """The posts waiting for approval (of one topic when ``topic_id`` is given)."""
-        with self._lock:
-            return sorted(
-                (p for p in self._posts.values()
-                 if not p.approved and (topic_id is None or p.topic_id == topic_id)),
-                key=lambda p: p.post_id,
-            )  # fmt: skip
-
-    def lock_topic(self, topic_id: int, locked: bool = True) -> None:
-        """Lock (or unlock) a topic: replies are refused with ``TOPIC_LOCKED``."""
-        with self._lock:
-            self._locked_topics.discard(topic_id)
-            if locked:
-                self._locked_topics.add(topic_id)
-            self._save()
-
-    def lock_forum(self, forum_id: int, locked: bool = True) -> None:
-        """Lock (or unlock) a forum: replies and new topics are refused with
-        ``FORUM_LOCKED``."""
-        with self._lock:
-            self._locked_forums.discard(forum_id)
-            if locked:
-                self._locked_forums.add(forum_id)
             self._save()
 
     def _lock_refusal(self, topic: Topic | None, forum_id: int | None) -> str | None:

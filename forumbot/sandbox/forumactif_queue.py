@@ -14,7 +14,8 @@ unconfirmed wordings (``forumbot.forums.forumactif_pages``):
 
 from __future__ import annotations
 
-from forumbot.sandbox.forumactif_model import FaPost, FaTopic
+from forumbot.sandbox.forumactif_model import FaTopic
+from forumbot.sandbox.queue_locks import QueueLocks
 
 POST_QUEUED = (
     "Votre message a été enregistré, mais il doit être approuvé par un modérateur avant "
@@ -25,12 +26,11 @@ TOPIC_LOCKED = (
 )
 FORUM_LOCKED = "Ce forum est verrouillé, vous ne pouvez pas poster, répondre ou éditer."
 INBOX_FULL = (
-    "Désolé, mais la boîte de réception de ce membre est pleine : votre message n'a pas été "
-    "envoyé."
+    "Désolé, mais la boîte de réception de ce membre est pleine : votre message n'a pas été envoyé."
 )
 
 
-class FaQueue:
+class FaQueue(QueueLocks):
     """Mixed into :class:`forumbot.sandbox.forumactif.ForumactifSandbox` (uses its
     ``_users``, ``_posts``, ``_pms``, ``_lock``)."""
 
@@ -48,29 +48,6 @@ class FaQueue:
             for post in self._posts.values():
                 if post.dice_for == post_id:
                     post.approved = True
-
-    def queued_posts(self, topic_id: int | None = None) -> list[FaPost]:
-        """The posts waiting for approval (of one topic when ``topic_id`` is given)."""
-        with self._lock:
-            return sorted(
-                (p for p in self._posts.values()
-                 if not p.approved and (topic_id is None or p.topic_id == topic_id)),
-                key=lambda p: p.post_id,
-            )  # fmt: skip
-
-    def lock_topic(self, topic_id: int, locked: bool = True) -> None:
-        """Lock (or unlock) a topic."""
-        with self._lock:
-            self._locked_topics.discard(topic_id)
-            if locked:
-                self._locked_topics.add(topic_id)
-
-    def lock_forum(self, forum_id: int, locked: bool = True) -> None:
-        """Lock (or unlock) a forum."""
-        with self._lock:
-            self._locked_forums.discard(forum_id)
-            if locked:
-                self._locked_forums.add(forum_id)
 
     def set_inbox_limit(self, name: str, limit: int | None) -> None:
         """The most messages ``name``'s inbox holds (None: no limit)."""
