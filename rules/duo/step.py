@@ -59,6 +59,9 @@ class _StepCore:
         self.used: set[tuple[str, str]] = set()
         self.settled: set[tuple[str, str]] = set()
         self.posters = set(posters)
+        # duellist -> the action that counted in their defense (the 1v1 engine's
+        # ``_counted_action``: a forbidden or barred dodge counts as none)
+        self.counted: dict[str, str | None] = {}
 
     # -- referee overrides ----------------------------------------------------------------
     def note(self, quantity: str, value: int | bool, detail: str) -> None:
@@ -266,6 +269,8 @@ class _StepCore:
             out = again
         for p in posts:
             self.dice[p.post_id] = tuple(p.dice or ())
+        if pending is not None and post is not None:  # a defense: what counted (issue 26, D3)
+            self.counted[post.duellist] = out.state.duellist(post.duellist).last_action
         keep = set(names if keep is None else keep)
         self.violations.extend(v for v in violations if v.duellist in keep)
         merged = []

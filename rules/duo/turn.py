@@ -31,6 +31,7 @@ class _Step(_WorldStep):
         if dp.use_item:
             self.use_item(me, dp.use_item, post, target)
         incoming = [p for p in self.s.pending if p.target == me]
+        counted: str | None = declared
         defended: PendingAttack | None = None
         if incoming and declared in ("dodge", "dodge_riposte"):
             defended = next(
@@ -58,16 +59,42 @@ class _Step(_WorldStep):
             else:
                 self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
         elif declared in ("dodge", "dodge_riposte"):
-            self.events.append(Event("nothing_to_dodge", me, None, declared))
+            counted = self.dodge_with_nothing_to_dodge(me, post, target, declared)
         else:
             self.cast(me, post, target)
+        if defended is not None:
+            counted = self.counted.get(me, declared)
         if dp.move_to:
             self.move(me, dp.move_to, post.post_id)
         d = self.member(me)
-        self.put(replace(d, last_action=declared))
+        # issue 26, D3: the action that counted, as 1v1 keeps it (``_counted_action``): an
+        # ignored dodge, or one with nothing to dodge, is no dodge for next turn's ban
+        self.put(replace(d, last_action=counted))
         self.s = replace(
             self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (post.post_id,)
         )
+
+    def dodge_with_nothing_to_dodge(
+        self, me: str, post: TurnPost, target: Target, declared: str
+    ) -> str | None:
+        """A dodge (or dodge_riposte) with no spell waiting on ``me``; returns the action
+        that counts for next turn (None: no dodge was made).
+
+        Issue 26, D5: when no spell at all was aimed at ``me`` this turn, the post is an
+        initiative, charged ``initiative_not_cast`` as in 1v1 (seed 001: « L'initiative n'offre
+        qu'un choix d'action : 'lancer un sort' »; « Si deux duellistes adverses se retrouvent
+        dans la même zone, les règles des duels en un contre un s'appliquent »); a waived one
+        with a spell is read as a cast, as 1v1 does. When a void spell was aimed at ``me``
+        (it does not wait: D4), the dodge is only « rien à esquiver », uncharged."""
+        aimed = any(victim == me for _, victim in self.s.targeted)
+        self.events.append(Event("nothing_to_dodge", me, None, declared))
+        if aimed:
+            return None
+        if (me, "initiative_not_cast") in self.waived and (post.spell or post.spell_text):
+            self.cast(me, post, target)
+            return "cast"
+        self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+        return None
 
     def cast(self, me: str, post: TurnPost, target: Target) -> None:
         if target.kind == "none":
@@ -87,7 +114,11 @@ class _Step(_WorldStep):
             if victim in self.s.posted or not self.s.active(victim):
                 self.exchange(me, victim, None, post, poster=me)
             else:
-                self.exchange(me, victim, None, post, poster=me, close=False)
+                att = self.exchange(me, victim, None, post, poster=me, close=False)
+                if att is None or att.void_reason != "pending":
+                    # issue 26, D4: a void spell (above level, reused, barred...) has no
+                    # effect: it is stated once and does not wait for its target
+                    return
                 kept = replace(post, dice=self.dice.get(post.post_id))
                 self.s = replace(
                     self.s, pending=self.s.pending + (PendingAttack(me, victim, kept),)

@@ -1,0 +1,226 @@
+"""Issue 26's engine differences (D2-D6) and rule readings, each test quoting the seed's
+sentence and RULES.md's.
+
+The duels are hand-computed on a fixed test spellbook (below: the shipped file's settings, its
+spellbook replaced), so a club's, or the balance work's, new numbers do not move them. 2v2:
+Aurora & Blaise against Cassius & Dorian in the shipped « serre » environment; Aurora and
+Cassius face each other alone in « Le carré des mandragores » (zone 1: the 1v1 rules apply
+between them), Blaise and Dorian stand in « Sous la grande verrière » (zone 4) and heal
+themselves (a self cast), moving in turn to « Le bassin aux nénuphars » (zone 2) and back so
+that each duo moves once a turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from rules import TurnPost, ruleset_path
+from rules.duo import (
+    DuoPost,
+    DuoState,
+    load_duo_settings,
+    load_environment,
+    new_duo_duel,
+    resolve_duo_step,
+    start_duo,
+)
+from rules.duo.engine import DuoOutcome
+from rules.fatigue import FatigueRuleset, load_fatigue_ruleset
+
+DATA = Path(__file__).resolve().parents[2] / "rules" / "data"
+SHIPPED = ruleset_path("fatigue").read_text(encoding="utf-8")
+BOOK = '''
+[[spells]]
+name = "Flipendo"
+aliases = []
+level = 1
+source = "test spellbook: Flipendo, level 1, 20 PV"
+effects = [{ type = "pv_damage", amount = 20 }, { type = "spell_family", family = "attaque" }]
+
+[[spells]]
+name = "Rictusempra"
+aliases = []
+level = 1
+source = "test spellbook: Rictusempra, level 1, 15 PV"
+effects = [{ type = "pv_damage", amount = 15 }, { type = "spell_family", family = "attaque" }]
+
+[[spells]]
+name = "Episkey"
+aliases = []
+level = 1
+source = "test spellbook: Episkey, level 1, heals the caster 25 PV"
+effects = [{ type = "heal", amount = 25 }, { type = "spell_family", family = "soin" }]
+
+[[spells]]
+name = "Diffindo"
+aliases = []
+level = 4
+source = "test spellbook: Diffindo, level 4, 35 PV"
+effects = [{ type = "pv_damage", amount = 35 }, { type = "spell_family", family = "attaque" }]
+
+[[spells]]
+name = "Confringo"
+aliases = []
+level = 6
+source = "test spellbook: Confringo, level 6, 55 PV"
+effects = [{ type = "pv_damage", amount = 55 }, { type = "spell_family", family = "feu" }]
+'''
+
+
+def book_ruleset(extra: str = "", spells: str = BOOK) -> FatigueRuleset:
+    """The shipped fatigue settings with the fixed test spellbook (``extra``: more top-level
+    settings, placed before the spellbook)."""
+    head = SHIPPED[: SHIPPED.index("[[spells]]")]
+    return load_fatigue_ruleset(head + extra + spells)
+
+
+RS = book_ruleset()
+ENV = load_environment((DATA / "environments" / "serre.toml").read_text(encoding="utf-8"))
+CFG = load_duo_settings((DATA / "duo.toml").read_text(encoding="utf-8"))
+A1, A2, B1, B2 = "Aurora", "Blaise", "Cassius", "Dorian"
+HIGH, LOW = (3, 4, 5, 6), (1, 2, 3, 4)
+PAIRS = {A1: 0, B1: 0, A2: 3, B2: 3}  # Aurora & Cassius alone in zone 1, the others in zone 4
+
+
+def drawer(zones: dict[str, int]) -> Callable[[str, int], int]:
+    def draw(label: str, n: int) -> int:
+        return zones[label.split(":", 1)[1]] if label.startswith("place:") else 0
+
+    return draw
+
+
+def duel2(zones: dict[str, int] = PAIRS, years: dict[str, str] | None = None,
+          rs: FatigueRuleset = RS) -> DuoState:  # fmt: skip
+    y = years or {}
+    duos = [
+        [(A1, y.get(A1, "adult"), ["sournoise"]), (A2, y.get(A2, "adult"), ["sournoise"])],
+        [(B1, y.get(B1, "adult"), ["sournoise"]), (B2, y.get(B2, "adult"), ["sournoise"])],
+    ]
+    return start_duo(new_duo_duel(rs, duos, ENV, drawer(zones)))
+
+
+def p2(who: str, pid: int, spell: str | None, target: str | None = None, *,
+       kind: str | None = "cast", bet: tuple[int, ...] = HIGH,
+       move: str | None = None) -> DuoPost:  # fmt: skip
+    return DuoPost(
+        TurnPost(who, pid, spell, spell_text=spell, kind=kind, bet=bet, target=target),
+        move_to=move,
+    )
+
+
+def step2(state: DuoState, posts: Sequence[DuoPost], dice: Sequence[int] | int = 4, *,
+          rs: FatigueRuleset = RS, waived: Sequence[tuple[str, str]] = ()) -> DuoOutcome:  # fmt: skip
+    faces = [dice] * len(posts) if isinstance(dice, int) else list(dice)
+    return resolve_duo_step(
+        state, list(posts), {p.post.post_id: (f,) for p, f in zip(posts, faces, strict=True)},
+        ruleset=rs, env=ENV, settings=CFG, draw=drawer({}), waived=waived,
+    )  # fmt: skip
+
+
+def heals(state: DuoState, pid: int, turn: int) -> DuoState:
+    """Blaise and Dorian heal themselves; the one whose turn it is to move moves (zone 2 on odd
+    turns, back to zone 4 on even ones), so that no duo misses its move."""
+    where = "zone 2" if turn % 2 else "zone 4"
+    o = step2(state, [p2(A2, pid, "Episkey", "moi", move=where)])
+    o = step2(o.state, [p2(B2, pid + 1, "Episkey", "moi", move=where)])
+    return o.state
+
+
+def pv(state: DuoState, name: str) -> int:
+    return state.duel.duellist(name).points
+
+
+def rules_of(outcome: DuoOutcome) -> list[tuple[str, str, str]]:
+    return [(v.duellist, v.rule, v.status) for v in outcome.violations]
+
+
+# --- D3: the 2v2 step keeps the action that counted ----------------------------------------------
+
+
+def test_d3_a_dodge_after_an_ignored_dodge_is_not_a_second_dodge() -> None:
+    """Seed 001: « Il est de plus interdit d'utiliser cette action deux tours de suite ».
+    RULES.md: "A forbidden second dodge fails (as if no dodge), costs 20 PV, and the incoming
+    spell lands" — as if no dodge, so the turn after it a dodge is allowed again (1v1 keeps
+    ``_counted_action``; the 2v2 step kept the declared action and charged ``dodge_twice``
+    a second time).
+
+    Hand-computed: turn 1 Cassius' Flipendo (die 4, bet [3-6] won) at Aurora, who dodges (die
+    4, won: the cast's bet won, so the dodge fails): Aurora 500 - 20 = 480. Turn 2 Cassius'
+    Rictusempra, Aurora dodges again: ``dodge_twice`` (-20), ignored, Rictusempra lands:
+    480 - 20 - 15 = 445. Turn 3 Cassius' Diffindo (die 2: his bet [3-6] lost), Aurora dodges
+    (die 4, won): a legal dodge, it succeeds: 445."""
+    s = duel2()
+    o = step2(s, [p2(B1, 1, "Flipendo", A1)])
+    o = step2(o.state, [p2(A1, 2, None, B1, kind="dodge")])
+    assert rules_of(o) == [] and o.state.duel.duellist(A1).last_action == "dodge"
+    s = heals(o.state, 3, 1)
+    assert s.duel.turn == 1
+    assert pv(s, A1) == 500 - 20
+    o = step2(s, [p2(B1, 5, "Rictusempra", A1)])
+    o = step2(o.state, [p2(A1, 6, None, B1, kind="dodge")])
+    assert rules_of(o) == [(A1, "dodge_twice", "applied")]
+    assert o.state.duel.duellist(A1).last_action is None  # the ignored dodge counts as none
+    s = heals(o.state, 7, 2)
+    assert pv(s, A1) == 500 - 20 - 20 - 15
+    o = step2(s, [p2(B1, 9, "Diffindo", A1)], dice=2)
+    o = step2(o.state, [p2(A1, 10, None, B1, kind="dodge")], dice=4)
+    assert rules_of(o) == []  # no second dodge_twice
+    assert pv(o.state, A1) == 500 - 20 - 20 - 15  # Diffindo dodged
+    assert o.state.duel.duellist(A1).last_action == "dodge"
+
+
+# --- D4: a void initiative does not wait -------------------------------------------------------
+
+
+def test_d4_a_void_initiative_is_stated_once_and_does_not_wait() -> None:
+    """Seed 001: « Première année : sorts de niveau 1 » ... « Cinquième année : sorts de niveau
+    1, 2, 3, 4 & 5 ». RULES.md: "A spell above the caster's level has no effect and costs 20
+    PV." A spell with no effect has nothing for its target to answer: it is stated once, it
+    does not wait, and the target's dodge is spent on nothing (no dodge for next turn's ban).
+
+    Hand-computed: Cassius (5th year, 300 PV) casts Confringo (level 6) at Aurora:
+    ``spell_above_level``, 300 - 20 = 280, nothing waits. Aurora dodges: « rien à esquiver »,
+    no violation (a spell was aimed at her), 500 PV. Next turn Cassius' Flipendo (die 2, bet
+    lost) and Aurora's dodge (die 4, won): a legal first dodge, it succeeds."""
+    s = duel2(years={B1: "5"})
+    o = step2(s, [p2(B1, 1, "Confringo", A1)])
+    assert rules_of(o) == [(B1, "spell_above_level", "applied")]
+    assert o.state.pending == () and pv(o.state, B1) == 280
+    assert [(a.attacker, a.void_reason) for a in o.attacks] == [(B1, "spell_above_level")]
+    assert "pending" not in [e.kind for e in o.events]
+    o = step2(o.state, [p2(A1, 2, None, B1, kind="dodge")])
+    assert rules_of(o) == [] and o.attacks == ()  # not stated a second time
+    assert [e.kind for e in o.events] == ["nothing_to_dodge"]
+    assert pv(o.state, A1) == 500 and pv(o.state, B1) == 280
+    assert o.state.duel.duellist(A1).last_action is None
+    s = heals(o.state, 3, 1)
+    o = step2(s, [p2(B1, 5, "Flipendo", A1)], dice=2)
+    o = step2(o.state, [p2(A1, 6, None, B1, kind="dodge")], dice=4)
+    assert rules_of(o) == [] and pv(o.state, A1) == 500
+
+
+# --- D5: a 2v2 initiative that dodges -------------------------------------------------------------
+
+
+def test_d5_an_initiative_that_dodges_is_charged_as_in_1v1() -> None:
+    """Seed 001: « L'initiative n'offre qu'un choix d'action : 'lancer un sort' » and « Si deux
+    duellistes adverses se retrouvent dans la même zone, les règles des duels en un contre un
+    s'appliquent ». RULES.md: "Turn: the first duellist to post takes the initiative: their
+    only action is cast" and "Two opponents alone in a zone: the 1v1 rules apply between
+    them." A 2v2 post with no spell aimed at its author opens an exchange: a dodge there is
+    ``initiative_not_cast`` (fatigue.toml: applied, 20 PV), as in 1v1, and is no dodge.
+
+    Hand-computed: Aurora posts first and dodges: 500 - 20 = 480, nothing else happens, and
+    Cassius' post is an initiative of his own (nothing waits on him)."""
+    s = duel2()
+    o = step2(s, [p2(A1, 1, None, B1, kind="dodge")])
+    assert rules_of(o) == [(A1, "initiative_not_cast", "applied")]
+    assert pv(o.state, A1) == 480 and o.state.pending == ()
+    assert o.state.duel.duellist(A1).last_action is None
+    # a dodge_riposte whose violation the referee waives is read as the cast, as in 1v1
+    o = step2(s, [p2(A1, 1, "Flipendo", B1, kind="dodge_riposte")],
+              waived=[(A1, "initiative_not_cast")])  # fmt: skip
+    assert rules_of(o) == [(A1, "initiative_not_cast", "waived")]
+    assert [(p.attacker, p.target) for p in o.state.pending] == [(A1, B1)]
+    assert pv(o.state, A1) == 500
