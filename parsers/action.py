@@ -45,6 +45,7 @@ __all__ = [
     "contract_kind",
     "parse_move_line",
     "parse_target_line",
+    "split_targets",
 ]
 
 DEFAULT_FOOTER_LINES = 6
@@ -251,6 +252,27 @@ def _target_in(segments: Sequence[str]) -> str | None:
         if m:
             found = _clean_value(m.group(1))
     return found
+
+
+_TARGET_SEPARATORS_RE = re.compile(r"\s*(?:,|;|/|&|\+|\bet\b|\band\b)\s*", re.IGNORECASE)
+
+
+def split_targets(target: str | None) -> tuple[str, ...]:
+    """The names a ``Cible :`` value lists when it lists two or more, in the order written;
+    ``()`` for one name or none (a spell has one target: the caller reports them all).
+
+    Examples:
+        >>> split_targets("Jules Meyer et Irène Vasseur")
+        ('Jules Meyer', 'Irène Vasseur')
+        >>> split_targets("Cassius, Dorian & moi")
+        ('Cassius', 'Dorian', 'moi')
+        >>> split_targets("Cassius Thorne")
+        ()
+    """
+    if not target:
+        return ()
+    names = tuple(p for p in (s.strip() for s in _TARGET_SEPARATORS_RE.split(target)) if p)
+    return names if len(names) > 1 else ()
 
 
 def parse_move_line(line: str) -> str | None:
@@ -553,4 +575,5 @@ def parse_action(
         kind=kind,
         target=target,
         move_to=move_to,
+        targets=split_targets(target),
     )

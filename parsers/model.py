@@ -113,6 +113,11 @@ class Action:
         kind: cast / dodge / dodge_riposte, or None when the post says nothing.
         target: the ``Cible :`` line, or None.
         move_to: the ``Déplacement :`` line, or None.
+        targets: every name the ``Cible :`` line lists when it lists two or more
+            (« Cible : Jules Meyer et Irène Vasseur » -> both, in the order written; joined by
+            « et », « and », a comma, « ; », « & », « / » or « + »); empty for one target or
+            none. One spell has one target: the engine resolves nothing for such a post and
+            proposes ``missing_target`` (docs/rules-readings.md, issue 26 D2).
     """
 
     spell: str | None = None
@@ -122,6 +127,7 @@ class Action:
     kind: ActionKind | None = None
     target: str | None = None
     move_to: str | None = None
+    targets: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ Split out of ``rules.duo.engine`` (issue 17); every name stays importable from t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -103,19 +104,44 @@ _SELF = ("moi", "moi meme", "lui meme", "elle meme", "soi", "soi meme", "self")
 @dataclass(frozen=True)
 class Target:
     """What a ``Cible :`` line names: ``kind`` in ``duellist``, ``self``, ``creature``,
-    ``mechanism``, ``item``, ``scenery``, ``none``; ``key`` the name or key."""
+    ``mechanism``, ``item``, ``scenery``, ``none``, ``several`` (two or more named: ``key``
+    lists them, comma-separated); ``key`` the name or key."""
 
     kind: str
     key: str | None = None
 
 
+_SEPARATORS = re.compile(r"\s*(?:,|;|/|&|\+|\bet\b|\band\b)\s*")
+
+
 def resolve_target(text: str | None, caster: str, state: DuoState, env: Environment) -> Target:
     """Read a ``Cible :`` line: a duellist (full name or first name), oneself, a creature, a
     mechanism or an item of the environment, else the scenery (RULES.md: "cast on any
-    target (opponent, teammate, self, creature, scenery)"). None gives ``Target("none")``."""
+    target (opponent, teammate, self, creature, scenery)"). None gives ``Target("none")``.
+
+    A line naming two or more of them (« Cible : Jules Meyer et Irène Vasseur », or a comma,
+    « & », « / ») gives ``Target("several", "<name>, <name>")`` in the order written: one
+    spell has one target, so the engine resolves nothing for it and proposes
+    ``missing_target`` to the referee (issue 26, D2; docs/rules-readings.md)."""
     if text is None or not text.strip():
         return Target("none")
-    t = fold(text)
+    pieces = [p for p in _SEPARATORS.split(fold(text)) if p]
+    if len(pieces) > 1:
+        found: list[str] = []
+        for piece in pieces:
+            one = _resolve_one(piece, caster, state, env)
+            label = caster if one.kind == "self" else one.key
+            if one.kind not in ("scenery", "none") and label is not None and label not in found:
+                found.append(label)
+        if len(found) > 1:
+            return Target("several", ", ".join(found))
+    return _resolve_one(fold(text), caster, state, env, raw=text.strip())
+
+
+def _resolve_one(
+    t: str, caster: str, state: DuoState, env: Environment, raw: str | None = None
+) -> Target:
+    """One folded name -> its :class:`Target` (see :func:`resolve_target`)."""
     if t in _SELF or t == fold(caster):
         return Target("self")
     for name in state.names():
@@ -131,4 +157,4 @@ def resolve_target(text: str | None, caster: str, state: DuoState, env: Environm
             names = (fold(e.name), fold(e.key))
             if t in names or any(n in t for n in names) or (len(t) >= 4 and t in names[0]):
                 return Target(kind, e.key)
-    return Target("scenery", text.strip())
+    return Target("scenery", raw if raw is not None else t)

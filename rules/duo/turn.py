@@ -51,7 +51,11 @@ class _Step(_WorldStep):
             # double target in a defense post is void (duo.toml double_target_effect), as in
             # an initiative; the defense's dodge still counts.
             allowed = self.record_target(me, defended.attacker, post, direct=declared != "dodge")
-            self.resolve_pending(defended, post, void_defense=None if allowed else "double_target")
+            void = None if allowed else "double_target"
+            if declared == "dodge_riposte" and target.kind == "several" and allowed:
+                self.several_targets(me, post, target)  # the riposte: no target to resolve
+                void = "missing_target"
+            self.resolve_pending(defended, post, void_defense=void)
         elif declared is None and not post.spell_text:
             if dp.move_to or dp.use_item:
                 if not dp.use_item and not self.no_legal_action(me, bool(incoming)):
@@ -96,7 +100,21 @@ class _Step(_WorldStep):
         self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
         return None
 
+    def several_targets(self, me: str, post: TurnPost, target: Target) -> None:
+        """A ``Cible :`` line naming two targets or more: one spell has one target, so nothing
+        is resolved for it and ``missing_target`` is proposed to the referee (duo.toml status;
+        issue 26, D2). The post's own checks (bet, level, reuse) still run."""
+        self.violation(
+            me, "missing_target", post.post_id,
+            f"« Cible : {post.target} » names {target.key}: one spell has one target",
+        )  # fmt: skip
+        self.events.append(Event("several_targets", me, target.key, post.spell or ""))
+
     def cast(self, me: str, post: TurnPost, target: Target) -> None:
+        if target.kind == "several":
+            self.several_targets(me, post, target)
+            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
+            return
         if target.kind == "none":
             near = [n for n in self.s.opponents(me) if n in self.s.in_zone(self.s.zone_of(me))]
             if len(near) == 1:

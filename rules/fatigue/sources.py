@@ -80,6 +80,11 @@ FATIGUE_SOURCES: dict[str, str] = {
         'directement A1 car déjà visé par B2" (duo.toml: double_target_effect = "void", the spell '
         "has no effect)"
     ),
+    "fatigue.missing_target": (
+        f'{SEED}: "Cette action permet de lancer un sort sur la cible de son choix" (one spell, '
+        "one target: a post naming two targets has its spell resolve nothing until the referee "
+        "decides; docs/rules-readings.md, D2)"
+    ),
     "fatigue.damage": (
         f"{SEED}: \"Dès lors qu'un duelliste est victime d'un sort, celui perd automatiquement des "
         'points de vies et reste toujours touché par les effets dudit sortilège"'

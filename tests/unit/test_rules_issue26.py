@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from parsers.action import parse_action
+from parsers.model import Post
 from rules import TurnPost, ruleset_path
 from rules.duo import (
     DuoPost,
@@ -30,7 +32,7 @@ from rules.fatigue import FatigueRuleset, load_fatigue_ruleset
 
 DATA = Path(__file__).resolve().parents[2] / "rules" / "data"
 SHIPPED = ruleset_path("fatigue").read_text(encoding="utf-8")
-BOOK = '''
+BOOK = """
 [[spells]]
 name = "Flipendo"
 aliases = []
@@ -65,7 +67,7 @@ aliases = []
 level = 6
 source = "test spellbook: Confringo, level 6, 55 PV"
 effects = [{ type = "pv_damage", amount = 55 }, { type = "spell_family", family = "feu" }]
-'''
+"""
 
 
 def book_ruleset(extra: str = "", spells: str = BOOK) -> FatigueRuleset:
@@ -110,7 +112,8 @@ def p2(who: str, pid: int, spell: str | None, target: str | None = None, *,
 
 
 def step2(state: DuoState, posts: Sequence[DuoPost], dice: Sequence[int] | int = 4, *,
-          rs: FatigueRuleset = RS, waived: Sequence[tuple[str, str]] = ()) -> DuoOutcome:  # fmt: skip
+          rs: FatigueRuleset = RS,
+          waived: Sequence[tuple[str, str]] = ()) -> DuoOutcome:  # fmt: skip
     faces = [dice] * len(posts) if isinstance(dice, int) else list(dice)
     return resolve_duo_step(
         state, list(posts), {p.post.post_id: (f,) for p, f in zip(posts, faces, strict=True)},
@@ -224,3 +227,51 @@ def test_d5_an_initiative_that_dodges_is_charged_as_in_1v1() -> None:
     assert rules_of(o) == [(A1, "initiative_not_cast", "waived")]
     assert [(p.attacker, p.target) for p in o.state.pending] == [(A1, B1)]
     assert pv(o.state, A1) == 500
+
+
+# --- D2: a post naming two targets ---------------------------------------------------------------
+
+
+def test_d2_the_parser_reports_every_target_named() -> None:
+    """Seed 001: « Cette action permet de lancer un sort sur la cible de son choix ». The
+    parser (pure) does not pick one of the names: it reports both, in the order written."""
+    book = {s.name: s.aliases for s in RS.spells}
+    text = "Un long texte.\nFlipendo\nPari : [3,4,5,6]\nCible : Jules Meyer et Irène Vasseur"
+    action = parse_action(written(text), book)
+    assert action.target == "Jules Meyer et Irène Vasseur"
+    assert action.targets == ("Jules Meyer", "Irène Vasseur")
+    one = parse_action(written(text.replace(" et Irène Vasseur", "")), book)
+    assert (one.target, one.targets) == ("Jules Meyer", ())
+
+
+def written(text: str) -> Post:
+    return Post(post_id=1, author="Aurora", author_id=2, posted_at=None, edited=None, text=text,
+                bold=("Flipendo",), quotes=(), line_count=text.count("\n") + 1)  # fmt: skip
+
+
+def test_d2_a_spell_naming_two_targets_resolves_nothing_and_asks_the_referee() -> None:
+    """Seed 001: « Cette action permet de lancer un sort sur la cible de son choix » (one spell,
+    one target). RULES.md: "Actions: cast on any target (opponent, teammate, self, creature,
+    scenery)" — a target, never two. The engine used to send the spell to the first name in
+    roster order (not even the first written); now nothing resolves for that spell and
+    ``missing_target`` is proposed to the referee (duo.toml: proposed).
+
+    Hand-computed: all four in zone 1 (no 1v1 pairing to guess from). Aurora's initiative
+    « Cible : Dorian et Cassius »: no PV moves, nothing waits, the names in the order written.
+    Cassius' Flipendo at Blaise waits; Blaise's defense is a cast naming « Cassius, Dorian »:
+    Cassius' Flipendo lands (a defender who casts cannot avoid it: 500 - 20 = 480), Blaise's
+    own spell resolves nothing."""
+    s = duel2({A1: 0, A2: 0, B1: 0, B2: 0})
+    o = step2(s, [p2(A1, 1, "Flipendo", "Dorian et Cassius"),
+                  p2(B1, 2, "Flipendo", A2)])  # fmt: skip
+    assert rules_of(o) == [(A1, "missing_target", "proposed")]
+    assert [(e.who, e.target) for e in o.events if e.kind == "several_targets"] == [
+        (A1, "Dorian, Cassius")
+    ]
+    assert [(p.attacker, p.target) for p in o.state.pending] == [(B1, A2)]
+    assert [pv(o.state, n) for n in (A1, A2, B1, B2)] == [500, 500, 500, 500]
+    o = step2(o.state, [p2(A2, 3, "Rictusempra", "Cassius, Dorian", move="zone 2"),
+                        p2(B2, 4, "Episkey", "moi", move="zone 2")])  # fmt: skip
+    assert rules_of(o) == [(A2, "missing_target", "proposed")] and o.turn_closed
+    assert [pv(o.state, n) for n in (A1, A2, B1, B2)] == [500, 480, 500, 500]
+    assert [(a.attacker, a.defender, a.landed) for a in o.attacks] == [(B1, A2, True)]
