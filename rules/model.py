@@ -134,6 +134,10 @@ class DuellistState:
             ``"dodge_riposte"``; None when none or in classic). Fatigue's ``dodge_twice``.
         spells_used_on: (spell, target) pairs: spells that affected or directly targeted
             ``target`` (fatigue's ``reused_spell``); empty in classic.
+        casts: (spell, times cast in the duel) of the spells whose spellbook entry has a
+            ``max_casts`` (fatigue's ``cast_limit``), in first-cast order; empty otherwise
+            (and then absent from :meth:`to_dict`, so states of a book without limits are
+            unchanged).
     """
 
     name: str
@@ -146,10 +150,16 @@ class DuellistState:
     magic_types: tuple[str, ...] = ()
     last_action: str | None = None
     spells_used_on: tuple[tuple[str, str], ...] = ()
+    casts: tuple[tuple[str, int], ...] = ()
+
+    def cast_count(self, spell: str) -> int:
+        """How many times this duellist cast the limited ``spell`` in the duel (0: never, or
+        a spell with no ``max_casts``)."""
+        return next((n for name, n in self.casts if name == spell), 0)
 
     def to_dict(self) -> JsonDict:
         """JSON-ready table."""
-        return {
+        data: JsonDict = {
             "name": self.name,
             "year": self.year,
             "points": self.points,
@@ -161,6 +171,9 @@ class DuellistState:
             "last_action": self.last_action,
             "spells_used_on": [list(pair) for pair in self.spells_used_on],
         }
+        if self.casts:
+            data["casts"] = [[name, n] for name, n in self.casts]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DuellistState:
@@ -179,6 +192,7 @@ class DuellistState:
             spells_used_on=tuple(
                 (str(pair[0]), str(pair[1])) for pair in data.get("spells_used_on", ())
             ),
+            casts=tuple((str(pair[0]), int(pair[1])) for pair in data.get("casts", ())),
         )
 
 

@@ -70,10 +70,13 @@ class Spell:
         level: spell level (1..8), the club's to set for classic.
         effects: the spell's effects, in the file's order.
         source: the seed line defining the spell (quoted in the rule trail).
-        reusable: True when the spellbook lets the caster cast it again on an opponent it
-            already affected or targeted (fatigue's ``reused_spell`` does not apply). Seed 001:
-            "Un duelliste peut réutiliser un sort autant de fois qu'il le désire au cours d'un
-            duel (sauf contre-indication)"; file key ``reusable``, optional, default false.
+        max_casts: how many times one duellist may cast it in one duel, or None (no limit).
+            Seed 001: "Un duelliste peut réutiliser un sort autant de fois qu'il le désire au
+            cours d'un duel (sauf contre-indication)": the contre-indication *limits* reuse;
+            file key ``max_casts``, optional (an integer >= 1). A cast beyond it is
+            ``cast_limit`` (fatigue). It never lifts the ban on casting a spell again at the
+            same opponent (« formellement interdit »): only a named house rule does
+            (:class:`HouseRule`, ``recast_same_opponent``).
     """
 
     name: str
@@ -81,12 +84,44 @@ class Spell:
     level: int
     effects: tuple[Effect, ...]
     source: str
-    reusable: bool = False
+    max_casts: int | None = None
 
     @cached_property
     def attacks(self) -> bool:
         """False when an effect stops the caster from attacking (shield, counter_spell)."""
         return not any(e.blocks_caster_attack for e in self.effects)
+
+
+@dataclass(frozen=True)
+class HouseRule:
+    """A club's variant of a seed rule, declared by name in the ruleset file and shown to the
+    players (the guide post, the opening declaration), never a silent switch.
+
+    File shape::
+
+        [house_rules.recast_same_opponent]
+        name = "Relance libre"
+        description = "Un sort peut être relancé sur un adversaire qu'il a déjà touché."
+
+    Attributes:
+        key: the variant (one of :data:`HOUSE_RULES`).
+        name: the club's name for it (French, shown to the players).
+        description: what it changes (French, shown to the players).
+    """
+
+    key: str
+    name: str
+    description: str
+
+
+# The variants a club may declare, and the seed sentence each one departs from.
+HOUSE_RULES: dict[str, str] = {
+    "recast_same_opponent": (
+        "seed 001: « à partir du moment où son adversaire est affecté ou directement ciblé par "
+        "un sort, il est formellement interdit au lanceur de le réutiliser une seconde fois sur "
+        "son adversaire » (the house rule lifts this ban: no reused_spell)"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -152,6 +187,8 @@ class Ruleset:
         known_levels: year key -> highest known spell level, None = all levels.
         spells: the spellbook, in file order.
         settings: engine-specific settings by name (validated against the engine's specs).
+        house_rules: the club's declared variants (:class:`HouseRule`) by key; empty: the
+            seed's rules as written.
     """
 
     name: str
@@ -167,6 +204,16 @@ class Ruleset:
     known_levels: Mapping[str, int | None]
     spells: tuple[Spell, ...]
     settings: Mapping[str, SettingValue] = field(default_factory=dict)
+    house_rules: Mapping[str, HouseRule] = field(default_factory=dict)
+
+    def house_rule(self, key: str) -> bool:
+        """True when the club declared the house rule ``key`` (:data:`HOUSE_RULES`)."""
+        return key in self.house_rules
+
+    @cached_property
+    def has_cast_limits(self) -> bool:
+        """True when some spell of the book has a ``max_casts``."""
+        return any(s.max_casts is not None for s in self.spells)
 
     @cached_property
     def _spell_index(self) -> dict[str, Spell]:
@@ -269,7 +316,7 @@ def parse_ruleset(toml_text: str) -> Ruleset:
         if spec.name not in data:
             raise RuleError(spec.name, f"missing setting (engine {engine!r})")
         settings[spec.name] = spec.check(data[spec.name])
-    allowed = set(_COMMON_KEYS) | {s.name for s in specs}
+    allowed = set(_COMMON_KEYS) | {s.name for s in specs} | {"house_rules"}
     for key in data:
         if key not in allowed:
             raise RuleError(key, f"unknown setting for engine {engine!r}")
@@ -294,6 +341,7 @@ def parse_ruleset(toml_text: str) -> Ruleset:
         known_levels=_known_levels(data["known_levels"]),
         spells=_spells(data["spells"]),
         settings=settings,
+        house_rules=_house_rules(data.get("house_rules", {})),
     )
     if ruleset.fuzzy_threshold > 100:
         raise RuleError("fuzzy_threshold", "must be <= 100")
@@ -340,8 +388,40 @@ def _known_levels(raw: object) -> dict[str, int | None]:
     return out
 
 
+def _house_rules(raw: object) -> dict[str, HouseRule]:
+    if not isinstance(raw, dict):
+        raise RuleError("house_rules", "must be a table of [house_rules.<key>] tables")
+    out: dict[str, HouseRule] = {}
+    for key, entry in raw.items():
+        where = f"house_rules.{key}"
+        if key not in HOUSE_RULES:
+            raise RuleError(where, f"unknown house rule; known: {sorted(HOUSE_RULES)}")
+        if not isinstance(entry, dict):
+            raise RuleError(
+                where,
+                "must be a table with a name and a description the players are shown, e.g. "
+                f'[{where}] name = "..." description = "..."',
+            )
+        for field_name in entry:
+            if field_name not in ("name", "description"):
+                raise RuleError(f"{where}.{field_name}", "unknown field (name, description)")
+        out[key] = HouseRule(key, _str(entry, "name"), _str(entry, "description"))
+    return out
+
+
 _SPELL_KEYS = ("name", "aliases", "level", "effects", "source")
-_OPTIONAL_SPELL_KEYS = ("reusable",)
+_OPTIONAL_SPELL_KEYS = ("max_casts",)
+# Spell fields that were removed, with what to write instead.
+_REMOVED_SPELL_KEYS = {
+    "reusable": (
+        "removed: `reusable = true` lifted the ban on casting a spell again at the same "
+        "opponent, which seed 001 forbids « formellement »; « sauf contre-indication » limits "
+        "reuse instead. Delete the line; to limit a spell to N casts per duel write "
+        "`max_casts = N`; a club that wants the same-opponent recast allowed declares it, "
+        "named and shown to the players: [house_rules.recast_same_opponent] name = \"...\" "
+        'description = "..." (docs/rules-readings.md)'
+    ),
+}
 
 
 def _spells(raw: object) -> tuple[Spell, ...]:
@@ -354,6 +434,8 @@ def _spells(raw: object) -> tuple[Spell, ...]:
         if not isinstance(entry, dict):
             raise RuleError(where, "must be a table")
         for key in entry:
+            if key in _REMOVED_SPELL_KEYS:
+                raise RuleError(f"{where}.{key}", _REMOVED_SPELL_KEYS[key])
             if key not in _SPELL_KEYS and key not in _OPTIONAL_SPELL_KEYS:
                 raise RuleError(f"{where}.{key}", "unknown spell field")
         for key in _SPELL_KEYS:
@@ -379,16 +461,18 @@ def _spells(raw: object) -> tuple[Spell, ...]:
                     "a target's effect gated on a landed attack cannot bind the same turn",
                 )
             effects.append(effect)
-        reusable = entry.get("reusable", False)
-        if not isinstance(reusable, bool):
-            raise RuleError(f"{where}.reusable", f"must be true or false, got {reusable!r}")
+        max_casts = entry.get("max_casts")
+        if max_casts is not None and (
+            isinstance(max_casts, bool) or not isinstance(max_casts, int) or max_casts < 1
+        ):
+            raise RuleError(f"{where}.max_casts", f"must be an integer >= 1, got {max_casts!r}")
         spell = Spell(
             name=name,
             aliases=tuple(aliases),
             level=_int(entry, "level", 0),
             effects=tuple(effects),
             source=_str(entry, "source"),
-            reusable=reusable,
+            max_casts=max_casts,
         )
         for label in (name, *spell.aliases):
             key = fold_name(label)
@@ -404,6 +488,8 @@ def _spells(raw: object) -> tuple[Spell, ...]:
 __all__ = [
     "DATA_DIR",
     "ENGINE_SETTINGS",
+    "HOUSE_RULES",
+    "HouseRule",
     "Ruleset",
     "SettingSpec",
     "SettingValue",

@@ -24,6 +24,7 @@ from typing import Any
 
 import rules
 from forumbot.duels.flow import Draft, FlowContext, HasContext, context_of
+from forumbot.duels.opening import club_variants
 from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.labels import describe_modifier, slug
 from forumbot.publish.owls import draft_owl, owl_key
@@ -335,6 +336,7 @@ def opening_context(
         "dice_source": dice_source,
         "referee_name": referee_name,
         "duo_state": state.to_dict(),
+        **club_variants(rs),
     }
 
 

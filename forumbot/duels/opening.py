@@ -52,6 +52,20 @@ class OpeningFlow(DuelFlow, Protocol):
         ...
 
 
+
+def club_variants(rs: Ruleset) -> dict[str, Any]:
+    """What the opening shows of the club's departures from the seed (issue 26): its named
+    house rules (``house_rules``: name, description) and the spells the spellbook limits
+    per duel (``limited_spells``: name, max_casts)."""
+    return {
+        "house_rules": [
+            {"name": h.name, "description": h.description} for h in rs.house_rules.values()
+        ],
+        "limited_spells": [
+            {"name": s.name, "max_casts": s.max_casts} for s in rs.spells if s.max_casts
+        ],
+    }
+
 def adopt(
     ctx: FlowContext,
     flow: OpeningFlow,
@@ -122,6 +136,7 @@ def adopt(
         "dice_source": ctx.settings.dice_source,
         "early": [],
         "referee_name": ctx.settings.referee_name,
+        **club_variants(rs),
     }
     context.update(flow.opening_extra(rs, state))
     text = ctx.render(flow.opening_template, context)

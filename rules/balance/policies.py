@@ -105,7 +105,12 @@ def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     return [
         s
         for s in _known(rs, me.year)
-        if s.reusable or not _targets_opponent(s) or (s.name, opp.name) not in me.spells_used_on
+        if (s.max_casts is None or me.cast_count(s.name) < s.max_casts)
+        and (
+            rs.house_rule("recast_same_opponent")
+            or not _targets_opponent(s)
+            or (s.name, opp.name) not in me.spells_used_on
+        )
     ]
 
 

@@ -284,11 +284,14 @@ class _StepCore:
                     points=d.points,
                     violations=d.violations,
                     spells_used_on=d.spells_used_on,
+                    casts=d.casts,
                     last_spell=d.last_spell if d.name == poster else mine.last_spell,
                 )
             )
         self.put(*merged)
         stand_in = b not in keep  # b only lends the 1v1 engine an opponent (self, creature...)
+        if stand_in and post is not None and pending is None and not close and attacks:
+            self.count_cast(poster, attacks[0])  # a cast at a creature, mechanism, item, décor
         for att in attacks:
             if att.void_reason != "pending" and not stand_in:
                 self.attacks.append(att)
@@ -299,6 +302,18 @@ class _StepCore:
                 if carrier in keep:
                     self.s = replace(self.s, incoming=self.s.incoming + ((carrier, e),))
         return attacks[0] if attacks else None
+
+    def count_cast(self, who: str, att: AttackResult) -> None:
+        """Count a spell with a ``max_casts`` cast by ``who`` in an exchange the 1v1 engine
+        leaves open (a creature, mechanism, item or the scenery: no defense follows)."""
+        if att.void_reason != "pending" or att.spell is None or not self.rs.has_spell(att.spell):
+            return
+        if self.rs.spell(att.spell).max_casts is None:
+            return
+        d = self.member(who)
+        counted = dict(d.casts)
+        counted[att.spell] = counted.get(att.spell, 0) + 1
+        self.put(replace(d, casts=tuple(counted.items())))
 
     def resolve_pending(
         self, p: PendingAttack, defense: TurnPost | None, *, void_defense: str | None = None

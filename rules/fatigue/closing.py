@@ -6,7 +6,7 @@ Split out of ``rules.fatigue.engine`` (issue 17); every name stays importable fr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from rules.effects import Effect
 from rules.errors import RuleError
@@ -40,6 +40,7 @@ def _close(
     points: Mapping[str, int] | None = None,
     effects_next: Mapping[str, tuple[Effect, ...]] | None = None,
     memory: Mapping[str, tuple[str | None, str | None, list[tuple[str, str]]]] | None = None,
+    casts: Mapping[str, Sequence[str]] | None = None,
 ) -> TurnOutcome:
     """Penalties (when not computed yet), the end of the duel, the new state and outcome."""
     state, trail, cfg = ctx.state, ctx.trail, ctx.cfg
@@ -179,6 +180,10 @@ def _close(
                         "fatigue.reuse_memory",
                         f"{d.name} may not cast {pair[0]} on {pair[1]} again",
                     )
+        for spell in (casts or {}).get(d.name, ()):
+            counted = dict(updated.casts)
+            counted[spell] = counted.get(spell, 0) + 1
+            updated = evolve(updated, casts=tuple(counted.items()))
         duellists.append(updated)
     new_state = evolve(
         state,

@@ -525,6 +525,11 @@ def _resolve(
             used[d.name],
         ),
     }
+    # spells with a max_casts (« sauf contre-indication »): each cast that took effect counts
+    limited: dict[str, list[str]] = {a.name: [], d.name: []}
+    for who, spell in ((a.name, init.spell), (d.name, dfn.spell if dfn else None)):
+        if spell is not None and spell.max_casts is not None:
+            limited[who].append(spell.name)
     dice_used = {init_post.post_id: (init.die,)}
     if dfn is not None and defense_post is not None:
         dice_used[defense_post.post_id] = (dfn.die,)
@@ -538,6 +543,7 @@ def _resolve(
         points=points,
         effects_next=effects_next,
         memory=memory,
+        casts=limited,
     )
 
 

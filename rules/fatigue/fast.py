@@ -95,7 +95,7 @@ class _Plan:
     by_kind: bool
 
 
-def _spell_plan(spell: Spell) -> _SpellPlan:
+def _spell_plan(spell: Spell, recast_allowed: bool = False) -> _SpellPlan:
     _, base, family, undodgeable, targets = _facts_of(spell)
     carried = tuple(
         (e, getattr(e, "applies", "target") == "target")
@@ -104,7 +104,7 @@ def _spell_plan(spell: Spell) -> _SpellPlan:
     )
     heals = tuple(e.amount for e in spell.effects if isinstance(e, Heal))
     return _SpellPlan(spell, spell.name, base, family, undodgeable, targets,
-                      not spell.reusable and targets, heals, carried)  # fmt: skip
+                      not recast_allowed and targets, heals, carried)  # fmt: skip
 
 
 _PLANS: dict[int, tuple[FatigueRuleset, _Plan]] = {}
@@ -119,7 +119,7 @@ def plan_for(rs: FatigueRuleset) -> _Plan:
     spells: dict[str, _SpellPlan] = {}
     for spell in rs.spells:
         if spell.name not in spells:
-            spells[spell.name] = _spell_plan(spell)
+            spells[spell.name] = _spell_plan(spell, rs.house_rule("recast_same_opponent"))
     rules: dict[str, tuple[str, int, str | None]] = {}
     for rule in _RULES:
         setting = _STATUS_SETTING.get(rule, rule)
@@ -376,9 +376,9 @@ def resolve_fast(
         or state.finished
         or not state.started
         or len(state.duellists) != 2
-        or len(posts) > 1
-        or len(state.pending) > 1
-    ):
+        or len(posts) > 1 or len(state.pending) > 1
+        or ruleset.has_cast_limits  # max_casts: the full engine counts the casts
+    ):  # fmt: skip
         return None
     plan = plan_for(ruleset)
     d0, d1 = state.duellists

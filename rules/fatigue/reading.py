@@ -189,8 +189,18 @@ def _read(
         )
         if status != "waived":
             return void("spell_above_level")
+    if spell.max_casts is not None and me.cast_count(spell.name) >= spell.max_casts:
+        status = ctx.violation(
+            post,
+            "cast_limit",
+            f"{name} already cast {spell.name} {me.cast_count(spell.name)} time(s); the "
+            f"spellbook allows {spell.max_casts} per duel",
+            record=record,
+        )
+        if status != "waived":
+            return void("cast_limit")
     if (
-        not spell.reusable
+        not rs.house_rule("recast_same_opponent")
         and _targets_opponent(spell)
         and (spell.name, opp.name) in me.spells_used_on
     ):

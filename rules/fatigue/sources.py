@@ -80,6 +80,12 @@ FATIGUE_SOURCES: dict[str, str] = {
         'directement A1 car déjà visé par B2" (duo.toml: double_target_effect = "void", the spell '
         "has no effect)"
     ),
+    "fatigue.cast_limit": (
+        f"{SEED}: \"Un duelliste peut réutiliser un sort autant de fois qu'il le désire au cours "
+        "d'un duel (sauf contre-indication)\" (the spellbook's max_casts is the "
+        "contre-indication); \"Si une règle, quelle qu'elle soit, du règlement officiel du club "
+        'de duels n\'est pas respectée, le fautif se verra retirer 20 PV."'
+    ),
     "fatigue.missing_target": (
         f'{SEED}: "Cette action permet de lancer un sort sur la cible de son choix" (one spell, '
         "one target: a post naming two targets has its spell resolve nothing until the referee "

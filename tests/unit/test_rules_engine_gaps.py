@@ -210,32 +210,18 @@ def test_one_initiative_per_duo_when_all_four_share_a_zone() -> None:
 # --- « sauf contre-indication » ------------------------------------------------------------------
 
 
-def _reusable(spell: str, value: str = "true") -> FatigueRuleset:
-    old = f'name = "{spell}"\n'
+def test_the_old_reusable_key_is_refused_with_what_to_write_instead() -> None:
+    """Issue 26: `reusable = true` lifted the ban seed 001 states « formellement » (« il est
+    formellement interdit au lanceur de le réutiliser une seconde fois sur son adversaire »);
+    RULES.md: "a spell may be cast again and again unless the spellbook says otherwise". An
+    old ruleset using it does not load silently: the error names the replacements
+    (tests/unit/test_rules_issue26.py covers ``max_casts`` and the house rule)."""
+    old = 'name = "Flipendo"\n'
     assert old in TEXT
-    return load_fatigue_ruleset(TEXT.replace(old, f"{old}reusable = {value}\n", 1))
-
-
-def test_a_spell_marked_reusable_may_be_cast_again_on_the_same_opponent() -> None:
-    """RULES.md: "Reuse: a spell may be cast again and again unless the spellbook says
-    otherwise, but once the opponent has been affected or directly targeted by it, the caster
-    may not cast it on that opponent again"; seed 001: « Un duelliste peut réutiliser un sort
-    autant de fois qu'il le désire au cours d'un duel (sauf contre-indication) »."""
-    assert RS.spell("Flipendo").reusable is False  # off by default
-    rs = _reusable("Flipendo")
-    assert rs.spell("Flipendo").reusable is True
-    for ruleset, expected in ((RS, ["reused_spell"]), (rs, [])):
-        s = duel1(ruleset)
-        for pid, answer in ((1, "Rictusempra"), (3, "Flipendo")):
-            one = step1(s, [cast(A, pid, "Flipendo")], {pid: (4,)}, ruleset=ruleset)
-            two = step1(one.state, [cast(C, pid + 1, answer)], {pid + 1: (4,)},
-                        ruleset=ruleset)  # fmt: skip
-            s = two.state
-        assert [v.rule for v in one.violations] == expected
-    assert s.duellist(C).points == 400 - 22 - 22  # Flipendo twice (brutale +10 %)
     with pytest.raises(RuleError) as err:
-        _reusable("Flipendo", '"yes"')
+        load_fatigue_ruleset(TEXT.replace(old, f"{old}reusable = true\n", 1))
     assert err.value.rule.endswith(".reusable")
+    assert "max_casts" in str(err.value) and "house_rules.recast_same_opponent" in str(err.value)
 
 
 # --- Self-heals forever: N turns with no PV lost -------------------------------------------------

@@ -153,9 +153,13 @@ FATIGUE_VARIANTS: dict[str, dict[str, str]] = {
         "dodge_twice_penalty": "5",
         "spell_above_level_penalty": "50",
     },
-    # "(sauf contre-indication)": a reusable spell; magic types with every modifier kind
-    "reusable_and_rich_types": {
-        'name = "Flipendo"': 'name = "Flipendo"\nreusable = true',
+    # the club's named house rule that lifts the same-opponent ban (issue 26: no reused_spell
+    # then); magic types with every modifier kind. (A book with max_casts always takes the
+    # full resolution: tests/unit/test_rules_issue26.py.)
+    "house_rule_and_rich_types": {
+        "# --- Bets per action": '[house_rules.recast_same_opponent]\nname = "Relance libre"\n'
+        'description = "Un sort peut être relancé sur le même adversaire."\n\n'
+        "# --- Bets per action",
         _BRUTALE: _RICH[0],
         _DISCRETE: _RICH[1],
     },
@@ -254,7 +258,11 @@ def test_fatigue_fast_path_gives_the_full_outcome_under_every_setting(variant: s
     assert counts["fast"] > 10 * (counts["full"] + counts["refused"]) and counts["refused"] > 0
     # the generator reaches dodges, ripostes, reused and barred spells, lasting effects, wards
     assert {"landed", "dodged", "dodge", "riposte_failed", "barred", "missing_spell"} <= seen
-    unreported = {"statuses": {"invalid_bet"}, "violations_end": {"dodge_twice"}}
+    unreported = {
+        "statuses": {"invalid_bet"},
+        "violations_end": {"dodge_twice"},
+        "house_rule_and_rich_types": {"reused_spell"},
+    }
     assert {"reused_spell", "dodge_twice", "invalid_bet", "barred_action"} - seen <= (
         unreported.get(variant, set())
     )

@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pytest
+
 from parsers.action import parse_action
 from parsers.model import Post
-from rules import TurnPost, ruleset_path
+from rules import DuelState, RuleError, TurnOutcome, TurnPost, ruleset_path, start_duel
 from rules.duo import (
     DuoPost,
     DuoState,
@@ -28,7 +30,12 @@ from rules.duo import (
     start_duo,
 )
 from rules.duo.engine import DuoOutcome
-from rules.fatigue import FatigueRuleset, load_fatigue_ruleset
+from rules.fatigue import (
+    FatigueRuleset,
+    load_fatigue_ruleset,
+    new_fatigue_duel,
+    resolve_fatigue_step,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "rules" / "data"
 SHIPPED = ruleset_path("fatigue").read_text(encoding="utf-8")
@@ -275,3 +282,113 @@ def test_d2_a_spell_naming_two_targets_resolves_nothing_and_asks_the_referee() -
     assert rules_of(o) == [(A2, "missing_target", "proposed")] and o.turn_closed
     assert [pv(o.state, n) for n in (A1, A2, B1, B2)] == [500, 480, 500, 500]
     assert [(a.attacker, a.defender, a.landed) for a in o.attacks] == [(B1, A2, True)]
+
+
+# --- « sauf contre-indication »: max_casts, and the named house rule ----------------------------
+
+A, C = "Aurora Vexley", "Cassius Thorne"
+
+
+def duel1(rs: FatigueRuleset, year: str = "adult") -> DuelState:
+    return start_duel(new_fatigue_duel(rs, [(A, year, ("sournoise",)), (C, year, ("sournoise",))]))
+
+
+def turn1(state: DuelState, rs: FatigueRuleset, pid: int, first: TurnPost | str,
+          second: TurnPost | str) -> tuple[TurnOutcome, TurnOutcome]:  # fmt: skip
+    def post(who: str, p: TurnPost | str, n: int) -> TurnPost:
+        if isinstance(p, TurnPost):
+            return p
+        return TurnPost(who, n, p, spell_text=p, kind="cast", bet=HIGH)
+
+    one = resolve_fatigue_step(state, [post(A, first, pid)], {pid: (4,)}, ruleset=rs)
+    two = resolve_fatigue_step(one.state, [post(C, second, pid + 1)], {pid + 1: (4,)},
+                               ruleset=rs)  # fmt: skip
+    return one, two
+
+
+def test_max_casts_limits_a_spell_per_duel() -> None:
+    """Seed 001: « Un duelliste peut réutiliser un sort autant de fois qu'il le désire au cours
+    d'un duel (sauf contre-indication) »: the contre-indication *limits* reuse. RULES.md:
+    "Reuse: a spell may be cast again and again unless the spellbook says otherwise". The
+    spellbook says so with ``max_casts``; a cast beyond it is ``cast_limit``: no effect, and
+    20 PV (« Si une règle, quelle qu'elle soit, [...] n'est pas respectée, le fautif se verra
+    retirer 20 PV »). The count is per duellist: the opponent may still cast it.
+
+    Hand-computed (adults, 500 PV; a heal lands after the damage of the same turn): Episkey
+    limited to 2 casts. Turn 1 Aurora's Flipendo, Cassius' Diffindo: Aurora 465. Turn 2
+    Episkey against Rictusempra: 465 - 15 + 25 = 475; turn 3 Episkey against Flipendo: 475 - 20
+    + 25 = 480. Turn 4 her third Episkey is void: 480 - 20 (cast_limit) - 55 (Confringo) =
+    405. Cassius' own first Episkey is fine."""
+    book = BOOK.replace('name = "Episkey"\n', 'name = "Episkey"\nmax_casts = 2\n')
+    rs = book_ruleset(spells=book)
+    assert rs.spell("Episkey").max_casts == 2 and rs.spell("Flipendo").max_casts is None
+    _, two = turn1(duel1(rs), rs, 1, "Flipendo", "Diffindo")
+    assert two.state.duellist(A).points == 465
+    _, two = turn1(two.state, rs, 3, "Episkey", "Rictusempra")
+    assert two.state.duellist(A).points == 475 and two.state.duellist(A).cast_count("Episkey") == 1
+    _, two = turn1(two.state, rs, 5, "Episkey", "Flipendo")
+    assert two.state.duellist(A).points == 480 and two.state.duellist(A).casts == (("Episkey", 2),)
+    one, two = turn1(two.state, rs, 7, "Episkey", "Confringo")
+    assert [(v.duellist, v.rule, v.status) for v in one.violations] == [
+        (A, "cast_limit", "applied")
+    ]
+    assert two.state.duellist(A).points == 405
+    assert two.attacks[0].void_reason == "cast_limit"
+    assert two.state.duellist(A).casts == (("Episkey", 2),)  # a void cast is not counted
+    _, two = turn1(two.state, rs, 9, "Rictusempra", "Episkey")  # Cassius' first Episkey: fine
+    assert two.violations == ()
+    # the count survives the state's JSON; a book without limits keeps no count at all
+    assert DuelState.from_dict(two.state.to_dict()) == two.state
+    assert "casts" not in duel1(RS).duellists[0].to_dict()
+    with pytest.raises(RuleError) as err:
+        book_ruleset(spells=BOOK.replace('name = "Episkey"\n', 'name = "Episkey"\nmax_casts = 0\n'))
+    assert err.value.rule.endswith(".max_casts")
+
+
+HOUSE = """
+[house_rules.recast_same_opponent]
+name = "Relance libre"
+description = "Un sort peut être relancé sur un adversaire qu'il a déjà touché."
+"""
+
+
+def test_recasting_at_the_same_opponent_is_only_a_named_house_rule() -> None:
+    """Seed 001: « à partir du moment où son adversaire est affecté ou directement ciblé par
+    un sort, il est formellement interdit au lanceur de le réutiliser une seconde fois sur son
+    adversaire ». RULES.md: "once the opponent has been affected or directly targeted by it,
+    the caster may not cast it on that opponent again: `reused_spell`". Never a switch: a club
+    that wants the variant declares it, with a name and a description the players are shown
+    on the opening declaration."""
+    s = duel1(RS)
+    _, two = turn1(s, RS, 1, "Flipendo", "Rictusempra")
+    one, _ = turn1(two.state, RS, 3, "Flipendo", "Rictusempra")
+    assert [v.rule for v in one.violations] == ["reused_spell"]
+    rs = book_ruleset(extra=HOUSE)
+    assert rs.house_rule("recast_same_opponent")
+    assert rs.house_rules["recast_same_opponent"].name == "Relance libre"
+    s = duel1(rs)
+    _, two = turn1(s, rs, 1, "Flipendo", "Rictusempra")
+    one, two = turn1(two.state, rs, 3, "Flipendo", "Rictusempra")
+    assert one.violations == () and two.state.duellist(C).points == 500 - 20 - 20
+    for bad, rule in (
+        ("[house_rules]\nrecast_same_opponent = true\n", "house_rules.recast_same_opponent"),
+        ('[house_rules.free_for_all]\nname = "x"\ndescription = "y"\n', "house_rules.free_for_all"),
+        ('[house_rules.recast_same_opponent]\nname = "x"\n', "description"),
+    ):
+        with pytest.raises(RuleError) as err:
+            book_ruleset(extra=bad)
+        assert err.value.rule == rule
+    from forumbot.duels.opening import club_variants
+    from forumbot.publish.render import render
+
+    shown = club_variants(rs)
+    assert shown["house_rules"] == [
+        {"name": "Relance libre",
+         "description": "Un sort peut être relancé sur un adversaire qu'il a déjà touché."}
+    ]  # fmt: skip
+    text = render("fatigue_opening.bbcode.j2", {
+        "title": "t", "duellists": [], "unit": "PV", "stakes": None, "commitment": "c",
+        "dice_source": "bot", "early": [], "referee_name": "Arbitre", "bets": rs.bets,
+        "min_lines": 10, "hours": 36, "dice_name": "Pari", **shown,
+    }, "fr")  # fmt: skip
+    assert "Règle de la maison « Relance libre »" in text
