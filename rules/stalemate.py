@@ -13,6 +13,15 @@ referee task (see docs/balance.md, "Self-heals forever").
 A turn "loses PV" when some duellist ends it with fewer points than they started it with (net:
 a heal that outweighs the damage of the same turn is no loss). Works for any ruleset (PD, PV)
 and for 2v2 (the four duellists' totals).
+
+A fatigue duel can also be *certain* never to end (issue 26): every damaging spell each
+duellist knows has been spent on each opponent (the reuse ban, « il est formellement interdit
+au lanceur de le réutiliser une seconde fois sur son adversaire »; a spellbook ``max_casts``),
+no lasting damage runs, and only self spells (Protego, Episkey) are left, which may be cast
+« autant de fois qu'il le désire ». :func:`propose_exhausted` notices it at once (no turn
+count) and proposes the seed's own end to the referee: relaunch, then close with no winner
+(seed: « l'arbitre relancera une dernière fois avant de mettre fin au duel »), or the club's
+stalemate rule. It never names a winner.
 """
 
 from __future__ import annotations
@@ -21,7 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from rules.errors import RuleError
-from rules.model import DuelState
+from rules.fatigue.context import _base_damage, _targets_opponent
+from rules.fatigue.effects import DamageOverTime
+from rules.fatigue.settings import FatigueRuleset
+from rules.model import DuellistState, DuelState
+from rules.ruleset import Spell
 
 DEFAULT_QUIET_TURNS = 8
 CLOSE_SOURCE = (
@@ -36,7 +49,8 @@ class CloseProposal:
     """A proposal to the referee to close a duel that stopped moving.
 
     Attributes:
-        reason: ``"no_pv_lost"``.
+        reason: ``"no_pv_lost"`` (:func:`propose_close`) or ``"spells_exhausted"``
+            (:func:`propose_exhausted`: no damaging spell left to anyone).
         turns: turns in a row (the last ones) with no PV lost; >= the setting.
         since_turn: the first turn of that run (1-based turn numbers, as ``DuelState.turn``).
         last_turn: the last turn closed.
@@ -50,6 +64,86 @@ class CloseProposal:
     last_turn: int
     points: Mapping[str, int] = field(default_factory=dict)
     source: str = CLOSE_SOURCE
+
+
+EXHAUSTED_SOURCE = (
+    "seed 001: « il est formellement interdit au lanceur de le réutiliser une seconde fois sur "
+    "son adversaire » (every damaging spell spent) and « l'arbitre relancera une dernière fois "
+    "avant de mettre fin au duel » (the seed's end: relaunch, then close with no winner); "
+    'RULES.md: "after one more delay with no post the duel closes with no winner, no loser and '
+    'no rewards"'
+)
+
+
+def damaging(spell: Spell) -> bool:
+    """True when ``spell`` can take PV from an opponent (damage, or lasting damage)."""
+    return _base_damage(spell) > 0 or any(
+        isinstance(e, DamageOverTime) and getattr(e, "applies", "target") == "target"
+        for e in spell.effects
+    )
+
+
+def castable_attacks(
+    ruleset: FatigueRuleset, me: DuellistState, opponent: DuellistState
+) -> tuple[str, ...]:
+    """The damaging spells ``me`` may still cast at ``opponent`` without a violation that
+    voids them: known at their year (seed: « Première année : sorts de niveau 1 »...), not
+    already spent on that opponent (the reuse ban, unless the club's named house rule
+    ``recast_same_opponent``), and not over their spellbook ``max_casts``. Temporary effects
+    (no_attack) are ignored: they run out."""
+    top = ruleset.max_level_for(me.year)
+    recast = ruleset.house_rule("recast_same_opponent")
+    out = []
+    for s in ruleset.spells:
+        if not damaging(s) or (top is not None and s.level > top):
+            continue
+        if s.max_casts is not None and me.cast_count(s.name) >= s.max_casts:
+            continue
+        if not recast and _targets_opponent(s) and (s.name, opponent.name) in me.spells_used_on:
+            continue
+        out.append(s.name)
+    return tuple(out)
+
+
+def propose_exhausted(
+    state: DuelState,
+    ruleset: FatigueRuleset,
+    *,
+    sides: Mapping[str, int] | None = None,
+    other_damage: bool = False,
+) -> CloseProposal | None:
+    """A :class:`CloseProposal` (reason ``"spells_exhausted"``) when no duellist still in the
+    duel may cast a damaging spell at any opponent still in it and no lasting damage runs:
+    the rules leave no way to a winner, however long the duel goes. None otherwise.
+
+    Args:
+        state: the duel after a declaration (1v1: two duellists; 2v2: four).
+        ruleset: its fatigue ruleset.
+        sides: duellist -> side (2v2: the duo's index); None: each duellist its own side.
+        other_damage: True when something else can still take PV (2v2: a creature still
+            standing, a damaging item): never exhausted then.
+
+    Returns:
+        The proposal, ``turns`` 0 and ``since_turn``/``last_turn`` the current turn, or None.
+    """
+    if state.finished or other_damage:
+        return None
+    side = dict(sides) if sides is not None else {d.name: i for i, d in enumerate(state.duellists)}
+    alive = [d for d in state.duellists if d.points > 0 and not d.disqualified]
+    for me in alive:
+        if any(isinstance(e, DamageOverTime) for e in me.effects):
+            return None
+        for opp in alive:
+            if side.get(opp.name) != side.get(me.name) and castable_attacks(ruleset, me, opp):
+                return None
+    return CloseProposal(
+        reason="spells_exhausted",
+        turns=0,
+        since_turn=state.turn,
+        last_turn=state.turn,
+        points={d.name: d.points for d in state.duellists},
+        source=EXHAUSTED_SOURCE,
+    )
 
 
 def points_by_turn(states: Sequence[DuelState]) -> list[dict[str, int]]:
@@ -116,7 +210,11 @@ def propose_close(
 __all__ = [
     "CLOSE_SOURCE",
     "DEFAULT_QUIET_TURNS",
+    "EXHAUSTED_SOURCE",
     "CloseProposal",
+    "castable_attacks",
+    "damaging",
+    "propose_exhausted",
     "points_by_turn",
     "propose_close",
     "turns_without_pv_lost",

@@ -8,7 +8,8 @@ outcome becomes its state, the final one finishes it) and, when the flow says so
 deadline is created (:func:`forumbot.duels.deadlines.create_deadline`) in the same transaction;
 a declaration that closes a turn may open a referee task proposing a close when nobody lost PV
 for ``club.stalemate_turns`` turns (:func:`forumbot.duels.stalemate.check_stalemate`;
-:func:`published_hook` binds the setting).
+:func:`published_hook` binds the setting), or at once when no duellist has a damaging spell
+left (:func:`forumbot.duels.stalemate.check_exhausted`, issue 26).
 ``bootstrap`` wires it into :class:`forumbot.app.Bot`; :func:`publish_due` is the poster's pass
 with it (for the CLI, the replay and tests).
 """
@@ -22,7 +23,7 @@ from typing import Any
 from forumbot.duels.deadlines import create_deadline
 from forumbot.duels.erratum import ERRATUM, apply_erratum
 from forumbot.duels.flows import flow_for
-from forumbot.duels.stalemate import check_stalemate
+from forumbot.duels.stalemate import check_exhausted, check_stalemate
 from forumbot.forums.base import ForumClient
 from forumbot.publish import poster
 from forumbot.publish.poster import OnPublished
@@ -50,7 +51,8 @@ def apply_published(
     flow = flow_for(storage, duel)
     if flow.on_published(storage, duel, decl, now):
         create_deadline(storage, decl, now, flow)
-    check_stalemate(storage, decl, now, stalemate_turns)
+    if not check_exhausted(storage, decl, now):  # issue 26: certain, whatever the setting
+        check_stalemate(storage, decl, now, stalemate_turns)
 
 
 def published_hook(stalemate_turns: int) -> OnPublished:

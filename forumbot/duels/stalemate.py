@@ -17,6 +17,14 @@ while one of the duel is open. Runs inside the publication's transaction
 Every flow's declarations store the state after them (``outcome.state``, a
 :class:`rules.model.DuelState`: two duellists in 1v1, four in 2v2), so this works for fatigue
 1v1, 2v2 and classic alike.
+
+Issue 26: a fatigue duel whose duellists have no damaging spell left to cast at any opponent
+(the reuse ban, levels, ``max_casts``; :func:`rules.stalemate.propose_exhausted`) can never end
+by play, whatever the turn count: :func:`check_exhausted` opens one referee task for it at
+once (kind ``stalemate``, key ``b<board>-duel<id>-exhausted``: once per duel), proposing the
+seed's own end (relaunch, then close with no winner) or the club's stalemate rule
+(``publish/templates/fr/stalemate_exhausted_task.txt.j2``). It runs whatever
+``club.stalemate_turns`` says (it is a certainty, not a guess), and names no winner.
 """
 
 from __future__ import annotations
@@ -27,15 +35,25 @@ from typing import Any
 
 from forumbot.duels.duo_board import add_task
 from forumbot.publish.render import render
+from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
 from forumbot.storage.records import Declaration, Duel
+from rules.duo.state import DuoState
+from rules.fatigue import FatigueRuleset
 from rules.model import DuelState
-from rules.stalemate import DEFAULT_QUIET_TURNS, CloseProposal, points_by_turn, propose_close
+from rules.stalemate import (
+    DEFAULT_QUIET_TURNS,
+    CloseProposal,
+    points_by_turn,
+    propose_close,
+    propose_exhausted,
+)
 
 log = logging.getLogger("forumbot.duels.stalemate")
 
 TASK_KIND = "stalemate"
 TEMPLATE = "stalemate_task.txt.j2"
+EXHAUSTED_TEMPLATE = "stalemate_exhausted_task.txt.j2"
 
 
 def closes_turn(row: Declaration | dict[str, Any]) -> bool:
@@ -132,4 +150,54 @@ def check_stalemate(
     return open_task(storage, duel, proposal, quiet_turns, now)
 
 
-__all__ = ["TASK_KIND", "check_stalemate", "closes_turn", "open_task", "turn_boundaries"]
+def check_exhausted(
+    storage: Storage, row: Declaration | dict[str, Any], now: datetime, language: str = "fr"
+) -> bool:
+    """After the publication of ``row``: open the ``stalemate`` task proposing the seed's end
+    when the turn it closed leaves no damaging spell to anyone (module doc). 2v2: sides are
+    the duos; a creature still standing or an item in play may still take PV, so no task.
+    Returns True when a task was opened. The duel itself is left alone."""
+    decl = Declaration.of(row)
+    if not closes_turn(decl):
+        return False
+    duel = Duel.from_row(storage.duel(decl.duel_id))
+    if duel.status != "running":
+        return False
+    ruleset = load_ruleset(str(duel.ruleset))
+    if not isinstance(ruleset, FatigueRuleset):
+        return False
+    state = DuelState.from_dict((decl.outcome or {})["state"])
+    sides: dict[str, int] | None = None
+    other = False
+    stored = decl.context.get("duo_state")
+    if stored:
+        duo = DuoState.from_dict(stored)
+        sides = {n: duo.duo_of(n) for n in duo.names()}
+        other = any(pv > 0 for _, pv in duo.creatures) or bool(duo.items_left or duo.inventory)
+    proposal = propose_exhausted(state, ruleset, sides=sides, other_damage=other)
+    if proposal is None:
+        return False
+    text = render(
+        EXHAUSTED_TEMPLATE,
+        {"turn": proposal.last_turn, "points": sorted(proposal.points.items())},
+        language,
+    )
+    before = storage.db.execute("select total_changes()").fetchone()[0]
+    add_task(
+        storage, duel.board_id, duel.id, TASK_KIND, f"b{duel.board_id}-duel{duel.id}-exhausted",
+        "", None, "Plus aucun sort d'attaque possible", text, now,
+    )  # fmt: skip
+    inserted = bool(storage.db.execute("select total_changes()").fetchone()[0] > before)
+    if inserted:
+        log.info("duel %s: no damaging spell left to anyone: referee task opened", duel.id)
+    return inserted
+
+
+__all__ = [
+    "TASK_KIND",
+    "check_exhausted",
+    "check_stalemate",
+    "closes_turn",
+    "open_task",
+    "turn_boundaries",
+]

@@ -392,3 +392,103 @@ def test_recasting_at_the_same_opponent_is_only_a_named_house_rule() -> None:
         "min_lines": 10, "hours": 36, "dice_name": "Pari", **shown,
     }, "fr")  # fmt: skip
     assert "Règle de la maison « Relance libre »" in text
+
+
+# --- A duel that truly cannot end ---------------------------------------------------------------
+
+
+def spent(state: DuelState, rs: FatigueRuleset) -> DuelState:
+    """Every damaging spell of the book already spent by each duellist on the other."""
+    from rules.stalemate import damaging
+
+    names = [s.name for s in rs.spells if damaging(s)]
+    a, c = state.duellists
+    return DuelState.from_dict(
+        {
+            **state.to_dict(),
+            "duellists": [
+                {**a.to_dict(), "spells_used_on": [[n, c.name] for n in names]},
+                {**c.to_dict(), "spells_used_on": [[n, a.name] for n in names]},
+            ],
+        }
+    )
+
+
+def test_spells_exhausted_is_noticed_at_once_not_after_a_turn_cap() -> None:
+    """Seed 001: « il est formellement interdit au lanceur de le réutiliser une seconde fois sur
+    son adversaire », and the duel's end is « l'arbitre relancera une dernière fois avant de
+    mettre fin au duel ». RULES.md: "Reuse: [...] the caster may not cast it on that opponent
+    again" and "after one more delay with no post the duel closes with no winner, no loser and
+    no rewards". When no duellist has a damaging spell left for an opponent, the duel cannot
+    end by play: the proposal comes at once (no count of quiet turns) and names no winner."""
+    from rules.stalemate import castable_attacks, propose_exhausted
+
+    s = duel1(RS)
+    assert propose_exhausted(s, RS) is None  # everything still to cast
+    stuck = spent(s, RS)
+    assert castable_attacks(RS, stuck.duellists[0], stuck.duellists[1]) == ()
+    proposal = propose_exhausted(stuck, RS)
+    assert proposal is not None and proposal.reason == "spells_exhausted"
+    assert proposal.points == {A: 500, C: 500} and "relancera" in proposal.source
+    # one spell left to one duellist: the duel can still end
+    a, c = stuck.duellists
+    left = DuelState.from_dict({**stuck.to_dict(), "duellists": [
+        {**a.to_dict(), "spells_used_on": [list(p) for p in a.spells_used_on[1:]]},
+        c.to_dict(),
+    ]})  # fmt: skip
+    assert castable_attacks(RS, left.duellists[0], left.duellists[1]) == ("Flipendo",)
+    assert propose_exhausted(left, RS) is None
+    # a first-year knows only level 1: Diffindo and Confringo are no way out for him
+    young = duel1(RS, year="1")
+    a, c = young.duellists
+    young = DuelState.from_dict({**young.to_dict(), "duellists": [
+        {**a.to_dict(), "spells_used_on": [["Flipendo", C], ["Rictusempra", C]]},
+        {**c.to_dict(), "spells_used_on": [["Flipendo", A], ["Rictusempra", A]]},
+    ]})  # fmt: skip
+    assert propose_exhausted(young, RS) is not None
+    # the club's house rule lifts the ban: never exhausted
+    assert propose_exhausted(spent(s, book_ruleset(extra=HOUSE)), book_ruleset(extra=HOUSE)) is None
+    # 2v2: teammates are no opponents; a creature still standing may take PV
+    sides = {A: 0, C: 1}
+    assert propose_exhausted(stuck, RS, sides=sides) is not None
+    assert propose_exhausted(stuck, RS, sides=sides, other_damage=True) is None
+
+
+def test_the_bot_opens_one_referee_task_when_no_damaging_spell_is_left() -> None:
+    """The running bot (fatigue 1v1, ``club.stalemate_turns`` 8): the turn after which no
+    damaging spell is left opens one ``stalemate`` referee task proposing the seed's end; the
+    duel stays running (the bot closes nothing, names no winner)."""
+    import json
+
+    from forumbot.duels.duo import referee_tasks
+    from forumbot.rulesets import load_ruleset
+    from tests.unit.test_fatigue_flow import make
+
+    duel = make()
+    shipped = load_ruleset("fatigue")
+    assert isinstance(shipped, FatigueRuleset)
+    row = duel.storage.duels()[0]
+    state = spent(DuelState.from_dict(json.loads(row["state_json"])), shipped)
+    duel.storage.db["duels"].update(row["id"], {"state_json": json.dumps(state.to_dict())})
+    heal = next(s.name for s in shipped.spells if not _damaging(s) and s.level <= 5)
+    duel.post(A, "cast", heal, win=True)
+    duel.cycle()
+    duel.post(C, "cast", heal, win=True)
+    duel.cycle()
+    tasks = [t for t in referee_tasks(duel.storage, 1, status=None) if t["kind"] == "stalemate"]
+    assert len(tasks) == 1
+    assert "plus aucun duelliste ne peut lancer de sort d'attaque" in str(tasks[0]["text"])
+    assert "relancera une dernière fois" in str(tasks[0]["text"])
+    assert duel.storage.duels()[0]["status"] == "running"
+    duel.post(A, "cast", heal, win=True)
+    duel.cycle()
+    duel.post(C, "cast", heal, win=True)
+    duel.cycle()
+    assert len([t for t in referee_tasks(duel.storage, 1, status=None)
+                if t["kind"] == "stalemate"]) == 1  # fmt: skip
+
+
+def _damaging(spell: object) -> bool:
+    from rules.stalemate import damaging
+
+    return damaging(spell)  # type: ignore[arg-type]
