@@ -128,6 +128,62 @@ def resolve_duo_step(
         rolled = step.rolled(p.duellist, tuple(dice[p.post_id]))
         step.post(DuoPost(replace(p, dice=rolled), dp.move_to, dp.use_item))
         step.dice.setdefault(p.post_id, rolled)
+    return _conclude(state, step, parsed, held)
+
+
+def resolve_duo_silence(
+    state: DuoState,
+    *,
+    ruleset: FatigueRuleset,
+    env: Environment,
+    settings: DuoSettings,
+    draw: Draw,
+    waived: Collection[tuple[str, str]] = (),
+    confirmed: Collection[tuple[str, str]] = (),
+    overrides: Mapping[str, int | bool] | None = None,
+) -> DuoOutcome:
+    """The 2v2 declaration at a deadline that ran out on a turn under way (issue 26, D6).
+
+    Seed 001: « Si 36h ou 48h [...] après la première déclaration de l'arbitre le second
+    duelliste n'a pas posté sa défense, l'arbitre relancera automatiquement le jeu » and the
+    duel ends only when « aucun des deux duellistes n'a saisi l'initiative ». RULES.md: "the
+    initiative spell resolves undefended and the turn closes"; "A missed deadline is not a
+    violation". So each silent duellist (:func:`expected_posters`): every spell waiting on
+    them resolves undefended; they pass the turn (no action, no move: they stay in their
+    zone; their last action is none, so they may dodge next turn); their duo's move is not
+    charged as ``missing_move`` (their silence is no violation); then the turn closes as
+    usual (creatures' abilities, lasting effects) and the duel may end. Event ``silent``
+    (who; detail ``"aimed"`` when a spell waited on them) for each.
+
+    Args:
+        state: the duel at the deadline: started, not finished, someone posted this turn.
+        ruleset, env, settings, draw, waived, confirmed, overrides: as
+            :func:`resolve_duo_step` (overrides of the undefended exchanges and ``points``).
+
+    Raises:
+        RuleError: ``"duo.state"`` when the duel is not running; ``"duo.silence"`` when
+            nobody posted this turn (that silence is a relaunch: nobody took the initiative)
+            or nobody is expected; ``"referee.override"`` as :func:`resolve_duo_step`.
+    """
+    if not state.duel.started or state.duel.finished:
+        raise RuleError("duo.state", "the duel is not running")
+    silent = expected_posters(state)
+    if not state.posted or not silent:
+        raise RuleError(
+            "duo.silence", "nobody posted this turn (a relaunch) or nobody is expected"
+        )
+    parsed = _duo_overrides(overrides or {}, state, env, ruleset, settings)
+    step = _Step(state, ruleset, env, settings, draw, waived, confirmed, {}, parsed, ())
+    for name in silent:
+        step.silence(name)
+    return _conclude(state, step, parsed, [])
+
+
+def _conclude(
+    state: DuoState, step: _Step, parsed: Mapping[tuple[str, str], OverrideValue], held: list[int]
+) -> DuoOutcome:
+    """Close the turn when nobody is expected any more, settle the referee's numbers, and
+    build the :class:`DuoOutcome` of the step."""
     closed = False
     finished, winners, losers, draw_ = step.end()
     if not finished and not expected_posters(step.s):
@@ -269,6 +325,7 @@ def duo_rewards(state: DuoState, settings: DuoSettings) -> list[tuple[str, str, 
 __all__ = [
     "CREATURE_SOURCE",
     "Draw",
+    "resolve_duo_silence",
     "DuoOutcome",
     "DuoPost",
     "Event",

@@ -49,7 +49,8 @@ class Event:
     (who, source, kind, amount), ``mechanism_attempt``, ``mechanism_solved``, ``item_taken``,
     ``item_used``, ``scenery``, ``nothing_to_dodge``, ``several_targets`` (who, target: the
     names, comma-separated: the spell resolves nothing; ``missing_target`` proposed),
-    ``self_cast``, ``extra_post``,
+    ``self_cast``, ``extra_post``, ``silent`` (who: let a deadline run out; detail ``"aimed"``
+    when a spell waited on them: resolved undefended),
     ``damage_over_time``, ``turn_closed``, ``initiative_held`` (who, detail: the post id: a
     second initiative of the duo when all four share a zone, held for the referee),
     ``pending`` (attacker, target: waiting for the target's post; only while it still waits at

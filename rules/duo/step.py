@@ -62,6 +62,7 @@ class _StepCore:
         # duellist -> the action that counted in their defense (the 1v1 engine's
         # ``_counted_action``: a forbidden or barred dodge counts as none)
         self.counted: dict[str, str | None] = {}
+        self.silent: set[str] = set()  # silent at a deadline (resolve_duo_silence)
 
     # -- referee overrides ----------------------------------------------------------------
     def note(self, quantity: str, value: int | bool, detail: str) -> None:

@@ -193,6 +193,18 @@ class _Step(_WorldStep):
         self.s = replace(self.s, targeted=self.s.targeted + ((me, victim),))
         return True
 
+    def silence(self, me: str) -> None:
+        """``me`` let the deadline run out (:func:`rules.duo.engine.resolve_duo_silence`):
+        the spells waiting on them resolve undefended and they pass the turn."""
+        aimed = [p for p in self.s.pending if p.target == me]
+        for p in aimed:
+            self.resolve_pending(p, None)
+        self.silent.add(me)
+        self.events.append(Event("silent", me, None, "aimed" if aimed else ""))
+        d = self.member(me)
+        self.put(replace(d, last_action=None))
+        self.s = replace(self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (0,))
+
     # -- end of turn ----------------------------------------------------------------------
     def close_turn(self) -> None:
         for p in list(self.s.pending):
@@ -201,8 +213,8 @@ class _Step(_WorldStep):
         ids = dict(zip(self.s.posted, self.s.posted_ids, strict=True))
         for duo in self.s.duos:
             alive = [n for n in duo if n in order]
-            if not alive or any(n in self.s.movers for n in duo):
-                continue
+            if not alive or any(n in self.s.movers or n in self.silent for n in duo):
+                continue  # a silent member's duo: the silence is no violation (issue 26, D6)
             blamed = max(alive, key=order.index)
             self.violation(
                 blamed, "missing_move", ids[blamed],

@@ -492,3 +492,45 @@ def _damaging(spell: object) -> bool:
     from rules.stalemate import damaging
 
     return damaging(spell)  # type: ignore[arg-type]
+
+
+# --- D6: a silent duellist at a 2v2 deadline ------------------------------------------------------
+
+
+def test_d6_a_silent_duellist_passes_the_turn_and_the_spell_waiting_on_him_lands() -> None:
+    """Seed 001: « Si 36h ou 48h (selon type de duel) après la première déclaration de
+    l'arbitre le second duelliste n'a pas posté sa défense, l'arbitre relancera
+    automatiquement le jeu », and the duel ends only when « aucun des deux duellistes n'a
+    saisi l'initiative ». RULES.md: "the initiative spell resolves undefended and the turn
+    closes" and "A missed deadline is not a violation: the relaunch handles it". One silent
+    duellist no longer closes a four-player duel.
+
+    Hand-computed: Cassius' Flipendo waits on Aurora; Blaise heals himself without moving
+    (Aurora was to move for their duo), Dorian heals and moves. Aurora stays silent: at the
+    deadline Flipendo lands undefended (500 - 20 = 480), she stays in zone 1, her duo is not
+    charged ``missing_move``, the turn closes; next turn her dodge is a first dodge."""
+    from rules.duo import resolve_duo_silence
+
+    s = duel2()
+    o = step2(s, [p2(B1, 1, "Flipendo", A1)])
+    o = step2(o.state, [p2(A2, 2, "Episkey", "moi")])
+    o = step2(o.state, [p2(B2, 3, "Episkey", "moi", move="zone 2")])
+    assert o.state.pending and not o.turn_closed
+    silent = resolve_duo_silence(o.state, ruleset=RS, env=ENV, settings=CFG, draw=drawer({}))
+    assert silent.turn_closed and not silent.finished and silent.violations == ()
+    assert [(a.attacker, a.defender, a.landed, a.damage) for a in silent.attacks] == [
+        (B1, A1, True, 20)
+    ]
+    assert [(e.kind, e.who, e.detail) for e in silent.events if e.kind == "silent"] == [
+        ("silent", A1, "aimed")
+    ]
+    after = silent.state
+    assert pv(after, A1) == 480 and after.zone_of(A1) == "mandragores" and after.pending == ()
+    assert after.duel.turn == 1 and after.posted == ()
+    o = step2(after, [p2(B1, 5, "Rictusempra", A1)], dice=2)
+    o = step2(o.state, [p2(A1, 6, None, B1, kind="dodge")], dice=4)
+    assert rules_of(o) == [] and pv(o.state, A1) == 480  # a first dodge, and it succeeds
+    # nobody posted this turn: that is a relaunch (nobody took the initiative), not a silence
+    with pytest.raises(RuleError) as err:
+        resolve_duo_silence(s, ruleset=RS, env=ENV, settings=CFG, draw=drawer({}))
+    assert err.value.rule == "duo.silence"
