@@ -40,10 +40,12 @@ Design (a persistent table swept by an interval job, not APScheduler date jobs):
   (``timeout_kind``: ``1v1`` 36 h, ``2v2`` 48 h) and what a published declaration waits for
   (:meth:`DuelFlow.deadline_for`: phase, expected duellists, relaunches so far). Two against
   two (:func:`duel_kind` is ``"2v2"``): the clock runs for whoever is expected next (RULES.md):
-  the active duellists who have not posted in the turn. **[D]** A 2v2 deadline is always of
-  phase ``awaiting_initiative``: a spell waiting for its target's post stays pending (the duo
-  engine resolves it with that post); the silence is relaunched (kind ``relaunch``, naming the
-  expected duellists, the flow's ``relaunch_template``), then the duel closes with no winner.
+  the active duellists who have not posted in the turn. Issue 26 (D6): a turn under way
+  (someone posted in it) is of phase ``awaiting_defense``: at its deadline the flow's
+  ``undefended_draft`` resolves the spells waiting on the silent undefended, the silent pass
+  the turn and it closes (:func:`forumbot.duels.duo.silence_draft`); only a turn nobody
+  opened is relaunched (kind ``relaunch``, naming the expected duellists, the flow's
+  ``relaunch_template``), then the duel closes with no winner.
 
 Actions: ``resolve_undefended`` drafts the engine's step ``"relaunch"`` (the initiative spell
 resolves undefended and the turn closes); ``relaunch`` drafts an invitation to take the
@@ -244,6 +246,9 @@ def silence_draft(
     expected) or the closing declaration (kind ``closure``)."""
     ruleset = ctx.rs
     state = DuelState.from_dict(duel.state)
+    own = getattr(flow, "undefended_draft", None)  # 2v2: the silent pass the turn (issue 26)
+    if action == "resolve_undefended" and own is not None:
+        return own(ctx, duel, dl, why)  # type: ignore[no-any-return]
     if action == "resolve_undefended":
         turn_no = state.turn + 1
         outcome = resolve_fatigue_step(state, [], {}, ruleset=ruleset, step="relaunch")

@@ -74,6 +74,7 @@ from rules.duo import (
     Environment,
     expected_posters,
     posts_per_declaration,
+    resolve_duo_silence,
     resolve_duo_step,
 )
 from rules.errors import RuleError
@@ -286,6 +287,16 @@ def recompute_duo(
     assert duo is not None
     env = load_env(duo["environment"])
     state = DuoState.from_dict(inputs["duo_state_before"])
+    if inputs.get("step") == SILENCE_STEP:
+        outcome = resolve_duo_silence(
+            state, ruleset=rs, env=env, settings=duo_settings(),
+            draw=make_draw(duel.secret, f"{duo_platform(storage, duel)}:{duel.topic_id}"),
+            waived={(a, b) for a, b in waived}, overrides=overrides,
+        )  # fmt: skip
+        context = turn_context(rs, env, duel, state, [], {}, outcome, referee_name,
+                               dice_source=str(inputs.get("dice_source", "bot")))  # fmt: skip
+        text = render("duo_turn.bbcode.j2", context, language)
+        return {"context": context, "inputs": inputs, "outcome": _Stored(outcome).to_dict()}, text
     posts = [
         DuoPost(TurnPost.from_dict(p), extra.get("move_to"), extra.get("use_item"))
         for p, extra in zip(inputs["posts"], inputs["duo_posts"], strict=True)
@@ -309,6 +320,51 @@ def recompute_duo(
     )  # fmt: skip
     text = render("duo_turn.bbcode.j2", context, language)
     return {"context": context, "inputs": inputs, "outcome": _Stored(outcome).to_dict()}, text
+
+
+SILENCE_STEP = "duo_silence"
+
+
+def silence_draft(ctx: FlowContext, duel: Duel, dl: dict[str, Any], why: str) -> Draft:
+    """The 2v2 declaration when a deadline runs out on a turn under way (issue 26, D6;
+    :func:`rules.duo.resolve_duo_silence`): the spells waiting on the silent duellists resolve
+    undefended, they pass the turn, the turn closes. A draft like any other (review delay;
+    a post that comes in first cancels it:
+    :func:`forumbot.duels.fatigue_posts.cancel_silence_drafts`)."""
+    storage = ctx.storage
+    records = ctx.records_of(duel)
+    state = current_state(storage, duel, records)
+    rs = ctx.rs
+    assert isinstance(rs, FatigueRuleset)
+    duo = duo_row(storage, duel.id)
+    assert duo is not None
+    env = load_env(duo["environment"])
+    outcome = resolve_duo_silence(
+        state, ruleset=rs, env=env, settings=duo_settings(),
+        draw=make_draw(duel.secret, ctx.dice.duel_key(duel)),
+    )  # fmt: skip
+    turn_no = state.duel.turn + 1
+    inputs = {
+        "engine": "fatigue",
+        "step": SILENCE_STEP,
+        "state_before": state.duel.to_dict(),
+        "posts": [],
+        "dice": {},
+        "duo_state_before": state.to_dict(),
+        "duo_posts": [],
+        "facts": {},
+        "solved": [],
+        "silent": list(expected_posters(state)),
+        "reason": why,
+        "dice_source": ctx.settings.dice_source,
+        "late_edits": [],
+    }
+    context = turn_context(rs, env, duel, state, [], {}, outcome, ctx.settings.referee_name,
+                           dice_source=ctx.settings.dice_source)  # fmt: skip
+    text = ctx.render("duo_turn.bbcode.j2", context)
+    _store_violations(storage, duel.id, turn_no, outcome, [], ctx.now())
+    what = f"turn{turn_no}-silence{dl['declaration_id']}"
+    return Draft(turn_no, "turn", what, text, context, inputs, _Stored(outcome).to_dict())
 
 
 def duo_platform(storage: Storage, duel: Duel) -> str:
@@ -462,15 +518,26 @@ class DuoFlow:
     def deadline_for(self, storage: Storage, duel: Duel, decl: Declaration) -> DeadlineSpec:
         """RULES.md: "In 2v2 the clock runs for whoever is expected next" [D]: the active
         duellists who have not posted in the turn (the declaration's stored ``duo_state``,
-        else the duel's current 2v2 state); an attack waiting for its target stays pending,
-        so the phase is always ``awaiting_initiative``."""
+        else the duel's current 2v2 state). Issue 26, D6: while a turn is under way (someone
+        posted in it) the phase is ``awaiting_defense``: at the deadline the silent pass the
+        turn and the spells waiting on them resolve undefended (:meth:`undefended_draft`);
+        a turn nobody opened is ``awaiting_initiative`` (relaunch, then close)."""
         stored = decl.context
         if stored.get("duo_state"):
             state = DuoState.from_dict(stored["duo_state"])
         else:
             state = current_state(storage, duel)
         relaunches = int(stored.get("relaunch_number", 1)) if decl.kind == "relaunch" else 0
-        return DeadlineSpec("awaiting_initiative", list(expected_posters(state)), relaunches)
+        phase = "awaiting_defense" if state.posted and not state.duel.finished else (
+            "awaiting_initiative"
+        )
+        return DeadlineSpec(phase, list(expected_posters(state)), relaunches)
+
+    def undefended_draft(
+        self, ctx: FlowContext, duel: Duel, dl: dict[str, Any], why: str
+    ) -> Draft:
+        """The draft of a deadline run out on a turn under way (:func:`silence_draft`)."""
+        return silence_draft(ctx, duel, dl, why)
 
 
 DUO = DuoFlow()

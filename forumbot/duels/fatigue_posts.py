@@ -233,7 +233,7 @@ def cancel_silence_drafts(ctx: FlowContext, duel: Duel, why: str) -> None:
         step = decl.inputs.get("step")
         if step == "concession":  # the staff's decision (forumbot.duels.concession): it stays
             continue
-        if decl.kind in ("relaunch", "closure") or step == "relaunch":
+        if decl.kind in ("relaunch", "closure") or step in ("relaunch", "duo_silence"):
             storage.update_row(
                 "declarations",
                 {"id": decl.id},

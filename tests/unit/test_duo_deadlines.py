@@ -16,6 +16,7 @@ from forumbot.duels.duo import make_draw, open_duo_duel
 from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
 from forumbot.storage import Storage, open_storage
+from forumbot.storage.records import Declaration
 from tests.fakes.forum import FakeForum
 
 A1, A2, B1, B2 = "Aurora", "Blaise", "Cassius", "Dorian"
@@ -93,20 +94,51 @@ def test_48h_for_the_expected_duellists_then_relaunch_once() -> None:
     assert sorted(json.loads(str(row["expected_json"]))) == sorted([A2, B1, B2])
     assert row["relaunches"] == 0  # a post resets the relaunch allowance
 
+    assert row["phase"] == "awaiting_defense"  # issue 26 (D6): the turn is under way
+
     clock.advance(47 * HOUR)
     assert sweep(ref) == 0
     clock.advance(HOUR + 60)
     assert sweep(ref) == 1
+    # issue 26 (D6): someone took the initiative, so the silence is no relaunch: the three
+    # silent pass the turn and it closes (RULES.md: "the turn closes")
     (draft,) = storage.declarations(("draft",), duel_id)
-    assert (
-        f"{A2}, {B1}, {B2} : c'est à vous" in draft["text"]
-        and A1 not in draft["text"].split("c'est à vous")[0]
-    )
-    # B1 posts before the relaunch is out: the relaunch draft is cancelled.
+    assert draft["kind"] == "turn"
+    assert Declaration.from_row(draft).inputs["step"] == "duo_silence"
+    for who in (A2, B1, B2):
+        assert f"{who} n'a pas posté dans le délai" in draft["text"]
+    assert "aucun déplacement du duo" not in draft["text"]  # a silence is no violation
+    # B1 posts before it is out: the silence draft is cancelled, B1's post is read instead.
     forum.add_post(7, B1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]"
                    "\nCible : le décor")  # fmt: skip
     ref.poll_duel(duel_id)
     assert storage.declaration(draft["id"])["status"] == "cancelled"
+
+
+def test_a_silent_duellist_at_the_deadline_passes_and_the_duel_goes_on() -> None:
+    """Issue 26, D6. Seed 001: « l'arbitre relancera automatiquement le jeu en invitant
+    l'autre duelliste à poster un autre sort » (a missing defense) and the end only when
+    « aucun des deux duellistes n'a saisi l'initiative ». RULES.md: "the initiative spell
+    resolves undefended and the turn closes". One silent player no longer ends a four-player
+    duel with no winner: the turn closes, and the next turn's deadline is a new one."""
+    storage, forum, clock = open_storage(":memory:"), FakeForum(), Clock()
+    ref, duel_id = setup(storage, forum, clock)
+    publish_due(storage, forum, clock)
+    forum.add_post(7, A1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]"
+                   "\nCible : le décor\nDéplacement : zone 2")  # fmt: skip
+    ref.poll_duel(duel_id)
+    assert len(publish_due(storage, forum, clock)) == 1
+    clock.advance(48 * HOUR + 60)
+    assert sweep(ref) == 1 and sweep(ref) == 0
+    assert len(publish_due(storage, forum, clock)) == 1
+    duel = storage.duel(duel_id)
+    assert duel["status"] == "running"
+    assert json.loads(str(duel["state_json"]))["turn"] == 1
+    row = pending(storage, duel_id)  # a new turn: nobody posted in it yet
+    assert row["phase"] == "awaiting_initiative" and row["relaunches"] == 0
+    assert sorted(json.loads(str(row["expected_json"]))) == sorted([A1, A2, B1, B2])
+    assert not [v for v in storage.db["violations"].rows_where("duel_id = ?", [duel_id])
+                if v["rule"] == "missing_move"]  # fmt: skip
 
 
 def test_no_post_after_the_last_relaunch_closes_the_2v2_without_rewards() -> None:

@@ -23,7 +23,7 @@ def test_waiving_a_violation_and_setting_numbers_recompute_the_2v2_draft() -> No
     forum.add_post(7, A1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]")
     ref.poll_duel(duel_id)
     draft = storage.declarations(("draft",), duel_id)[-1]
-    proposed = "aucune cible indiquée (à l'appréciation de l'arbitre)"
+    proposed = "cible absente ou ambiguë (un sort n'a qu'une cible) (à l'appréciation de l'arbitre)"
     assert proposed in draft["text"]
     set_violation(storage, draft["id"], A1, "missing_target", True, "Arbitre", NOW)
     after = storage.declaration(draft["id"])
