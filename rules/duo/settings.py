@@ -32,7 +32,7 @@ class DuoSettings:
     double_target_effect: str = "void"
     posts_per_declaration_together: int = 2
     pv_reward_above_start: bool = True
-    creature_damage: str = "base"
+    creature_damage: str = "caster"
     both_duos_down: str = "higher_total_wins"
     member_concession: str = "duo_loses"
     win_points: int = 1
@@ -52,7 +52,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "missing_move_blame": ("last_poster",),
     "extra_move_effect": ("stays",),
     "double_target_effect": ("void",),
-    "creature_damage": ("base",),
+    "creature_damage": ("caster", "base"),
     "both_duos_down": ("higher_total_wins", "draw"),
     "member_concession": ("duo_loses",),
 }

@@ -13,6 +13,7 @@ from rules.duo.opening import Target
 from rules.duo.outcome import Event
 from rules.duo.state import RewardGiven
 from rules.duo.step import _StepCore
+from rules.fatigue.context import _base_damage, _family
 from rules.fatigue.effects import Ward
 from rules.fatigue.engine import has_legal_action
 from rules.model import TurnPost
@@ -57,11 +58,12 @@ class _WorldStep(_StepCore):
         if not self.take(who, "landed", True):
             self.events.append(Event("creature_missed", who, creature.name, "referee"))
             return
-        computed = max(0, att.attack_value - armour)
+        typed = self.caster_bonus(who, att.spell) if self.cfg.creature_damage == "caster" else 0
+        computed = max(0, att.attack_value + typed - armour)
         self.note(
             f"{who}.damage", computed,
-            f"{att.spell}: {att.attack_value} - {armour} (armour) = {computed} PV on "
-            f"{creature.name} ({left} PV)",
+            f"{att.spell}: {att.attack_value} + {typed} (caster's magic types) - {armour} "
+            f"(armour) = {computed} PV on {creature.name} ({left} PV)",
         )  # fmt: skip
         damage = max(0, int(self.take(who, "damage", computed)))
         left = max(0, left - damage)
@@ -84,6 +86,25 @@ class _WorldStep(_StepCore):
                 Event("creature_ability", who, creature.name, creature.ability.name,
                       creature.ability.amount)
             )  # fmt: skip
+
+    def caster_bonus(self, who: str, spell: str | None) -> int:
+        """PV the caster's magic types add to ``spell`` (``damage_percent`` of the base,
+        rounded down, and ``damage_flat`` of the spell's family), as on a duellist; a creature
+        has no magic type, so no ``damage_taken_flat`` (duo.toml ``creature_damage =
+        "caster"``; seed 001: « l'utilisation de certains sorts et leurs résultats seront
+        parfois différents selon le type de magie du duelliste »)."""
+        if spell is None or not self.rs.has_spell(spell):
+            return 0
+        s = self.rs.spell(spell)
+        base, family = _base_damage(s), _family(s)
+        bonus = 0
+        for t in self.member(who).magic_types:
+            for m in self.rs.magic_type(t).modifiers:
+                if m.concerns(family) and m.kind == "damage_percent":
+                    bonus += base * m.value // 100
+                elif m.concerns(family) and m.kind == "damage_flat":
+                    bonus += m.value
+        return bonus
 
     def no_legal_action(self, who: str, targeted: bool) -> bool:
         """True when ``who`` can neither cast (a ``no_attack`` effect) nor dodge (nothing

@@ -534,3 +534,49 @@ def test_d6_a_silent_duellist_passes_the_turn_and_the_spell_waiting_on_him_lands
     with pytest.raises(RuleError) as err:
         resolve_duo_silence(s, ruleset=RS, env=ENV, settings=CFG, draw=drawer({}))
     assert err.value.rule == "duo.silence"
+
+
+# --- Readings RULES.md must decide (docs/rules-readings.md) -------------------------------------
+
+
+def test_reading_a_creature_is_reached_only_from_its_own_zone() -> None:
+    """Seed 001: « La salle en question se divise en 4 zones [...] dans lesquelles les
+    duellistes peuvent évoluer » and « Vaincre une créature [...] fait remporter une
+    récompense ». RULES.md: "Two opponents alone in a zone: the 1v1 rules apply between them"
+    (a zone bounds who faces whom). Reading: a spell reaches a creature only from the
+    creature's own zone; from elsewhere it acts on the scenery (the post's action, no effect).
+
+    Hand-computed: the strangulot (40 PV) lives in « Le bassin » (zone 2); Aurora's Flipendo
+    from zone 1 leaves it at 40; Blaise's from zone 2 would not (checked below: 40 - 20)."""
+    s = duel2({A1: 0, A2: 1, B1: 0, B2: 3})
+    o = step2(s, [p2(A1, 1, "Flipendo", "strangulot")])
+    assert o.state.creature_pv("strangulot") == 40
+    assert [(e.kind, e.detail) for e in o.events] == [("scenery", "not in the caster's zone")]
+    o = step2(o.state, [p2(A2, 2, "Flipendo", "strangulot")])
+    assert o.state.creature_pv("strangulot") == 20
+    assert pv(o.state, A2) == 500 - 10  # « Étreinte »: who hits it without felling it loses 10
+
+
+def test_reading_the_caster_s_magic_types_apply_to_creature_damage() -> None:
+    """Seed 001: « l'utilisation de certains sorts et leurs résultats seront parfois
+    différents selon le type de magie du duelliste et le contexte dans lequel il les lance ».
+    RULES.md: "Results can depend on the duellist's magic type and on context". Reading
+    (duo.toml ``creature_damage = "caster"``): the caster's bonuses follow their spell to a
+    creature as to a duellist; a creature has no magic type, so nothing on its side but its
+    armour. ``"base"`` is the other reading (the spell's PV only).
+
+    Hand-computed: a brutale Aurora (« tes sorts d'attaque infligent 10 % de dégâts en plus »)
+    in zone 2 casts Diffindo (35, attaque) at the strangulot: 35 + 3 = 38 of its 40 PV: 2
+    left. Under ``"base"``: 35, 5 left."""
+    from dataclasses import replace as evolve
+
+    duos = [[(A1, "adult", ["brutale"]), (A2, "adult", ["sournoise"])],
+            [(B1, "adult", ["sournoise"]), (B2, "adult", ["sournoise"])]]  # fmt: skip
+    s = start_duo(new_duo_duel(RS, duos, ENV, drawer({A1: 1, A2: 0, B1: 0, B2: 3})))
+    o = step2(s, [p2(A1, 1, "Diffindo", "strangulot")])
+    assert CFG.creature_damage == "caster" and o.state.creature_pv("strangulot") == 2
+    base = resolve_duo_step(
+        s, [p2(A1, 1, "Diffindo", "strangulot")], {1: (4,)}, ruleset=RS, env=ENV,
+        settings=evolve(CFG, creature_damage="base"), draw=drawer({}),
+    )  # fmt: skip
+    assert base.state.creature_pv("strangulot") == 5
