@@ -44,7 +44,8 @@ class Event:
     """One line of the declaration: ``kind`` and French-ready facts.
 
     Kinds: ``placed``, ``move`` (who, target: the zone left, detail: its name, zone: the
-    zone entered), ``extra_move_refused``, ``creature_hit``
+    zone entered), ``move_planned`` (same fields: a move declared, taking effect when the turn
+    closes, duo.toml ``move_effect = "end_of_turn"``), ``extra_move_refused``, ``creature_hit``
     (who, creature, damage, pv_left), ``creature_defeated``, ``creature_ability``, ``reward``
     (who, source, kind, amount), ``mechanism_attempt``, ``mechanism_solved``, ``item_taken``,
     ``item_used``, ``scenery``, ``nothing_to_dodge``, ``several_targets`` (who, target: the

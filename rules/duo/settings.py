@@ -33,6 +33,7 @@ class DuoSettings:
     posts_per_declaration_together: int = 2
     pv_reward_above_start: bool = True
     creature_damage: str = "caster"
+    move_effect: str = "at_once"
     both_duos_down: str = "higher_total_wins"
     member_concession: str = "duo_loses"
     win_points: int = 1
@@ -53,6 +54,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "extra_move_effect": ("stays",),
     "double_target_effect": ("void",),
     "creature_damage": ("caster", "base"),
+    "move_effect": ("at_once", "end_of_turn"),
     "both_duos_down": ("higher_total_wins", "draw"),
     "member_concession": ("duo_loses",),
 }

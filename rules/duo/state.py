@@ -67,6 +67,8 @@ class DuoState:
         posted, movers: who posted / moved this turn; posted_ids: their posts' ids.
         targeted: ``(caster, target)`` direct targets of this turn.
         pending: attacks waiting for their target's post.
+        moves: ``(duellist, zone key)`` moves declared this turn that take effect when it
+            closes (duo.toml ``move_effect = "end_of_turn"``); empty with ``"at_once"``.
         rewards: rewards won so far.
         winners, losers: the duos' members at the end (empty while running).
     """
@@ -86,6 +88,7 @@ class DuoState:
     movers: tuple[str, ...] = ()
     targeted: tuple[tuple[str, str], ...] = ()
     pending: tuple[PendingAttack, ...] = ()
+    moves: tuple[tuple[str, str], ...] = ()
     rewards: tuple[RewardGiven, ...] = ()
     winners: tuple[str, ...] = ()
     losers: tuple[str, ...] = ()
@@ -158,6 +161,7 @@ class DuoState:
             "movers": list(self.movers),
             "targeted": [list(t) for t in self.targeted],
             "pending": [p.to_dict() for p in self.pending],
+            "moves": [list(m) for m in self.moves],
             "rewards": [
                 {"duellist": r.duellist, "source": r.source, "kind": r.kind, "amount": r.amount}
                 for r in self.rewards
@@ -192,6 +196,7 @@ class DuoState:
                 movers=tuple(str(n) for n in data.get("movers", [])),
                 targeted=tuple((str(a), str(b)) for a, b in data.get("targeted", [])),
                 pending=tuple(PendingAttack.from_dict(p) for p in data.get("pending", [])),
+                moves=tuple((str(a), str(b)) for a, b in data.get("moves", [])),
                 rewards=tuple(
                     RewardGiven(
                         str(r["duellist"]), str(r["source"]), str(r["kind"]), int(r["amount"])

@@ -239,6 +239,9 @@ class _Step(_WorldStep):
                 self.events.append(
                     Event("creature_ability", None, c.name, c.ability.name, healed - left)
                 )
+        for who, key in self.s.moves:  # move_effect = "end_of_turn": the moves take effect
+            if self.s.active(who):
+                self.arrive(who, key)
         updated = []
         for d in self.s.duel.duellists:
             dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
@@ -265,6 +268,7 @@ class _Step(_WorldStep):
             posted=(),
             posted_ids=(),
             movers=(),
+            moves=(),
             targeted=(),
         )
         self.events.append(Event("turn_closed", None, None, str(self.s.duel.turn)))

@@ -175,10 +175,22 @@ class _WorldStep(_StepCore):
             if status not in ("waived", "off"):
                 self.events.append(Event("extra_move_refused", me, None, zone.name, zone=zone.key))
                 return
+        if self.cfg.move_effect == "end_of_turn":  # the four stay put until the turn closes
+            self.s = replace(
+                self.s, movers=self.s.movers + (me,), moves=self.s.moves + ((me, zone.key),)
+            )
+            self.events.append(
+                Event("move_planned", me, here, self.env.zone(here).name, zone=zone.key)
+            )
+            return
+        self.s = replace(self.s, movers=self.s.movers + (me,))
+        self.arrive(me, zone.key)
+
+    def arrive(self, me: str, key: str) -> None:
+        """``me`` enters zone ``key`` (the zone's owl is sent: ``entered``)."""
+        here = self.s.zone_of(me)
         self.s = replace(
-            self.s,
-            positions=tuple((n, zone.key if n == me else z) for n, z in self.s.positions),
-            movers=self.s.movers + (me,),
+            self.s, positions=tuple((n, key if n == me else z) for n, z in self.s.positions)
         )
-        self.entered.append((me, zone.key))
-        self.events.append(Event("move", me, here, self.env.zone(here).name, zone=zone.key))
+        self.entered.append((me, key))
+        self.events.append(Event("move", me, here, self.env.zone(here).name, zone=key))

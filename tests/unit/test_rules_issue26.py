@@ -580,3 +580,38 @@ def test_reading_the_caster_s_magic_types_apply_to_creature_damage() -> None:
         settings=evolve(CFG, creature_damage="base"), draw=drawer({}),
     )  # fmt: skip
     assert base.state.creature_pv("strangulot") == 5
+
+
+def test_reading_a_move_takes_effect_with_its_post_unless_the_club_says_end_of_turn() -> None:
+    """Seed 001: « Se déplacer : Permet de changer de zone. [...] Cette action peut (et doit)
+    être effectuée en même temps que l'une des actions présentées ci-après », and the all-four
+    example « Initiative 1 : A1 vise B1 / Initiative 2 : B2 vise A1 / Intervention arbitre /
+    Défense 1 [...] / Défense 2 [...] ». RULES.md: "plus move, written at the end of the post
+    together with another action"; "Per duo and per turn exactly one duellist moves, and
+    must". Reading (duo.toml ``move_effect = "at_once"``): the move happens with its post, so
+    the example holds when each duo moves in its last post; ``"end_of_turn"`` (the four stay
+    put the whole turn, the moves take effect when it closes) is the club's other choice.
+
+    Hand-computed: all four in zone 1; Aurora's initiative moves her to zone 2. At once: she
+    is in zone 2 after her post and the next posts get one declaration each. End of turn: she
+    stays in zone 1 (« se déplacera ») until the turn closes, the cadence stays two posts."""
+    from dataclasses import replace as evolve
+
+    from rules.duo import posts_per_declaration
+
+    s = duel2({A1: 0, A2: 0, B1: 0, B2: 0})
+    first = [p2(A1, 1, "Flipendo", B1, move="zone 2"), p2(B2, 2, "Flipendo", A1, move="zone 2")]
+    o = step2(s, first)
+    assert o.state.zone_of(A1) == "bassin" and posts_per_declaration(o.state, CFG) == 1
+    later = evolve(CFG, move_effect="end_of_turn")
+    o = resolve_duo_step(s, first, {1: (4,), 2: (4,)}, ruleset=RS, env=ENV, settings=later,
+                         draw=drawer({}))  # fmt: skip
+    assert o.state.zone_of(A1) == "mandragores" and posts_per_declaration(o.state, later) == 2
+    assert [e.kind for e in o.events if e.kind.startswith("move")] == ["move_planned"] * 2
+    assert o.entered == ()
+    o = resolve_duo_step(o.state, [p2(B1, 3, "Rictusempra", A2), p2(A2, 4, "Rictusempra", B2)],
+                         {3: (4,), 4: (4,)}, ruleset=RS, env=ENV, settings=later,
+                         draw=drawer({}))  # fmt: skip
+    assert o.turn_closed and o.violations == ()
+    assert (o.state.zone_of(A1), o.state.zone_of(B2)) == ("bassin", "bassin")
+    assert set(o.entered) == {(A1, "bassin"), (B2, "bassin")} and o.state.moves == ()
