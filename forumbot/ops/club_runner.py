@@ -225,7 +225,9 @@ class ClubRunner:
                 self._failing.add(job)
             if job == "start":
                 self._close_quietly()
-                self._retry_later("start")
+            if job in ("start", "login"):  # no interval of their own: backoff, never a spin
+                self._login_failures += job == "login"
+                self._retry_later(job)
                 return
         else:
             with self._lock:

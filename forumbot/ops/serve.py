@@ -239,7 +239,6 @@ class Serve:
                 log.info("the club folder changed: reloading")
                 self.reload()
         due: list[tuple[float, float, str, str, ClubRunner]] = []
-        later: float | None = None
         with self._lock:
             for name, runner in list(self.runners.items()):
                 if runner.closed:  # stopped: its file was removed or changed
@@ -254,16 +253,17 @@ class Serve:
                 at, what = job
                 if at <= now_s:
                     due.append((at, runner.last_started, name, what, runner))
-                else:
-                    later = at if later is None else min(later, at)
             due.sort(key=lambda d: (d[0], d[1], d[2]))
             free = self.workers - self._in_flight
             for _, _, _, what, runner in due[: max(0, free)]:
                 if runner.claim(what):
                     self._in_flight += 1
                     self._submit(runner, what)
-            if len(due) > free:
-                later = now_s if later is None else min(later, now_s)
+            later: float | None = None  # after the hand-out (an inline job has run already)
+            for runner in self.runners.values():
+                job = runner.next_job()
+                if job is not None:
+                    later = job[0] if later is None else min(later, job[0])
         return None if later is None else max(0.0, later - self._clock())
 
     def _submit(self, runner: ClubRunner, job: str) -> None:

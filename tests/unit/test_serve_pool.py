@@ -272,3 +272,43 @@ def test_locate_problem_finds_the_table_and_key() -> None:
     assert locate_problem(text, "board.platform is required") == 1  # the table's line
     config = Config(board_url="http://x", platform="phpbb3", username="H", watch=(WatchedForum(3),))
     assert config.watch  # the flat configuration the loader returns for a valid file
+
+
+def test_a_board_down_at_login_is_tried_again_with_backoff_not_slept_on(tmp_path: Path) -> None:
+    from forumbot.errors import BoardUnavailable
+
+    folder = folder_with(tmp_path, ["down", "up"])
+    clock = FakeClock()
+    bots: dict[str, FakeBot] = {}
+
+    class DownClient(FakeClient):
+        def login(self) -> None:
+            self.logins += 1
+            raise BoardUnavailable("Le forum est actuellement désactivé.")
+
+    class OddClient(FakeClient):
+        def login(self) -> None:
+            self.logins += 1
+            raise RuntimeError("a bug in the login path")
+
+    def make(config: Config) -> Any:
+        name = Path(config.database).stem
+        client = DownClient() if name == "down" else FakeClient()
+        bots[name] = FakeBot(config, client, lambda b: None)
+        return bots[name]
+
+    serve = Serve(folder, workers=1, clock=clock, make_bot=make, executor=InlineExecutor())
+    serve.reload()
+    while clock.t < 1000.0 + 200:
+        delay = serve.tick()
+        clock.t += max(0.1, delay or 0.0)
+    # 15 s, 30 s, 60 s, 120 s apart: 4 or 5 attempts in 200 s, never a spin
+    assert 3 <= bots["down"].client.logins <= 5
+    assert serve.club_health("down")["state"] == "waiting_board"  # type: ignore[index]
+    assert bots["up"].polls >= 6  # 200 s at a 30 s poll: the other club polled all along
+    # an unexpected error at login is also retried later, not at once
+    bots["down"].client.__class__ = OddClient
+    before = bots["down"].client.logins
+    for _ in range(50):
+        serve.tick()
+    assert bots["down"].client.logins - before <= 1
