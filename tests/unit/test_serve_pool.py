@@ -312,3 +312,47 @@ def test_a_board_down_at_login_is_tried_again_with_backoff_not_slept_on(tmp_path
     for _ in range(50):
         serve.tick()
     assert bots["down"].client.logins - before <= 1
+
+
+def test_a_removed_club_finishes_its_running_pass_before_it_stops(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, ["leaving"])
+    clock = FakeClock()
+    gate, inside = threading.Event(), threading.Event()
+    order: list[str] = []
+    made: list[FakeBot] = []
+
+    def slow_poll(bot: FakeBot) -> None:
+        inside.set()
+        assert gate.wait(10), "the test never opened the gate"
+        order.append("pass finished")
+
+    class Client(FakeClient):
+        def close(self, logout: bool = False) -> None:
+            order.append(f"closed (logout={logout})")
+
+    def make(config: Config) -> Any:
+        made.append(FakeBot(config, Client(), slow_poll))
+        return made[-1]
+
+    pool = ThreadPoolExecutor(2)
+    serve = Serve(folder, workers=2, clock=clock, make_bot=make, executor=pool)
+    serve.reload()
+    for _ in range(2000):
+        serve.tick()
+        if inside.wait(0.01):
+            break
+    (folder / "leaving.toml").unlink()
+    assert serve.reload()["stopped"] == ["leaving"]
+    for _ in range(10):
+        serve.tick()
+    assert serve.club_health("leaving")["state"] == "stopping"  # type: ignore[index]
+    assert order == []  # nothing closed under the running pass
+    gate.set()
+    for _ in range(2000):
+        serve.tick()
+        if "leaving" not in serve.runners:
+            break
+        serve.wakeup.wait(0.01)
+        serve.wakeup.clear()
+    assert order == ["pass finished", "closed (logout=True)"]
+    pool.shutdown(wait=True)
