@@ -67,12 +67,14 @@ MakeBot = Callable[[Config], "Bot"]
 """Wires a club's bot from its configuration (default :func:`forumbot.app.bootstrap`)."""
 
 
-def default_make_bot(config: Config) -> Bot:
+def default_make_bot(config: Config, sleep: Callable[[float], None] | None = None) -> Bot:
     """:func:`forumbot.app.bootstrap` with the real adapters (password from the file's
-    ``bot.password_env`` / ``bot.password_file``)."""
+    ``bot.password_env`` / ``bot.password_file``); ``sleep``: the forum client's waits
+    (``forumbot serve``: :meth:`forumbot.ops.serve.Serve.pool_sleep`, which frees the
+    worker's slot while it waits)."""
     from forumbot.app import bootstrap
 
-    return bootstrap(config)
+    return bootstrap(config, sleep=sleep)
 
 
 class ClubRunner:

@@ -5,14 +5,17 @@ account, SQLite database and run lock, run by a :class:`~forumbot.ops.club_runne
 through the single-board path of ``forumbot run`` (``bootstrap``, ``Bot.poll``,
 ``Bot.publish``, the notify pass, the daily backup).
 
-**The worker pool.** :class:`Serve` owns one bounded pool (``workers`` threads, default
-:data:`DEFAULT_WORKERS`) shared by every club. Each :meth:`Serve.tick` hands the due jobs to
-free workers, earliest due first (ties: the club served longest ago first). A club has at most
-one job running, so a slow board holds one worker and its next job waits behind every job
-that was due before it: no club can starve the others, and ``workers`` slow boards at most
-slow the rest down (a pass is not cut in the middle: a declaration is never half published).
-Waits that could hold a worker for long are rescheduled instead: a ``Retry-After`` longer than
-``inline_wait_s`` pauses that board only; a board down at login is tried again later.
+**The worker pool.** :class:`Serve` owns one bounded pool shared by every club: ``workers``
+slots (default :data:`DEFAULT_WORKERS`). Each :meth:`Serve.tick` hands the due jobs to free
+slots, earliest due first (ties: the club served longest ago first). A club has at most one
+job running, so a slow board holds one slot and its next job waits behind every job that was
+due before it: no club can starve the others, and ``workers`` slow boards at most slow the
+rest down (a pass is not cut in the middle: a declaration is never half published).
+Waits do not hold a slot: the clubs' clients sleep through :meth:`Serve.pool_sleep` (phpBB's
+1 s form age, a flood wait, a retry's backoff), which frees the slot meanwhile (the pool has
+:data:`THREADS_PER_WORKER` threads per slot); a ``Retry-After`` longer than ``inline_wait_s``
+pauses that board only and reschedules it; a board down at login is tried again later. What
+still holds a slot is a request in flight (bounded by the client's deadline).
 
 **Changes without a restart.** :meth:`Serve.reload` (SIGHUP, or the folder watch every
 ``watch_interval_s`` seconds when set) reads DIR again: a new file starts its club, a removed
@@ -44,6 +47,11 @@ from forumbot.config import ConfigError
 from forumbot.ops.boards_dir import ClubFile, dir_signature, read_boards, sharing_conflicts
 from forumbot.ops.club_log import club_context
 from forumbot.ops.club_runner import ClubRunner, MakeBot, default_make_bot
+
+THREADS_PER_WORKER = 4
+"""Threads per worker slot: a job whose client waits (phpBB's 1 s form age, a flood wait, a
+retry's backoff) gives its slot back while it sleeps, so the pool has more threads than
+slots (each club still runs one job at a time)."""
 
 log = logging.getLogger("forumbot.ops.serve")
 
@@ -83,9 +91,11 @@ class Serve:
         workers: size of the shared pool (>= 1).
         clock: monotonic seconds (tests: the sandbox's fake clock).
         now: aware UTC datetimes.
-        make_bot: wires a club's bot (default :func:`forumbot.app.bootstrap`).
-        executor: runs the jobs (default a ``ThreadPoolExecutor(workers)``; tests:
-            :class:`InlineExecutor`).
+        make_bot: wires a club's bot (default :func:`forumbot.app.bootstrap` with the
+            client's waits going through :meth:`pool_sleep`).
+        executor: runs the jobs (default a ``ThreadPoolExecutor`` of
+            ``workers * THREADS_PER_WORKER`` threads; tests: :class:`InlineExecutor`).
+        sleep: what :meth:`pool_sleep` waits with (default ``time.sleep``).
         inline_wait_s: see :data:`DEFAULT_INLINE_WAIT_S`.
         watch_interval_s: look at the folder's files every that many seconds and reload when
             one was added, removed or changed (0: only on SIGHUP / :meth:`reload`).
@@ -101,8 +111,9 @@ class Serve:
         workers: int = DEFAULT_WORKERS,
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
-        make_bot: MakeBot = default_make_bot,
+        make_bot: MakeBot | None = None,
         executor: Executor | None = None,
+        sleep: Callable[[float], None] = time.sleep,
         inline_wait_s: float = DEFAULT_INLINE_WAIT_S,
         watch_interval_s: float = 0.0,
     ) -> None:
@@ -112,12 +123,17 @@ class Serve:
         self.workers = workers
         self._clock = clock
         self._now = now
-        self._make_bot = make_bot
+        self._make_bot: MakeBot = (
+            make_bot if make_bot is not None else lambda c: default_make_bot(c, self.pool_sleep)
+        )
+        self.threads = workers * THREADS_PER_WORKER
         self._executor = (
             executor
             if executor is not None
-            else ThreadPoolExecutor(workers, thread_name_prefix="forumbot-serve")
+            else ThreadPoolExecutor(self.threads, thread_name_prefix="forumbot-serve")
         )
+        self._sleep = sleep
+        self._sleeping = 0
         self.inline_wait_s = inline_wait_s
         self.watch_interval_s = watch_interval_s
         self._lock = threading.RLock()
@@ -254,7 +270,9 @@ class Serve:
                 if at <= now_s:
                     due.append((at, runner.last_started, name, what, runner))
             due.sort(key=lambda d: (d[0], d[1], d[2]))
-            free = self.workers - self._in_flight
+            # a slot per running job that is not waiting; a thread per job
+            free = min(self.workers - (self._in_flight - self._sleeping),
+                       self.threads - self._in_flight)  # fmt: skip
             for _, _, _, what, runner in due[: max(0, free)]:
                 if runner.claim(what):
                     self._in_flight += 1
@@ -274,6 +292,19 @@ class Serve:
 
         future = self._executor.submit(runner.run, job)
         future.add_done_callback(done)
+
+    def pool_sleep(self, seconds: float) -> None:
+        """The clubs' clients wait through this: the job's worker slot is free meanwhile (the
+        loop may start another club's job), and taken back, over the bound if need be, when
+        the wait ends (a waiting job is never cut: it holds its thread)."""
+        with self._lock:
+            self._sleeping += 1
+        self.wakeup.set()
+        try:
+            self._sleep(seconds)
+        finally:
+            with self._lock:
+                self._sleeping -= 1
 
     @property
     def in_flight(self) -> int:
@@ -328,12 +359,13 @@ class Serve:
     def health(self) -> dict[str, Any]:
         """The whole answer: ``status`` (``ok``; ``starting`` before the first tick;
         ``stale`` when the loop has not ticked for :data:`LOOP_STALE_S`), ``workers``,
-        ``busy``, ``clubs`` (``{name: ClubRunner.snapshot()}``, a refused file's error as
-        ``config_error``) and ``refused`` (``{name: {file, error}}``: files not running)."""
+        ``busy`` (jobs running), ``waiting`` (of them, sleeping in a client wait), ``clubs``
+        (``{name: ClubRunner.snapshot()}``, a refused file's error as ``config_error``) and
+        ``refused`` (``{name: {file, error}}``: files not running)."""
         with self._lock:
             runners = dict(self.runners)
             refused = dict(self.refused)
-            busy = self._in_flight
+            busy, waiting = self._in_flight, self._sleeping
         clubs: dict[str, Any] = {}
         for name, runner in sorted(runners.items()):
             entry = runner.snapshot()
@@ -351,6 +383,7 @@ class Serve:
             "boards_dir": str(self.boards_dir),
             "workers": self.workers,
             "busy": busy,
+            "waiting": waiting,
             "clubs": clubs,
             "refused": {n: r for n, r in sorted(refused.items()) if n not in runners},
         }

@@ -356,3 +356,45 @@ def test_a_removed_club_finishes_its_running_pass_before_it_stops(tmp_path: Path
         serve.wakeup.clear()
     assert order == ["pass finished", "closed (logout=True)"]
     pool.shutdown(wait=True)
+
+
+def test_a_club_waiting_in_its_client_gives_its_slot_to_another(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, ["waits", "other"])
+    clock = FakeClock()
+    asleep, wake_up, other_polled = threading.Event(), threading.Event(), threading.Event()
+    holder: list[Serve] = []
+
+    def blocking_sleep(seconds: float) -> None:  # the fake time of a form-age wait
+        asleep.set()
+        assert wake_up.wait(10), "the test never woke the sleeper"
+
+    def on_poll(bot: FakeBot) -> None:
+        if Path(bot.config.database).stem == "waits":
+            holder[0].pool_sleep(1.1)  # as phpBB's client waits for its form to be 1 s old
+        elif asleep.is_set():  # a poll while the other club sleeps in its client
+            other_polled.set()
+
+    serve = Serve(
+        folder, workers=1, clock=clock, sleep=blocking_sleep,
+        make_bot=lambda c: FakeBot(c, FakeClient(), on_poll),  # type: ignore[arg-type,return-value]
+    )  # fmt: skip
+    holder.append(serve)
+    serve.reload()
+    for _ in range(3000):
+        serve.tick()
+        if other_polled.is_set():
+            break
+        serve.wakeup.wait(0.01)
+        serve.wakeup.clear()
+        clock.t += 1.0
+    assert asleep.is_set() and other_polled.is_set()  # one slot, and both clubs went on
+    assert serve.health()["waiting"] == 1
+    wake_up.set()
+    serve.stop_all()
+    for _ in range(3000):
+        serve.tick()
+        if not serve.runners:
+            break
+        serve.wakeup.wait(0.01)
+        serve.wakeup.clear()
+    assert not serve.runners
