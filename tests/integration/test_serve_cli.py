@@ -150,3 +150,25 @@ def test_serve_runs_clubs_reloads_on_sighup_and_reports_health(tmp_path: Path) -
     assert "[beta] forumbot.ops.serve: club started" in log
     assert "[broken] forumbot.ops.serve: club file refused" in log
     assert "forumbot serve stopped" in log
+
+
+def test_the_serve_unit_runs_a_command_that_parses() -> None:
+    import shlex
+
+    import click
+
+    unit = (ROOT / "deploy" / "forumbot-serve.service").read_text(encoding="utf-8")
+    lines = dict(
+        line.split("=", 1)
+        for line in unit.splitlines()
+        if line.startswith(("ExecStart=", "ExecReload="))
+    )
+    args = shlex.split(lines["ExecStart"])
+    assert args[1] == "serve" and "--boards" in args
+    command = main.get_command(click.Context(main), "serve")
+    assert command is not None
+    ctx = command.make_context("serve", args[2:])  # parsed, not run
+    assert ctx.params["boards_dir"] == "/etc/forumbot/clubs" and ctx.params["health_port"] == 8081
+    assert lines["ExecReload"] == "/bin/kill -HUP $MAINPID"  # reload = SIGHUP
+    pre = shlex.split(unit.split("ExecStartPre=", 1)[1].splitlines()[0])
+    assert pre[0].startswith("-") and pre[1:3] == ["doctor", "--all"]  # never blocks the start
