@@ -398,3 +398,24 @@ def test_a_club_waiting_in_its_client_gives_its_slot_to_another(tmp_path: Path) 
         serve.wakeup.wait(0.01)
         serve.wakeup.clear()
     assert not serve.runners
+
+
+def test_a_running_club_whose_file_breaks_keeps_its_configuration(tmp_path: Path) -> None:
+    folder = folder_with(tmp_path, ["steady"])
+    clock = FakeClock()
+    serve = Serve(
+        folder, clock=clock, executor=InlineExecutor(),
+        make_bot=lambda c: FakeBot(c, FakeClient(), lambda b: None),  # type: ignore[arg-type,return-value]
+    )  # fmt: skip
+    serve.reload()
+    for _ in range(5):
+        serve.tick()
+    runner = serve.runners["steady"]
+    (folder / "steady.toml").write_text("[board]\nurl = 'http://x'\n[bot\n", encoding="utf-8")
+    assert serve.reload()["refused"] == ["steady"]
+    entry = serve.club_health("steady")
+    assert entry is not None and entry["state"] == "running"  # a typo does not take it down
+    assert "line 3" in entry["config_error"]
+    assert serve.runners["steady"] is runner and not runner.stopping
+    (folder / "steady.toml").write_text(CLUB_FILE.format(name="steady"), encoding="utf-8")
+    assert serve.reload()["restarted"] == ["steady"]  # fixed: now it restarts on it
