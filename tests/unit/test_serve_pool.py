@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from forumbot.config import Config, WatchedForum
+from forumbot.config import Config
 from forumbot.errors import LoginFailed
 from forumbot.ops.boards_dir import locate_problem, read_club
 from forumbot.ops.club_log import CLUB_TEXT_FORMAT, ClubLogFilter
@@ -270,8 +270,6 @@ def test_locate_problem_finds_the_table_and_key() -> None:
     assert locate_problem(text, "watch[1].forum_id: must be > 0") == 7
     assert locate_problem(text, "unknown section [pol]; did you mean [poll]?") is None
     assert locate_problem(text, "board.platform is required") == 1  # the table's line
-    config = Config(board_url="http://x", platform="phpbb3", username="H", watch=(WatchedForum(3),))
-    assert config.watch  # the flat configuration the loader returns for a valid file
 
 
 def test_a_board_down_at_login_is_tried_again_with_backoff_not_slept_on(tmp_path: Path) -> None:
