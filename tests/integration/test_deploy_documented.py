@@ -154,3 +154,14 @@ def test_pins_install_on_debian_12_python() -> None:
         if "==" in line
     )
     assert tuple(int(p) for p in pins["soupsieve"].split(".")[:2]) < (3, 0)
+
+
+def test_a_shared_role_channel_is_documented() -> None:
+    """Issue 24, also seen: "a shared Apprise role channel lists every referee's duels in one
+    message; by design, but not documented": the deploy walkthrough and the operations guide
+    say so, and name the private alternative."""
+    docs = DEPLOY.parent / "docs" / "operations.md"
+    for path in (DEPLOY / "README.md", docs):
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        assert "[notify.referee]" in text and "[notify.people.<name>]" in text, path
+        assert "every referee's duels" in text, path
