@@ -48,13 +48,15 @@ def _root(html: str) -> lxml.html.HtmlElement | None:
         return None
 
 
-def phpbb_profile_exists(html: str, name: str) -> bool | None:
-    """Read a phpBB ``memberlist.php?mode=viewprofile&un=NAME`` page (HTTP 200).
+def phpbb_profile_name(html: str, name: str) -> str | bool | None:
+    """Read a phpBB ``memberlist.php?mode=viewprofile&un=NAME`` page (HTTP 200 or 404) and
+    give the member's own spelling of the name (issue 24 F11: the review page stores it).
 
     Returns:
-        True when the page is a member's profile (its title or its ``username`` span is
-        ``name``, case and accents ignored; phpBB looks ``un`` up the same way), False on
-        phpBB's "no such user" message, None otherwise.
+        The profile's ``username`` span text (``span.username`` or ``span.username-coloured``,
+        whitespace collapsed) when the page is the profile of ``name`` (case and accents
+        ignored; phpBB looks ``un`` up the same way); True when it is that profile but the
+        spelling is only in the title; False on phpBB's "no such user" message; None otherwise.
     """
     root = _root(html)
     if root is None:
@@ -65,12 +67,15 @@ def phpbb_profile_exists(html: str, name: str) -> bool | None:
     )
     if profile:
         wanted = _fold(name)
+        spans = root.xpath(
+            "//dl[contains(@class, 'profile-details')]//span[contains(@class, 'username')]"
+        )
+        for span in spans:
+            if wanted and _fold(span.text_content()) == wanted:
+                return " ".join(span.text_content().split())
         title = " ".join(
             _fold(el.text_content())
-            for el in root.xpath(
-                "//h2[contains(@class, 'memberlist-title')]"
-                " | //dl[contains(@class, 'profile-details')]//span[contains(@class, 'username')]"
-            )
+            for el in [*root.xpath("//h2[contains(@class, 'memberlist-title')]"), *spans]
         )
         return True if wanted and wanted in title else None
     panel = " ".join(
@@ -81,24 +86,39 @@ def phpbb_profile_exists(html: str, name: str) -> bool | None:
     return None
 
 
+def phpbb_profile_exists(html: str, name: str) -> bool | None:
+    """Read a phpBB ``memberlist.php?mode=viewprofile&un=NAME`` page (HTTP 200).
+
+    Returns:
+        True when the page is a member's profile (its title or its ``username`` span is
+        ``name``, case and accents ignored; phpBB looks ``un`` up the same way), False on
+        phpBB's "no such user" message, None otherwise (:func:`phpbb_profile_name`).
+    """
+    found = phpbb_profile_name(html, name)
+    return None if found is None else bool(found)
+
+
 _PROFILE_LINK = re.compile(r"^(?:https?://[^/]+)?/u(\d+)(?:[-?#].*)?$")
 
 
-def forumactif_member_listed(html: str, name: str) -> bool | None:
-    """Read a Forumactif member list searched by ``name`` (``/memberlist?username=NAME``).
+def forumactif_member_name(html: str, name: str) -> str | bool | None:
+    """Read a Forumactif member list searched by ``name`` (``/memberlist?username=NAME``) and
+    give the member's own spelling of the name (issue 24 F11).
 
     Returns:
-        True when a profile link ``/u<id>`` of the list reads ``name`` (case and accents
-        ignored), False when the page is a member list without it (some other members, or the
-        board's "no member" message), None when the page is no member list.
+        The text of the first profile link ``/u<id>`` of the list that reads ``name`` (case
+        and accents ignored; whitespace collapsed), False when the page is a member list
+        without it (some other members, or the board's "no member" message), None when the
+        page is no member list.
     """
     root = _root(html)
     if root is None:
         return None
     wanted = _fold(name)
     links = [a for a in root.xpath("//a[@href]") if _PROFILE_LINK.match(a.get("href", ""))]
-    if any(_fold(a.text_content()) == wanted for a in links):
-        return True
+    for a in links:
+        if wanted and _fold(a.text_content()) == wanted:
+            return " ".join(a.text_content().split())
     text = _fold(root.text_content())
     is_list = bool(root.xpath("//form[contains(@action, 'memberlist')]")) or "memberlist" in (
         " ".join(root.xpath("//body/@class | //body/@id"))
@@ -108,4 +128,22 @@ def forumactif_member_listed(html: str, name: str) -> bool | None:
     return None
 
 
-__all__ = ["forumactif_member_listed", "phpbb_profile_exists"]
+def forumactif_member_listed(html: str, name: str) -> bool | None:
+    """Read a Forumactif member list searched by ``name`` (``/memberlist?username=NAME``).
+
+    Returns:
+        True when a profile link ``/u<id>`` of the list reads ``name`` (case and accents
+        ignored), False when the page is a member list without it (some other members, or the
+        board's "no member" message), None when the page is no member list
+        (:func:`forumactif_member_name`).
+    """
+    found = forumactif_member_name(html, name)
+    return None if found is None else bool(found)
+
+
+__all__ = [
+    "forumactif_member_listed",
+    "forumactif_member_name",
+    "phpbb_profile_exists",
+    "phpbb_profile_name",
+]

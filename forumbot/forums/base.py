@@ -129,7 +129,21 @@ class MemberDirectory(Protocol):
         ...
 
     def find_member(self, name: str) -> str | None:
-        """``name`` when :meth:`member_exists` is True, else None."""
+        """The member's spelling of ``name`` when the board has that member, else None."""
+        ...
+
+
+@runtime_checkable
+class MemberSpeller(Protocol):
+    """A client that gives a member's own spelling of a name (issue 24 F11: the review page's
+    forum account is stored as the board spells it). Both shipped clients are one."""
+
+    def member_spelling(self, name: str) -> str | bool | None:
+        """The member's spelling of ``name`` as the board shows it, False when the board has
+        no such member, None when the page did not say (or the board failed). Cached.
+
+        Raises: LoginFailed (other forum errors are logged and give None).
+        """
         ...
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
@@ -51,6 +52,7 @@ import regex
 
 from forumbot.config import ConfigError, check_secret_file
 from forumbot.storage import Storage, iso
+from parsers.names import look_alike
 
 CHANNELS = ("owl", "apprise")
 ROLES = ("referee", "admin")
@@ -260,6 +262,9 @@ class PersonSettings:
         forum_name: the board account owls go to.
         channels: subset of :data:`CHANNELS`.
         quiet_start, quiet_end: ``"HH:MM"`` in the board's timezone, or "" (no quiet hours).
+        forum_linked_by: who linked ``forum_name`` (``"board"``: the person, on the review page,
+            after the board's member look-up; else the admin who set it), "" when never set
+            (issue 24 F11, :mod:`forumbot.web.forum_account`).
     """
 
     username: str
@@ -267,6 +272,7 @@ class PersonSettings:
     channels: tuple[str, ...]
     quiet_start: str = ""
     quiet_end: str = ""
+    forum_linked_by: str = ""
 
     @property
     def quiet_text(self) -> str:
@@ -288,6 +294,7 @@ def person_settings(storage: Storage, username: str, cfg: NotifyConfig) -> Perso
         tuple(json.loads(row["channels_json"] or "[]")),
         row["quiet_start"] or "",
         row["quiet_end"] or "",
+        row.get("forum_linked_by") or "",
     )
 
 
@@ -309,6 +316,22 @@ def parse_quiet(text: str) -> tuple[str, str]:
     return start, end
 
 
+def forum_account_of_other(
+    storage: Storage, username: str, forum_name: str, cfg: NotifyConfig
+) -> tuple[str, str] | None:
+    """``(user, their forum account)`` of another review-page account whose forum account
+    (set, else their username) looks like ``forum_name`` (:func:`parsers.names.look_alike`:
+    the same name in another case, or the same letters to the eye), or None."""
+    for row in storage.db.query("select username from users"):
+        other = str(row["username"])
+        if other.casefold() == username.casefold():
+            continue
+        theirs = person_settings(storage, other, cfg).forum_name
+        if look_alike(theirs, forum_name):
+            return other, theirs
+    return None
+
+
 def set_person_settings(
     storage: Storage,
     username: str,
@@ -319,12 +342,21 @@ def set_person_settings(
     quiet: str | None = None,
     forum_name: str | None = None,
     cfg: NotifyConfig | None = None,
+    linked_by: str | None = None,
 ) -> PersonSettings:
     """Change ``username``'s settings (only the arguments given); audit-logged
     (``notify.settings``). Returns the new settings.
 
+    A new ``forum_name`` is NFKC-normalised, its spaces collapsed; it is refused when it holds
+    HTML or BBCode brackets, controls, bidi or invisible characters, or looks like the forum
+    account of another review-page account (their set one, else their username; the
+    confusables skeleton, :func:`parsers.names.look_alike`): owls must not go to a name that
+    only looks like someone's (issue 24 F11, F12). ``linked_by`` records who linked it
+    (``"board"`` after the review page's member look-up, else the admin; default ``actor``).
+
     Raises:
-        NotifyConfigError: unknown user, unknown channel, bad quiet hours, empty forum name.
+        NotifyConfigError: unknown user, unknown channel, bad quiet hours, empty, hostile or
+            look-alike forum name.
     """
     cfg = cfg or NotifyConfig()
     users = list(storage.db.table("users").rows_where("username = ? collate nocase", [username]))
@@ -337,15 +369,25 @@ def set_person_settings(
         if c not in CHANNELS:
             raise NotifyConfigError(f"unknown channel {c!r} (expected {', '.join(CHANNELS)})")
     start, end = (before.quiet_start, before.quiet_end) if quiet is None else parse_quiet(quiet)
-    forum = before.forum_name if forum_name is None else forum_name.strip()
+    forum = before.forum_name
+    linked = before.forum_linked_by
+    if forum_name is not None:
+        forum = " ".join(unicodedata.normalize("NFKC", forum_name).split())
+        linked = actor if linked_by is None else linked_by
+        if _HOSTILE_NAME.search(forum):
+            raise NotifyConfigError(
+                "the forum account name may not hold HTML or BBCode brackets, bidi controls or "
+                "invisible characters"
+            )
+        other = forum_account_of_other(storage, name, forum, cfg)
+        if other is not None:
+            raise NotifyConfigError(
+                f"the forum account {forum!r} looks like {other[1]!r}, the forum account of "
+                f"the review-page user {other[0]!r}"
+            )
     if not forum or len(forum) > 100:
         raise NotifyConfigError("the forum account name is 1 to 100 characters")
-    if forum_name is not None and _HOSTILE_NAME.search(forum):
-        raise NotifyConfigError(
-            "the forum account name may not hold HTML or BBCode brackets, bidi controls or "
-            "invisible characters"
-        )
-    after = PersonSettings(name, forum, new_channels, start, end)
+    after = PersonSettings(name, forum, new_channels, start, end, linked)
     storage.db.table("notify_settings").upsert(
         {
             "username": name,
@@ -353,6 +395,7 @@ def set_person_settings(
             "channels_json": json.dumps(list(new_channels)),
             "quiet_start": start,
             "quiet_end": end,
+            "forum_linked_by": linked,
             "updated_by": actor,
             "updated_at": iso(now),
         },
@@ -396,6 +439,7 @@ __all__ = [
     "NotifyConfigError",
     "PersonSettings",
     "UrlSource",
+    "forum_account_of_other",
     "notify_config",
     "parse_notify",
     "parse_quiet",

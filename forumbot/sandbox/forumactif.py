@@ -54,6 +54,7 @@ from zoneinfo import ZoneInfo
 
 from forumbot.sandbox import forumactif_pages as fp
 from forumbot.sandbox.board_model import Request, Response
+from forumbot.sandbox.forumactif_members import FaMembers
 from forumbot.sandbox.forumactif_model import (
     _FORUM_PATH_RE,
     _TOPIC_PATH_RE,
@@ -120,7 +121,9 @@ __all__ = [
 ]
 
 
-class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, OutageSwitch, FaModeration, FaQueue):
+class ForumactifSandbox(
+    FaViews, FaPosting, FaPrivateMessages, OutageSwitch, FaModeration, FaQueue, FaMembers
+):
     """A Forumactif test double served over HTTP on 127.0.0.1.
 
     Args:
@@ -480,6 +483,8 @@ class ForumactifSandbox(FaViews, FaPosting, FaPrivateMessages, OutageSwitch, FaM
             return self._posting(req, session)
         if path == "/privmsg":
             return self._privmsg(req, session)
+        if path == "/memberlist":
+            return self._memberlist(req, session)
         match = _TOPIC_PATH_RE.match(path)
         if match:
             start = int(match.group(2) or 0)

@@ -59,6 +59,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from forumbot.notify.settings import NotifyConfig
 from forumbot.storage import Storage
 from forumbot.web import auth
+from forumbot.web.forum_account import MemberLookup
 from forumbot.web.routes.balance import balance_index, balance_page
 from forumbot.web.routes.common import (
     SECURITY_HEADERS,
@@ -125,6 +126,7 @@ def create_app(
     trusted_proxies: Sequence[str] = (),
     timezone: str = "Europe/Paris",
     notify: NotifyConfig | None = None,
+    members: MemberLookup | None = None,
 ) -> Starlette:
     """The review web app.
 
@@ -149,6 +151,9 @@ def create_app(
             empty: none, the client is the TCP peer, whatever headers it sends.
         timezone: the board's timezone (IANA name): times on the page are shown in it.
         notify: the ``[notify]`` settings (claim limit, timezone, Apprise URLs; issue 18).
+        members: the board's member look-up (the forum client's ``member_spelling``): a new
+            forum account on ``/me/notify`` must be a member (issue 24 F11); None refuses
+            every new forum account (:mod:`forumbot.web.forum_account`).
 
     Raises:
         ValueError: when ``secret_key`` is shorter than 32 characters.
@@ -233,6 +238,7 @@ def create_app(
         session_idle_s=session_idle_s,
         timezone=timezone,
         notify=notify_cfg,
+        members=members,
     )
     return app
 

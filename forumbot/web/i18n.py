@@ -55,6 +55,36 @@ ENGLISH: dict[str, str] = {
     "Libéré.": "Released.",
     "Enregistrer": "Save",
     "Réglage refusé : %s": "Setting refused: %s",
+    # the forum account of /me/notify (issue 24 F11, forumbot.web.forum_account)
+    "Le compte du forum ne peut contenir ni HTML, ni BBCode, ni caractère invisible "
+    "ou de contrôle (bidi) : écrivez le nom tel que le forum l'affiche.": (
+        "The board account may hold no HTML, no BBCode, no invisible or (bidi) control "
+        "character: write the name as the board shows it."
+    ),
+    "Le compte du forum fait de 1 à 100 caractères.": "The board account is 1 to 100 characters.",
+    "Votre compte du forum est déjà relié à « %s » : seul un admin peut le changer.": (
+        "Your board account is already linked to “%s”: only an admin can change it."
+    ),
+    "Le forum ne répond pas : impossible de vérifier « %s ». Réessayez plus tard.": (
+        "The board does not answer: “%s” cannot be checked. Try again later."
+    ),
+    "« %s » n'est pas un membre du forum : écrivez le nom exact de votre compte.": (
+        "“%s” is not a member of the board: write your account's exact name."
+    ),
+    "Le forum écrit ce nom avec des caractères que la page refuse (HTML, BBCode, "
+    "invisibles) : demandez à un admin.": (
+        "The board writes this name with characters the page refuses (HTML, BBCode, "
+        "invisible): ask an admin."
+    ),
+    "« %s » est déjà (ou ressemble au) compte du forum d'un autre utilisateur de la "
+    "page : demandez à un admin.": (
+        "“%s” is (or looks like) the board account of another user of the page: ask an admin."
+    ),
+    "Le nom exact de votre compte sur le forum, vérifié auprès du forum ; une fois relié, "
+    "seul un admin le change.": (
+        "Your account's exact name on the board, checked with the board; once linked, only "
+        "an admin changes it."
+    ),
     "Canaux": "Channels",
     "Hibou (message privé sur le forum)": "Owl (private message on the board)",
     "Apprise (Discord, e-mail…)": "Apprise (Discord, e-mail…)",

@@ -5,20 +5,33 @@ kept in ``<database>.web-secret`` (created once, mode 0600), so sessions survive
 
 "Publish now" posts at once only with ``publish_now=True`` (the web process then logs in to
 the board itself); otherwise an approved draft goes out at the next pass of ``forumbot run``.
+
+Forum accounts named on ``/me/notify`` are looked up on the board (issue 24 F11,
+:func:`board_members`): the web process logs in to the board for that too, with the bot's
+password (``bot.password_env`` / ``bot.password_file``); without it every new forum account is
+refused (« réessayez plus tard ») and a warning says why at start.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from forumbot.config import Config, check_secret_file
+from forumbot.config import Config, ConfigError, check_secret_file
 from forumbot.storage import Storage, open_storage
+from forumbot.web.forum_account import MemberLookup
 
 SECRET_ENV = "FORUMBOT_WEB_SECRET"
+LOOKUP_RETRIES = 1
+"""Retries of one member look-up (the person waits for the page: a board that fails twice is
+« réessayez plus tard »)."""
+
+log = logging.getLogger("forumbot.web.serve")
 
 
 def secret_key(database: str, environ: Mapping[str, str] | None = None) -> str:
@@ -69,6 +82,37 @@ def board_publisher(config: Config, storage: Storage) -> Callable[[int], None]:
         )
 
     return publish
+
+
+def board_members(config: Config, password: str | None = None) -> MemberLookup | None:
+    """The member look-up of ``/me/notify`` (:data:`forumbot.web.forum_account.MemberLookup`):
+    a forum client of its own (no cookie jar: the running bot's jar is not touched), logged in
+    on the first look-up, one look-up at a time (the client is not thread-safe), answers
+    cached an hour (:class:`forumbot.forums.members.MemberCache`). None (logged) when the bot's
+    password is not available.
+    """
+    try:
+        secret = config.password() if password is None else password
+    except ConfigError as exc:
+        log.warning("forum accounts on /me/notify cannot be checked on the board: %s", exc)
+        return None
+    from forumbot.app import make_client
+
+    client = make_client(config, secret, keep_session=False)
+    if hasattr(client, "max_retries"):
+        client.max_retries = LOOKUP_RETRIES
+    spell = getattr(client, "member_spelling", None)
+    if spell is None:
+        log.warning("the %s client cannot look members up", config.platform)
+        return None
+    lock = threading.Lock()
+
+    def lookup(name: str) -> str | bool | None:
+        with lock:
+            found: str | bool | None = spell(name)
+            return found
+
+    return lookup
 
 
 def uvicorn_config(
@@ -134,6 +178,7 @@ def serve(
         trusted_proxies=config.web_trusted_proxies,
         timezone=config.timezone,
         notify=notify_config(config),
+        members=board_members(config),
     )
     server = uvicorn.Server(uvicorn_config(app, host, port, uds=uds))
     try:

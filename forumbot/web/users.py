@@ -25,6 +25,7 @@ from confusable_homoglyphs import confusables
 
 from forumbot.storage import Storage, iso
 from forumbot.web.sessions import end_user_sessions
+from parsers.names import look_alike
 
 ROLES = ("referee", "admin")
 MIN_PASSWORD_CHARS = 8
@@ -62,15 +63,27 @@ def _row(storage: Storage, username: str) -> dict[str, Any] | None:
     return rows[0] if rows else None
 
 
+def look_alike_account(storage: Storage, name: str) -> str | None:
+    """The existing account whose name looks like ``name`` (:func:`parsers.names.look_alike`;
+    the same name in another case counts), or None."""
+    for row in storage.db.query("select username from users"):
+        if look_alike(row["username"], name):
+            return str(row["username"])
+    return None
+
+
 def add_user(storage: Storage, username: str, password: str, role: str, now: datetime) -> User:
     """Create an account with an argon2id hash of ``password``. The name is NFKC-normalised;
     a name with invisible characters (Unicode ``Default_Ignorable_Code_Point``, controls,
     format characters) or mixing scripts with look-alike letters (``confusable_homoglyphs``,
-    Unicode's confusables data) is refused (issue 24 F12).
+    Unicode's confusables data) is refused, and so is a name that looks like an existing
+    account's (the UTS #39 confusables skeleton, :func:`parsers.names.look_alike`: an
+    all-Cyrillic ``асе`` when ``ace`` exists, ``AIice`` with a capital i when ``alice``
+    exists) (issue 24 F12).
 
     Raises:
         UserError: unknown role, empty/invalid/invisible/confusable name, password under 8
-            characters, or the name is taken.
+            characters, or the name is taken or looks like a taken one.
     """
     name = unicodedata.normalize("NFKC", username).strip()
     if _INVISIBLE.search(name):
@@ -88,6 +101,12 @@ def add_user(storage: Storage, username: str, password: str, role: str, now: dat
         raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
     if _row(storage, name) is not None:
         raise UserError(f"user {name!r} exists already")
+    taken = look_alike_account(storage, name)
+    if taken is not None:
+        raise UserError(
+            f"{name!r} looks like the existing account {taken!r} (same letters to the eye, "
+            "Unicode confusables): pick a name that reads differently"
+        )
     storage.db.table("users").insert(
         {
             "username": name,

@@ -41,14 +41,36 @@ class Served:
 
     base_url: str
     uds: str = ""
+    secure: bool = False  # https_only: the session cookie is Secure (see client)
 
     def client(self, source: str = "127.0.0.1") -> httpx.Client:
-        """A client with its own connection, from ``source`` (TCP) or through the socket."""
+        """A client with its own connection, from ``source`` (TCP) or through the socket.
+        With ``secure``, the client sends the ``Secure`` session cookie back over plain HTTP
+        itself, as a client behind the HTTPS proxy would, and as an attacker talking to the
+        app directly may."""
         if self.uds:
             transport = httpx.HTTPTransport(uds=self.uds)
         else:
             transport = httpx.HTTPTransport(local_address=source)
-        return httpx.Client(transport=transport, base_url=self.base_url, timeout=60)
+        if not self.secure:
+            return httpx.Client(transport=transport, base_url=self.base_url, timeout=60)
+        jar: dict[str, str] = {}
+
+        def send_cookies(request: httpx.Request) -> None:
+            if jar:
+                request.headers["cookie"] = "; ".join(f"{k}={v}" for k, v in jar.items())
+
+        def keep_cookies(response: httpx.Response) -> None:
+            for line in response.headers.get_list("set-cookie"):
+                name, _, value = line.split(";", 1)[0].partition("=")
+                jar[name.strip()] = value
+
+        return httpx.Client(
+            transport=transport,
+            base_url=self.base_url,
+            timeout=60,
+            event_hooks={"request": [send_cookies], "response": [keep_cookies]},
+        )
 
 
 def _free_port() -> int:
@@ -59,8 +81,9 @@ def _free_port() -> int:
 
 @pytest.fixture
 def serve_web(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    """``start(trusted_proxies, uds=False) -> Served``: write a config, add ``rita``
-    (referee) and ``alice`` (admin), run ``forumbot web`` in a thread until the test ends."""
+    """``start(trusted_proxies, uds=False, https_only=False) -> Served``: write a config,
+    add ``rita`` (referee) and ``alice`` (admin), run ``forumbot web`` in a thread until the
+    test ends."""
     monkeypatch.setattr(users, "_HASHER", CHEAP)
     monkeypatch.setattr(users, "_DUMMY_HASH", CHEAP.hash("forumbot-no-such-user"))
     monkeypatch.setattr("forumbot.ops.startup.check_clock", lambda config, **kw: None)
@@ -75,7 +98,7 @@ def serve_web(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[objec
     monkeypatch.setattr(uvicorn.Server, "__init__", recording_init)
     threads: list[threading.Thread] = []
 
-    def start(trusted_proxies: list[str], uds: bool = False) -> Served:
+    def start(trusted_proxies: list[str], uds: bool = False, https_only: bool = False) -> Served:
         db = tmp_path / "bot.db"
         storage = open_storage(str(db))
         now = datetime.now(UTC)
@@ -88,17 +111,18 @@ def serve_web(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[objec
             EXAMPLE_CONFIG.replace('database = "forumbot.db"', f'database = "{db}"')
             .replace('url = "http://127.0.0.1:8080"', 'url = "http://127.0.0.1:9"')
             .replace("trusted_proxies = []", f"trusted_proxies = [{proxies}]")
+            .replace("https_only = false", f"https_only = {str(https_only).lower()}")
         )
         args = ["web", "-c", str(config)]
         if uds:
             sock = tmp_path / "run" / "web.sock"
             sock.parent.mkdir(mode=0o750)
             args += ["--uds", str(sock)]
-            served = Served("http://review", str(sock))
+            served = Served("http://review", str(sock), https_only)
         else:
             port = _free_port()
             args += ["--port", str(port)]
-            served = Served(f"http://127.0.0.1:{port}")
+            served = Served(f"http://127.0.0.1:{port}", secure=https_only)
         thread = threading.Thread(
             target=main.main, kwargs={"args": args, "standalone_mode": False}, daemon=True
         )

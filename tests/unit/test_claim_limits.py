@@ -112,7 +112,8 @@ def test_web_refuses_a_huge_claim_limit_with_exit_78(tmp_path: Path, monkeypatch
     "name", ["<b>rita</b>", "rita\u202e", "[url=x]rita[/url]", "ri\u200bta", "\u3164"]
 )
 def test_a_hostile_forum_account_name_is_refused(name: str) -> None:
-    """Issue 24 F11 (partial: the member lookup is not done): HTML, bidi, BBCode, invisible."""
+    """Issue 24 F11, the settings function itself (the CLI path): HTML, bidi, BBCode, invisible
+    characters refused (the review page with its board look-up: test_web_forum_account.py)."""
     from forumbot.notify.settings import set_person_settings
 
     s = build()

@@ -48,8 +48,11 @@ def test_phpbb_profile_page_reads_member_or_not() -> None:
 def test_phpbb_client_looks_members_up_once_each() -> None:
     time = FakeTime()
     script = Script(time)
-    script.on("GET", "memberlist.php?mode=viewprofile&un=Odric+Fenwick", httpx.Response(
-        200, text=page(PROFILE)))
+    script.on(
+        "GET",
+        "memberlist.php?mode=viewprofile&un=Odric+Fenwick",
+        httpx.Response(200, text=page(PROFILE)),
+    )
     script.on("GET", "memberlist.php?mode=viewprofile&un=un", httpx.Response(
         404, text=page(NO_USER)))  # fmt: skip
     client = make_client(script, time, user="Aurora Vexley")
@@ -119,3 +122,18 @@ def test_forumactif_client_member_exists(name: str, html: str, expected: bool) -
     assert client.member_exists(name) is expected
     assert client.member_exists(name) is expected
     assert len(seen) == 1 and "/memberlist?" in seen[0] and "username=" in seen[0]
+
+
+def test_the_boards_spelling_is_read_from_the_page() -> None:
+    """Issue 24 F11: the review page stores the member's name as the board spells it."""
+    from parsers.members import forumactif_member_name, phpbb_profile_name
+
+    coloured = PROFILE.replace(
+        'class="username"', 'style="color: #AA0000;" class="username-coloured"'
+    )
+    assert phpbb_profile_name(page(PROFILE), "odric  FENWICK") == "Odric Fenwick"
+    assert phpbb_profile_name(page(coloured), "odric fenwick") == "Odric Fenwick"
+    assert phpbb_profile_name(page(NO_USER), "un") is False
+    assert forumactif_member_name(FA_LIST, "ODRIC fenwick") == "Odric Fenwick"
+    assert forumactif_member_name(FA_EMPTY, "Zed") is False
+    assert forumactif_member_name("<html><body>Erreur</body></html>", "X") is None

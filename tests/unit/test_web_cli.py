@@ -58,6 +58,34 @@ def test_users_add_refusals(config: Path) -> None:
     assert r.exit_code == 1 and "8 characters" in r.output
 
 
+@pytest.mark.parametrize(
+    ("existing", "typed", "says"),
+    [
+        ("alice", "\u0430lice", "look-alike"),  # a Cyrillic a among Latin letters
+        ("ace", "\u0430\u0441\u0435", "looks like the existing account 'ace'"),  # all Cyrillic
+        ("alice", "AIice", "looks like the existing account 'alice'"),  # a capital i
+        ("rob", "rob\u200b", "invisible"),  # a zero-width space
+        ("rob", "\uff52\uff4f\uff42", "exists already"),  # fullwidth: NFKC gives "rob"
+    ],
+)
+def test_users_add_refuses_a_name_that_looks_like_an_existing_one(
+    config: Path, tmp_path: Path, existing: str, typed: str, says: str
+) -> None:
+    """Issue 24 F12: NFKC, invisible characters and the confusables skeleton against every
+    existing account; one English line, exit 1 (as every other refusal of ``users add``);
+    nothing is added."""
+    runner = CliRunner()
+    c = ["-c", str(config), "--password-stdin"]
+    ok = runner.invoke(main, ["users", "add", existing, "--role", "admin", *c], input="secret 12\n")
+    assert ok.exit_code == 0, ok.output
+    r = runner.invoke(main, ["users", "add", typed, "--role", "admin", *c], input="secret 12\n")
+    assert r.exit_code == 1, r.output
+    assert says in r.output and "Traceback" not in r.output
+    assert len(r.output.strip().splitlines()) == 1
+    listed = runner.invoke(main, ["users", "list", "-c", str(config)]).output.splitlines()
+    assert [line.split("\t")[0] for line in listed[1:]] == [existing]
+
+
 def test_users_password_disable_enable(config: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     c = ["-c", str(config)]

@@ -34,8 +34,14 @@ def scenario() -> Scenario:
     return s
 
 
+def board_members(name: str) -> str | bool:
+    """The board's member look-up (issue 24 F11; the real one against the sandbox board:
+    tests/integration/test_web_forum_account.py): the board spells its members its own way."""
+    return {"rita skeeter": "Rita Skeeter"}.get(name.casefold(), False)
+
+
 def app_client(s: Scenario) -> httpx.AsyncClient:
-    app = create_app(s.storage, secret_key=SECRET, now=s.clock, notify=CFG)
+    app = create_app(s.storage, secret_key=SECRET, now=s.clock, notify=CFG, members=board_members)
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
 
 
@@ -85,7 +91,7 @@ async def test_settings_form_changes_channels_quiet_hours_and_forum_account(
         rita,
         "/me/notify",
         "/me/notify",
-        {"channel": "owl", "quiet": "22:00-7:30", "forum_name": "Rita Skeeter"},
+        {"channel": "owl", "quiet": "22:00-7:30", "forum_name": "rita skeeter"},
     )
     assert r.status_code == 303
     s = person_settings(scenario.storage, "rita", CFG)

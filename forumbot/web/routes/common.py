@@ -23,6 +23,7 @@ from forumbot.notify.settings import (
 from forumbot.storage import Storage
 from forumbot.web import auth, csrf
 from forumbot.web.balance import BalanceCache
+from forumbot.web.forum_account import MemberLookup
 from forumbot.web.i18n import LANGUAGES, pick_language, translator
 from forumbot.web.sessions import DEFAULT_IDLE_S
 from forumbot.web.users import (
@@ -63,6 +64,9 @@ class Deps:
     timezone: str = "Europe/Paris"
     notify: NotifyConfig = NotifyConfig()
     balance: BalanceCache = field(default_factory=BalanceCache)
+    #: The board's member look-up for ``/me/notify`` (:mod:`forumbot.web.forum_account`);
+    #: None: a new forum account is refused (« réessayez plus tard »).
+    members: MemberLookup | None = None
 
 
 class SecurityHeaders:

@@ -11,6 +11,13 @@ from forumbot.notify.settings import (
     person_settings,
     set_person_settings,
 )
+from forumbot.web.forum_account import (
+    LINKED_BY_BOARD,
+    ForumAccountRefused,
+    board_spelling,
+    check_free,
+    wanted_forum_name,
+)
 from forumbot.web.routes.common import (
     action,
     deps_of,
@@ -48,8 +55,23 @@ async def notify_page(request: Request, user: User) -> Response:
 
 @action()
 async def notify_save(request: Request, user: User, form: FormData) -> Response:
-    """Save channels, forum account and quiet hours (audit-logged, ``notify.settings``)."""
+    """Save channels, forum account and quiet hours (audit-logged, ``notify.settings``). A new
+    forum account must be a board member, looked up, stored as the board spells it
+    (:mod:`forumbot.web.forum_account`); when it is refused nothing is saved."""
     deps = deps_of(request)
+    try:
+        typed = form.get("forum_name")  # absent: left as it is
+        wanted = (
+            None
+            if typed is None
+            else wanted_forum_name(deps.storage, user, str(typed), deps.notify)
+        )
+        spelling = None if wanted is None else await board_spelling(deps.members, wanted)
+        if spelling is not None:
+            check_free(deps.storage, user, spelling, deps.notify)
+    except ForumAccountRefused as exc:
+        flash(request, "error", exc.text, *exc.args_fr)
+        return RedirectResponse("/me/notify", status_code=303)
     try:
         set_person_settings(
             deps.storage,
@@ -58,8 +80,9 @@ async def notify_save(request: Request, user: User, form: FormData) -> Response:
             deps.now(),
             channels=tuple(str(c) for c in form.getlist("channel")),
             quiet=str(form.get("quiet", "")),
-            forum_name=str(form.get("forum_name", "")),
+            forum_name=spelling,
             cfg=deps.notify,
+            linked_by=LINKED_BY_BOARD,
         )
     except NotifyConfigError as exc:
         flash(request, "error", "Réglage refusé : %s", str(exc))
