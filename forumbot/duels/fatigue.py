@@ -52,6 +52,7 @@ from forumbot.duels.flow import (
     missing_dice_draft,
 )
 from forumbot.duels.opening import early_casts
+from forumbot.publish.labels import spell_modified
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
@@ -64,6 +65,7 @@ from forumbot.storage.records import (
 )
 from parsers.registration import parse_magic_types
 from rules.fatigue import (
+    FatigueRuleset,
     PostFacts,
     close_without_winner,
     count_displayed_lines,
@@ -355,7 +357,23 @@ def step_context(
             d["name"]: [ruleset.magic_type(t).label for t in d.get("magic_types", [])]
             for d in data["state"]["duellists"]
         },
+        # « attacker|spell » of each attack a magic-type modifier changes: only these say
+        # « avant modificateurs » (issue 25).
+        "modified": _modified(ruleset, data),
     }
+
+
+def _modified(ruleset: Ruleset, data: dict[str, Any]) -> list[str]:
+    if not isinstance(ruleset, FatigueRuleset):
+        return []
+    types = {d["name"]: d.get("magic_types", []) for d in data["state"]["duellists"]}
+    return [
+        f"{a['attacker']}|{a['spell']}"
+        for a in data.get("attacks", [])
+        if a.get("spell") and spell_modified(
+            ruleset, types.get(a["attacker"], []), types.get(a["defender"], []), a["spell"]
+        )
+    ]
 
 
 def recompute_step(
