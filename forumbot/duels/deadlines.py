@@ -60,11 +60,11 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.duo_board import topic_url
 from forumbot.duels.fatigue import step_context, step_draft
 from forumbot.duels.flow import Draft, DuelFlow, FlowContext, HasContext, context_of
 from forumbot.duels.flows import flow_for
 from forumbot.errors import ForumError, LoginFailed
-from forumbot.duels.duo_board import topic_url
 from forumbot.publish.dates import french_datetime
 from forumbot.publish.labels import slug
 from forumbot.publish.render import marker_text
@@ -292,7 +292,9 @@ def silence_draft(
         "reason": why,
         "dice_source": ctx.settings.dice_source,
     }
-    context = step_context(ruleset, duel, inputs, outcome, ctx.settings.referee_name)
+    context = step_context(
+        ruleset, duel, inputs, outcome, ctx.settings.referee_name, ctx.storage
+    )
     text = ctx.render("fatigue_closure.bbcode.j2", context)
     return Draft(state.turn, "closure", "closure", text, context, inputs, outcome.to_dict())
 
