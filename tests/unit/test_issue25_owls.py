@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from forumbot.publish.dates import french_datetime
-from forumbot.publish.labels import modifier_scope, spell_modified
+from forumbot.publish.labels import modifier_scope, spell_family, spell_modified
 from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
 from tests.unit.test_fatigue_flow import A, C, make
@@ -38,7 +38,7 @@ def test_every_listed_spell_is_of_the_modifiers_family_in_the_ruleset() -> None:
     rs = load_ruleset("fatigue")
     flamboyante = rs.magic_type("flamboyante").modifiers[0]
     text = modifier_scope(rs, flamboyante)
-    fire = [s.name for s in rs.spells if any(getattr(e, "family", None) == "feu" for e in s.effects)]
+    fire = [s.name for s in rs.spells if spell_family(s) == "feu"]
     assert fire and all(name in text for name in fire)
     assert "Stupéfix" not in text
 
@@ -62,7 +62,8 @@ def test_french_datetime_in_the_boards_timezone() -> None:
     when = datetime(2026, 12, 3, 19, 54, tzinfo=UTC)
     assert french_datetime(when, "Europe/Paris") == "jeudi 3 décembre à 20 h 54"
     assert french_datetime(when, "America/Montreal") == "jeudi 3 décembre à 14 h 54"
-    assert french_datetime(datetime(2026, 12, 1, 8, 0), "Europe/Paris") == "mardi 1er décembre à 9 h"
+    first = datetime(2026, 12, 1, 8, 0)  # naive: UTC
+    assert french_datetime(first, "Europe/Paris") == "mardi 1er décembre à 9 h"
     assert french_datetime(when, "Not/AZone") == "jeudi 3 décembre à 19 h 54"  # UTC
 
 
