@@ -49,11 +49,12 @@ __all__ = ["DEFAULT_CONFIG", "main"]
 
 
 def _setup_logging(verbose: bool) -> None:
+    from forumbot.ops.logs import TEXT_FORMAT, label_log_times
+
     logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+        level=logging.DEBUG if verbose else logging.INFO, format=TEXT_FORMAT, stream=sys.stderr
     )
+    label_log_times("UTC")  # labelled; `forumbot run` moves them to the board's timezone
     if os.environ.get("FORUMBOT_LOG_FORMAT") == "json":
         from forumbot.ops.logs import configure_json_logging
 

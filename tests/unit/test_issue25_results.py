@@ -88,3 +88,11 @@ def test_duo_result_owl_sentences_are_not_glued() -> None:
     none = stakes_owed(StakesTerms("une mandragore", True), C, [], [])
     assert none is not None and none["case"] == "no_winner"
     assert stakes_owed(StakesTerms(None, False), A, [A], [C]) is None
+
+
+def test_verify_dice_says_the_seed_will_be_revealed() -> None:
+    from forumbot.duels.verify import VerifyReport, format_report
+
+    lines = format_report(VerifyReport(topic_id=7, commitment="ab" * 32))
+    assert "graine révélée : pas encore (elle le sera dans la déclaration finale)" in lines
+    assert not any("elle l'est" in line for line in lines)
