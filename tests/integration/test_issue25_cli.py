@@ -8,8 +8,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from forumbot.cli.drafts import duel_progress
-from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # noqa: F401
+from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # noqa: F401 (the fixture)
 
 
 def _row(status: str, **state: Any) -> dict[str, Any]:
@@ -26,8 +28,10 @@ def test_duel_progress_says_the_turn_awaited() -> None:
     assert duel_progress(_row("draft")) == "draft"
 
 
-def test_untouched_draft_is_v1_and_an_edit_makes_v2(sandbox, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    cfg, board, topic = sandbox
+def test_untouched_draft_is_v1_and_an_edit_makes_v2(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    cfg, board, topic = request.getfixturevalue("sandbox")
     _poll(cfg)
     storage = _storage(cfg)
     [opening] = storage.declarations(("draft",))
@@ -47,8 +51,10 @@ def test_untouched_draft_is_v1_and_an_edit_makes_v2(sandbox, tmp_path: Path) -> 
     assert " v2 " in _run("drafts", "list", "-c", str(cfg)).output
 
 
-def test_duels_list_and_a_topic_adopted_right_after_it_was_created(sandbox) -> None:  # type: ignore[no-untyped-def]
-    cfg, board, _ = sandbox
+def test_duels_list_and_a_topic_adopted_right_after_it_was_created(
+    request: pytest.FixtureRequest,
+) -> None:
+    cfg, board, _ = request.getfixturevalue("sandbox")
     fresh = board.create_topic(3, "Arbitre", "Le duel de l'aube", "Rendez-vous au lever du jour.")
     adopted = _run(
         "duels", "adopt", str(fresh), "--forum", "3", "--duellist", "Aurora Vexley:3",
