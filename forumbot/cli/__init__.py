@@ -36,6 +36,7 @@ from forumbot.cli import (
     demo,
     drafts,
     follow,
+    guide,
     notify,
     ops,
     pages,
@@ -73,7 +74,7 @@ def main(verbose: bool) -> None:
     _setup_logging(verbose)
 
 
-for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify):
+for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify, guide):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 web.users.add_command(notify.users_notify)
