@@ -91,3 +91,13 @@ async def test_draft_page_has_the_preview_and_the_referees_words(
     sources = re.findall(r'<td class="source"[^>]*>(.*?)</td>', page, re.S)
     assert sources and not [s for s in sources if "RULES.md" in s or "seed 0" in s]
     assert "aucune attaque touchée" not in visible
+    duel = re.sub(r"\s+", " ", text_of((await client.get(f"/duels/{scenario.duel_id}")).text))
+    assert "Évolution des points" in duel and "Empreinte (SHA-256 de la graine)" in duel
+    assert re.search(r"Aurora Vexley \((1re|\d+e) année\)", duel), duel
+
+
+def test_years_as_players_say_them() -> None:
+    from forumbot.web.words import Words
+
+    fr = Words("fr", "Europe/Paris", lambda t, *a: t)
+    assert (fr.year("5"), fr.year("1"), fr.year("adult")) == ("5e année", "1re année", "adulte")
