@@ -197,7 +197,11 @@ class Bot:
                 self._rollback()
                 log.warning("%s: stopped, database error (%s); will retry next cycle", label, exc)
         for report in reports:
-            log.info(
+            # An idle poll (no new or edited post, no draft) is DEBUG: one INFO line per
+            # poll was about 720 a day (issue 25).
+            busy = report.new_posts or report.edited_posts or report.drafts
+            log.log(
+                logging.INFO if busy else logging.DEBUG,
                 "forum %s: %s, %d read, %s, %d edited, %s",
                 report.forum_id,
                 counted(report.topics_listed, "topic"),
@@ -294,6 +298,7 @@ def bootstrap(
         dice_name=config.dice_name,
         edit_watch_interval_s=config.edit_watch_interval_s,
         follow_after_polls=config.follow_after_polls,
+        timezone=config.timezone,
     )
     bot = Bot(
         config=config,

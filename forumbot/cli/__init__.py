@@ -37,6 +37,7 @@ from forumbot.cli import (
     demo,
     drafts,
     follow,
+    guide,
     notify,
     ops,
     pages,
@@ -51,11 +52,12 @@ __all__ = ["DEFAULT_CONFIG", "main"]
 
 
 def _setup_logging(verbose: bool) -> None:
+    from forumbot.ops.logs import TEXT_FORMAT, label_log_times
+
     logging.basicConfig(
-        level=logging.DEBUG if verbose else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+        level=logging.DEBUG if verbose else logging.INFO, format=TEXT_FORMAT, stream=sys.stderr
     )
+    label_log_times("UTC")  # labelled; `forumbot run` moves them to the board's timezone
     if os.environ.get("FORUMBOT_LOG_FORMAT") == "json":
         from forumbot.ops.logs import configure_json_logging
 
@@ -74,7 +76,7 @@ def main(verbose: bool) -> None:
     _setup_logging(verbose)
 
 
-for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify, serve):
+for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify, serve, guide):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 web.users.add_command(notify.users_notify)

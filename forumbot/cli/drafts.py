@@ -33,6 +33,41 @@ def board_time(iso: str | None, zone: ZoneInfo) -> str:
     return when.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
 
+# The audit actions that change a draft's content (issue 25: the row's ``version`` is the
+# compare-and-set token that claims and status changes move too, so an untouched draft read
+# ``v2``/``v4``; the version shown counts these only).
+EDIT_ACTIONS = ("draft.edit_text", "draft.set_numbers", "draft.waive", "draft.unwaive",
+                "draft.redrafted")  # fmt: skip
+
+
+def shown_version(storage: Any, decl_id: int) -> int:
+    """1 + the real edits of declaration ``decl_id`` (:data:`EDIT_ACTIONS` in the audit log):
+    ``1`` for a draft nobody changed."""
+    marks = ",".join("?" for _ in EDIT_ACTIONS)
+    row = storage.db.execute(
+        f"select count(*) from audit_log where target = ? and action in ({marks})",
+        [f"declaration:{decl_id}", *EDIT_ACTIONS],
+    ).fetchone()
+    return 1 + int(row[0] or 0)
+
+
+def duel_progress(duel: dict[str, Any]) -> str:
+    """A duel's state for staff, in plain words (issue 25): ``running, turn 3 awaited`` once
+    turn 2 is declared (the state's ``turn`` counts the turns declared), ``running, turn 3:
+    defense awaited`` while a fatigue initiative waits for its defense, ``finished after
+    turn 7``; other statuses as they are."""
+    state = json.loads(duel["state_json"] or "{}")
+    inner = state.get("duel") if isinstance(state.get("duel"), dict) else state
+    turn = int(inner.get("turn", 0) or 0)
+    if duel["status"] == "running":
+        if inner.get("pending"):
+            return f"running, turn {turn + 1}: defense awaited"
+        return f"running, turn {turn + 1} awaited"
+    if duel["status"] == "finished":
+        return f"finished after turn {turn}"
+    return str(duel["status"])
+
+
 def _what(decl: dict[str, Any]) -> str:
     """``opening``, ``turn 3``, ``end turn 7``: the declaration's kind and its turn."""
     if decl["kind"] == "opening":
@@ -82,7 +117,8 @@ def drafts_list(config_path: str, show_all: bool) -> None:
         duel = storage.duel(d["duel_id"])
         click.echo(
             f"#{d['id']:<5} duel {d['duel_id']:<4} topic {duel['topic_id']:<6} "
-            f"{_what(d):<14} {d['status']:<10} v{d['version']:<3} {_when(d, zone)}"
+            f"{_what(d):<14} {d['status']:<10} v{shown_version(storage, d['id']):<3} "
+            f"{_when(d, zone)}"
         )
 
 
@@ -97,7 +133,10 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
         d = storage.declaration(decl_id)
     except Exception as exc:  # sqlite_utils NotFoundError
         raise CliError(f"no declaration {decl_id}") from exc
-    click.echo(f"# declaration {decl_id} ({_what(d)}, {d['status']}, v{d['version']})")
+    click.echo(
+        f"# declaration {decl_id} ({_what(d)}, {d['status']}, "
+        f"v{shown_version(storage, decl_id)})"
+    )
     if d["last_error"]:
         click.echo(f"# note: {d['last_error']}")
     click.echo(d["text"])
@@ -331,11 +370,9 @@ def duels_list(config_path: str, show_all: bool) -> None:
                 )
             continue
         state = json.loads(duel["state_json"] or "{}")
-        people = ", ".join(f"{d['name']} {d['points']}" for d in state.get("duellists", []))
-        click.echo(
-            f"duel {duel['id']}: topic {duel['topic_id']} {duel['status']} "
-            f"turn {state.get('turn', 0)}: {people}"
-        )
+        inner = state.get("duel") if isinstance(state.get("duel"), dict) else state
+        people = ", ".join(f"{d['name']} {d['points']}" for d in inner.get("duellists", []))
+        click.echo(f"duel {duel['id']}: topic {duel['topic_id']} {duel_progress(duel)}: {people}")
 
 
 @duels.command("adopt")
@@ -377,7 +414,9 @@ def duels_adopt(
     try:
         posts = _topic_exists(bot.client, topic_id)
         known = bot.storage.duel_by_topic(bot.referee.board_id, topic_id)
-        title = (known or {}).get("title") or f"topic {topic_id}"
+        # The title the board shows (issue 25: a topic adopted right after it was created is
+        # not in the stored listing yet: its concession named « topic 3 »).
+        title = (known or {}).get("title") or _listed_title(bot.client, forum_id, topic_id)
         _check_members(bot, [name for name, _ in pairs], title, posts, force)
         duel_id = bot.referee.adopt(
             forum_id, topic_id, title, pairs, stakes=stakes, actor=actor(by)
@@ -387,6 +426,19 @@ def duels_adopt(
     finally:
         bot.close()
     click.echo(f"duel {duel_id} adopted; opening declaration drafted")
+
+
+def _listed_title(client: Any, forum_id: int, topic_id: int) -> str:
+    """The topic's title as the forum's listing shows it (first page: a fresh topic is on
+    it); ``topic N`` when the listing cannot be read or does not show it."""
+    from forumbot.errors import ForumError
+
+    try:
+        listed = client.list_topics(forum_id)
+    except ForumError:
+        listed = []
+    found = next((t.title for t in listed if t.topic_id == topic_id and t.title), None)
+    return str(found) if found else f"topic {topic_id}"
 
 
 def _check_members(bot: Any, names: list[str], title: str, posts: Any, force: bool) -> None:

@@ -59,6 +59,9 @@ def run(config_path: str, give_up_after_s: float | None) -> None:
         from forumbot.ops.logs import configure_json_logging
 
         configure_json_logging(logging.INFO)
+    from forumbot.ops.logs import label_log_times
+
+    label_log_times(config.timezone)  # the log's times in the board's, like the commands'
     from forumbot.ops.startup import ClockSkewError, check_clock, check_filesystem, quiet_logs
 
     quiet_logs()

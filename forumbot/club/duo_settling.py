@@ -20,6 +20,7 @@ from typing import Any
 
 from forumbot.club.context import DeskContext
 from forumbot.club.leaderboard import DuelReward, bump_leaderboard, record_duel_rewards
+from forumbot.club.stakes import stakes_owed, stakes_terms
 from forumbot.club.topics import topic_url
 from forumbot.duels.duo import REWARD_FR, current_state, duo_settings
 from forumbot.publish.labels import slug
@@ -57,6 +58,7 @@ def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
     storage, board_id, now = ctx.storage, ctx.board_id, ctx.now()
     state = current_state(storage, duel)
     given = 0
+    terms = stakes_terms(ctx, duel)
     with storage.db.atomic():
         for who, reward, amount in duo_rewards(state, duo_settings()):
             inserted = storage.db.execute(
@@ -84,7 +86,8 @@ def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
         text = render(
             "duo_owl_result.bbcode.j2",
             {"character": name, "outcome": outcome, "galleons": duo_settings().win_galleons,
-             "rewards": won, "stakes": duel["stakes"],
+             "rewards": won,
+             "owed": stakes_owed(terms, name, list(state.winners), list(state.losers)),
              "topic_url": topic_url(ctx, duel["topic_id"]),
              "referee_name": ctx.referee_name},
             ctx.language,

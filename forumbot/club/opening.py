@@ -17,7 +17,7 @@ from typing import Any
 from forumbot.club.context import DeskContext
 from forumbot.club.profiles import Profile, get_profile
 from forumbot.club.topics import create_topic_once, stakes_view, stakes_written, topic_url
-from forumbot.publish.labels import describe_modifier, slug, types_label, year_label
+from forumbot.publish.labels import modifier_scope, slug, types_label, year_label
 from forumbot.publish.owls import draft_owl, owl_key
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
@@ -137,7 +137,7 @@ def owl_magic_types(
                 "label": mtype.label,
                 "traits": mtype.traits,
                 "owl": mtype.owl,
-                "modifiers": [describe_modifier(m) for m in mtype.modifiers],
+                "modifiers": [modifier_scope(rs, m) for m in mtype.modifiers],
             }
         )
     text = render(

@@ -32,7 +32,7 @@ from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import EditingForumClient, ForumClient
 from forumbot.publish.clock_pause import delay_paused
 from forumbot.publish.poster import due_declarations
-from forumbot.publish.render import marker_line, marker_text
+from forumbot.publish.render import client_platform, marker_line, marker_text
 from forumbot.storage import Storage, content_hash, iso
 
 log = logging.getLogger("forumbot.club.posts")
@@ -132,7 +132,9 @@ def publish_club_post(
     storage.db.conn.commit()
     if claimed != 1:
         return None
-    message = row["text"].rstrip() + "\n" + marker_line(row["idempotency_key"])
+    message = (
+        row["text"].rstrip() + "\n" + marker_line(row["idempotency_key"], client_platform(client))
+    )
     try:
         post_id = client.find_marker(row["topic_id"], row["marker"], row["after_post_id"])
         if post_id is None:
@@ -201,7 +203,7 @@ def edit_club_post(
     row = club_post(storage, key)
     if row is None or row["status"] != "published" or row["post_id"] is None:
         raise KeyError(f"no published club post {key!r}")
-    message = text.rstrip() + "\n" + marker_line(key)
+    message = text.rstrip() + "\n" + marker_line(key, client_platform(client))
     digest = content_hash(message)
     if digest == row["published_hash"]:
         return False

@@ -15,13 +15,14 @@ from typing import Any
 
 from forumbot.club.context import DeskContext
 from forumbot.club.leaderboard import record_rewards
+from forumbot.club.stakes import stakes_owed, stakes_terms
 from forumbot.club.topics import topic_url
 from forumbot.publish.labels import slug
 from forumbot.publish.owls import draft_owl, owl_key
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso
-from forumbot.storage.profiles import player_of
+from forumbot.storage.profiles import player_of, registration_duel
 from rules.fatigue import FatigueRuleset
 
 log = logging.getLogger("forumbot.club.registrations")
@@ -51,16 +52,22 @@ def settle_finished(ctx: DeskContext) -> int:
 
 
 def settle(ctx: DeskContext, duel: dict[str, Any]) -> None:
-    """Rewards of a finished fatigue 1v1 duel (once), the result owls (once each), and its
-    pairing marked finished (its slot is free)."""
+    """Rewards of a finished fatigue 1v1 duel the sign-up desk opened (once), the result owls
+    (once each: who owes whom the stakes, :mod:`forumbot.club.stakes`), and its pairing
+    marked finished (its slot is free). A duel adopted by hand gives no reward."""
     state = json.loads(duel["state_json"] or "{}")
     names = [d["name"] for d in state.get("duellists", [])]
     rs = load_ruleset(duel["ruleset"] or "classic")
     if not isinstance(rs, FatigueRuleset) or len(names) != 2:
         return
     now = ctx.now()
-    record_rewards(ctx.storage, ctx.board_id, duel, now)
+    # Only the duels the sign-up desk opened count on the leaderboard (its post says so): a
+    # duel adopted by hand that ends while a desk runs gets its result owl, no reward.
+    counted = registration_duel(ctx.storage, int(duel["id"]))
+    if counted:
+        record_rewards(ctx.storage, ctx.board_id, duel, now)
     winner = state.get("winner")
+    terms = stakes_terms(ctx, duel)
     for name in names:
         opponent = next(n for n in names if n != name)
         result = (
@@ -75,7 +82,11 @@ def settle(ctx: DeskContext, duel: dict[str, Any]) -> None:
                 "opponent": opponent,
                 "topic_url": topic_url(ctx, duel["topic_id"]),
                 "outcome": result,
-                "stakes": duel.get("stakes"),
+                "counted": counted,
+                "owed": stakes_owed(
+                    terms, name, [winner] if winner else [],
+                    [n for n in names if winner and n != winner],
+                ),
                 "referee_name": ctx.referee_name,
             },
             ctx.language,

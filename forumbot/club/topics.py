@@ -15,7 +15,7 @@ from typing import Any
 
 from forumbot.club.context import DeskContext
 from forumbot.forums.forumactif_http import topic_path
-from forumbot.publish.render import Trusted, marker_line, marker_text
+from forumbot.publish.render import Trusted, client_platform, marker_line, marker_text
 from parsers.registration import fold
 
 
@@ -55,7 +55,7 @@ def create_topic_once(ctx: DeskContext, table: str, row: dict[str, Any], text: s
     db.conn.commit()
     topic_id = found
     if topic_id is None:
-        message = text.rstrip() + "\n" + marker_line(key)
+        message = text.rstrip() + "\n" + marker_line(key, client_platform(ctx.client))
         topic_id = ctx.client.create_topic(row["forum_id"], row["subject"], message, marker)
     db[table].update(row["id"], {"topic_id": topic_id})
     db.conn.commit()

@@ -62,10 +62,12 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.duo_board import topic_url
 from forumbot.duels.fatigue import step_context, step_draft
 from forumbot.duels.flow import Draft, DuelFlow, FlowContext, HasContext, context_of
 from forumbot.duels.flows import flow_for
 from forumbot.errors import ForumError, LoginFailed
+from forumbot.publish.dates import french_datetime
 from forumbot.publish.labels import slug
 from forumbot.publish.render import marker_text
 from forumbot.rulesets import load_ruleset
@@ -217,7 +219,7 @@ def _sweep_one(
             and dl["reminded_at"] is None
             and dl["remind_at"] <= iso(now)
         ):
-            _remind(ctx, dl, records, expected, now)
+            _remind(ctx, dl, records, expected, now, policy)
         return 0
     with storage.db.atomic():
         if not _claim(storage, deadline_id, "fired", decision.action, now):
@@ -295,15 +297,20 @@ def silence_draft(
         "reason": why,
         "dice_source": ctx.settings.dice_source,
     }
-    context = step_context(ruleset, duel, inputs, outcome, ctx.settings.referee_name)
+    context = step_context(
+        ruleset, duel, inputs, outcome, ctx.settings.referee_name, ctx.storage
+    )
     text = ctx.render("fatigue_closure.bbcode.j2", context)
     return Draft(state.turn, "closure", "closure", text, context, inputs, outcome.to_dict())
 
 
 def _remind(
     ctx: FlowContext, dl: dict[str, Any], records: DuelRecords, expected: list[str],
-    now: datetime,
+    now: datetime, policy: TimeoutPolicy,
 ) -> None:  # fmt: skip
+    """Owl each expected duellist once: what is awaited, the deadline as a date in the
+    board's timezone, what happens after it (issue 25: the decision
+    :func:`rules.timeouts.relaunch_decision` would take then) and the topic's link."""
     storage = ctx.storage
     duel = records.duel
     if not storage.stamp_once("deadlines", "reminded_at", int(dl["id"]), now):
@@ -315,6 +322,11 @@ def _remind(
             users[row.author] = row.author_id
     # An owl writes to one player: « tu ».
     waiting = "ta défense" if dl["phase"] == "awaiting_defense" else "ton prochain message"
+    then = (
+        "resolve_undefended" if dl["phase"] == "awaiting_defense"
+        else "relaunch" if int(dl["relaunches"] or 0) < policy.relaunches_without_initiative
+        else "close_no_winner"
+    )  # fmt: skip
     sent = {
         json.loads(a["after"])
         for a in storage.audit_entries(f"deadline:{dl['id']}")
@@ -332,7 +344,9 @@ def _remind(
                     "name": name,
                     "title": duel.title,
                     "waiting": waiting,
-                    "due": due.strftime("%d/%m/%Y %H:%M UTC"),
+                    "due": french_datetime(due, ctx.settings.timezone),
+                    "then": then,
+                    "topic_url": topic_url(storage, ctx.board_id, duel.topic_id),
                     "referee_name": ctx.settings.referee_name,
                     "marker": marker_text(key),
                 },

@@ -26,7 +26,7 @@ import rules
 from forumbot.duels.flow import Draft, FlowContext, HasContext, context_of
 from forumbot.duels.opening import club_variants
 from forumbot.forums.forumactif_http import topic_path
-from forumbot.publish.labels import describe_modifier, slug
+from forumbot.publish.labels import modifier_scope, slug
 from forumbot.publish.owls import draft_owl, owl_key
 from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
@@ -258,7 +258,7 @@ def owl_magic_types(
                 "label": rs.magic_type(k).label,
                 "traits": rs.magic_type(k).traits,
                 "owl": rs.magic_type(k).owl,
-                "modifiers": [describe_modifier(m) for m in rs.magic_type(k).modifiers],
+                "modifiers": [modifier_scope(rs, m) for m in rs.magic_type(k).modifiers],
             }
             for k in state.duel.duellist(who).magic_types
         ]

@@ -52,9 +52,11 @@ from forumbot.duels.flow import (
     missing_dice_draft,
 )
 from forumbot.duels.opening import early_casts
+from forumbot.publish.labels import spell_modified
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
+from forumbot.storage.profiles import registration_duel
 from forumbot.storage.records import (
     REDRAFTABLE,
     Declaration,
@@ -64,6 +66,7 @@ from forumbot.storage.records import (
 )
 from parsers.registration import parse_magic_types
 from rules.fatigue import (
+    FatigueRuleset,
     PostFacts,
     close_without_winner,
     count_displayed_lines,
@@ -237,7 +240,7 @@ def step_draft(
     outcome: TurnOutcome,
 ) -> Draft:  # fmt: skip
     """A fatigue step draft (kind ``turn``, key ``what``); its proposed violations stored."""
-    context = step_context(ctx.rs, duel, inputs, outcome, ctx.settings.referee_name)
+    context = step_context(ctx.rs, duel, inputs, outcome, ctx.settings.referee_name, ctx.storage)
     text = ctx.render("fatigue_turn.bbcode.j2", context)
     replace_step_violations(ctx.storage, duel.id, turn_no, inputs, outcome.to_dict(), ctx.now())
     log.info(
@@ -289,9 +292,11 @@ def self_spells(ruleset: Any) -> list[str]:
 
 def step_context(
     ruleset: Ruleset, duel: Duel, inputs: dict[str, Any], outcome: TurnOutcome | dict[str, Any],
-    referee_name: str,
+    referee_name: str, storage: Storage | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """The template context of a fatigue step declaration (stored with the draft)."""
+    """The template context of a fatigue step declaration (stored with the draft).
+    ``storage``: to tell whether the sign-up desk opened the duel (``club_duel``: only then
+    does the final declaration announce the leaderboard point and purse)."""
     data = outcome if isinstance(outcome, dict) else outcome.to_dict()
     state_before = inputs["state_before"]
     step = inputs["step"]
@@ -355,7 +360,24 @@ def step_context(
             d["name"]: [ruleset.magic_type(t).label for t in d.get("magic_types", [])]
             for d in data["state"]["duellists"]
         },
+        # « attacker|spell » of each attack a magic-type modifier changes: only these say
+        # « avant modificateurs » (issue 25).
+        "modified": _modified(ruleset, data),
+        "club_duel": storage is not None and registration_duel(storage, duel.id),
     }
+
+
+def _modified(ruleset: Ruleset, data: dict[str, Any]) -> list[str]:
+    if not isinstance(ruleset, FatigueRuleset):
+        return []
+    types = {d["name"]: d.get("magic_types", []) for d in data["state"]["duellists"]}
+    return [
+        f"{a['attacker']}|{a['spell']}"
+        for a in data.get("attacks", [])
+        if a.get("spell") and spell_modified(
+            ruleset, types.get(a["attacker"], []), types.get(a["defender"], []), a["spell"]
+        )
+    ]
 
 
 def recompute_step(
@@ -388,7 +410,7 @@ def recompute_step(
             waived={(a, b) for a, b in waived},
             facts={int(k): PostFacts(**v) for k, v in inputs.get("facts", {}).items()},
         )
-    context = step_context(ruleset, duel, inputs, outcome, referee_name)
+    context = step_context(ruleset, duel, inputs, outcome, referee_name, storage)
     template = (
         "fatigue_closure.bbcode.j2" if inputs["step"] == "closure" else "fatigue_turn.bbcode.j2"
     )

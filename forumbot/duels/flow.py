@@ -57,6 +57,7 @@ class FlowSettings:
     ``forum_rolls_dice``: the forum rolls the dice (Forumactif); ``dice_name`` the forum dice
     to read (default the ruleset's). ``full_reread_every``: every N-th read of a duel watching
     edits reads the whole topic. ``owl_reminders``: send owl reminders before deadlines.
+    ``timezone``: the board's (``board.timezone``), for the dates players read.
     """
 
     board_id: int
@@ -71,6 +72,7 @@ class FlowSettings:
     watch_edits: bool = True
     full_reread_every: int = 10
     owl_reminders: bool = True
+    timezone: str = "Europe/Paris"
 
     @property
     def dice_source(self) -> str:

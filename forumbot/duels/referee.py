@@ -130,6 +130,7 @@ class Referee:
         owl_reminders: bool = True,
         edit_watch_interval_s: float = 0.0,
         follow_after_polls: int = 3,
+        timezone: str = "Europe/Paris",
     ) -> None:
         self.storage = storage
         self.client = client
@@ -162,7 +163,7 @@ class Referee:
         self.follow = TopicFollow(
             storage, self.board_id, lambda: self.now(), lambda: set(self.watch.listed_all)
         )
-        self.owl_reminders = owl_reminders
+        self.owl_reminders, self.timezone = owl_reminders, timezone
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
         # Called (no argument) right after a topic's new or changed drafts are committed, in
@@ -175,19 +176,13 @@ class Referee:
     def settings(self) -> FlowSettings:
         """The board's settings as the flows read them (from the current attributes)."""
         return FlowSettings(
-            board_id=self.board_id,
-            platform=self.platform,
-            ruleset_name=self.ruleset_name,
-            review_delay_s=self.review_delay_s,
-            language=self.language,
-            referee_name=self.referee_name,
-            bot_username=self.bot_username,
-            forum_rolls_dice=self.forum_rolls_dice,
-            dice_name=self.dice_name,
-            watch_edits=self.watch_edits,
-            full_reread_every=self.full_reread_every,
-            owl_reminders=self.owl_reminders,
-        )
+            board_id=self.board_id, platform=self.platform, ruleset_name=self.ruleset_name,
+            review_delay_s=self.review_delay_s, language=self.language,
+            referee_name=self.referee_name, bot_username=self.bot_username,
+            forum_rolls_dice=self.forum_rolls_dice, dice_name=self.dice_name,
+            watch_edits=self.watch_edits, full_reread_every=self.full_reread_every,
+            owl_reminders=self.owl_reminders, timezone=self.timezone,
+        )  # fmt: skip
 
     def context(self) -> FlowContext:
         """The flows' context (storage, client, clock, rng, settings, draft writer, dice)."""

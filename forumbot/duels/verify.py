@@ -317,7 +317,7 @@ def format_report(report: VerifyReport) -> list[str]:
     reads); a running duel says so and how many rolls its end will make checkable."""
     lines = [f"sujet {report.topic_id} : empreinte {report.commitment or '?'}"]
     if report.running:
-        lines.append("graine révélée : pas encore (elle l'est dans la déclaration finale)")
+        lines.append("graine révélée : pas encore (elle le sera dans la déclaration finale)")
     elif report.seed is None:
         lines.append("graine révélée : aucune dans ce sujet")
     else:

@@ -124,6 +124,7 @@ class ForumactifClient(
         flood_patterns: regexes recognising the flood error (see
             :data:`parsers.forumactif.forms.DEFAULT_FLOOD_PATTERNS`).
     """
+    platform = "forumactif"  # the marker's style (forumbot.publish.render.MARKER_STYLES)
 
     def __init__(
         self,

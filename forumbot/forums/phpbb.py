@@ -109,6 +109,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, MarkerSearch, Board
             (None: not kept). Written after each login; removed by :meth:`logout`.
         max_listing_pages: upper bound of listing pages read by ``list_topics(all_pages=True)``.
     """
+    platform = "phpbb3"  # the marker's style (forumbot.publish.render.MARKER_STYLES)
 
     def __init__(
         self,

@@ -12,8 +12,9 @@ import logging
 import re
 import sys
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from typing import IO, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 _RECORD_ATTRS = frozenset(vars(logging.LogRecord("x", logging.INFO, "x", 0, "x", None, None))) | {
     "message",
@@ -111,6 +112,39 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             data["stack"] = self.formatStack(record.stack_info)
         return json.dumps(data, ensure_ascii=False, default=str)
+
+
+TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+"""The text log line (``forumbot -v``, ``forumbot run`` without ``log_format = "json"``)."""
+
+
+class ZonedFormatter(logging.Formatter):
+    """Text log lines whose time is in a named timezone and says which (issue 25: the
+    commands print the board's times, ``2026-12-01 15:05 CET``; the log printed the machine's
+    time without a label): ``2026-12-01 15:05:03,120 CET``."""
+
+    def __init__(self, timezone: str = "UTC", fmt: str = TEXT_FORMAT) -> None:
+        super().__init__(fmt)
+        try:
+            self.zone: tzinfo = ZoneInfo(timezone)
+        except (ZoneInfoNotFoundError, ValueError):
+            self.zone = UTC
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802
+        """The record's time in :attr:`zone`, to the millisecond, with the zone's name."""
+        when = datetime.fromtimestamp(record.created, self.zone)
+        return f"{when:%Y-%m-%d %H:%M:%S},{int(record.msecs):03d} {when:%Z}"
+
+
+def label_log_times(timezone: str) -> None:
+    """Give the root logger's text handlers a :class:`ZonedFormatter` in ``timezone`` (the
+    board's, once the config is read); JSON handlers keep their ISO UTC ``ts``, and handlers
+    that are not plain stream handlers (a test's log capture) are left alone."""
+    for handler in logging.getLogger().handlers:
+        if type(handler) is logging.StreamHandler and not isinstance(
+            handler.formatter, JsonFormatter
+        ):
+            handler.setFormatter(ZonedFormatter(timezone))
 
 
 def configure_json_logging(level: int = logging.INFO, stream: IO[str] | None = None) -> None:

@@ -7,7 +7,10 @@ import re
 from collections.abc import Sequence
 
 from parsers.registration import fold
+from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset, MagicModifier
+from rules.fatigue.effects import SpellFamily
+from rules.ruleset import Spell
 
 
 def slug(name: str) -> str:
@@ -43,6 +46,55 @@ def describe_modifier(mod: MagicModifier) -> str:
         length = "d'un tour" if turns == 1 else f"de {turns} tours"
         return f"{scope} : effets {'prolongés' if mod.value > 0 else 'raccourcis'} {length}"
     return f"{scope} : soins {mod.value:+d} PV"
+
+
+def spell_family(spell: Spell) -> str | None:
+    """The family a spell's ``spell_family`` effect gives it (None: no family), the one the
+    magic-type modifiers look at (``rules/data/fatigue.toml``)."""
+    return next((e.family for e in spell.effects if isinstance(e, SpellFamily)), None)
+
+
+def modifier_spells(ruleset: FatigueRuleset, mod: MagicModifier) -> list[str]:
+    """The names of the ruleset's spells ``mod`` concerns, in spellbook order (issue 25: the
+    owl says which spells count, so « tes sorts d'attaque » is not read as every spell that
+    hurts; Confringo is of the family « feu »)."""
+    return [s.name for s in ruleset.spells if mod.concerns(spell_family(s))]
+
+
+def modifier_scope(ruleset: FatigueRuleset, mod: MagicModifier) -> str:
+    """One French sentence naming the spells a modifier concerns, for the magic-type owl:
+    ``"Sorts concernés (famille « attaque ») : Stupéfix, Expelliarmus et Sectumsempra."``;
+    every spell for family ``"*"``; a family with no spell in the spellbook is said so."""
+    if mod.family == "*":
+        return "Cela vaut pour tous les sorts."
+    names = modifier_spells(ruleset, mod)
+    if not names:
+        return f"Aucun sort de la liste du club n'est de la famille « {mod.family} »."
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " et " + names[-1]
+    word = "Sort concerné" if len(names) == 1 else "Sorts concernés"
+    return f"{word} (famille « {mod.family} ») : {listed}."
+
+
+def spell_modified(ruleset: FatigueRuleset, attacker: Sequence[str], defender: Sequence[str],
+                    spell: str) -> bool:  # fmt: skip
+    """True when a magic-type modifier changes the PV ``spell`` deals: a ``damage_percent``
+    or ``damage_flat`` of the attacker's types (``attacker``: type keys), or a
+    ``damage_taken_flat`` of the defender's, concerns the spell's family. A declaration says
+    « avant modificateurs » only then (issue 25)."""
+    found = next((s for s in ruleset.spells if s.name == spell), None)
+    if found is None:
+        return False
+    family = spell_family(found)
+    for keys, kinds in ((attacker, ("damage_percent", "damage_flat")),
+                        (defender, ("damage_taken_flat",))):  # fmt: skip
+        for key in keys:
+            try:
+                mods = ruleset.magic_type(key).modifiers
+            except RuleError:
+                continue
+            if any(m.kind in kinds and m.concerns(family) for m in mods):
+                return True
+    return False
 
 
 RULE_NAMES: dict[str, tuple[str, str]] = {

@@ -48,7 +48,7 @@ from forumbot.errors import (
 )
 from forumbot.forums.base import ForumClient
 from forumbot.publish.labels import slug
-from forumbot.publish.render import marker_line, marker_text
+from forumbot.publish.render import client_platform, marker_line, marker_text
 from forumbot.storage import Storage, iso
 
 log = logging.getLogger("forumbot.publish.owls")
@@ -185,7 +185,11 @@ def send_owl(
                 _set(storage, row, "sent", None, now())
                 log.info("owl %s to %s: found already sent", row["id"], row["recipient"])
                 return True
-        message = row["text"].rstrip() + "\n" + marker_line(row["idempotency_key"])
+        message = (
+            row["text"].rstrip()
+            + "\n"
+            + marker_line(row["idempotency_key"], client_platform(client))
+        )
         client.send_pm(row["user_id"], row["recipient"], row["subject"], message, row["marker"])
     except LoginFailed:
         raise

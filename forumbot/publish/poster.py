@@ -50,7 +50,7 @@ from forumbot.publish.refusals import (
     settle_queued,
     versions_differ,
 )
-from forumbot.publish.render import marker_line
+from forumbot.publish.render import client_platform, marker_line
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import Declaration, DeclStatus
 
@@ -236,7 +236,11 @@ def publish_one(
                 retrying,
             )
         if post_id is None:
-            message = decl.text.rstrip() + "\n" + marker_line(decl.idempotency_key)
+            message = (
+                decl.text.rstrip()
+                + "\n"
+                + marker_line(decl.idempotency_key, client_platform(client))
+            )
             crash_point("before_post")
             if prepared is not None and isinstance(client, PreparesReplies):
                 post_id = client.reply(topic_id, message, decl.marker or "", prepared=prepared)

@@ -226,13 +226,38 @@ def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
     return text
 
 
-def marker_line(key: str) -> str:
+MARKER_STYLES: dict[str, tuple[int, str]] = {
+    # phpBB: [size] is a percentage (1 to the board's max_post_font_size, 200 by default);
+    # 50 is the editor's own smallest choice (« Très petite »), so a board whose editor
+    # offers it accepts it. The colour is a light grey-blue near prosilver's post
+    # backgrounds (#ECF3F7, #E1EBF2): readable on a close look, never in the way.
+    "phpbb3": (50, "#B4C0CA"),
+    # Forumactif: [size] is in pixels (`<span style="font-size: 16px; line-height: normal">`,
+    # shared/fixtures/forumactif/REPORT.md): [size=70] printed the marker 70 px high. 9 px is
+    # the smallest size Forumactif's editor lists; a neutral light grey fits its light and
+    # dark themes alike.
+    "forumactif": (9, "#A8A8A8"),
+}
+"""Per platform: the marker's ``[size]`` (phpBB %, Forumactif px) and ``[color]`` (issue 25:
+as discreet as each platform allows while the marker text stays in the rendered HTML and in
+the quote/edit source, where :meth:`find_marker` and the outbox searches look)."""
+
+
+def marker_line(key: str, platform: str = "phpbb3") -> str:
     """The marker appended to every bot post: how the bot recognises its own posts.
 
-    Shape: ``[size=70]forumbot·<key>·[/size]``; ``find_marker`` searches for the text
-    ``forumbot·<key>·`` (see :func:`marker_text`).
+    Shape: ``[size=N][color=#…]forumbot·<key>·[/color][/size]`` with the platform's
+    :data:`MARKER_STYLES` (unknown platform: phpBB's); ``find_marker`` searches for the text
+    ``forumbot·<key>·`` (see :func:`marker_text`), which no tag splits.
     """
-    return f"\n[size=70]{marker_text(key)}[/size]"
+    size, color = MARKER_STYLES.get(platform, MARKER_STYLES["phpbb3"])
+    return f"\n[size={size}][color={color}]{marker_text(key)}[/color][/size]"
+
+
+def client_platform(client: object) -> str:
+    """The platform a forum client posts to (its ``platform`` class attribute; ``phpbb3``
+    for a client without one, e.g. a test double)."""
+    return str(getattr(client, "platform", "phpbb3"))
 
 
 def marker_text(key: str) -> str:

@@ -3,6 +3,7 @@
 Supported (as phpBB 3.3 renders them, see ``fixtures/html/phpbb/viewtopic_t2_page*.html``):
 ``[b]`` -> ``<strong class="text-strong">``, ``[i]`` -> ``<em class="text-italics">``,
 ``[size=N]`` -> ``<span style="font-size:N%; line-height:116%;">``,
+``[color=#RRGGBB]`` -> ``<span style="color:#RRGGBB">``,
 ``[url]…[/url]`` / ``[url=…]…[/url]`` (http/https only) -> ``<a href class="postlink">``,
 ``[quote="Name" post_id=N time=T user_id=U]…[/quote]`` / ``[quote=Name]`` / ``[quote]`` ->
 ``<blockquote cite=…><div><cite>…</cite>…</div></blockquote>``; newlines -> ``<br>``.
@@ -51,10 +52,11 @@ def iso_utc(epoch_s: float) -> str:
 
 
 _TAG_RE = re.compile(
-    r"\[(?P<close>/)?(?P<name>b|i|u|size|url|quote)"
+    r"\[(?P<close>/)?(?P<name>b|i|u|size|color|url|quote)"
     r"(?:=(?P<arg>\"[^\"\]]*\"|[^\]\s]*))?(?P<attrs>(?:\s+[a-z_]+=[^\s\]]+)*)\]",
     re.IGNORECASE,
 )
+_COLOR_RE = re.compile(r"#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?|[A-Za-z]{3,20}")
 _ATTR_RE = re.compile(r"([a-z_]+)=([^\s\]]+)", re.IGNORECASE)
 
 
@@ -159,6 +161,10 @@ def _render(node: _Node, quote_info: Callable[[int], QuoteInfo] | None) -> str:
     if node.name == "size":
         if node.arg and node.arg.isdigit() and 1 <= int(node.arg) <= 200:
             return f'<span style="font-size:{int(node.arg)}%;line-height:116%">{inner}</span>'
+        return _text_html(node.raw_open) + inner + _text_html(f"[/{node.name}]")
+    if node.name == "color":
+        if node.arg and _COLOR_RE.fullmatch(node.arg):
+            return f'<span style="color:{node.arg}">{inner}</span>'
         return _text_html(node.raw_open) + inner + _text_html(f"[/{node.name}]")
     if node.name == "url":
         target = _safe_url(node.arg if node.arg else _plain(node))

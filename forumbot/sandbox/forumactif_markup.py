@@ -49,7 +49,9 @@ def iso(epoch_s: float, zone: ZoneInfo) -> str:
 # ---------------------------------------------------------------------------- BBCode
 
 _SIMPLE = {"b": "strong", "i": "em", "u": "u"}
-_TAG_RE = re.compile(r"\[(/?)(b|i|u|quote|url)(?:=(&quot;[^\]]*?&quot;|[^\]]*))?\]", re.I)
+_TAG_RE = re.compile(
+    r"\[(/?)(b|i|u|quote|url|size|color)(?:=(&quot;[^\]]*?&quot;|[^\]]*))?\]", re.I
+)
 
 
 def _closer(name: str) -> str:
@@ -57,11 +59,17 @@ def _closer(name: str) -> str:
         return "</div></blockquote>"
     if name == "url":
         return "</a>"
+    if name == "size":
+        return "</span>"
+    if name == "color":
+        return "</font>"
     return f"</{_SIMPLE[name]}>"
 
 
 def render_message(source: str) -> str:
-    """BBCode -> Forumactif HTML: ``[b]`` -> ``<strong>``, ``[i]``, ``[u]``,
+    """BBCode -> Forumactif HTML: ``[b]`` -> ``<strong>``, ``[i]``, ``[u]``, ``[size=N]`` (pixels,
+    1 to 29) -> ``<span style="font-size: Npx; line-height: normal">``, ``[color=X]`` ->
+    ``<font color="X">``,
     ``[quote=Name]`` -> ``<blockquote><div><cite>Name a écrit:</cite>…</div></blockquote>``
     (README A4), ``[url]`` (http/https only), newlines -> ``<br />``. Everything else is
     escaped; unbalanced tags stay literal."""
@@ -90,6 +98,16 @@ def render_message(source: str) -> str:
                 out.append(match.group(0))
                 continue
             out.append(f'<a href="{target}" target="_blank" rel="nofollow">')
+        elif name == "size":  # pixels (REPORT.md: "font-size: 16px; line-height: normal")
+            if not (arg or "").isdigit() or not 1 <= int(arg or 0) <= 29:
+                out.append(match.group(0))
+                continue
+            out.append(f'<span style="font-size: {int(arg or 0)}px; line-height: normal">')
+        elif name == "color":  # REPORT.md: <font color=…>
+            if not re.fullmatch(r"#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?|[A-Za-z]{3,20}", arg or ""):
+                out.append(match.group(0))
+                continue
+            out.append(f'<font color="{arg}">')
         else:
             out.append(f"<{_SIMPLE[name]}>")
         stack.append(name)
@@ -102,7 +120,7 @@ def render_message(source: str) -> str:
 
 def plain_text(source: str) -> str:
     """JSON-LD ``text`` of a post: the BBCode source without tags, blank lines collapsed."""
-    text = re.sub(r"\[/?(?:b|i|u|quote|url)(?:=[^\]]*)?\]", "", source, flags=re.I)
+    text = re.sub(r"\[/?(?:b|i|u|quote|url|size|color)(?:=[^\]]*)?\]", "", source, flags=re.I)
     return re.sub(r"\n\s*\n+", "\n", text).strip()
 
 

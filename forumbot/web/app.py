@@ -60,6 +60,7 @@ from forumbot.notify.settings import NotifyConfig
 from forumbot.storage import Storage
 from forumbot.web import auth
 from forumbot.web.forum_account import MemberLookup
+from forumbot.web.preview import preview_html
 from forumbot.web.routes.balance import balance_index, balance_page
 from forumbot.web.routes.common import (
     SECURITY_HEADERS,
@@ -169,6 +170,7 @@ def create_app(
         undefined=jinja2.StrictUndefined,
     )
     env.filters["json"] = lambda v: json.dumps(v, ensure_ascii=False, default=str)
+    env.filters["preview"] = preview_html  # a draft as phpBB shows it (forumbot.web.preview)
     notify_cfg = notify or NotifyConfig()
     env.filters["local"] = lambda ts: (
         datetime.fromisoformat(ts).astimezone(notify_cfg.tz).strftime("%d/%m %H:%M") if ts else ""

@@ -96,7 +96,7 @@ ENGLISH: dict[str, str] = {
     "Pendant les heures calmes, seuls les hiboux partent ; le reste attend leur fin.": (
         "During quiet hours only owls go out; the rest waits for their end."
     ),
-    "Le bot vous prévient quand un brouillon, une violation ou une tâche vous attend.": (
+    "Le bot vous prévient quand un brouillon, une infraction ou une tâche vous attend.": (
         "The bot tells you when a draft, a violation or a task waits for you."
     ),
     "Hibou : un message privé sur le forum ; ce qui arrive moins de %s min après le "
@@ -111,7 +111,7 @@ ENGLISH: dict[str, str] = {
     "Relecture forumbot": "forumbot review",
     "Brouillons": "Drafts",
     "Duels": "Duels",
-    "Violations": "Violations",
+    "Infractions": "Violations",
     "Connexion": "Log in",
     "Déconnexion": "Log out",
     "Connecté : %s (%s)": "Logged in: %s (%s)",
@@ -138,7 +138,7 @@ ENGLISH: dict[str, str] = {
     "Version": "Version",
     "Publication automatique dans %s": "Auto-publish in %s",
     "Publication automatique dès maintenant": "Auto-publish due now",
-    "Retenu : attend la décision d'un arbitre": "Held: waits for a referee",
+    "En attente de la décision d'un arbitre": "Held: waits for a referee",
     "Approuvé : publié au prochain passage": "Approved: published at the next pass",
     "Approuvé : il partira au prochain passage du bot.": (
         "Approved: it goes out at the bot's next pass."
@@ -180,11 +180,14 @@ ENGLISH: dict[str, str] = {
     "Source": "Source",
     "Calcul": "Computation",
     "Attaques": "Attacks",
-    "Violations proposées": "Proposed violations",
-    "Aucune violation.": "No violation.",
-    "Lever": "Waive",
+    "Aucune infraction.": "No violation.",
+    "Aperçu, tel que le forum l'affichera": "Preview, as the board will show it",
+    "pénalité de %s %s": "penalty of %s %s",
+    "sans pénalité de points": "no points penalty",
+    "Lever l'infraction": "Waive the violation",
+    "Rétablir l'infraction": "Restore the violation",
     "Rétablir": "Restore",
-    "Retenir": "Hold",
+    "Mettre en attente": "Hold",
     # drop a draft (issue 22): a dropped turn is drafted again unless the referee says not
     "Abandonner": "Drop",
     "Rédiger de nouveau le tour au prochain passage (sinon le duel attend l'arbitre)": (
@@ -221,7 +224,7 @@ ENGLISH: dict[str, str] = {
     # statuses
     "brouillon": "draft",
     "approuvé": "approved",
-    "retenu": "held",
+    "mis en attente": "held",
     "publication en cours": "publishing",
     "publié": "published",
     "proposée": "proposed",
@@ -245,11 +248,11 @@ ENGLISH: dict[str, str] = {
     "Historique des tours": "Turn history",
     "Aucun tour publié.": "No published turn.",
     "Tour": "Turn",
-    "Points dans le temps": "Points over time",
+    "Évolution des points": "Points over time",
     "Audit des dés": "Dice audit",
-    "Engagement (SHA-256 du secret)": "Commitment (SHA-256 of the secret)",
-    "Secret révélé": "Revealed secret",
-    "secret révélé à la fin du duel": "secret revealed at the end of the duel",
+    "Empreinte (SHA-256 de la graine)": "Commitment (SHA-256 of the seed)",
+    "Graine révélée": "Revealed seed",
+    "graine révélée à la fin du duel": "seed revealed at the end of the duel",
     "Message": "Post",
     "Nom": "Name",
     "Valeurs": "Values",
@@ -285,7 +288,7 @@ ENGLISH: dict[str, str] = {
     "Confirmer": "Confirm",
     "Rejeter": "Dismiss",
     "décidée par %s : %s": "decided by %s: %s",
-    "Aucune violation pour ces filtres.": "No violation for these filters.",
+    "Aucune infraction pour ces filtres.": "No violation for these filters.",
     "Décision enregistrée.": "Decision recorded.",
     "Décision refusée : %s": "Decision refused: %s",
     # referee tasks (2v2)

@@ -22,7 +22,7 @@ PENDING = ("draft", "approved", "held", "publishing", "queued", "redraft")
 DRAFT_STATUS_FR = {
     "draft": "brouillon",
     "approved": "approuvé",
-    "held": "retenu",
+    "held": "mis en attente",
     "publishing": "publication en cours",
     "published": "publié",
     "queued": "en attente d'un modérateur",

@@ -25,8 +25,9 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from forumbot.publish.labels import RULE_NAMES  # shared with the notices
+from forumbot.publish.labels import RULE_NAMES, year_label  # shared with the notices
 from forumbot.publish.reasons import reason_fr, task_kind_fr, turn_label  # idem (issue 23)
+from forumbot.web.audit_words import changes_fr, source_fr
 
 
 def _last_part(rule_id: str) -> str:
@@ -124,7 +125,7 @@ PHRASES_FR: tuple[tuple[str, str], ...] = (
     ),
     (r"no attack this turn", "pas d'attaque ce tour"),
     (r"in the list of allowed spells", "dans la liste des sorts autorisés"),
-    (r"no landed attack, no PD lost", "aucune attaque touchée, aucun PD perdu"),
+    (r"no landed attack, no PD lost", "aucune attaque n'a touché, aucun PD perdu"),
     (r"attack die (\d+)", r"dé d'attaque \1"),
     (r"no spell in bold", "aucun sort en gras"),
     (
@@ -288,14 +289,14 @@ ACTIONS: dict[str, tuple[str, str]] = {
     "declaration.publish": ("déclaration publiée", "declaration published"),
     "draft.edit_text": ("texte modifié", "text edited"),
     "draft.set_numbers": ("nombre modifié", "number changed"),
-    "draft.waive": ("violation levée", "violation waived"),
-    "draft.unwaive": ("violation rétablie", "violation restored"),
+    "draft.waive": ("infraction levée", "violation waived"),
+    "draft.unwaive": ("infraction rétablie", "violation restored"),
     "draft.approved": ("brouillon approuvé", "draft approved"),
-    "draft.held": ("brouillon retenu", "draft held"),
+    "draft.held": ("brouillon mis en attente", "draft held"),
     "draft.draft": ("remis en brouillon", "back to draft"),
     "draft.cancel": ("brouillon annulé", "draft cancelled"),
-    "violation.confirm": ("violation confirmée", "violation confirmed"),
-    "violation.dismiss": ("violation rejetée", "violation dismissed"),
+    "violation.confirm": ("infraction confirmée", "violation confirmed"),
+    "violation.dismiss": ("infraction rejetée", "violation dismissed"),
     "user.add": ("compte créé", "account created"),
     "user.password": ("mot de passe changé", "password changed"),
     "profile.set": ("fiche modifiée", "profile set"),
@@ -304,7 +305,7 @@ ACTIONS: dict[str, tuple[str, str]] = {
 TARGETS: dict[str, tuple[str, str]] = {
     "duel": ("Duel n°%s", "Duel #%s"),
     "declaration": ("Déclaration n°%s", "Declaration #%s"),
-    "violation": ("Violation n°%s", "Violation #%s"),
+    "violation": ("Infraction n°%s", "Violation #%s"),
     "user": ("Compte %s", "Account %s"),
     "task": ("Tâche n°%s", "Task #%s"),
 }
@@ -442,8 +443,23 @@ class Words:
             what=what,
             action=action,
             target=target,
-            changes=_changes(before, after),
+            changes=changes_fr(before, after, _short) if self.french else _changes(before, after),
         )
+
+    def source(self, source: object, rule: object = "") -> str:
+        """A trail source: in French the seed's quote or a French label, never RULES.md's
+        English nor a code name (:func:`forumbot.web.audit_words.source_fr`)."""
+        raw = str(source or "")
+        return source_fr(raw, str(rule or "")) if self.french else raw
+
+    def year(self, year: object) -> str:
+        """A duellist's year as players say it: « 5e année », « adulte »; English ``year 5``."""
+        raw = str(year or "")
+        if not raw:
+            return ""
+        if self.french:
+            return year_label(raw)
+        return "adult" if raw == "adult" else f"year {raw}"
 
 
 def _loads(raw: Any) -> Any:

@@ -387,7 +387,7 @@ def test_audit_log_table(served: Served, page: Page) -> None:
         "déclaration publiée",
         "Déclaration n°1",
     ]
-    assert "status : draft → published" in first[4]
+    assert "état : brouillon → publié" in first[4]  # issue 25: French, no raw keys
     assets = table.inner_text()
     assert '{"status"' not in assets and "+00:00" not in assets
     assigned = table.locator("tr", has=page.locator("td.what[title='duel.assign_referee']"))

@@ -35,8 +35,9 @@ def test_season_demo_from_sign_ups_to_the_leaderboard(platform: str, tmp_path: A
     # The duel topic, the opening and one magic-type owl per duellist.
     assert "Déclaration de l'arbitre : ouverture du duel" in out
     assert result.magic_owls == {n: 1 for n in NAMES}
-    # each scripted duellist has one magic type: « Ton type de magie et ses effets »
-    assert "Ton type de magie et ses effets dans ce club" in out
+    # each scripted duellist has one magic type: « Voici ton type de magie et ses effets »
+    assert "Voici ton type de magie et ses effets dans ce club." in out
+    assert "Sorts concernés (famille « " in out  # issue 25: the spells a modifier concerns
 
     # Played to a winner with legal moves only: no violation was declared.
     assert result.winner in NAMES and result.loser in NAMES and result.winner != result.loser

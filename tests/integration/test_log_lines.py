@@ -64,10 +64,27 @@ def test_a_pending_draft_is_logged_once_and_the_counts_read_well(
     ]
     reports = [m for m in infos if m.startswith(f"forum {DUEL_FORUM}: ")]
     assert reports[0] == f"forum {DUEL_FORUM}: 1 topic, 1 read, 2 new posts, 0 edited, 1 draft"
-    # Issue 12: a pending draft is no reason to read the topic again (nothing changed).
-    assert (
-        reports[1:] == [f"forum {DUEL_FORUM}: 1 topic, 0 read, 0 new posts, 0 edited, 0 drafts"] * 2
-    )
+    # Issue 12: a pending draft is no reason to read the topic again (nothing changed);
+    # issue 25: those idle polls log at DEBUG, not one INFO line each.
+    assert reports[1:] == []
+    idle = [r for r in caplog.records if r.getMessage().startswith(f"forum {DUEL_FORUM}: ")][1:]
+    assert [(r.levelno, r.getMessage()) for r in idle] == [
+        (logging.DEBUG, f"forum {DUEL_FORUM}: 1 topic, 0 read, 0 new posts, 0 edited, 0 drafts")
+    ] * 2
     every = [r.getMessage() for r in caplog.records]
     assert not [m for m in every if "None" in m], every
     assert any("no winner yet" in m for m in every)  # the render's debug line says it plainly
+
+
+def test_text_log_times_are_labelled_in_the_boards_timezone() -> None:
+    """Issue 25: the commands print the board's times (``... CET``); the log's text lines say
+    their zone too, in the board's once ``forumbot run`` read the config."""
+    from forumbot.ops.logs import ZonedFormatter
+
+    record = logging.LogRecord("forumbot", logging.INFO, __file__, 1, "hello", None, None)
+    record.created, record.msecs = 1796500000.25, 250.0  # 2026-12-05 19:46:40.25 UTC
+    assert ZonedFormatter("Europe/Paris").format(record) == (
+        "2026-12-05 20:46:40,250 CET INFO forumbot: hello"
+    )
+    assert ZonedFormatter("UTC").format(record).startswith("2026-12-05 19:46:40,250 UTC ")
+    assert ZonedFormatter("No/Such").format(record).startswith("2026-12-05 19:46:40,250 UTC ")

@@ -5,7 +5,7 @@ demos showed wrong (leaderboard lines, self spells, magic-type owls, reward draw
 from __future__ import annotations
 
 from forumbot.publish.checks import french_problems
-from forumbot.publish.labels import describe_modifier
+from forumbot.publish.labels import describe_modifier, modifier_scope
 from forumbot.publish.render import Trusted, _draw, _que, _to, render
 from forumbot.rulesets import load_ruleset
 from rules.fatigue import MagicModifier
@@ -85,11 +85,11 @@ def test_magic_type_owl_says_tu_and_names_the_type_once() -> None:
             {"character": "Aurora", "opponent": "Cassius",
              "topic_url": Trusted("http://b.example/viewtopic.php?t=3"),
              "types": [{"label": mtype.label, "traits": mtype.traits, "owl": mtype.owl,
-                        "modifiers": [describe_modifier(m) for m in mtype.modifiers]}],
+                        "modifiers": [modifier_scope(rs, m) for m in mtype.modifiers]}],
              "referee_name": "L'arbitre"},
         )  # fmt: skip
         assert text.count(mtype.label.lower()) + text.count(mtype.label) == 1, text
-        assert "vos " not in text and "vous" not in text and "Ton type de magie" in text
+        assert "vos " not in text and "vous" not in text and "ton type de magie" in text
 
 
 def test_duration_bonus_is_a_proper_plural() -> None:

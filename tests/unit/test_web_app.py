@@ -304,7 +304,7 @@ async def test_hold_approve_and_publish_now(client: httpx.AsyncClient, scenario:
     path = f"/drafts/{scenario.draft_id}"
     await form_post(client, path, path + "/status", {"version": "1", "status": "held"})
     assert draft(scenario)["status"] == "held"
-    assert "Retenu : attend la décision" in (await client.get(path)).text
+    assert "En attente de la décision d" in (await client.get(path)).text
     before = len(scenario.forum.posts[7])
     r = await form_post(client, path, path + "/publish", {"version": "2"})
     assert r.status_code == 303
@@ -356,7 +356,7 @@ async def test_referee_sees_only_their_duels(client: httpx.AsyncClient, scenario
     path = f"/drafts/{scenario.draft_id}"
     assert (await client.get(path)).status_code == 404
     assert (await client.get(f"/duels/{scenario.duel_id}")).status_code == 404
-    assert "Aucune violation pour ces filtres." in (await client.get("/violations")).text
+    assert "Aucune infraction pour ces filtres." in (await client.get("/violations")).text
     r = await form_post(client, "/drafts", path + "/status", {"version": "1", "status": "held"})
     assert r.status_code == 404 and draft(scenario)["status"] == "draft"
     rows = list(csv.reader(io.StringIO((await client.get("/violations.csv")).text)))
@@ -431,7 +431,7 @@ async def test_violations_list_filter_and_dismiss(
     assert "Sortilège de Désarmement deux fois de suite" in html  # French evidence (issue 14)
     assert "Message n°106" in html and "3 lignes" in html
     assert (
-        "Aucune violation pour ces filtres."
+        "Aucune infraction pour ces filtres."
         in (await client.get("/violations?duellist=Cassius+Thorne")).text
     )
     r = await form_post(

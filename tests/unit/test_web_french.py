@@ -155,8 +155,12 @@ async def test_audit_log_is_a_readable_table(client: httpx.AsyncClient, scenario
         "30/11/2026 13:10 (CET)",
         "déclaration publiée",
         "Déclaration n°1",
-        "status : draft → published  post_id : — → 102",
-    ] in [r[:4] + [re.sub(r"\s+", " ", r[4]).replace(" post_id", "  post_id")] for r in rows]
+        "état : brouillon → publié  message : 102",
+    ] in [r[:4] + [re.sub(r"\s+", " ", r[4]).replace(" message", "  message")] for r in rows]
+    # issue 25: French field names and values, no raw key or JSON list
+    audit = re.sub(r"\s+", " ", text_of(table.group(0)))
+    assert "topic_id" not in audit and "duellists" not in audit and "[[" not in audit
+    assert "sujet : n° 7" in audit and "duellistes : Aurora Vexley (1re année" in audit
     assert ["alice", "30/11/2026 13:21 (CET)", "arbitre désigné"] in [r[:3] for r in rows]
     assert '{"status"' not in page and "&#34;status&#34;" not in page  # no raw JSON
     en = text_of((await client.get(f"/duels/{scenario.duel_id}?lang=en")).text)

@@ -1,0 +1,116 @@
+"""The players' guide post (issue 25, `forumbot guide`): a ruleset file rendered as one French
+BBCode post, always from the file: the allowed spells with their effects, levels and the years
+that know them, the bets, the post format with one example post, and the deadlines.
+
+``classic`` and ``fatigue`` are ruleset files (``rules/data/*.toml`` or a club's own path);
+``duo`` is the two-against-two game, played under the fatigue ruleset with its 48 h clock and
+the ``Cible :`` / ``Déplacement :`` lines. The text goes through the renderer's checks (the
+BBCode checker and the French lint of :mod:`forumbot.publish.checks`); :func:`render_guide`
+raises when they find a problem, so a guide that would read badly is never printed or posted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forumbot.publish.checks import bbcode_problems, french_problems
+from forumbot.publish.labels import spell_family, year_label
+from forumbot.publish.render import render
+from forumbot.rulesets import load_ruleset
+from rules.ruleset import Ruleset, Spell
+
+ACTIONS_FR = {
+    "cast": "lancer un sort", "dodge": "esquiver", "dodge_riposte": "esquiver et riposter",
+}  # fmt: skip
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n > 1 else ''}"
+
+
+def effect_fr(effect: Any, unit: str) -> str | None:
+    """One spell effect in French (None: not worth a word, e.g. the family)."""
+    kind = str(getattr(effect, "kind", "") or getattr(effect, "type", ""))
+    amount = int(getattr(effect, "amount", 0) or 0)
+    turns = int(getattr(effect, "duration", 0) or 0)
+    during = f" pendant {_plural(turns, 'tour')}" if turns > 1 else ""
+    text = {
+        "pv_damage": f"{amount} {unit} de dégâts",
+        "extra_damage": f"{amount} {unit} de dégâts en plus si l'attaque réussit",
+        "undodgeable": "ne peut pas être esquivé",
+        "no_dodge": f"la cible ne peut plus esquiver{during or ' au tour suivant'}",
+        "no_attack": f"la cible ne peut plus attaquer{during or ' au tour suivant'}",
+        "damage_over_time": f"la cible perd {amount} {unit} à chaque tour{during}",
+        "ward": f"les sorts reçus font {amount} {unit} de moins{during}",
+        "heal": f"rend {amount} {unit}",
+        "defense_modifier": f"{amount:+d} en défense au tour suivant",
+        "attack_modifier": f"{amount:+d} en attaque au tour suivant",
+        "shield": "bouclier : protège son lanceur",
+        "counter_spell": "antisort : annule le sort adverse",
+    }.get(kind)
+    if kind == "spell_family":
+        return None
+    return text or "effet décrit par l'arbitre"
+
+
+def _spell(rs: Ruleset, spell: Spell) -> dict[str, Any]:
+    years = [y for y, top in rs.known_levels.items() if top is None or spell.level <= top]
+    effects = [e for e in (effect_fr(x, rs.unit) for x in spell.effects) if e]
+    return {
+        "name": spell.name, "level": spell.level, "family": spell_family(spell),
+        "effects": effects, "first_year": year_label(years[0]) if years else None,
+    }  # fmt: skip
+
+
+def guide_context(name: str) -> dict[str, Any]:
+    """The template context of the guide of ruleset ``name`` (``classic``, ``fatigue``,
+    ``duo`` or a ruleset file's path). Raises what :func:`load_ruleset` raises."""
+    duo = name == "duo"
+    rs = load_ruleset("fatigue" if duo else name)
+    fatigue = rs.engine == "fatigue"
+    bets = getattr(rs, "bets", {}) if fatigue else {}
+    hours = int(rs.setting("timeout_2v2_hours" if duo else "timeout_1v1_hours")) if fatigue else 0
+    return {
+        "kind": "duo" if duo else ("fatigue" if fatigue else "classic"),
+        "unit": rs.unit,
+        "dice_name": rs.dice_name,
+        "dice_per_post": rs.dice_per_post,
+        "dice_faces": rs.dice_faces,
+        "years": [{"label": year_label(y), "points": p} for y, p in rs.starting_points.items()],
+        "levels": [{"label": year_label(y), "top": top} for y, top in rs.known_levels.items()],
+        "spells": [_spell(rs, s) for s in rs.spells],
+        "bets": [{"action": ACTIONS_FR.get(k, k), "choices": [list(c) for c in v]}
+                 for k, v in bets.items()],  # fmt: skip
+        "min_lines": int(rs.setting("min_lines")) if fatigue else 0,
+        "hours": hours,
+        "relaunches": int(rs.setting("relaunches_without_initiative")) if fatigue else 0,
+        "reminder_hours": int(rs.setting("owl_reminder_hours")) if fatigue else 0,
+        "example_spell": next((s.name for s in rs.spells if spell_family(s) == "attaque"),
+                              rs.spells[0].name if rs.spells else ""),  # fmt: skip
+    }
+
+
+class GuideError(ValueError):
+    """The rendered guide failed the BBCode checker or the French lint (the problems)."""
+
+
+def render_guide(name: str, language: str = "fr") -> str:
+    """The guide post of ruleset ``name`` as BBCode (template ``guide.bbcode.j2``).
+
+    Raises:
+        GuideError: the BBCode checker or the French lint found a problem.
+        FileNotFoundError, rules.errors.RuleError: the ruleset does not load.
+    """
+    text = render("guide.bbcode.j2", guide_context(name), language)
+    problems = bbcode_problems(text) + french_problems(text)
+    if problems:
+        raise GuideError("; ".join(problems))
+    return text
+
+
+def guide_key(board_id: int, name: str, topic_id: int) -> str:
+    """Idempotency key of a guide post (one per board, ruleset and topic)."""
+    return f"b{board_id}t{topic_id}-guide-{name.rsplit('/', 1)[-1].removesuffix('.toml')}"
+
+
+__all__ = ["GuideError", "effect_fr", "guide_context", "guide_key", "render_guide"]

@@ -1,0 +1,133 @@
+"""The review page's audit table and rule-trail sources in French (issue 25: the table showed
+raw keys and JSON, « topic_id », « status : draft → published », « duellists : [[…]] »; the
+trail's source column quoted RULES.md in English and showed code names).
+
+- :func:`changes_fr`: the ``(field, before, after)`` lines of one audit entry, each field by
+  its French name and each value as words (a status by its French name, duellists as
+  « Aurora Vexley (5e année, brutale) et Cassius Thorne (7e année) », a duel's duos as
+  « A et B contre C et D »); a value that did not exist before has no « avant » (empty).
+- :func:`source_fr`: a trail source as a referee reads it: the seed's own French sentence
+  (« Règlement du club : « … » »), the club's spellbook line in French, or, for a precision
+  RULES.md makes in English, the rule's French name; no code name (``attack_modifier``,
+  ``tie_rule``) is left. The stored English stays in the cell's title for staff.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from forumbot.publish.labels import RULE_NAMES, year_label
+
+FIELDS_FR: dict[str, str] = {
+    "topic_id": "sujet", "status": "état", "duellists": "duellistes", "ruleset": "règles",
+    "duos": "duos", "kind": "type de duel", "environment": "décor", "placement": "placement",
+    "text": "texte", "overrides": "nombres modifiés", "waived": "infractions levées",
+    "role": "rôle", "points": "points", "conceded_by": "abandon de", "reason": "motif",
+    "note": "note", "winner": "vainqueur", "winners": "vainqueurs", "turn": "tour",
+    "post_id": "message", "published_post_id": "message publié", "by": "par",
+    "until": "jusqu'au", "title": "titre", "forum_id": "forum", "year": "année",
+    "magic_types": "types de magie", "character": "personnage", "player": "compte",
+    "stakes": "enjeux", "referee": "arbitre", "decision": "décision", "penalty": "pénalité",
+}  # fmt: skip
+STATUS_FR: dict[str, str] = {
+    "draft": "brouillon", "approved": "approuvé", "held": "mis en attente",
+    "publishing": "publication en cours", "published": "publié", "queued": "chez le modérateur",
+    "cancelled": "abandonné", "redraft": "à rédiger de nouveau", "running": "en cours",
+    "finished": "terminé", "open": "ouvert", "ignored": "ignoré", "proposed": "proposée",
+    "applied": "appliquée", "waived": "levée", "confirmed": "confirmée", "dismissed": "rejetée",
+    "pending": "en attente", "done": "faite", "failed": "échec", "sent": "envoyé",
+}  # fmt: skip
+RULESETS_FR = {"classic": "classique", "fatigue": "fatigue", "duo": "deux contre deux"}
+KINDS_FR = {"1v1": "un contre un", "2v2": "deux contre deux"}
+ROLES_FR = {"admin": "administrateur", "referee": "arbitre"}
+
+
+def _names(items: list[str]) -> str:
+    if not items:
+        return ""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " et " + items[-1]
+
+
+def _duellist(item: Any) -> str:
+    """``["Aurora Vexley", "5", ["brutale"]]`` -> ``Aurora Vexley (5e année, brutale)``."""
+    if not isinstance(item, list | tuple) or not item:
+        return str(item)
+    name, rest = str(item[0]), list(item[1:])
+    parts = []
+    if rest and rest[0] not in (None, ""):
+        parts.append(year_label(str(rest[0])))
+    if len(rest) > 1 and rest[1]:
+        types = rest[1] if isinstance(rest[1], list) else [rest[1]]
+        parts.append(" et ".join(str(t) for t in types))
+    return f"{name} ({', '.join(parts)})" if parts else name
+
+
+def value_words(field: str, value: Any) -> str:
+    """One audit value as words (``""`` for a value that was not there)."""
+    if value is None or value == "" or value == [] or value == {}:
+        return ""
+    if isinstance(value, bool):
+        return "oui" if value else "non"
+    if field == "status" and isinstance(value, str):
+        return STATUS_FR.get(value, value)
+    if field == "ruleset" and isinstance(value, str):
+        return RULESETS_FR.get(value, value)
+    if field == "kind" and isinstance(value, str):
+        return KINDS_FR.get(value, value)
+    if field == "role" and isinstance(value, str):
+        return ROLES_FR.get(value, value)
+    if field == "topic_id":
+        return f"n° {value}"
+    if field == "duellists" and isinstance(value, list):
+        return _names([_duellist(v) for v in value])
+    if field == "duos" and isinstance(value, list):
+        return " contre ".join(_names([str(n) for n in d]) for d in value if isinstance(d, list))
+    if field == "placement" and isinstance(value, list):
+        spots = [f"{p[0]} en zone {p[1]}" for p in value if isinstance(p, list) and len(p) > 1]
+        return _names(spots) if spots else ""
+    if isinstance(value, dict):
+        return " ; ".join(f"{k} = {value_words(str(k), v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return _names([value_words(field, v) for v in value]) if value else ""
+    return str(value)
+
+
+def changes_fr(before: Any, after: Any, short: Any) -> tuple[tuple[str, str, str], ...]:
+    """The audit entry's changes in French: ``(field label, before, after)``, the fields that
+    changed only; ``short`` cuts a long value (the table's cell width)."""
+    if isinstance(before, dict) or isinstance(after, dict):
+        b = before if isinstance(before, dict) else {}
+        a = after if isinstance(after, dict) else {}
+        keys = list(dict.fromkeys([*b, *a]))
+        return tuple(
+            (FIELDS_FR.get(k, k.replace("_", " ")), short(value_words(k, b.get(k))),
+             short(value_words(k, a.get(k))))
+            for k in keys if b.get(k) != a.get(k)
+        )  # fmt: skip
+    return (("", short(value_words("", before)), short(value_words("", after))),)
+
+
+_SEED_QUOTE = re.compile(r"seed (\d{3}): \"(.+?)\"(?=\s*(?:\(|$|;|\.\s|,\s))", re.S)
+_SPELLBOOK = re.compile(r"^(\w+)\.toml default spellbook \(club's to set\): (.+)$", re.S)
+
+
+def source_fr(source: str, rule: str = "") -> str:
+    """A trail source in French (module doc); ``""`` for none."""
+    text = (source or "").strip()
+    if not text:
+        return ""
+    quotes = [q.strip() for _, q in _SEED_QUOTE.findall(text)]
+    if quotes:
+        return "Règlement du club : " + " ; ".join(f"« {q} »" for q in quotes)
+    spellbook = _SPELLBOOK.match(text)
+    if spellbook:
+        line = re.sub(r"\blevel (\d+)", r"niveau \1", spellbook.group(2))
+        return f"Liste des sorts du club : {line}"
+    name = RULE_NAMES.get(rule.rsplit(".", 1)[-1], (None,))[0] if rule else None
+    if name:
+        return f"Précision des règles de l'arbitrage ({name})"
+    return "Précision des règles de l'arbitrage"
+
+
+__all__ = ["FIELDS_FR", "STATUS_FR", "changes_fr", "source_fr", "value_words"]

@@ -1,0 +1,62 @@
+"""Issue 25, `forumbot guide [--post TOPIC]`: the players' guide rendered from the ruleset file
+(classic, fatigue, duo), in French, through the BBCode checker and the French lint; --post
+posts it once, with its marker, through the club posts' path."""
+
+from __future__ import annotations
+
+import pytest
+
+from forumbot.publish.checks import bbcode_problems, french_problems
+from forumbot.publish.guide import guide_context, render_guide
+from forumbot.publish.render import marker_text
+from forumbot.rulesets import load_ruleset
+from rules.ruleset import ruleset_path
+from tests.integration.test_cli_duels import _run, _storage, sandbox  # noqa: F401 (the fixture)
+
+
+@pytest.mark.parametrize("name", ["classic", "fatigue", "duo"])
+def test_guide_is_the_ruleset_file_in_french(name: str) -> None:
+    text = render_guide(name)
+    assert bbcode_problems(text) == [] and french_problems(text) == []
+    rs = load_ruleset("fatigue" if name == "duo" else name)
+    for spell in rs.spells:  # every allowed spell, with its level, from the file
+        assert f"[b]{spell.name}[/b], niveau {spell.level}" in text, spell.name
+    assert "Exemple de message" in text and "[quote]" in text
+    assert "[b]Délais[/b]" in text
+    if name == "classic":
+        assert "Paris" not in text and "« Duel »" in text
+    else:
+        assert "Pari : [1,2,3,4]" in text and "[1,2,3] ou [4,5,6]" in text
+        hours = rs.setting("timeout_2v2_hours" if name == "duo" else "timeout_1v1_hours")
+        assert f"un délai de {hours} heures" in text
+        assert ("Cible : " in text) is (name == "duo")
+    for code in ("pv_damage", "spell_family", "dodge_riposte", "timeout_", "[D]"):
+        assert code not in text, code
+
+
+def test_guide_follows_the_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    source = load_ruleset("fatigue")
+    path = tmp_path / "club.toml"
+    text = ruleset_path("fatigue").read_text(encoding="utf-8")
+    path.write_text(text.replace("timeout_1v1_hours = 36", "timeout_1v1_hours = 30"), "utf-8")
+    assert guide_context(str(path))["hours"] == 30
+    assert "un délai de 30 heures" in render_guide(str(path))
+    assert source.setting("timeout_1v1_hours") == 36
+
+
+def test_guide_prints_then_posts_once(request: pytest.FixtureRequest) -> None:
+    cfg, board, topic = request.getfixturevalue("sandbox")
+    printed = _run("guide", "--ruleset", "fatigue", "-c", str(cfg))
+    assert printed.exit_code == 0, printed.output
+    assert printed.output.startswith("[b]Guide des duels en un contre un (fatigue)[/b]")
+    before = len(board.posts(topic))
+    posted = _run("guide", "--ruleset", "fatigue", "--post", str(topic), "-c", str(cfg))
+    assert posted.exit_code == 0, posted.output
+    assert "guide posted" in posted.output
+    again = _run("guide", "--ruleset", "fatigue", "--post", str(topic), "-c", str(cfg))
+    assert again.exit_code == 0 and "already posted" in again.output
+    posts = board.posts(topic)
+    assert len(posts) == before + 1  # exactly once
+    [row] = list(_storage(cfg).db["club_posts"].rows_where("kind = 'guide'"))
+    assert marker_text(row["idempotency_key"]) in posts[-1].text
+    assert "Sorts autorisés" in posts[-1].text
