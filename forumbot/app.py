@@ -294,6 +294,7 @@ def bootstrap(
         dice_name=config.dice_name,
         edit_watch_interval_s=config.edit_watch_interval_s,
         follow_after_polls=config.follow_after_polls,
+        timezone=config.timezone,
     )
     bot = Bot(
         config=config,

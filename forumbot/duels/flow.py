@@ -57,6 +57,7 @@ class FlowSettings:
     ``forum_rolls_dice``: the forum rolls the dice (Forumactif); ``dice_name`` the forum dice
     to read (default the ruleset's). ``full_reread_every``: every N-th read of a duel watching
     edits reads the whole topic. ``owl_reminders``: send owl reminders before deadlines.
+    ``timezone``: ``board.timezone``, for the deadlines players read.
     """
 
     board_id: int
@@ -71,6 +72,7 @@ class FlowSettings:
     watch_edits: bool = True
     full_reread_every: int = 10
     owl_reminders: bool = True
+    timezone: str = "Europe/Paris"
 
     @property
     def dice_source(self) -> str:
@@ -380,7 +382,16 @@ class FlowContext:
         return self.settings.board_id
 
     def render(self, template: str, context: dict[str, Any]) -> str:
-        """A template rendered in the board's language."""
+        """A template rendered in the board's language. A context with a deadline
+        (``hours``) is dated from the draft's planned publication (now plus the review delay;
+        now when drafts wait for a referee) in the board's timezone, in place
+        (:func:`forumbot.publish.dates.fill_deadline`; the poster moves it to the real
+        publication time, :func:`forumbot.publish.dates.redate`)."""
+        if "hours" in context and "planned_at" not in context:
+            delay = self.settings.review_delay_s
+            wait = 0 if delay == "manual" else int(delay)
+            context["planned_at"] = (self.now() + timedelta(seconds=wait)).isoformat()
+            context.setdefault("timezone", self.settings.timezone)
         return render(template, context, self.settings.language)
 
 

@@ -130,6 +130,7 @@ class Referee:
         owl_reminders: bool = True,
         edit_watch_interval_s: float = 0.0,
         follow_after_polls: int = 3,
+        timezone: str = "Europe/Paris",
     ) -> None:
         self.storage = storage
         self.client = client
@@ -163,6 +164,7 @@ class Referee:
             storage, self.board_id, lambda: self.now(), lambda: set(self.watch.listed_all)
         )
         self.owl_reminders = owl_reminders
+        self.timezone = timezone
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
         # Called (no argument) right after a topic's new or changed drafts are committed, in
@@ -187,6 +189,7 @@ class Referee:
             watch_edits=self.watch_edits,
             full_reread_every=self.full_reread_every,
             owl_reminders=self.owl_reminders,
+            timezone=self.timezone,
         )
 
     def context(self) -> FlowContext:

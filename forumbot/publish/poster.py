@@ -42,6 +42,7 @@ from typing import Any
 from forumbot.errors import ForumError, LoginFailed, PermissionDenied, PostQueued
 from forumbot.forums.base import ForumClient, PreparesReplies
 from forumbot.publish.clock_pause import delay_paused, sync_clock_pause
+from forumbot.publish.dates import redate
 from forumbot.publish.refusals import (
     REFUSED_PREFIX,
     open_publish_task,
@@ -236,7 +237,8 @@ def publish_one(
                 retrying,
             )
         if post_id is None:
-            message = decl.text.rstrip() + "\n" + marker_line(decl.idempotency_key)
+            text = _dated(storage, decl, now())
+            message = text.rstrip() + "\n" + marker_line(decl.idempotency_key)
             crash_point("before_post")
             if prepared is not None and isinstance(client, PreparesReplies):
                 post_id = client.reply(topic_id, message, decl.marker or "", prepared=prepared)
@@ -266,6 +268,18 @@ def publish_one(
         return None
     _mark_published(storage, decl, post_id, now, on_published)
     return post_id
+
+
+def _dated(storage: Storage, decl: Declaration, at: datetime) -> str:
+    """The declaration's text with its deadline counted from ``at``, the publication
+    (:func:`forumbot.publish.dates.redate`); a moved date is written to the row first, so the
+    stored text is the one players read."""
+    stored = decl.stored or {}
+    text = redate(decl.text, stored.get("context") if isinstance(stored, dict) else None, at)
+    if text != decl.text:
+        storage.db["declarations"].update(decl.id, {"text": text})
+        storage.db.conn.commit()
+    return text
 
 
 def _queued(

@@ -27,6 +27,8 @@ from typing import Any
 
 import jinja2
 
+from forumbot.publish.dates import fill_deadline
+from forumbot.publish.typography import TypographyExtension, number, signed
 from parsers.invisible import strip_invisible
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -50,10 +52,13 @@ class Trusted(str):
 def neutralise(value: Any) -> Any:
     """Make one printed value inert for BBCode and HTML (see module docstring).
 
-    Non-strings (ints, None) pass through; ``None`` prints as an empty string.
+    Non-strings pass through, except a negative int, printed with the minus sign « − »
+    (U+2212, :mod:`forumbot.publish.typography`); ``None`` prints as an empty string.
     """
     if value is None:
         return ""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return number(value)
     if isinstance(value, Trusted) or not isinstance(value, str):
         return value
     text = "".join(" " if ch in "\n\r\t" else ch for ch in strip_invisible(value))
@@ -62,10 +67,6 @@ def neutralise(value: Any) -> Any:
     if len(text) > MAX_VALUE_CHARS:
         text = text[: MAX_VALUE_CHARS - 1] + "…"
     return text.translate(_TRANSLATE)
-
-
-def _signed(value: int) -> str:
-    return f"+{value}" if value > 0 else str(value)
 
 
 ELIDING_INITIALS = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
@@ -128,6 +129,13 @@ def _draw(audit: str) -> str:
     )
 
 
+def _verbatim(text: str) -> str:
+    """A string literal of a template printed exactly as written (players' syntax such as
+    « Déplacement : zone 2 »): :class:`~forumbot.publish.typography.TypographyExtension` skips
+    a literal followed by this filter."""
+    return text
+
+
 _MAGIC_FR = {"discrete": "discrète"}
 _SOURCE_FR = {
     "unlisted_spell": "sort hors liste de l'adversaire",
@@ -146,7 +154,10 @@ def _source(source: str) -> str:
 
 
 def make_environment(language: str = "fr") -> jinja2.Environment:
-    """A jinja2 environment for ``language`` with neutralising ``finalize``.
+    """A jinja2 environment for ``language`` with neutralising ``finalize`` and French
+    typography on the templates' own text (:class:`~forumbot.publish.typography.
+    TypographyExtension`: applied once at compile time to every template's literals, never to
+    an interpolated value; ``{{ "Cible : nom"|verbatim }}`` prints players' syntax as is).
 
     Raises:
         ValueError: when no templates exist for that language.
@@ -162,8 +173,10 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        extensions=[TypographyExtension],
     )
-    env.filters["signed"] = _signed
+    env.filters["signed"] = signed
+    env.filters["verbatim"] = _verbatim
     env.filters["de"] = _de
     env.filters["inline"] = _inline
     env.filters["source"] = _source
@@ -211,9 +224,14 @@ def _own_words_only(value: Any) -> Any:
 def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
     """Render ``<language>/<template>`` with ``context``; returns BBCode text.
 
+    A context with ``hours`` (a ruleset's deadline) is given its ``deadline`` phrase first,
+    in place (:func:`forumbot.publish.dates.fill_deadline`: « avant le jeudi 3 décembre à
+    20 h 54 », from ``planned_at`` in ``timezone``), so a stored context renders the same date.
+
     Raises:
         jinja2.TemplateNotFound, jinja2.UndefinedError: on a template bug.
     """
+    fill_deadline(context)
     text = _environment(language, own_words=False).get_template(template).render(**context)
     text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
     if RENDER_CHECKS:
