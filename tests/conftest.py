@@ -1,5 +1,7 @@
 """Suite-wide checks: every text the templates render in any test is valid BBCode (as phpBB
-reads it) and passes the French lint (issue 15; :mod:`forumbot.publish.checks`)."""
+reads it) and passes the French lint (issues 15 and 25; :mod:`forumbot.publish.checks`:
+typography, one colon per sentence, sums that add up, no internal names, and a dated deadline
+in every waiting post of a ruleset with deadlines)."""
 
 from __future__ import annotations
 
@@ -8,13 +10,21 @@ from collections.abc import Iterator
 import pytest
 
 from forumbot.publish import render as render_module
-from forumbot.publish.checks import bbcode_problems, french_problems
+from forumbot.publish.checks import (
+    DEADLINE_TEMPLATES,
+    bbcode_problems,
+    deadline_problems,
+    french_problems,
+    lint_problems,
+)
 
 
 def _check_rendered(template: str, language: str, text: str) -> None:
     problems = bbcode_problems(text)
     if language == "fr":
-        problems += french_problems(text)
+        problems += french_problems(text) + lint_problems(text)
+        if template in DEADLINE_TEMPLATES:
+            problems += deadline_problems(text)
     if problems:
         raise AssertionError(f"{language}/{template} rendered badly: {problems}\n{text}")
 

@@ -57,7 +57,8 @@ class FlowSettings:
     ``forum_rolls_dice``: the forum rolls the dice (Forumactif); ``dice_name`` the forum dice
     to read (default the ruleset's). ``full_reread_every``: every N-th read of a duel watching
     edits reads the whole topic. ``owl_reminders``: send owl reminders before deadlines.
-    ``timezone``: ``board.timezone``, for the deadlines players read.
+    ``timezone``: ``board.timezone``, for the deadlines players read; ``board_url``: the
+    board's address, for links to posts (:attr:`post_link`).
     """
 
     board_id: int
@@ -73,6 +74,19 @@ class FlowSettings:
     full_reread_every: int = 10
     owl_reminders: bool = True
     timezone: str = "Europe/Paris"
+    board_url: str = ""
+
+    @property
+    def post_link(self) -> str:
+        """The address of a post on this board, ``{id}`` standing for its id (phpBB
+        ``…/viewtopic.php?p={id}#p{id}``; Forumactif ``…/viewtopic?p={id}#{id}``, the
+        permalink of fixtures/forumactif/REPORT.md without its topic); "" when unknown."""
+        if not self.board_url:
+            return ""
+        base = self.board_url.rstrip("/")
+        if self.platform == "forumactif":
+            return base + "/viewtopic?p={id}#{id}"
+        return base + "/viewtopic.php?p={id}#p{id}"
 
     @property
     def dice_source(self) -> str:
@@ -392,6 +406,8 @@ class FlowContext:
             wait = 0 if delay == "manual" else int(delay)
             context["planned_at"] = (self.now() + timedelta(seconds=wait)).isoformat()
             context.setdefault("timezone", self.settings.timezone)
+        if self.settings.post_link:
+            context.setdefault("post_link", self.settings.post_link)
         return render(template, context, self.settings.language)
 
 

@@ -165,6 +165,7 @@ class Referee:
         )
         self.owl_reminders = owl_reminders
         self.timezone = timezone
+        self.board_url = board_url
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
         # Called (no argument) right after a topic's new or changed drafts are committed, in
@@ -190,6 +191,7 @@ class Referee:
             full_reread_every=self.full_reread_every,
             owl_reminders=self.owl_reminders,
             timezone=self.timezone,
+            board_url=self.board_url,
         )
 
     def context(self) -> FlowContext:

@@ -221,6 +221,20 @@ _DATE = re.compile(
 )
 
 
+DEADLINE_TEMPLATES = frozenset(
+    {
+        "fatigue_opening.bbcode.j2",
+        "fatigue_turn.bbcode.j2",
+        "fatigue_relaunch.bbcode.j2",
+        "duo_opening.bbcode.j2",
+        "duo_turn.bbcode.j2",
+        "duo_relaunch.bbcode.j2",
+    }
+)
+"""Templates of the rulesets with a deadline (fatigue 1v1: 36 h, 2v2: 48 h) whose posts
+wait for players; classic has no deadline (seed 000)."""
+
+
 def deadline_problems(text: str) -> list[str]:
     """A post that waits for players (« à vous pour le tour 2 », « Doivent encore poster »)
     without a deadline as a date and time (« avant le jeudi 3 décembre à 20 h 54 »). Called

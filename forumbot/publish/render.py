@@ -57,7 +57,7 @@ def neutralise(value: Any) -> Any:
     """
     if value is None:
         return ""
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
         return number(value)
     if isinstance(value, Trusted) or not isinstance(value, str):
         return value
@@ -153,6 +153,21 @@ def _source(source: str) -> str:
     return _SOURCE_FR.get(source, source)
 
 
+@jinja2.pass_context
+def _message(context: Any, post_id: Any) -> Trusted:
+    """« message n° 12 » linked to the post when the context has ``post_link`` (the board's
+    post address with ``{id}``, :attr:`forumbot.duels.flow.FlowSettings.post_link`):
+    ``[url=…]message n° 12[/url]``; plain text otherwise. ``post_id`` must be an int."""
+    number = int(post_id)
+    text = f"message n°\u00a0{number}"
+    link = context.get("post_link")
+    if isinstance(link, str) and link.startswith(("http://", "https://")):
+        url = link.replace("{id}", str(number))
+        if not any(ch in url for ch in "[] \n"):
+            return Trusted(f"[url={url}]{text}[/url]")
+    return Trusted(text)
+
+
 def make_environment(language: str = "fr") -> jinja2.Environment:
     """A jinja2 environment for ``language`` with neutralising ``finalize`` and French
     typography on the templates' own text (:class:`~forumbot.publish.typography.
@@ -177,6 +192,7 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     )
     env.filters["signed"] = signed
     env.filters["verbatim"] = _verbatim
+    env.filters["message"] = _message
     env.filters["de"] = _de
     env.filters["inline"] = _inline
     env.filters["source"] = _source
