@@ -28,8 +28,8 @@ from forumbot.config import Registration
 from forumbot.publish.render import render
 from forumbot.storage import content_hash, iso
 from parsers.model import Post
-from parsers.text import fold
 from parsers.registration import Signup
+from parsers.text import fold
 from rules.matchmaking import DuelKind, Engagement, Engagements, Entrant, player_key
 
 log = logging.getLogger("forumbot.club.registrations")

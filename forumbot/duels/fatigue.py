@@ -229,8 +229,6 @@ def _draft_step(
     # Forumactif: the post this draft rules on, edited after its dice, holds it (issue 16); a
     # declared post edited since is only listed and proposed (its declaration is out)
     inputs["dice_late_edits"] = dice_late_posts(ctx.storage, ctx.board_id, [row.post_id])
-    if outcome.finished:  # only a duel the sign-ups opened counts on the leaderboard
-        inputs["ranked"] = registration_duel(ctx.storage, duel.id)
     draft = step_draft(ctx, duel, what, turn_no, inputs, outcome)
     hold = hold_reason(existing, inputs["dice_late_edits"])
     return [replace(draft, hold=hold, hold_over=True) if hold else draft]
@@ -276,15 +274,6 @@ def _trail_rule(outcome: dict[str, Any], quantity: str) -> str | None:
 
 
 _NEUTRAL_EFFECTS = ("spell_family", "undodgeable")
-
-
-def registration_duel(storage: Storage, duel_id: int) -> bool:
-    """Whether the sign-up desk opened this duel (a ``queue`` row names it): only those
-    count on the leaderboard and give the purse (README, Registrations); a duel adopted by
-    hand does not."""
-    if "queue" not in storage.db.table_names():
-        return False
-    return bool(storage.db["queue"].count_where("duel_id = ?", [duel_id]))
 
 
 def self_spells(ruleset: Any) -> list[str]:
@@ -358,7 +347,6 @@ def step_context(
         "late_edits": inputs.get("late_edits", []),
         "hours": int(ruleset.setting("timeout_1v1_hours")),
         "stakes": duel.stakes,
-        "ranked": bool(inputs.get("ranked", True)),
         "referee_name": referee_name,
         # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
         "dice_secret": duel.dice_secret

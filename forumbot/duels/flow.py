@@ -399,8 +399,8 @@ class FlowContext:
         """A template rendered in the board's language. A context with a deadline
         (``hours``) is dated from the draft's planned publication (now plus the review delay;
         now when drafts wait for a referee) in the board's timezone, in place
-        (:func:`forumbot.publish.dates.fill_deadline`; the poster moves it to the real
-        publication time, :func:`forumbot.publish.dates.redate`)."""
+        (:func:`forumbot.publish.deadline_text.fill_deadline`; the poster moves it to the real
+        publication time, :func:`forumbot.publish.deadline_text.redate`)."""
         if "hours" in context and "planned_at" not in context:
             delay = self.settings.review_delay_s
             wait = 0 if delay == "manual" else int(delay)

@@ -51,7 +51,8 @@ _DRAW = re.compile(
 )
 _DRAW_KINDS = {"créature": "creature", "mécanisme": "mechanism"}
 _REWARD = re.compile(
-    r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) \((?:tirage reward:|récompense tirée)"
+    r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) "
+    r"\((?:tirage reward:|récompense tirée)"
 )
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°\s*(\d+)\b.* ; dé « ([^»]+?) » (\d)(?: :|,|\.|$)")

@@ -42,7 +42,7 @@ from typing import Any
 from forumbot.errors import ForumError, LoginFailed, PermissionDenied, PostQueued
 from forumbot.forums.base import ForumClient, PreparesReplies
 from forumbot.publish.clock_pause import delay_paused, sync_clock_pause
-from forumbot.publish.dates import redate
+from forumbot.publish.deadline_text import redate
 from forumbot.publish.refusals import (
     REFUSED_PREFIX,
     open_publish_task,
@@ -272,8 +272,8 @@ def publish_one(
 
 def _dated(storage: Storage, decl: Declaration, at: datetime) -> str:
     """The declaration's text with its deadline counted from ``at``, the publication
-    (:func:`forumbot.publish.dates.redate`); a moved date is written to the row first, so the
-    stored text is the one players read."""
+    (:func:`forumbot.publish.deadline_text.redate`); a moved date is written to the row
+    first, so the stored text is the one players read."""
     stored = decl.stored or {}
     text = redate(decl.text, stored.get("context") if isinstance(stored, dict) else None, at)
     if text != decl.text:

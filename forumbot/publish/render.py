@@ -27,7 +27,7 @@ from typing import Any
 
 import jinja2
 
-from forumbot.publish.dates import fill_deadline
+from forumbot.publish.deadline_text import fill_deadline
 from forumbot.publish.typography import TypographyExtension, number, signed
 from parsers.invisible import strip_invisible
 
@@ -241,13 +241,15 @@ def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
     """Render ``<language>/<template>`` with ``context``; returns BBCode text.
 
     A context with ``hours`` (a ruleset's deadline) is given its ``deadline`` phrase first,
-    in place (:func:`forumbot.publish.dates.fill_deadline`: « avant le jeudi 3 décembre à
+    in place (:func:`forumbot.publish.deadline_text.fill_deadline`: « avant le jeudi 3 décembre à
     20 h 54 », from ``planned_at`` in ``timezone``), so a stored context renders the same date.
 
     Raises:
         jinja2.TemplateNotFound, jinja2.UndefinedError: on a template bug.
     """
     fill_deadline(context)
+    if isinstance(context.get("deadline"), str):  # the bot's words, with no-break spaces
+        context["deadline"] = Trusted(context["deadline"])
     text = _environment(language, own_words=False).get_template(template).render(**context)
     text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
     if RENDER_CHECKS:

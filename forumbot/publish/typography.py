@@ -34,8 +34,8 @@ MINUS = "\u2212"
 
 _BEFORE_TIGHT = re.compile(r"[ \u00a0]+(?=[;!?])")
 _BEFORE_COLON = re.compile(r"[ \u202f]+(?=:(?!//))")
-_OPEN_GUILLEMET = re.compile(r"«[ \u00a0]*")
-_CLOSE_GUILLEMET = re.compile(r"[ \u00a0]*»")
+_OPEN_GUILLEMET = re.compile(r"«[ \u00a0\u202f]*")
+_CLOSE_GUILLEMET = re.compile(r"[ \u00a0\u202f]*»")
 _NUMERO_END = re.compile(r"\bn°[ \u202f]*(?=\d|$)")
 _NUMERO = re.compile(r"\bn°[ \u202f]*(?=\d)")
 _MINUS_END = re.compile(r"(?<![\w\]).,/+-])-(?=\d|$)")
