@@ -89,13 +89,19 @@ def turn_context(
         "commitment": None if forum_rolls else duel.dice_commitment,
         "decisions": referee_decisions(data),
         "tie_rule": str(ctx.rs.setting("tie_rule")),
-        "balance": balances(
-            _points(inputs.get("state_before") or data["state"]),
-            _points(data["state"]),
-            classic_changes(data),
-            decided=[d["quantity"] for d in referee_decisions(data)],
-        ),
+        "balance": classic_balance(inputs, data),
     }
+
+
+def classic_balance(inputs: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """Every PD change of a classic turn, adding up to the new totals
+    (:func:`forumbot.duels.balance.balances`)."""
+    return balances(
+        _points(inputs.get("state_before") or data["state"]),
+        _points(data["state"]),
+        classic_changes(data),
+        decided=[d["quantity"] for d in referee_decisions(data)],
+    )
 
 
 def _points(state: dict[str, Any]) -> dict[str, int]:
@@ -287,6 +293,7 @@ class ClassicFlow:
         context = dict(stored["context"])
         context["outcome"] = with_late_edits(outcome.to_dict(), inputs.get("late_edits", []))
         context["decisions"] = referee_decisions(context["outcome"])
+        context["balance"] = classic_balance(inputs, context["outcome"])
         bot_dice = context.get("dice_source", "bot") == "bot"
         context["dice_secret"] = duel.dice_secret if outcome.finished and bot_dice else None
         text = render("turn.bbcode.j2", context, language)

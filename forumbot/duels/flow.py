@@ -116,6 +116,23 @@ class Draft:
     hold_over: bool = False
 
 
+def _same_deadline(draft: Draft, before: dict[str, Any] | None) -> Draft:
+    """``draft`` dated like the stored row it redrafts: a draft rendered again at the next
+    poll keeps the deadline phrase it had (the poster dates it from the real publication,
+    :func:`forumbot.publish.deadline_text.redate`), so an unchanged draft stays unchanged."""
+    if before is None or not draft.context.get("deadline"):
+        return draft
+    try:
+        old = json.loads(before.get("context_json") or "{}").get("context") or {}
+    except (TypeError, ValueError):
+        return draft
+    old_phrase, new_phrase = old.get("deadline"), draft.context["deadline"]
+    if not old_phrase or old_phrase == new_phrase or new_phrase not in draft.text:
+        return draft
+    context = {**draft.context, "deadline": old_phrase, "planned_at": old.get("planned_at")}
+    return replace(draft, text=draft.text.replace(new_phrase, old_phrase), context=context)
+
+
 def forum_dice(
     row: StoredPost | dict[str, Any], dice_name: str, count: int
 ) -> tuple[int, ...] | None:
@@ -232,6 +249,7 @@ class DraftWriter:
         # The write path reads the one row it writes (by its key), fresh: a referee may have
         # approved or edited it since the snapshot; everything after is derived, not re-read.
         before = self.storage.declaration_by_key(self.key(duel, draft.what))
+        draft = _same_deadline(draft, before)
         decl_id, row = self._upsert(duel, draft, before)
         if draft.hold is not None:
             if row["status"] in EDITABLE and (row["status"] != "held" or draft.hold_over):

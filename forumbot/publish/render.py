@@ -28,7 +28,7 @@ from typing import Any
 import jinja2
 
 from forumbot.publish.deadline_text import fill_deadline
-from forumbot.publish.typography import TypographyExtension, number, signed
+from forumbot.publish.typography import TypographyExtension, number, signed, typeset
 from parsers.invisible import strip_invisible
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -59,7 +59,9 @@ def neutralise(value: Any) -> Any:
         return ""
     if isinstance(value, int) and not isinstance(value, bool) and value < 0:
         return number(value)
-    if isinstance(value, Trusted) or not isinstance(value, str):
+    if isinstance(value, Trusted):
+        return typeset(value)  # the bot's own words: French typography too
+    if not isinstance(value, str):
         return value
     text = "".join(" " if ch in "\n\r\t" else ch for ch in strip_invisible(value))
     text = " ".join(text.split())

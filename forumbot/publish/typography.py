@@ -69,7 +69,12 @@ def typeset(text: str, *, before_value: bool = False) -> str:
 
 def plain(text: str) -> str:
     """``text`` with the typography undone: U+00A0 and U+202F become spaces, U+2212 « - »
-    (for parsers of the bot's own posts written before or after the typography)."""
+    (for parsers of the bot's own posts written before or after the typography). A list
+    or tuple of strings is undone item by item; any other value is returned as is."""
+    if isinstance(text, (list, tuple)):
+        return type(text)(plain(t) for t in text)  # type: ignore[return-value]
+    if not isinstance(text, str):
+        return text
     return text.replace(NBSP, " ").replace(NNBSP, " ").replace(MINUS, "-")
 
 

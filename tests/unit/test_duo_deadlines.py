@@ -15,6 +15,7 @@ from forumbot.duels.deadlines import duel_kind, sweep
 from forumbot.duels.duo import make_draw, open_duo_duel
 from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
+from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import FakeForum
 
@@ -80,7 +81,9 @@ def test_48h_for_the_expected_duellists_then_relaunch_once() -> None:
     (draft,) = storage.declarations(("draft",), duel_id)
     assert draft["kind"] == "relaunch"
     assert "Aucun message depuis 48 h" in draft["text"]
-    assert f"{A1}, {A2}, {B1}, {B2} : c'est à vous" in draft["text"]
+    assert f"Doivent poster pour le tour 1 : {A1}, {A2}, {B1} et {B2}, avant le" in plain(
+        draft["text"]
+    )
     assert len(publish_due(storage, forum, clock)) == 1
     assert pending(storage, duel_id)["relaunches"] == 1
 
@@ -99,8 +102,8 @@ def test_48h_for_the_expected_duellists_then_relaunch_once() -> None:
     assert sweep(ref) == 1
     (draft,) = storage.declarations(("draft",), duel_id)
     assert (
-        f"{A2}, {B1}, {B2} : c'est à vous" in draft["text"]
-        and A1 not in draft["text"].split("c'est à vous")[0]
+        f"Doivent poster pour le tour 1 : {A2}, {B1} et {B2}, avant le" in plain(draft["text"])
+        and A1 not in draft["text"].split("avant le")[0]
     )
     # B1 posts before the relaunch is out: the relaunch draft is cancelled.
     forum.add_post(7, B1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]"

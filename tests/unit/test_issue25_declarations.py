@@ -48,7 +48,7 @@ def test_the_filter_touches_template_text_never_a_players_value() -> None:
     assert "Aurora : la vraie" in text and "Type de magie : brutale" in text  # inside [code]
     assert f"message n°{NBSP}5" in text
     assert "Adversaire : Blaise Corvin" in text  # 1v1: « Adversaire », the example filled in
-    assert f"Modifier l'ancien message ne suffit pas, car il n'est pas relu" in text
+    assert "Modifier l'ancien message ne suffit pas, car il n'est pas relu" in text
 
 
 def test_negative_totals_print_with_the_minus_sign() -> None:
@@ -112,10 +112,11 @@ def test_fatigue_balance_names_carried_effects_so_the_changes_add_up() -> None:
 
 
 def test_a_total_the_engine_cannot_explain_is_still_listed() -> None:
-    out = balances({"A": 30}, {"A": 12}, {"A": [(-4, "Sortilège de Feu de B")]},
-                   decided=["A.points"])  # fmt: skip
-    assert out["A"]["changes"][-1] == {"amount": -14, "label": "décision de l'arbitre"}
+    out = balances({"A": 30}, {"A": 12}, {"A": [(-4, "Sortilège de Feu de B")]})
+    assert out["A"]["changes"][-1] == {"amount": -14, "label": "autres effets"}
     assert 30 + sum(i["amount"] for i in out["A"]["changes"]) == 12
+    set_by_referee = balances({"A": 30}, {"A": 12}, {"A": [(-4, "x")]}, decided=["A.points"])
+    assert set_by_referee["A"]["changes"] == []  # « 12 PD (décision de l'arbitre) »
 
 
 def test_duo_changes_count_creatures_rewards_and_violations() -> None:
