@@ -68,8 +68,9 @@ def test_a_classic_disqualification_for_an_unlisted_spell_reads_as_one_decision(
     )
     text = referee.storage.declaration(decl["id"])["text"]
     assert (
-        "- Aurora Vexley (message n°103) : sort hors de la liste autorisée : disqualification\n"
-        in text
+        "- Aurora Vexley (message n° 103) : sort hors de la liste autorisée, d'où la "
+        "disqualification\n"
+        in plain(text)
     )
     assert "proposition de l'arbitre" not in text
     assert "sort hors liste de l'adversaire" not in text  # the +2 the referee did not choose

@@ -136,7 +136,7 @@ def test_seed001_dodge_succeeds_when_its_bet_is_won_and_the_casts_bet_lost() -> 
     first = duel.last_bot_text()
     assert "tour 1, première déclaration" in first and f"message n° {init}" in plain(first)
     assert f"dé « Pari » {duel.die(init)}, pari perdu" in plain(first)
-    assert "en attente de la défense" in first and "À Cassius Thorne de se défendre" in first
+    assert "attend la défense" in first and "À Cassius Thorne de se défendre" in first
     assert duel.state()["pending"]
     defense = duel.post(C, "dodge", None, win=True)
     assert len(duel.cycle()) == 1
