@@ -26,7 +26,7 @@ def test_a_fatigue_duellist_disqualified_by_the_referee_loses_and_the_winner_is_
     text = duel.storage.declaration(draft["id"])["text"]
     assert "(disqualification) (décision de l'arbitre)" in text
     assert f"{A} remporte le duel" in text
-    assert f"{C}, disqualification : oui (calcul initial : non)" in plain(text)
+    assert f"{C}, disqualification : oui (au lieu de non selon le calcul)" in plain(text)
     duel.storage.db["declarations"].update(draft["id"], {"status": "approved"})
     publish_due(duel.storage, duel.forum, duel.clock, manual=True)
     assert duel.state()["finished"] and duel.state()["winner"] == A
@@ -68,14 +68,15 @@ def test_a_classic_disqualification_for_an_unlisted_spell_reads_as_one_decision(
     )
     text = referee.storage.declaration(decl["id"])["text"]
     assert (
-        "- Aurora Vexley (message n° 103) : sort hors de la liste autorisée, d'où la "
-        "disqualification\n"
+        "message n° 103[/url]) : sort hors de la liste autorisée, d'où la disqualification\n"
         in plain(text)
     )
     assert "proposition de l'arbitre" not in text
     assert "sort hors liste de l'adversaire" not in text  # the +2 the referee did not choose
-    assert text.count("disqualification : oui (calcul initial : non)") == 1
+    assert plain(text).count("disqualification : oui (au lieu de non selon le calcul)") == 1
     assert "Aurora Vexley : " in plain(text) and "PD (disqualification) (décision de l'arbitre)" in text
-    assert "[b]Fin du duel[/b] : disqualification d'Aurora Vexley, Cassius Thorne remporte" in plain(text)
+    assert "[b]Fin du duel.[/b] Disqualification d'Aurora Vexley, Cassius Thorne remporte" in plain(
+        text
+    )
     resolution = text.split("[b]Résolution[/b]\n")[1].split("\n\n")[0].splitlines()
     assert [line.split(" ")[1] for line in resolution] == ["Aurora", "Cassius"]  # no blank line

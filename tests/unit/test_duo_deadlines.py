@@ -81,7 +81,7 @@ def test_48h_for_the_expected_duellists_then_relaunch_once() -> None:
     (draft,) = storage.declarations(("draft",), duel_id)
     assert draft["kind"] == "relaunch"
     assert "Aucun message depuis 48 h" in draft["text"]
-    assert f"Doivent poster pour le tour 1 : {A1}, {A2}, {B1} et {B2}, avant le" in plain(
+    assert f"Doivent poster pour le tour 1 : {A1}, {A2}, {B1} et {B2}, avant le" in plain(plain)(
         draft["text"]
     )
     assert len(publish_due(storage, forum, clock)) == 1

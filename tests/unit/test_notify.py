@@ -68,7 +68,7 @@ def test_the_duels_referee_gets_one_owl_with_everything_and_an_audit_row(
     # the violation goes to the admin, not to otto (who referees nothing)
     assert sorted(str(p["to"]) for p in pm.pms) == ["alice", "rita"]
     alice = next(p for p in pm.pms if p["to"] == "alice")
-    assert "Aurora Vexley : sort répété" in plain(str(alice["message"]))
+    assert "Aurora Vexley : sort répété" in plain(plain)(str(alice["message"]))
     audit = scanned_audit(scenario)
     assert {(a["recipient"], a["channel"], a["kind"]) for a in audit} == {
         ("rita", "owl", "draft_waiting"),

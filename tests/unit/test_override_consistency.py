@@ -56,13 +56,13 @@ def test_a_set_number_is_stated_as_the_referees_beside_what_was_computed() -> No
     assert f"Cassius Thorne : {computed - 1} PD (décision de l'arbitre)" in plain(text)
     assert "[b]Décisions de l'arbitre[/b]" in text
     assert (
-        f"Cassius Thorne, points après le tour : {computed - 1} PD (calcul initial : {computed} PD)"
+        f"Cassius Thorne, points après le tour : {computed - 1} PD (au lieu de {computed} PD selon le calcul)"
         in text
     )
     set_status(referee.storage, decl["id"], "approved", "Maelis", clock())
     publish_due(referee.storage, forum, clock, manual=True)
     state = json.loads(referee.storage.duels()[0]["state_json"])
-    assert f"Cassius Thorne : {computed - 1} PD" in plain(bot_posts(forum))[-1]
+    assert f"Cassius Thorne : {computed - 1} PD" in plain(plain)(bot_posts(forum))[-1]
     assert [d["points"] for d in state["duellists"] if d["name"] == "Cassius Thorne"] == [
         computed - 1
     ]

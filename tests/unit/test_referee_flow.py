@@ -53,7 +53,7 @@ def test_adopts_topic_and_publishes_opening_once() -> None:
     assert cycle(forum, referee, clock)
     duel = referee.storage.duels("running")[0]
     assert duel["opening_post_id"] == forum.posts[7][-1].post_id
-    assert "Top !" in plain(bot_posts(forum))[0]
+    assert "Top !" in plain(plain)(bot_posts(forum))[0]
     # polling again publishes nothing more
     assert cycle(forum, referee, clock) == []
     assert len(bot_posts(forum)) == 1
@@ -298,7 +298,7 @@ def test_stakes_from_the_first_post_are_recalled_at_the_end() -> None:
             ["Sortilège de Chatouillis", "Sortilège de Désarmement"][turn % 2],
         )
         cycle(forum, referee, clock)
-    assert "Enjeux à honorer : le perdant offre 10 gallions" in plain(bot_posts(forum))[-1]
+    assert "Enjeux à honorer : le perdant offre 10 gallions" in plain(plain)(bot_posts(forum))[-1]
 
 
 def test_a_declaration_restored_as_draft_is_recognised_not_reposted() -> None:
@@ -389,5 +389,5 @@ def test_a_look_alike_account_is_not_the_duellist() -> None:
     real = turn_post(forum, "Cassius Thorne", "Sortilège de Désarmement")
     forum.posts[7] = [replace(p, author_id=59) if p.post_id == real else p for p in forum.posts[7]]
     assert len(cycle(forum, referee, clock)) == 1
-    assert f"message n° {real}" in plain(bot_posts(forum))[-1]
-    assert f"message n° {impostor}" not in plain(bot_posts(forum))[-1]
+    assert f"message n° {real}" in plain(plain)(bot_posts(forum))[-1]
+    assert f"message n° {impostor}" not in plain(plain)(bot_posts(forum))[-1]
