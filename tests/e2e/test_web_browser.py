@@ -292,7 +292,9 @@ def test_referee_changes_pv_and_the_sandbox_topic_shows_it_once(tmp_path: Path, 
             form.locator("input[name=value]").fill("11")
             form.locator("button[type=submit]").click()
             page.wait_for_url(f"{base}/drafts/{draft['id']}")
-            assert "Cassius Thorne : 11 PD" in plain(page.locator("textarea[name=text]").input_value())
+            assert "Cassius Thorne : 11 PD" in plain(
+                page.locator("textarea[name=text]").input_value()
+            )
             page.click("button.primary")  # publish now
             page.wait_for_url(f"{base}/drafts/{draft['id']}")
             assert page.locator(".flash.ok").inner_text().startswith("Publié (message ")

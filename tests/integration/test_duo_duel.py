@@ -330,7 +330,10 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert reward_draws >= 1 and "créature strangulot)" in "".join(duel.bot_texts())
     if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only
         assert sources == {"forum"}
-        assert f"Graine secrète des dés de l'arbitre (placement et récompenses) : {secret}" in plain(final)
+        assert (
+            f"Graine secrète des dés de l'arbitre (placement et récompenses) : {secret}"
+            in plain(final)
+        )
         assert "lancés par le forum" in final
         # verify-dice on the Forumactif topic URL: the placements and the rewards check out.
         url = f"{duel.board.base_url}/t{duel.topic_id}-duel-a-deux-contre-deux"

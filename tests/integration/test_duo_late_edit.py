@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.integration.test_duo_duel import (  # noqa: F401  (fixture)
 from forumbot.publish.typography import plain
+from tests.integration.test_duo_duel import (  # noqa: F401  (fixture)
     A1,
     A2,
     B1,

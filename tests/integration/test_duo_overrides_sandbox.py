@@ -95,7 +95,9 @@ def test_set_numbers_on_a_2v2_draft_text_follows_and_the_published_state_carries
     assert len(duel.bot.publish()) == 1  # the normal publication path
     assert storage.declaration(draft["id"])["status"] == "published"
     published = duel.bot_texts()[-1]
-    assert "Le strangulot du bassin : 7 PV" in plain(published) and f"{B1} : 77 PV" in plain(published)
+    assert "Le strangulot du bassin : 7 PV" in plain(published) and f"{B1} : 77 PV" in plain(
+        published
+    )
     state = duel.state()
     assert state.duel.duellist(B1).points == 77
     assert dict(state.creatures)["strangulot"] == 7

@@ -309,7 +309,9 @@ ruleset = "fatigue"
         assert result.exit_code == 0, result.output
         assert board.login_posts == 1  # one login, with the bot's password; no empty one
         assert f"--- would send: reply to topic {thread} (not sent) ---" in result.output
-        assert f"message n° {bad}" in plain(result.output) and "il manque ton année" in result.output
+        assert (
+            f"message n° {bad}" in plain(result.output) and "il manque ton année" in result.output
+        )
         assert result.output.rstrip().endswith("dry run: nothing was posted")
         hibou = board.user_id("Hibou")
         assert not [p for p in board.posts(thread) if p.poster_id == hibou]

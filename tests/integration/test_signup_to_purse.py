@@ -142,7 +142,9 @@ topic_id = {ranking}
     cycle(bot)
     replies = [p for p in board.posts(thread) if p.poster_id == board.user_id("Hibou")]
     assert len(replies) == 1
-    assert f"n° {bad}" in plain(replies[0].text) and "il manque ton année d'étude" in replies[0].text
+    assert (
+        f"n° {bad}" in plain(replies[0].text) and "il manque ton année d'étude" in replies[0].text
+    )
     assert board.topics(3) == []
 
     # Cassius answers Aurora's open request by quoting it; three more pairs sign up alone.

@@ -62,7 +62,9 @@ def test_a_classic_disqualification_for_an_unlisted_spell_reads_as_one_decision(
     from tests.unit.test_override_consistency import _turn_draft
 
     forum, referee, clock, decl = _turn_draft("Sortilège Inventé Zorg")
-    assert "reçoit donc +2 sur son dé d'attaque du prochain tour, dégâts compris" in plain(decl["text"])
+    assert "reçoit donc +2 sur son dé d'attaque du prochain tour, dégâts compris" in plain(
+        decl["text"]
+    )
     set_numbers(
         referee.storage, decl["id"], {"Aurora Vexley.disqualified": True}, "Maelis", clock()
     )
@@ -74,7 +76,10 @@ def test_a_classic_disqualification_for_an_unlisted_spell_reads_as_one_decision(
     assert "proposition de l'arbitre" not in text
     assert "sort hors liste de l'adversaire" not in text  # the +2 the referee did not choose
     assert plain(text).count("disqualification : oui (au lieu de non selon le calcul)") == 1
-    assert "Aurora Vexley : " in plain(text) and "PD (disqualification) (décision de l'arbitre)" in text
+    assert (
+        "Aurora Vexley : " in plain(text)
+        and "PD (disqualification) (décision de l'arbitre)" in text
+    )
     assert "[b]Fin du duel.[/b] Disqualification d'Aurora Vexley, Cassius Thorne remporte" in plain(
         text
     )

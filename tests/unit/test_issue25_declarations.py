@@ -45,7 +45,9 @@ def test_the_filter_touches_template_text_never_a_players_value() -> None:
     }
     text = render("signup_invalid.bbcode.j2", ctx)
     assert "Qui ? Moi !" in plain(text)  # a player's name as typed
-    assert "Aurora : la vraie" in plain(text) and "Type de magie : brutale" in plain(text)  # inside [code]
+    assert "Aurora : la vraie" in plain(text) and "Type de magie : brutale" in plain(
+        text
+    )  # inside [code]
     assert f"message n° {NBSP}5" in plain(text)
     assert "Adversaire : Blaise Corvin" in plain(text)  # 1v1: « Adversaire », the example filled in
     assert "Modifier l'ancien message ne suffit pas, car il n'est pas relu" in text
@@ -104,7 +106,8 @@ def test_fatigue_balance_names_carried_effects_so_the_changes_add_up() -> None:
         fatigue_changes(outcome, state_before),
     )  # fmt: skip
     assert [i["label"] for i in out["Cassius"]["changes"]] == [
-        "Stupéfix d'Aurora", "Sectumsempra d'Aurora, effet en cours",
+        "Stupéfix d'Aurora",
+        "Sectumsempra d'Aurora, effet en cours",
     ]
     assert out["Aurora"]["changes"] == [
         {"amount": -5, "label": "Incendio de Cassius, effet en cours"}

@@ -278,7 +278,9 @@ async def test_an_edited_text_is_rendered_again_when_numbers_change(
     # the referee is told (overrides.TEXT_RERENDERED), in French, then in English
     page = (await client.get(path)).text
     assert 'class="flash warning"' in page
-    assert "Le texte avait été modifié à la main : il a été recalculé à partir du modèle" in plain(page)
+    assert "Le texte avait été modifié à la main : il a été recalculé à partir du modèle" in plain(
+        page
+    )
     assert "recalculé à partir du modèle" not in (await client.get(path)).text  # shown once
     version = str(after["version"])
     await form_post(client, path, path + "/text", {"version": version, "text": text})

@@ -95,7 +95,9 @@ async def test_setting_2v2_numbers_on_the_page(
     )
     assert r.status_code == 303
     row = storage.declaration(decl_id)
-    assert f"{A2} : 321 PV" in plain(row["text"]) and "Le grimoire mordeur : 12 PV" in plain(row["text"])
+    assert f"{A2} : 321 PV" in plain(row["text"]) and "Le grimoire mordeur : 12 PV" in plain(
+        row["text"]
+    )
     assert json.loads(row["overrides_json"]) == {
         f"{A2}.points": 321,
         "Le grimoire mordeur.points": 12,

@@ -111,7 +111,9 @@ async def test_the_referee_answers_an_owl_escaped_done_once_and_audited(
     assert '<a href="/tasks">Tâches</a>' in page.text  # in the nav
     assert "Hibou : demande de détails" in plain(page.text) and "Mécanisme à juger" in page.text
     assert EVIL not in page.text and "&lt;script&gt;alert(" in page.text
-    assert "Le cadran ?" in plain(page.text) and "runique" in page.text  # the zone's details to give
+    assert (
+        "Le cadran ?" in plain(page.text) and "runique" in page.text
+    )  # the zone's details to give
     owl = world.task("owl_question")
     r = await close(client, owl["id"], "solved")  # an owl is not solved
     assert r.status_code == 303
