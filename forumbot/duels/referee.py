@@ -164,8 +164,7 @@ class Referee:
             storage, self.board_id, lambda: self.now(), lambda: set(self.watch.listed_all)
         )
         self.owl_reminders = owl_reminders
-        self.timezone = timezone
-        self.board_url = board_url
+        self.timezone, self.board_url = timezone, board_url
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
         # Called (no argument) right after a topic's new or changed drafts are committed, in
@@ -178,21 +177,14 @@ class Referee:
     def settings(self) -> FlowSettings:
         """The board's settings as the flows read them (from the current attributes)."""
         return FlowSettings(
-            board_id=self.board_id,
-            platform=self.platform,
-            ruleset_name=self.ruleset_name,
-            review_delay_s=self.review_delay_s,
-            language=self.language,
-            referee_name=self.referee_name,
-            bot_username=self.bot_username,
-            forum_rolls_dice=self.forum_rolls_dice,
-            dice_name=self.dice_name,
-            watch_edits=self.watch_edits,
-            full_reread_every=self.full_reread_every,
-            owl_reminders=self.owl_reminders,
-            timezone=self.timezone,
+            board_id=self.board_id, platform=self.platform, ruleset_name=self.ruleset_name,
+            review_delay_s=self.review_delay_s, language=self.language,
+            referee_name=self.referee_name, bot_username=self.bot_username,
+            forum_rolls_dice=self.forum_rolls_dice, dice_name=self.dice_name,
+            watch_edits=self.watch_edits, full_reread_every=self.full_reread_every,
+            owl_reminders=self.owl_reminders, timezone=self.timezone,
             board_url=self.board_url,
-        )
+        )  # fmt: skip
 
     def context(self) -> FlowContext:
         """The flows' context (storage, client, clock, rng, settings, draft writer, dice)."""

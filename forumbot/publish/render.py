@@ -49,6 +49,11 @@ class Trusted(str):
     """A string the bot built itself: printed by templates without neutralisation."""
 
 
+class Verbatim(Trusted):
+    """A template's literal printed exactly as written (players' syntax, ``|verbatim``):
+    neither neutralised nor typeset."""
+
+
 def neutralise(value: Any) -> Any:
     """Make one printed value inert for BBCode and HTML (see module docstring).
 
@@ -59,6 +64,8 @@ def neutralise(value: Any) -> Any:
         return ""
     if isinstance(value, int) and not isinstance(value, bool) and value < 0:
         return number(value)
+    if isinstance(value, Verbatim):
+        return str(value)
     if isinstance(value, Trusted):
         return typeset(value)  # the bot's own words: French typography too
     if not isinstance(value, str):
@@ -131,11 +138,11 @@ def _draw(audit: str) -> str:
     )
 
 
-def _verbatim(text: str) -> str:
+def _verbatim(text: str) -> Verbatim:
     """A string literal of a template printed exactly as written (players' syntax such as
     « Déplacement : zone 2 »): :class:`~forumbot.publish.typography.TypographyExtension` skips
     a literal followed by this filter."""
-    return text
+    return Verbatim(text)
 
 
 _MAGIC_FR = {"discrete": "discrète"}

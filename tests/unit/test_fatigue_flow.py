@@ -142,7 +142,7 @@ def test_seed001_dodge_succeeds_when_its_bet_is_won_and_the_casts_bet_lost() -> 
     assert len(duel.cycle()) == 1
     second = duel.last_bot_text()
     assert "tour 1, seconde déclaration" in second and "esquive le sort" in plain(second)
-    assert f"(défense, message n° {defense}) esquive" in plain(second)
+    assert f"message n° {defense}" in plain(second) and ") esquive, pari" in plain(second)
     assert duel.points() == (300, 400)
     rolls = {r["post_id"]: r for r in duel.storage.db["dice_rolls"].rows}
     assert set(rolls) == {init, defense} and {r["source"] for r in rolls.values()} == {"bot"}

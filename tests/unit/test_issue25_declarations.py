@@ -48,7 +48,7 @@ def test_the_filter_touches_template_text_never_a_players_value() -> None:
     assert "Aurora : la vraie" in plain(text) and "Type de magie : brutale" in plain(
         text
     )  # inside [code]
-    assert f"message n° {NBSP}5" in plain(text)
+    assert f"message n°{NBSP}5" in text
     assert "Adversaire : Blaise Corvin" in plain(text)  # 1v1: « Adversaire », the example filled in
     assert "Modifier l'ancien message ne suffit pas, car il n'est pas relu" in text
 
