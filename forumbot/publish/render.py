@@ -241,7 +241,8 @@ class Rendered(str):
 
 
 def _own_words_only(value: Any) -> Any:
-    if isinstance(value, str) and not isinstance(value, Trusted):
+    # players' words and the syntax players type (Verbatim) are not the bot's wording
+    if isinstance(value, str) and (not isinstance(value, Trusted) or isinstance(value, Verbatim)):
         return ""
     return neutralise(value)
 
