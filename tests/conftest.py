@@ -1,8 +1,10 @@
 """Suite-wide checks: every text the templates render in any test is valid BBCode (as phpBB
-reads it) and passes the French lint (issue 15; :mod:`forumbot.publish.checks`); account
-passwords are hashed with cheap argon2 parameters in-process (the real ones cost ~64 MiB and
-~0.1 s per hash: hundreds of web tests would spend minutes on them). A test that needs the
-production parameters is marked ``real_argon2``."""
+reads it) and passes the French lint (issues 15 and 25; :mod:`forumbot.publish.checks`:
+typography, one colon per sentence, sums that add up, no internal names, and a dated deadline
+in every waiting post of a ruleset with deadlines); account passwords are hashed with cheap
+argon2 parameters in-process (the real ones cost ~64 MiB and ~0.1 s per hash: hundreds of web
+tests would spend minutes on them). A test that needs the production parameters is marked
+``real_argon2``."""
 
 from __future__ import annotations
 
@@ -12,7 +14,13 @@ import pytest
 from argon2 import PasswordHasher
 
 from forumbot.publish import render as render_module
-from forumbot.publish.checks import bbcode_problems, french_problems
+from forumbot.publish.checks import (
+    DEADLINE_TEMPLATES,
+    bbcode_problems,
+    deadline_problems,
+    french_problems,
+    lint_problems,
+)
 from forumbot.web import users as users_module
 
 
@@ -20,6 +28,10 @@ def _check_rendered(template: str, language: str, text: str) -> None:
     problems = bbcode_problems(text)
     if language == "fr":
         problems += french_problems(text)
+        if template.endswith(".bbcode.j2"):  # what players read (tasks are the staff's)
+            problems += lint_problems(text)
+        if template in DEADLINE_TEMPLATES:
+            problems += deadline_problems(text)
     if problems:
         raise AssertionError(f"{language}/{template} rendered badly: {problems}\n{text}")
 

@@ -396,7 +396,7 @@ def start_duo_matches(ctx: DeskContext, reg: Registration) -> int:
                 "update duo_matches set status = 'opening', started_at = ?, subject = ?, "
                 "idempotency_key = ?, dice_secret = ?, environment = ? "
                 "where id = ? and status = 'queued'",
-                [iso(ctx.now()), f"Duel à deux contre deux : {names[0]} contre {names[1]}",
+                [iso(ctx.now()), f"Duel en deux contre deux : {names[0]} contre {names[1]}",
                  f"b{ctx.board_id}-duo{m['id']}-topic", ctx.referee.rng.randbytes(32).hex(),
                  pick_environment(ctx, reg), m["id"]],
             )  # fmt: skip

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ from forumbot.publish.render import render
 from forumbot.storage import content_hash, iso
 from parsers.model import Post
 from parsers.registration import Signup
+from parsers.text import fold
 from rules.matchmaking import DuelKind, Engagement, Engagements, Entrant, player_key
 
 log = logging.getLogger("forumbot.club.registrations")
@@ -182,13 +184,58 @@ def withdraw_other_kind(
     return done
 
 
+_LINE = re.compile(r"^\s*([A-Za-zÀ-ÿ' ]{2,30}?)\s*:\s*(.+?)\s*$", re.MULTILINE)
+_FIELDS = {
+    "nom": "name",
+    "annee": "year",
+    "annee d'etude": "year",
+    "annee d'etudes": "year",
+    "type de magie": "types",
+    "types de magie": "types",
+    "magie": "types",
+    "partenaire": "partner",
+    "adversaire": "partner",
+    "coequipier": "partner",
+    "coequipiere": "partner",
+}
+_WRONG = {
+    "year": ("missing_year", "invalid_year"),
+    "types": ("missing_magic_type", "too_many_magic_types", "unknown_magic_type"),
+}
+
+
+def own_words(text: str, code: str) -> dict[str, str]:
+    """The sign-up lines of ``text`` as the player typed them (« Année : 6e année »):
+    ``name``, ``year``, ``types``, ``partner`` (those present), so the example of a reply is
+    the player's own sign-up with only the wrong line replaced. The field ``code`` names as
+    wrong (``missing_year``, ``partner_invalid_year``...) is left out."""
+    out: dict[str, str] = {}
+    for m in _LINE.finditer(text):
+        field = _FIELDS.get(fold(m.group(1)).strip())
+        if field and field not in out:
+            out[field] = m.group(2)
+    wrong = next((f for f, codes in _WRONG.items() if code in codes), None)
+    if code.startswith("partner_"):
+        wrong = "partner"
+    if wrong:
+        out.pop(wrong, None)
+    return out
+
+
 def reply(
     ctx: DeskContext, reg: Registration, post: Post, template: str, code: str, message: str
 ) -> None:
-    """Draft the reply ``template`` (given ``author``, ``post_id``, ``message``) under ``post``."""
+    """Draft the reply ``template`` (given ``author``, ``post_id``, ``message``, the duel
+    ``kind`` and the player's ``own`` words, :func:`own_words`) under ``post``."""
     text = render(
         template,
-        {"author": post.author, "post_id": post.post_id, "message": message},
+        {
+            "author": post.author,
+            "post_id": post.post_id,
+            "message": message,
+            "kind": reg.kind,
+            "own": own_words(post.text, code),
+        },
         ctx.language,
     )
     draft_reply(ctx, reg, post, code, text)

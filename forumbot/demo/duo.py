@@ -61,7 +61,7 @@ DODGE_CHANCE = 0.25  # of a post answering an attack, when a dodge is allowed
 # ~25 declarations and ~20 owls of a 2v2 last minutes; over a demo the board's clock drifts
 # a few minutes ahead at most.
 SANDBOX_SPEED = 10.0
-TITLE = "Duel à deux contre deux : Aurora et Blaise contre Cassius et Dorian"
+TITLE = "Duel en deux contre deux : Aurora et Blaise contre Cassius et Dorian"
 
 _LINES = [
     "{me} se faufile entre les obstacles de {zone}, la baguette levée.",

@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 import rules
+from forumbot.duels.balance import balances, classic_changes
 from forumbot.duels.classic_edits import flag_late_edits
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.dice_edits import hold_reason, late_edit_proposal, ruled_version
@@ -87,7 +88,24 @@ def turn_context(
         "dice_secret": duel.dice_secret if data["finished"] and not forum_rolls else None,
         "commitment": None if forum_rolls else duel.dice_commitment,
         "decisions": referee_decisions(data),
+        "tie_rule": str(ctx.rs.setting("tie_rule")),
+        "balance": classic_balance(inputs, data),
     }
+
+
+def classic_balance(inputs: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """Every PD change of a classic turn, adding up to the new totals
+    (:func:`forumbot.duels.balance.balances`)."""
+    return balances(
+        _points(inputs.get("state_before") or data["state"]),
+        _points(data["state"]),
+        classic_changes(data),
+        decided=[d["quantity"] for d in referee_decisions(data)],
+    )
+
+
+def _points(state: dict[str, Any]) -> dict[str, int]:
+    return {d["name"]: int(d["points"]) for d in state["duellists"]}
 
 
 class ClassicFlow:
@@ -111,7 +129,9 @@ class ClassicFlow:
         return rules.new_duel(rs, pairs, stakes=stakes)
 
     def opening_extra(self, rs: Ruleset, state: DuelState) -> dict[str, Any]:
-        return {}
+        """The tie rule players read in the opening (``tie_rule``: ``lands`` or
+        ``deflects``, classic.toml)."""
+        return {"tie_rule": str(rs.setting("tie_rule"))}
 
     # -- reading and advancing ----------------------------------------------------------
     def read_from(self, ctx: FlowContext, duel: Duel, reads: int) -> int | None:
@@ -273,6 +293,7 @@ class ClassicFlow:
         context = dict(stored["context"])
         context["outcome"] = with_late_edits(outcome.to_dict(), inputs.get("late_edits", []))
         context["decisions"] = referee_decisions(context["outcome"])
+        context["balance"] = classic_balance(inputs, context["outcome"])
         bot_dice = context.get("dice_source", "bot") == "bot"
         context["dice_secret"] = duel.dice_secret if outcome.finished and bot_dice else None
         text = render("turn.bbcode.j2", context, language)

@@ -24,6 +24,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.balance import balances, duo_changes, spell_label
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.dice_edits import dice_late_posts, hold_reason
 from forumbot.duels.duo_board import (
@@ -412,6 +413,21 @@ def turn_context(
     ``dice_source`` ``"forum"``: the « Pari » dice are the forum's; the seed revealed at the
     end then covers only the placement and the rewards (each reward line names its draw)."""
     after = outcome.state
+    attacks = [a.to_dict() for a in outcome.attacks]
+    events = [asdict(e) for e in outcome.events]
+    violations = [v.to_dict() for v in outcome.violations]
+    decisions = referee_decisions(
+        {"trail": [t.to_dict() for t in outcome.trail if isinstance(t, TrailEntry)]}
+    )
+    effects_before = {d.name: [e.to_dict() for e in d.effects] for d in before.duel.duellists}
+    for e in events:  # a lasting loss names its spell and caster (issue 25)
+        if e["kind"] == "damage_over_time":
+            running = [x for x in effects_before.get(e["who"], [])
+                       if x.get("type") == "damage_over_time"]  # fmt: skip
+            e["label"] = ", ".join(
+                spell_label(str(x.get("source")), str(x.get("caster") or "?"))
+                for x in running
+            )
     zone_names = {z.key: f"{env.zone_number(z.key)} ({z.name})" for z in env.zones}
     held: dict[str, list[str]] = {}
     for n, k in after.inventory:
@@ -432,12 +448,26 @@ def turn_context(
                 "spell": p.post.spell or p.post.spell_text,
                 "target": p.post.target,
                 "die": (outcome.dice.get(p.post.post_id) or dice[p.post.post_id])[0],
+                "kind": p.post.kind or ("cast" if p.post.spell else None),
+                "bet": list(p.post.bet) if p.post.bet else None,
+                "bet_won": _bet_won(outcome, p.post.duellist),
             }
             for p in posts
         ],
-        "attacks": [a.to_dict() for a in outcome.attacks],
-        "events": [asdict(e) for e in outcome.events],
-        "violations": [v.to_dict() for v in outcome.violations],
+        "attacks": attacks,
+        "events": events,
+        # Who had posted before this step: a spell at them resolves without their defense.
+        "posted_before": list(before.posted),
+        "effects": {d.name: [e.to_dict() for e in d.effects] for d in after.duel.duellists
+                    if d.effects and d.points > 0},  # fmt: skip
+        "balance": balances(
+            {d.name: d.points for d in before.duel.duellists},
+            {d.name: d.points for d in after.duel.duellists},
+            duo_changes(attacks, events, violations, effects_before),
+            decided=[d["quantity"] for d in decisions],
+        ),
+        "hours": int(rs.setting("timeout_2v2_hours")),
+        "violations": violations,
         "duellists": [
             {
                 "name": d.name,
@@ -448,9 +478,7 @@ def turn_context(
             }
             for d in after.duel.duellists
         ],
-        "decisions": referee_decisions(
-            {"trail": [t.to_dict() for t in outcome.trail if isinstance(t, TrailEntry)]}
-        ),
+        "decisions": decisions,
         "creatures": [{"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures],
         "zone_names": zone_names,
         "reward_fr": REWARD_FR,
@@ -469,6 +497,15 @@ def turn_context(
         "referee_name": referee_name,
         "duo_state": after.to_dict(),
     }
+
+
+def _bet_won(outcome: DuoOutcome, name: str) -> bool | None:
+    """Whether ``name``'s bet of this step was won (the trail's ``<name>.bet_won``)."""
+    won = None
+    for t in outcome.trail:
+        if isinstance(t, TrailEntry) and t.quantity == f"{name}.bet_won":
+            won = bool(t.value)
+    return won
 
 
 def _store_violations(

@@ -28,6 +28,7 @@ from dataclasses import asdict, replace
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.balance import balances, fatigue_changes
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.dice_edits import dice_late_posts, hold_reason
 from forumbot.duels.ending import conceding
@@ -130,6 +131,7 @@ def opening_context(ruleset: Any, state: DuelState) -> dict[str, Any]:
         "hours": int(ruleset.setting("timeout_1v1_hours")),
         "dice_name": ruleset.dice_name,
         "min_lines": int(ruleset.setting("min_lines")),
+        "dodge_success": str(ruleset.setting("dodge_success")),
     }
 
 
@@ -315,6 +317,7 @@ def step_context(
                 if p in state_before.get("pending", []) or step == "initiative"
                 else "defense",
                 "action": ACTION_FR.get(declared or "", "aucune action"),
+                "kind": declared,
                 "spell": p.get("spell") or p.get("spell_text"),
                 "bet": p.get("bet"),
                 "die": die,
@@ -364,6 +367,13 @@ def step_context(
         # « avant modificateurs » (issue 25).
         "modified": _modified(ruleset, data),
         "club_duel": storage is not None and registration_duel(storage, duel.id),
+        # Every PV change, carried effects included, adding up to the new totals (issue 25).
+        "balance": balances(
+            {d["name"]: int(d["points"]) for d in state_before["duellists"]},
+            {d["name"]: int(d["points"]) for d in data["state"]["duellists"]},
+            fatigue_changes(data, state_before),
+            decided=[d["quantity"] for d in referee_decisions(data)],
+        ),
     }
 
 

@@ -57,7 +57,8 @@ class FlowSettings:
     ``forum_rolls_dice``: the forum rolls the dice (Forumactif); ``dice_name`` the forum dice
     to read (default the ruleset's). ``full_reread_every``: every N-th read of a duel watching
     edits reads the whole topic. ``owl_reminders``: send owl reminders before deadlines.
-    ``timezone``: the board's (``board.timezone``), for the dates players read.
+    ``timezone``: ``board.timezone``, for the deadlines players read; ``board_url``: the
+    board's address, for links to posts (:attr:`post_link`).
     """
 
     board_id: int
@@ -73,6 +74,19 @@ class FlowSettings:
     full_reread_every: int = 10
     owl_reminders: bool = True
     timezone: str = "Europe/Paris"
+    board_url: str = ""
+
+    @property
+    def post_link(self) -> str:
+        """The address of a post on this board, ``{id}`` standing for its id (phpBB
+        ``…/viewtopic.php?p={id}#p{id}``; Forumactif ``…/viewtopic?p={id}#{id}``, the
+        permalink of fixtures/forumactif/REPORT.md without its topic); "" when unknown."""
+        if not self.board_url:
+            return ""
+        base = self.board_url.rstrip("/")
+        if self.platform == "forumactif":
+            return base + "/viewtopic?p={id}#{id}"
+        return base + "/viewtopic.php?p={id}#p{id}"
 
     @property
     def dice_source(self) -> str:
@@ -100,6 +114,23 @@ class Draft:
     outcome: dict[str, Any] | None = None
     hold: str | None = None
     hold_over: bool = False
+
+
+def _same_deadline(draft: Draft, before: dict[str, Any] | None) -> Draft:
+    """``draft`` dated like the stored row it redrafts: a draft rendered again at the next
+    poll keeps the deadline phrase it had (the poster dates it from the real publication,
+    :func:`forumbot.publish.deadline_text.redate`), so an unchanged draft stays unchanged."""
+    if before is None or not draft.context.get("deadline"):
+        return draft
+    try:
+        old = json.loads(before.get("context_json") or "{}").get("context") or {}
+    except (TypeError, ValueError):
+        return draft
+    old_phrase, new_phrase = old.get("deadline"), draft.context["deadline"]
+    if not old_phrase or old_phrase == new_phrase or new_phrase not in draft.text:
+        return draft
+    context = {**draft.context, "deadline": old_phrase, "planned_at": old.get("planned_at")}
+    return replace(draft, text=draft.text.replace(new_phrase, old_phrase), context=context)
 
 
 def forum_dice(
@@ -218,6 +249,7 @@ class DraftWriter:
         # The write path reads the one row it writes (by its key), fresh: a referee may have
         # approved or edited it since the snapshot; everything after is derived, not re-read.
         before = self.storage.declaration_by_key(self.key(duel, draft.what))
+        draft = _same_deadline(draft, before)
         decl_id, row = self._upsert(duel, draft, before)
         if draft.hold is not None:
             if row["status"] in EDITABLE and (row["status"] != "held" or draft.hold_over):
@@ -382,7 +414,18 @@ class FlowContext:
         return self.settings.board_id
 
     def render(self, template: str, context: dict[str, Any]) -> str:
-        """A template rendered in the board's language."""
+        """A template rendered in the board's language. A context with a deadline
+        (``hours``) is dated from the draft's planned publication (now plus the review delay;
+        now when drafts wait for a referee) in the board's timezone, in place
+        (:func:`forumbot.publish.deadline_text.fill_deadline`; the poster moves it to the real
+        publication time, :func:`forumbot.publish.deadline_text.redate`)."""
+        if "hours" in context and "planned_at" not in context:
+            delay = self.settings.review_delay_s
+            wait = 0 if delay == "manual" else int(delay)
+            context["planned_at"] = (self.now() + timedelta(seconds=wait)).isoformat()
+            context.setdefault("timezone", self.settings.timezone)
+        if self.settings.post_link:
+            context.setdefault("post_link", self.settings.post_link)
         return render(template, context, self.settings.language)
 
 

@@ -163,7 +163,8 @@ class Referee:
         self.follow = TopicFollow(
             storage, self.board_id, lambda: self.now(), lambda: set(self.watch.listed_all)
         )
-        self.owl_reminders, self.timezone = owl_reminders, timezone
+        self.owl_reminders = owl_reminders
+        self.timezone, self.board_url = timezone, board_url
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
         # Called (no argument) right after a topic's new or changed drafts are committed, in
@@ -182,6 +183,7 @@ class Referee:
             forum_rolls_dice=self.forum_rolls_dice, dice_name=self.dice_name,
             watch_edits=self.watch_edits, full_reread_every=self.full_reread_every,
             owl_reminders=self.owl_reminders, timezone=self.timezone,
+            board_url=self.board_url,
         )  # fmt: skip
 
     def context(self) -> FlowContext:

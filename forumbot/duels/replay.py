@@ -35,7 +35,7 @@ from parsers.duel_setup import find_duellists, find_stakes
 from parsers.model import Post, TopicPage
 
 log = logging.getLogger("forumbot.duels.replay")
-_SEED = re.compile(r"Graine secrète des dés\s*:\s*([0-9a-f]{64})")
+_SEED = re.compile(r"Graine (?:secrète )?des dés[^:\n]*:\s*([0-9a-f]{64})")
 MARK = "forumbot·"
 
 

@@ -17,10 +17,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from forumbot.publish.typography import plain
+
 Figure = tuple[str, ...]
 """A figure's key: ``("total", name)`` or ``("die", post_id, "attaque" | "défense" | "dé")``."""
 
-_TOTAL = r"^\W*(?:\[b\])?{name}(?:\[/b\])?\s*:\s*(-?\d+)\s*(?:PD|PV)\b"
+_TOTAL = (
+    r"^\W*(?:\[b\])?{name}(?:\[/b\])?\s*:\s*"
+    r"(?:-?\d+(?:\s[+-]\s\d+(?:\s\([^)\n]*\))?)+\s=\s)?(-?\d+)\s*(?:PD|PV)\b"
+)
 _POST = re.compile(r"message n°\s*(\d+)(?P<rest>.*)$", re.MULTILINE)
 _DIE = re.compile(r"\b(attaque|défense)\s+(\d+)\b|\bdé\b[^»\n]*»\s*(\d+)")
 
@@ -47,6 +52,7 @@ def figures(text: str, names: Iterable[str]) -> dict[Figure, set[str]]:
     """The figures ``text`` states (module doc) for the duellists ``names``: key -> values
     (a set: a text may state one figure twice, possibly differently)."""
     found: dict[Figure, set[str]] = {}
+    text = plain(text)  # no-break spaces and « − » (issue 25 typography) read as plain ones
     for name in names:
         pattern = re.compile(_TOTAL.format(name=re.escape(name)), re.MULTILINE | re.IGNORECASE)
         for m in pattern.finditer(text):

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from forumbot.duels.duo_board import REWARD_FR, environments, load_env
+from forumbot.publish.typography import plain
 from parsers.model import TopicPage
 from rules.dice import derive_die, derive_roll, verify_seed
 from rules.duo.environment import pick_reward
@@ -42,16 +43,19 @@ from rules.errors import RuleError
 _COMMITMENT = re.compile(r"(?:Empreinte|Engagement) des dés[^:]*:\s*([0-9a-f]{64})")
 _SEED = re.compile(r"Graine (?:secrète )?des dés[^:\n]*:\s*([0-9a-f]{64})")
 _TURN = re.compile(r"(?:Déclaration|Intervention) de l'arbitre\s*[:—-]\s*tour (\d+)")
-_ROLL = re.compile(r"message n°(\d+) : .* ; attaque (\d), défense (\d)")
+_ROLL = re.compile(r"message n°\s*(\d+) : .* ; attaque (\d), défense (\d)")
 _ZONE = re.compile(r"^\[\*\] Zone (\d+) — [^:]+ : (.+)$")
 _DRAW_OLD = re.compile(r"\(tirage (reward:\S+) (\d+)/(\d+)\)")
 _DRAW = re.compile(
     r"\(récompense tirée : (\d+) sur (\d+) ; tirage n° (\d+), (créature|mécanisme) ([^\s)]+)\)"
 )
 _DRAW_KINDS = {"créature": "creature", "mécanisme": "mechanism"}
-_REWARD = re.compile(r"Récompense pour .+? : (\d+) (.+?) \((?:tirage reward:|récompense tirée)")
+_REWARD = re.compile(
+    r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) "
+    r"\((?:tirage reward:|récompense tirée)"
+)
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
-_FATIGUE_ROLL = re.compile(r"message n°(\d+) .* ; dé « ([^»]+?) » (\d)(?: :|$)")
+_FATIGUE_ROLL = re.compile(r"message n°\s*(\d+)\b.* ; dé « ([^»]+?) » (\d)(?: :|,|\.|$)")
 
 
 @dataclass
@@ -139,6 +143,8 @@ def verify_pages(
     posts = sorted(
         {p.post_id: p for page in page_list for p in page.posts}.values(), key=lambda p: p.post_id
     )
+    # French typography (no-break spaces, « − ») read as plain spaces and hyphens.
+    posts = [replace(p, text=plain(p.text)) for p in posts]
     marked = [p for p in posts if "forumbot·" in p.text]
     if bot is None:
         opening = next((p for p in marked if _COMMITMENT.search(p.text)), None)

@@ -12,6 +12,15 @@ glued to the next line's rank (« chocogrenouilles : 02. » when a line break is
 « à le » / « à les » (« au », « aux »), and gendered words about a duellist (« disqualifié »,
 « empêché », « le perdant », « protégé », « son coéquipier »: the wording stays neutral).
 
+Issue 25 adds, on the bot's own words (``own_words``: player text left out): French
+typography (:mod:`forumbot.publish.typography`: no-break spaces before « : ; ! ? », inside
+« », after « n° », « − » for a negative number), one colon per sentence, no internal names
+(snake_case keys, English words), every points line's changes adding up to its total
+(« 40 − 34 (Stupéfix) − 10 (Sectumsempra) = −4 PV ») and every loss a line states
+(« Cassius Thorne perd 34 PV ») listed in that duellist's points line, and a date and time in
+every post that waits for players (:func:`deadline_problems`, for the rulesets that have a
+deadline).
+
 Both return a list of human-readable problems (empty when the text is clean); neither raises.
 The test suite runs both on every text :func:`forumbot.publish.render.render` produces.
 """
@@ -117,3 +126,142 @@ def french_problems(text: str) -> list[str]:
         f"lines run together: « {m.group(0)[-30:]} »" for m in _RUN_TOGETHER.finditer(text)
     ]
     return problems
+
+
+_CODE_BLOCK = re.compile(r"\[code\].*?\[/code\]", re.DOTALL | re.IGNORECASE)
+_TYPO_RULES = (
+    (re.compile(r"(?<=\S) [;!?:](?!//)"), "ordinary space before « {0} » (no-break space)"),
+    (re.compile(r"(?<=[\w»)\]])[;!?](?=\s|$)"), "no space before « {0} »"),
+    (re.compile(r"(?<=\w):(?=\s)"), "no space before « {0} »"),
+    (re.compile(r"«(?!\u202f)|(?<!\u202f)»"), "guillemet without a narrow no-break space: « {0} »"),
+    (re.compile(r"n°(?!\u00a0)"), "« n° » without a no-break space"),
+    (re.compile(r"(?<![\w\]).,/+\-−])-(?=\d)"), "hyphen as a minus sign: « {0} »"),
+)
+
+
+def typography_problems(text: str) -> list[str]:
+    """French typography of the bot's own words of ``text`` (a :class:`Rendered` text's
+    ``own_words``, else the whole text), ``[code]`` blocks and URLs left out (module doc)."""
+    own = getattr(text, "own_words", text)
+    own = re.sub(r"forumbot·[^·]*·", "", own)
+    own = _CODE_BLOCK.sub("", own)
+    own = re.sub(r"\[url=[^\]]*\]", "", own)
+    own = _TAG.sub("", own)
+    own = re.sub(r"https?://\S+", "", own)
+    problems = []
+    for rule, message in _TYPO_RULES:
+        for m in rule.finditer(own):
+            where = own[max(0, m.start() - 25): m.end() + 15].replace("\n", " ")
+            problems.append(f"{message.format(m.group(0).strip())}: « {where} »")
+    return problems
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n")
+
+
+def colon_problems(text: str) -> list[str]:
+    """Sentences of the bot's own words holding two colons or more (« X contre Y : attaque 4
+    contre défense 2 : le sort touche »): one colon per sentence."""
+    own = getattr(text, "own_words", text)
+    own = _CODE_BLOCK.sub("", re.sub(r"forumbot·[^·]*·", "", own))
+    own = re.sub(r"\[url=[^\]]*\]", "", own)
+    own = re.sub(r"https?://\S+", "", _TAG.sub("", own))
+    out = []
+    for sentence in _SENTENCE_END.split(own):
+        if sentence.count(":") - sentence.count("://") > 1:
+            out.append(f"two colons in one sentence: « {sentence.strip()[:90]} »")
+    return out
+
+
+_NUM = r"[−-]?\d+"
+_BALANCE = re.compile(
+    rf"^\W*(?P<name>[^:\n]+?)\s?:\s?(?P<start>{_NUM})(?P<items>(?:\s[−+-]\s\d+(?:\s\([^)]*\))?)+)"
+    rf"\s=\s(?P<end>{_NUM})\s(?:PV|PD)\b",
+    re.MULTILINE,
+)
+_ITEM = re.compile(r"\s([−+-])\s(\d+)")
+_LOSS = re.compile(r"(?P<name>[A-ZÀ-Ý][^,;:()\n]*?) perd (?P<n>\d+) (?:PV|PD)\b")
+
+
+def _int(text: str) -> int:
+    return int(text.replace("−", "-"))
+
+
+def balance_problems(text: str) -> list[str]:
+    """Points lines whose changes do not add up (« 40 − 34 − 10 = −4 PV »), and losses stated
+    elsewhere (« Cassius Thorne perd 34 PV ») missing from that duellist's points line."""
+    body = _TAG.sub("", re.sub(r"forumbot·[^·]*·", "", str(text)))
+    body = body.replace("\u00a0", " ").replace("\u202f", " ")
+    problems = []
+    listed: dict[str, list[int]] = {}
+    for m in _BALANCE.finditer(body):
+        items = [(-1 if sign in "−-" else 1) * int(n) for sign, n in _ITEM.findall(m["items"])]
+        start, end = _int(m["start"]), _int(m["end"])
+        if start + sum(items) != end:
+            problems.append(f"changes do not add up: « {m.group(0).strip()} »")
+        listed[m["name"].strip()] = [-i for i in items if i < 0]
+    for m in _LOSS.finditer(body):
+        name = m["name"].strip()
+        for known in listed:
+            if name.endswith(known):
+                if int(m["n"]) not in listed[known]:
+                    problems.append(f"« {known} perd {m['n']} » not in {known}'s points line")
+                break
+    return problems
+
+
+_WAITS = re.compile(
+    r"à vous pour le tour|de se défendre|Doivent encore poster|prend l'initiative du tour"
+    r"|Merci de lancer|Le duel commence",
+    re.IGNORECASE,
+)
+_DATE = re.compile(
+    r"avant le (?:lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche) \d{1,2}(?:er)? "
+    r"\w+(?: \d{4})? à \d{1,2} h(?: \d{2})?"
+)
+
+
+DEADLINE_TEMPLATES = frozenset(
+    {
+        "fatigue_opening.bbcode.j2",
+        "fatigue_turn.bbcode.j2",
+        "fatigue_relaunch.bbcode.j2",
+        "duo_opening.bbcode.j2",
+        "duo_turn.bbcode.j2",
+        "duo_relaunch.bbcode.j2",
+    }
+)
+"""Templates of the rulesets with a deadline (fatigue 1v1: 36 h, 2v2: 48 h) whose posts
+wait for players; classic has no deadline (seed 000)."""
+
+
+def deadline_problems(text: str) -> list[str]:
+    """A post that waits for players (« à vous pour le tour 2 », « Doivent encore poster »)
+    without a deadline as a date and time (« avant le jeudi 3 décembre à 20 h 54 »). Called
+    for the rulesets that have a deadline (:data:`DEADLINE_TEMPLATES`)."""
+    body = str(text).replace("\u00a0", " ").replace("\u202f", " ")
+    if _WAITS.search(body) and not _DATE.search(body):
+        return [f"waits for players without a dated deadline: « {_WAITS.search(body)[0]} »"]
+    return []
+
+
+_SNAKE = re.compile(r"\b[a-z]+_[a-z_]+\b|\b(?:verify-dice|forumbot [a-z-]+)\b")
+
+
+def internal_name_problems(text: str) -> list[str]:
+    """Code names in the bot's own words (« attack_modifier », « forumbot verify-dice »)."""
+    own = getattr(text, "own_words", text)
+    own = re.sub(r"forumbot·[^·]*·", "", own)
+    own = re.sub(r"\[url=[^\]]*\]|https?://\S+", "", own)
+    return [f"internal name: « {m.group(0)} »" for m in _SNAKE.finditer(own)]
+
+
+def lint_problems(text: str) -> list[str]:
+    """Every check of issue 25 on one rendered text (typography, colons, balances, internal
+    names); :func:`deadline_problems` is separate (it depends on the ruleset)."""
+    return (
+        typography_problems(text)
+        + colon_problems(text)
+        + balance_problems(text)
+        + internal_name_problems(text)
+    )

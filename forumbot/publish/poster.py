@@ -42,6 +42,7 @@ from typing import Any
 from forumbot.errors import ForumError, LoginFailed, PermissionDenied, PostQueued
 from forumbot.forums.base import ForumClient, PreparesReplies
 from forumbot.publish.clock_pause import delay_paused, sync_clock_pause
+from forumbot.publish.deadline_text import redate
 from forumbot.publish.refusals import (
     REFUSED_PREFIX,
     open_publish_task,
@@ -236,10 +237,9 @@ def publish_one(
                 retrying,
             )
         if post_id is None:
+            text = _dated(storage, decl, now())
             message = (
-                decl.text.rstrip()
-                + "\n"
-                + marker_line(decl.idempotency_key, client_platform(client))
+                text.rstrip() + "\n" + marker_line(decl.idempotency_key, client_platform(client))
             )
             crash_point("before_post")
             if prepared is not None and isinstance(client, PreparesReplies):
@@ -270,6 +270,18 @@ def publish_one(
         return None
     _mark_published(storage, decl, post_id, now, on_published)
     return post_id
+
+
+def _dated(storage: Storage, decl: Declaration, at: datetime) -> str:
+    """The declaration's text with its deadline counted from ``at``, the publication
+    (:func:`forumbot.publish.deadline_text.redate`); a moved date is written to the row
+    first, so the stored text is the one players read."""
+    stored = decl.stored or {}
+    text = redate(decl.text, stored.get("context") if isinstance(stored, dict) else None, at)
+    if text != decl.text:
+        storage.db["declarations"].update(decl.id, {"text": text})
+        storage.db.conn.commit()
+    return text
 
 
 def _queued(

@@ -27,6 +27,8 @@ from typing import Any
 
 import jinja2
 
+from forumbot.publish.deadline_text import fill_deadline
+from forumbot.publish.typography import TypographyExtension, number, signed, typeset
 from parsers.invisible import strip_invisible
 
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -47,14 +49,26 @@ class Trusted(str):
     """A string the bot built itself: printed by templates without neutralisation."""
 
 
+class Verbatim(Trusted):
+    """A template's literal printed exactly as written (players' syntax, ``|verbatim``):
+    neither neutralised nor typeset."""
+
+
 def neutralise(value: Any) -> Any:
     """Make one printed value inert for BBCode and HTML (see module docstring).
 
-    Non-strings (ints, None) pass through; ``None`` prints as an empty string.
+    Non-strings pass through, except a negative int, printed with the minus sign « − »
+    (U+2212, :mod:`forumbot.publish.typography`); ``None`` prints as an empty string.
     """
     if value is None:
         return ""
-    if isinstance(value, Trusted) or not isinstance(value, str):
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        return number(value)
+    if isinstance(value, Verbatim):
+        return str(value)
+    if isinstance(value, Trusted):
+        return typeset(value)  # the bot's own words: French typography too
+    if not isinstance(value, str):
         return value
     text = "".join(" " if ch in "\n\r\t" else ch for ch in strip_invisible(value))
     text = " ".join(text.split())
@@ -62,10 +76,6 @@ def neutralise(value: Any) -> Any:
     if len(text) > MAX_VALUE_CHARS:
         text = text[: MAX_VALUE_CHARS - 1] + "…"
     return text.translate(_TRANSLATE)
-
-
-def _signed(value: int) -> str:
-    return f"+{value}" if value > 0 else str(value)
 
 
 ELIDING_INITIALS = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
@@ -128,6 +138,13 @@ def _draw(audit: str) -> str:
     )
 
 
+def _verbatim(text: str) -> Verbatim:
+    """A string literal of a template printed exactly as written (players' syntax such as
+    « Déplacement : zone 2 »): :class:`~forumbot.publish.typography.TypographyExtension` skips
+    a literal followed by this filter."""
+    return Verbatim(text)
+
+
 _MAGIC_FR = {"discrete": "discrète"}
 _SOURCE_FR = {
     "unlisted_spell": "sort hors liste de l'adversaire",
@@ -145,8 +162,26 @@ def _source(source: str) -> str:
     return _SOURCE_FR.get(source, source)
 
 
+@jinja2.pass_context
+def _message(context: Any, post_id: Any) -> Trusted:
+    """« message n° 12 » linked to the post when the context has ``post_link`` (the board's
+    post address with ``{id}``, :attr:`forumbot.duels.flow.FlowSettings.post_link`):
+    ``[url=…]message n° 12[/url]``; plain text otherwise. ``post_id`` must be an int."""
+    number = int(post_id)
+    text = f"message n°\u00a0{number}"
+    link = context.get("post_link")
+    if isinstance(link, str) and link.startswith(("http://", "https://")):
+        url = link.replace("{id}", str(number))
+        if not any(ch in url for ch in "[] \n"):
+            return Trusted(f"[url={url}]{text}[/url]")
+    return Trusted(text)
+
+
 def make_environment(language: str = "fr") -> jinja2.Environment:
-    """A jinja2 environment for ``language`` with neutralising ``finalize``.
+    """A jinja2 environment for ``language`` with neutralising ``finalize`` and French
+    typography on the templates' own text (:class:`~forumbot.publish.typography.
+    TypographyExtension`: applied once at compile time to every template's literals, never to
+    an interpolated value; ``{{ "Cible : nom"|verbatim }}`` prints players' syntax as is).
 
     Raises:
         ValueError: when no templates exist for that language.
@@ -162,8 +197,11 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=False,
+        extensions=[TypographyExtension],
     )
-    env.filters["signed"] = _signed
+    env.filters["signed"] = signed
+    env.filters["verbatim"] = _verbatim
+    env.filters["message"] = _message
     env.filters["de"] = _de
     env.filters["inline"] = _inline
     env.filters["source"] = _source
@@ -203,7 +241,8 @@ class Rendered(str):
 
 
 def _own_words_only(value: Any) -> Any:
-    if isinstance(value, str) and not isinstance(value, Trusted):
+    # players' words and the syntax players type (Verbatim) are not the bot's wording
+    if isinstance(value, str) and (not isinstance(value, Trusted) or isinstance(value, Verbatim)):
         return ""
     return neutralise(value)
 
@@ -211,9 +250,16 @@ def _own_words_only(value: Any) -> Any:
 def render(template: str, context: dict[str, Any], language: str = "fr") -> str:
     """Render ``<language>/<template>`` with ``context``; returns BBCode text.
 
+    A context with ``hours`` (a ruleset's deadline) is given its ``deadline`` phrase first,
+    in place (:func:`forumbot.publish.deadline_text.fill_deadline`: « avant le jeudi 3 décembre à
+    20 h 54 », from ``planned_at`` in ``timezone``), so a stored context renders the same date.
+
     Raises:
         jinja2.TemplateNotFound, jinja2.UndefinedError: on a template bug.
     """
+    fill_deadline(context)
+    if isinstance(context.get("deadline"), str):  # the bot's words, with no-break spaces
+        context["deadline"] = Trusted(context["deadline"])
     text = _environment(language, own_words=False).get_template(template).render(**context)
     text = re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
     if RENDER_CHECKS:

@@ -225,7 +225,11 @@ class _Step(_WorldStep):
             if left <= 0:
                 continue
             if c.ability.kind == "aura":
+                # A knocked-out duellist has abandoned (RULES.md: "a duellist whose PV reach 0
+                # must abandon"): their PV stay where the knockout left them.
                 for n in self.s.in_zone(c.zone):
+                    if self.member(n).points <= 0:
+                        continue
                     self.points(n, -c.ability.amount)
                     self.events.append(
                         Event("creature_ability", n, c.name, c.ability.name, c.ability.amount)
@@ -244,6 +248,9 @@ class _Step(_WorldStep):
                 self.arrive(who, key)
         updated = []
         for d in self.s.duel.duellists:
+            if d.points <= 0:  # knocked out: frozen, their lasting effects end with them
+                updated.append(replace(d, effects=()))
+                continue
             dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
             if dot:
                 self.events.append(Event("damage_over_time", d.name, None, "", dot))

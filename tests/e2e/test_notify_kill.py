@@ -18,6 +18,7 @@ import pytest
 from forumbot.app import bootstrap
 from forumbot.config import load_config
 from forumbot.notify.settings import set_person_settings
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.web.users import add_user, assign_referee
 
@@ -103,7 +104,7 @@ def test_owl_arrives_once_across_kill_9(tmp_path: Path, crash: str) -> None:
         assert len(to_rita) == 1, [m.subject for m in to_rita]
         owl = to_rita[0]
         assert owl.subject == "Relecture : 1 élément vous attend"
-        assert "Duel : Aurora contre Cassius" in owl.text and "(ouverture)" in owl.text
+        assert "Duel : Aurora contre Cassius" in plain(owl.text) and "(ouverture)" in owl.text
         assert f"http://127.0.0.1:8000/drafts/{draft['id']}" in owl.text
         assert statuses(tmp_path) == [("rita", "sent")]
         assert run_job(tmp_path, None) == 0  # and a third pass sends nothing more

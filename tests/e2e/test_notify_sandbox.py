@@ -19,6 +19,7 @@ from forumbot.app import bootstrap
 from forumbot.config import load_config
 from forumbot.notify.claims import take
 from forumbot.notify.job import NotifyJob
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.web.users import add_user, assign_referee
 
@@ -111,7 +112,9 @@ def test_one_gathered_owl_one_webhook_and_a_taken_draft_waits(
         assert owls[0].subject == "Relecture : 2 éléments vous attendent"
         for d in drafts:
             assert f"http://127.0.0.1:8000/drafts/{d['id']}" in owls[0].text
-        assert len(calls) == 1 and "Pour rita : 2 éléments en attente." in str(calls[0]["message"])
+        assert len(calls) == 1 and "Pour rita : 2 éléments en attente." in plain(
+            str(calls[0]["message"])
+        )
 
         taken = drafts[0]
         take(bot.storage, int(taken["id"]), "rita", clock(), job.cfg)

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from forumbot.duels.publication import publish_due
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.unit.web_scenario import PASSWORD, Scenario, build
 
@@ -143,7 +144,7 @@ def test_referee_edits_publishes_admin_dismisses(served: Served, page: Page) -> 
     draft_id = served.scenario.draft_id
     log_in(page, base, "rita")
     card = page.locator(f"#draft-{draft_id}")
-    assert "Aurora Vexley : 6 PD" in card.locator("textarea[name=text]").input_value()
+    assert "Aurora Vexley : 6 PD" in plain(card.locator("textarea[name=text]").input_value())
     assert "&lt;script&gt;" not in card.inner_text()  # escaped once, shown as text
     assert "<script>alert('x')</script>" in card.inner_text()
     DOCS.mkdir(exist_ok=True)
@@ -156,7 +157,7 @@ def test_referee_edits_publishes_admin_dismisses(served: Served, page: Page) -> 
     page.wait_for_url(f"{base}/drafts/{draft_id}")
     assert page.locator(".flash.ok").inner_text() == "Enregistré."
     text = page.locator("textarea[name=text]").input_value()
-    assert "Aurora Vexley : 9 PD" in text and "Aurora Vexley : 6 PD" not in text
+    assert "Aurora Vexley : 9 PD" in plain(text) and "Aurora Vexley : 6 PD" not in plain(text)
 
     # publish now
     page.click("button.primary")
@@ -165,7 +166,7 @@ def test_referee_edits_publishes_admin_dismisses(served: Served, page: Page) -> 
     flash = page.locator(".flash.ok").inner_text()
     assert flash.startswith("Publié (message ")
     posted = served.scenario.forum.posts[7][-1]
-    assert "Aurora Vexley : 9 PD" in posted.text and str(posted.post_id) in flash
+    assert "Aurora Vexley : 9 PD" in plain(posted.text) and str(posted.post_id) in flash
 
     # an admin dismisses the violation of that turn
     page.click("header.top form button[type=submit]")  # log out
@@ -291,7 +292,9 @@ def test_referee_changes_pv_and_the_sandbox_topic_shows_it_once(tmp_path: Path, 
             form.locator("input[name=value]").fill("11")
             form.locator("button[type=submit]").click()
             page.wait_for_url(f"{base}/drafts/{draft['id']}")
-            assert "Cassius Thorne : 11 PD" in page.locator("textarea[name=text]").input_value()
+            assert "Cassius Thorne : 11 PD" in plain(
+                page.locator("textarea[name=text]").input_value()
+            )
             page.click("button.primary")  # publish now
             page.wait_for_url(f"{base}/drafts/{draft['id']}")
             assert page.locator(".flash.ok").inner_text().startswith("Publié (message ")
@@ -302,7 +305,7 @@ def test_referee_changes_pv_and_the_sandbox_topic_shows_it_once(tmp_path: Path, 
         hibou = board.user_id("Hibou")
         declarations = [p.text for p in board.posts(topic) if p.poster_id == hibou]
         turn = [t for t in declarations if "tour 1" in t]
-        assert len(turn) == 1 and "Cassius Thorne : 11 PD" in turn[0]
+        assert len(turn) == 1 and "Cassius Thorne : 11 PD" in plain(turn[0])
         check = open_storage(db_path)
         audit = [
             a for a in check.audit_entries("declaration:") if a["action"] == "draft.set_numbers"

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from forumbot.cli import main
 from forumbot.config import load_config
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "html" / "phpbb"
@@ -90,7 +91,7 @@ def test_check_posts_nothing_and_prints_the_drafts(sandbox_config) -> None:  # t
     before = len(board.posts(topic))
     result = CliRunner().invoke(main, ["check", "-c", str(cfg)])
     assert result.exit_code == 0, result.output
-    assert "would post in topic" in result.output and "Top !" in result.output
+    assert "would post in topic" in result.output and "Top !" in plain(result.output)
     assert "nothing was posted" in result.output
     assert len(board.posts(topic)) == before
     assert not Path(load_config(cfg).database).exists()  # a dry run works on a copy
@@ -108,7 +109,7 @@ def test_drafts_commands_with_audit(sandbox_config) -> None:  # type: ignore[no-
     assert listing.exit_code == 0 and "opening" in listing.output
     decl_id = int(listing.output.split()[0].lstrip("#"))
     shown = runner.invoke(main, ["drafts", "show", str(decl_id), "-c", str(cfg)])
-    assert "Top !" in shown.output
+    assert "Top !" in plain(shown.output)
     new_text = cfg.parent / "new.txt"
     new_text.write_text("Que le duel commence !", encoding="utf-8")
     edited = runner.invoke(

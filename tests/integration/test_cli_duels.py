@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from forumbot.app import bootstrap
 from forumbot.cli import main
 from forumbot.config import load_config
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.storage import open_storage
 
@@ -110,9 +111,9 @@ def test_cancel_ends_a_running_duel_with_a_french_declaration_and_an_audit(
     _poll(cfg, publish=True)
     posted = board.posts(topic)[-1].text
     assert "[b]Duel annulé[/b]" in posted
-    assert "Motif : les deux duellistes ont quitté le club." in posted
+    assert "Motif : les deux duellistes ont quitté le club." in plain(posted)
     # The seed is revealed, so the rolls declared so far can be checked (not « en cours »).
-    assert f"Graine secrète des dés : {duel['dice_secret']}" in posted
+    assert f"Graine secrète des dés : {duel['dice_secret']}" in plain(posted)
     storage = _storage(cfg)
     assert storage.duel(duel["id"])["status"] == "cancelled"
     [entry] = [
@@ -198,10 +199,10 @@ def test_concede_ends_a_classic_duel_once_with_the_opponent_winning(
     assert _storage(cfg).duel(duel["id"])["status"] == "running"  # until it is out
     _poll(cfg, publish=True)
     posted = board.posts(topic)[-1].text
-    assert "[b]Déclaration de l'arbitre : abandon[/b]" in posted
+    assert "[b]Déclaration de l'arbitre : abandon[/b]" in plain(posted)
     assert "Cassius Thorne abandonne le duel" in posted
-    assert "[b]Fin du duel[/b] : victoire d'Aurora Vexley !" in posted
-    assert "- Aurora Vexley : 25 PD\n- Cassius Thorne : 30 PD (abandon)\n" in posted
+    assert "[b]Fin du duel[/b] : victoire d'Aurora Vexley !" in plain(posted)
+    assert "- Aurora Vexley : 25 PD\n- Cassius Thorne : 30 PD (abandon)\n" in plain(posted)
     assert row_secret(cfg, duel["id"]) in posted  # the dice seed is revealed at the end
     _poll(cfg)  # the poll after the publication runs the club's on_finished hooks
     storage = _storage(cfg)
@@ -218,8 +219,8 @@ def test_concede_ends_a_classic_duel_once_with_the_opponent_winning(
     assert json.loads(entry["after"])["winners"] == ["Aurora Vexley"]
     table = _run("leaderboard", "--kind", "classic", "-c", str(cfg))
     assert table.exit_code == 0, table.output
-    assert "[b]Aurora Vexley[/b] : 1 duel (1 victoire, 0 défaite)" in table.output
-    assert "[b]Cassius Thorne[/b] : 1 duel (0 victoire, 1 défaite)" in table.output
+    assert "[b]Aurora Vexley[/b] : 1 duel (1 victoire, 0 défaite)" in plain(table.output)
+    assert "[b]Cassius Thorne[/b] : 1 duel (0 victoire, 1 défaite)" in plain(table.output)
     count = len(board.posts(topic))
     _poll(cfg, publish=True)  # posted once; the finished duel is no longer refereed
     assert len(board.posts(topic)) == count

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from forumbot.app import bootstrap
 from forumbot.cli import main
 from forumbot.config import load_config
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.storage import open_storage
 
@@ -136,7 +137,7 @@ def test_no_redraft_leaves_the_duel_waiting_with_a_referee_task(duel) -> None:  
     db = storage(cfg)
     assert db.declaration(draft["id"])["status"] == "cancelled"
     [task] = list(db.db["referee_tasks"].rows_where("kind = 'turn_dropped'"))
-    assert task["status"] == "open" and "motif : doublon" in task["text"]
+    assert task["status"] == "open" and "motif : doublon" in plain(task["text"])
     assert f"forumbot drafts redraft {draft['id']}" in task["text"]
     # a later post drafts nothing: the duel waits, and says so (the task)
     board.post_reply(topic, AURORA, _post("Sortilège de Chatouillis", AURORA))
@@ -272,7 +273,7 @@ def test_a_spell_cast_before_the_top_can_be_waived(board_cfg) -> None:  # type: 
     poll(cfg)
     [opening] = storage(cfg).declarations(("held",))
     assert opening["last_error"] == "cast_before_start: referee decides"
-    assert "avant le top" in opening["text"] and f"message n°{early}" in opening["text"]
+    assert "avant le top" in opening["text"] and f"message n° {early}" in plain(opening["text"])
     wrong = run("drafts", "edit", str(opening["id"]), "--waive", f"{CASSIUS}:cast_before_start",
                 "-c", str(cfg))  # fmt: skip
     assert wrong.exit_code != 0 and "nothing to waive" in wrong.output
@@ -282,7 +283,7 @@ def test_a_spell_cast_before_the_top_can_be_waived(board_cfg) -> None:  # type: 
     assert "no longer held" in waived.output
     row = storage(cfg).declaration(opening["id"])
     assert row["status"] == "draft" and "avant le top" not in row["text"]
-    assert "[b]Top ![/b] Le duel commence." in row["text"]
+    assert "[b]Top ![/b] Le duel commence." in plain(row["text"])
     [violation] = list(storage(cfg).db["violations"].rows_where("rule = 'cast_before_start'"))
     assert violation["status"] == "waived"
     poll(cfg)  # the next poll keeps the waiver (the early post is already listed)
@@ -377,9 +378,9 @@ def test_a_classic_post_edited_after_its_declaration_is_flagged_with_both_versio
     db = storage(cfg)
     [task] = list(db.db["referee_tasks"].rows_where("kind = 'late_edit'"))
     assert task["status"] == "open" and task["post_id"] == aurora_post.post_id
-    assert f"message n°{aurora_post.post_id} après la déclaration du tour 1" in task["text"]
-    assert f"Version déclarée : sort {DISARM}" in task["text"]
-    assert "Version modifiée : sort Sortilège de Chatouillis" in task["text"]
+    assert f"message n° {aurora_post.post_id} après la déclaration du tour 1" in plain(task["text"])
+    assert f"Version déclarée : sort {DISARM}" in plain(task["text"])
+    assert "Version modifiée : sort Sortilège de Chatouillis" in plain(task["text"])
     assert "calme" in task["text"] and "sans trembler" in task["text"]
     assert db.declaration(draft["id"])["text"] == declared["text"]  # never edited silently
     # the referee is told (a notice queued for the task)
@@ -417,8 +418,8 @@ def test_duels_correct_posts_an_erratum_once_and_the_duel_follows_it(duel) -> No
     poll(cfg, publish=True)
     posted = [p.text for p in board.posts(topic) if erratum["idempotency_key"] in p.text]
     assert len(posted) == 1
-    assert "[b]Erratum : déclaration du tour 1[/b]" in posted[0]
-    assert f"- {CASSIUS} : {points[CASSIUS]} PD → {new} PD" in posted[0]
+    assert "[b]Erratum : déclaration du tour 1[/b]" in plain(posted[0])
+    assert f"- {CASSIUS} : {points[CASSIUS]} PD → {new} PD" in plain(posted[0])
     db = storage(cfg)
     state = json.loads(db.duels()[0]["state_json"])
     assert {d["name"]: d["points"] for d in state["duellists"]}[CASSIUS] == new

@@ -13,6 +13,7 @@ from typing import Any
 from forumbot.club.registrations import RegistrationDesk, board_engagements
 from forumbot.config import Registration
 from forumbot.duels.referee import Referee
+from forumbot.publish.typography import plain
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import iso, open_storage
 from rules.fatigue import concede
@@ -129,7 +130,7 @@ def test_a_player_in_a_running_1v1_is_refused_a_2v2_with_a_french_reply() -> Non
     desk.cycle()
     desk.cycle()
     (reply,) = replies(forum, DUO)
-    assert "ton inscription (message n°" in reply and "n'a pas été retenue" in reply
+    assert "ton inscription (message n°" in plain(reply) and "n'a pas été retenue" in reply
     assert "Tu participes déjà à un duel en un contre un en cours" in reply
     assert "un seul duel à la fois" in reply
     row = post_row(desk, late)
@@ -203,7 +204,7 @@ def test_open_in_both_then_a_1v1_forms_the_2v2_request_is_withdrawn() -> None:
     (entry,) = desk.storage.db["duo_entries"].rows_where("post_id = ?", [duo])
     assert entry["status"] == "withdrawn"
     (reply,) = replies(forum, DUO)
-    assert f"ta demande (message n°{duo}) est retirée" in reply
+    assert f"ta demande (message n° {duo}) est retirée" in plain(reply)
     assert "un duel en un contre un vient d'être formé pour toi" in reply
     # three more lone 2v2 sign-ups: nobody is teamed with or matched against Aurora
     for name in ("Blaise Corvin", "Dorian Pike", "Maelis Dunbar", "Nyx Arden"):
@@ -312,7 +313,7 @@ def test_a_2v2_match_withdraws_the_open_1v1_requests_of_its_players() -> None:
     (request,) = desk.storage.db["requests"].rows_where("post_id = ?", [solo])
     assert request["status"] == "withdrawn"
     (reply,) = replies(forum, SOLO)
-    assert f"ta demande (message n°{solo}) est retirée" in reply
+    assert f"ta demande (message n° {solo}) est retirée" in plain(reply)
     assert "duel en deux contre deux" in reply
     signup(forum, SOLO, "Cassius Thorne")  # opens a request: Bellatrix's is gone
     desk.cycle()

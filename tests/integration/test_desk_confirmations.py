@@ -19,6 +19,7 @@ from forumbot.config import Config, parse_config
 from forumbot.duels.concession import concede_duel
 from forumbot.duels.referee import Referee
 from forumbot.forums.phpbb import PhpbbClient
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.storage import open_storage
 
@@ -133,7 +134,7 @@ def test_nerys_names_ysolde_then_ysolde_names_nerys_once_the_duel_runs(
     (row,) = bot.storage.db["registration_posts"].rows_where("post_id = ?", [ysolde])
     assert (row["status"], row["code"]) == ("accepted", "mutual")
     (reply,) = bot_replies(board, thread)
-    assert f"n°{ysolde}" in reply and "confirme ton duel contre Nerys Vale" in reply
+    assert f"n° {ysolde}" in plain(reply) and "confirme ton duel contre Nerys Vale" in reply
     assert "déjà lancé" in reply and "Aucun autre duel n'est créé" in reply
 
     duel = bot.storage.duel_by_topic(bot.referee.board_id, topic.topic_id)

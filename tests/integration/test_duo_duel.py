@@ -37,6 +37,7 @@ from forumbot.duels.duo import current_state, make_draw, open_duo_duel, referee_
 from forumbot.fetch import fetch_topic_pages
 from forumbot.forums.forumactif import ForumactifClient
 from forumbot.forums.phpbb import PhpbbClient
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.fakes.clock import SandboxClock
 
@@ -186,7 +187,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert len(duel.cycle()) == 1  # the opening: environment, positions, creatures
     opening = duel.bot_texts()[0]
     assert "La serre enchantée" in opening and "Le strangulot du bassin" in opening
-    assert "Zone 1 — Le carré des mandragores : Aurora Vexley, Blaise Corvin" in opening
+    assert "Zone 1 — Le carré des mandragores : Aurora Vexley, Blaise Corvin" in plain(opening)
     assert len(zone_owls(duel.board)) == 4  # each duellist's starting zone
     magic = [(m.to_ids[0], m.subject, m.text) for m in duel.board.pms()
              if m.subject.endswith("ton type de magie")]  # fmt: skip
@@ -206,12 +207,12 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
         first = duel.post(A1, "Rictusempra", "le décor", "zone 2", roll=False)
         assert duel.cycle() == []
         held = duel.bot.storage.declarations(("held",), duel.duel_id)
-        assert len(held) == 1 and "Il manque les dés « Pari »" in held[0]["text"]
+        assert len(held) == 1 and "Il manque les dés « Pari »" in plain(held[0]["text"])
         assert str(first) in held[0]["text"]
         gm_roll(duel.board, first, 4)  # the player rolls: the Game Master's post follows
         assert len(duel.cycle()) == 1
         t = duel.bot_texts()[-1]
-        assert "dé du forum « Pari » 4" in t
+        assert "dé du forum « Pari » 4" in plain(t)
         assert not duel.bot.storage.declarations(("held",), duel.duel_id)
     else:
         t = duel.play(A1, "Rictusempra", "le décor", "zone 2")
@@ -235,7 +236,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert [(x["kind"], x["duellist"], x["zone"], x["subject"]) for x in tasks] == [
         ("owl_question", A1, "bassin", "Question sur le bassin")
     ]
-    assert "Que voit-on au fond ?" in tasks[0]["text"]
+    assert "Que voit-on au fond ?" in plain(tasks[0]["text"])
     duel.restart()  # nothing is lost, no owl twice
     duel.cycle()
     assert len(referee_tasks(duel.bot.storage, duel.bot.referee.board_id)) == 1
@@ -260,7 +261,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert len(duel.cycle()) == 1
     decl = duel.bot_texts()[-1]
     die_word = "dé du forum « Pari »" if duel.forum else "dé « Pari »"
-    assert "message n°" in decl and decl.count(die_word) == 2
+    assert "message n°" in plain(decl) and decl.count(die_word) == 2
     duel.post(B1, "Rictusempra", A1)
     duel.post(A2, "Feudeymon", B2)
     duel.cycle()
@@ -329,7 +330,10 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert reward_draws >= 1 and "créature strangulot)" in "".join(duel.bot_texts())
     if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only
         assert sources == {"forum"}
-        assert f"Graine secrète des dés de l'arbitre (placement et récompenses) : {secret}" in final
+        assert (
+            f"Graine secrète des dés de l'arbitre (placement et récompenses) : {secret}"
+            in plain(final)
+        )
         assert "lancés par le forum" in final
         # verify-dice on the Forumactif topic URL: the placements and the rewards check out.
         url = f"{duel.board.base_url}/t{duel.topic_id}-duel-a-deux-contre-deux"
@@ -342,7 +346,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
         result = CliRunner().invoke(main, ["verify-dice", url])
         assert result.exit_code == 0 and "tout est conforme" in result.output, result.output
         return
-    assert sources == {"bot"} and f"Graine secrète des dés : {secret}" in final
+    assert sources == {"bot"} and f"Graine secrète des dés : {secret}" in plain(final)
     # forumbot verify-dice recomputes every bot roll (and the placement) from the pages alone.
     url = f"{duel.board.base_url}/viewtopic.php?t={duel.topic_id}"
     report = verify_pages(fetch_topic_pages(url))

@@ -20,6 +20,7 @@ from forumbot.config import Config, WatchedForum
 from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
 from forumbot.duels.duo import open_duo_duel
 from forumbot.duels.overrides import OverrideError, set_numbers
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.fakes.clock import SandboxClock
 from tests.integration.test_duo_duel import A1, A2, B1, B2, PASSWORD, Duo2v2, secret_for
@@ -68,7 +69,7 @@ def test_set_numbers_on_a_2v2_draft_text_follows_and_the_published_state_carries
     duel.post(B1, "Flipendo", "le strangulot")
     duel.bot.poll()
     draft = storage.declarations(("draft",), duel.duel_id)[-1]
-    assert "Le strangulot du bassin : 40 PV" not in draft["text"]  # B1's hit counted
+    assert "Le strangulot du bassin : 40 PV" not in plain(draft["text"])  # B1's hit counted
     now = datetime.now(UTC)
 
     with pytest.raises(OverrideError, match="unknown override key"):
@@ -77,8 +78,8 @@ def test_set_numbers_on_a_2v2_draft_text_follows_and_the_published_state_carries
 
     row = storage.declaration(draft["id"])
     assert row["version"] == draft["version"] + 1
-    assert "Le strangulot du bassin : 7 PV" in row["text"]
-    assert f"{B1} : 77 PV" in row["text"]
+    assert "Le strangulot du bassin : 7 PV" in plain(row["text"])
+    assert f"{B1} : 77 PV" in plain(row["text"])
     stored = json.loads(row["context_json"])
     points = {d["name"]: d["points"] for d in stored["outcome"]["state"]["duellists"]}
     assert points[B1] == 77
@@ -94,7 +95,9 @@ def test_set_numbers_on_a_2v2_draft_text_follows_and_the_published_state_carries
     assert len(duel.bot.publish()) == 1  # the normal publication path
     assert storage.declaration(draft["id"])["status"] == "published"
     published = duel.bot_texts()[-1]
-    assert "Le strangulot du bassin : 7 PV" in published and f"{B1} : 77 PV" in published
+    assert "Le strangulot du bassin : 7 PV" in plain(published) and f"{B1} : 77 PV" in plain(
+        published
+    )
     state = duel.state()
     assert state.duel.duellist(B1).points == 77
     assert dict(state.creatures)["strangulot"] == 7
@@ -103,4 +106,4 @@ def test_set_numbers_on_a_2v2_draft_text_follows_and_the_published_state_carries
 
     # the next post is judged from the overridden state
     duel.play(A2, "Flipendo", "le décor", "zone 2")
-    assert f"{B1} : 77 PV" in duel.bot_texts()[-1]
+    assert f"{B1} : 77 PV" in plain(duel.bot_texts())[-1]

@@ -4,6 +4,7 @@ Runs on both sandboxes with the real clients (fixture of test_duo_duel)."""
 
 from __future__ import annotations
 
+from forumbot.publish.typography import plain
 from tests.integration.test_duo_duel import A1, A2, Duo2v2, duel  # noqa: F401  (fixture)
 
 
@@ -16,8 +17,8 @@ def test_a_post_written_before_the_previous_declaration_is_published_is_declared
     duel.cycle()
     duel.cycle()
     texts = duel.bot_texts()
-    assert any(f"message n°{first} " in t for t in texts)
-    assert any(f"message n°{second} " in t for t in texts), texts[-1]
+    assert any(f"message n° {first} " in plain(t) for t in texts)
+    assert any(f"message n° {second} " in plain(t) for t in texts), texts[-1]
     assert set(duel.state().posted) == {A1, A2}
     # each post is declared once: no declaration answers a post twice
     assert sum(t.count(f"message n°{second} ") for t in texts) == 1

@@ -26,6 +26,7 @@ from forumbot.config import Config, WatchedForum
 from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
 from forumbot.duels.verify import verify_pages
 from forumbot.fetch import fetch_topic_pages
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.fakes.clock import SandboxClock
 
@@ -112,7 +113,7 @@ def run_duel(duel: SandboxDuel) -> None:
     assert len(duel.cycle()) == 1  # first declaration
     duel.post(C, "Bombarda Maxima", "lancer un sort", "[1,2,3,4]")
     assert len(duel.cycle()) == 1  # second declaration: both spells land
-    assert "Aurora Vexley : 30 PV" in duel.bot_texts()[-1]
+    assert "Aurora Vexley : 30 PV" in plain(duel.bot_texts())[-1]
     duel.post(C, "Diffindo", "lancer un sort", "[3,4,5,6]")
     assert len(duel.cycle()) == 1
     duel.clock.offset = timedelta(hours=37)
@@ -131,7 +132,7 @@ def test_fatigue_duel_to_the_end_on_the_phpbb_sandbox_then_verify_dice(
     final = texts[-1]
     assert "relance (défense non postée)" in final
     assert "Cassius Thorne remporte le duel" in final
-    assert "Enjeux à honorer : une plume de phénix" in final
+    assert "Enjeux à honorer : une plume de phénix" in plain(final)
     duel_row = duel.bot.storage.duels()[0]
     assert duel_row["status"] == "finished" and duel_row["dice_secret"] in final
     assert json.loads(duel_row["state_json"])["winner"] == C

@@ -47,6 +47,7 @@ from forumbot.duels.referee import Referee
 from forumbot.duels.verify import verify_pages
 from forumbot.fetch import fetch_topic_pages
 from forumbot.forums.base import ForumClient
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.sandbox.forumactif import ForumactifSandbox
 from forumbot.storage import open_storage
@@ -288,12 +289,12 @@ def test_scripted_fatigue_duel_from_sign_ups_to_the_purse(world: World) -> None:
     world.turn = 3
     flipendo = world.post(A, "cast", "Flipendo", win=True)
     text = published()
-    assert "acharnement déloyal" in text and "-20 PV" in text
+    assert "acharnement déloyal" in text and "-20 PV" in plain(text)
     world.post(C, "cast", "Bombarda Maxima", win=True)
     world.edit(flipendo, "Flipendo", "Incendio")  # after Cassius's post: too late
     text = published()
     assert "Flipendo" in text and "Incendio" not in text
-    assert "Modifications tardives" in text and f"message n°{flipendo}" in text
+    assert "Modifications tardives" in text and f"message n° {flipendo}" in plain(text)
     assert world.points() == {A: 10, C: 484}  # 100-20-70; a reused spell has no effect
     violations = {
         (r["duellist"], r["rule"], r["status"])
@@ -327,7 +328,7 @@ def test_scripted_fatigue_duel_from_sign_ups_to_the_purse(world: World) -> None:
         (A, "chocolate_frog"): 1,
     }
     (board_post,) = world.bot_texts(world.ranking)
-    assert "1. [b]Cassius Thorne[/b] : 1 point" in board_post and "3 gallions" in board_post
+    assert "1. [b]Cassius Thorne[/b] : 1 point" in plain(board_post) and "3 gallions" in board_post
 
     texts = world.bot_texts(world.topic)
     if world.platform == "phpbb3":

@@ -28,6 +28,7 @@ from forumbot.config import parse_config
 from forumbot.errors import LoginFailed, ServerError, TopicNotFound
 from forumbot.ops.scheduler import _guard, run_forever
 from forumbot.ops.session import OutageWait
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.sandbox.forumactif import ForumactifSandbox
 from tests.fakes.clock import SandboxClock
@@ -308,7 +309,9 @@ ruleset = "fatigue"
         assert result.exit_code == 0, result.output
         assert board.login_posts == 1  # one login, with the bot's password; no empty one
         assert f"--- would send: reply to topic {thread} (not sent) ---" in result.output
-        assert f"message n°{bad}" in result.output and "il manque ton année" in result.output
+        assert (
+            f"message n° {bad}" in plain(result.output) and "il manque ton année" in result.output
+        )
         assert result.output.rstrip().endswith("dry run: nothing was posted")
         hibou = board.user_id("Hibou")
         assert not [p for p in board.posts(thread) if p.poster_id == hibou]

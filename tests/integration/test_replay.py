@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from forumbot.cli import main
 from forumbot.duels.replay import parse_duellist_option, replay_pages
+from forumbot.publish.typography import plain
 from parsers.model import Post, TopicPage
 from tests.integration.test_fatigue_duel import SandboxDuel, run_duel, sandbox  # noqa: F401
 
@@ -77,7 +78,7 @@ def test_replay_fires_the_timeouts_of_the_saved_duel() -> None:
     page = TopicPage("phpbb3", 5, 1, 1, None, posts, title="Duel de fatigue")
     drafted = replay_pages([page], ruleset="fatigue", seed=3)
     assert [d.key for d in drafted] == ["opening", "turn1-initiative", "turn1-relaunch"]
-    assert "Aurora Vexley[/b] (5e année, magie brutale) : 300 PV" in drafted[0].text
+    assert "Aurora Vexley[/b] (5e année, magie brutale) : 300 PV" in plain(drafted[0].text)
     assert "un chaudron" in drafted[0].text
     relaunch = drafted[-1]
     assert relaunch.outcome is not None

@@ -21,6 +21,7 @@ from forumbot.app import Bot
 from forumbot.demo.classic import DUEL_FORUM, DUELLISTS, demo_bot, make_demo_board
 from forumbot.duels.dice_edits import HOLD_PREFIX
 from forumbot.duels.overrides import set_status
+from forumbot.publish.typography import plain
 from forumbot.sandbox.forumactif import ForumactifSandbox
 
 A, B = DUELLISTS[0][0], DUELLISTS[1][0]
@@ -101,7 +102,7 @@ def test_edit_after_the_dice_is_ruled_on_the_rolled_version_and_held(
 
     draft = _turn_draft(bot)
     assert draft["status"] == "held" and str(draft["last_error"]).startswith(HOLD_PREFIX)
-    assert f"message n°{hers} : Sortilège de Désarmement" in str(
+    assert f"message n° {hers} : Sortilège de Désarmement" in plain(str)(
         draft["text"]
     )  # the version of the roll
     assert "Chatouillis" not in str(draft["text"])
@@ -147,5 +148,5 @@ def test_an_edit_before_the_dice_were_seen_is_the_post(
     bot.poll()
     (published,) = bot.publish()
     text = next(p.text for p in board.posts(topic) if p.post_id == published)
-    assert f"message n°{hers} : Sortilège de Chatouillis" in text
+    assert f"message n° {hers} : Sortilège de Chatouillis" in plain(text)
     assert list(bot.storage.db["violations"].rows_where("rule = 'late_edit'")) == []

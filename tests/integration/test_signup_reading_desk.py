@@ -15,6 +15,7 @@ from forumbot.club.registrations import RegistrationDesk
 from forumbot.config import Registration
 from forumbot.duels.referee import Referee
 from forumbot.forums.base import MemberDirectory
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from parsers.registration import fold
 from tests.fakes.forum import ClubForum
@@ -91,7 +92,7 @@ def test_the_issue_sign_up_pairs_maelis_with_odric_never_with_un() -> None:
     desk.cycle()
     ((title, text),) = duel_topics(forum)
     assert title == "Duel : Odric Fenwick contre Maelis Dunbar"
-    assert "Odric Fenwick : 5e année" in text and "magie flamboyante" in text
+    assert "Odric Fenwick : 5e année" in plain(text) and "magie flamboyante" in text
     assert sorted(str(pm["to"]) for pm in forum.pms) == ["Maelis Dunbar", "Odric Fenwick"]
     assert forum.lookups == ["Odric Fenwick"]  # looked up once: no recorded profile yet
     assert replies(forum, SOLO) == []
@@ -103,7 +104,7 @@ def test_a_partner_who_is_no_member_gets_a_french_reply_and_no_pairing() -> None
     desk.cycle()
     desk.cycle()
     (reply,) = replies(forum, SOLO)
-    assert "aucun membre du forum ne s'appelle « Odrik Fenwik »" in reply
+    assert "aucun membre du forum ne s'appelle « Odrik Fenwik »" in plain(reply)
     assert "Vérifie l'orthographe du nom de ton adversaire" in reply
     assert (post_row(desk, post)["status"], post_row(desk, post)["code"]) == (
         "rejected", "unknown_partner")  # fmt: skip
@@ -121,7 +122,7 @@ def test_a_free_text_partner_is_kept_only_when_a_member() -> None:
     assert (pairing["first_character"], pairing["second_character"]) == (
         "Odric Fenwick", "Maelis Dunbar")  # fmt: skip
     (reply,) = replies(forum, SOLO)
-    assert "ne s'appelle « Cassius Thorn »" in reply
+    assert "ne s'appelle « Cassius Thorn »" in plain(reply)
     (request,) = rows(desk, "requests")[-1:]
     assert (request["player"], request["status"]) == ("Blaise Corvin", "open")
 
@@ -140,7 +141,7 @@ def test_mutual_sign_ups_are_paired_not_refused() -> None:
     (pairing,) = rows(desk, "queue")
     assert pairing["first_post_id"] == odric and pairing["first_player"] == "Odric Fenwick"
     ((_, text),) = duel_topics(forum)
-    assert "Enjeux proposés par Maelis Dunbar : 5 gallions" in text
+    assert "Enjeux proposés par Maelis Dunbar : 5 gallions" in plain(text)
     assert "acceptés" not in text and "duellists" not in text
 
 
@@ -152,7 +153,7 @@ def test_stakes_written_by_both_are_accepted_by_both() -> None:
                    "Enjeux : 5 Gallions")  # fmt: skip
     desk.cycle()
     ((_, text),) = duel_topics(forum)
-    assert "Enjeux acceptés par les deux duellistes : 5 gallions" in text
+    assert "Enjeux acceptés par les deux duellistes : 5 gallions" in plain(text)
 
 
 def test_mutual_teammates_form_one_duo() -> None:

@@ -21,6 +21,7 @@ from forumbot.config import Config, parse_config
 from forumbot.duels.concession import concede_duel
 from forumbot.duels.referee import Referee
 from forumbot.forums.phpbb import PhpbbClient
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.storage import open_storage
 from tests.fakes.forum import Crash
@@ -141,7 +142,9 @@ topic_id = {ranking}
     cycle(bot)
     replies = [p for p in board.posts(thread) if p.poster_id == board.user_id("Hibou")]
     assert len(replies) == 1
-    assert f"n°{bad}" in replies[0].text and "il manque ton année d'étude" in replies[0].text
+    assert (
+        f"n° {bad}" in plain(replies[0].text) and "il manque ton année d'étude" in replies[0].text
+    )
     assert board.topics(3) == []
 
     # Cassius answers Aurora's open request by quoting it; three more pairs sign up alone.
@@ -229,7 +232,7 @@ topic_id = {ranking}
 
     hibou = board.user_id("Hibou")
     (post,) = [p for p in board.posts(ranking) if p.poster_id == hibou]
-    assert "1. [b]Aurora Vexley[/b] : 1 point" in post.text and "3 gallions" in post.text
+    assert "1. [b]Aurora Vexley[/b] : 1 point" in plain(post.text) and "3 gallions" in post.text
     assert "Cassius Thorne" in post.text
 
     # The slot freed by the finished duel goes to the queued pair.

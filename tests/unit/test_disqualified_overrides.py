@@ -10,6 +10,7 @@ import json
 from forumbot.duels.duo import current_state
 from forumbot.duels.overrides import set_numbers
 from forumbot.duels.publication import publish_due
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.unit.test_duo_flow import A1, BODY, NOW, InboxForum, setup
 from tests.unit.test_fatigue_flow import A, C, make
@@ -25,7 +26,7 @@ def test_a_fatigue_duellist_disqualified_by_the_referee_loses_and_the_winner_is_
     text = duel.storage.declaration(draft["id"])["text"]
     assert "(disqualification) (décision de l'arbitre)" in text
     assert f"{A} remporte le duel" in text
-    assert f"{C}, disqualification : oui (calcul initial : non)" in text
+    assert f"{C}, disqualification : oui (au lieu de non selon le calcul)" in plain(text)
     duel.storage.db["declarations"].update(draft["id"], {"status": "approved"})
     publish_due(duel.storage, duel.forum, duel.clock, manual=True)
     assert duel.state()["finished"] and duel.state()["winner"] == A
@@ -44,8 +45,8 @@ def test_a_2v2_member_disqualified_makes_their_duo_lose() -> None:
     team = next(duo for duo in before.duos if A1 in duo)
     set_numbers(storage, draft["id"], {f"{A1}.disqualified": True}, "Arbitre", NOW)
     after = storage.declaration(draft["id"])
-    assert f"{A1} : " in after["text"]
-    assert "(hors de combat : disqualification) (décision de l'arbitre)" in after["text"]
+    assert f"{A1} : " in plain(after["text"])
+    assert "(hors de combat, disqualification) (décision de l'arbitre)" in plain(after["text"])
     outcome = json.loads(after["context_json"])["outcome"]
     assert outcome["finished"]
     assert set(json.loads(after["context_json"])["context"]["losers"]) == set(team)
@@ -61,19 +62,26 @@ def test_a_classic_disqualification_for_an_unlisted_spell_reads_as_one_decision(
     from tests.unit.test_override_consistency import _turn_draft
 
     forum, referee, clock, decl = _turn_draft("Sortilège Inventé Zorg")
-    assert "proposition de l'arbitre : avantage de +2" in decl["text"]
+    assert "reçoit donc +2 sur son dé d'attaque du prochain tour, dégâts compris" in plain(
+        decl["text"]
+    )
     set_numbers(
         referee.storage, decl["id"], {"Aurora Vexley.disqualified": True}, "Maelis", clock()
     )
     text = referee.storage.declaration(decl["id"])["text"]
     assert (
-        "- Aurora Vexley (message n°103) : sort hors de la liste autorisée : disqualification\n"
-        in text
+        "message n° 103[/url]) : sort hors de la liste autorisée, d'où la disqualification\n"
+        in plain(text)
     )
     assert "proposition de l'arbitre" not in text
     assert "sort hors liste de l'adversaire" not in text  # the +2 the referee did not choose
-    assert text.count("disqualification : oui (calcul initial : non)") == 1
-    assert "Aurora Vexley : " in text and "PD (disqualification) (décision de l'arbitre)" in text
-    assert "[b]Fin du duel[/b] : disqualification d'Aurora Vexley, Cassius Thorne remporte" in text
+    assert plain(text).count("disqualification : oui (au lieu de non selon le calcul)") == 1
+    assert (
+        "Aurora Vexley : " in plain(text)
+        and "PD (disqualification) (décision de l'arbitre)" in text
+    )
+    assert "[b]Fin du duel.[/b] Disqualification d'Aurora Vexley, Cassius Thorne remporte" in plain(
+        text
+    )
     resolution = text.split("[b]Résolution[/b]\n")[1].split("\n\n")[0].splitlines()
     assert [line.split(" ")[1] for line in resolution] == ["Aurora", "Cassius"]  # no blank line

@@ -15,6 +15,7 @@ from forumbot.duels.deadlines import duel_kind, sweep
 from forumbot.duels.duo import make_draw, open_duo_duel
 from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
+from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from forumbot.storage.records import Declaration
 from tests.fakes.forum import FakeForum
@@ -81,7 +82,9 @@ def test_48h_for_the_expected_duellists_then_relaunch_once() -> None:
     (draft,) = storage.declarations(("draft",), duel_id)
     assert draft["kind"] == "relaunch"
     assert "Aucun message depuis 48 h" in draft["text"]
-    assert f"{A1}, {A2}, {B1}, {B2} : c'est à vous" in draft["text"]
+    assert f"Doivent poster pour le tour 1 : {A1}, {A2}, {B1} et {B2}, avant le" in plain(plain)(
+        draft["text"]
+    )
     assert len(publish_due(storage, forum, clock)) == 1
     assert pending(storage, duel_id)["relaunches"] == 1
 
@@ -106,8 +109,8 @@ def test_48h_for_the_expected_duellists_then_relaunch_once() -> None:
     assert draft["kind"] == "turn"
     assert Declaration.from_row(draft).inputs["step"] == "duo_silence"
     for who in (A2, B1, B2):
-        assert f"{who} n'a pas posté dans le délai" in draft["text"]
-    assert "aucun déplacement du duo" not in draft["text"]  # a silence is no violation
+        assert f"{who} n'a pas posté dans le délai" in plain(draft["text"])
+    assert "aucun déplacement du duo" not in plain(draft["text"])  # a silence is no violation
     # B1 posts before it is out: the silence draft is cancelled, B1's post is read instead.
     forum.add_post(7, B1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]"
                    "\nCible : le décor")  # fmt: skip

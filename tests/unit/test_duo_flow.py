@@ -26,6 +26,7 @@ from forumbot.duels.duo import (
 from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
 from forumbot.publish.owls import owls
+from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import FakeForum
 
@@ -113,9 +114,10 @@ def test_opening_owls_once_inbox_tasks_and_a_solved_mechanism() -> None:
     ref.poll_duel(duel_id)
     draft = [d for d in storage.declarations(("draft",), duel_id)][-1]
     assert (
-        "a résolu le cadran runique" in draft["text"] and "Récompense pour Aurora" in draft["text"]
+        "a résolu le cadran runique" in draft["text"]
+        and "reçoit en récompense" in plain(draft["text"])
     )
-    assert "n'a pas l'objet « rien »" in draft["text"]
+    assert "n'a pas l'objet « rien »" in plain(draft["text"])
     stored = json.loads(draft["context_json"])["context"]["duo_state"]
     assert stored["solved"] == [["cadran", A1]]
 

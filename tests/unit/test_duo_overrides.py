@@ -12,6 +12,7 @@ import pytest
 from forumbot.duels.duo import current_state
 from forumbot.duels.overrides import OverrideError, set_numbers, set_violation
 from forumbot.duels.publication import publish_due
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.unit.test_duo_flow import A1, A2, BODY, NOW, InboxForum, setup
 
@@ -28,7 +29,7 @@ def test_waiving_a_violation_and_setting_numbers_recompute_the_2v2_draft() -> No
     set_violation(storage, draft["id"], A1, "missing_target", True, "Arbitre", NOW)
     after = storage.declaration(draft["id"])
     assert proposed not in after["text"] and after["version"] > draft["version"]
-    assert "Déclaration de l'arbitre : tour 1" in after["text"]
+    assert "Déclaration de l'arbitre : tour 1" in plain(after["text"])
     stored = json.loads(after["context_json"])
     assert [v["rule"] for v in stored["outcome"]["violations"] if v["status"] != "waived"] == []
     assert stored["context"]["duo_state"]["posted"] == [A1]
@@ -38,7 +39,7 @@ def test_waiving_a_violation_and_setting_numbers_recompute_the_2v2_draft() -> No
         set_numbers(storage, draft["id"], {f"{A1}.luck": 4}, "Arbitre", NOW)
     set_numbers(storage, draft["id"], {f"{A2}.points": 400, f"{A1}.die": 6}, "Arbitre", NOW)
     after = storage.declaration(draft["id"])
-    assert f"{A2} : 400 PV" in after["text"] and "dé « Pari » 6" in after["text"]
+    assert f"{A2} : 400 PV" in plain(after["text"]) and "dé « Pari » 6" in plain(after["text"])
     assert proposed in after["text"]  # the restored violation stays
     stored = json.loads(after["context_json"])
     assert stored["outcome"]["dice"] == {str(stored["inputs"]["posts"][0]["post_id"]): [6]}

@@ -12,6 +12,7 @@ from forumbot.club.registrations import RegistrationDesk, get_profile
 from forumbot.config import Registration
 from forumbot.duels.duo import environments
 from forumbot.duels.referee import Referee
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from rules.duo_matchmaking import DuoLobby, add_duo_signup
 from rules.matchmaking import Entrant
@@ -95,7 +96,9 @@ def test_named_duo_and_two_lone_signups_open_one_2v2_with_an_environment() -> No
     duel = desk.storage.duel(int(m["duel_id"]))  # type: ignore[arg-type]
     assert duel["stakes"] == "une mandragore" and duel["topic_id"] == m["topic_id"]
     topic = forum.posts[int(m["topic_id"])]  # type: ignore[arg-type]
-    assert "Duel en deux contre deux : Aurora Vexley et Blaise Corvin contre" in topic[0].text
+    assert "Duel en deux contre deux : Aurora Vexley et Blaise Corvin contre" in plain(
+        topic[0].text
+    )
     assert duel["dice_commitment"] in topic[0].text
     drafts = desk.storage.declarations(("draft", "approved"), duel["id"])
     assert [d["kind"] for d in drafts] == ["opening"] and "La serre enchantée" in drafts[0]["text"]

@@ -17,6 +17,7 @@ from forumbot.club.leaderboard import (
     render_leaderboard,
     standings,
 )
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -43,7 +44,7 @@ def test_in_duel_rewards_are_recorded_once_and_add_to_the_2v2_purse() -> None:
     assert standings(storage, board, "1v1") == []  # 2v2 galleons stay on the 2v2 table
     text = render_leaderboard(storage, board, "2v2")
     assert "deux contre deux" in text
-    assert "bourse : 6 gallions" in text and "gains en duel : 3 friandises" in text
+    assert "bourse de 6 gallions" in plain(text) and "gains en duel 3 friandises" in plain(text)
     assert "un contre un" in render_leaderboard(storage, board, "1v1")
 
 

@@ -18,6 +18,7 @@ from forumbot.duels.overrides import set_numbers
 from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
 from forumbot.duels.verify import verify_pages
+from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from parsers.model import TopicPage
 from rules.dice import derive_roll
@@ -119,8 +120,8 @@ def make(tmp_path: Path | None = None) -> Duel:
 def test_opening_states_pv_magic_types_and_the_dice_commitment() -> None:
     duel = make()
     text = duel.last_bot_text()
-    assert "Aurora Vexley (5e année, magie brutale) : 300 PV" in text
-    assert "Cassius Thorne (7e année, magie sournoise) : 400 PV" in text
+    assert "Aurora Vexley (5e année, magie brutale) : 300 PV" in plain(text)
+    assert "Cassius Thorne (7e année, magie sournoise) : 400 PV" in plain(text)
     assert "une plume de phénix" in text
     assert duel.storage.duels()[0]["dice_commitment"] in text
     assert duel.storage.duels()[0]["ruleset"] == "fatigue"
@@ -133,15 +134,15 @@ def test_seed001_dodge_succeeds_when_its_bet_is_won_and_the_casts_bet_lost() -> 
     init = duel.post(A, "cast", "Flipendo", win=False)
     assert len(duel.cycle()) == 1
     first = duel.last_bot_text()
-    assert "tour 1, première déclaration" in first and f"message n°{init}" in first
-    assert f"dé « Pari » {duel.die(init)} : pari perdu" in first
-    assert "en attente de la défense" in first and "À Cassius Thorne de se défendre" in first
+    assert "tour 1, première déclaration" in first and f"message n° {init}" in plain(first)
+    assert f"dé « Pari » {duel.die(init)}, pari perdu" in plain(first)
+    assert "attend la défense" in first and "À Cassius Thorne de se défendre" in first
     assert duel.state()["pending"]
     defense = duel.post(C, "dodge", None, win=True)
     assert len(duel.cycle()) == 1
     second = duel.last_bot_text()
-    assert "tour 1, seconde déclaration" in second and "esquive réussie" in second
-    assert f"message n°{defense} (défense) : esquiver" in second
+    assert "tour 1, seconde déclaration" in second and "esquive le sort" in plain(second)
+    assert f"message n° {defense}" in plain(second) and ") esquive, pari" in plain(second)
     assert duel.points() == (300, 400)
     rolls = {r["post_id"]: r for r in duel.storage.db["dice_rolls"].rows}
     assert set(rolls) == {init, defense} and {r["source"] for r in rolls.values()} == {"bot"}
@@ -162,13 +163,14 @@ def test_seed001_riposte_lands_on_the_initiator_and_reuse_costs_20_pv() -> None:
     duel.post(A, "dodge_riposte", "Rictusempra", win=True)
     duel.cycle()
     text = duel.last_bot_text()
-    assert "riposte réussie" in text and "Cassius Thorne perd 16 PV" in text  # 15 +10 %
+    text = plain(text)
+    assert "esquive et riposte avec" in text and "Cassius Thorne perd 16 PV" in text  # 15 +10 %
     assert duel.points() == (300, 384)
     duel.turn = 3
     duel.post(A, "cast", "Flipendo", win=True)
     duel.cycle()
     first = duel.last_bot_text()
-    assert "acharnement déloyal" in first and "-20 PV" in first
+    assert "acharnement déloyal" in first and "-20 PV" in plain(first)
     assert duel.points() == (280, 384)
     rows = list(duel.storage.db["violations"].rows_where("rule = 'reused_spell'"))
     assert [(r["duellist"], r["status"], r["penalty"]) for r in rows] == [(A, "applied", 20)]
@@ -294,7 +296,7 @@ def test_late_edit_of_a_declared_post_is_listed_in_the_next_draft() -> None:
     duel.cycle()
     second = duel.last_bot_text()
     assert "Flipendo" in second and "Diffindo" not in second
-    assert "Modifications tardives" in second and f"message n°{pid}" in second
+    assert "Modifications tardives" in second and f"message n° {pid}" in plain(second)
 
 
 def test_a_late_edit_leaves_the_edited_posts_other_proposed_violations() -> None:
@@ -345,8 +347,8 @@ def test_duel_to_the_end_reveals_the_seed_notifies_once_and_verifies() -> None:
     final = duel.last_bot_text()
     # adopted by hand, not opened by the sign-up desk: no leaderboard point nor purse (issue 25)
     assert "Aurora Vexley remporte le duel" in final and "3 gallions" not in final
-    assert "Enjeux à honorer : une plume de phénix" in final
-    assert "Graine secrète des dés : " + SECRET.hex() in final
+    assert "Enjeux à honorer : une plume de phénix" in plain(final)
+    assert "Graine des dés, révélée à la fin du duel : " + SECRET.hex() in plain(final)
     duel.cycle()
     duel.cycle()
     assert [(o["winner"], o["loser"]) for _, o in duel.finished] == [(A, C)]

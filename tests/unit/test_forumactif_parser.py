@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from forumbot.publish.typography import plain
 from parsers.errors import UnknownPageError
 from parsers.forumactif import parse_topic_page, parse_userdata
 from parsers.forumactif.encoding import decode_html
@@ -335,7 +336,7 @@ def test_customised_theme_page_two() -> None:
     assert (duel.author, duel.author_id) == ("Théodric Vermillon", 15)
     assert duel.bold == ("Charme du Bouclier",)  # not the quoted spell, not the sidebar bold
     assert [(q.author, q.post_id) for q in duel.quotes] == [("Éloïse Brumerive", 705)]
-    assert "Pari : [1]" not in duel.text  # code box
+    assert "Pari : [1]" not in plain(duel.text)  # code box
     assert "T. V." not in duel.text  # signature found by id="sig712"
     assert duel.line_count == 3
     assert [(d.name, d.values) for d in duel.dice] == [("Dé du Duel", (2,))]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from forumbot.publish.checks import french_problems
 from forumbot.publish.labels import describe_modifier, modifier_scope
 from forumbot.publish.render import Trusted, _draw, _que, _to, render
+from forumbot.publish.typography import plain
 from forumbot.rulesets import load_ruleset
 from rules.fatigue import MagicModifier
 
@@ -71,7 +72,7 @@ def test_leaderboard_lines_are_one_per_line_with_a_blank_line_before_the_rules()
     )  # fmt: skip
     lines = text.splitlines()
     first = next(i for i, ln in enumerate(lines) if ln.startswith("1. "))
-    assert lines[first].endswith("chocogrenouilles : 0")
+    assert lines[first].endswith("bourse de 3 gallions, 0 chocogrenouille")
     assert lines[first + 1].startswith("2. [b]Cassius Thorne[/b]")
     assert lines[first + 2] == "" and lines[first + 3].startswith("Chaque victoire")
 
@@ -121,9 +122,11 @@ def test_a_ward_is_cast_on_the_caster_not_at_the_opponent() -> None:
     base = {"attacker": "Cassius Thorne", "defender": "Aurora Vexley", "spell": "Protego",
             "attack_modifiers": [], "defense_modifiers": [], "attack_value": 0, "damage": 0}
     first = _fatigue_step([{**base, "landed": False, "void_reason": "pending"}], "initiative")
-    assert "lance Protego sur sa propre personne" in first and "d'Aurora Vexley" in first
-    assert "sur Aurora Vexley" not in first and "en attente de la défense" not in first
+    first = plain(first)
+    assert "lance Protego, un sort qui agit sur son lanceur" in first
+    assert "d'Aurora Vexley" in first
+    assert "sur Aurora Vexley" not in first and "attend la défense" not in first
     assert "À Aurora Vexley de se défendre" in first
-    second = _fatigue_step([{**base, "landed": True, "void_reason": None}], "defense")
-    assert "Protego) : le sort prend effet sur sa propre personne" in second
+    second = plain(_fatigue_step([{**base, "landed": True, "void_reason": None}], "defense"))
+    assert "Protego de Cassius Thorne prend effet sur son lanceur" in second
     assert "le sort touche" not in second

@@ -18,6 +18,7 @@ import pytest
 
 import rules
 from forumbot.publish.render import neutralise, render
+from forumbot.publish.typography import plain
 from parsers.action import SpellMatcher, parse_action
 from parsers.model import Action, Post
 from parsers.phpbb import parse_topic_page
@@ -236,4 +237,4 @@ def test_lookalike_spell_names_resolve_to_the_canonical_spell_or_nothing() -> No
         text = turn_declaration(action)
         assert_inert(text)
         if action.spell is not None:  # matched: the declaration names the canonical spell
-            assert f"{AURORA}, message n°3 : Sortilège de Feu ;" in text
+            assert f"{AURORA}, message n° 3 : Sortilège de Feu ;" in plain(text)

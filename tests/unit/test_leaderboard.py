@@ -23,6 +23,7 @@ from forumbot.club.posts import club_post, publish_due_club_posts
 from forumbot.errors import FormInvalid
 from forumbot.forums.base import EditingForumClient
 from forumbot.forums.phpbb import PhpbbClient
+from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import ClubForum
 
@@ -113,7 +114,7 @@ def test_standings_rank_by_points_then_wins_and_share_ranks() -> None:
         (1, "Cassius Thorne", 1, 1, 2),
     ]
     text = render_leaderboard(storage, 1)
-    assert "1. [b]Aurora Vexley[/b] : 1 point (1 victoire, 1 défaite, 1 match nul)" in text
+    assert "1. [b]Aurora Vexley[/b] : 1 point (1 victoire, 1 défaite, 1 match nul)" in plain(text)
 
 
 def test_leaderboard_post_drafted_published_once_then_edited_only_on_change() -> None:
@@ -235,8 +236,8 @@ def test_classic_duels_are_counted_in_their_own_table() -> None:
     assert (records["Aurora Vexley"].losses, records["Aurora Vexley"].draws) == (1, 1)
     assert list(records) == ["Cassius Thorne", "Aurora Vexley"]  # most wins first
     text = render_classic_records(storage, board_id)
-    assert "[b]Cassius Thorne[/b] : 2 duels (1 victoire, 0 défaite, 1 match nul)" in text
-    assert "[b]Aurora Vexley[/b] : 2 duels (0 victoire, 1 défaite, 1 match nul)" in text
+    assert "[b]Cassius Thorne[/b] : 2 duels (1 victoire, 0 défaite, 1 match nul)" in plain(text)
+    assert "[b]Aurora Vexley[/b] : 2 duels (0 victoire, 1 défaite, 1 match nul)" in plain(text)
     assert "ne rapportent ni point au classement ni bourse" in text
     assert standings(storage, board_id) == []  # no reward recorded: the club's table is apart
 
@@ -259,6 +260,6 @@ def test_the_leaderboard_command_prints_the_classic_table_too(tmp_path: Path) ->
     assert out.exit_code == 0, out.output
     club, classic = out.output.split("[b]Duels classiques terminés[/b]")
     assert "Seuls les duels ouverts par les inscriptions du club comptent" in club
-    assert "[b]Aurora Vexley[/b] : 1 duel (1 victoire, 0 défaite)" in classic
+    assert "[b]Aurora Vexley[/b] : 1 duel (1 victoire, 0 défaite)" in plain(classic)
     only = runner.invoke(main, ["leaderboard", "--kind", "classic", "-c", str(cfg)]).output
     assert only.startswith("[b]Duels classiques terminés[/b]") and "Tableau" not in only

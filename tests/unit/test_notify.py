@@ -29,6 +29,7 @@ from forumbot.notify.settings import (
     set_person_settings,
 )
 from forumbot.publish.poster import due_declarations
+from forumbot.publish.typography import plain
 from forumbot.web.users import assign_referee
 from tests.fakes.forum import ClubForum, Crash
 from tests.unit.web_scenario import Scenario, build
@@ -57,17 +58,17 @@ def test_the_duels_referee_gets_one_owl_with_everything_and_an_audit_row(
     assert len(to_rita) == 1
     text = str(to_rita[0]["message"])
     # duel, turn, what waits, when it publishes by itself, the review page's link
-    assert "Duel : Aurora contre Cassius" in text
+    assert "Duel : Aurora contre Cassius" in plain(text)
     assert "(tour 2)" in text
     assert "un brouillon de déclaration à relire" in text
-    assert "Publication : part tout seul le 30/11 à 13:" in text
+    assert "Publication : part tout seul le 30/11 à 13:" in plain(text)
     assert f"[url=https://arbitres.example/drafts/{scenario.draft_id}]" in text
     assert "[url=https://arbitres.example/tasks]" in text  # the open mechanism task
     assert str(to_rita[0]["subject"]) == "Relecture : 2 éléments vous attendent"
     # the violation goes to the admin, not to otto (who referees nothing)
     assert sorted(str(p["to"]) for p in pm.pms) == ["alice", "rita"]
     alice = next(p for p in pm.pms if p["to"] == "alice")
-    assert "Aurora Vexley : sort répété" in str(alice["message"])
+    assert "Aurora Vexley : sort répété" in plain(plain)(str(alice["message"]))
     audit = scanned_audit(scenario)
     assert {(a["recipient"], a["channel"], a["kind"]) for a in audit} == {
         ("rita", "owl", "draft_waiting"),
@@ -139,7 +140,7 @@ def test_a_draft_published_before_its_owl_is_said_published_not_dropped(
     text = str(rita[0]["message"])
     assert len(rita) == 1 and "à relire" not in text
     assert "une déclaration partie toute seule, sans relecture" in text
-    assert "Publication : déjà publiée le 30/11 à 13:" in text and "avant ce message" in text
+    assert "Publication : déjà publiée le 30/11 à 13:" in plain(text) and "avant ce message" in text
     assert "Voir le message sur le forum" in text
     assert "Je m'en occupe" not in text
     assert notices(scenario.storage, "dropped") == []
@@ -208,7 +209,7 @@ def test_an_apprise_json_target_on_a_local_server_receives_the_notice(
     assert len(handler.received) == 1
     body = str(handler.received[0]["message"])
     assert handler.received[0]["title"] == "Relecture : 2 éléments vous attendent"
-    assert "Pour rita : 2 éléments en attente." in body
+    assert "Pour rita : 2 éléments en attente." in plain(body)
     assert f"https://arbitres.example/drafts/{scenario.draft_id}" in body
     sent = scanned_audit(scenario)
     assert ("rita", "apprise") in {(a["recipient"], a["channel"]) for a in sent}

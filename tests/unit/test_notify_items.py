@@ -18,6 +18,7 @@ from forumbot.duels.publication import publish_due
 from forumbot.notify.job import NotifyJob
 from forumbot.notify.outbox import notices
 from forumbot.notify.settings import NotifyConfig, parse_notify, set_person_settings
+from forumbot.publish.typography import plain
 from forumbot.web.users import assign_referee
 from tests.fakes.forum import ClubForum
 from tests.unit.web_scenario import Scenario, _post, build
@@ -85,7 +86,7 @@ def test_a_signup_task_without_duel_no_longer_silences_the_waiting_draft(
     alice = [p for p in pm.pms if p["to"] == "alice"]
     assert len(alice) == 1
     text = str(alice[0]["message"])
-    assert "[b]Inscription de Nerys[/b] : une inscription à relire" in text
+    assert "[b]Inscription de Nerys[/b] : une inscription à relire" in plain(text)
     assert "plusieurs partenaires sont nommés" in text
     assert "[url=http://board.invalid/viewtopic.php?p=4321#p4321]Voir le message" in text
     assert "Nerys" not in "".join(str(p["message"]) for p in rita)  # not a duel's business
@@ -268,7 +269,7 @@ def test_the_bot_s_reason_is_french_and_the_opening_is_no_turn_0(scenario: Scena
     job(s, pm).run()
     texts = [str(p["message"]) for p in pm.pms]
     held = next(t for t in texts if "retenu par le bot" in t)
-    assert "un sort a été lancé avant le top de départ : l'arbitre décide" in held
+    assert "un sort a été lancé avant le top de départ : l'arbitre décide" in plain(held)
     assert "(ouverture)" in held
     alice = [t for t in texts if "sort avant le top" in t]
     assert alice and "(ouverture)" in alice[-1]

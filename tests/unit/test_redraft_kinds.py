@@ -13,6 +13,7 @@ from forumbot.duels.ending import drop_draft
 from forumbot.duels.erratum import ErratumError, draft_erratum
 from forumbot.duels.publication import publish_due
 from forumbot.duels.redraft import request_redraft
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.unit.test_duo_flow import A1, BODY, NOW, InboxForum
 from tests.unit.test_duo_flow import setup as duo_setup
@@ -65,8 +66,8 @@ def test_a_fatigue_step_is_corrected_by_an_erratum_and_the_state_follows() -> No
     publish_due(duel.storage, duel.forum, duel.clock)
     assert duel.points() == (points[0], points[1] - 7)
     text = duel.last_bot_text()
-    assert "Erratum : déclaration du tour 1" in text
-    assert f"- {C} : {points[1]} PV → {points[1] - 7} PV" in text
+    assert "Erratum : déclaration du tour 1" in plain(text)
+    assert f"- {C} : {points[1]} PV → {points[1] - 7} PV" in plain(text)
 
 
 def test_a_dropped_2v2_draft_is_drafted_again_and_its_numbers_are_refused_by_an_erratum() -> None:

@@ -10,6 +10,7 @@ import pytest
 from forumbot.duels.overrides import OverrideError, edit_text, set_numbers, set_status
 from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.fakes.clock import Clock
 from tests.fakes.forum import FakeForum
@@ -52,7 +53,7 @@ def test_adopts_topic_and_publishes_opening_once() -> None:
     assert cycle(forum, referee, clock)
     duel = referee.storage.duels("running")[0]
     assert duel["opening_post_id"] == forum.posts[7][-1].post_id
-    assert "Top !" in bot_posts(forum)[0]
+    assert "Top !" in plain(plain)(bot_posts(forum))[0]
     # polling again publishes nothing more
     assert cycle(forum, referee, clock) == []
     assert len(bot_posts(forum)) == 1
@@ -144,7 +145,7 @@ def test_referee_sets_a_number_and_the_text_follows_with_audit() -> None:
     decl = referee.storage.declarations(("draft",))[0]
     set_numbers(referee.storage, decl["id"], {"Cassius Thorne.points": 3}, "Maelis", clock())
     after = referee.storage.declaration(decl["id"])
-    assert "Cassius Thorne : 3 PD" in after["text"]
+    assert "Cassius Thorne : 3 PD" in plain(after["text"])
     audit = referee.storage.audit_entries("declaration:")
     assert audit[-1]["actor"] == "Maelis" and audit[-1]["action"] == "draft.set_numbers"
     # a stale form cannot overwrite a newer version
@@ -183,7 +184,10 @@ def test_player_text_cannot_inject_bbcode() -> None:
     turn_post(forum, "Cassius Thorne", "Sortilège de Chatouillis")
     cycle(forum, referee, clock)
     text = bot_posts(forum)[-1]
-    assert "[url" not in text and "［url=http：//evil］" in text  # URL defused too (issue 15)
+    # The only links are the bot's own, to the posts it rules on (issue 25).
+    assert "[url=http://evil" not in text and "［url=http：//evil］" in text  # defused (issue 15)
+    assert all(u.startswith("[url=http://127.0.0.1") or "viewtopic" in u
+               for u in text.split("[url=")[1:])  # fmt: skip
 
 
 def make_forumactif() -> tuple[FakeForum, Referee, Clock]:
@@ -294,7 +298,7 @@ def test_stakes_from_the_first_post_are_recalled_at_the_end() -> None:
             ["Sortilège de Chatouillis", "Sortilège de Désarmement"][turn % 2],
         )
         cycle(forum, referee, clock)
-    assert "Enjeux à honorer : le perdant offre 10 gallions" in bot_posts(forum)[-1]
+    assert "Enjeux à honorer : le perdant offre 10 gallions" in plain(plain)(bot_posts(forum))[-1]
 
 
 def test_a_declaration_restored_as_draft_is_recognised_not_reposted() -> None:
@@ -385,5 +389,5 @@ def test_a_look_alike_account_is_not_the_duellist() -> None:
     real = turn_post(forum, "Cassius Thorne", "Sortilège de Désarmement")
     forum.posts[7] = [replace(p, author_id=59) if p.post_id == real else p for p in forum.posts[7]]
     assert len(cycle(forum, referee, clock)) == 1
-    assert f"message n°{real}" in bot_posts(forum)[-1]
-    assert f"message n°{impostor}" not in bot_posts(forum)[-1]
+    assert f"message n° {real}" in plain(plain)(bot_posts(forum))[-1]
+    assert f"message n° {impostor}" not in plain(plain)(bot_posts(forum))[-1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from forumbot.publish.typography import plain
 from parsers.model import Post
 from parsers.registration import Partner, Signup, SignupError, parse_signup, parse_year
 
@@ -99,7 +100,7 @@ def test_seed001_two_magic_types_at_most() -> None:
 
 def test_unknown_magic_type_message_lists_the_five() -> None:
     e = err("Nom : Aurora\nAnnée : 5\nType de magie : colérique")
-    assert e.code == "unknown_magic_type" and "« colérique »" in e.message
+    assert e.code == "unknown_magic_type" and "« colérique »" in plain(e.message)
     assert "brutale, discrète, flamboyante, protectrice, sournoise" in e.message
 
 

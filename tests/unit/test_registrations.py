@@ -18,6 +18,7 @@ from forumbot.club.registrations import (
 from forumbot.config import Registration
 from forumbot.duels.referee import Referee
 from forumbot.publish.labels import describe_modifier
+from forumbot.publish.typography import plain
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import open_storage
 from rules.fatigue import MagicModifier, concede
@@ -134,7 +135,7 @@ def test_invalid_signup_gets_one_clear_french_reply() -> None:
     report = desk.cycle()
     assert report.replies == 1
     (reply,) = bot_replies(forum)
-    assert "Maelis Dunbar" in reply and f"n°{pid}" in reply
+    assert "Maelis Dunbar" in reply and f"n° {pid}" in plain(reply)
     assert "il manque ton année d'étude" in reply
     desk.cycle()
     desk.cycle()
@@ -324,7 +325,7 @@ def test_leaderboard_post_is_posted_once_then_edited() -> None:
     desk.cycle()
     posts = [p for p in forum.posts[30] if p.author == "Hibou"]
     assert len(posts) == 1 and forum.bot_edits == [posts[0].post_id]
-    assert "1. Aurora Vexley : 1 point" in posts[0].text and "3 gallions" in posts[0].text
+    assert "1. Aurora Vexley : 1 point" in plain(posts[0].text) and "3 gallions" in posts[0].text
     desk.cycle()
     assert forum.bot_edits == [posts[0].post_id]  # unchanged: no edit
 

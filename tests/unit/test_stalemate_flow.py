@@ -17,6 +17,7 @@ from forumbot.duels.duo import referee_tasks
 from forumbot.duels.publication import published_hook
 from forumbot.duels.stalemate import closes_turn
 from forumbot.publish import poster
+from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import FakeForum
 from tests.unit.test_duo_deadlines import A1, A2, B1, B2, BODY, Clock, setup
@@ -61,7 +62,7 @@ def test_fatigue_1v1_three_dodged_turns_open_exactly_one_task() -> None:
     (task,) = stalemate_tasks(duel.storage)
     assert task["status"] == "open" and task["duel_id"] == duel.storage.duels()[0]["id"]
     assert "Aucun PV perdu depuis 3 tours" in str(task["text"])
-    assert "clore le duel sans vainqueur ?" in str(task["text"])
+    assert "clore le duel sans vainqueur ?" in plain(str(task["text"]))
     assert f"{A} 300, {C} 400" in str(task["text"])
     dodged_turn(duel, C, "Flipendo", 3)  # still quiet, the task still open: no second one
     assert len(stalemate_tasks(duel.storage)) == 1

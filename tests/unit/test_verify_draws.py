@@ -7,6 +7,7 @@ import re
 from dataclasses import replace
 
 from forumbot.duels.verify import format_report, verify_pages
+from forumbot.publish.typography import plain
 from parsers.model import Post, TopicPage
 from rules.dice import commitment, derive_die
 
@@ -63,7 +64,7 @@ def test_placement_and_reward_draws_check_out() -> None:
     assert [c.label for c in report.checks].count("reward:creature:strangulot:12") == 1
     assert len([c for c in report.checks if c.turn == 0]) == 4
     assert len(report.checks) == 5  # the forum's die is not the bot's: not checked
-    assert any("tirage n° 12, créature strangulot" in line for line in format_report(report))
+    assert any("tirage n° 12, créature strangulot" in plain(line) for line in format_report(report))
 
 
 def test_reward_lines_written_before_issue_15_still_verify() -> None:
@@ -175,6 +176,6 @@ def test_a_duel_cancelled_before_any_roll_verifies_with_nothing_else_to_check() 
 def test_a_topic_without_seed_or_commitment_says_none_rather_than_not_matching() -> None:
     page = [TopicPage("phpbb3", 9, 1, 1, None, (post(20, "Une discussion sans duel."),))]
     lines = format_report(verify_pages(page))
-    assert "graine révélée : aucune dans ce sujet" in lines
+    assert "graine révélée : aucune dans ce sujet" in plain(lines)
     assert not any("NON conforme" in line for line in lines)
     assert any(line.startswith("problème : aucune empreinte") for line in lines)

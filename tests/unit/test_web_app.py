@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from forumbot.publish.typography import plain
 from forumbot.web import create_app
 from forumbot.web.users import assign_referee
 from tests.unit.web_scenario import EVIL, PASSWORD, Scenario, build
@@ -152,10 +153,10 @@ async def test_queue_shows_posts_dice_trail_countdown_escaped(
 ) -> None:
     await login(client, "rita")
     html = (await client.get("/drafts")).text
-    assert f"Déclaration n°{scenario.draft_id}" in html
+    assert f"Déclaration n° {scenario.draft_id}" in plain(html)
     assert "Publication automatique dans 9 min 00 s" in html  # publish_after - now = 540 s
     for post_id in (106, 107):
-        assert f"Message n°{post_id}" in html
+        assert f"Message n° {post_id}" in plain(html)
     assert "hmac-sha256 v1 phpbb3:7|2|106|Duel" in html  # the rolls and their derivation
     assert "classic.repeated_spell" in html and "Il est par ailleurs interdit" in html
     assert 'name="key" value="Aurora Vexley.points"' in html
@@ -166,7 +167,7 @@ async def test_set_number_text_follows_and_is_audited(
     client: httpx.AsyncClient, scenario: Scenario
 ) -> None:
     await login(client, "rita")
-    assert "Aurora Vexley : 6 PD" in draft(scenario)["text"]
+    assert "Aurora Vexley : 6 PD" in plain(draft(scenario))["text"]
     r = await form_post(
         client,
         f"/drafts/{scenario.draft_id}",
@@ -175,9 +176,9 @@ async def test_set_number_text_follows_and_is_audited(
     )
     assert r.status_code == 303
     page = (await client.get(r.headers["location"])).text
-    assert "Enregistré." in page and "Aurora Vexley : 9 PD" in page
+    assert "Enregistré." in page and "Aurora Vexley : 9 PD" in plain(page)
     row = draft(scenario)
-    assert row["version"] == 2 and "Aurora Vexley : 9 PD" in row["text"]
+    assert row["version"] == 2 and "Aurora Vexley : 9 PD" in plain(row["text"])
     assert json.loads(row["overrides_json"]) == {"Aurora Vexley.points": 9}
     assert any(t["rule"] == "referee.override" for t in outcome(scenario)["trail"])
     entries = scenario.storage.audit_entries(f"declaration:{scenario.draft_id}")
@@ -197,7 +198,7 @@ async def test_landed_flag_follows_through_damage(
     assert r.status_code == 303
     attack = [a for a in outcome(scenario)["attacks"] if a["attacker"] == "Cassius Thorne"][0]
     assert attack["landed"] is False and attack["damage"] == 0
-    assert "Aurora Vexley : 12 PD" in draft(scenario)["text"]
+    assert "Aurora Vexley : 12 PD" in plain(draft(scenario))["text"]
 
 
 async def test_bad_number_and_unknown_key_are_refused(
@@ -273,11 +274,13 @@ async def test_an_edited_text_is_rendered_again_when_numbers_change(
     )
     after = draft(scenario)
     assert "Texte de l'arbitre." not in after["text"] and not after["text_edited"]
-    assert "Aurora Vexley : 9 PD (décision de l'arbitre)" in after["text"]
+    assert "Aurora Vexley : 9 PD (décision de l'arbitre)" in plain(after["text"])
     # the referee is told (overrides.TEXT_RERENDERED), in French, then in English
     page = (await client.get(path)).text
     assert 'class="flash warning"' in page
-    assert "Le texte avait été modifié à la main : il a été recalculé à partir du modèle" in page
+    assert "Le texte avait été modifié à la main : il a été recalculé à partir du modèle" in plain(
+        page
+    )
     assert "recalculé à partir du modèle" not in (await client.get(path)).text  # shown once
     version = str(after["version"])
     await form_post(client, path, path + "/text", {"version": version, "text": text})
@@ -429,7 +432,7 @@ async def test_violations_list_filter_and_dismiss(
     await login(client, "alice")
     html = (await client.get("/violations?rule=repeated_spell")).text
     assert "Sortilège de Désarmement deux fois de suite" in html  # French evidence (issue 14)
-    assert "Message n°106" in html and "3 lignes" in html
+    assert "Message n° 106" in plain(html) and "3 lignes" in html
     assert (
         "Aucune infraction pour ces filtres."
         in (await client.get("/violations?duellist=Cassius+Thorne")).text
@@ -458,7 +461,7 @@ async def test_violations_list_filter_and_dismiss(
     entry = scenario.storage.audit_entries("violation:1")[-1]
     assert entry["action"] == "violation.dismiss" and entry["actor"] == "alice"
     html = (await client.get("/violations?status=dismissed")).text
-    assert "décidée par alice : Sort différent, mal lu" in html
+    assert "décidée par alice : Sort différent, mal lu" in plain(html)
 
 
 async def test_violations_csv(client: httpx.AsyncClient, scenario: Scenario) -> None:

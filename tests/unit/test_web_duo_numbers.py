@@ -13,6 +13,7 @@ import pytest
 
 from forumbot.duels.overrides import OverrideError
 from forumbot.duels.publication import publish_due
+from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from forumbot.web import create_app
 from forumbot.web.users import add_user
@@ -94,7 +95,9 @@ async def test_setting_2v2_numbers_on_the_page(
     )
     assert r.status_code == 303
     row = storage.declaration(decl_id)
-    assert f"{A2} : 321 PV" in row["text"] and "Le grimoire mordeur : 12 PV" in row["text"]
+    assert f"{A2} : 321 PV" in plain(row["text"]) and "Le grimoire mordeur : 12 PV" in plain(
+        row["text"]
+    )
     assert json.loads(row["overrides_json"]) == {
         f"{A2}.points": 321,
         "Le grimoire mordeur.points": 12,

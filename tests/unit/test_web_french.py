@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 
+from forumbot.publish.typography import plain
 from forumbot.web import create_app
 from forumbot.web.i18n import translator
 from forumbot.web.words import Words, detail_fr, quantity_fr, rule_name
@@ -100,7 +101,7 @@ async def test_rule_trail_and_evidence_in_french(
     assert 'title="classic.repeated_spell"' in page
     assert "sort répété" in visible
     assert "Sortilège de Désarmement deux fois de suite" in visible
-    assert "sans effet ni dégâts ; le dé de défense compte" in visible
+    assert "sans effet ni dégâts ; le dé de défense compte" in plain(visible)
 
 
 async def test_english_switch_shows_the_engine_text(

@@ -12,6 +12,7 @@ import pytest
 
 from forumbot.duels.publication import publish_due
 from forumbot.notify.settings import NotifyConfig, person_settings
+from forumbot.publish.typography import plain
 from forumbot.web import create_app
 from forumbot.web.users import assign_referee
 from tests.unit.test_web_app import form_post, login
@@ -59,7 +60,7 @@ async def test_take_shows_the_taker_to_others_and_pauses_the_clock(
     r = await form_post(rita, path, f"{path}/take", {"version": "0"})
     assert r.status_code == 303
     page = await rita.get(path)
-    assert "Pris : il attend votre décision." in page.text
+    assert "Pris : il attend votre décision." in plain(page.text)
     local = scenario.clock() + timedelta(hours=1)  # Paris in winter
     until = local + timedelta(seconds=CFG.claim_limit_s)
     assert (
@@ -70,7 +71,7 @@ async def test_take_shows_the_taker_to_others_and_pauses_the_clock(
         await login(otto, "otto")
         other = await otto.get("/drafts")
         assert "Pris par rita" in other.text
-        assert "Pris en charge : attend la décision de rita" in other.text
+        assert "Pris en charge : attend la décision de rita" in plain(other.text)
         assert f'action="/drafts/{scenario.draft_id}/release"' not in other.text
         r = await form_post(otto, path, f"{path}/release", {})
         assert r.status_code == 303

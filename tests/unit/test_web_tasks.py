@@ -15,6 +15,7 @@ import pytest
 from forumbot.club.inbox import poll_inbox
 from forumbot.duels.publication import publish_due
 from forumbot.duels.referee import Referee
+from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from forumbot.web import create_app
 from forumbot.web.users import add_user, assign_referee
@@ -108,9 +109,11 @@ async def test_the_referee_answers_an_owl_escaped_done_once_and_audited(
     await login(client, "rita")
     page = await client.get("/tasks")
     assert '<a href="/tasks">Tâches</a>' in page.text  # in the nav
-    assert "Hibou : demande de détails" in page.text and "Mécanisme à juger" in page.text
+    assert "Hibou : demande de détails" in plain(page.text) and "Mécanisme à juger" in page.text
     assert EVIL not in page.text and "&lt;script&gt;alert(" in page.text
-    assert "Le cadran ?" in page.text and "runique" in page.text  # the zone's details to give
+    assert (
+        "Le cadran ?" in plain(page.text) and "runique" in page.text
+    )  # the zone's details to give
     owl = world.task("owl_question")
     r = await close(client, owl["id"], "solved")  # an owl is not solved
     assert r.status_code == 303
