@@ -59,6 +59,7 @@ def _spell(rs: Ruleset, spell: Spell) -> dict[str, Any]:
     return {
         "name": spell.name, "level": spell.level, "family": spell_family(spell),
         "effects": effects, "first_year": year_label(years[0]) if years else None,
+        "max_casts": spell.max_casts,
     }  # fmt: skip
 
 
@@ -85,6 +86,8 @@ def guide_context(name: str) -> dict[str, Any]:
         "hours": hours,
         "relaunches": int(rs.setting("relaunches_without_initiative")) if fatigue else 0,
         "reminder_hours": int(rs.setting("owl_reminder_hours")) if fatigue else 0,
+        "house_rules": [{"name": h.name, "description": h.description}
+                        for h in rs.house_rules.values()],  # fmt: skip
         "example_spell": next((s.name for s in rs.spells if spell_family(s) == "attaque"),
                               rs.spells[0].name if rs.spells else ""),  # fmt: skip
     }

@@ -9,6 +9,7 @@ import pytest
 from forumbot.publish.checks import bbcode_problems, french_problems
 from forumbot.publish.guide import guide_context, render_guide
 from forumbot.publish.render import marker_text
+from forumbot.publish.typography import plain
 from forumbot.rulesets import load_ruleset
 from rules.ruleset import ruleset_path
 from tests.integration.test_cli_duels import _run, _storage, sandbox  # noqa: F401 (the fixture)
@@ -16,8 +17,9 @@ from tests.integration.test_cli_duels import _run, _storage, sandbox  # noqa: F4
 
 @pytest.mark.parametrize("name", ["classic", "fatigue", "duo"])
 def test_guide_is_the_ruleset_file_in_french(name: str) -> None:
-    text = render_guide(name)
-    assert bbcode_problems(text) == [] and french_problems(text) == []
+    typeset = render_guide(name)
+    assert bbcode_problems(typeset) == [] and french_problems(typeset) == []
+    text = plain(typeset)  # the words, French typography's no-break spaces undone
     rs = load_ruleset("fatigue" if name == "duo" else name)
     for spell in rs.spells:  # every allowed spell, with its level, from the file
         assert f"[b]{spell.name}[/b], niveau {spell.level}" in text, spell.name
@@ -60,3 +62,26 @@ def test_guide_prints_then_posts_once(request: pytest.FixtureRequest) -> None:
     [row] = list(_storage(cfg).db["club_posts"].rows_where("kind = 'guide'"))
     assert marker_text(row["idempotency_key"]) in posts[-1].text
     assert "Sorts autorisés" in posts[-1].text
+
+
+def test_guide_shows_the_reuse_ban_cast_limits_and_the_clubs_house_rules(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26: the ban on recasting at the same opponent is the seed's (« formellement
+    interdit »); a club lifting it declares a named house rule, and the guide shows it; a
+    spell's ``max_casts`` is told too."""
+    plain_book = plain(render_guide("fatigue"))
+    assert "ne peut plus être lancé sur lui." in plain_book
+    assert "Règles propres au club" not in plain_book
+    text = ruleset_path("fatigue").read_text(encoding="utf-8")
+    text = text.replace('name = "Episkey"', 'name = "Episkey"\nmax_casts = 2', 1)
+    text += (
+        "\n[house_rules.recast_same_opponent]\nname = \"Relance libre\"\n"
+        "description = \"Un sort peut être relancé sur un adversaire qu'il a déjà touché.\"\n"
+    )
+    path = tmp_path / "club.toml"
+    path.write_text(text, encoding="utf-8")
+    typeset = render_guide(str(path))
+    guide = plain(typeset)
+    assert "sauf règle du club ci-dessous" in guide
+    assert "[*][b]Relance libre[/b]. Un sort peut être relancé" in guide
+    assert "Un duelliste ne peut le lancer que 2 fois par duel" in guide
+    assert not bbcode_problems(typeset) and not french_problems(typeset)
