@@ -31,6 +31,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weeks", type=float, default=8)
     parser.add_argument("--drain-days", type=float, default=28.0,
                         help="days after the sign-ups close for the duels to end")
+    parser.add_argument("--http", action="store_true",
+                        help="serve the board on 127.0.0.1 (default: in-process transport)")
     parser.add_argument("--verbose", action="store_true", help="the bot's log lines")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.CRITICAL)
@@ -39,7 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.monotonic()
         progress = (lambda line: print(f"  {line}", flush=True)) if args.verbose else None
         summary = run_seed(
-            seed, args.players, args.weeks, progress=progress, drain_days=args.drain_days
+            seed, args.players, args.weeks, progress=progress, drain_days=args.drain_days,
+            http=args.http,
         )
         print(f"{summary.line()} wall_s={time.monotonic() - started:.0f}", flush=True)
         for problem in summary.violations:

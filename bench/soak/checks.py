@@ -16,7 +16,8 @@
   draft (waiting for a referee); a duel still in play when the season stops must at least
   wait for something (a pending draft or deadline), else it is frozen.
 - :func:`notices_once`: every notice sent is sent once (one ``notice.sent`` audit row), none
-  is left half-sent (``sending`` / ``batched``).
+  is left half-sent (``sending`` / ``batched``); :func:`notices_delivered_once`: no notice
+  reached its recipient twice, counted outside the database (a restore cannot hide it).
 - :func:`leaderboard`: the leaderboard table and the bot's leaderboard post equal a
   recomputation from the finished duels' final states.
 """
@@ -249,6 +250,14 @@ def notices_once(world: World) -> list[str]:
     for row in storage.db["notices"].rows_where("status in ('sending', 'batched')"):
         out.append(f"notice {row['id']} left {row['status']} ({row['kind']}, {row['channel']})")
     return out
+
+
+def notices_delivered_once(world: World) -> list[str]:
+    """Notices that reached their recipient twice, counted where they arrive (the Apprise
+    messages the world received, the PMs on the board: :meth:`soak.world.World._delivered`),
+    so a notice the database forgot in a restore and sent again is seen."""
+    return [f"notice {key} delivered {n} times"
+            for key, n in sorted(world.deliveries.items()) if n > 1]  # fmt: skip
 
 
 def notice_counts(world: World) -> Counter[str]:
