@@ -100,6 +100,8 @@ class Season:
         self.asks: list[checks.Ask] = []
         self.withdrawn: list[checks.Ask] = []
         self.withdrawal_posts: list[int] = []
+        self.invalid_posts: set[int] = set()  # sign-ups without a year
+        self.named: dict[int, str | None] = {}  # sign-up post -> the partner it names
         self.next_signup = {p.name: self.start + rng.uniform(0, 3 * DAY) for p in players}
         self.duels: dict[int, DuelScript] = {}
         self.posts = 0
@@ -359,7 +361,7 @@ class Season:
         rng, world, now = self.rng, self.world, self.world.clock()
         self.next_signup[me.name] = now + rng.uniform(2 * DAY, 5 * DAY)  # if nothing happens
         if rng.random() < 0.07:
-            self._post(world.thread, me.name, invalid_signup_text(rng, me))
+            self.invalid_posts.add(self._post(world.thread, me.name, invalid_signup_text(rng, me)))
             self.count["invalid_signup"] += 1
             self.next_signup[me.name] = now + rng.uniform(20 * 60, 3 * HOUR)  # the corrected one
             return
@@ -369,7 +371,9 @@ class Season:
             busy = [p for p in self.players if p.name != me.name and p.name in live]
             pool = busy if busy and rng.random() < 0.1 else free
             partner = rng.choice(pool) if pool else None
-        self._post(world.thread, me.name, signup_text(rng, me, partner, rng.random() < 0.2))
+        text = signup_text(rng, me, partner, rng.random() < 0.2)
+        post_id = self._post(world.thread, me.name, text)
+        self.named[post_id] = partner.name if partner else None
         self.asks.append(checks.Ask(now, me.name, partner.name if partner else None))
         self.count["signup"] += 1
         if partner is not None and partner.name not in live and rng.random() < 0.5:
@@ -380,7 +384,8 @@ class Season:
             world.later(rng.uniform(10 * 60, 6 * HOUR), lambda: self._withdraw(me))
 
     def _name_back(self, me: Player, partner: Player) -> None:
-        self._post(self.world.thread, me.name, signup_text(self.rng, me, partner, False))
+        post_id = self._post(self.world.thread, me.name, signup_text(self.rng, me, partner, False))
+        self.named[post_id] = partner.name
         self.asks.append(checks.Ask(self.world.clock(), me.name, partner.name))
         self.next_signup[me.name] = self.world.clock() + self.rng.uniform(2 * DAY, 5 * DAY)
 
@@ -487,6 +492,7 @@ class Season:
         violations += checks.notices_once(world)
         violations += checks.notices_delivered_once(world)
         violations += checks.leaderboard(world)
+        violations += checks.refusals_real(world, self.invalid_posts, self.named)
         _, pms = checks.marker_counts(world)
         notices = checks.notice_counts(world)
         statuses = Counter(str(d["status"]) for d in storage.duels())
