@@ -1,10 +1,14 @@
 """One seeded club season: the script, its loop on the fake clock, and the summary.
 
 The loop: run what is due on the clock (scripted posts, referee decisions, moderators, a lock
-lifted), then one bot cycle (poll with the desk, publish, notify), then look at the board and
-the bot's database to schedule what players do next; the clock then jumps 5 minutes while
-something waits (a draft, a notice, a fresh post, an outage) and up to an hour when nothing
-does. Nobody ever really sleeps: every wait is :meth:`forumbot.demo.season.DemoClock.sleep`.
+lifted, restarts, kills, outages: Poisson processes scheduled on the clock), then one bot
+cycle (poll with the desk, publish, notify), then look at the board and the bot's database
+to schedule what players do next; the clock then jumps straight to the next due thing
+(:meth:`Season._next_due`: a scripted action, a sign-up, a draft's publication, a deadline,
+a notice's owl, a task, a backup), at least a minute and at most two hours. A wake for a
+publication or a notice only (nothing changed on the board) runs publish and notify, as the
+bot's publish worker does between two polls. Nobody ever really sleeps: every wait is
+:meth:`forumbot.demo.season.DemoClock.sleep`.
 
 After ``weeks`` weeks nobody signs up any more, the running and queued duels are played to
 their end (at most four more weeks), and the invariants of :mod:`soak.checks` are checked.

@@ -3,8 +3,11 @@ happen to them (restart, a crash in the middle of a write, the nightly backup an
 the board answering 503).
 
 The bot runs in-process (one seed stays fast and deterministic): it is the real
-:func:`forumbot.app.bootstrap` wiring (the real phpBB client over HTTP on 127.0.0.1, referee,
-desk, poster, notify), its client's waits move the :class:`forumbot.demo.season.DemoClock`.
+:func:`forumbot.app.bootstrap` wiring (the real phpBB client, referee, desk, poster, notify),
+its client's waits move the :class:`forumbot.demo.season.DemoClock`. Its HTTP requests go to
+the board through :class:`BoardTransport` (``board.handle`` in-process: the same requests,
+cookies, redirects and pages as over a socket, without a server thread); ``http=True`` serves
+the board on 127.0.0.1 instead.
 A ``kill -9`` is simulated by :class:`CrashPlan`: a write call of the client (reply, new
 topic, PM, edit) raises :class:`Killed` (a ``BaseException``: nothing in the bot catches it)
 either just before or just after the board took it; the bot is then abandoned without a
