@@ -19,6 +19,7 @@ module             commands
 ``demo``           sandbox, demo
 ``simulate``       simulate (balance tables of a ruleset)
 ``notify``         notify (list, send: the notices outbox), users notify
+``serve``          serve (every club of a folder in one process)
 =================  =========================================================
 """
 
@@ -39,6 +40,7 @@ from forumbot.cli import (
     notify,
     ops,
     pages,
+    serve,
     setup,
     simulate,
     web,
@@ -72,7 +74,7 @@ def main(verbose: bool) -> None:
     _setup_logging(verbose)
 
 
-for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify):
+for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify, serve):
     for _command in _module.COMMANDS:
         main.add_command(_command)
 web.users.add_command(notify.users_notify)

@@ -14,15 +14,44 @@ from forumbot.exit_codes import FAILURE
 @click.command()
 @config_option
 @click.option("--offline", is_flag=True, help="Skip the checks that contact the board.")
-def doctor(config_path: str, offline: bool) -> None:
+@click.option("--all", "every_club", is_flag=True, help="Every club of --boards DIR (serve).")
+@click.option(
+    "--boards",
+    "boards_dir",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="The folder of club files of forumbot serve (with --all).",
+)
+def doctor(config_path: str, offline: bool, every_club: bool, boards_dir: str | None) -> None:
     """Check config, password, board and login, database integrity, migrations and clock.
-    Exits 1 when a check fails."""
+    With --all --boards DIR: every club of the folder, one report each. Exits 1 when a check
+    fails."""
     from forumbot.ops.doctor import doctor as run_doctor
 
+    if every_club or boards_dir:
+        if not (every_club and boards_dir):
+            raise click.UsageError("use --all and --boards DIR together")
+        _doctor_all(boards_dir, offline)
+        return
     checks = run_doctor(config_path, offline=offline)
     for item in checks:
         click.echo(f"[{item.status:>4}] {item.name}: {item.detail}")
     if any(item.failed for item in checks):
+        raise click.exceptions.Exit(FAILURE)
+
+
+def _doctor_all(boards_dir: str, offline: bool) -> None:
+    from forumbot.ops.doctor_all import doctor_all
+
+    reports = doctor_all(boards_dir, offline=offline)
+    if not reports:
+        click.echo(f"no *.toml club file in {boards_dir}")
+    for report in reports:
+        verdict = "FAIL" if report.failed else "ok"
+        click.echo(f"== club {report.name} ({report.path}): {verdict}")
+        for item in report.checks:
+            click.echo(f"[{item.status:>4}] {item.name}: {item.detail}")
+    if any(r.failed for r in reports):
         raise click.exceptions.Exit(FAILURE)
 
 

@@ -32,6 +32,9 @@ _T = TypeVar("_T")
 PENDING_STATUSES = ("draft", "approved", "held", "publishing")
 """Declaration statuses counted as ``pending_drafts`` (not yet on the forum)."""
 
+HEALTH_PATHS = ("/health", "/healthz")
+"""The paths answered with the whole status."""
+
 HEALTHY = frozenset({"ok", "starting"})
 """Statuses answered with HTTP 200; the others (``stale``, ``failing``, ``error``) get 503."""
 
@@ -197,7 +200,10 @@ class HealthServer:
         self._thread.join(timeout=5)
 
 
-def _handler(status_fn: Callable[[], dict[str, Any]]) -> type[BaseHTTPRequestHandler]:
+def _handler(
+    status_fn: Callable[[], dict[str, Any]],
+    club_status: Callable[[str], dict[str, Any] | None] | None = None,
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "forumbot-health"
         sys_version = ""
@@ -213,11 +219,17 @@ def _handler(status_fn: Callable[[], dict[str, Any]]) -> type[BaseHTTPRequestHan
                 self.wfile.write(data)
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-            if self.path.split("?", 1)[0] != "/health":
+            path = self.path.split("?", 1)[0]
+            club = path.removeprefix("/healthz/") if path.startswith("/healthz/") else None
+            if path not in HEALTH_PATHS and (club is None or club_status is None):
                 self._send(404, {"error": "not found; try GET /health"})
                 return
             try:
-                body = dict(status_fn())
+                found = club_status(club) if club is not None and club_status else status_fn()
+                if found is None:
+                    self._send(404, {"error": f"no club {club!r}"})
+                    return
+                body = dict(found)
             except Exception as exc:  # the endpoint reports, never dies
                 log.exception("health: status function failed")
                 self._send(500, {"status": "error", "error": type(exc).__name__})
@@ -233,9 +245,15 @@ def _handler(status_fn: Callable[[], dict[str, Any]]) -> type[BaseHTTPRequestHan
 
 
 def start_health_server(
-    port: int, status_fn: Callable[[], dict[str, Any]], host: str = "127.0.0.1"
+    port: int,
+    status_fn: Callable[[], dict[str, Any]],
+    host: str = "127.0.0.1",
+    *,
+    club_status: Callable[[str], dict[str, Any] | None] | None = None,
 ) -> HealthServer:
-    """Serve ``GET /health`` on ``host:port`` (``port=0``: any free port) in a daemon thread.
+    """Serve ``GET /health`` (also ``/healthz``) on ``host:port`` (``port=0``: any free port)
+    in a daemon thread; with ``club_status`` (``forumbot serve``), ``GET /healthz/<club>``
+    answers ``club_status(club)`` (None: 404).
 
     ``status_fn()`` gives the JSON body (e.g. :meth:`HealthState.snapshot`); its ``status``
     picks the HTTP code (200 for ``ok``/``starting``, else 503); if it raises, the answer is
@@ -245,7 +263,7 @@ def start_health_server(
     Raises:
         OSError: the port is taken.
     """
-    server = ThreadingHTTPServer((host, port), _handler(status_fn))
+    server = ThreadingHTTPServer((host, port), _handler(status_fn, club_status))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="forumbot-health", daemon=True)
     thread.start()

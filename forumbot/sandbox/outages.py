@@ -78,11 +78,13 @@ class OutagePlan:
         kind: one of :data:`OUTAGE_KINDS`.
         requests: answers still to give (None: until :meth:`OutageSwitch.end_outage`).
         every_url: every URL answers it, not only the login URL.
+        retry_after_s: a ``Retry-After`` header (seconds) on each answer (None: none).
     """
 
     kind: str
     requests: int | None
     every_url: bool
+    retry_after_s: int | None = None
 
 
 class OutageSwitch:
@@ -100,10 +102,17 @@ class OutageSwitch:
     _outage_lock = threading.Lock()
 
     def start_outage(
-        self, kind: str = "challenge503", *, requests: int | None = None, every_url: bool = False
+        self,
+        kind: str = "challenge503",
+        *,
+        requests: int | None = None,
+        every_url: bool = False,
+        retry_after_s: int | None = None,
     ) -> None:
         """Put ``kind`` (:data:`OUTAGE_KINDS`) in front of the login URL (``every_url``: of
-        every URL) for the next ``requests`` answers (None: until :meth:`end_outage`).
+        every URL) for the next ``requests`` answers (None: until :meth:`end_outage`);
+        ``retry_after_s``: each answer also says ``Retry-After: <seconds>`` (a host that
+        asks to come back later, as a 503 or 429 may).
 
         Raises:
             ValueError: an unknown kind, or ``requests`` < 1.
@@ -113,7 +122,7 @@ class OutageSwitch:
         if requests is not None and requests < 1:
             raise ValueError("requests must be at least 1 (or None: until end_outage)")
         with self._outage_lock:
-            self._outage = OutagePlan(kind, requests, every_url)
+            self._outage = OutagePlan(kind, requests, every_url, retry_after_s)
 
     def end_outage(self) -> None:
         """Take the outage away: the board answers again."""
@@ -141,7 +150,10 @@ class OutageSwitch:
                 if plan.requests <= 0:
                     self._outage = None
             self.outage_served += 1
-        return _page(plan.kind, maintenance)
+        page = _page(plan.kind, maintenance)
+        if plan.retry_after_s is not None:
+            page.headers.append(("Retry-After", str(plan.retry_after_s)))
+        return page
 
 
 def _page(kind: str, maintenance: Callable[[], Response]) -> Response:

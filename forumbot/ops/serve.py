@@ -1,0 +1,404 @@
+"""``forumbot serve --boards DIR``: every club of a folder in one process (issue 27).
+
+Each ``*.toml`` file of DIR is one club (:mod:`forumbot.ops.boards_dir`): its own board, bot
+account, SQLite database and run lock, run by a :class:`~forumbot.ops.club_runner.ClubRunner`
+through the single-board path of ``forumbot run`` (``bootstrap``, ``Bot.poll``,
+``Bot.publish``, the notify pass, the daily backup).
+
+**The worker pool.** :class:`Serve` owns one bounded pool shared by every club: ``workers``
+slots (default :data:`DEFAULT_WORKERS`). Each :meth:`Serve.tick` hands the due jobs to free
+slots, earliest due first (ties: the club served longest ago first). A club has at most one
+job running, so a slow board holds one slot and its next job waits behind every job that was
+due before it: no club can starve the others, and ``workers`` slow boards at most slow the
+rest down (a pass is not cut in the middle: a declaration is never half published).
+Waits do not hold a slot: the clubs' clients sleep through :meth:`Serve.pool_sleep` (phpBB's
+1 s form age, a flood wait, a retry's backoff), which frees the slot meanwhile (the pool has
+:data:`THREADS_PER_WORKER` threads per slot); a ``Retry-After`` longer than ``inline_wait_s``
+pauses that board only and reschedules it; a board down at login is tried again later. What
+still holds a slot is a request in flight (bounded by the client's deadline).
+
+**Changes without a restart.** :meth:`Serve.reload` (SIGHUP, or the folder watch every
+``watch_interval_s`` seconds when set) reads DIR again: a new file starts its club, a removed
+one stops its club cleanly (its running pass finishes, then logout, database closed), a changed
+one (content, or just its mtime: ``touch``) restarts only that club. A file that does not load
+is refused with its line (in the log and in the health answer); a club already running whose
+file becomes invalid keeps running on the configuration it had (the refusal is reported beside
+it) until the file is fixed.
+
+**Health.** ``GET /healthz`` (and ``/health``) on ``127.0.0.1:<health_port>``: the loop's own
+status, and per club its state, last pass, last error and pause reason; ``GET /healthz/<club>``
+answers that club alone, with 503 when it is not healthy. The whole-process answer is 200 as
+long as the loop runs: one club's trouble must not make a supervisor restart every club.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from forumbot.config import ConfigError
+from forumbot.ops.boards_dir import ClubFile, dir_signature, read_boards, sharing_conflicts
+from forumbot.ops.club_log import club_context
+from forumbot.ops.club_runner import ClubRunner, MakeBot, default_make_bot
+
+THREADS_PER_WORKER = 4
+"""Threads per worker slot: a job whose client waits (phpBB's 1 s form age, a flood wait, a
+retry's backoff) gives its slot back while it sleeps, so the pool has more threads than
+slots (each club still runs one job at a time)."""
+
+log = logging.getLogger("forumbot.ops.serve")
+
+DEFAULT_WORKERS = 4
+"""Worker threads shared by all clubs (``serve --workers``)."""
+
+DEFAULT_INLINE_WAIT_S = 5.0
+"""Longest ``Retry-After`` a club's client waits in place (``serve --inline-wait``), seconds."""
+
+LOOP_STALE_S = 60.0
+"""Seconds without a loop tick before the health answer says ``stale`` (503)."""
+
+MAX_IDLE_WAIT_S = 5.0
+"""Longest the loop sleeps between two ticks when nothing is due, seconds (a job ending,
+a kick or a signal wakes it at once)."""
+
+
+class InlineExecutor(Executor):
+    """Runs each job at once on the calling thread (tests on a fake clock: every step of the
+    serve loop is deterministic)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        """Run ``fn(*args, **kwargs)`` now; its result or exception in a done future."""
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            future.set_exception(exc)
+        return future
+
+
+class Serve:
+    """The clubs of ``boards_dir`` on one bounded worker pool (module doc).
+
+    Args:
+        boards_dir: the folder of club files.
+        workers: size of the shared pool (>= 1).
+        clock: monotonic seconds (tests: the sandbox's fake clock).
+        now: aware UTC datetimes.
+        make_bot: wires a club's bot (default :func:`forumbot.app.bootstrap` with the
+            client's waits going through :meth:`pool_sleep`).
+        executor: runs the jobs (default a ``ThreadPoolExecutor`` of
+            ``workers * THREADS_PER_WORKER`` threads; tests: :class:`InlineExecutor`).
+        sleep: what :meth:`pool_sleep` waits with (default ``time.sleep``).
+        inline_wait_s: see :data:`DEFAULT_INLINE_WAIT_S`.
+        watch_interval_s: look at the folder's files every that many seconds and reload when
+            one was added, removed or changed (0: only on SIGHUP / :meth:`reload`).
+
+    Raises:
+        ValueError: ``workers`` < 1.
+    """
+
+    def __init__(
+        self,
+        boards_dir: str | Path,
+        *,
+        workers: int = DEFAULT_WORKERS,
+        clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+        make_bot: MakeBot | None = None,
+        executor: Executor | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        inline_wait_s: float = DEFAULT_INLINE_WAIT_S,
+        watch_interval_s: float = 0.0,
+    ) -> None:
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self.boards_dir = Path(boards_dir)
+        self.workers = workers
+        self._clock = clock
+        self._now = now
+        self._make_bot: MakeBot = (
+            make_bot if make_bot is not None else lambda c: default_make_bot(c, self.pool_sleep)
+        )
+        self.threads = workers * THREADS_PER_WORKER
+        self._executor = (
+            executor
+            if executor is not None
+            else ThreadPoolExecutor(self.threads, thread_name_prefix="forumbot-serve")
+        )
+        self._sleep = sleep
+        self._sleeping = 0
+        self.inline_wait_s = inline_wait_s
+        self.watch_interval_s = watch_interval_s
+        self._lock = threading.RLock()
+        self.wakeup = threading.Event()
+        self.runners: dict[str, ClubRunner] = {}
+        self.refused: dict[str, dict[str, str]] = {}
+        self._waiting: dict[str, ClubFile] = {}  # restarts waiting for the old runner to close
+        self._in_flight = 0
+        self._reload_asked = False
+        self._stop_asked = False
+        self._last_tick: float | None = None
+        self._started_at = now()
+        self._signature: tuple[tuple[str, int, int], ...] = ()
+        self._next_watch = clock()
+
+    # ------------------------------------------------------------------ reload
+
+    def request_reload(self) -> None:
+        """Ask the loop to :meth:`reload` at its next tick (the SIGHUP handler; thread-safe)."""
+        self._reload_asked = True
+        self.wakeup.set()
+
+    def reload(self) -> dict[str, list[str]]:
+        """Read the folder again and apply it (module doc, "Changes without a restart").
+
+        Returns:
+            ``{"started", "stopped", "restarted", "refused", "unchanged"}``: club names.
+        """
+        report: dict[str, list[str]] = {
+            k: [] for k in ("started", "stopped", "restarted", "refused", "unchanged")
+        }
+        self._signature = dir_signature(self.boards_dir)
+        try:
+            files = read_boards(self.boards_dir)
+        except ConfigError as exc:  # the folder itself is gone: keep what runs, say why
+            log.error("reload: %s; clubs left as they are", exc)
+            return report
+        with self._lock:
+            self._reload_asked = False
+            found = {f.name: f for f in files}
+            for name in sorted(set(self.runners) - set(found)):
+                self._stop(name, "its file was removed")
+                report["stopped"].append(name)
+            for name in sorted(set(self._waiting) - set(found)):
+                del self._waiting[name]
+            running = [n for n in self.runners if n in found]
+            conflicts = sharing_conflicts([self._current(f) for f in files], first=running)
+            self.refused = {}
+            for club in files:
+                error = club.error or conflicts.get(club.name)
+                runner = self.runners.get(club.name)
+                if error is not None:
+                    self.refused[club.name] = {"file": str(club.path), "error": error}
+                    report["refused"].append(club.name)
+                    with club_context(club.name):
+                        kept = " (the club keeps its running configuration)" if runner else ""
+                        log.error("club file refused%s: %s", kept, error)
+                    continue
+                if runner is None:
+                    if club.name not in self._waiting:
+                        self._start(club)
+                        report["started"].append(club.name)
+                    else:
+                        self._waiting[club.name] = club
+                elif runner.club.fingerprint != club.fingerprint or runner.stopping:
+                    if not runner.stopping:
+                        self._stop(club.name, "its file changed")
+                    self._waiting[club.name] = club
+                    report["restarted"].append(club.name)
+                else:
+                    report["unchanged"].append(club.name)
+        log.info(
+            "reload of %s: %s",
+            self.boards_dir,
+            ", ".join(f"{k} {v}" for k, v in report.items() if v) or "no club file",
+        )
+        self.wakeup.set()
+        return report
+
+    def _current(self, club: ClubFile) -> ClubFile:
+        """A refused file of a running club counts with the running configuration in the
+        sharing checks (it keeps running on it)."""
+        runner = self.runners.get(club.name)
+        if club.config is None and runner is not None:
+            return runner.club
+        return club
+
+    def _start(self, club: ClubFile) -> None:
+        with club_context(club.name):
+            log.info("club %s: starting from %s", club.name, club.path)
+        self.runners[club.name] = ClubRunner(
+            club,
+            clock=self._clock,
+            now=self._now,
+            make_bot=self._make_bot,
+            inline_wait_s=self.inline_wait_s,
+            wake=self.wakeup.set,
+        )
+
+    def _stop(self, name: str, why: str) -> None:
+        runner = self.runners[name]
+        with club_context(name):
+            log.info("club %s: stopping (%s) after its running pass", name, why)
+        runner.request_stop()
+
+    # ------------------------------------------------------------------ the loop
+
+    def tick(self) -> float | None:
+        """One step of the loop: reap stopped clubs (starting a waiting restart), then hand
+        the due jobs to the free workers, earliest due first (ties: the club served longest
+        ago). Returns the seconds until the next job is due (None: nothing scheduled)."""
+        now_s = self._clock()
+        self._last_tick = now_s
+        if self._reload_asked:
+            self.reload()
+        if self.watch_interval_s > 0 and now_s >= self._next_watch:
+            self._next_watch = now_s + self.watch_interval_s
+            if dir_signature(self.boards_dir) != self._signature:
+                log.info("the club folder changed: reloading")
+                self.reload()
+        due: list[tuple[float, float, str, str, ClubRunner]] = []
+        with self._lock:
+            for name, runner in list(self.runners.items()):
+                if runner.closed:  # stopped: its file was removed or changed
+                    del self.runners[name]
+                    if name not in self._waiting:
+                        continue
+                    self._start(self._waiting.pop(name))
+                    runner = self.runners[name]
+                job = runner.next_job()
+                if job is None:
+                    continue
+                at, what = job
+                if at <= now_s:
+                    due.append((at, runner.last_started, name, what, runner))
+            due.sort(key=lambda d: (d[0], d[1], d[2]))
+            # a slot per running job that is not waiting; a thread per job
+            free = min(self.workers - (self._in_flight - self._sleeping),
+                       self.threads - self._in_flight)  # fmt: skip
+            for _, _, _, what, runner in due[: max(0, free)]:
+                if runner.claim(what):
+                    self._in_flight += 1
+                    self._submit(runner, what)
+            later: float | None = None  # after the hand-out (an inline job has run already)
+            for runner in self.runners.values():
+                job = runner.next_job()
+                if job is not None:
+                    later = job[0] if later is None else min(later, job[0])
+        return None if later is None else max(0.0, later - self._clock())
+
+    def _submit(self, runner: ClubRunner, job: str) -> None:
+        def done(_future: Future[Any]) -> None:
+            with self._lock:
+                self._in_flight -= 1
+            self.wakeup.set()
+
+        future = self._executor.submit(runner.run, job)
+        future.add_done_callback(done)
+
+    def pool_sleep(self, seconds: float) -> None:
+        """The clubs' clients wait through this: the job's worker slot is free meanwhile (the
+        loop may start another club's job), and taken back, over the bound if need be, when
+        the wait ends (a waiting job is never cut: it holds its thread)."""
+        with self._lock:
+            self._sleeping += 1
+        self.wakeup.set()
+        try:
+            self._sleep(seconds)
+        finally:
+            with self._lock:
+                self._sleeping -= 1
+
+    @property
+    def in_flight(self) -> int:
+        """Jobs running now (at most ``workers``)."""
+        with self._lock:
+            return self._in_flight
+
+    def stop_all(self) -> None:
+        """Ask every club to stop cleanly (their running passes finish first)."""
+        with self._lock:
+            self._stop_asked = True
+            self._waiting.clear()
+            for name in list(self.runners):
+                self._stop(name, "serve is stopping")
+        self.wakeup.set()
+
+    def serve_forever(self, health_port: int = 0) -> None:
+        """Run until SIGTERM/SIGINT: reload on SIGHUP, tick, sleep until the next job is due
+        (at most :data:`MAX_IDLE_WAIT_S`; woken by any job's end). On a stop every club
+        finishes its pass, logs out and closes its database, then the pool is shut down."""
+        from forumbot._lean import limit_malloc_arenas
+        from forumbot.ops.health import start_health_server
+
+        limit_malloc_arenas()
+        signal.signal(signal.SIGHUP, lambda *_: self.request_reload())
+
+        def stop(signum: int, _frame: Any) -> None:
+            log.info("signal %s: stopping every club", signum)
+            self.stop_all()
+
+        signal.signal(signal.SIGTERM, stop)
+        signal.signal(signal.SIGINT, stop)
+        self.reload()
+        server = None
+        if health_port:
+            server = start_health_server(health_port, self.health, club_status=self.club_health)
+        try:
+            while True:
+                delay = self.tick()
+                if self._stop_asked and not self.runners and self.in_flight == 0:
+                    break
+                self.wakeup.wait(MAX_IDLE_WAIT_S if delay is None else min(delay, MAX_IDLE_WAIT_S))
+                self.wakeup.clear()
+        finally:
+            if server is not None:
+                server.close()
+            self._executor.shutdown(wait=True)
+        log.info("forumbot serve stopped")
+
+    # ------------------------------------------------------------------ health
+
+    def health(self) -> dict[str, Any]:
+        """The whole answer: ``status`` (``ok``; ``starting`` before the first tick;
+        ``stale`` when the loop has not ticked for :data:`LOOP_STALE_S`), ``workers``,
+        ``busy`` (jobs running), ``waiting`` (of them, sleeping in a client wait), ``clubs``
+        (``{name: ClubRunner.snapshot()}``, a refused file's error as ``config_error``) and
+        ``refused`` (``{name: {file, error}}``: files not running)."""
+        with self._lock:
+            runners = dict(self.runners)
+            refused = dict(self.refused)
+            busy, waiting = self._in_flight, self._sleeping
+        clubs: dict[str, Any] = {}
+        for name, runner in sorted(runners.items()):
+            entry = runner.snapshot()
+            if name in refused:
+                entry["config_error"] = refused[name]["error"]
+            clubs[name] = entry
+        if self._last_tick is None:
+            status = "starting"
+        elif self._clock() - self._last_tick > LOOP_STALE_S:
+            status = "stale"
+        else:
+            status = "ok"
+        return {
+            "status": status,
+            "boards_dir": str(self.boards_dir),
+            "workers": self.workers,
+            "busy": busy,
+            "waiting": waiting,
+            "clubs": clubs,
+            "refused": {n: r for n, r in sorted(refused.items()) if n not in runners},
+        }
+
+    def club_health(self, name: str) -> dict[str, Any] | None:
+        """One club's answer (``/healthz/<name>``): its snapshot, a refused file as
+        ``{"status": "refused", ...}``; None for an unknown name (404)."""
+        with self._lock:
+            runner = self.runners.get(name)
+            refused = self.refused.get(name)
+        if runner is not None:
+            entry = runner.snapshot()
+            if refused is not None:
+                entry["config_error"] = refused["error"]
+            return entry
+        if refused is not None:
+            return {"state": "refused", "status": "refused", **refused}
+        return None
