@@ -21,11 +21,12 @@ from tests.integration.test_season_soak import load_soak
 
 load_soak()  # bench/ on sys.path
 
+from soak import checks  # noqa: E402
+from soak.world import REFEREE, World, make_world  # noqa: E402
+
 from forumbot.demo.season import _fatigue, duel_text, next_post  # noqa: E402
 from forumbot.duels.concession import concede_duel  # noqa: E402
 from rules.model import DuelState  # noqa: E402
-from soak import checks  # noqa: E402
-from soak.world import REFEREE, World, make_world  # noqa: E402
 
 PLAYERS = ["Nerys Thorne", "Ysolde Corvin"]
 
