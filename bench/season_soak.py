@@ -31,17 +31,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weeks", type=float, default=8)
     parser.add_argument("--drain-days", type=float, default=28.0,
                         help="days after the sign-ups close for the duels to end")
+    parser.add_argument("--http", action="store_true",
+                        help="serve the board on 127.0.0.1 (default: in-process transport)")
     parser.add_argument("--verbose", action="store_true", help="the bot's log lines")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.CRITICAL)
     status = 0
     for seed in range(args.seed, args.seed + args.seeds):
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
         progress = (lambda line: print(f"  {line}", flush=True)) if args.verbose else None
         summary = run_seed(
-            seed, args.players, args.weeks, progress=progress, drain_days=args.drain_days
+            seed, args.players, args.weeks, progress=progress, drain_days=args.drain_days,
+            http=args.http,
         )
-        print(f"{summary.line()} wall_s={time.monotonic() - started:.0f}", flush=True)
+        print(f"{summary.line()} wall_s={time.monotonic() - started:.0f} "
+              f"cpu_s={time.process_time() - cpu:.0f}", flush=True)
         for problem in summary.violations:
             print(f"  violation: {problem}", flush=True)
         status = status or (1 if summary.violations else 0)

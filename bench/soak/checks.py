@@ -16,7 +16,10 @@
   draft (waiting for a referee); a duel still in play when the season stops must at least
   wait for something (a pending draft or deadline), else it is frozen.
 - :func:`notices_once`: every notice sent is sent once (one ``notice.sent`` audit row), none
-  is left half-sent (``sending`` / ``batched``).
+  is left half-sent (``sending`` / ``batched``); :func:`notices_delivered_once`: no notice
+  reached its recipient twice, counted outside the database (a restore cannot hide it).
+- :func:`refusals_real`: every refusal of a sign-up names its real reason (a missing field,
+  the partner in a duel, the partner without a profile), checked against the database.
 - :func:`leaderboard`: the leaderboard table and the bot's leaderboard post equal a
   recomputation from the finished duels' final states.
 """
@@ -251,10 +254,66 @@ def notices_once(world: World) -> list[str]:
     return out
 
 
+def notices_delivered_once(world: World) -> list[str]:
+    """Notices that reached their recipient twice, counted where they arrive (the Apprise
+    messages the world received, the PMs on the board: :meth:`soak.world.World._delivered`),
+    so a notice the database forgot in a restore and sent again is seen."""
+    return [f"notice {key} delivered {n} times"
+            for key, n in sorted(world.deliveries.items()) if n > 1]  # fmt: skip
+
+
 def notice_counts(world: World) -> Counter[str]:
     """Notices by status."""
     assert world.bot is not None
     return Counter(str(r["status"]) for r in world.bot.storage.db["notices"].rows_where())
+
+
+def refusals_real(
+    world: World, invalid: set[int], named: dict[int, str | None]
+) -> list[str]:
+    """Sign-ups refused for a reason that was not true when the desk read them (its
+    ``registration_posts`` row: status, code, created_at), from what the script posted
+    (``invalid``: posts without a year; ``named``: post -> the partner it names):
+
+    - a post without a year is refused for a missing field, and only such a post is;
+    - ``partner_in_duel``: the partner was in a pairing (queued to finished) at that time;
+    - ``partner_incomplete``: the partner had no profile yet at that time;
+    - no valid sign-up is left unread or read as something else than a sign-up.
+    """
+    assert world.bot is not None
+    db = world.bot.storage.db
+    out = []
+    for row in db["registration_posts"].rows_where(order_by="post_id"):
+        post_id, code, at = int(row["post_id"]), str(row["code"]), str(row["created_at"])
+        status = str(row["status"])
+        if post_id in invalid:
+            if not code.startswith("missing"):
+                out.append(f"sign-up {post_id} has no year but was read {status}:{code}")
+            continue
+        if code.startswith("missing"):
+            out.append(f"sign-up {post_id} refused as {code} but it has every field")
+        if post_id not in named:
+            continue  # a withdrawal or another post
+        partner = named[post_id]
+        if status not in ("accepted", "rejected", "review"):
+            out.append(f"sign-up {post_id} read as {status}:{code}")
+        if code == "partner_in_duel" and partner is not None:
+            busy = db.execute(
+                "select count(*) from queue where (first_player = ? or second_player = ?) "
+                "and created_at <= ? and (finished_at is null or finished_at >= ?)",
+                [partner, partner, at, at],
+            ).fetchone()[0]
+            if not busy:
+                out.append(f"sign-up {post_id} refused as partner_in_duel but {partner} was "
+                           "in no pairing then")  # fmt: skip
+        if code == "partner_incomplete" and partner is not None:
+            known = db.execute(
+                "select count(*) from duellist_profiles where character_key = ? "
+                "and created_at < ?", [fold(partner), at]).fetchone()[0]  # fmt: skip
+            if known:
+                out.append(f"sign-up {post_id} refused as partner_incomplete but {partner} "
+                           "had a profile then")  # fmt: skip
+    return out
 
 
 LINE_RE = re.compile(

@@ -1,10 +1,14 @@
 """One seeded club season: the script, its loop on the fake clock, and the summary.
 
 The loop: run what is due on the clock (scripted posts, referee decisions, moderators, a lock
-lifted), then one bot cycle (poll with the desk, publish, notify), then look at the board and
-the bot's database to schedule what players do next; the clock then jumps 5 minutes while
-something waits (a draft, a notice, a fresh post, an outage) and up to an hour when nothing
-does. Nobody ever really sleeps: every wait is :meth:`forumbot.demo.season.DemoClock.sleep`.
+lifted, restarts, kills, outages: Poisson processes scheduled on the clock), then one bot
+cycle (poll with the desk, publish, notify), then look at the board and the bot's database
+to schedule what players do next; the clock then jumps straight to the next due thing
+(:meth:`Season._next_due`: a scripted action, a sign-up, a draft's publication, a deadline,
+a notice's owl, a task, a backup), at least a minute and at most two hours. A wake for a
+publication or a notice only (nothing changed on the board) runs publish and notify, as the
+bot's publish worker does between two polls. Nobody ever really sleeps: every wait is
+:meth:`forumbot.demo.season.DemoClock.sleep`.
 
 After ``weeks`` weeks nobody signs up any more, the running and queued duels are played to
 their end (at most four more weeks), and the invariants of :mod:`soak.checks` are checked.
@@ -20,19 +24,28 @@ import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from forumbot.demo.season import _fatigue, duel_text, next_post
 from forumbot.duels.concession import concede_duel
 from forumbot.duels.ending import EndingError
 from forumbot.errors import BoardPaused
+from forumbot.storage import iso
 from rules.model import DuelState
 from soak import checks
 from soak.players import WITHDRAWALS, Player, invalid_signup_text, make_players, signup_text
 from soak.staff import Referees, enabled_moderator_events
-from soak.world import REFEREE, Killed, World, make_world
+from soak.world import BOT, REFEREE, Killed, World, make_world
 
 HOUR, DAY = 3600.0, 86400.0
+MIN_STEP_S = 60.0
+"""The shortest jump of the clock between two bot cycles (the poll interval)."""
+PUBLISH_WAKES = frozenset({"draft", "approved", "claim", "notice", "backup"})
+"""Wakes of the clock that need no poll (nothing changed on the board since the last one)."""
+MAX_STEP_S = 2 * HOUR
+"""The longest jump of the clock between two bot cycles (the bot polls at least that often)."""
 BOLD_RE = re.compile(r"\[b\]([^\[]+)\[/b\]")
 
 
@@ -91,6 +104,8 @@ class Season:
         self.asks: list[checks.Ask] = []
         self.withdrawn: list[checks.Ask] = []
         self.withdrawal_posts: list[int] = []
+        self.invalid_posts: set[int] = set()  # sign-ups without a year
+        self.named: dict[int, str | None] = {}  # sign-up post -> the partner it names
         self.next_signup = {p.name: self.start + rng.uniform(0, 3 * DAY) for p in players}
         self.duels: dict[int, DuelScript] = {}
         self.posts = 0
@@ -100,26 +115,35 @@ class Season:
         self.restore_at = self.start + rng.uniform(0.3, 0.7) * weeks * 7 * DAY
         self.last_backup_day = -1
         self.progress: Callable[[str], None] | None = None
+        self.cycles = 0
+        self.wake = "start"  # why the clock woke (see _next_due)
+        self.poll_owed = True  # the next cycle polls whatever woke it
+        self.last_poll_at = 0.0
+        self.wakes: Counter[str] = Counter()
 
     # -- the loop ----------------------------------------------------------------------------
     def run(self) -> None:
-        """Play the season to its end (all duels over, or four weeks after the sign-ups)."""
+        """Play the season to its end (all duels over, or ``drain_days`` after the sign-ups)."""
         clock = self.world.clock
         day = -1
+        self._schedule_disruptions()
         while clock() < self.end:
             if self.progress is not None and int((clock() - self.start) // DAY) != day:
                 day = int((clock() - self.start) // DAY)
                 self.progress(f"day {day}: {self.posts} posts, {len(self.duels)} running, "
-                              f"{self.count['signup']} sign-ups")
-            for action in self.world.due_timers():
+                              f"{self.count['signup']} sign-ups, {self.cycles} cycles")
+            fired = self.world.due_timers()
+            for action in fired:
                 action()
-            self._disruptions()
-            self.cycle()
+            self._nightly()
+            stale = clock() - self.last_poll_at >= MAX_STEP_S
+            self.cycle(poll=bool(fired) or self.poll_owed or stale
+                       or self.wake not in PUBLISH_WAKES)  # fmt: skip
             self.referees.act(self.world)
             self._observe()
             if clock() >= self.signups_end and self._all_over():
                 break
-            clock.sleep(10 * 60 if self._busy() else self._idle_step())
+            clock.sleep(self._step())
         for _ in range(6):  # the last publications, notices and leaderboard edit
             clock.sleep(20 * 60)
             if self.world.outage is not None:
@@ -127,17 +151,34 @@ class Season:
             self.cycle()
             self.referees.act(self.world)
 
-    def cycle(self) -> None:
-        """One bot cycle (poll + desk, publish, notify); a simulated kill restarts the bot."""
+    def cycle(self, poll: bool = True) -> None:
+        """One bot cycle (poll + desk, publish, notify); a simulated kill restarts the bot.
+
+        ``poll`` False (the clock woke for a draft's publication or a notice only, and the
+        board did not change since the last poll): publish and notify only, as the bot's
+        publish worker does between two polls; the poll then runs in this cycle only when a
+        publication finished a duel (the desk opens the next pairing)."""
+        self.cycles += 1
         world = self.world
         assert world.bot is not None
         bot = world.bot
-        for name, job in (("poll", bot.poll), ("publish", bot.publish),
-                          ("notify", bot.wired_notify().run)):  # fmt: skip
+        self.poll_owed = False
+        jobs: list[tuple[str, Callable[[], object]]] = [
+            ("publish", bot.publish), ("notify", bot.wired_notify().run)]  # fmt: skip
+        if poll:
+            jobs.insert(0, ("poll", bot.poll))
+            self.last_poll_at = world.clock()
+        else:
+            self.count["cycles_publish_only"] += 1
+            running = len(bot.storage.duels("running"))
+            jobs.insert(1, ("poll", lambda: bot.poll() if len(
+                bot.storage.duels("running")) < running else None))  # fmt: skip
+        for name, job in jobs:
             try:
                 job()
             except Killed:
                 world.killed()
+                self.poll_owed = True  # the new process polls at its start
                 break
             except BoardPaused:
                 self.count["paused_jobs"] += 1
@@ -152,21 +193,99 @@ class Season:
         for problem in checks.one_place(world):
             self.live_violations.setdefault(problem, None)
 
-    def _busy(self) -> bool:
+    def _step(self) -> float:
+        """Seconds until the next thing that is due (:meth:`_next_due`), at least a minute
+        (the bot's poll interval) and at most :data:`MAX_STEP_S`: the clock jumps over the
+        time when nothing happens instead of ticking through it."""
+        return max(MIN_STEP_S, min(MAX_STEP_S, self._next_due() - self.world.clock()))
+
+    def _next_due(self) -> float:
+        """The epoch second of the next due thing: a scripted action (posts, edits,
+        concessions, restarts, kills, outages, moderators, a lock lifted), a player's next
+        sign-up, the end of an outage, a nightly backup, and in the bot's database: a draft's
+        publication (its review delay or a referee's claim), a relaunch deadline or its
+        reminder, a pending notice's owl (:func:`forumbot.notify.outbox.owl_due_at`), a
+        referee task old enough for the referees, a claimed draft the referee approves.
+        Which one it was is counted in ``wakes`` (the summary's ``wake_*`` figures)."""
         world = self.world
         assert world.bot is not None
-        storage = world.bot.storage
+        storage, now = world.bot.storage, world.clock()
+        due: list[tuple[float, str]] = [(now + MAX_STEP_S, "idle")]
+        if world.timers:
+            due.append((world.timers[0][0], "script"))
+        if now < self.signups_end:
+            live = _live_players(storage)
+            due += [(t, "signup") for name, t in self.next_signup.items() if name not in live]
         if world.outage is not None and world.outage.active:
-            return True
-        if world.clock() - self.last_post_at < 15 * 60:
-            return True
-        if storage.declarations(("draft", "approved", "publishing"), None):
-            return True
-        return bool(storage.db["notices"].count_where("status in ('pending', 'batched')"))
+            due.append((world.outage.until, "outage"))
+        due += [(self._next_backup(), "backup"), (self.restore_at, "restore")]
+        due += [(t, "claim") for t in self.referees.claimed.values()]
+        for decl in storage.declarations(("draft", "approved", "publishing", "held"), None):
+            if decl["status"] in ("approved", "publishing"):
+                due.append((now, "approved"))
+            elif decl["status"] == "draft":
+                for key in ("publish_after", "claim_until"):
+                    if decl.get(key):
+                        due.append((_epoch(str(decl[key])), "draft"))
+            else:  # a held draft: the referees look again within an hour
+                due.append((now + HOUR, "held"))
+        for column in ("due_at", "remind_at"):
+            row = storage.db.execute(
+                f"select min({column}) from deadlines where status = 'pending' "
+                f"and {column} > ?", [_iso(now)]).fetchone()  # fmt: skip
+            if row and row[0]:
+                due.append((_epoch(str(row[0])), "deadline"))
+        due += [(t, "notice") for t in self._notices_due(now)]
+        row = storage.db.execute(
+            "select min(created_at) from referee_tasks where status = 'open'").fetchone()
+        if row and row[0]:
+            due.append((max(now + HOUR / 2, _epoch(str(row[0])) + HOUR), "task"))
+        at, why = min(due)
+        self.wakes[why] += 1
+        self.wake = why
+        return max(now, at)
 
-    def _idle_step(self) -> float:
-        nxt = min([t for t, _, _ in self.world.timers] + [self.world.clock() + 2 * HOUR])
-        return max(60.0, min(2 * HOUR, nxt - self.world.clock()))
+    def _notices_due(self, now: float) -> list[float]:
+        """When the pending notices go out (owls: gathered per person; Apprise: at once)."""
+        from forumbot.notify.outbox import owl_due_at
+        from forumbot.notify.settings import notify_config
+
+        assert self.world.bot is not None and self.world.config is not None
+        storage = self.world.bot.storage
+        rows = list(storage.db["notices"].rows_where("status in ('pending', 'batched')"))
+        if not rows:
+            return []
+        cfg = notify_config(self.world.config)
+        by_owl: dict[str, list[dict[str, object]]] = {}
+        out = []
+        for row in rows:
+            if row["channel"] == "owl" and row["status"] == "pending":
+                by_owl.setdefault(str(row["recipient"]), []).append(row)
+            else:
+                out.append(now)
+        utc = self.world.clock.utc()
+        for group in by_owl.values():
+            out.append(owl_due_at(storage, cfg, group, utc).timestamp())  # type: ignore[arg-type]
+        return out
+
+    def _next_backup(self) -> float:
+        """The next nightly backup (04:00 of the season's days, from the start's noon)."""
+        now = self.world.clock()
+        day = int((now - self.start) // DAY)
+        at = self.start + day * DAY + 16 * HOUR  # (start 12:00) + 16 h = 04:00 next day
+        return at if at > now else at + DAY
+
+    def _nightly(self) -> None:
+        """``forumbot run``'s nightly backup, once a day after 04:00; the restore when due."""
+        world, now = self.world, self.world.clock()
+        day = int((now - self.start - 16 * HOUR) // DAY)
+        if day >= 0 and day != self.last_backup_day:
+            self.last_backup_day = day
+            world.nightly_backup()
+        if now >= self.restore_at:
+            self.restore_at = float("inf")
+            world.restore_last_backup()
+            self.poll_owed = True
 
     def _all_over(self) -> bool:
         assert self.world.bot is not None
@@ -175,28 +294,41 @@ class Season:
         return not live and not self.world.bot.storage.duels("running")
 
     # -- disruptions -------------------------------------------------------------------------
-    def _disruptions(self) -> None:
-        world, rng, now = self.world, self.rng, self.world.clock()
-        day = int((now - self.start) // DAY)
-        if (now - self.start + 12 * HOUR) % DAY >= 4 * HOUR and day != self.last_backup_day:
-            self.last_backup_day = day
-            world.nightly_backup()
-        per_tick = 10 * 60 / DAY  # probabilities below are per day
-        if now >= self.restore_at:
-            self.restore_at = float("inf")
-            world.restore_last_backup()
-        if rng.random() < 0.4 * per_tick:
-            world.restart()
-        if world.crash.countdown is None and rng.random() < 3.0 * per_tick:
-            world.crash.arm(rng.randint(1, 4), rng.choice(("before", "after")))
-        if world.outage is not None and not world.outage.active and rng.random() < 0.15 * per_tick:
-            world.outage.start(rng.uniform(10 * 60, 3 * HOUR))
-            world.note("outage")
-        if self.moderators and rng.random() < 0.3 * per_tick and self.duels:
-            name, _, action = rng.choice(self.moderators)
-            script = self.duels[rng.choice(sorted(self.duels))]
-            self.count[f"moderator_{name}"] += 1
-            action(world, rng, script.topic_id)
+    def _schedule_disruptions(self) -> None:
+        """The season's disruptions as Poisson processes on the clock (rates per day):
+        restarts 0.4, kills armed 3 (the kill happens at the 1st-4th client write after),
+        outages 0.15 (10 min to 3 h), moderator actions 0.3 (lock or move a running duel's
+        topic). Each event schedules the next one of its kind."""
+        world, rng = self.world, self.rng
+
+        def every(rate_per_day: float, action: Callable[[], object]) -> None:
+            def fire() -> None:
+                if self.world.clock() < self.signups_end or not self._all_over():
+                    action()
+                world.later(rng.expovariate(rate_per_day / DAY), fire)
+
+            world.later(rng.expovariate(rate_per_day / DAY), fire)
+
+        def arm() -> None:
+            if world.crash.countdown is None:
+                world.crash.arm(rng.randint(1, 4), rng.choice(("before", "after")))
+
+        def outage() -> None:
+            if world.outage is not None and not world.outage.active:
+                world.outage.start(rng.uniform(10 * 60, 3 * HOUR))
+                world.note("outage")
+
+        def moderate() -> None:
+            if self.moderators and self.duels:
+                name, _, action = rng.choice(self.moderators)
+                script = self.duels[rng.choice(sorted(self.duels))]
+                self.count[f"moderator_{name}"] += 1
+                action(world, rng, script.topic_id)
+
+        every(0.4, world.restart)
+        every(3.0, arm)
+        every(0.15, outage)
+        every(0.3, moderate)
 
     # -- players -----------------------------------------------------------------------------
     def _observe(self) -> None:
@@ -204,11 +336,7 @@ class Season:
         assert world.bot is not None
         storage = world.bot.storage
         now = world.clock()
-        live = {
-            p: row for row in storage.db["queue"].rows_where(
-                "status in ('queued', 'opening', 'running')")
-            for p in (str(row["first_player"]), str(row["second_player"]))
-        }  # fmt: skip
+        live = _live_players(storage)
         if now < self.signups_end:
             for player in self.players:
                 if player.name not in live and now >= self.next_signup[player.name]:
@@ -237,7 +365,7 @@ class Season:
         rng, world, now = self.rng, self.world, self.world.clock()
         self.next_signup[me.name] = now + rng.uniform(2 * DAY, 5 * DAY)  # if nothing happens
         if rng.random() < 0.07:
-            self._post(world.thread, me.name, invalid_signup_text(rng, me))
+            self.invalid_posts.add(self._post(world.thread, me.name, invalid_signup_text(rng, me)))
             self.count["invalid_signup"] += 1
             self.next_signup[me.name] = now + rng.uniform(20 * 60, 3 * HOUR)  # the corrected one
             return
@@ -247,7 +375,9 @@ class Season:
             busy = [p for p in self.players if p.name != me.name and p.name in live]
             pool = busy if busy and rng.random() < 0.1 else free
             partner = rng.choice(pool) if pool else None
-        self._post(world.thread, me.name, signup_text(rng, me, partner, rng.random() < 0.2))
+        text = signup_text(rng, me, partner, rng.random() < 0.2)
+        post_id = self._post(world.thread, me.name, text)
+        self.named[post_id] = partner.name if partner else None
         self.asks.append(checks.Ask(now, me.name, partner.name if partner else None))
         self.count["signup"] += 1
         if partner is not None and partner.name not in live and rng.random() < 0.5:
@@ -258,7 +388,8 @@ class Season:
             world.later(rng.uniform(10 * 60, 6 * HOUR), lambda: self._withdraw(me))
 
     def _name_back(self, me: Player, partner: Player) -> None:
-        self._post(self.world.thread, me.name, signup_text(self.rng, me, partner, False))
+        post_id = self._post(self.world.thread, me.name, signup_text(self.rng, me, partner, False))
+        self.named[post_id] = partner.name
         self.asks.append(checks.Ask(self.world.clock(), me.name, partner.name))
         self.next_signup[me.name] = self.world.clock() + self.rng.uniform(2 * DAY, 5 * DAY)
 
@@ -316,6 +447,8 @@ class Season:
         now_published = len(storage.declarations(("published",), duel_id))
         if duel["status"] != "running" or (published >= 0 and now_published != published):
             return
+        if self._conceded_on_board(int(duel["topic_id"])):
+            return  # the players read the board: a restored database may not know it yet
         state = DuelState.from_dict(json.loads(duel["state_json"]))
         post = next_post(self.rs, state, self.rng)
         them = next(d.name for d in state.duellists if d.name != post.duellist)
@@ -328,6 +461,13 @@ class Season:
             edited = BOLD_RE.sub(f"[b]{other}[/b]", text)
             world.later(self.rng.uniform(20 * 60, 8 * HOUR), lambda: world.board.edit_post(
                 post_id, edited, by=post.duellist))  # fmt: skip
+
+    def _conceded_on_board(self, topic_id: int) -> bool:
+        """True when the topic holds the bot's concession post (the duel is over for the
+        players whatever the bot's database says)."""
+        bot_id = self.world.board.user_id(BOT)
+        return any(p.poster_id == bot_id and "-concession·" in p.text
+                   for p in self.world.board.posts(topic_id))  # fmt: skip
 
     def _concede(self, duel_id: int) -> None:
         assert self.world.bot is not None
@@ -354,7 +494,9 @@ class Season:
         violations += checks.no_post_lost(world)
         violations += checks.duels_end(world)
         violations += checks.notices_once(world)
+        violations += checks.notices_delivered_once(world)
         violations += checks.leaderboard(world)
+        violations += checks.refusals_real(world, self.invalid_posts, self.named)
         _, pms = checks.marker_counts(world)
         notices = checks.notice_counts(world)
         statuses = Counter(str(d["status"]) for d in storage.duels())
@@ -363,7 +505,7 @@ class Season:
             duels=len(storage.duels()),
             posts=self.posts,
             owls=sum(pms.values()),
-            notices=notices.get("sent", 0),
+            notices=sum(world.deliveries.values()),
             restarts=world.restarts,
             kills=world.kills,
             restores=world.restores,
@@ -376,10 +518,29 @@ class Season:
             "notices_failed": notices.get("failed", 0),
             "moderators": ",".join(n for n, _, _ in self.moderators) or "none",
             "days": round((world.clock() - self.start) / DAY, 1),
+            "cycles": self.cycles,
         }
         if self.withdrawn:
             summary.extra.update(self.withdrawals())
         return summary
+
+
+def _live_players(storage: Any) -> dict[str, dict[str, Any]]:
+    """Players of a queued, opening or running pairing -> its queue row."""
+    return {
+        p: row for row in storage.db["queue"].rows_where(
+            "status in ('queued', 'opening', 'running')")
+        for p in (str(row["first_player"]), str(row["second_player"]))
+    }  # fmt: skip
+
+
+def _epoch(text: str) -> float:
+    """An ISO time of the database -> epoch seconds."""
+    return datetime.fromisoformat(text).timestamp()
+
+
+def _iso(epoch: float) -> str:
+    return iso(datetime.fromtimestamp(epoch, UTC))
 
 
 def run_seed(
@@ -389,12 +550,14 @@ def run_seed(
     folder: Path | None = None,
     progress: Callable[[str], None] | None = None,
     drain_days: float = 28.0,
+    http: bool = False,
 ) -> Summary:
-    """Play one seeded season; returns its :class:`Summary` (violations listed in it)."""
+    """Play one seeded season; returns its :class:`Summary` (violations listed in it).
+    ``http``: the bot talks to the board over a real socket (:func:`soak.world.make_world`)."""
     rng = random.Random(seed)
     cast = make_players(players, rng)
     where = folder or Path(tempfile.mkdtemp(prefix=f"forumbot-soak-{seed}-"))
-    world = make_world(seed, where, [p.name for p in cast])
+    world = make_world(seed, where, [p.name for p in cast], http=http)
     try:
         season = Season(world, cast, rng, weeks, drain_days)
         season.progress = progress
@@ -403,6 +566,7 @@ def run_seed(
         summary.extra.update(
             {k: v for k, v in sorted(season.count.items())}
             | {f"ref_{k}": v for k, v in sorted(season.referees.did.items())}
+            | {f"wake_{k}": v for k, v in sorted(season.wakes.items())}
         )
         return summary
     finally:

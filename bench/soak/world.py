@@ -3,8 +3,11 @@ happen to them (restart, a crash in the middle of a write, the nightly backup an
 the board answering 503).
 
 The bot runs in-process (one seed stays fast and deterministic): it is the real
-:func:`forumbot.app.bootstrap` wiring (the real phpBB client over HTTP on 127.0.0.1, referee,
-desk, poster, notify), its client's waits move the :class:`forumbot.demo.season.DemoClock`.
+:func:`forumbot.app.bootstrap` wiring (the real phpBB client, referee, desk, poster, notify),
+its client's waits move the :class:`forumbot.demo.season.DemoClock`. Its HTTP requests go to
+the board through :class:`BoardTransport` (``board.handle`` in-process: the same requests,
+cookies, redirects and pages as over a socket, without a server thread); ``http=True`` serves
+the board on 127.0.0.1 instead.
 A ``kill -9`` is simulated by :class:`CrashPlan`: a write call of the client (reply, new
 topic, PM, edit) raises :class:`Killed` (a ``BaseException``: nothing in the bot catches it)
 either just before or just after the board took it; the bot is then abandoned without a
@@ -18,17 +21,27 @@ import heapq
 import itertools
 import os
 import random
+import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from forumbot.app import Bot, bootstrap
 from forumbot.config import Config, parse_config
 from forumbot.demo.season import DemoClock
 from forumbot.ops.backup import backup, list_backups, restore
 from forumbot.sandbox import SandboxBoard
-from forumbot.sandbox.board_model import Request, Response
+from forumbot.sandbox.board_model import (
+    Request,
+    Response,
+    cookie_dict,
+    parse_form_body,
+    query_dict,
+)
 
 BOT, BOT_PASSWORD = "Hibou", "hibou-soak-password"
 REFEREE, ADMIN = "Arbitre", "Maitre"  # review-page accounts (and their board accounts)
@@ -119,6 +132,36 @@ class Outage:
 
 
 @dataclass
+class BoardTransport(httpx.BaseTransport):
+    """The bot's HTTP requests answered in-process by ``board.handle`` (what the sandbox's
+    HTTP server calls per request), without a socket or a server thread: the same requests,
+    headers, cookies, redirects and pages, a hundred times cheaper. ``--http`` keeps the real
+    server on 127.0.0.1 instead."""
+
+    board: SandboxBoard
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """One request to the board, one answer (as :func:`forumbot.sandbox.server.make_server`
+        builds them)."""
+        body = request.read()
+        req = Request(
+            method=request.method,
+            path=request.url.path,
+            query=query_dict(request.url.query.decode("ascii")),
+            form=parse_form_body(request.headers.get("content-type", ""), body)
+            if request.method == "POST"
+            else [],
+            cookies=cookie_dict(request.headers.get("cookie")),
+            user_agent=request.headers.get("user-agent", ""),
+            host=request.url.netloc.decode("ascii"),
+        )
+        resp = self.board.handle(req)
+        headers = [*resp.headers, ("Cache-Control", 'private, no-cache="set-cookie"')]
+        content = b"" if request.method == "HEAD" else resp.body.encode("utf-8")
+        return httpx.Response(resp.status, headers=headers, content=content)
+
+
+@dataclass
 class World:
     """The board, the clock, the bot and the folder of one seed.
 
@@ -138,11 +181,13 @@ class World:
     bot: Bot | None = None
     crash: CrashPlan = field(default_factory=CrashPlan)
     outage: Outage | None = None
+    transport: httpx.BaseTransport | None = None  # None: the real HTTP server
     restarts: int = 0
     kills: int = 0
     restores: int = 0
     backups: list[Path] = field(default_factory=list)
     apprise: list[tuple[tuple[str, ...], str, str]] = field(default_factory=list)
+    deliveries: Counter[str] = field(default_factory=Counter)  # notice -> times it went out
     timers: list[tuple[float, int, Callable[[], object]]] = field(default_factory=list)
     events: list[tuple[float, str]] = field(default_factory=list)  # (clock, restart/kill/...)
 
@@ -226,16 +271,50 @@ urls_file = "{self.folder / "apprise.txt"}"
         rng = random.Random(self.seed * 7919 + self.restarts + 31 * self.kills)
         bot = bootstrap(
             self.config, password=BOT_PASSWORD, now=self.clock.utc, rng=rng,
-            sleep=self.clock.sleep, clock=self.clock,
+            sleep=self.clock.sleep, clock=self.clock, transport=self.transport,
         )  # fmt: skip
         if bot.notify_job is not None:
             bot.notify_job.sender = self._send_apprise
         self.crash.countdown = None
+        self._record_owl_notices(bot.client)
         self.crash.wrap(bot.client)
         return bot
 
+    def _record_owl_notices(self, client: Any) -> None:
+        """Count, at the board's side, the notices each PM of the bot carries (the notices
+        ``batched`` under the PM's marker key): a PM that reached the board counts, one
+        killed before it does not (:class:`CrashPlan` wraps this one)."""
+        real = client.send_pm
+
+        def send_pm(*args: Any, **kwargs: Any) -> Any:
+            out = real(*args, **kwargs)
+            text = " ".join(str(a) for a in args) + " ".join(str(v) for v in kwargs.values())
+            assert self.bot is not None
+            for key in set(re.findall(r"forumbot·(notice-[^·\s]+)·", text)):
+                self._delivered("owl", key)
+            return out
+
+        client.send_pm = send_pm
+
+    def _delivered(self, channel: str, batch: str | None) -> None:
+        """Count one delivery of each notice now going out on ``channel`` (``batch``: the
+        owl's key; Apprise: the notices claimed ``sending``), by its durable name
+        (:func:`forumbot.notify.journal.durable_key`: the declaration's key, not its row id,
+        so a notice sent again after a restore is counted twice)."""
+        from forumbot.notify.journal import durable_key
+
+        assert self.bot is not None
+        storage = self.bot.storage
+        if channel == "owl":
+            rows = storage.db["notices"].rows_where("channel = 'owl' and batch_key = ?", [batch])
+        else:
+            rows = storage.db["notices"].rows_where("channel = 'apprise' and status = 'sending'")
+        for row in rows:
+            self.deliveries[durable_key(storage, row)] += 1
+
     def _send_apprise(self, urls: tuple[str, ...], title: str, body: str) -> bool:
         self.apprise.append((urls, title, body))
+        self._delivered("apprise", None)
         return True
 
     def restart(self) -> None:
@@ -283,8 +362,12 @@ urls_file = "{self.folder / "apprise.txt"}"
         self.board.stop()
 
 
-def make_world(seed: int, folder: Path, players: list[str]) -> World:
-    """A started board with the bot, the staff and ``players`` accounts; the bot running."""
+def make_world(seed: int, folder: Path, players: list[str], http: bool = False) -> World:
+    """A started board with the bot, the staff and ``players`` accounts; the bot running.
+
+    ``http``: the board served on 127.0.0.1 by its HTTP server (a socket and a server thread
+    per request, as ``forumbot sandbox``); False (default): the bot's client talks to the
+    board in-process through :class:`BoardTransport` (same requests and pages)."""
     clock = DemoClock()
     # Sessions last a day (a board with a long session, or the bot's remember-me cookie):
     # with phpBB's default hour, every idle jump of the clock would cost a login, and each
@@ -297,7 +380,12 @@ def make_world(seed: int, folder: Path, players: list[str]) -> World:
         board.add_user(name, PASSWORD)
     outage = Outage(clock)
     outage.install(board)
-    board.start()
-    world = World(seed, folder, clock, board, players, outage=outage)
+    transport: httpx.BaseTransport | None = None
+    if http:
+        board.start()
+    else:
+        board.base_url = "http://127.0.0.1:8089"  # never connected to: BoardTransport answers
+        transport = BoardTransport(board)
+    world = World(seed, folder, clock, board, players, outage=outage, transport=transport)
     world.start()
     return world

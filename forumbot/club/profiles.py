@@ -42,15 +42,14 @@ class Profile:
 
 def get_profile(storage: Storage, board_id: int, character: str) -> Profile | None:
     """The recorded profile of ``character`` (case and accents ignored), or None."""
-    rows = list(
-        storage.db["duellist_profiles"].rows_where(
-            "board_id = ? and character_key = ?", [board_id, fold(character)]
-        )
-    )
-    if not rows:
+    r = storage.db.execute(  # one plain query: the desk asks it for every queued pairing
+        "select character, player, year, magic_types_json from duellist_profiles "
+        "where board_id = ? and character_key = ? limit 1",
+        [board_id, fold(character)],
+    ).fetchone()
+    if r is None:
         return None
-    r = rows[0]
-    return Profile(r["character"], r["player"], r["year"], tuple(json.loads(r["magic_types_json"])))
+    return Profile(r[0], r[1], r[2], tuple(json.loads(r[3])))
 
 
 def profiles_of(storage: Storage, board_id: int, player: str) -> list[Profile]:

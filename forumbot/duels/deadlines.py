@@ -30,6 +30,8 @@ Design (a persistent table swept by an interval job, not APScheduler date jobs):
 - Owl reminders (setting ``owl_reminder_hours`` before ``due_at``; 0 = none): claimed the
   same way on ``reminded_at`` before ``send_pm``; a failed send releases the claim to retry
   at the next sweep; a crash between the claim and the send loses that reminder (at most once).
+  While a restore's check window lasts (``publish_restores``) the reminder's marker is looked
+  for in the bot's sent box first: a reminder sent after the backup is not sent again.
 - The decision itself is :func:`rules.timeouts.relaunch_decision` (pure), counted from the
   declaration's publication, or from ``started_at`` when a referee resumed the duel.
 - A held duel (``duels.held_at``: its topic is gone, :mod:`forumbot.duels.follow`) is not
@@ -69,6 +71,7 @@ from forumbot.duels.flows import flow_for
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.publish.dates import french_datetime
 from forumbot.publish.labels import slug
+from forumbot.publish.owls import found_in_sent_box, restore_window
 from forumbot.publish.render import marker_text
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
@@ -351,10 +354,10 @@ def _remind(
                     "marker": marker_text(key),
                 },
             )
-            ctx.client.send_pm(
-                users.get(name), name, f"Rappel : duel « {duel.title} »", message,
-                marker_text(key),
-            )  # fmt: skip
+            subject = f"Rappel : duel « {duel.title} »"
+            if not (restore_window(storage, now)
+                    and found_in_sent_box(ctx.client, subject, marker_text(key))):  # fmt: skip
+                ctx.client.send_pm(users.get(name), name, subject, message, marker_text(key))
             storage.audit("forumbot", "owl.reminder", f"deadline:{dl['id']}", None, name, now)
     except LoginFailed:
         raise

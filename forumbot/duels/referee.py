@@ -47,6 +47,7 @@ from typing import Any
 
 import rules
 from forumbot.duels import adoption, dice_edits, opening
+from forumbot.duels.concession_recovery import recover_concession
 from forumbot.duels.deadlines import sweep
 from forumbot.duels.finished import finished_outcome, notify_finished
 from forumbot.duels.flow import MISSING_DICE, DuelFlow, FlowContext, FlowSettings, forum_dice
@@ -529,12 +530,8 @@ class Referee:
                     edited += 1
                     log.info("post %s: content changed (edit)", post.post_id)
                 self.storage.update_row("posts_seen", stored.key, row)
-                written.append(
-                    StoredPost.from_row(
-                        {"first_seen_at": stored.first_seen_at,
-                         "hash_changes": stored.hash_changes, **row}
-                    )
-                )  # fmt: skip
+                written.append(StoredPost.from_row({"first_seen_at": stored.first_seen_at,
+                                                    "hash_changes": stored.hash_changes, **row}))
             else:
                 self.storage.update_row("posts_seen", stored.key, {"last_seen_at": now})
         return new, edited, written
@@ -574,6 +571,8 @@ class Referee:
         # Read again if the publisher (its own connection), the review page or the CLI
         # committed since: the flow never sees a duel older than the publications counted.
         records = self.storage.fresh_records(ctx.records)
+        if recover_concession(self.storage, records, self.bot_username, self.now()):
+            records = self.storage.duel_records(records.duel.id)  # a restore forgot it
         ctx = replace(ctx, records=records)
         duel = records.duel
         self.watch.note_advanced(records)

@@ -23,6 +23,7 @@ from typing import Any
 
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.forums.base import ForumClient
+from forumbot.notify.journal import NoticeJournal
 from forumbot.notify.outbox import Sender, apprise_send, send_notices
 from forumbot.notify.scan import scan
 from forumbot.notify.settings import NotifyConfig, notify_config
@@ -57,6 +58,8 @@ class NotifyJob:
         cfg: the parsed ``[notify]`` table.
         board_id: the board's row id (the owl outbox is per board).
         sender: sends one Apprise message (tests pass a recorder or keep the real one).
+        journal: the notice journal beside the database (:mod:`forumbot.notify.journal`;
+            None: none, e.g. a job built by hand in a test).
     """
 
     storage: Storage
@@ -65,6 +68,7 @@ class NotifyJob:
     now: Callable[[], datetime]
     board_id: int
     sender: Sender = apprise_send
+    journal: NoticeJournal | None = None
 
     @classmethod
     def for_bot(cls, bot: Any) -> NotifyJob:
@@ -75,7 +79,8 @@ class NotifyJob:
         """
         cfg = notify_config(bot.config)
         board_id = bot.storage.board_id(bot.config.board_url, bot.config.platform, bot.now())
-        return cls(bot.storage, bot.client, cfg, bot.now, board_id)
+        journal = NoticeJournal.for_database(bot.config.database)
+        return cls(bot.storage, bot.client, cfg, bot.now, board_id, journal=journal)
 
     def run(self) -> list[int]:
         """Scan, then send; returns the ids of the notices sent. Forum and database errors
@@ -91,6 +96,7 @@ class NotifyJob:
                 self.now,
                 self.board_id,
                 sender=self.sender,
+                journal=self.journal,
             )
         except LoginFailed:
             raise

@@ -51,6 +51,7 @@ from forumbot.errors import LoginFailed
 from forumbot.forums.base import ForumClient
 from forumbot.notify.faults import report_once
 from forumbot.notify.items import Item, explain
+from forumbot.notify.journal import NoticeJournal
 from forumbot.notify.settings import NotifyConfig, PersonSettings, person_settings, quiet_until
 from forumbot.publish.labels import slug
 from forumbot.publish.owls import draft_owl, owl, send_owl
@@ -236,8 +237,9 @@ def owl_subject(count: int) -> str:
 
 # -- owls ---------------------------------------------------------------------------------
 def _settle_batches(
-    storage: Storage, client: ForumClient, now: Callable[[], datetime]
-) -> list[int]:
+    storage: Storage, client: ForumClient, now: Callable[[], datetime],
+    journal: NoticeJournal | None = None,
+) -> list[int]:  # fmt: skip
     """Finish the owls of ``batched`` notices (sent, or failed); returns notice ids sent."""
     sent: list[int] = []
     by_key: dict[str, list[dict[str, Any]]] = {}
@@ -262,11 +264,15 @@ def _settle_batches(
                 for r in rows:
                     _final(storage, r, "sent", now(), batch_key=key)
             sent.extend(int(r["id"]) for r in rows)
+            if journal is not None:
+                journal.note(storage, rows, "sent", now())
             log.info("owl %s sent to %s (%d notices)", key, rows[0]["recipient"], len(rows))
         elif outbox_row["status"] == "failed":
             with storage.db.atomic():
                 for r in rows:
                     _final(storage, r, "failed", now(), last_error=outbox_row["last_error"])
+            if journal is not None:
+                journal.note(storage, rows, "retry", now())
     return sent
 
 
@@ -376,12 +382,15 @@ def notice_owl_key(username: str, rows: list[dict[str, Any]], text: str) -> str:
     return f"notice-{slug(username)}-{created}-{digest.hexdigest()[:10]}"
 
 
-def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetime) -> None:
+def _batch_owls(
+    storage: Storage, cfg: NotifyConfig, board_id: int, now: datetime,
+    journal: NoticeJournal | None = None,
+) -> None:  # fmt: skip
     """Gather each person's pending owl notices into one owl of the outbox when it is due
     (:func:`owl_due_at`). A person whose owl cannot be written is reported once; the others'
     owls are drafted."""
     pending: dict[str, list[dict[str, Any]]] = {}
-    for row in notices(storage, "pending", "owl"):
+    for row in _unforgotten(storage, notices(storage, "pending", "owl"), journal, now):
         pending.setdefault(str(row["recipient"]), []).append(row)
     for username, rows in pending.items():
         if owl_due_at(storage, cfg, rows, now) > now:
@@ -415,6 +424,8 @@ def _batch_owls(storage: Storage, cfg: NotifyConfig, board_id: int, now: datetim
                 "and status = 'pending'",
                 [key, *[r["id"] for r, _ in kept]],
             )
+        if journal is not None:
+            journal.note(storage, [r for r, _ in kept], "sending", now)
 
 
 # -- Apprise ------------------------------------------------------------------------------
@@ -442,9 +453,19 @@ def _settle_unknown_apprise(storage: Storage, now: datetime) -> None:
     log.error("notify: %d Apprise notices of unknown fate marked failed", len(rows))
 
 
-def _send_apprise(storage: Storage, cfg: NotifyConfig, sender: Sender, now: datetime) -> list[int]:
+def _unforgotten(
+    storage: Storage, rows: list[dict[str, Any]], journal: NoticeJournal | None, now: datetime
+) -> list[dict[str, Any]]:
+    """``rows`` but those the notice journal shows sent before a restore (settled ``sent``)."""
+    return rows if journal is None else journal.unforgotten(storage, rows, now, _final)
+
+
+def _send_apprise(
+    storage: Storage, cfg: NotifyConfig, sender: Sender, now: datetime,
+    journal: NoticeJournal | None = None,
+) -> list[int]:  # fmt: skip
     groups: dict[str, tuple[tuple[str, ...], list[dict[str, Any]]]] = {}
-    for row in notices(storage, "pending", "apprise"):
+    for row in _unforgotten(storage, notices(storage, "pending", "apprise"), journal, now):
         username = str(row["recipient"])
         if quiet_until(person_settings(storage, username, cfg), now, cfg.tz) is not None:
             continue  # quiet hours: nothing but owls
@@ -487,6 +508,8 @@ def _send_apprise(storage: Storage, cfg: NotifyConfig, sender: Sender, now: date
         storage.db.conn.commit()
         if claimed != len(ids):  # another pass took some: leave them to it
             continue
+        if journal is not None:
+            journal.note(storage, keep, "sending", now)
         crash_point("notice_before_apprise")
         try:
             ok = sender(urls, owl_subject(len(items)), body)
@@ -504,6 +527,8 @@ def _send_apprise(storage: Storage, cfg: NotifyConfig, sender: Sender, now: date
                     storage.db.table("notices").update(
                         r["id"], {"status": "pending", "last_error": "Apprise refused it"}
                     )
+        if journal is not None:
+            journal.note(storage, keep, "sent" if ok else "retry", now)
         if ok:
             sent.extend(ids)
             log.info("notify: Apprise group %s: %d notices sent", group, len(ids))
@@ -520,10 +545,13 @@ def send_notices(
     board_id: int,
     *,
     sender: Sender = apprise_send,
+    journal: NoticeJournal | None = None,
 ) -> list[int]:
     """One pass of the outbox (see module docstring). Returns the notice ids sent.
 
     ``client`` None: owls are not sent in this pass (a process without a forum login).
+    ``journal``: the notice journal beside the database (:mod:`forumbot.notify.journal`):
+    written at each send, read after a restore; None: no journal.
 
     Raises:
         LoginFailed: the bot cannot log in (as for declarations).
@@ -532,12 +560,12 @@ def send_notices(
     _settle_unknown_apprise(storage, now())
     if client is not None:
         try:
-            sent += _settle_batches(storage, client, now)
-            _batch_owls(storage, cfg, board_id, now())
-            sent += _settle_batches(storage, client, now)
+            sent += _settle_batches(storage, client, now, journal)
+            _batch_owls(storage, cfg, board_id, now(), journal)
+            sent += _settle_batches(storage, client, now, journal)
         except LoginFailed:
             raise
-    sent += _send_apprise(storage, cfg, sender, now())
+    sent += _send_apprise(storage, cfg, sender, now(), journal)
     return sent
 
 

@@ -290,6 +290,18 @@ def _first_send_checks(storage: Storage, now: datetime) -> tuple[int, bool]:
     return (int(mark[0]) if mark else 0), window
 
 
+def found_in_sent_box(client: ForumClient, subject: str, marker: str) -> bool:
+    """True when the bot's outbox or sent box holds a PM with ``marker`` (False when the
+    client cannot search)."""
+    return bool(_already_sent(client, {"subject": subject, "marker": marker}))
+
+
+def restore_window(storage: Storage, now: datetime) -> bool:
+    """True while a restore's check window lasts (``publish_restores.check_until``): an owl
+    sent outside the outbox (a deadline's reminder) is looked for in the sent box first."""
+    return _first_send_checks(storage, now)[1]
+
+
 def send_due_owls(
     storage: Storage, client: ForumClient, now: Callable[[], datetime], board_id: int
 ) -> list[int]:
@@ -322,4 +334,7 @@ def send_due_owls(
     return done
 
 
-__all__ = ["draft_owl", "owl", "owl_key", "owls", "send_due_owls", "send_owl"]
+__all__ = [
+    "draft_owl", "found_in_sent_box", "owl", "owl_key", "owls", "restore_window",
+    "send_due_owls", "send_owl",
+]  # fmt: skip
