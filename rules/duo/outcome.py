@@ -47,7 +47,8 @@ class Event:
     zone entered), ``extra_move_refused``, ``creature_hit``
     (who, creature, damage, pv_left), ``creature_defeated``, ``creature_ability``, ``reward``
     (who, source, kind, amount), ``mechanism_attempt``, ``mechanism_solved``, ``item_taken``,
-    ``item_used``, ``scenery``, ``nothing_to_dodge``, ``self_cast``, ``extra_post``,
+    ``item_used``, ``scenery``, ``endures`` (who: no legal action left, no violation),
+    ``nothing_to_dodge``, ``self_cast``, ``extra_post``,
     ``damage_over_time``, ``turn_closed``, ``initiative_held`` (who, detail: the post id: a
     second initiative of the duo when all four share a zone, held for the referee),
     ``pending`` (attacker, target: waiting for the target's post; only while it still waits at

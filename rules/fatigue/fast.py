@@ -226,7 +226,11 @@ def _read(
     if declared not in _ACTIONS:
         return None
     v = call.violation if record else _ignore
-    legal = barred_cast is None or has_legal_action(me, cfg, can_be_dodging=role == "defense")
+    legal = True
+    if declared is None or post.spell is None:  # D1: a known spell still castable (issue 26)
+        legal = has_legal_action(
+            me, cfg, can_be_dodging=role == "defense", ruleset=plan.rs, opponents=(opp.name,)
+        )
     if declared is None:
         if legal:
             v(name, pid, "no_action", "the post names no action")
