@@ -51,7 +51,8 @@ name = "Protego"
 aliases = []
 source = "test spellbook"
 level = 2
-effects = [{ type = "ward", amount = 15, duration = 2 }, { type = "spell_family", family = "protection" }]
+effects = [{ type = "ward", amount = 15, duration = 2 },
+           { type = "spell_family", family = "protection" }]
 """
 RS = load_fatigue_ruleset(HEAD + BOOK)
 A, C = "Aurora Vexley", "Cassius Thorne"
