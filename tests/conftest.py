@@ -4,6 +4,7 @@ reads it) and passes the French lint (issue 15; :mod:`forumbot.publish.checks`).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -26,3 +27,26 @@ def _rendered_text_is_checked() -> Iterator[None]:
         yield
     finally:
         render_module.RENDER_CHECKS.remove(_check_rendered)
+
+
+SEED_TESTS_RULESET = Path(__file__).resolve().parent / "fixtures" / "fatigue_seed_tests.toml"
+"""The fatigue ruleset with the spellbook the hand-computed duels were written with (issue 26:
+the shipped spellbook changed so that duels end; the golden numbers stay right)."""
+
+
+@pytest.fixture
+def seed_spellbook(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """For the duration of a test, the ruleset named ``fatigue`` (``club.ruleset``, a duel's
+    ruleset) is read from :data:`SEED_TESTS_RULESET`: flows, desks and the sandbox's scripted
+    duellists play the golden duels' spellbook. Use with
+    ``pytestmark = pytest.mark.usefixtures("seed_spellbook")``."""
+    from forumbot import rulesets
+    from rules.ruleset import ruleset_path
+
+    def redirected(name: str) -> Path:
+        return SEED_TESTS_RULESET if name == "fatigue" else ruleset_path(name)
+
+    monkeypatch.setattr(rulesets, "ruleset_path", redirected)
+    rulesets.load_ruleset.cache_clear()
+    yield SEED_TESTS_RULESET
+    rulesets.load_ruleset.cache_clear()
