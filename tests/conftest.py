@@ -1,5 +1,8 @@
 """Suite-wide checks: every text the templates render in any test is valid BBCode (as phpBB
-reads it) and passes the French lint (issue 15; :mod:`forumbot.publish.checks`)."""
+reads it) and passes the French lint (issue 15; :mod:`forumbot.publish.checks`); account
+passwords are hashed with cheap argon2 parameters in-process (the real ones cost ~64 MiB and
+~0.1 s per hash: hundreds of web tests would spend minutes on them). A test that needs the
+production parameters is marked ``real_argon2``."""
 
 from __future__ import annotations
 
@@ -7,9 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from argon2 import PasswordHasher
 
 from forumbot.publish import render as render_module
 from forumbot.publish.checks import bbcode_problems, french_problems
+from forumbot.web import users as users_module
 
 
 def _check_rendered(template: str, language: str, text: str) -> None:
@@ -27,6 +32,19 @@ def _rendered_text_is_checked() -> Iterator[None]:
         yield
     finally:
         render_module.RENDER_CHECKS.remove(_check_rendered)
+
+
+# argon2id with the smallest parameters argon2-cffi accepts: same code path, same hash format.
+_CHEAP_HASHER = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+_CHEAP_DUMMY = _CHEAP_HASHER.hash("forumbot-no-such-user")
+
+
+@pytest.fixture(autouse=True)
+def _cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.get_closest_marker("real_argon2"):
+        return
+    monkeypatch.setattr(users_module, "_HASHER", _CHEAP_HASHER)
+    monkeypatch.setattr(users_module, "_DUMMY_HASH", _CHEAP_DUMMY)
 
 
 SEED_TESTS_RULESET = Path(__file__).resolve().parent / "fixtures" / "fatigue_seed_tests.toml"

@@ -57,6 +57,23 @@ def test_password_is_stored_as_argon2id_hash(storage) -> None:  # type: ignore[n
     assert authenticate(storage, "alice", "another secret") is not None
 
 
+@pytest.mark.real_argon2
+def test_the_production_hash_parameters_are_argon2_cffi_defaults(storage) -> None:  # type: ignore[no-untyped-def]
+    """The suite hashes cheaply (tests/conftest.py); this test keeps the real parameters:
+    argon2id, 64 MiB, 3 passes (argon2-cffi's RFC 9106 low-memory profile), and a hash made
+    with weaker parameters (e.g. the suite's) is upgraded at the next successful login."""
+    from argon2 import PasswordHasher
+
+    add_user(storage, "Alice", "long enough", "admin", NOW)
+    stored = storage.db["users"].get("Alice")["password_hash"]
+    assert stored.startswith("$argon2id$v=19$m=65536,t=3,p=4$")  # argon2-cffi's defaults
+    weak = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1).hash("long enough")
+    storage.db["users"].update("Alice", {"password_hash": weak})
+    assert authenticate(storage, "alice", "long enough") is not None
+    upgraded = storage.db["users"].get("Alice")["password_hash"]
+    assert upgraded.startswith("$argon2id$v=19$m=65536,t=3,p=4$")
+
+
 def test_add_user_refusals(storage) -> None:  # type: ignore[no-untyped-def]
     add_user(storage, "rita", "long enough", "referee", NOW)
     with pytest.raises(UserError, match="exists"):
