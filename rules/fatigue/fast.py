@@ -225,9 +225,8 @@ def _read(
     if declared not in _ACTIONS:
         return None
     v = call.violation if record else _ignore
-    legal = (declared is not None and post.spell is not None) or has_legal_action(
-        me, cfg, can_be_dodging=role == "defense", ruleset=plan.rs, opponents=(opp.name,)
-    )  # D1 (issue 26): only where it matters; a known spell still castable
+    legal = (declared is not None and post.spell is not None) or has_legal_action(  # D1
+        me, cfg, can_be_dodging=role == "defense", ruleset=plan.rs, opponents=(opp.name,))
     if declared is None:
         if legal:
             v(name, pid, "no_action", "the post names no action")
