@@ -9,6 +9,7 @@ tests would spend minutes on them). A test that needs the production parameters 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
@@ -56,3 +57,26 @@ def _cheap_password_hashes(request: pytest.FixtureRequest, monkeypatch: pytest.M
         return
     monkeypatch.setattr(users_module, "_HASHER", _CHEAP_HASHER)
     monkeypatch.setattr(users_module, "_DUMMY_HASH", _CHEAP_DUMMY)
+
+
+SEED_TESTS_RULESET = Path(__file__).resolve().parent / "fixtures" / "fatigue_seed_tests.toml"
+"""The fatigue ruleset with the spellbook the hand-computed duels were written with (issue 26:
+the shipped spellbook changed so that duels end; the golden numbers stay right)."""
+
+
+@pytest.fixture
+def seed_spellbook(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """For the duration of a test, the ruleset named ``fatigue`` (``club.ruleset``, a duel's
+    ruleset) is read from :data:`SEED_TESTS_RULESET`: flows, desks and the sandbox's scripted
+    duellists play the golden duels' spellbook. Use with
+    ``pytestmark = pytest.mark.usefixtures("seed_spellbook")``."""
+    from forumbot import rulesets
+    from rules.ruleset import ruleset_path
+
+    def redirected(name: str) -> Path:
+        return SEED_TESTS_RULESET if name == "fatigue" else ruleset_path(name)
+
+    monkeypatch.setattr(rulesets, "ruleset_path", redirected)
+    rulesets.load_ruleset.cache_clear()
+    yield SEED_TESTS_RULESET
+    rulesets.load_ruleset.cache_clear()

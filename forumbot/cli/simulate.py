@@ -14,6 +14,7 @@ import click
 from rules import ruleset_path
 from rules.balance import csv_text, simulate_magic_types, text_table
 from rules.balance import simulate as run_simulation
+from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset, parse_any_ruleset
 from rules.ruleset import Ruleset
 
@@ -28,10 +29,29 @@ ESTIMATE_FROM = 50_000
 """From this many duels, ``simulate`` times a small sample first and prints an estimate."""
 
 
+def ruleset_file_for(name: str) -> Path:
+    """The file of ruleset ``name``: an existing file as given, else the shipped ruleset of
+    that name (``fatigue`` -> ``rules/data/fatigue.toml``, as ``club.ruleset`` reads it).
+
+    Raises:
+        click.BadParameter: neither a file nor a shipped ruleset."""
+    given = Path(name)
+    if given.is_file():
+        return given
+    try:
+        shipped = ruleset_path(name)
+    except RuleError:
+        shipped = None
+    if shipped is None or not shipped.is_file():
+        raise click.BadParameter(
+            f"{name!r} is neither a file nor a shipped ruleset", param_hint="'--ruleset'"
+        )
+    return shipped
+
+
 def _estimate_s(rs: Ruleset, duels: int, magic_types: bool) -> float:
     """Seconds ``duels`` duels of ``rs`` should take, from a timed sample of 20 duels per
     cell (wall clock: only for the message, never for the table)."""
-    from rules.errors import RuleError
 
     play = simulate_magic_types if magic_types else run_simulation
     for cells in range(1, 401):  # the smallest run: one duel per cell (pair of years)
@@ -57,8 +77,8 @@ def _duration(seconds: float) -> str:
 @click.option(
     "--ruleset",
     "ruleset_file",
-    type=click.Path(exists=True, dir_okay=False),
-    help="ruleset TOML file (default: the shipped classic ruleset)",
+    help="a ruleset's name, as in the configuration (classic, fatigue), or a TOML file "
+    "(default: the shipped classic ruleset)",
 )
 @click.option("--duels", type=click.IntRange(min=1), default=10_000, show_default=True)
 @click.option(
@@ -72,8 +92,7 @@ def _duration(seconds: float) -> str:
 @click.option(
     "--compare",
     "other_file",
-    type=click.Path(exists=True, dir_okay=False),
-    help="a second ruleset file: its table side by side, differences in points",
+    help="a second ruleset (name or file): its table side by side, differences in points",
 )
 @click.option(
     "--csv",
@@ -90,10 +109,9 @@ def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
     Ruleset files are read with the configuration's limits (size, UTF-8, depth: exit 78);
     ``--duels`` above ``--max-duels`` is refused (exit 2) with the time it would take."""
     from forumbot.rulesets import read_ruleset_file
-    from rules.errors import RuleError
 
     named = (ruleset_file, *((other_file,) if other_file else ()))
-    files = [Path(f) if f else ruleset_path("classic") for f in named]
+    files = [ruleset_file_for(f or "classic") for f in named]
     texts = [read_ruleset_file(f) for f in files]
     try:
         rulesets = [parse_any_ruleset(text) for text in texts]
@@ -123,7 +141,7 @@ def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
         click.echo(f"CSV written to {csv_file}")
 
 
-__all__ = ["simulate"]
+__all__ = ["ruleset_file_for", "simulate"]
 
 
 COMMANDS = (simulate,)

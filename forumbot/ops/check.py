@@ -10,8 +10,9 @@ with the same dice commitment.
 
 from __future__ import annotations
 
+import random
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,11 @@ from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
 from forumbot.ops.session import bot_client, log_in
+from forumbot.rulesets import load_ruleset
 from forumbot.storage import MIGRATIONS, Storage
 from parsers.model import Post
+from rules.balance import stall_warnings
+from rules.errors import RuleError
 
 
 class DryRunWrite(ForumError):
@@ -97,6 +101,30 @@ def _memory_copy(path: str) -> Storage:
     db = sqlite_utils.Database(memory)
     MIGRATIONS.apply(db)
     return Storage(db=db, path=":memory:")
+
+
+def ruleset_warnings(names: Iterable[str], seed: int = 0) -> list[str]:
+    """One line per configured ruleset pairing whose simulated duels often cannot end
+    (:func:`rules.balance.stall_warnings`: a quick simulation, at most a few hundred duels per
+    ruleset, seeded): ``"warning: ruleset fatigue: in simulation, 40 % of 5th-year mirror
+    duels cannot end (...)"``. Issue 26: a club's own spellbook that stalls is told before
+    its first duel. Each distinct name (``club.ruleset``, ``registration[i].ruleset``) once;
+    a ruleset that does not load is :mod:`forumbot.ops.validate`'s business (skipped here).
+    """
+    lines = []
+    for name in dict.fromkeys(names):
+        try:
+            rs = load_ruleset(name)
+        except (OSError, RuleError):
+            continue
+        for stall in stall_warnings(rs, random.Random(seed)):
+            lines.append(f"warning: ruleset {name}: {stall.message()}")
+    return lines
+
+
+def configured_rulesets(config: Config) -> list[str]:
+    """The ruleset names the configuration uses: ``club.ruleset``, then each registration's."""
+    return [config.ruleset, *(reg.ruleset for reg in config.registrations)]
 
 
 def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:

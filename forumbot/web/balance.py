@@ -39,12 +39,15 @@ def shipped_rulesets() -> list[str]:
 
 @dataclass(frozen=True)
 class BalanceTables:
-    """A ruleset's tables: ``years`` (year against year) and, for fatigue, ``magic_types``."""
+    """A ruleset's tables: ``years`` (year against year) and, for fatigue, ``magic_types``
+    with ``labels`` (each magic type's own label)."""
 
     name: str
     engine: str
     years: Table
     magic_types: Table | None
+    labels: dict[str, str] = field(default_factory=dict)
+    """Magic type key -> the ruleset's label (« Discrète »)."""
 
 
 @dataclass
@@ -83,7 +86,10 @@ class BalanceCache:
             types = simulate_magic_types(
                 rs, duels=per * len(rs.magic_types) ** 2, rng=random.Random(self.seed)
             )
-        return BalanceTables(name, engine, years, types)
+        labels = {}
+        if isinstance(rs, FatigueRuleset):
+            labels = {k: t.label for k, t in rs.magic_types.items()}
+        return BalanceTables(name, engine, years, types, labels)
 
 
 __all__ = ["DUELS_PER_PAIR", "SEED", "BalanceCache", "BalanceTables", "shipped_rulesets"]

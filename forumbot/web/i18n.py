@@ -37,6 +37,39 @@ ENGLISH: dict[str, str] = {
         "%s duels, mean %s turns, draws %s %%, closed by the referee %s %%"
     ),
     "contre": "vs",
+    "Durée médiane : %s tours": "Median length: %s turns",
+    "Chaque case : la part des duels gagnés par la ligne ; au survol, l'intervalle de confiance "
+    "à 95 % (Wilson), le nombre de duels, la part des nuls et des duels clos au plafond de "
+    "tours. Une case grise (—) : la plupart de ses duels n'ont pas abouti.": (
+        "Each square: the share of duels the row side won; on hover, the 95 % (Wilson) "
+        "confidence interval, the number of duels, the share of draws and of duels closed at "
+        "the turn cap. A grey square (—): most of its duels did not end."
+    ),
+    "La diagonale (même année, même magie) oppose deux camps semblables : la ligne est le "
+    "duelliste nommé en premier, la case vaut donc environ 50 % moins la moitié des nuls et "
+    "des duels clos, et les cases (ligne, colonne) et (colonne, ligne) font 100 % moins leurs "
+    "nuls et duels clos.": (
+        "The diagonal (same year, same magic type) sets alike sides against each other: the "
+        "row side is the duellist listed first, so the square reads about 50 % less half the "
+        "draws and closed duels, and squares (row, column) and (column, row) add up to 100 % "
+        "less their draws and closed duels."
+    ),
+    "%s contre %s : %s de victoires (intervalle à 95 %% : %s à %s), %s sur %s duels ; nuls "
+    "%s, clos au plafond %s": (
+        "%s vs %s: %s won (95 %% interval: %s to %s), %s of %s duels; draws %s, closed at "
+        "the cap %s"
+    ),
+    "Ce tableau ne veut pas dire grand-chose : %s des duels ont été clos au plafond de tours, "
+    "sans vainqueur (les duels de ce grimoire s'enlisent).": (
+        "This table means little: %s of its duels were closed at the turn cap, with no winner "
+        "(this spellbook's duels stall)."
+    ),
+    "Ce tableau ne veut rien dire : aucun duel n'a eu de vainqueur.": (
+        "This table means nothing: no duel had a winner."
+    ),
+    "Ce tableau ne veut rien dire : aucun duel n'a été joué.": (
+        "This table means nothing: no duel was played."
+    ),
     "Aucun PV perdu : clore le duel ?": "No PV lost: close the duel?",
     # notices and claims (issue 18)
     "Mes notifications": "My notifications",

@@ -9,9 +9,10 @@ Pure (rules engines only, randomness passed in)::
 from __future__ import annotations
 
 from rules.balance.policies import POLICIES, Policy, Rng
-from rules.balance.render import csv_text, svg_heatmap, text_table
+from rules.balance.render import MEANING, MIRROR_NOTE, csv_text, svg_heatmap, text_table
 from rules.balance.simulate import (
     DEFAULT_MAX_TURNS,
+    MEANINGLESS_CAPPED,
     Cell,
     Table,
     compare,
@@ -19,14 +20,21 @@ from rules.balance.simulate import (
     play_fatigue,
     simulate,
     simulate_magic_types,
+    type_combinations,
+    wilson,
 )
+from rules.balance.stall import Stall, stall_warnings
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
+    "MEANING",
+    "MEANINGLESS_CAPPED",
+    "MIRROR_NOTE",
     "POLICIES",
     "Cell",
     "Policy",
     "Rng",
+    "Stall",
     "Table",
     "compare",
     "csv_text",
@@ -34,6 +42,9 @@ __all__ = [
     "play_fatigue",
     "simulate",
     "simulate_magic_types",
+    "stall_warnings",
     "svg_heatmap",
     "text_table",
+    "type_combinations",
+    "wilson",
 ]

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Literal, Protocol, TypeVar
 
 from rules.effects import ExtraDamage, NoAttack
-from rules.fatigue.effects import Heal, NoDodge, PvDamage
+from rules.fatigue.effects import DamageOverTime, Heal, NoDodge, PvDamage
 from rules.fatigue.engine import _targets_opponent
 from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuellistState, TurnPost
@@ -42,6 +42,12 @@ class Rng(Protocol):
 Policy = Literal["random", "greedy"]
 POLICIES: tuple[Policy, ...] = ("random", "greedy")
 Role = Literal["initiative", "defense"]
+
+GREEDY_STEP_PV = 5
+"""The greedy fatigue duellist ranks spells by their whole damage in steps of this many PV
+(a player does not weigh single PV: 17 and 19 PV are "as strong"); ties are broken at random,
+so two greedy duellists of one year do not play the very same duel (issue 26: mirror duels
+of identical duellists would all be draws)."""
 
 
 def _known(rs: Ruleset, year: str) -> list[Spell]:
@@ -99,19 +105,76 @@ def classic_random_post(rs: Ruleset, me: DuellistState, post_id: int, rng: Rng) 
 
 
 def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) -> list[Spell]:
-    """The spells ``me`` may cast at ``opp`` now without a violation (fatigue)."""
-    if any(isinstance(e, NoAttack) for e in me.effects):
+    """The spells ``me`` may cast at ``opp`` now without a violation (fatigue), in spellbook
+    order."""
+    if me.effects and any(isinstance(e, NoAttack) for e in me.effects):
         return []
-    return [
-        s
-        for s in _known(rs, me.year)
-        if (s.max_casts is None or me.cast_count(s.name) < s.max_casts)
-        and (
-            rs.house_rule("recast_same_opponent")
-            or not _targets_opponent(s)
-            or (s.name, opp.name) not in me.spells_used_on
+    used = me.spells_used_on
+    menu = _fatigue_menu(rs, me.year)[0]
+    if not used and not rs.has_cast_limits:
+        return [m[0] for m in menu]
+    return [m[0] for m in menu if _castable(m, me, opp.name, used)]
+
+
+def _castable(
+    m: tuple[Spell, bool, str, int], me: DuellistState, opponent: str, used: object
+) -> bool:
+    """A menu entry ``me`` may cast at ``opponent``: within its ``max_casts`` and, for a spell
+    banned once used (the reuse ban, unless the club's named house rule lifts it), not yet
+    cast at that opponent."""
+    spell = m[0]
+    if spell.max_casts is not None and me.cast_count(m[2]) >= spell.max_casts:
+        return False
+    return not m[1] or (m[2], opponent) not in used  # type: ignore[operator]
+
+
+# (ruleset id, year) -> (ruleset, known spells as (spell, banned once used, name, damage) in
+# spellbook order, the same grouped by expected damage, best first): read once per ruleset.
+_Menu = tuple[tuple[Spell, bool, str, int], ...]
+_FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, tuple[_Menu, tuple[_Menu, ...]]]] = {}
+
+
+def _fatigue_menu(rs: FatigueRuleset, year: str) -> tuple[_Menu, tuple[_Menu, ...]]:
+    key = (id(rs), year)
+    found = _FATIGUE_MENUS.get(key)
+    if found is not None and found[0] is rs:
+        return found[1]
+    menu = tuple(
+        (
+            s,
+            not rs.house_rule("recast_same_opponent") and _targets_opponent(s),
+            s.name,
+            fatigue_expected_damage(s),
         )
-    ]
+        for s in _known(rs, year)
+    )
+    # greedy: the attack spells by PV damage, best first, then the self spells by PV healed
+    # (a heal is cast only with no attack spell left: healing while an attack remains would
+    # stall the duel), then the rest
+    def rank(m: tuple[Spell, bool, str, int]) -> tuple[int, int]:
+        total = fatigue_total_damage(m[0])
+        return (0, -(total // GREEDY_STEP_PV)) if total else (1, -m[3]) if m[3] else (2, 0)
+
+    ranks = sorted({rank(m) for m in menu})
+    groups = tuple(tuple(m for m in menu if rank(m) == r) for r in ranks)
+    if len(_FATIGUE_MENUS) >= 1024:
+        _FATIGUE_MENUS.clear()
+    _FATIGUE_MENUS[key] = (rs, (menu, groups))
+    return menu, groups
+
+
+def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) -> list[Spell]:
+    """The legal spells of the best expected damage (:func:`fatigue_expected_damage`), in
+    spellbook order: :func:`fatigue_spells` filtered to its best."""
+    if me.effects and any(isinstance(e, NoAttack) for e in me.effects):
+        return []
+    used = me.spells_used_on
+    name = opp.name
+    for group in _fatigue_menu(rs, me.year)[1]:
+        legal = [m[0] for m in group if _castable(m, me, name, used)]
+        if legal:
+            return legal
+    return []
 
 
 def fatigue_actions(
@@ -143,6 +206,14 @@ def fatigue_expected_damage(spell: Spell) -> int:
     return damage or sum(e.amount for e in spell.effects if isinstance(e, Heal))
 
 
+def fatigue_total_damage(spell: Spell) -> int:
+    """The PV a fatigue spell takes from its target before modifiers, its lasting damage
+    included (``damage_over_time``: amount x duration); 0 for a spell that deals none."""
+    return sum(e.amount for e in spell.effects if isinstance(e, PvDamage)) + sum(
+        e.amount * e.duration for e in spell.effects if isinstance(e, DamageOverTime)
+    )
+
+
 def fatigue_post(
     rs: FatigueRuleset,
     me: DuellistState,
@@ -155,20 +226,20 @@ def fatigue_post(
     """One fatigue 1v1 post by ``me`` against ``opp``.
 
     ``random``: a legal action and spell drawn uniformly, a bet drawn among the allowed ones.
-    ``greedy``: always casts (a cast cannot miss by default, and both spells land) the spell
-    with the most PV (:func:`fatigue_expected_damage`), dodging only when it cannot cast.
+    ``greedy``: always casts (a cast cannot miss by default, and both spells land) the attack
+    spell with the most PV damage (:func:`fatigue_total_damage`, in steps of
+    :data:`GREEDY_STEP_PV`; ties broken at random); with none left, the heal that restores
+    most, then any other self spell; dodging only when it cannot cast.
     """
-    spells = fatigue_spells(rs, me, opp)
-    actions = fatigue_actions(rs, me, spells, role)
-    if not actions:
-        return TurnPost(me.name, post_id, None)
-    if policy == "greedy":
-        kind = "cast" if "cast" in actions else actions[0]
-        if spells:
-            best = max(fatigue_expected_damage(s) for s in spells)
-            spells = [s for s in spells if fatigue_expected_damage(s) == best]
+    greedy = policy == "greedy"
+    spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
+    if greedy and spells:
+        kind = "cast"
     else:
-        kind = actions[0] if len(actions) == 1 else rng.choice(actions)
+        actions = fatigue_actions(rs, me, spells, role)
+        if not actions:
+            return TurnPost(me.name, post_id, None)
+        kind = actions[0] if greedy or len(actions) == 1 else rng.choice(actions)
     bets = rs.bets[kind]
     bet = bets[0] if len(bets) == 1 else rng.choice(bets)
     if kind == "dodge":
@@ -203,4 +274,5 @@ __all__ = [
     "fatigue_post",
     "fatigue_random_post",
     "fatigue_spells",
+    "fatigue_total_damage",
 ]

@@ -8,43 +8,92 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable, Mapping
 from html import escape
 
-from rules.balance.simulate import Table, compare
+from rules.balance.simulate import MEANINGLESS_CAPPED, Cell, Table, compare
+
+MEANING = {
+    "capped": "this table means little: {capped:.0f} % of its duels were closed at the turn cap "
+    "(no winner); the spellbook's duels stall",
+    "no_winner": "this table means nothing: no duel had a winner",
+    "empty": "this table means nothing: no duel was played",
+}
+"""English captions of :meth:`rules.balance.simulate.Table.meaningless` (the CLI's)."""
+
+MIRROR_NOTE = (
+    "mirror cells (row = column): the two sides are alike and the row side is the one listed "
+    "first, so a mirror cell reads about 50 % less half its draws and capped duels; cells "
+    "(r, c) and (c, r) add up to 100 % less their draws and capped duels"
+)
+"""The CLI's note under a table whose rows and columns are the same sides."""
+
+
+def _rate_cell(table: Table, r: str, c: str) -> str:
+    cell = table.cells[(r, c)]
+    if cell.capped_share >= MEANINGLESS_CAPPED:
+        return "capped"
+    lo, hi = cell.interval
+    return f"{100 * cell.win_rate:.0f} ({100 * lo:.0f}-{100 * hi:.0f})"
 
 
 def text_table(table: Table, other: Table | None = None) -> str:
-    """Row side's win rate (%) against each column side; with ``other``, its rate and the
-    difference in percentage points (``other - table``). Summary lines follow."""
+    """Row side's win rate (%) against each column side with its 95 % Wilson interval
+    (``62 (54-70)``; ``capped`` for a cell whose duels mostly hit the turn cap), then the
+    draws and capped duels of each cell (%), the summary (duels, mean and median length,
+    draws, capped), the mirror-cell note, and a caption when the table means little
+    (:meth:`Table.meaningless`). With ``other``: its rate and the difference in percentage
+    points (``other - table``) in each cell."""
     width = max(6, *(len(c) + 1 for c in table.cols)) + (8 if other else 0)  # a space between
+    if other is None:
+        width = max(width, 14)
     head = f"{'':>10}" + "".join(f"{c:>{width}}" for c in table.cols)
-    lines = [f"{table.ruleset} — win rate of the row side (%), {table.kind}", head]
+    what = "win rate of the row side (%)" + ("" if other else ", 95 % interval")
+    lines = [f"{table.ruleset} — {what}, {table.kind}", head]
     diff = compare(table, other) if other else {}
     for r in table.rows:
         row = f"{r:>10}"
         for c in table.cols:
-            rate = 100 * table.cells[(r, c)].win_rate
             if other is not None:
                 cell = f"{100 * other.cells[(r, c)].win_rate:.0f} ({diff[(r, c)]:+.0f})"
             else:
-                cell = f"{rate:.0f}"
+                cell = _rate_cell(table, r, c)
             row += f"{cell:>{width}}"
         lines.append(row)
+    if other is None and any(c.draws or c.capped for c in table.cells.values()):
+        small = max(6, *(len(c) + 1 for c in table.cols))
+        lines.append(f"{table.ruleset} — draws / capped at the turn cap (%), per cell")
+        lines.append(f"{'':>10}" + "".join(f"{c:>{small}}" for c in table.cols))
+        for r in table.rows:
+            row = f"{r:>10}"
+            for c in table.cols:
+                found = table.cells[(r, c)]
+                shares = f"{100 * found.draw_share:.0f}/{100 * found.capped_share:.0f}"
+                row += f"{shares:>{small}}"
+            lines.append(row)
     for name, t in (("", table),) + ((("compared: ", other),) if other else ()):
+        per = t.duels // max(1, len(t.cells))
         lines.append(
-            f"{name}{t.ruleset}: {t.duels} duels, mean length {t.mean_turns:.1f} turns, "
-            f"draws {100 * t.draw_share:.1f} %, closed by the referee {100 * t.capped_share:.1f} %"
+            f"{name}{t.ruleset}: {t.duels} duels ({per} per cell), mean length "
+            f"{t.mean_turns:.1f} turns, median {t.median_turns:.0f}, draws "
+            f"{100 * t.draw_share:.1f} %, closed by the referee {100 * t.capped_share:.1f} %"
         )
+        why = t.meaningless()
+        if why is not None:
+            lines.append("WARNING: " + MEANING[why].format(capped=100 * t.capped_share))
+    if set(table.rows) & set(table.cols):
+        lines.append(MIRROR_NOTE)
     return "\n".join(lines) + "\n"
 
 
 def csv_text(table: Table, other: Table | None = None) -> str:
-    """One line per cell: row, col, duels, wins, losses, draws, capped, mean_turns, win_rate
-    (0..1); with ``other``: its win rate and the difference in percentage points."""
+    """One line per cell: row, col, duels, wins, losses, draws, capped, mean_turns, win_rate,
+    win_low, win_high (the 95 % Wilson interval; 0..1); with ``other``: its win rate and the
+    difference in percentage points."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     header = ["ruleset", "kind", "row", "col", "duels", "wins", "losses", "draws", "capped",
-              "mean_turns", "win_rate"]  # fmt: skip
+              "mean_turns", "win_rate", "win_low", "win_high"]  # fmt: skip
     if other is not None:
         header += ["other_ruleset", "other_win_rate", "diff_points"]
     w.writerow(header)
@@ -52,7 +101,8 @@ def csv_text(table: Table, other: Table | None = None) -> str:
     for (r, c), cell in table.cells.items():
         line: list[object] = [table.ruleset, table.kind, r, c, cell.duels, cell.wins, cell.losses,
                               cell.draws, cell.capped, round(cell.turns / max(1, cell.duels), 2),
-                              round(cell.win_rate, 4)]  # fmt: skip
+                              round(cell.win_rate, 4), round(cell.interval[0], 4),
+                              round(cell.interval[1], 4)]  # fmt: skip
         if other is not None:
             line += [other.ruleset, round(other.cells[(r, c)].win_rate, 4), diff[(r, c)]]
         w.writerow(line)
@@ -72,22 +122,29 @@ def _colour(rate: float) -> str:
 
 def svg_heatmap(
     table: Table,
-    cell: int = 44,
+    cell: int = 48,
     *,
     title: str | None = None,
     summary: str | None = None,
     versus: str = "vs",
+    labels: Mapping[str, str] | None = None,
+    tooltip: Callable[[Cell, str, str], str] | None = None,
+    caption: str | None = None,
+    percent: str = " %",
 ) -> str:
-    """The win-rate table as an SVG heatmap (one square per pair, the rate written in it).
+    """The win-rate table as an SVG heatmap (one square per pair, the rate written in it
+    followed by ``percent``; a cell whose duels mostly hit the turn cap is grey with "—").
 
-    ``title``, ``summary`` (the line under the squares) and ``versus`` (in each square's
-    tooltip) default to English; the review page passes its own language's. Every text is
-    XML-escaped."""
-    left, top = 90, 60
+    ``title``, ``summary`` (the line under the squares), ``versus`` and ``tooltip`` (a
+    square's title, given the cell and the two labels) default to English; ``labels`` maps
+    a row or column key to the header shown (e.g. ``{"adult": "adulte"}``); ``caption``, when
+    given, is written under the summary (the table means little). The review page passes its
+    own language's. Every text is XML-escaped."""
+    names = dict(labels or {})
+    left, top = 100, 60
     w = left + cell * len(table.cols) + 10
-    h = top + cell * len(table.rows) + 40
+    h = top + cell * len(table.rows) + (58 if caption else 40)
     title = escape(title or f"{table.ruleset}: win rate of the row side ({table.kind})")
-    vs = escape(versus)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
         f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">',
@@ -96,32 +153,49 @@ def svg_heatmap(
     ]
     for j, c in enumerate(table.cols):
         x = left + j * cell + cell // 2
-        parts.append(f'<text x="{x}" y="{top - 8}" text-anchor="middle">{escape(c)}</text>')
+        label = escape(names.get(c, c))
+        parts.append(f'<text x="{x}" y="{top - 8}" text-anchor="middle">{label}</text>')
     for i, r in enumerate(table.rows):
         y = top + i * cell
+        label = escape(names.get(r, r))
         parts.append(
-            f'<text x="{left - 6}" y="{y + cell // 2 + 4}" text-anchor="end">{escape(r)}</text>'
+            f'<text x="{left - 6}" y="{y + cell // 2 + 4}" text-anchor="end">{label}</text>'
         )
         for j, c in enumerate(table.cols):
-            rate = table.cells[(r, c)].win_rate
+            found = table.cells[(r, c)]
+            rate = found.win_rate
             x = left + j * cell
+            stalled = found.capped_share >= MEANINGLESS_CAPPED
+            if tooltip is not None:
+                tip = tooltip(found, names.get(r, r), names.get(c, c))
+            else:
+                lo, hi = found.interval
+                tip = (
+                    f"{names.get(r, r)} {versus} {names.get(c, c)}: {100 * rate:.0f} % "
+                    f"({100 * lo:.0f}-{100 * hi:.0f} %), {found.wins}/{found.duels} won, "
+                    f"draws {100 * found.draw_share:.0f} %, capped {100 * found.capped_share:.0f} %"
+                )
+            fill = "#cccccc" if stalled else _colour(rate)
             parts.append(
-                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{_colour(rate)}" '
-                f'stroke="#888"><title>{escape(r)} {vs} {escape(c)}: {100 * rate:.0f} %'
-                "</title></rect>"
+                f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{fill}" '
+                f'stroke="#888"><title>{escape(tip)}</title></rect>'
             )
+            text = "—" if stalled else f"{100 * rate:.0f}{percent}"
             parts.append(
                 f'<text x="{x + cell // 2}" y="{y + cell // 2 + 4}" '
-                f'text-anchor="middle">{100 * rate:.0f}</text>'
+                f'text-anchor="middle">{escape(text)}</text>'
             )
     line = escape(
         summary
         or f"{table.duels} duels, mean {table.mean_turns:.1f} turns, draws "
         f"{100 * table.draw_share:.1f} %, closed by the referee {100 * table.capped_share:.1f} %"
     )
-    parts.append(f'<text x="4" y="{h - 12}">{line}</text>')
+    base = h - (30 if caption else 12)
+    parts.append(f'<text x="4" y="{base}">{line}</text>')
+    if caption:
+        parts.append(f'<text x="4" y="{h - 10}" fill="#a00000">{escape(caption)}</text>')
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
 
-__all__ = ["csv_text", "svg_heatmap", "text_table"]
+__all__ = ["MEANING", "MIRROR_NOTE", "csv_text", "svg_heatmap", "text_table"]

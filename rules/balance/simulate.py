@@ -13,8 +13,9 @@ drawn from ``policies`` (random legal, greedy). The row duellist is always liste
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from rules.balance.policies import POLICIES, Policy, Rng, classic_post, fatigue_post
 from rules.engine import new_duel, resolve_turn, start_duel
@@ -27,14 +28,37 @@ from rules.ruleset import Ruleset
 DEFAULT_MAX_TURNS = 60
 
 
+def wilson(wins: int, duels: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (``z`` = 1.96: 95 %) of a share ``wins / duels``, as
+    (low, high) in 0..1; (0.0, 1.0) when ``duels`` is 0. Unlike "rate ± 2 standard errors"
+    it stays inside 0..1 and is honest for small cells and rates near 0 or 1."""
+    if duels <= 0:
+        return 0.0, 1.0
+    p = wins / duels
+    z2 = z * z
+    centre = (p + z2 / (2 * duels)) / (1 + z2 / duels)
+    half = z * math.sqrt(p * (1 - p) / duels + z2 / (4 * duels * duels)) / (1 + z2 / duels)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+MEANINGLESS_CAPPED = 0.2
+"""From this share of duels closed at the turn cap (a table's, or a cell's), win rates say
+little: the caption says so and the cell shows no rate (issue 26)."""
+
+
 @dataclass(frozen=True)
 class Cell:
     """Results of the duels of one row side against one column side.
 
     Attributes:
-        row, col: the sides (a year, or ``"<year>/<magic type>"`` in a magic-type table).
+        row, col: the sides (a year, or a magic type in a magic-type table).
         duels: duels played; wins / losses: the row side's; draws: exact ties; capped: closed
-            by the referee at the turn cap (no winner); turns: total turns played.
+            by the referee at the turn cap (no winner); turns: total turns played; lengths:
+            each duel's turns (not compared).
+
+    ``wins + losses + draws + capped == duels``. In a mirror cell (row == column) both sides
+    are alike: the row side is the one listed first, and its win rate is about
+    ``(1 - draw_share - capped_share) / 2``, not 50 %.
     """
 
     row: str
@@ -45,11 +69,28 @@ class Cell:
     draws: int
     capped: int
     turns: int
+    lengths: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def win_rate(self) -> float:
         """Share of the duels the row side won (0..1)."""
         return self.wins / self.duels if self.duels else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The 95 % Wilson score interval of :attr:`win_rate` (0..1 each; (0, 1) with no
+        duel)."""
+        return wilson(self.wins, self.duels)
+
+    @property
+    def draw_share(self) -> float:
+        """Share of drawn duels (0..1)."""
+        return self.draws / self.duels if self.duels else 0.0
+
+    @property
+    def capped_share(self) -> float:
+        """Share of duels closed at the turn cap, no winner (0..1)."""
+        return self.capped / self.duels if self.duels else 0.0
 
 
 @dataclass(frozen=True)
@@ -81,6 +122,27 @@ class Table:
     def capped_share(self) -> float:
         """Share of duels closed by the referee at the turn cap (0..1)."""
         return sum(c.capped for c in self.cells.values()) / max(1, self.duels)
+
+    @property
+    def median_turns(self) -> float:
+        """Median duel length in turns (every duel of the table; 0 with none)."""
+        lengths = sorted(t for c in self.cells.values() for t in c.lengths)
+        if not lengths:
+            return 0.0
+        mid = len(lengths) // 2
+        return float(lengths[mid]) if len(lengths) % 2 else (lengths[mid - 1] + lengths[mid]) / 2
+
+    def meaningless(self) -> str | None:
+        """Why the table's win rates mean little, or None: ``"capped"`` when at least
+        :data:`MEANINGLESS_CAPPED` of its duels hit the turn cap, ``"no_winner"`` when no
+        duel had a winner (an all-zero table is no result), ``"empty"`` with no duel."""
+        if not self.duels:
+            return "empty"
+        if not any(c.wins or c.losses for c in self.cells.values()):
+            return "no_winner"
+        if self.capped_share >= MEANINGLESS_CAPPED:
+            return "capped"
+        return None
 
 
 def _result(state: DuelState, row: str) -> str:
@@ -122,16 +184,22 @@ def play_classic(
 
 def play_fatigue(
     rs: FatigueRuleset,
-    sides: tuple[tuple[str, str], tuple[str, str]],
+    sides: tuple[tuple[str, str | tuple[str, ...]], tuple[str, str | tuple[str, ...]]],
     policies: tuple[Policy, Policy],
     rng: Rng,
     max_turns: int = DEFAULT_MAX_TURNS,
 ) -> tuple[DuelState, int]:
-    """One fatigue 1v1 duel; ``sides`` are (year, magic type) of ``"A"`` and ``"B"``. The
-    initiative goes to either side with even odds each turn (whoever posts first)."""
+    """One fatigue 1v1 duel; ``sides`` are (year, magic type or types) of ``"A"`` and
+    ``"B"``. The initiative goes to either side with even odds each turn (whoever posts
+    first)."""
+    (ya, ta), (yb, tb) = sides
     state = start_duel(
         new_fatigue_duel(
-            rs, [("A", sides[0][0], (sides[0][1],)), ("B", sides[1][0], (sides[1][1],))]
+            rs,
+            [
+                ("A", ya, (ta,) if isinstance(ta, str) else ta),
+                ("B", yb, (tb,) if isinstance(tb, str) else tb),
+            ],
         )
     )
     policy = {"A": policies[0], "B": policies[1]}
@@ -167,11 +235,19 @@ def _cell(row: str, col: str, results: Sequence[tuple[str, int]]) -> Cell:
         draws=sum(1 for r, _ in results if r == "draw"),
         capped=sum(1 for r, _ in results if r == "capped"),
         turns=sum(t for _, t in results),
+        lengths=tuple(t for _, t in results),
     )
 
 
 def _policies(rng: Rng, policies: Sequence[Policy]) -> tuple[Policy, Policy]:
     return (rng.choice(policies), rng.choice(policies))
+
+
+def type_combinations(rs: FatigueRuleset) -> list[tuple[str, ...]]:
+    """Every magic-type combination a duellist may have: one type, or two (RULES.md: "Magic
+    type: one or two of the five"), sorted: 15 with the five shipped types."""
+    keys = sorted(rs.magic_types)
+    return [(k,) for k in keys] + [(a, b) for i, a in enumerate(keys) for b in keys[i + 1 :]]
 
 
 def simulate(
@@ -185,7 +261,9 @@ def simulate(
 ) -> Table:
     """Year against year: ``duels`` duels spread evenly over every (row, column) pair of years.
 
-    Fatigue duellists get a magic type drawn at random for each duel. Raises RuleError
+    Fatigue duellists get one or two magic types drawn at random for each duel (one of the
+    :func:`type_combinations`, all equally likely: a duellist of one year is not the same
+    duellist twice, issue 26). Raises RuleError
     (``"simulate"``) when ``duels`` is smaller than the number of cells.
     """
     keys = tuple(years or rs.starting_points)
@@ -193,7 +271,7 @@ def simulate(
     if per < 1:
         raise RuleError("simulate", f"at least {len(keys) ** 2} duels (one per pair of years)")
     cells: dict[tuple[str, str], Cell] = {}
-    types = sorted(rs.magic_types) if isinstance(rs, FatigueRuleset) else []
+    types = type_combinations(rs) if isinstance(rs, FatigueRuleset) else []
     for row in keys:
         for col in keys:
             results = []
@@ -246,6 +324,7 @@ def compare(a: Table, b: Table) -> dict[tuple[str, str], float]:
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
+    "MEANINGLESS_CAPPED",
     "Cell",
     "Table",
     "compare",
@@ -253,4 +332,6 @@ __all__ = [
     "play_fatigue",
     "simulate",
     "simulate_magic_types",
+    "type_combinations",
+    "wilson",
 ]

@@ -48,7 +48,8 @@ class Event:
     closes, duo.toml ``move_effect = "end_of_turn"``), ``extra_move_refused``, ``creature_hit``
     (who, creature, damage, pv_left), ``creature_defeated``, ``creature_ability``, ``reward``
     (who, source, kind, amount), ``mechanism_attempt``, ``mechanism_solved``, ``item_taken``,
-    ``item_used``, ``scenery``, ``nothing_to_dodge``, ``several_targets`` (who, target: the
+    ``item_used``, ``scenery``, ``endures`` (who: no legal action left, no violation),
+    ``nothing_to_dodge``, ``several_targets`` (who, target: the
     names, comma-separated: the spell resolves nothing; ``missing_target`` proposed),
     ``self_cast``, ``extra_post``, ``silent`` (who: let a deadline run out; detail ``"aimed"``
     when a spell waited on them: resolved undefended),

@@ -60,6 +60,8 @@ class _Step(_WorldStep):
             if dp.move_to or dp.use_item:
                 if not dp.use_item and not self.no_legal_action(me, bool(incoming)):
                     self.violation(me, "move_alone", post.post_id, "a move with no other action")
+            elif self.no_legal_action(me, bool(incoming)):  # D1: endures, no violation
+                self.events.append(Event("endures", me))
             else:
                 self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
         elif declared in ("dodge", "dodge_riposte"):

@@ -107,12 +107,28 @@ class _WorldStep(_StepCore):
         return bonus
 
     def no_legal_action(self, who: str, targeted: bool) -> bool:
-        """True when ``who`` can neither cast (a ``no_attack`` effect) nor dodge (nothing
-        aimed at them, or a ``no_dodge`` effect). RULES.md: "A duellist left with no legal
-        action posts role-play and endures: that counts as their post, no violation" — so
-        their move, the duo's move of the turn, is no ``move_alone`` either. A second dodge
-        in a row is not a legal action (:func:`rules.fatigue.engine.has_legal_action`)."""
-        return not has_legal_action(self.member(who), self.rs.cfg, can_be_dodging=targeted)
+        """True when ``who`` can neither cast nor dodge: no spell may be cast with an effect
+        (a ``no_attack`` effect runs, or every known spell aimed at an opponent is spent on
+        each opponent still standing, with no self spell known and no creature standing in
+        their zone: issue 26 D1, :func:`rules.fatigue.reading.may_cast_a_spell`; a spell at
+        the scenery is no way out [D]), and nothing to dodge (nothing aimed at them, a
+        ``no_dodge`` effect, or a second dodge in a row). RULES.md: "A duellist left with no
+        legal action posts role-play and endures: that counts as their post, no violation" —
+        so their move, the duo's move of the turn, is no ``move_alone`` either."""
+        zone = self.s.zone_of(who)
+        creature = any(
+            k == c.key and c.zone == zone and pv > 0
+            for k, pv in self.s.creatures
+            for c in self.env.creatures
+        )
+        return not has_legal_action(
+            self.member(who),
+            self.rs.cfg,
+            can_be_dodging=targeted,
+            ruleset=self.rs,
+            opponents=[n for n in self.s.opponents(who) if self.s.active(n)],
+            creature=creature,
+        )
 
     def _dummy(self, who: str) -> str:
         """Another duellist for a one-sided 1v1 check (its changes are discarded)."""

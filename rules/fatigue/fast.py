@@ -3,14 +3,13 @@ rule trail in the common case (issue 17: "ten times faster engines"; the balance
 the benchmark run it): a started, running 1v1 duel; one initiative post, one defense post, or a
 relaunch, none before the start; ``trail=False``; no referee override, waiver, confirmation,
 post facts or voided post; no waived violation on the waiting initiative. :func:`resolve_fast`
-returns the very outcome of the full resolution (``tests/unit/test_rules_golden_digest.py`` and
-``test_rules_fast.py`` compare them), or None for anything else, every input the full
-resolution refuses included: the caller then runs the full resolution.
+returns the very outcome of the full resolution (``test_rules_golden_digest.py`` and
+``test_rules_fast.py`` compare them), or None for anything else (every input the full
+resolution refuses included): the caller then runs it.
 
-Without waivers a violation never changes what a post does (each voids the same part whatever
-its status), so the waiting initiative read again at the defense records nothing. Speed comes
-from a plan built once per ruleset object (:class:`_Plan`). The rules are those of
-:mod:`rules.fatigue.engine`, ``reading``, ``applying`` and ``closing`` (seed 001), line for line.
+Without waivers a violation never changes what a post does, so the waiting initiative read
+again at the defense records nothing. Speed: a plan built once per ruleset (:class:`_Plan`).
+The rules of :mod:`rules.fatigue.engine`, ``reading``, ``applying``, ``closing``, line for line.
 """
 
 from __future__ import annotations
@@ -226,7 +225,8 @@ def _read(
     if declared not in _ACTIONS:
         return None
     v = call.violation if record else _ignore
-    legal = barred_cast is None or has_legal_action(me, cfg, can_be_dodging=role == "defense")
+    legal = (declared is not None and post.spell is not None) or has_legal_action(  # D1
+        me, cfg, can_be_dodging=role == "defense", ruleset=plan.rs, opponents=(opp.name,))
     if declared is None:
         if legal:
             v(name, pid, "no_action", "the post names no action")

@@ -6,6 +6,7 @@ Split out of ``rules.fatigue.engine`` (issue 17); every name stays importable fr
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Literal
 
 from rules.effects import NoAttack
@@ -19,27 +20,66 @@ from rules.fatigue.context import (  # noqa: F401
 from rules.fatigue.effects import (
     NoDodge,
 )
-from rules.fatigue.settings import FatigueSettings
+from rules.fatigue.settings import FatigueRuleset, FatigueSettings
 from rules.model import (
     DuellistState,
     TurnPost,
 )
 
 
-def has_legal_action(me: DuellistState, cfg: FatigueSettings, *, can_be_dodging: bool) -> bool:
+def may_cast_a_spell(
+    rs: FatigueRuleset, me: DuellistState, opponents: Collection[str], *, creature: bool = False
+) -> bool:
+    """True when ``me`` knows a spell that may still be cast with an effect: a self spell
+    (a heal, a ward), or a spell aimed at the opponent that is not banned on at least one of
+    ``opponents`` (names) by the reuse ban (lifted only by the club's named house rule
+    ``recast_same_opponent``), within its ``max_casts``, or, with ``creature`` (2v2: a
+    creature still standing in the caster's zone), any spell aimed at a target. Spells above the caster's
+    level (``known_levels``) do not count. Effects (``no_attack``) are not looked at here.
+
+    seed 001: « il est formellement interdit au lanceur de le réutiliser une seconde fois sur
+    son adversaire »; « Première année : sorts de niveau 1. [...] »."""
+    top = rs.max_level_for(me.year)
+    used = me.spells_used_on
+    for spell in rs.spells:
+        if top is not None and spell.level > top:
+            continue
+        if spell.max_casts is not None and me.cast_count(spell.name) >= spell.max_casts:
+            continue  # the spellbook's own limit (« sauf contre-indication »)
+        if not _targets_opponent(spell) or creature or rs.house_rule("recast_same_opponent"):
+            return True
+        if any((spell.name, o) not in used for o in opponents):
+            return True
+    return False
+
+
+def has_legal_action(
+    me: DuellistState,
+    cfg: FatigueSettings,
+    *,
+    can_be_dodging: bool,
+    ruleset: FatigueRuleset | None = None,
+    opponents: Collection[str] = (),
+    creature: bool = False,
+) -> bool:
     """True when ``me`` has at least one action the rules allow this post.
 
-    Cast is legal unless a ``no_attack`` effect runs; when there is something to dodge
-    (``can_be_dodging``: a defense post, or a 2v2 duellist with a spell aimed at them), a dodge
-    is legal unless a ``no_dodge`` effect runs or it would be a second dodge in a row
-    (``dodge_twice``; seed 001: "il est interdit d'utiliser cette action deux tours de suite"). A
-    dodge_riposte carries a spell, so it is never legal when casting is not.
+    Cast is legal unless a ``no_attack`` effect runs and, given ``ruleset``, when a known
+    spell may still be cast (:func:`may_cast_a_spell` against ``opponents``: the level, the
+    reuse ban on the same opponent; issue 26 D1: every known spell spent is no legal cast).
+    When there is something to dodge (``can_be_dodging``: a defense post, or a 2v2 duellist
+    with a spell aimed at them), a dodge is legal unless a ``no_dodge`` effect runs or it
+    would be a second dodge in a row (``dodge_twice``; seed 001: "il est interdit d'utiliser
+    cette action deux tours de suite"). A dodge_riposte carries a spell, so it is never legal
+    when casting is not.
 
     RULES.md Fine points: "A duellist left with no legal action posts role-play and endures:
     that counts as their post, no violation"; seed 001: "un duelliste n'a pas le droit de ne
     pas agir pendant un tour, sauf s'il y est contraint."
     """
-    if not any(isinstance(e, NoAttack) for e in me.effects):
+    if not any(isinstance(e, NoAttack) for e in me.effects) and (
+        ruleset is None or may_cast_a_spell(ruleset, me, opponents, creature=creature)
+    ):
         return True
     if not can_be_dodging or any(isinstance(e, NoDodge) for e in me.effects):
         return False
@@ -87,7 +127,9 @@ def _read(
     def nothing(void: str) -> _Read:
         return _Read(name, post, None, None, post.spell, void, None, die, False, False)
 
-    legal = has_legal_action(me, cfg, can_be_dodging=role == "defense")
+    legal = has_legal_action(
+        me, cfg, can_be_dodging=role == "defense", ruleset=rs, opponents=(opp.name,)
+    )
     if declared is None:
         if legal:
             ctx.violation(post, "no_action", "the post names no action", record=record)

@@ -13,6 +13,9 @@ from forumbot.demo.duo import DUOS, run_duo_demo
 from forumbot.publish.typography import plain
 from tests.fakes.clock import SandboxClock
 
+# issue 26: these duels were written with the spellbook of tests/fixtures/fatigue_seed_tests.toml
+pytestmark = pytest.mark.usefixtures("seed_spellbook")
+
 # What the script may be caught at: its deliberate mistakes (extra_move) and nothing else (a
 # duellist left with no legal action moves alone, which RULES.md allows: no move_alone).
 EXPECTED_RULES = {"extra_move"}

@@ -41,6 +41,9 @@ from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.fakes.clock import SandboxClock
 
+# issue 26: these duels were written with the spellbook of tests/fixtures/fatigue_seed_tests.toml
+pytestmark = pytest.mark.usefixtures("seed_spellbook")
+
 A1, A2, B1, B2 = "Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike"
 PASSWORD = "duellist-demo"
 BODY = "\n".join(

@@ -30,6 +30,9 @@ from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.fakes.clock import SandboxClock
 
+# issue 26: these duels were written with the spellbook of tests/fixtures/fatigue_seed_tests.toml
+pytestmark = pytest.mark.usefixtures("seed_spellbook")
+
 A, C = "Aurora Vexley", "Cassius Thorne"
 BODY = "\n".join(
     f"Ligne {i} : {{me}} avance sur le long tapis, entre les armures et les torches."

@@ -53,6 +53,9 @@ from forumbot.sandbox.forumactif import ForumactifSandbox
 from forumbot.storage import open_storage
 from rules.dice import derive_roll
 
+# issue 26: these duels were written with the spellbook of tests/fixtures/fatigue_seed_tests.toml
+pytestmark = pytest.mark.usefixtures("seed_spellbook")
+
 A, C = "Aurora Vexley", "Cassius Thorne"
 SEED = 5  # the Forumactif board's dice generator
 REGISTRATION_FORUM, DUEL_FORUM, CLUB_FORUM = 4, 3, 2

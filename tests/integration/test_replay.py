@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 from click.testing import CliRunner
 
 from forumbot.cli import main
@@ -14,6 +15,9 @@ from forumbot.duels.replay import parse_duellist_option, replay_pages
 from forumbot.publish.typography import plain
 from parsers.model import Post, TopicPage
 from tests.integration.test_fatigue_duel import SandboxDuel, run_duel, sandbox  # noqa: F401
+
+# issue 26: these duels were written with the spellbook of tests/fixtures/fatigue_seed_tests.toml
+pytestmark = pytest.mark.usefixtures("seed_spellbook")
 
 BODY = "\n".join(f"Ligne {i} : le duelliste avance, baguette levée." for i in range(1, 11))
 

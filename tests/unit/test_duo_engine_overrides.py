@@ -13,6 +13,9 @@ from rules.duo import DuoOutcome, DuoPost, DuoState, resolve_duo_step
 from rules.errors import RuleError
 from tests.unit.test_duo_rules import A1, A2, B1, B2, CFG, ENV, RS, drawer, duel, post, pv
 
+# issue 26: these duels were written with the spellbook of tests/fixtures/fatigue_seed_tests.toml
+pytestmark = pytest.mark.usefixtures("seed_spellbook")
+
 
 def run(state: DuoState, posts: list[DuoPost], die: int, **kw: Any) -> DuoOutcome:
     return resolve_duo_step(

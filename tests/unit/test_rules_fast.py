@@ -9,11 +9,15 @@ The full resolution runs when the trail is asked for; the fast path when it is n
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rules import TurnPost, new_duel, parse_ruleset, resolve_turn, ruleset_path, start_duel
+from rules.balance.policies import POLICIES, Policy
 from rules.effects import AttackModifier, NoAttack
 from rules.model import DuelState, TurnOutcome
 
@@ -363,3 +367,55 @@ def test_duo_steps_get_the_same_1v1_outcomes_without_the_trail(
             except RuleError:
                 refused += 1
     assert counts["fast"] > 200 and counts["fast"] > counts["full"] and refused < 200
+
+
+# -- generated legal play (issue 26: the equality tests generated, not hand-picked) --------------
+SEED_TESTS_BOOK = Path(__file__).resolve().parents[1] / "fixtures" / "fatigue_seed_tests.toml"
+
+
+@settings(max_examples=20, deadline=None, derandomize=True)
+@given(
+    seed=st.integers(min_value=0, max_value=2**32 - 1),
+    book=st.sampled_from(["shipped", "seed_tests"]),
+    policies=st.tuples(st.sampled_from(POLICIES), st.sampled_from(POLICIES)),
+)
+def test_fatigue_fast_path_equals_the_full_one_on_generated_legal_play(
+    seed: int, book: str, policies: tuple[Policy, Policy]
+) -> None:
+    """Hypothesis draws the duels (years, one or two magic types, policies, dice, who posts
+    first, relaunches); every step of the legal play of the balance simulator's duellists
+    goes through both paths: the fast path (no trail) gives the full resolution's outcome."""
+    from rules.balance.policies import fatigue_post
+    from rules.fatigue import load_fatigue_ruleset, new_fatigue_duel
+
+    text = FATIGUE_TEXT if book == "shipped" else SEED_TESTS_BOOK.read_text(encoding="utf-8")
+    rs = load_fatigue_ruleset(text)
+    rng = random.Random(seed)
+    types = sorted(rs.magic_types)
+    counts = {"fast": 0, "full": 0, "refused": 0}
+    pol = {A: policies[0], C: policies[1]}
+    pid = 0
+    for _ in range(2):
+        who = [(n, rng.choice(FATIGUE_YEARS), tuple(rng.sample(types, rng.randint(1, 2))))
+               for n in (A, C)]  # fmt: skip
+        state = start_duel(new_fatigue_duel(rs, who))
+        while not state.finished and state.turn < 30:
+            first, second = (A, C) if rng.random() < 0.5 else (C, A)
+            pid += 1
+            me, opp = state.duellist(first), state.duellist(second)
+            post = fatigue_post(rs, me, opp, pid, "initiative", rng, pol[first])
+            one = _both(state, [post], {pid: (rng.randint(1, 6),)}, rs, counts)
+            assert one is not None
+            if one.finished:
+                state = one.state
+                break
+            pid += 1
+            if rng.random() < 0.1:
+                two = _both(one.state, [], {}, rs, counts)
+            else:
+                me, opp = one.state.duellist(second), one.state.duellist(first)
+                post = fatigue_post(rs, me, opp, pid, "defense", rng, pol[second])
+                two = _both(one.state, [post], {pid: (rng.randint(1, 6),)}, rs, counts)
+            assert two is not None
+            state = two.state
+    assert counts["refused"] == 0 and counts["fast"] > 0

@@ -14,11 +14,11 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from forumbot.web.balance import BalanceCache, shipped_rulesets
+from forumbot.web.balance import BalanceCache, BalanceTables, shipped_rulesets
 from forumbot.web.i18n import translator
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
-from rules.balance import Table, svg_heatmap
+from rules.balance import Cell, Table, svg_heatmap
 
 
 def _cache(request: Request) -> BalanceCache:
@@ -32,8 +32,50 @@ def decimal(value: float, language: str) -> str:
     return text.replace(".", ",") if language == "fr" else text
 
 
-def heatmap(table: Table, language: str) -> Markup:
-    """The table's SVG with the page's language (every text escaped by the renderer)."""
+def _pct(share: float, language: str) -> str:
+    """A share (0..1) as a whole percentage with the page's percent sign (``62 %``)."""
+    return f"{100 * share:.0f}\u202f%" if language == "fr" else f"{100 * share:.0f} %"
+
+
+def labels_for(tables: BalanceTables, table: Table, language: str) -> dict[str, str]:
+    """Readable headers: « 1re », « 2e »… « adulte » for years (``1st``… ``adult`` in
+    English), the ruleset's own label for a magic type (« Discrète », never ``discrete``)."""
+    if table.kind == "magic_types":
+        return {k: tables.labels.get(k, k) for k in table.rows}
+    out = {}
+    for key in table.rows:
+        if key == "adult" or not key.isdigit():
+            out[key] = "adulte" if language == "fr" and key == "adult" else key
+        elif language == "fr":
+            out[key] = "1re" if key == "1" else f"{key}e"
+        else:
+            out[key] = {"1": "1st", "2": "2nd", "3": "3rd"}.get(key, f"{key}th")
+    return out
+
+
+def caption(table: Table, language: str) -> str | None:
+    """Why the table means little (:meth:`Table.meaningless`), in the page's language, or
+    None: no all-zero or stalled table is shown as a result."""
+    _ = translator(language)
+    why = table.meaningless()
+    if why == "capped":
+        return _(
+            "Ce tableau ne veut pas dire grand-chose : %s des duels ont été clos au plafond "
+            "de tours, sans vainqueur (les duels de ce grimoire s'enlisent).",
+            _pct(table.capped_share, language),
+        )
+    if why == "no_winner":
+        return _("Ce tableau ne veut rien dire : aucun duel n'a eu de vainqueur.")
+    if why == "empty":
+        return _("Ce tableau ne veut rien dire : aucun duel n'a été joué.")
+    return None
+
+
+def heatmap(table: Table, language: str, tables: BalanceTables | None = None) -> Markup:
+    """The table's SVG with the page's language (every text escaped by the renderer):
+    readable headers (:func:`labels_for`), each square's rate with « % », its tooltip the
+    95 % Wilson interval, the count, the draws and capped duels; the caption when the table
+    means little (:func:`caption`)."""
     _ = translator(language)
     kind = _("année contre année") if table.kind == "years" else _("magie contre magie")
     title = _("%s : victoires de la ligne (%s)", table.ruleset, kind)
@@ -44,7 +86,24 @@ def heatmap(table: Table, language: str) -> Markup:
         decimal(100 * table.draw_share, language),
         decimal(100 * table.capped_share, language),
     )
-    return Markup(svg_heatmap(table, title=title, summary=summary, versus=_("contre")))  # noqa: S704
+    names = labels_for(tables, table, language) if tables is not None else {}
+
+    def tip(cell: Cell, row: str, col: str) -> str:
+        lo, hi = cell.interval
+        return _(
+            "%s contre %s : %s de victoires (intervalle à 95 %% : %s à %s), %s sur %s duels ; "
+            "nuls %s, clos au plafond %s",
+            row, col, _pct(cell.win_rate, language), _pct(lo, language), _pct(hi, language),
+            cell.wins, cell.duels, _pct(cell.draw_share, language),
+            _pct(cell.capped_share, language),
+        )  # fmt: skip
+
+    svg = svg_heatmap(
+        table, title=title, summary=summary, versus=_("contre"), labels=names, tooltip=tip,
+        caption=caption(table, language),
+        percent="\u202f%" if language == "fr" else " %",
+    )  # fmt: skip
+    return Markup(svg)  # noqa: S704
 
 
 @page
@@ -68,8 +127,10 @@ async def balance_page(request: Request, user: User) -> Response:
     shown = [t for t in (tables.years, tables.magic_types) if t is not None]
     maps = [
         {
-            "svg": heatmap(t, language),
+            "svg": heatmap(t, language, tables),
             "table": t,
+            "caption": caption(t, language),
+            "median": decimal(t.median_turns, language),
             "mean": decimal(t.mean_turns, language),
             "draws": decimal(100 * t.draw_share, language),
             "capped": decimal(100 * t.capped_share, language),
@@ -86,4 +147,4 @@ async def balance_page(request: Request, user: User) -> Response:
     return render(request, "balance.html", context, user=user)
 
 
-__all__ = ["balance_index", "balance_page", "decimal", "heatmap"]
+__all__ = ["balance_index", "balance_page", "caption", "decimal", "heatmap", "labels_for"]
