@@ -35,7 +35,8 @@ def may_cast_a_spell(
     ``opponents`` (names) by the reuse ban (lifted only by the club's named house rule
     ``recast_same_opponent``), within its ``max_casts``, or, with ``creature`` (2v2: a
     creature still standing in the caster's zone), any spell aimed at a target. Spells above
-    the caster's level (``known_levels``) do not count. Effects (``no_attack``) are not looked at here.
+    the caster's level (``known_levels``) do not count. Effects (``no_attack``) are not
+    looked at here.
 
     seed 001: « il est formellement interdit au lanceur de le réutiliser une seconde fois sur
     son adversaire »; « Première année : sorts de niveau 1. [...] »."""

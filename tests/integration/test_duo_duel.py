@@ -247,7 +247,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     # Turn 2: the creature is defeated; a double target; B2 joins: all four meet.
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
     assert "Cassius Thorne met le strangulot du bassin hors de combat" in t
-    assert "Récompense pour Cassius Thorne" in t
+    assert "Cassius Thorne reçoit en récompense" in t
     duel.play(A2, "Rictusempra", B1, "zone 2")
     t = duel.play(A1, "Flipendo", B1)
     assert "double cible" in t and "ne peut pas viser directement Cassius Thorne" in t
@@ -264,7 +264,7 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     assert len(duel.cycle()) == 1
     decl = duel.bot_texts()[-1]
     die_word = "dé du forum « Pari »" if duel.forum else "dé « Pari »"
-    assert "message n°" in plain(decl) and decl.count(die_word) == 2
+    assert "message n°" in plain(decl) and plain(decl).count(die_word) == 2
     duel.post(B1, "Rictusempra", A1)
     duel.post(A2, "Feudeymon", B2)
     duel.cycle()
@@ -329,12 +329,12 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     from forumbot.duels.verify import verify_pages
 
     secret = duel.bot.storage.duel(duel.duel_id)["dice_secret"]
-    reward_draws = sum(t.count("(récompense tirée : ") for t in duel.bot_texts())
+    reward_draws = sum(plain(t).count("(récompense tirée : ") for t in duel.bot_texts())
     assert reward_draws >= 1 and "créature strangulot)" in "".join(duel.bot_texts())
     if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only
         assert sources == {"forum"}
         assert (
-            f"Graine secrète des dés de l'arbitre (placement et récompenses) : {secret}"
+            f"Graine des dés de l'arbitre (placement et récompenses), révélée à la fin du duel : {secret}"
             in plain(final)
         )
         assert "lancés par le forum" in final
@@ -349,11 +349,12 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
         result = CliRunner().invoke(main, ["verify-dice", url])
         assert result.exit_code == 0 and "tout est conforme" in result.output, result.output
         return
-    assert sources == {"bot"} and f"Graine secrète des dés : {secret}" in plain(final)
+    assert sources == {"bot"}
+    assert f"Graine des dés, révélée à la fin du duel : {secret}" in plain(final)
     # forumbot verify-dice recomputes every bot roll (and the placement) from the pages alone.
     url = f"{duel.board.base_url}/viewtopic.php?t={duel.topic_id}"
     report = verify_pages(fetch_topic_pages(url))
-    rolls = sum(t.count("; dé « Pari » ") for t in duel.bot_texts())
+    rolls = sum(plain(t).count("; dé « Pari » ") for t in duel.bot_texts())
     assert report.ok and report.seed_matches
     assert len([c for c in report.checks if c.turn > 0 and not c.label]) == rolls > 10
     assert len([c for c in report.checks if c.turn == 0]) == 4  # the four placements

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from forumbot.publish.typography import plain
 from parsers.action import parse_action
 from parsers.model import Post
 from rules import DuelState, RuleError, TurnOutcome, TurnPost, ruleset_path, start_duel
@@ -391,7 +392,7 @@ def test_recasting_at_the_same_opponent_is_only_a_named_house_rule() -> None:
         "dice_source": "bot", "early": [], "referee_name": "Arbitre", "bets": rs.bets,
         "min_lines": 10, "hours": 36, "dice_name": "Pari", **shown,
     }, "fr")  # fmt: skip
-    assert "Règle de la maison « Relance libre »" in text
+    assert "Règle de la maison « Relance libre »" in plain(text)
 
 
 # --- A duel that truly cannot end ---------------------------------------------------------------

@@ -1,0 +1,133 @@
+"""The template context of a 2v2 declaration (``duo_turn.bbcode.j2``): posts, attacks, events,
+the points' balance that adds up, the zones, the creatures and who must post next.
+
+Pure of I/O: built from the step's :class:`rules.duo.DuoOutcome` and the state before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from forumbot.duels.balance import balances, duo_changes, spell_label
+from forumbot.duels.decisions import referee_decisions
+from forumbot.duels.duo_board import REWARD_FR, duo_settings
+from forumbot.duels.fatigue_posts import ACTION_FR
+from forumbot.storage.records import Duel
+from rules.duo import DuoOutcome, DuoPost, DuoState, Environment, expected_posters
+from rules.fatigue import FatigueRuleset
+from rules.model import TrailEntry
+
+
+def turn_context(
+    rs: FatigueRuleset,
+    env: Environment,
+    duel: Duel,
+    before: DuoState,
+    posts: list[DuoPost],
+    dice: dict[int, tuple[int, ...]],
+    outcome: DuoOutcome,
+    referee_name: str,
+    *,
+    dice_source: str = "bot",
+) -> dict[str, Any]:
+    """Template context of a 2v2 declaration (stored with the draft, ``duo_state`` included).
+    ``dice_source`` ``"forum"``: the « Pari » dice are the forum's; the seed revealed at the
+    end then covers only the placement and the rewards (each reward line names its draw)."""
+    after = outcome.state
+    attacks = [a.to_dict() for a in outcome.attacks]
+    events = [asdict(e) for e in outcome.events]
+    violations = [v.to_dict() for v in outcome.violations]
+    decisions = referee_decisions(
+        {"trail": [t.to_dict() for t in outcome.trail if isinstance(t, TrailEntry)]}
+    )
+    effects_before = {d.name: [e.to_dict() for e in d.effects] for d in before.duel.duellists}
+    for e in events:  # a lasting loss names its spell and caster (issue 25)
+        if e["kind"] == "damage_over_time":
+            running = [x for x in effects_before.get(e["who"], [])
+                       if x.get("type") == "damage_over_time"]  # fmt: skip
+            e["label"] = ", ".join(
+                spell_label(str(x.get("source")), str(x.get("caster") or "?"))
+                for x in running
+            )
+    zone_names = {z.key: f"{env.zone_number(z.key)} ({z.name})" for z in env.zones}
+    held: dict[str, list[str]] = {}
+    for n, k in after.inventory:
+        held.setdefault(n, []).append(env.item(k).name)
+    return {
+        "title": duel.title,
+        "turn": before.duel.turn + 1,
+        "unit": rs.unit,
+        "dice_name": rs.dice_name,
+        "posts": [
+            {
+                "duellist": p.post.duellist,
+                "post_id": p.post.post_id,
+                "zone": zone_names[before.zone_of(p.post.duellist)],
+                "action": ACTION_FR.get(
+                    p.post.kind or ("cast" if p.post.spell else ""), "aucune action"
+                ),
+                "spell": p.post.spell or p.post.spell_text,
+                "target": p.post.target,
+                "die": (outcome.dice.get(p.post.post_id) or dice[p.post.post_id])[0],
+                "kind": p.post.kind or ("cast" if p.post.spell else None),
+                "bet": list(p.post.bet) if p.post.bet else None,
+                "bet_won": _bet_won(outcome, p.post.duellist),
+            }
+            for p in posts
+        ],
+        "attacks": attacks,
+        "events": events,
+        # Who had posted before this step: a spell at them resolves without their defense.
+        "posted_before": list(before.posted),
+        "effects": {d.name: [e.to_dict() for e in d.effects] for d in after.duel.duellists
+                    if d.effects and d.points > 0},  # fmt: skip
+        "balance": balances(
+            {d.name: d.points for d in before.duel.duellists},
+            {d.name: d.points for d in after.duel.duellists},
+            duo_changes(attacks, events, violations, effects_before),
+            decided=[d["quantity"] for d in decisions],
+        ),
+        "hours": int(rs.setting("timeout_2v2_hours")),
+        "violations": violations,
+        "duellists": [
+            {
+                "name": d.name,
+                "points": d.points,
+                "zone": zone_names[after.zone_of(d.name)],
+                "held": held.get(d.name, []),
+                "disqualified": d.disqualified,
+            }
+            for d in after.duel.duellists
+        ],
+        "decisions": decisions,
+        "creatures": [{"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures],
+        "zone_names": zone_names,
+        "reward_fr": REWARD_FR,
+        # How each creature's ability reads (armour: damage absorbed; regenerate: PV back).
+        "abilities": {c.name: c.ability.kind for c in env.creatures},
+        "entered": [list(e) for e in outcome.entered],
+        "together": after.all_together() and not outcome.finished,
+        "expected": list(expected_posters(after)),
+        "finished": outcome.finished,
+        "winners": list(outcome.winners),
+        "losers": list(outcome.losers),
+        "win_galleons": duo_settings().win_galleons,
+        "stakes": duel.stakes,
+        "dice_source": dice_source,
+        "dice_secret": duel.dice_secret if outcome.finished else None,
+        "referee_name": referee_name,
+        "duo_state": after.to_dict(),
+    }
+
+
+def _bet_won(outcome: DuoOutcome, name: str) -> bool | None:
+    """Whether ``name``'s bet of this step was won (the trail's ``<name>.bet_won``)."""
+    won = None
+    for t in outcome.trail:
+        if isinstance(t, TrailEntry) and t.quantity == f"{name}.bet_won":
+            won = bool(t.value)
+    return won
+
+
+__all__ = ["turn_context"]
