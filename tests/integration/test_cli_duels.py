@@ -113,7 +113,8 @@ def test_cancel_ends_a_running_duel_with_a_french_declaration_and_an_audit(
     assert "[b]Duel annulé[/b]" in posted
     assert "Motif : les deux duellistes ont quitté le club." in plain(posted)
     # The seed is revealed, so the rolls declared so far can be checked (not « en cours »).
-    assert f"Graine des dés, révélée à l'annulation du duel : {duel['dice_secret']}" in plain(posted)
+    revealed = f"Graine des dés, révélée à l'annulation du duel : {duel['dice_secret']}"
+    assert revealed in plain(posted)
     storage = _storage(cfg)
     assert storage.duel(duel["id"])["status"] == "cancelled"
     [entry] = [

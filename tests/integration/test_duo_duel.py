@@ -334,7 +334,8 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only
         assert sources == {"forum"}
         assert (
-            f"Graine des dés de l'arbitre (placement et récompenses), révélée à la fin du duel : {secret}"
+            "Graine des dés de l'arbitre (placement et récompenses), révélée à la fin du duel : "
+            f"{secret}"
             in plain(final)
         )
         assert "lancés par le forum" in final
