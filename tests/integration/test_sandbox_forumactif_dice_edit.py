@@ -102,9 +102,9 @@ def test_edit_after_the_dice_is_ruled_on_the_rolled_version_and_held(
 
     draft = _turn_draft(bot)
     assert draft["status"] == "held" and str(draft["last_error"]).startswith(HOLD_PREFIX)
-    assert f"message n° {hers} : Sortilège de Désarmement" in plain(str)(
-        draft["text"]
-    )  # the version of the roll
+    assert f"message n° {hers}[/url] : Sortilège de Désarmement" in plain(
+        str(draft["text"])
+    )  # the version of the roll (the post number is linked to the post)
     assert "Chatouillis" not in str(draft["text"])
     assert "message modifié après le lancer des dés" in str(draft["text"])
     rows = list(bot.storage.db["violations"].rows_where("rule = 'late_edit'"))
@@ -148,5 +148,5 @@ def test_an_edit_before_the_dice_were_seen_is_the_post(
     bot.poll()
     (published,) = bot.publish()
     text = next(p.text for p in board.posts(topic) if p.post_id == published)
-    assert f"message n° {hers} : Sortilège de Chatouillis" in plain(text)
+    assert f"message n° {hers}[/url] : Sortilège de Chatouillis" in plain(text)
     assert list(bot.storage.db["violations"].rows_where("rule = 'late_edit'")) == []
