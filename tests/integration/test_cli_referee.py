@@ -232,8 +232,8 @@ def test_a_text_contradicting_the_draft_is_refused_unless_forced(duel) -> None: 
     attack = dice[post_id][0]
     wrong_die = 1 + attack % 6
     text = draft["text"].replace(
-        f"- {CASSIUS} : {points[CASSIUS]} PD", f"- {CASSIUS} : {points[CASSIUS] + 5} PD"
-    ).replace(f"message n°{post_id} ", f"message n°{post_id} ", 1)
+        f"- {CASSIUS}\u00a0: {points[CASSIUS]} PD", f"- {CASSIUS}\u00a0: {points[CASSIUS] + 5} PD"
+    )  # the typeset text: U+00A0 before « : » (issue 25).replace(f"message n°{post_id} ", f"message n°{post_id} ", 1)
     text = text.replace(f"attaque {attack}, défense", f"attaque {wrong_die}, défense", 1)
     assert text != draft["text"]
     path = cfg.parent / "new.txt"
