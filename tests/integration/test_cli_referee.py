@@ -231,9 +231,10 @@ def test_a_text_contradicting_the_draft_is_refused_unless_forced(duel) -> None: 
     post_id = next(iter(dice))
     attack = dice[post_id][0]
     wrong_die = 1 + attack % 6
+    total = f"- {CASSIUS}\u00a0: {{}} PD"  # the typeset text: U+00A0 before « : » (issue 25)
     text = draft["text"].replace(
-        f"- {CASSIUS}\u00a0: {points[CASSIUS]} PD", f"- {CASSIUS}\u00a0: {points[CASSIUS] + 5} PD"
-    )  # the typeset text: U+00A0 before « : » (issue 25).replace(f"message n°{post_id} ", f"message n°{post_id} ", 1)
+        total.format(points[CASSIUS]), total.format(points[CASSIUS] + 5)
+    ).replace(f"message n°{post_id} ", f"message n°{post_id} ", 1)
     text = text.replace(f"attaque {attack}, défense", f"attaque {wrong_die}, défense", 1)
     assert text != draft["text"]
     path = cfg.parent / "new.txt"
