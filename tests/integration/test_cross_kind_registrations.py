@@ -291,7 +291,7 @@ def test_when_the_teammate_forms_a_1v1_the_duo_is_withdrawn_and_the_other_may_re
     signup(forum, SOLO, "Cassius Thorne")
     desk.cycle()
     (reply,) = replies(forum, DUO)
-    assert reply.startswith(f"Aurora Vexley, ta demande (message n°{aurora}) est retirée")
+    assert plain(reply).startswith(f"Aurora Vexley, ta demande (message n° {aurora}) est retirée")
     assert "vient d'être formé pour Blaise Corvin, ton ou ta partenaire de duo" in reply
     assert "Tu peux te réinscrire ici dès maintenant, avec ou sans partenaire" in reply
     again = signup(forum, DUO, "Aurora Vexley")  # Aurora is free: accepted

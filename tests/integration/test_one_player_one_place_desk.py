@@ -15,6 +15,7 @@ import pytest
 
 import forumbot.club.duo_registrations as registrations
 from forumbot.club.registrations import RegistrationDesk
+from forumbot.publish.typography import plain
 from rules import duo_matchmaking
 from rules.duo_matchmaking import DuoLobby
 from tests.fakes.forum import ClubForum
@@ -119,7 +120,7 @@ def test_a_stored_match_repeating_a_player_is_cancelled_once_and_the_cycle_goes_
         ("Clémence Salpêtre", posts["clemence"]),
         ("Dorian Pike", posts["dorian"]),
     ):
-        (text,) = [r for r in cancelled if f"(message n°{post_id})" in r]
+        (text,) = [plain(r) for r in cancelled if f"(message n° {post_id})" in plain(r)]
         assert text.startswith(f"{author}, le duel en deux contre deux formé avec ton inscription")
         assert "Clémence Salpêtre y occuperait deux places" in text
         assert "tu peux te réinscrire ici dès maintenant" in text
