@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 from forumbot.club.registrations import RegistrationDesk
 from forumbot.config import Registration
 from forumbot.duels.referee import Referee
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from parsers.registration import fold
 from tests.fakes.forum import ClubForum
@@ -481,8 +482,8 @@ def test_the_ten_post_batch_read_one_by_one_or_in_one_pass_gives_the_same_desk()
     odric = [p for p in expected["pairings"] if "Odric Fenwick" in p]
     assert len(odric) == 1 and "Ysolde Marr" not in odric[0]
     (reply,) = [
-        p.text for p in by_one.forum.posts[SOLO]
-        if p.author == "Hibou" and f"n°{ids[0]}" in p.text
+        plain(p.text) for p in by_one.forum.posts[SOLO]
+        if p.author == "Hibou" and f"n° {ids[0]}" in plain(p.text)
     ]  # fmt: skip
     assert "Odric Fenwick participe déjà à un duel en un contre un en cours" in reply
     assert "Tu as déjà une inscription en cours" not in reply

@@ -15,6 +15,7 @@ from forumbot.app import Bot
 from forumbot.config import Config, parse_config
 from forumbot.duels.referee import Referee
 from forumbot.forums.phpbb import PhpbbClient
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.storage import open_storage
 from tests.integration.test_desk_confirmations import (
@@ -105,7 +106,7 @@ def test_sign_up_then_withdraw_the_player_is_never_paired(
     ]  # fmt: skip
     (answer,) = [r for r in rows(bot, "registration_posts") if r["post_id"] == withdrawal]
     assert (answer["status"], answer["code"]) == ("withdrawal", "withdrawn_open")
-    (reply,) = [t for t in bot_replies(board, thread) if f"n°{withdrawal}" in t]
+    (reply,) = [t for t in map(plain, bot_replies(board, thread)) if f"n° {withdrawal}" in t]
     assert "ta demande ouverte est retirée de ce sujet" in reply
     assert board.topics(DUEL_FORUM) == []  # no duel topic, no owl
     assert board.pms() == []
@@ -141,8 +142,9 @@ def test_withdrawing_from_a_queued_pairing_reopens_the_partner_and_tells_them(
     status = {r["player"]: r["status"] for r in rows(bot, "requests")}
     assert status["Nerys Vale"] == "withdrawn" and status["Ysolde Marr"] == "open"
     (reply,) = [
-        t for t in bot_replies(board, thread) if f"désistement (message n°{withdrawal})" in t
-    ]
+        t for t in map(plain, bot_replies(board, thread))
+        if f"désistement (message n° {withdrawal})" in t
+    ]  # fmt: skip
     assert "ton duel contre Ysolde Marr" in reply
     assert "Ysolde Marr[/b], ta demande est de nouveau ouverte" in reply.replace("[b]", "")
     # the running duel is not withdrawn: a concession or a referee
