@@ -116,7 +116,10 @@ def run_duel(duel: SandboxDuel) -> None:
     assert len(duel.cycle()) == 1  # first declaration
     duel.post(C, "Bombarda Maxima", "lancer un sort", "[1,2,3,4]")
     assert len(duel.cycle()) == 1  # second declaration: both spells land
-    assert "Aurora Vexley : 30 PV" in plain(duel.bot_texts())[-1]
+    # the PV balance line (issue 25): start, each loss and its source, the total
+    assert "Aurora Vexley : 100 - 70 (Bombarda Maxima de Cassius Thorne) = 30 PV" in plain(
+        duel.bot_texts()
+    )[-1]
     duel.post(C, "Diffindo", "lancer un sort", "[3,4,5,6]")
     assert len(duel.cycle()) == 1
     duel.clock.offset = timedelta(hours=37)
