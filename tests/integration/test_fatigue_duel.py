@@ -150,8 +150,9 @@ def test_fatigue_duel_to_the_end_on_the_phpbb_sandbox_then_verify_dice(
     # a tampered die on a saved page is caught
     page = httpx.get(duel.url()).text
     check = report.checks[0]
-    needle = f"dé « Pari » {check.declared[0]}"
-    wrong = f"dé « Pari » {1 if check.declared[0] != 1 else 2}"
+    pari = "dé «\u202fPari\u202f»"  # the page as posted: typeset (issue 25)
+    needle = f"{pari} {check.declared[0]}"
+    wrong = f"{pari} {1 if check.declared[0] != 1 else 2}"
     assert needle in page
     saved = tmp_path / "page1.html"
     saved.write_text(page.replace(needle, wrong, 1), encoding="utf-8")
