@@ -8,11 +8,14 @@ tests would spend minutes on them). A test that needs the production parameters 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from argon2 import PasswordHasher
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from forumbot.publish import render as render_module
 from forumbot.publish.checks import (
@@ -80,3 +83,21 @@ def seed_spellbook(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     rulesets.load_ruleset.cache_clear()
     yield SEED_TESTS_RULESET
     rulesets.load_ruleset.cache_clear()
+
+
+# Hypothesis: no test may depend on the machine's speed, so the per-example deadline and the
+# "input generation is slow" health check are off for every property test (each test's own
+# @settings still sets its number of examples).
+hypothesis_settings.register_profile(
+    "forumbot",
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+hypothesis_settings.load_profile("forumbot")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: two workers per core. About half of the suite's time is spent waiting
+    (servers on 127.0.0.1, subprocesses started and killed, Chromium), so two workers per
+    core keep both cores busy; every test has its own port (0) and tmp_path."""
+    return 2 * (os.cpu_count() or 1)

@@ -6,6 +6,7 @@ sandboxes with the real clients (fixture of test_duo_duel)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from forumbot.publish.typography import plain
@@ -42,15 +43,17 @@ def test_an_edit_after_the_declaration_is_proposed_as_late_edit_once(
     first = duel.post(A1, "Rictusempra", "le décor", "zone 2")
     assert len(duel.cycle()) == 1  # A1's post declared
     declared = duel.bot_texts()[-1]
-    assert f"message n° {first} " in plain(declared) and "Rictusempra" in declared
+    # « (message n° 3) », or on Forumactif « ([url=…]message n° 3[/url]) »; never n° 30
+    assert re.search(rf"message n° {first}(?!\d)", plain(declared)) and "Rictusempra" in declared
     _edit(duel, first, "[b]Rictusempra[/b]", "[b]Expelliarmus[/b]")  # after its declaration
 
     t = duel.play(A2, "Protego", "moi")
     # the version in force is kept: A1's declared spell stands, the edit changes nothing
     assert "Expelliarmus" not in t
-    assert "Aurora Vexley : message modifié après le message suivant" in plain(t), t
+    assert "Aurora Vexley, message modifié après le message suivant" in plain(t), t
     assert "(à l'appréciation de l'arbitre)" in t
-    assert "message modifié après le message suivant (message n°" in plain(t)  # which post
+    which = rf"message modifié après le message suivant \((\[url=[^\]]*\])?message n° {first}(?!\d)"
+    assert re.search(which, plain(t)), t  # which post (linked on Forumactif)
     rows = _late_rows(duel)
     assert [(r["duellist"], r["post_id"], r["status"]) for r in rows] == [(A1, first, "proposed")]
 

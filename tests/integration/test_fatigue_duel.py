@@ -26,7 +26,7 @@ from forumbot.config import Config, WatchedForum
 from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
 from forumbot.duels.verify import verify_pages
 from forumbot.fetch import fetch_topic_pages
-from forumbot.publish.typography import plain
+from forumbot.publish.typography import plain, typeset
 from forumbot.storage import open_storage
 from tests.fakes.clock import SandboxClock
 
@@ -116,7 +116,9 @@ def run_duel(duel: SandboxDuel) -> None:
     assert len(duel.cycle()) == 1  # first declaration
     duel.post(C, "Bombarda Maxima", "lancer un sort", "[1,2,3,4]")
     assert len(duel.cycle()) == 1  # second declaration: both spells land
-    assert "Aurora Vexley : 30 PV" in plain(duel.bot_texts())[-1]
+    # issue 25: the PV line shows its sum (same numbers as before: 100 - 70 = 30)
+    balance = "Aurora Vexley : 100 - 70 (Bombarda Maxima de Cassius Thorne) = 30 PV"
+    assert balance in plain(duel.bot_texts()[-1]), duel.bot_texts()[-1]
     duel.post(C, "Diffindo", "lancer un sort", "[3,4,5,6]")
     assert len(duel.cycle()) == 1
     duel.clock.offset = timedelta(hours=37)
@@ -147,8 +149,8 @@ def test_fatigue_duel_to_the_end_on_the_phpbb_sandbox_then_verify_dice(
     # a tampered die on a saved page is caught
     page = httpx.get(duel.url()).text
     check = report.checks[0]
-    needle = f"dé « Pari » {check.declared[0]}"
-    wrong = f"dé « Pari » {1 if check.declared[0] != 1 else 2}"
+    needle = typeset(f"dé « Pari » {check.declared[0]}")  # as the page shows it (issue 25)
+    wrong = typeset(f"dé « Pari » {1 if check.declared[0] != 1 else 2}")
     assert needle in page
     saved = tmp_path / "page1.html"
     saved.write_text(page.replace(needle, wrong, 1), encoding="utf-8")
