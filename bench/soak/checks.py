@@ -32,6 +32,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from forumbot.publish.typography import plain
 from parsers.registration import fold
 from soak.world import BOT, DUEL_FORUM, World
 
@@ -361,7 +362,7 @@ def leaderboard(world: World) -> list[str]:
     elif world.bot is not None:
         shown = {
             m["name"]: (int(m["points"]), int(m["wins"]), int(m["losses"]), int(m["draws"] or 0))
-            for m in LINE_RE.finditer(posts[0].text)
+            for m in LINE_RE.finditer(plain(posts[0].text))  # typeset since issue 25
         }
         shown = {k: v for k, v in shown.items() if any(v)}
         if shown != want:

@@ -158,9 +158,27 @@ def recompute(
     duel = Duel.from_row(storage.duel(record.duel_id))
     flow = flow_for(storage, duel)
     try:
-        return flow.recompute(storage, duel, record, overrides, waived, language)
+        stored, text = flow.recompute(storage, duel, record, overrides, waived, language)
     except rules.RuleError as exc:
         raise OverrideError(str(exc)) from exc
+    return _dated_like(stored, text, record.stored.get("context") or {})
+
+
+def _dated_like(
+    stored: dict[str, Any], text: str, old: dict[str, Any]
+) -> tuple[dict[str, Any], str]:
+    """A recomputed (stored context, text) with the deadline phrase and ``planned_at`` of the
+    draft it recomputes (issue 25's dated deadlines): an override changes numbers, not the
+    planned date (the poster dates the text again from the real publication)."""
+    context = stored.get("context")
+    old_phrase = old.get("deadline")
+    if not isinstance(context, dict) or not old_phrase or not context.get("deadline"):
+        return stored, text
+    new_phrase = str(context["deadline"])
+    if new_phrase != old_phrase and new_phrase not in text:
+        return stored, text
+    context = {**context, "deadline": old_phrase, "planned_at": old.get("planned_at")}
+    return {**stored, "context": context}, text.replace(new_phrase, str(old_phrase))
 
 
 TEXT_RERENDERED = (

@@ -72,8 +72,11 @@ def bbcode_problems(text: str) -> list[str]:
 
 
 _VOWEL = "aeiouyàâäéèêëîïôöûüœAEIOUYÀÂÄÉÈÊËÎÏÔÖÛÜŒ"
+_NO_ELISION_EXCEPT = r"(?!(?:oui|onze|onzième)\b)"
+"""Words before which French never elides (« au lieu de oui », « le onze »)."""
 _NO_ELISION = re.compile(
-    rf"(?<![\w'’])(de|que|ne|je|se|me|te|le|la|jusque|lorsque|puisque) (?=[{_VOWEL}])"
+    rf"(?<![\w'’])(de|que|ne|je|se|me|te|le|la|jusque|lorsque|puisque) "
+    rf"{_NO_ELISION_EXCEPT}(?=[{_VOWEL}])"
 )
 _ONE_PLURAL = re.compile(r"(?<![\d,.])\b1 ([a-zàâéèêîôûç]+s)\b")
 _SINGULAR_S = frozenset({"fois", "temps", "pas", "bras", "corps", "repos", "avis", "sens", "gras"})

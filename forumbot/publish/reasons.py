@@ -74,6 +74,7 @@ TASK_KINDS_FR: dict[str, str] = {
     "owl_queued": "un hibou en attente d'un modérateur du forum",
     "owl_refused": "un hibou refusé par le forum (boîte pleine ?)",
     "clock_skew": "l'horloge du bot ne s'accorde plus avec le forum : rien ne part tout seul",
+    "concession_unknown": "un abandon sur le forum inconnu de la base : à clore à la main",
 }
 
 UNKNOWN_REASON_FR = "le bot ne peut pas décider seul (le détail est sur la page de relecture)"

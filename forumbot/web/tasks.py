@@ -38,6 +38,7 @@ KIND_FR = {
     "late_edit": "Message modifié après la déclaration",
     "erratum_stale": "Erratum non appliqué",
     "clock_skew": "Horloge déréglée : publication automatique suspendue",
+    "concession_unknown": "Abandon inconnu de la base : à clore à la main",
 }
 STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}

@@ -144,7 +144,9 @@ def test_referee_edits_publishes_admin_dismisses(served: Served, page: Page) -> 
     draft_id = served.scenario.draft_id
     log_in(page, base, "rita")
     card = page.locator(f"#draft-{draft_id}")
-    assert "Aurora Vexley : 6 PD" in plain(card.locator("textarea[name=text]").input_value())
+    assert "Aurora Vexley : 12 - 6 (Sortilège de Désarmement de Cassius Thorne) = 6 PD" in plain(
+        card.locator("textarea[name=text]").input_value()
+    )
     assert "&lt;script&gt;" not in card.inner_text()  # escaped once, shown as text
     assert "<script>alert('x')</script>" in card.inner_text()
     DOCS.mkdir(exist_ok=True)

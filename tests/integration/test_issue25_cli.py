@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from forumbot.cli.drafts import duel_progress
+from forumbot.publish.typography import plain
 from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # noqa: F401 (the fixture)
 
 
@@ -74,7 +75,7 @@ def test_duels_list_and_a_topic_adopted_right_after_it_was_created(
     conceded = _run("duels", "concede", str(fresh), "Cassius Thorne", "--by", "M", "-c", str(cfg))
     assert conceded.exit_code == 0, conceded.output
     [text] = [
-        d["text"] for d in _storage(cfg).declarations(("draft", "approved"))
+        plain(d["text"]) for d in _storage(cfg).declarations(("draft", "approved"))
         if d["duel_id"] == duel["id"]
     ]
     assert "« Le duel de l'aube »" in text and f"topic {fresh}" not in text

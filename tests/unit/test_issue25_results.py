@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from forumbot.club.stakes import StakesTerms, stakes_owed
 from forumbot.publish.render import Trusted, render
+from forumbot.publish.typography import plain
 from tests.unit.test_registrations import THREAD, finish_by_concession, make, queue
 
 A, C = "Aurora Vexley", "Cassius Thorne"
@@ -18,7 +19,7 @@ def _sign(forum: object, who: str, stakes: str | None) -> None:
 
 def _results(forum: object) -> dict[str, str]:
     return {
-        who: str(pm["message"])
+        who: plain(str(pm["message"]))  # the owls are typeset (issue 25)
         for who in (A, C)
         for pm in forum.pms_to(who)  # type: ignore[attr-defined]
         if "Fin du duel" in str(pm["subject"])
@@ -80,6 +81,7 @@ def test_duo_result_owl_sentences_are_not_glued() -> None:
          "rewards": ["5 gallions"], "owed": owed,
          "topic_url": Trusted("http://b.example/viewtopic.php?t=3"), "referee_name": "L'arbitre"},
     )  # fmt: skip
+    text = plain(text)
     assert "pour toi.Récompenses" not in text
     assert "5 gallions pour toi.\n\nRécompenses gagnées pendant le duel : 5 gallions." in text
     assert f"Enjeux à honorer : {C} et Maelis doivent « une mandragore » à ton duo." in text

@@ -152,9 +152,9 @@ async def test_a_mechanism_judged_solved_feeds_the_next_declaration(
                          "Pari : [3,4,5,6]\nCible : le décor")  # fmt: skip
     world.ref.poll_duel(world.duel_id)
     draft = world.storage.declarations(("draft",), world.duel_id)[-1]
-    assert (
-        "a résolu le cadran runique" in draft["text"] and f"Récompense pour {A1}" in draft["text"]
-    )
+    text = plain(draft["text"])
+    assert f"{A1} a résolu le cadran runique !" in text
+    assert f"{A1} reçoit en récompense 3 PA" in text
 
 
 async def test_a_mechanism_not_solved_gives_nothing(
