@@ -40,7 +40,7 @@ def test_sigkill_at_random_points_then_restart_loses_and_duplicates_nothing(
     crash = load_crash_test()
     lines: list[str] = []
     figures = crash.run_crash_test(
-        8,
+        6,
         tmp_path,
         duels=2,
         seed=11,
@@ -53,8 +53,8 @@ def test_sigkill_at_random_points_then_restart_loses_and_duplicates_nothing(
         say=lines.append,
     )
     report = "\n".join(figures.lines())
-    assert figures.runs == 8
-    assert sum(figures.kills.values()) == 8, report
+    assert figures.runs == 6
+    assert sum(figures.kills.values()) == 6, report
     # the publish path itself was hit: the bot killed itself before and after a POST
     assert figures.kills["before_post"] >= 1 and figures.kills["after_post"] >= 1, report
     assert figures.final_clean, report + "\n" + (tmp_path / "bot.log").read_text()[-3000:]
@@ -77,7 +77,7 @@ def test_restoring_older_backups_between_kills_loses_and_duplicates_nothing(
     crash = load_crash_test()
     lines: list[str] = []
     figures = crash.run_crash_test(
-        6,
+        4,
         tmp_path,
         duels=2,
         seed=5,
