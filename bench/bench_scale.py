@@ -58,7 +58,7 @@ poll_interval_s = {poll}
 publish_interval_s = 1
 flood_interval_s = 0
 [storage]
-database = "bench.db"
+database = "{database}"
 backup_keep = 0
 [[watch]]
 forum_id = 3
@@ -149,7 +149,10 @@ def run(duels: int, poll_s: float, timeout_s: float, idle_s: float, work: Path) 
     players = TimedDuellists(board, db, random.Random(11), log)
     topics = [players.open_duel(i) for i in range(duels)]
     (work / "forumbot.toml").write_text(
-        CONFIG.format(url=url, bot=BOT, password_env=PASSWORD_ENV, poll=poll_s), encoding="utf-8"
+        CONFIG.format(
+            url=url, bot=BOT, password_env=PASSWORD_ENV, poll=poll_s, database="bench.db"
+        ),
+        encoding="utf-8",
     )
     env = {**os.environ, PASSWORD_ENV: "pw-bot"}
     players.start()

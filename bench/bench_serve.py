@@ -42,31 +42,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_scale import Log, instrument, pct, proc_stats  # noqa: E402
+from bench_scale import CONFIG, Log, instrument, pct, proc_stats  # noqa: E402
 from crash_test import BOT, PASSWORD_ENV, SPELLS, markers_in  # noqa: E402
 
 from forumbot.sandbox import SandboxBoard  # noqa: E402
-
-CLUB = """\
-[board]
-url = "{url}"
-platform = "phpbb3"
-[bot]
-username = "{bot}"
-password_env = "{password_env}"
-[club]
-ruleset = "classic"
-review_delay_s = 0
-[poll]
-poll_interval_s = {poll}
-publish_interval_s = 1
-flood_interval_s = 0
-[storage]
-database = "club{index}.db"
-backup_keep = 0
-[[watch]]
-forum_id = 3
-"""
 
 
 class Players:
@@ -201,8 +180,9 @@ def run(n: int, k: int, poll_s: float, workers: int, turns: int, work: Path) -> 
 
     def add_club(i: int) -> None:
         path = folder / f"club{i}.toml"
-        path.write_text(CLUB.format(url=urls[i], bot=BOT, password_env=PASSWORD_ENV,
-                                    poll=poll_s, index=i), encoding="utf-8")  # fmt: skip
+        text = CONFIG.format(url=urls[i], bot=BOT, password_env=PASSWORD_ENV, poll=poll_s,
+                             database=f"club{i}.db")  # fmt: skip
+        path.write_text(text, encoding="utf-8")
         path.chmod(0o600)
 
     add_club(0)
