@@ -43,7 +43,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_scale import CONFIG, Log, instrument, pct, proc_stats  # noqa: E402
-from crash_test import BOT, PASSWORD_ENV, SPELLS, markers_in  # noqa: E402
+from crash_test import (
+    BOT,
+    PASSWORD_ENV,
+    SPELLS,
+    declarations_shown,
+    markers_in,
+    open_duel_topic,
+    post_turn,
+)  # noqa: E402
 
 from forumbot.sandbox import SandboxBoard  # noqa: E402
 
@@ -64,18 +72,11 @@ class Players:
         for b, board in enumerate(self.boards):
             for d in range(per_board):
                 a, c = f"Duelliste {b}-{2 * d}", f"Duelliste {b}-{2 * d + 1}"
-                board.add_user(a, "x")
-                board.add_user(c, "x")
-                topic = board.create_topic(
-                    3, "Arbitre", f"Duel n°{d} : {a} contre {c}",
-                    f"Les adversaires : {a} (2e année) contre {c} (3e année).",
-                )  # fmt: skip
+                topic = open_duel_topic(board, a, c, d)
                 self.pairs[(b, topic)] = (a, c)
 
     def shown(self, b: int, topic: int) -> int:
-        board = self.boards[b]
-        bot = board.user_id(BOT)
-        return sum(len(markers_in(p.text)) for p in board.posts(topic) if p.poster_id == bot)
+        return declarations_shown(self.boards[b], topic)
 
     def step(self) -> None:
         for (b, topic), (a, c) in self.pairs.items():
@@ -84,10 +85,7 @@ class Players:
             if shown > done and done < self.turns:
                 self.answered[(b, topic)] = shown
                 for who in (a, c):
-                    spell = self.rng.choice(SPELLS)
-                    self.boards[b].post_reply(
-                        topic, who, f"{who} salue.\nPuis lève sa baguette.\n[b]{spell}[/b]"
-                    )
+                    post_turn(self.boards[b], topic, who, self.rng.choice(SPELLS))
                 with self.logs[b].lock:
                     self.logs[b].turns.setdefault(topic, []).append(time.monotonic())
 

@@ -229,6 +229,30 @@ class Database:
         )
 
 
+def open_duel_topic(board: SandboxBoard, a: str, b: str, number: int) -> int:
+    """Create duellists ``a`` and ``b`` and a classic duel topic for them in forum 3 (the
+    opening post names their years); returns the topic id."""
+    for name in (a, b):
+        board.add_user(name, "x")
+    return board.create_topic(
+        3,
+        "Arbitre",
+        f"Duel n°{number} : {a} contre {b}",
+        f"Les adversaires : {a} (2e année) contre {b} (3e année).",
+    )
+
+
+def declarations_shown(board: SandboxBoard, topic: int) -> int:
+    """How many bot markers the topic shows (one per published declaration)."""
+    bot = board.user_id(BOT)
+    return sum(len(markers_in(p.text)) for p in board.posts(topic) if p.poster_id == bot)
+
+
+def post_turn(board: SandboxBoard, topic: int, who: str, spell: str) -> None:
+    """``who``'s scripted turn: a salute line, a flourish line, the bold spell."""
+    board.post_reply(topic, who, f"{who} salue.\nPuis lève sa baguette.\n[b]{spell}[/b]")
+
+
 class Duellists:
     """Scripted duellists: in every duel topic, when a new bot declaration appears on the
     board (and the bot's database does not say the duel is finished), both duellists post
@@ -247,14 +271,7 @@ class Duellists:
     def open_duel(self, number: int) -> int:
         """Create two duellists and a duel topic for them; returns the topic id."""
         a, b = f"Duelliste {2 * number}", f"Duelliste {2 * number + 1}"
-        for name in (a, b):
-            self.board.add_user(name, "x")
-        topic = self.board.create_topic(
-            3,
-            "Arbitre",
-            f"Duel n°{number} : {a} contre {b}",
-            f"Les adversaires : {a} (2e année) contre {b} (3e année).",
-        )
+        topic = open_duel_topic(self.board, a, b, number)
         with self._lock:
             self.pairs[topic] = (a, b)
         return topic
@@ -267,18 +284,11 @@ class Duellists:
         for topic, (a, b) in pairs.items():
             if status.get(topic) == "finished":
                 continue
-            shown = sum(
-                len(markers_in(p.text))
-                for p in self.board.posts(topic)
-                if p.poster_id == self.board.user_id(BOT)
-            )
+            shown = declarations_shown(self.board, topic)
             if shown > self.answered.get(topic, 0):
                 self.answered[topic] = shown
                 for who in (a, b):
-                    spell = self.rng.choice(SPELLS)
-                    self.board.post_reply(
-                        topic, who, f"{who} salue.\nPuis lève sa baguette.\n[b]{spell}[/b]"
-                    )
+                    post_turn(self.board, topic, who, self.rng.choice(SPELLS))
 
     def start(self) -> None:
         """Answer in a background thread every 0.2 s."""
