@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from forumbot.publish.labels import RULE_NAMES, year_label
+from forumbot.web.views import DRAFT_STATUS_FR, DUEL_STATUS_FR, VIOLATION_STATUS_FR
 
 FIELDS_FR: dict[str, str] = {
     "topic_id": "sujet", "status": "état", "duellists": "duellistes", "ruleset": "règles",
@@ -30,12 +31,10 @@ FIELDS_FR: dict[str, str] = {
     "magic_types": "types de magie", "character": "personnage", "player": "compte",
     "stakes": "enjeux", "referee": "arbitre", "decision": "décision", "penalty": "pénalité",
 }  # fmt: skip
+# The statuses' French names are the review page's own (forumbot.web.views), plus the
+# notices' and tasks' statuses that only the audit table shows.
 STATUS_FR: dict[str, str] = {
-    "draft": "brouillon", "approved": "approuvé", "held": "mis en attente",
-    "publishing": "publication en cours", "published": "publié", "queued": "chez le modérateur",
-    "cancelled": "abandonné", "redraft": "à rédiger de nouveau", "running": "en cours",
-    "finished": "terminé", "open": "ouvert", "ignored": "ignoré", "proposed": "proposée",
-    "applied": "appliquée", "waived": "levée", "confirmed": "confirmée", "dismissed": "rejetée",
+    **DRAFT_STATUS_FR, **VIOLATION_STATUS_FR, **DUEL_STATUS_FR,
     "pending": "en attente", "done": "faite", "failed": "échec", "sent": "envoyé",
 }  # fmt: skip
 RULESETS_FR = {"classic": "classique", "fatigue": "fatigue", "duo": "deux contre deux"}
