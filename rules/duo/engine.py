@@ -36,7 +36,6 @@ Modules (issue 17 split; every name stays importable from here): :mod:`rules.duo
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
 
 from rules.duo.environment import Environment
 from rules.duo.opening import (
@@ -50,7 +49,7 @@ from rules.duo.opening import (
 )
 from rules.duo.outcome import CREATURE_SOURCE, Draw, DuoOutcome, DuoPost, Event
 from rules.duo.settings import DuoSettings
-from rules.duo.state import DuoState
+from rules.duo.state import DuoState, evolve
 from rules.duo.turn import _Step
 from rules.errors import RuleError
 from rules.fatigue.engine import OverrideValue, PostFacts, _parse_overrides
@@ -72,6 +71,7 @@ def resolve_duo_step(
     confirmed: Collection[tuple[str, str]] = (),
     facts: Mapping[int, PostFacts] | None = None,
     overrides: Mapping[str, int | bool] | None = None,
+    trail: bool = True,
 ) -> DuoOutcome:
     """Draft one 2v2 declaration (see the module doc).
 
@@ -95,6 +95,8 @@ def resolve_duo_step(
             left after the step, 0..its starting PV; 0 leaves it defeated, with no reward
             drawn). Applied where computed, in every exchange of the step that computes them;
             each recorded in ``trail`` as ``"referee.override"`` (computed and set values).
+        trail: False: the outcome's ``trail`` holds only the referee's overrides (the balance
+            simulator's speed, as :func:`rules.fatigue.resolve_fatigue_step`'s ``trail``).
 
     Returns:
         A :class:`DuoOutcome`; the turn closes when every active duellist has posted.
@@ -110,7 +112,7 @@ def resolve_duo_step(
     parsed = _duo_overrides(overrides or {}, state, env, ruleset, settings)
     posters = {dp.post.duellist for dp in posts}
     step = _Step(state, ruleset, env, settings, draw, waived, confirmed, facts or {}, parsed,
-                 posters)  # fmt: skip
+                 posters, trail)  # fmt: skip
     for key, who, task_id in solved:
         step.solve(key, who, task_id)
     together = state.all_together()
@@ -126,7 +128,7 @@ def resolve_duo_step(
             step.events.append(Event("initiative_held", p.duellist, None, str(p.post_id)))
             continue
         rolled = step.rolled(p.duellist, tuple(dice[p.post_id]))
-        step.post(DuoPost(replace(p, dice=rolled), dp.move_to, dp.use_item))
+        step.post(DuoPost(evolve(p, dice=rolled), dp.move_to, dp.use_item))
         step.dice.setdefault(p.post_id, rolled)
     return _conclude(state, step, parsed, held)
 
@@ -200,9 +202,9 @@ def _conclude(
         raise RuleError(OVERRIDE_RULE, f"nothing to apply {unused[0]}.{unused[1]} to here")
     s = step.s
     if finished:
-        s = replace(
+        s = evolve(
             s,
-            duel=replace(
+            duel=evolve(
                 s.duel,
                 finished=True,
                 draw=draw_,

@@ -16,6 +16,7 @@ import tomllib
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rules.errors import RuleError
@@ -26,8 +27,10 @@ ITEM_EFFECTS = ("heal", "ward", "damage")
 ZONES = 4
 
 
+@lru_cache(maxsize=4096)
 def fold(text: str) -> str:
-    """Case-, accent- and space-insensitive form of ``text`` (for matching names)."""
+    """Case-, accent- and space-insensitive form of ``text`` (for matching names; cached:
+    the 2v2 engine folds the same names at every post)."""
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
     return " ".join(plain.replace("'", " ").replace("’", " ").split())

@@ -10,12 +10,33 @@ their target's post). ``X.from_dict(json.loads(json.dumps(x.to_dict()))) == x``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from rules.effects import Effect, effect_from_data
 from rules.errors import RuleError
 from rules.model import DuelState, TurnPost
+
+
+_T = TypeVar("_T")
+
+
+def evolve(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace(obj, **changes)`` without its per-call field walk: a copy of a
+    frozen dataclass instance with ``changes`` set (the 2v2 engine's hot path, issue 26: 10,000
+    simulated 2v2 duels in 10 s). Falls back to ``dataclasses.replace`` for a class with a
+    ``__post_init__`` (its checks must run). Raises TypeError for a field the class lacks."""
+    cls = type(obj)
+    if hasattr(cls, "__post_init__"):
+        return replace(obj, **changes)  # type: ignore[type-var]
+    fields = cls.__dataclass_fields__  # type: ignore[attr-defined]
+    for key in changes:
+        if key not in fields:
+            raise TypeError(f"{cls.__name__} has no field {key!r}")
+    new = object.__new__(cls)
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,12 @@ Split out of ``rules.duo.engine`` (issue 17). :class:`_StepCore` is extended by
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
 from typing import Literal, cast
 
 from rules.duo.environment import Environment
 from rules.duo.outcome import _EXCHANGE_FIELDS, CREATURE_SOURCE, Draw, Event
 from rules.duo.settings import DuoSettings
-from rules.duo.state import DuoState, PendingAttack
+from rules.duo.state import DuoState, PendingAttack, evolve
 from rules.errors import RuleError
 from rules.fatigue.effects import DamageOverTime
 from rules.fatigue.engine import OverrideValue, PostFacts, resolve_fatigue_step
@@ -39,8 +38,10 @@ class _StepCore:
         facts: Mapping[int, PostFacts],
         overrides: Mapping[tuple[str, str], OverrideValue],
         posters: Collection[str],
+        trail: bool = True,
     ) -> None:
         self.s = state
+        self.trail_on = trail  # False: no trail entries unless an override is applied
         self.rs = ruleset
         self.env = env
         self.cfg = settings
@@ -66,7 +67,10 @@ class _StepCore:
 
     # -- referee overrides ----------------------------------------------------------------
     def note(self, quantity: str, value: int | bool, detail: str) -> None:
-        """A trail entry decided by the 2v2 engine itself (creature hits)."""
+        """A trail entry decided by the 2v2 engine itself (creature hits); none with the
+        trail off."""
+        if not self.trail_on:
+            return
         builder = TrailBuilder({})
         builder.add(quantity, value, "duo.creature", detail, source=CREATURE_SOURCE)
         self.trail.extend(builder.entries())
@@ -104,7 +108,7 @@ class _StepCore:
                 if key not in self.settled:
                     self.take(d.name, "disqualified", d.disqualified)
                     self.settled.add(key)
-                self.put(replace(d, disqualified=bool(self.overrides[key])))
+                self.put(evolve(d, disqualified=bool(self.overrides[key])))
         for d in self.s.duel.duellists:
             key = (d.name, "points")
             if key in self.overrides:
@@ -112,7 +116,7 @@ class _StepCore:
                 if key not in self.settled:
                     self.take(d.name, "points", d.points)
                     self.settled.add(key)
-                self.put(replace(d, points=value))
+                self.put(evolve(d, points=value))
         for c in self.env.creatures:
             key = (c.key, "points")
             if key in self.overrides:
@@ -128,9 +132,9 @@ class _StepCore:
                     self.settled.add(key)
                     if value == 0 and not any(k == c.key for k, _ in self.s.defeated):
                         # the referee puts it out of the fight: no reward (none was drawn)
-                        self.s = replace(self.s, defeated=self.s.defeated + ((c.key, ""),))
+                        self.s = evolve(self.s, defeated=self.s.defeated + ((c.key, ""),))
                         self.events.append(Event("creature_down", None, c.name, "referee"))
-                self.s = replace(
+                self.s = evolve(
                     self.s,
                     creatures=tuple((k, value if k == c.key else v) for k, v in self.s.creatures),
                 )
@@ -150,7 +154,8 @@ class _StepCore:
         duellists whose changes are kept) that this exchange computes: the 1v1 engine runs
         with ``strict_overrides=False`` and the ones it applied (its trail's
         ``"referee.override"`` entries) count as used; one never used in the whole step is
-        refused by :func:`resolve_duo_step`."""
+        refused by :func:`resolve_duo_step`. With the trail off and no override offered, the
+        1v1 engine runs with its trail off too."""
         offered = {
             k: v
             for k, v in self.overrides.items()
@@ -161,7 +166,7 @@ class _StepCore:
         out = resolve_fatigue_step(
             sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed, facts=facts,
             overrides={f"{n}.{f}": v for (n, f), v in offered.items()}, strict_overrides=False,
-            voided=voided,
+            voided=voided, trail=self.trail_on or bool(offered),
         )  # fmt: skip
         applied = {t.quantity for t in out.trail if t.rule == OVERRIDE_RULE}
         self.used.update(k for k in offered if f"{k[0]}.{k[1]}" in applied)
@@ -174,13 +179,13 @@ class _StepCore:
     def put(self, *updated: DuellistState) -> None:
         by = {d.name: d for d in updated}
         duel = self.s.duel
-        self.s = replace(
-            self.s, duel=replace(duel, duellists=tuple(by.get(d.name, d) for d in duel.duellists))
+        self.s = evolve(
+            self.s, duel=evolve(duel, duellists=tuple(by.get(d.name, d) for d in duel.duellists))
         )
 
     def points(self, name: str, delta: int) -> None:
         d = self.member(name)
-        self.put(replace(d, points=d.points + delta))
+        self.put(evolve(d, points=d.points + delta))
 
     # -- violations of 2v2 ----------------------------------------------------------------
     def violation(self, name: str, rule: str, post_id: int, evidence: str) -> str:
@@ -206,7 +211,7 @@ class _StepCore:
         self.violations.append(v)
         d = self.member(name)
         self.put(
-            replace(
+            evolve(
                 d,
                 violations=d.violations + (v,),
                 points=d.points - (penalty if status == "applied" else 0),
@@ -217,7 +222,7 @@ class _StepCore:
     # -- the 1v1 engine on two duellists -----------------------------------------------------
     def _sub_member(self, name: str) -> DuellistState:
         d = self.member(name)
-        return replace(d, effects=tuple(e for e in d.effects if not isinstance(e, DamageOverTime)))
+        return evolve(d, effects=tuple(e for e in d.effects if not isinstance(e, DamageOverTime)))
 
     def exchange(
         self,
@@ -242,7 +247,7 @@ class _StepCore:
         other = self._sub_member(b)
         if keep is not None and b not in keep:  # a stand-in: never a knocked-out one, which
             # would end the 1v1 exchange before it starts (a self heal with the teammate down)
-            other = replace(other, points=max(other.points, 1))
+            other = evolve(other, points=max(other.points, 1))
         sub = DuelState(
             ruleset=self.s.duel.ruleset,
             turn=self.s.duel.turn,
@@ -280,7 +285,7 @@ class _StepCore:
                 continue
             mine = self.member(d.name)
             merged.append(
-                replace(
+                evolve(
                     mine,
                     points=d.points,
                     violations=d.violations,
@@ -301,7 +306,7 @@ class _StepCore:
                     att.defender if getattr(e, "applies", "target") == "target" else att.attacker
                 )
                 if carrier in keep:
-                    self.s = replace(self.s, incoming=self.s.incoming + ((carrier, e),))
+                    self.s = evolve(self.s, incoming=self.s.incoming + ((carrier, e),))
         return attacks[0] if attacks else None
 
     def count_cast(self, who: str, att: AttackResult) -> None:
@@ -314,14 +319,14 @@ class _StepCore:
         d = self.member(who)
         counted = dict(d.casts)
         counted[att.spell] = counted.get(att.spell, 0) + 1
-        self.put(replace(d, casts=tuple(counted.items())))
+        self.put(evolve(d, casts=tuple(counted.items())))
 
     def resolve_pending(
         self, p: PendingAttack, defense: TurnPost | None, *, void_defense: str | None = None
     ) -> None:
         """Resolve a waiting initiative with ``defense`` (None: undefended). ``void_defense``
         (a reason) makes the defense post's spell void; its bet and dodge still count."""
-        self.s = replace(self.s, pending=tuple(x for x in self.s.pending if x != p))
+        self.s = evolve(self.s, pending=tuple(x for x in self.s.pending if x != p))
         voided = {defense.post_id: void_defense} if defense is not None and void_defense else None
         self.exchange(
             p.attacker, p.target, p.post, defense, poster=p.target, close=False, voided=voided

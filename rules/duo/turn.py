@@ -6,11 +6,10 @@ Split out of ``rules.duo.engine`` (issue 17).
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from rules.duo.opening import Target, resolve_target
 from rules.duo.outcome import DuoPost, Event
-from rules.duo.state import PendingAttack
+from rules.duo.state import PendingAttack, evolve
 from rules.duo.world import _WorldStep
 from rules.fatigue.effects import DamageOverTime
 from rules.model import TurnPost
@@ -75,8 +74,8 @@ class _Step(_WorldStep):
         d = self.member(me)
         # issue 26, D3: the action that counted, as 1v1 keeps it (``_counted_action``): an
         # ignored dodge, or one with nothing to dodge, is no dodge for next turn's ban
-        self.put(replace(d, last_action=counted))
-        self.s = replace(
+        self.put(evolve(d, last_action=counted))
+        self.s = evolve(
             self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (post.post_id,)
         )
 
@@ -139,8 +138,8 @@ class _Step(_WorldStep):
                     # issue 26, D4: a void spell (above level, reused, barred...) has no
                     # effect: it is stated once and does not wait for its target
                     return
-                kept = replace(post, dice=self.dice.get(post.post_id))
-                self.s = replace(
+                kept = evolve(post, dice=self.dice.get(post.post_id))
+                self.s = evolve(
                     self.s, pending=self.s.pending + (PendingAttack(me, victim, kept),)
                 )
                 self.events.append(Event("pending", me, victim))
@@ -161,7 +160,7 @@ class _Step(_WorldStep):
             self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
             item = self.env.item(target.key)
             if item.key in self.s.items_left and item.zone == self.s.zone_of(me):
-                self.s = replace(
+                self.s = evolve(
                     self.s,
                     items_left=tuple(k for k in self.s.items_left if k != item.key),
                     inventory=self.s.inventory + ((me, item.key),),
@@ -192,7 +191,7 @@ class _Step(_WorldStep):
                 if status not in ("waived", "off"):
                     self.events.append(Event("double_target", me, victim))
                     return False
-        self.s = replace(self.s, targeted=self.s.targeted + ((me, victim),))
+        self.s = evolve(self.s, targeted=self.s.targeted + ((me, victim),))
         return True
 
     def silence(self, me: str) -> None:
@@ -204,8 +203,8 @@ class _Step(_WorldStep):
         self.silent.add(me)
         self.events.append(Event("silent", me, None, "aimed" if aimed else ""))
         d = self.member(me)
-        self.put(replace(d, last_action=None))
-        self.s = replace(self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (0,))
+        self.put(evolve(d, last_action=None))
+        self.s = evolve(self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (0,))
 
     # -- end of turn ----------------------------------------------------------------------
     def close_turn(self) -> None:
@@ -238,7 +237,7 @@ class _Step(_WorldStep):
                     )
             elif c.ability.kind == "regenerate" and left < c.pv:
                 healed = min(c.pv, left + c.ability.amount)
-                self.s = replace(
+                self.s = evolve(
                     self.s,
                     creatures=tuple((k, healed if k == c.key else v) for k, v in self.s.creatures),
                 )
@@ -251,12 +250,12 @@ class _Step(_WorldStep):
         updated = []
         for d in self.s.duel.duellists:
             if d.points <= 0:  # knocked out: frozen, their lasting effects end with them
-                updated.append(replace(d, effects=()))
+                updated.append(evolve(d, effects=()))
                 continue
             dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
             if dot:
                 self.events.append(Event("damage_over_time", d.name, None, "", dot))
-            running = [replace(e, duration=e.duration - 1) for e in d.effects if e.duration > 1]
+            running = [evolve(e, duration=e.duration - 1) for e in d.effects if e.duration > 1]
             for n, e in self.s.incoming:
                 if n != d.name:
                     continue
@@ -268,11 +267,11 @@ class _Step(_WorldStep):
                     running.append(e)
                 elif running[same].duration < e.duration:
                     running[same] = e
-            updated.append(replace(d, points=d.points - dot, effects=tuple(running)))
+            updated.append(evolve(d, points=d.points - dot, effects=tuple(running)))
         self.put(*updated)
-        self.s = replace(
+        self.s = evolve(
             self.s,
-            duel=replace(self.s.duel, turn=self.s.duel.turn + 1),
+            duel=evolve(self.s.duel, turn=self.s.duel.turn + 1),
             incoming=(),
             posted=(),
             posted_ids=(),

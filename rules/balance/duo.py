@@ -1,0 +1,260 @@
+"""Whole two-against-two duels between scripted duellists (issue 26: "Do the same for the 2v2
+default (duo.toml and the environments)"): who wins, how often a duel ends, how long it lasts.
+
+Pure, like :mod:`rules.balance.simulate`: the real 2v2 engine (:func:`rules.duo.resolve_duo_step`,
+with the trail off), the seeded ``random.Random`` passed in, no board, no database.
+
+A simulated duel: two duos of two duellists of one year each (the table's row duo ``A1 & A2``
+against the column duo ``B1 & B2``), one or two magic types drawn per duellist, placed at
+random in an environment drawn among those given (RULES.md: "placed at random [D: uniform]").
+Each turn the active duellists post in a random order (when all four share a zone: one
+initiative per duo first, then the two defenses, two posts per declaration, as the seed
+says). Each post is a legal one (:func:`duo_post`): a duellist with a spell waiting on them
+defends against its caster, the others take an initiative; the first member of each duo to
+post in a turn moves (seed: « un seul duelliste par duo peut effectuer un déplacement par tour,
+et [...] ce déplacement est obligatoire »). The scripted duellists ignore creatures, mechanisms
+and items: a creature only acts through its ability (an aura hurts who stands in its zone).
+A duel ends as the engine says (a duo at 0 PV, three violations) or is closed "by the
+referee" at ``max_turns`` turns (the cap).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rules.balance.policies import Policy, Rng, _greedy_spells, fatigue_actions, fatigue_spells
+from rules.balance.simulate import DEFAULT_MAX_TURNS, Cell, Table, _cell, type_combinations
+from rules.duo.engine import resolve_duo_step
+from rules.duo.environment import Environment
+from rules.duo.opening import new_duo_duel, posts_per_declaration, start_duo
+from rules.duo.outcome import DuoPost
+from rules.duo.settings import DuoSettings
+from rules.duo.state import DuoState
+from rules.errors import RuleError
+from rules.fatigue.engine import _targets_opponent
+from rules.fatigue.settings import FatigueRuleset
+from rules.model import DuellistState, TurnPost
+
+NAMES = (("A1", "A2"), ("B1", "B2"))
+"""The simulated duellists: the row duo, then the column duo."""
+
+
+def _allowed_victims(state: DuoState, me: str) -> list[str]:
+    """Active opponents ``me`` may target directly now without a ``double_target``
+    (RULES.md: "the two may not both target him directly in the same turn")."""
+    mate = state.teammate(me)
+    out = []
+    for victim in state.opponents(me):
+        if not state.active(victim):
+            continue
+        if (mate, victim) in state.targeted:
+            here = state.in_zone(state.zone_of(victim))
+            lone = me in here and mate in here and state.teammate(victim) not in here
+            if lone or state.all_together():
+                continue
+        out.append(victim)
+    return out
+
+
+def _move(state: DuoState, me: str, env: Environment, rng: Rng, greedy: bool) -> str | None:
+    """The zone ``me`` moves to (its name), or None when their duo already moved this turn
+    (a greedy duellist avoids a zone whose living creature hurts who stands there)."""
+    if any(n in state.movers for n in state.duos[state.duo_of(me)]):
+        return None
+    here = state.zone_of(me)
+    zones = [z for z in env.zones if z.key != here]
+    if greedy:
+        hurt = {
+            c.zone for c in env.creatures if c.ability.kind == "aura" and state.creature_pv(c.key) > 0
+        }
+        zones = [z for z in zones if z.key not in hurt] or zones
+    return (zones[0] if len(zones) == 1 else rng.choice(zones)).name
+
+
+def duo_post(
+    rs: FatigueRuleset,
+    state: DuoState,
+    me: str,
+    post_id: int,
+    env: Environment,
+    rng: Rng,
+    policy: Policy = "greedy",
+) -> DuoPost:
+    """One legal 2v2 post by ``me`` in ``state``.
+
+    Defense (a spell waits on ``me``): ``greedy`` casts back at its caster the attack spell
+    with the most damage (as in 1v1: both spells land), else dodges, else casts at the other
+    opponent; ``random`` draws among the legal actions (cast, dodge, dodge_riposte) against
+    the caster. Initiative: a cast at an opponent (``greedy``: the spell with the most damage,
+    at the opponent it hurts most, the one with fewer PV on a tie; ``random``: any legal
+    spell at any opponent), never a forbidden ``double_target``; with no attack spell left,
+    a self spell (heal, ward) at oneself, or nothing (the duellist endures). The post carries
+    the duo's move when nobody of the duo has moved yet this turn.
+    """
+    greedy = policy == "greedy"
+    d = state.duel
+    mine = d.duellist(me)
+    move = _move(state, me, env, rng, greedy)
+    victims = _allowed_victims(state, me)
+    incoming = [p for p in state.pending if p.target == me]
+    choose = _greedy_spells if greedy else fatigue_spells
+
+    def attacks(victim: str) -> list[object]:
+        return [s for s in choose(rs, mine, d.duellist(victim)) if _targets_opponent(s)]
+
+    def post(kind: str | None, spell: object | None, target: str | None) -> DuoPost:
+        bets = rs.bets[kind] if kind else ()
+        bet = (bets[0] if len(bets) == 1 else rng.choice(bets)) if bets else None
+        name = getattr(spell, "name", None)
+        return DuoPost(
+            TurnPost(me, post_id, name, spell_text=name, kind=kind, bet=bet, target=target),
+            move_to=move,
+        )
+
+    if incoming:
+        caster = incoming[0].attacker
+        spells = attacks(caster) if caster in victims else []
+        kinds = fatigue_actions(rs, mine, spells, "defense")
+        if greedy and "cast" in kinds:
+            kinds = ["cast"]
+        elif greedy and "dodge" in kinds:
+            kinds = ["dodge"]
+        if kinds:
+            kind = kinds[0] if len(kinds) == 1 else rng.choice(kinds)
+            spell = None if kind == "dodge" else rng.choice(spells)
+            return post(kind, spell, caster)
+    options = [(v, attacks(v)) for v in victims]
+    options = [(v, s) for v, s in options if s]
+    if options:
+        if greedy:
+            best = max(_damage(s[0]) for _, s in options)
+            options = [(v, s) for v, s in options if _damage(s[0]) == best]
+            low = min(d.duellist(v).points for v, _ in options)
+            options = [(v, s) for v, s in options if d.duellist(v).points == low]
+        victim, spells = options[0] if len(options) == 1 else rng.choice(options)
+        return post("cast", spells[0] if len(spells) == 1 else rng.choice(spells), victim)
+    selfish = [s for s in choose(rs, mine, mine) if not _targets_opponent(s)]
+    if selfish:
+        return post("cast", rng.choice(selfish), me)
+    return DuoPost(TurnPost(me, post_id, None), move_to=move)
+
+
+def _damage(spell: object) -> int:
+    from rules.balance.policies import GREEDY_STEP_PV, fatigue_total_damage
+
+    return fatigue_total_damage(spell) // GREEDY_STEP_PV  # type: ignore[arg-type]
+
+
+def _order(state: DuoState, rng: Rng) -> list[str]:
+    """This turn's posting order: the active duellists shuffled."""
+    order = list(state.active_names())
+    for i in range(len(order) - 1, 0, -1):
+        j = rng.randint(0, i)
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
+def play_duo(
+    rs: FatigueRuleset,
+    env: Environment,
+    settings: DuoSettings,
+    sides: Sequence[Sequence[tuple[str, tuple[str, ...]]]],
+    policies: Sequence[Policy],
+    rng: Rng,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> tuple[DuoState, int]:
+    """One 2v2 duel; ``sides`` are two duos of two (year, magic types) for ``A1, A2`` and
+    ``B1, B2``; ``policies`` one per duellist in that order. Returns (final state, turns)."""
+
+    def draw(label: str, n: int) -> int:
+        return rng.randint(0, n - 1) if n > 1 else 0
+
+    duos = [[(NAMES[i][j], y, t) for j, (y, t) in enumerate(duo)] for i, duo in enumerate(sides)]
+    state = start_duo(new_duo_duel(rs, duos, env, draw))
+    policy = dict(zip((*NAMES[0], *NAMES[1]), policies, strict=True))
+    pid = 0
+    turns = 0
+    while not state.duel.finished and turns < max_turns:
+        order = _order(state, rng)
+        closed = False
+        for _ in range(4 * len(order)):  # each step takes a post (a held one is re-posted)
+            if closed or state.duel.finished:
+                break
+            waiting = [n for n in order if n not in state.posted and state.active(n)]
+            if not waiting:
+                break
+            take = posts_per_declaration(state, settings)
+            batch = [waiting[0]]
+            if take > 1:
+                first = state.duo_of(waiting[0])
+                initiative = len(state.posted) < take
+                rest = [
+                    n for n in waiting[1:] if not initiative or state.duo_of(n) != first
+                ]
+                batch += rest[: take - 1]
+            posts = []
+            for who in batch:
+                pid += 1
+                posts.append(duo_post(rs, state, who, pid, env, rng, policy[who]))
+            dice = {p.post.post_id: (rng.randint(1, 6),) for p in posts}
+            out = resolve_duo_step(
+                state, posts, dice, ruleset=rs, env=env, settings=settings, draw=draw,
+                trail=False,
+            )  # fmt: skip
+            state = out.state
+            closed = out.turn_closed
+        turns += 1
+    return state, turns
+
+
+def _result(state: DuoState) -> str:
+    if not state.duel.finished:
+        return "capped"
+    if state.duel.draw:
+        return "draw"
+    if not state.winners:
+        return "capped"
+    return "win" if NAMES[0][0] in state.winners else "loss"
+
+
+def simulate_duo(
+    rs: FatigueRuleset,
+    envs: Sequence[Environment],
+    settings: DuoSettings,
+    *,
+    duels: int,
+    rng: Rng,
+    policies: Sequence[Policy] = ("greedy",),
+    max_turns: int = DEFAULT_MAX_TURNS,
+    years: Sequence[str] | None = None,
+) -> Table:
+    """Duo year against duo year: ``duels`` 2v2 duels spread evenly over every (row, column)
+    pair of years, each duo two duellists of that year (magic types drawn per duellist among
+    the :func:`rules.balance.type_combinations`), each duel in an environment drawn from
+    ``envs``, each duellist's policy drawn from ``policies`` (default: greedy for all four).
+
+    Returns a :class:`rules.balance.Table` of kind ``"duo years"`` (cells: the row duo's
+    wins). Raises RuleError (``"simulate"``) when ``duels`` is smaller than the number of
+    cells or ``envs`` is empty."""
+    keys = tuple(years or rs.starting_points)
+    per = duels // (len(keys) ** 2)
+    if per < 1:
+        raise RuleError("simulate", f"at least {len(keys) ** 2} duels (one per pair of years)")
+    if not envs:
+        raise RuleError("simulate", "at least one environment")
+    types = type_combinations(rs)
+    cells: dict[tuple[str, str], Cell] = {}
+    for row in keys:
+        for col in keys:
+            results = []
+            for _ in range(per):
+                sides = [[(y, rng.choice(types)) for _ in range(2)] for y in (row, col)]
+                pol = [rng.choice(policies) for _ in range(4)]
+                env = envs[0] if len(envs) == 1 else rng.choice(envs)
+                state, turns = play_duo(rs, env, settings, sides, pol, rng, max_turns)
+                results.append((_result(state), turns))
+            cells[(row, col)] = _cell(row, col, results)
+    return Table(f"{rs.name} 2v2", "duo years", keys, keys, cells)
+
+
+__all__ = ["NAMES", "duo_post", "play_duo", "simulate_duo"]
