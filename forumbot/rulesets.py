@@ -9,6 +9,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
+from rules.duo import DuoSettings, Environment, load_duo_settings, load_environment
 from rules.fatigue import parse_any_ruleset
 from rules.ruleset import Ruleset, ruleset_path
 from rules.toml_limits import MAX_TOML_BYTES, checked_toml_text
@@ -42,3 +43,44 @@ def read_ruleset_file(path: str | Path) -> str:
     with Path(path).open("rb") as f:
         raw = f.read(MAX_TOML_BYTES + 1)
     return checked_toml_text(raw, f"ruleset {path}")
+
+
+DUO_NAME = "duo"
+"""The 2v2 settings' name as ``forumbot simulate --ruleset`` takes it (``rules/data/duo.toml``)."""
+
+
+def is_duo_settings(text: str) -> bool:
+    """True when ``text`` is a 2v2 settings file (``duo.toml``: a ``placement`` key and no
+    ruleset ``engine``), not a ruleset."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return False
+    return "placement" in data and "engine" not in data
+
+
+def load_duo_inputs(
+    settings_file: str | Path | None = None, environments: tuple[str, ...] = ()
+) -> tuple[DuoSettings, list[Environment]]:
+    """The 2v2 settings (``settings_file``, default the shipped ``rules/data/duo.toml``) and
+    environments (keys of ``rules/data/environments/`` or TOML paths; default every shipped
+    one, as a registration with ``environment = ""`` rotates through them), read with the
+    configuration's limits.
+
+    Raises:
+        OSError: a file cannot be read (an unknown environment key: FileNotFoundError).
+        rules.errors.RuleError: a file is not valid 2v2 settings or environment.
+        rules.toml_limits.TomlLimitError: as :func:`read_ruleset_file`."""
+    data = ruleset_path(DUO_NAME).parent
+    settings = load_duo_settings(read_ruleset_file(settings_file or data / "duo.toml"))
+    paths = []
+    for key in environments or tuple(
+        sorted(p.stem for p in (data / "environments").glob("*.toml"))
+    ):
+        given = Path(key)
+        paths.append(given if given.suffix == ".toml" else data / "environments" / f"{key}.toml")
+    if not paths:
+        raise FileNotFoundError(data / "environments")
+    return settings, [load_environment(read_ruleset_file(p)) for p in paths]

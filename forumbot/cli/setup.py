@@ -84,10 +84,16 @@ def check(config_path: str) -> None:
     """Dry run against the live board: log in, find the duel topics, print the drafts the bot
     would post. Posts nothing and leaves the database unchanged (works on a copy). First, a
     quick simulation warns when a configured ruleset's duels often cannot end."""
-    from forumbot.ops.check import configured_rulesets, dry_run, ruleset_warnings
+    from forumbot.ops.check import (
+        configured_duo_rulesets,
+        configured_rulesets,
+        dry_run,
+        ruleset_warnings,
+    )
 
     config = load(config_path, validate=True)
-    for line in ruleset_warnings(configured_rulesets(config)):
+    rulesets = configured_rulesets(config)
+    for line in ruleset_warnings(rulesets, duo_names=configured_duo_rulesets(config)):
         click.echo(line, err=True)
     for line in dry_run(config):
         click.echo(line)

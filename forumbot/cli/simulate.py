@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import click
@@ -14,6 +16,8 @@ import click
 from rules import ruleset_path
 from rules.balance import csv_text, simulate_magic_types, text_table
 from rules.balance import simulate as run_simulation
+from rules.balance.duo import simulate_duo
+from rules.balance.simulate import Table
 from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset, parse_any_ruleset
 from rules.ruleset import Ruleset
@@ -49,21 +53,60 @@ def ruleset_file_for(name: str) -> Path:
     return shipped
 
 
-def _estimate_s(rs: Ruleset, duels: int, magic_types: bool) -> float:
-    """Seconds ``duels`` duels of ``rs`` should take, from a timed sample of 20 duels per
+Play = Callable[..., Table]
+"""``play(duels=N, rng=...)`` -> the table of one ruleset (1v1, magic types or 2v2)."""
+
+
+def _estimate_s(play: Play, duels: int) -> float:
+    """Seconds ``duels`` duels of ``play`` should take, from a timed sample of 20 duels per
     cell (wall clock: only for the message, never for the table)."""
 
-    play = simulate_magic_types if magic_types else run_simulation
     for cells in range(1, 401):  # the smallest run: one duel per cell (pair of years)
         try:
-            play(rs, duels=cells, rng=random.Random(0))  # type: ignore[arg-type]
+            play(duels=cells, rng=random.Random(0))
         except RuleError:
             continue
         break
     sample = cells * 20
     start = time.perf_counter()
-    play(rs, duels=sample, rng=random.Random(0))  # type: ignore[arg-type]
+    play(duels=sample, rng=random.Random(0))
     return (time.perf_counter() - start) / sample * duels
+
+
+def _player(
+    text: str, duo: bool, magic_types: bool, environments: tuple[str, ...]
+) -> tuple[Ruleset, Play]:
+    """The ruleset a ``--ruleset`` file's ``text`` gives and how to play its table: a 2v2
+    settings file (``duo.toml``) plays 2v2 duels of the shipped fatigue spellbook, a fatigue
+    ruleset with ``--2v2`` plays 2v2 duels of that spellbook (the shipped 2v2 settings);
+    otherwise 1v1 duels (``--magic-types``: magic type against magic type).
+
+    Raises:
+        click.UsageError: ``--magic-types`` or ``--2v2`` without a fatigue ruleset, or both.
+        RuleError, OSError: a file that does not load."""
+    from forumbot.rulesets import is_duo_settings, load_duo_inputs, load_ruleset
+
+    settings_file = None
+    if is_duo_settings(text):
+        settings_file, rs = text, load_ruleset("fatigue")
+    else:
+        rs = parse_any_ruleset(text)
+    if settings_file is not None or duo:
+        if not isinstance(rs, FatigueRuleset):
+            raise click.UsageError("2v2 duels need a fatigue ruleset")
+        if magic_types:
+            raise click.UsageError("--magic-types plays 1v1 duels, not 2v2")
+        settings, envs = load_duo_inputs(None, environments)
+        if settings_file is not None:
+            from rules.duo import load_duo_settings
+
+            settings = load_duo_settings(settings_file)
+        return rs, partial(simulate_duo, rs, envs, settings)
+    if magic_types:
+        if not isinstance(rs, FatigueRuleset):
+            raise click.UsageError("--magic-types needs a fatigue ruleset")
+        return rs, partial(simulate_magic_types, rs)
+    return rs, partial(run_simulation, rs)
 
 
 def _duration(seconds: float) -> str:
@@ -101,38 +144,48 @@ def _duration(seconds: float) -> str:
     help="write the raw table(s) as CSV to this file",
 )
 @click.option("--magic-types", is_flag=True, help="fatigue: magic type against magic type")
+@click.option(
+    "--2v2",
+    "duo",
+    is_flag=True,
+    help="two against two with this fatigue ruleset's spellbook and the shipped 2v2 settings "
+    "(also: --ruleset duo, or a duo.toml file)",
+)
+@click.option(
+    "--environment",
+    "environments",
+    multiple=True,
+    help="2v2: an environment (a key of rules/data/environments/ or a TOML file); repeat "
+    "for several; default every shipped one, one drawn per duel",
+)
 def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
-             other_file: str | None, csv_file: str | None, magic_types: bool) -> None:  # fmt: skip
+             other_file: str | None, csv_file: str | None, magic_types: bool, duo: bool,
+             environments: tuple[str, ...]) -> None:  # fmt: skip
     """Play scripted duels (random legal and greedy duellists) for every pair of years and
     print who wins: win rates, mean length, draws, duels closed by the referee.
 
-    Ruleset files are read with the configuration's limits (size, UTF-8, depth: exit 78);
-    ``--duels`` above ``--max-duels`` is refused (exit 2) with the time it would take."""
+    2v2 (``--ruleset duo``, a 2v2 settings file, or ``--2v2``): duos of two duellists of one
+    year, greedy duellists, through the 2v2 engine. Ruleset files are read with the
+    configuration's limits (size, UTF-8, depth: exit 78); ``--duels`` above ``--max-duels``
+    is refused (exit 2) with the time it would take."""
     from forumbot.rulesets import read_ruleset_file
 
     named = (ruleset_file, *((other_file,) if other_file else ()))
     files = [ruleset_file_for(f or "classic") for f in named]
     texts = [read_ruleset_file(f) for f in files]
     try:
-        rulesets = [parse_any_ruleset(text) for text in texts]
+        players = [_player(text, duo, magic_types, environments) for text in texts]
         if duels >= ESTIMATE_FROM or duels > max_duels:
-            seconds = sum(_estimate_s(rs, duels, magic_types) for rs in rulesets)
+            seconds = sum(_estimate_s(play, duels) for _rs, play in players)
             if duels > max_duels:
                 raise click.UsageError(
                     f"--duels {duels} is above --max-duels {max_duels}: it would take about "
                     f"{_duration(seconds)}",
                 )
             click.echo(f"{duels} duels: about {_duration(seconds)}", err=True)
-        tables = []
-        for rs in rulesets:
-            rng = random.Random(seed)  # the same draws for both rulesets
-            if magic_types:
-                if not isinstance(rs, FatigueRuleset):
-                    raise click.UsageError("--magic-types needs a fatigue ruleset")
-                tables.append(simulate_magic_types(rs, duels=duels, rng=rng))
-            else:
-                tables.append(run_simulation(rs, duels=duels, rng=rng))
-    except RuleError as exc:
+        # the same draws for both rulesets
+        tables = [play(duels=duels, rng=random.Random(seed)) for _rs, play in players]
+    except (RuleError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc
     other = tables[1] if len(tables) > 1 else None
     click.echo(text_table(tables[0], other), nl=False)

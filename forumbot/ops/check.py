@@ -24,11 +24,13 @@ from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
 from forumbot.ops.session import bot_client, log_in
-from forumbot.rulesets import load_ruleset
+from forumbot.rulesets import load_duo_inputs, load_ruleset
 from forumbot.storage import MIGRATIONS, Storage
 from parsers.model import Post
 from rules.balance import stall_warnings
+from rules.balance.duo import duo_stall_warnings
 from rules.errors import RuleError
+from rules.fatigue import FatigueRuleset
 
 
 class DryRunWrite(ForumError):
@@ -103,13 +105,20 @@ def _memory_copy(path: str) -> Storage:
     return Storage(db=db, path=":memory:")
 
 
-def ruleset_warnings(names: Iterable[str], seed: int = 0) -> list[str]:
+def ruleset_warnings(
+    names: Iterable[str], seed: int = 0, duo_names: Iterable[str] = ()
+) -> list[str]:
     """One line per configured ruleset pairing whose simulated duels often cannot end
     (:func:`rules.balance.stall_warnings`: a quick simulation, at most a few hundred duels per
     ruleset, seeded): ``"warning: ruleset fatigue: in simulation, 40 % of 5th-year mirror
     duels cannot end (...)"``. Issue 26: a club's own spellbook that stalls is told before
     its first duel. Each distinct name (``club.ruleset``, ``registration[i].ruleset``) once;
     a ruleset that does not load is :mod:`forumbot.ops.validate`'s business (skipped here).
+
+    ``duo_names``: the rulesets of the 2v2 registrations, simulated as 2v2 duels too
+    (:func:`rules.balance.duo.duo_stall_warnings`, the shipped 2v2 settings and
+    environments): ``"warning: ruleset fatigue: in simulation, 40 % of 5th-year mirror 2v2
+    duels cannot end (...)"``; a non-fatigue one is skipped (2v2 is fatigue only).
     """
     lines = []
     for name in dict.fromkeys(names):
@@ -119,12 +128,27 @@ def ruleset_warnings(names: Iterable[str], seed: int = 0) -> list[str]:
             continue
         for stall in stall_warnings(rs, random.Random(seed)):
             lines.append(f"warning: ruleset {name}: {stall.message()}")
+    for name in dict.fromkeys(duo_names):
+        try:
+            rs = load_ruleset(name)
+            settings, envs = load_duo_inputs()
+        except (OSError, RuleError):
+            continue
+        if not isinstance(rs, FatigueRuleset):
+            continue
+        for stall in duo_stall_warnings(rs, envs, settings, random.Random(seed)):
+            lines.append(f"warning: ruleset {name}: {stall.message()}")
     return lines
 
 
 def configured_rulesets(config: Config) -> list[str]:
     """The ruleset names the configuration uses: ``club.ruleset``, then each registration's."""
     return [config.ruleset, *(reg.ruleset for reg in config.registrations)]
+
+
+def configured_duo_rulesets(config: Config) -> list[str]:
+    """The ruleset names of the configuration's 2v2 registrations (``kind = "2v2"``)."""
+    return [reg.ruleset for reg in config.registrations if reg.kind == "2v2"]
 
 
 def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:

@@ -22,8 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rules.balance.policies import Policy, Rng, _greedy_spells, fatigue_actions, fatigue_spells
+from rules.balance.policies import (
+    GREEDY_STEP_PV,
+    Policy,
+    Rng,
+    _greedy_spells,
+    fatigue_actions,
+    fatigue_spells,
+    fatigue_total_damage,
+)
 from rules.balance.simulate import DEFAULT_MAX_TURNS, Cell, Table, _cell, type_combinations
+from rules.balance.stall import STALL_THRESHOLD, Stall
 from rules.duo.engine import resolve_duo_step
 from rules.duo.environment import Environment
 from rules.duo.opening import new_duo_duel, posts_per_declaration, start_duo
@@ -33,7 +42,8 @@ from rules.duo.state import DuoState
 from rules.errors import RuleError
 from rules.fatigue.engine import _targets_opponent
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import DuellistState, TurnPost
+from rules.model import TurnPost
+from rules.ruleset import Spell
 
 NAMES = (("A1", "A2"), ("B1", "B2"))
 """The simulated duellists: the row duo, then the column duo."""
@@ -64,9 +74,8 @@ def _move(state: DuoState, me: str, env: Environment, rng: Rng, greedy: bool) ->
     here = state.zone_of(me)
     zones = [z for z in env.zones if z.key != here]
     if greedy:
-        hurt = {
-            c.zone for c in env.creatures if c.ability.kind == "aura" and state.creature_pv(c.key) > 0
-        }
+        alive = [c for c in env.creatures if state.creature_pv(c.key) > 0]
+        hurt = {c.zone for c in alive if c.ability.kind == "aura"}
         zones = [z for z in zones if z.key not in hurt] or zones
     return (zones[0] if len(zones) == 1 else rng.choice(zones)).name
 
@@ -99,13 +108,13 @@ def duo_post(
     incoming = [p for p in state.pending if p.target == me]
     choose = _greedy_spells if greedy else fatigue_spells
 
-    def attacks(victim: str) -> list[object]:
+    def attacks(victim: str) -> list[Spell]:
         return [s for s in choose(rs, mine, d.duellist(victim)) if _targets_opponent(s)]
 
-    def post(kind: str | None, spell: object | None, target: str | None) -> DuoPost:
+    def post(kind: str | None, spell: Spell | None, target: str | None) -> DuoPost:
         bets = rs.bets[kind] if kind else ()
         bet = (bets[0] if len(bets) == 1 else rng.choice(bets)) if bets else None
-        name = getattr(spell, "name", None)
+        name = spell.name if spell is not None else None
         return DuoPost(
             TurnPost(me, post_id, name, spell_text=name, kind=kind, bet=bet, target=target),
             move_to=move,
@@ -139,10 +148,8 @@ def duo_post(
     return DuoPost(TurnPost(me, post_id, None), move_to=move)
 
 
-def _damage(spell: object) -> int:
-    from rules.balance.policies import GREEDY_STEP_PV, fatigue_total_damage
-
-    return fatigue_total_damage(spell) // GREEDY_STEP_PV  # type: ignore[arg-type]
+def _damage(spell: Spell) -> int:
+    return fatigue_total_damage(spell) // GREEDY_STEP_PV
 
 
 def _order(state: DuoState, rng: Rng) -> list[str]:
@@ -257,4 +264,40 @@ def simulate_duo(
     return Table(f"{rs.name} 2v2", "duo years", keys, keys, cells)
 
 
-__all__ = ["NAMES", "duo_post", "play_duo", "simulate_duo"]
+DUO_STALL_DUELS = 12
+"""2v2 duels per pairing in :func:`duo_stall_warnings` (8 years: 180 duels, about a second
+or two)."""
+
+
+def duo_stall_warnings(
+    rs: FatigueRuleset,
+    envs: Sequence[Environment],
+    settings: DuoSettings,
+    rng: Rng,
+    *,
+    duels: int = DUO_STALL_DUELS,
+    threshold: float = STALL_THRESHOLD,
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> list[Stall]:
+    """:func:`rules.balance.stall_warnings` for 2v2 duels (issue 26: "Do the same for the
+    2v2 default"): the pairings (a duo of each year against a duo of that year and against a
+    duo of the year above) whose share of simulated 2v2 duels (:func:`play_duo`, greedy
+    duellists, an environment of ``envs`` drawn per duel) closed at the turn cap with no
+    winner is at least ``threshold``, worst first; each :class:`Stall` has ``duo=True``."""
+    years = list(rs.starting_points)
+    pairs = [(y, y) for y in years] + list(zip(years[1:], years[:-1], strict=True))
+    types = type_combinations(rs)
+    found = []
+    for row, col in pairs:
+        capped = 0
+        for _ in range(duels):
+            sides = [[(y, rng.choice(types)) for _ in range(2)] for y in (row, col)]
+            env = envs[0] if len(envs) == 1 else rng.choice(envs)
+            state, _turns = play_duo(rs, env, settings, sides, ("greedy",) * 4, rng, max_turns)
+            capped += _result(state) == "capped"
+        if duels and capped / duels >= threshold:
+            found.append(Stall(row, col, duels, capped, max_turns, duo=True))
+    return sorted(found, key=lambda s: -s.share)
+
+
+__all__ = ["DUO_STALL_DUELS", "NAMES", "duo_post", "duo_stall_warnings", "play_duo", "simulate_duo"]

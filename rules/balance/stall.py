@@ -39,6 +39,8 @@ class Stall:
         row, col: the years (``row == col``: a mirror pairing).
         duels: duels played; capped: those closed at the turn cap (no winner).
         max_turns: the cap.
+        duo: True for 2v2 duels (duos of two duellists of each year:
+            :func:`rules.balance.duo.duo_stall_warnings`).
     """
 
     row: str
@@ -46,6 +48,7 @@ class Stall:
     duels: int
     capped: int
     max_turns: int
+    duo: bool = False
 
     @property
     def share(self) -> float:
@@ -54,10 +57,11 @@ class Stall:
 
     def message(self) -> str:
         """One English line for the staff (``forumbot check``)."""
+        kind = " 2v2" if self.duo else ""
         who = (
-            f"{_year(self.row)} mirror duels"
+            f"{_year(self.row)} mirror{kind} duels"
             if self.row == self.col
-            else f"{_year(self.row)} against {_year(self.col)} duels"
+            else f"{_year(self.row)} against {_year(self.col)}{kind} duels"
         )
         return (
             f"in simulation, {100 * self.share:.0f} % of {who} cannot end "

@@ -17,7 +17,6 @@ from rules.effects import Effect, effect_from_data
 from rules.errors import RuleError
 from rules.model import DuelState, TurnPost
 
-
 _T = TypeVar("_T")
 
 

@@ -6,7 +6,6 @@ Split out of ``rules.duo.engine`` (issue 17).
 
 from __future__ import annotations
 
-
 from rules.duo.opening import Target, resolve_target
 from rules.duo.outcome import DuoPost, Event
 from rules.duo.state import PendingAttack, evolve
