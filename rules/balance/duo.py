@@ -42,7 +42,7 @@ from rules.duo.state import DuoState
 from rules.errors import RuleError
 from rules.fatigue.engine import _targets_opponent
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import TurnPost
+from rules.model import DuellistState, TurnPost
 from rules.ruleset import Spell
 
 NAMES = (("A1", "A2"), ("B1", "B2"))
@@ -96,8 +96,9 @@ def duo_post(
     opponent; ``random`` draws among the legal actions (cast, dodge, dodge_riposte) against
     the caster. Initiative: a cast at an opponent (``greedy``: the spell with the most damage,
     at the opponent it hurts most, the one with fewer PV on a tie; ``random``: any legal
-    spell at any opponent), never a forbidden ``double_target``; with no attack spell left,
-    a self spell (heal, ward) at oneself, or nothing (the duellist endures). The post carries
+    spell at any opponent), never a forbidden ``double_target``; with no attack spell left
+    for an opponent, an attack spell at a creature standing in the zone, else a self spell
+    (heal, ward) at oneself, else nothing (the duellist endures: no legal action). The post carries
     the duo's move when nobody of the duo has moved yet this turn.
     """
     greedy = policy == "greedy"
@@ -108,8 +109,11 @@ def duo_post(
     incoming = [p for p in state.pending if p.target == me]
     choose = _greedy_spells if greedy else fatigue_spells
 
+    def attacks_at(other: DuellistState) -> list[Spell]:
+        return [s for s in choose(rs, mine, other) if _targets_opponent(s)]
+
     def attacks(victim: str) -> list[Spell]:
-        return [s for s in choose(rs, mine, d.duellist(victim)) if _targets_opponent(s)]
+        return attacks_at(d.duellist(victim))
 
     def post(kind: str | None, spell: Spell | None, target: str | None) -> DuoPost:
         bets = rs.bets[kind] if kind else ()
@@ -142,6 +146,12 @@ def duo_post(
             options = [(v, s) for v, s in options if d.duellist(v).points == low]
         victim, spells = options[0] if len(options) == 1 else rng.choice(options)
         return post("cast", spells[0] if len(spells) == 1 else rng.choice(spells), victim)
+    zone = state.zone_of(me)
+    here = [c for c in env.creatures if c.zone == zone and state.creature_pv(c.key) > 0]
+    if here:  # a creature of the zone: the engine checks the cast against the teammate
+        spells = attacks_at(d.duellist(state.teammate(me)))
+        if spells:
+            return post("cast", spells[0] if len(spells) == 1 else rng.choice(spells), here[0].name)
     selfish = [s for s in choose(rs, mine, mine) if not _targets_opponent(s)]
     if selfish:
         return post("cast", rng.choice(selfish), me)
