@@ -205,9 +205,7 @@ def play_duo(
             if take > 1:
                 first = state.duo_of(waiting[0])
                 initiative = len(state.posted) < take
-                rest = [
-                    n for n in waiting[1:] if not initiative or state.duo_of(n) != first
-                ]
+                rest = [n for n in waiting[1:] if not initiative or state.duo_of(n) != first]
                 batch += rest[: take - 1]
             posts = []
             for who in batch:
