@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from rules import ruleset_path
-from rules.balance import csv_text, simulate_magic_types, text_table
+from rules.balance import POLICIES, Policy, csv_text, simulate_magic_types, text_table
 from rules.balance import simulate as run_simulation
 from rules.balance.duo import simulate_duo
 from rules.balance.simulate import Table
@@ -73,13 +73,36 @@ def _estimate_s(play: Play, duels: int) -> float:
     return (time.perf_counter() - start) / sample * duels
 
 
+POLICY_CHOICES: dict[str, tuple[Policy, ...]] = {
+    "mixed": POLICIES,
+    "greedy": ("greedy",),
+    "random": ("random",),
+}
+"""``--policy``: the policies each duellist's is drawn from (``mixed``: random legal and
+greedy, one drawn per duellist and duel)."""
+
+
+GREEDY_NOTE = (
+    "greedy duellists only: a cast cannot miss and a greedy defender casts back, so no die "
+    "decides a duel; who wins follows PV, spells known, magic types and the order of posts "
+    "(a stronger side that wins every duel here may lose to a player who dodges: --policy mixed)"
+)
+"""The CLI's note under a table of greedy duellists only (issue 26: a caption when a table
+means little)."""
+
+
 def _player(
-    text: str, duo: bool, magic_types: bool, environments: tuple[str, ...]
+    text: str,
+    duo: bool,
+    magic_types: bool,
+    environments: tuple[str, ...],
+    policy: str | None = None,
 ) -> tuple[Ruleset, Play]:
     """The ruleset a ``--ruleset`` file's ``text`` gives and how to play its table: a 2v2
     settings file (``duo.toml``) plays 2v2 duels of the shipped fatigue spellbook, a fatigue
     ruleset with ``--2v2`` plays 2v2 duels of that spellbook (the shipped 2v2 settings);
-    otherwise 1v1 duels (``--magic-types``: magic type against magic type).
+    otherwise 1v1 duels (``--magic-types``: magic type against magic type). ``policy`` (a
+    :data:`POLICY_CHOICES` key): None plays greedy duellists in 2v2 and mixed ones in 1v1.
 
     Raises:
         click.UsageError: ``--magic-types`` or ``--2v2`` without a fatigue ruleset, or both.
@@ -101,12 +124,14 @@ def _player(
             from rules.duo import load_duo_settings
 
             settings = load_duo_settings(settings_file)
-        return rs, partial(simulate_duo, rs, envs, settings)
+        pols = POLICY_CHOICES[policy or "greedy"]
+        return rs, partial(simulate_duo, rs, envs, settings, policies=pols)
+    pols = POLICY_CHOICES[policy or "mixed"]
     if magic_types:
         if not isinstance(rs, FatigueRuleset):
             raise click.UsageError("--magic-types needs a fatigue ruleset")
-        return rs, partial(simulate_magic_types, rs)
-    return rs, partial(run_simulation, rs)
+        return rs, partial(simulate_magic_types, rs, policies=pols)
+    return rs, partial(run_simulation, rs, policies=pols)
 
 
 def _duration(seconds: float) -> str:
@@ -158,9 +183,15 @@ def _duration(seconds: float) -> str:
     help="2v2: an environment (a key of rules/data/environments/ or a TOML file); repeat "
     "for several; default every shipped one, one drawn per duel",
 )
+@click.option(
+    "--policy",
+    type=click.Choice(sorted(POLICY_CHOICES)),
+    help="the scripted duellists: greedy, random legal, or mixed (one of the two drawn per "
+    "duellist and duel); default mixed in 1v1, greedy in 2v2",
+)
 def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
              other_file: str | None, csv_file: str | None, magic_types: bool, duo: bool,
-             environments: tuple[str, ...]) -> None:  # fmt: skip
+             environments: tuple[str, ...], policy: str | None) -> None:  # fmt: skip
     """Play scripted duels (random legal and greedy duellists) for every pair of years and
     print who wins: win rates, mean length, draws, duels closed by the referee.
 
@@ -174,7 +205,7 @@ def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
     files = [ruleset_file_for(f or "classic") for f in named]
     texts = [read_ruleset_file(f) for f in files]
     try:
-        players = [_player(text, duo, magic_types, environments) for text in texts]
+        players = [_player(text, duo, magic_types, environments, policy) for text in texts]
         if duels >= ESTIMATE_FROM or duels > max_duels:
             seconds = sum(_estimate_s(play, duels) for _rs, play in players)
             if duels > max_duels:
@@ -189,6 +220,8 @@ def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
         raise click.ClickException(str(exc)) from exc
     other = tables[1] if len(tables) > 1 else None
     click.echo(text_table(tables[0], other), nl=False)
+    if (policy or ("greedy" if tables[0].kind == "duo years" else "mixed")) == "greedy":
+        click.echo(GREEDY_NOTE)
     if csv_file:
         Path(csv_file).write_text(csv_text(tables[0], other), encoding="utf-8")
         click.echo(f"CSV written to {csv_file}")

@@ -146,8 +146,9 @@ class DuoState:
         return self.duel.duellist(name).points > 0
 
     def active_names(self) -> tuple[str, ...]:
-        """The duellists still in the duel."""
-        return tuple(n for n in self.names() if self.active(n))
+        """The duellists still in the duel, duo by duo."""
+        up = {d.name for d in self.duel.duellists if d.points > 0}
+        return tuple(n for n in self.duos[0] + self.duos[1] if n in up)
 
     def creature_pv(self, key: str) -> int:
         """PV left of creature ``key``."""
@@ -155,12 +156,16 @@ class DuoState:
 
     def in_zone(self, zone: str) -> tuple[str, ...]:
         """Active duellists standing in ``zone``."""
-        return tuple(n for n in self.active_names() if self.zone_of(n) == zone)
+        where = dict(self.positions)
+        return tuple(n for n in self.active_names() if where[n] == zone)
 
     def all_together(self) -> bool:
         """True when every active duellist stands in the same zone (and there are four)."""
-        zones = {self.zone_of(n) for n in self.active_names()}
-        return len(zones) == 1 and len(self.active_names()) == 4
+        active = self.active_names()
+        if len(active) != 4:
+            return False
+        where = dict(self.positions)
+        return len({where[n] for n in active}) == 1
 
     # -- JSON ---------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
