@@ -192,7 +192,8 @@ def _conclude(
         step.close_turn()
         closed = True
     step.settle()
-    finished, winners, losers, draw_ = step.end()
+    if closed or parsed:  # else nothing changed since the first reading
+        finished, winners, losers, draw_ = step.end()
     if not finished and not closed and not expected_posters(step.s):
         step.close_turn()  # the referee's points keep a duo in: the full turn closes
         closed = True
