@@ -199,12 +199,14 @@ def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
     year, greedy duellists, through the 2v2 engine. Ruleset files are read with the
     configuration's limits (size, UTF-8, depth: exit 78); ``--duels`` above ``--max-duels``
     is refused (exit 2) with the time it would take."""
-    from forumbot.rulesets import read_ruleset_file
+    from forumbot.rulesets import is_duo_settings, read_ruleset_file
 
     named = (ruleset_file, *((other_file,) if other_file else ()))
     files = [ruleset_file_for(f or "classic") for f in named]
     texts = [read_ruleset_file(f) for f in files]
     try:
+        # a 2v2 settings file makes every ruleset of the run play 2v2 (--compare included)
+        duo = duo or any(is_duo_settings(text) for text in texts)
         players = [_player(text, duo, magic_types, environments, policy) for text in texts]
         if duels >= ESTIMATE_FROM or duels > max_duels:
             seconds = sum(_estimate_s(play, duels) for _rs, play in players)

@@ -115,6 +115,9 @@ def test_simulate_plays_2v2_by_name_by_path_and_with_2v2() -> None:
     one = run.invoke(simulate_command, ["--ruleset", "duo", "--environment", "serre",
                                         "--duels", "64"])  # fmt: skip
     assert one.exit_code == 0 and one.output != by_name.output
+    compared = run.invoke(simulate_command, ["--ruleset", "duo", "--compare", str(FIXTURE),
+                                             "--duels", "64"])  # fmt: skip
+    assert compared.exit_code == 0 and "compared: fatigue 2v2: 64 duels" in compared.output
     classic = run.invoke(simulate_command, ["--ruleset", "classic", "--2v2", "--duels", "64"])
     assert classic.exit_code == 2 and "2v2 duels need a fatigue ruleset" in classic.output
     types = run.invoke(simulate_command, ["--ruleset", "duo", "--magic-types", "--duels", "64"])
