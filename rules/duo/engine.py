@@ -272,6 +272,8 @@ def _duo_overrides(
             to a creature defeated before this step (its reward was drawn then: reviving it
             would let it be defeated, and rewarded, twice).
     """
+    if not overrides:
+        return {}
     creature_keys = {c.key: c.key for c in env.creatures}
     creature_keys.update({c.name: c.key for c in env.creatures})
     names = [*state.names(), *(n for n in creature_keys if n not in state.names())]

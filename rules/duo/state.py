@@ -26,16 +26,23 @@ def evolve(obj: _T, **changes: Any) -> _T:
     simulated 2v2 duels in 10 s). Falls back to ``dataclasses.replace`` for a class with a
     ``__post_init__`` (its checks must run). Raises TypeError for a field the class lacks."""
     cls = type(obj)
-    if hasattr(cls, "__post_init__"):
+    names = _FIELDS.get(cls)
+    if names is None:
+        fields = getattr(cls, "__dataclass_fields__", {})
+        names = _FIELDS[cls] = frozenset() if hasattr(cls, "__post_init__") else frozenset(fields)
+    if not names:
         return replace(obj, **changes)  # type: ignore[type-var]
-    fields = cls.__dataclass_fields__  # type: ignore[attr-defined]
-    for key in changes:
-        if key not in fields:
-            raise TypeError(f"{cls.__name__} has no field {key!r}")
+    if not names.issuperset(changes):
+        raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - names)}")
     new = object.__new__(cls)
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
+    state = new.__dict__
+    state.update(obj.__dict__)
+    state.update(changes)
     return new
+
+
+_FIELDS: dict[type, frozenset[str]] = {}
+"""Class -> its field names for :func:`evolve` (empty: use ``dataclasses.replace``)."""
 
 
 @dataclass(frozen=True)

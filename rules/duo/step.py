@@ -102,6 +102,8 @@ class _StepCore:
         ``disqualified`` (a disqualified member's duo loses: RULES.md, Referee and admin)
         after the step; recorded in the trail the first time only (a later call re-applies
         them silently)."""
+        if not self.overrides:
+            return
         for d in self.s.duel.duellists:
             key = (d.name, "disqualified")
             if key in self.overrides:
