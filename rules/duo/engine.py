@@ -171,9 +171,7 @@ def resolve_duo_silence(
         raise RuleError("duo.state", "the duel is not running")
     silent = expected_posters(state)
     if not state.posted or not silent:
-        raise RuleError(
-            "duo.silence", "nobody posted this turn (a relaunch) or nobody is expected"
-        )
+        raise RuleError("duo.silence", "nobody posted this turn (a relaunch) or nobody is expected")
     parsed = _duo_overrides(overrides or {}, state, env, ruleset, settings)
     step = _Step(state, ruleset, env, settings, draw, waived, confirmed, {}, parsed, ())
     for name in silent:

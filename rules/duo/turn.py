@@ -138,9 +138,7 @@ class _Step(_WorldStep):
                     # effect: it is stated once and does not wait for its target
                     return
                 kept = evolve(post, dice=self.dice.get(post.post_id))
-                self.s = evolve(
-                    self.s, pending=self.s.pending + (PendingAttack(me, victim, kept),)
-                )
+                self.s = evolve(self.s, pending=self.s.pending + (PendingAttack(me, victim, kept),))
                 self.events.append(Event("pending", me, victim))
         elif target.kind == "self":
             self.exchange(me, self._dummy(me), None, post, poster=me, keep={me})
