@@ -118,6 +118,21 @@ def _to(name: str) -> str:
     return f"à la {rest}"
 
 
+_ARTICLE_OF = {"le": "du", "les": "des", "la": "de la", "l'": "de l'"}
+
+
+def of_name(name: str) -> str:
+    """French « de » before a name, contracted with its article: ``La tentacula vénéneuse``
+    -> ``de la tentacula vénéneuse``, ``Le strangulot`` -> ``du strangulot``, ``L'esprit`` ->
+    ``de l'esprit``, ``Aurora`` -> ``d'Aurora`` (reader after issue 25, C5 and C39)."""
+    low = name.lower()
+    for article, contracted in _ARTICLE_OF.items():
+        if low.startswith(article + ("" if article.endswith("'") else " ")):
+            rest = name[len(article):].lstrip()
+            return f"{contracted}{rest}" if contracted.endswith("'") else f"{contracted} {rest}"
+    return _de(name)
+
+
 _DRAW = re.compile(r"^reward:(creature|mechanism):(\S+):(\d+) (\d+)/(\d+)$")
 _DRAW_KIND_FR = {"creature": "créature", "mechanism": "mécanisme"}
 
@@ -207,6 +222,7 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["source"] = _source
     env.filters["que"] = _que
     env.filters["to"] = _to
+    env.filters["of"] = of_name
     env.filters["draw"] = _draw
     return env
 
