@@ -139,17 +139,19 @@ _DRAW_KIND_FR = {"creature": "créature", "mechanism": "mécanisme"}
 
 def _draw(audit: str) -> str:
     """A 2v2 reward draw as players read it, with what verify-dice needs to recompute it:
-    ``reward:creature:strangulot:42 3/4`` -> ``récompense tirée : 3 sur 4 ; tirage n° 42,
-    créature strangulot`` (:mod:`forumbot.duels.verify` reads it back: the label
+    ``reward:creature:strangulot:42 3/4`` -> ``tirage au sort 3 sur 4, référence « créature
+    strangulot, message n° 42 » pour l'outil de vérification du club`` (reader after issue 25,
+    C1 and T2: the reference says what it is for; the filter's output is not typeset, so its
+    no-break spaces are written here). :mod:`forumbot.duels.verify` reads it back: the label
     ``reward:<kind>:<key>:<post id>`` is rebuilt from the post id, the French kind and the
-    key). A draw of another shape is returned as is."""
+    key. A draw of another shape is returned as is."""
     m = _DRAW.match(audit.strip())
     if m is None:
         return audit
     kind, key, post_id, value, sides = m.groups()
     return (
-        f"récompense tirée : {value} sur {sides} ; tirage n° {post_id}, "
-        f"{_DRAW_KIND_FR[kind]} {key}"
+        f"tirage au sort {value} sur {sides}, référence «\u202f{_DRAW_KIND_FR[kind]} {key}, "
+        f"message n°\u00a0{post_id}\u202f» pour l'outil de vérification du club"
     )
 
 
