@@ -137,19 +137,20 @@ _DRAW = re.compile(r"^reward:(creature|mechanism):(\S+):(\d+) (\d+)/(\d+)$")
 _DRAW_KIND_FR = {"creature": "créature", "mechanism": "mécanisme"}
 
 
-def _draw(audit: str) -> str:
+def _draw(audit: str) -> str | Trusted:
     """A 2v2 reward draw as players read it, with what verify-dice needs to recompute it:
     ``reward:creature:strangulot:42 3/4`` -> ``tirage au sort 3 sur 4, référence « créature
     strangulot, message n° 42 » pour l'outil de vérification du club`` (reader after issue 25,
-    C1 and T2: the reference says what it is for; the filter's output is not typeset, so its
-    no-break spaces are written here). :mod:`forumbot.duels.verify` reads it back: the label
+    C1 and T2: the reference says what it is for; :class:`Trusted`, the bot's own words, so
+    the renderer keeps its no-break spaces: a plain value's spaces are collapsed).
+    :mod:`forumbot.duels.verify` reads it back: the label
     ``reward:<kind>:<key>:<post id>`` is rebuilt from the post id, the French kind and the
     key. A draw of another shape is returned as is."""
     m = _DRAW.match(audit.strip())
     if m is None:
         return audit
     kind, key, post_id, value, sides = m.groups()
-    return (
+    return Trusted(
         f"tirage au sort {value} sur {sides}, référence «\u202f{_DRAW_KIND_FR[kind]} {key}, "
         f"message n°\u00a0{post_id}\u202f» pour l'outil de vérification du club"
     )
