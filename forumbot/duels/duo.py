@@ -499,6 +499,7 @@ __all__ = [
     "duo_row",
     "duo_running",
     "duo_settings",
+    "ending",
     "environments",
     "is_duo",
     "load_env",
