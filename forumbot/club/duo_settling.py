@@ -27,7 +27,7 @@ from forumbot.publish.labels import slug
 from forumbot.publish.owls import draft_owl, owl_key
 from forumbot.publish.render import render
 from forumbot.storage import Storage, iso
-from forumbot.storage.profiles import player_of
+from forumbot.storage.profiles import player_of, registration_duel
 from rules.duo import duo_rewards
 
 log = logging.getLogger("forumbot.club.duo_settling")
@@ -59,8 +59,11 @@ def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
     state = current_state(storage, duel)
     given = 0
     terms = stakes_terms(ctx, duel)
+    # As in 1v1 (issue 25): only the duels the sign-up desk opened count on the leaderboard
+    # (its post says so); a 2v2 opened by hand gives no end-of-duel reward (reader after 25).
+    counted = registration_duel(storage, int(duel["id"]))
     with storage.db.atomic():
-        for who, reward, amount in duo_rewards(state, duo_settings()):
+        for who, reward, amount in duo_rewards(state, duo_settings()) if counted else []:
             inserted = storage.db.execute(
                 "insert or ignore into rewards (board_id, duel_id, kind, character, player, "
                 "reward, amount, stakes, created_at) values (?, ?, '2v2', ?, ?, ?, ?, ?, ?)",
@@ -86,6 +89,7 @@ def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
         text = render(
             "duo_owl_result.bbcode.j2",
             {"character": name, "outcome": outcome, "galleons": duo_settings().win_galleons,
+             "counted": counted,
              "rewards": won,
              "owed": stakes_owed(terms, name, list(state.winners), list(state.losers)),
              "topic_url": topic_url(ctx, duel["topic_id"]),

@@ -11,50 +11,17 @@ them.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from typing import Any
 
 from forumbot.club.context import DeskContext
-from forumbot.club.topics import stakes_view, stakes_written
-from forumbot.storage.profiles import registration_row
-
-
-@dataclass(frozen=True)
-class StakesTerms:
-    """A duel's stakes as the club settles them.
-
-    Attributes:
-        text: the stakes (player text, untrusted), None when there are none.
-        agreed: every duellist accepted them (see the module's [D]).
-        proposed_by: who wrote them when not agreed (may be empty: a row stored before the
-            writers were recorded).
-    """
-
-    text: str | None
-    agreed: bool
-    proposed_by: tuple[str, ...] = ()
+from forumbot.duels.stakes import StakesTerms
+from forumbot.duels.stakes import stakes_terms as _stakes_terms
 
 
 def stakes_terms(ctx: DeskContext, duel: dict[str, Any]) -> StakesTerms:
-    """The stakes of ``duel`` (a ``duels`` row) and whether they were accepted."""
-    text = duel.get("stakes")
-    if not text:
-        return StakesTerms(None, False)
-    found = registration_row(ctx.storage, int(duel["id"]))
-    if found is None:
-        return StakesTerms(str(text), True)
-    table, row = found
-    if table == "queue":
-        places = [(int(str(row["first_post_id"])), str(row["first_character"])),
-                  (int(str(row["second_post_id"])), str(row["second_character"]))]  # fmt: skip
-        view = stakes_view(stakes_written(ctx, "requests", places), str(text), 2)
-    else:
-        entries = [e for d in json.loads(str(row["duos_json"])) for e in d]
-        places = [(int(e["post_id"]), str(e["character"])) for e in entries]
-        view = stakes_view(stakes_written(ctx, "duo_entries", places), str(text), len(entries))
-    names = tuple(str(s["name"]) for s in view["stakes_by"] if s["name"])
-    return StakesTerms(str(text), bool(view["stakes_agreed"]), names)
+    """The stakes of ``duel`` (a ``duels`` row) and whether they were accepted
+    (:func:`forumbot.duels.stakes.stakes_terms` on the desk's board)."""
+    return _stakes_terms(ctx.storage, ctx.board_id, duel)
 
 
 def stakes_owed(

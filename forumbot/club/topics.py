@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from forumbot.club.context import DeskContext
+from forumbot.duels.stakes import stakes_view
+from forumbot.duels.stakes import stakes_written as _stakes_written
 from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.render import Trusted, client_platform, marker_line, marker_text
 from parsers.registration import fold
@@ -77,37 +79,8 @@ def topic_url(ctx: DeskContext, topic_id: int) -> Trusted:
 def stakes_written(
     ctx: DeskContext, table: str, places: Sequence[tuple[int, str]]
 ) -> list[tuple[str, str]]:
-    """``(character, stakes)`` of each duellist whose own sign-up (a ``requests`` or
-    ``duo_entries`` row of that post) wrote stakes, in the order of ``places`` (``(post id,
-    character)``). A duellist named in someone else's sign-up who never posted one wrote
-    none (their place carries the other's post id: counted once)."""
-    out: list[tuple[str, str]] = []
-    seen: set[int] = set()
-    for post_id, character in places:
-        if post_id in seen:
-            continue
-        seen.add(post_id)
-        for r in ctx.storage.db[table].rows_where(
-            "board_id = ? and post_id = ? and stakes is not null", [ctx.board_id, post_id]
-        ):
-            out.append((character if table == "requests" else r["character"], r["stakes"]))
-    return out
-
-
-def stakes_view(
-    written: Sequence[tuple[str, str]], stakes: str | None, duellists: int
-) -> dict[str, Any]:
-    """What the duel topic says of the stakes (issue 15: « Enjeux proposés par X » unless every
-    duellist wrote them): ``stakes_agreed`` (every duellist wrote the same stakes, case and
-    accents ignored) and ``stakes_by`` (``[{"name", "stakes"}]``, each duellist who wrote
-    some, with what they wrote). With stakes but no writer found (a row stored before this
-    was recorded), the stakes are proposed by nobody named: ``stakes_by`` holds one entry
-    with an empty name."""
-    agreed = len(written) == duellists and len({fold(s) for _, s in written}) == 1
-    by = [{"name": name, "stakes": text} for name, text in written]
-    if stakes and not by:
-        by = [{"name": "", "stakes": stakes}]
-    return {"stakes_agreed": agreed, "stakes_by": by}
+    """:func:`forumbot.duels.stakes.stakes_written` on the desk's board."""
+    return _stakes_written(ctx.storage, ctx.board_id, table, places)
 
 
 __all__ = ["create_topic_once", "find_topic", "stakes_view", "stakes_written", "topic_url"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from forumbot.publish.render import ELIDING_INITIALS
+from forumbot.publish.render import ELIDING_INITIALS, of_name
 
 
 def _de(name: str) -> str:
@@ -152,7 +152,9 @@ def duo_changes(
                 label = "effet en cours"
             out.setdefault(who, []).append((-amount, label))
         elif kind == "creature_ability":
-            out.setdefault(who, []).append((-amount, f"{e.get('detail')}, {e.get('target')}"))
+            # « Sève acide de la tentacula vénéneuse » (reader after issue 25, C5)
+            owner = of_name(str(e.get("target")))
+            out.setdefault(who, []).append((-amount, f"{e.get('detail')} {owner}"))
         elif kind == "reward" and e.get("detail") in pv_kinds:
             out.setdefault(who, []).append((amount, "récompense"))
         elif kind == "item_used" and e.get("detail") == "heal":

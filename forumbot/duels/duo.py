@@ -62,10 +62,12 @@ from forumbot.duels.fatigue_posts import (
     turn_post,
 )
 from forumbot.duels.flow import DeadlineSpec, Draft, FlowContext, missing_dice_draft
+from forumbot.duels.stakes import public_stakes, stakes_terms
 from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
+from forumbot.storage.profiles import registration_duel
 from forumbot.storage.records import REDRAFTABLE, Declaration, Duel, DuelRecords
 from rules.duo import (
     DuoOutcome,
@@ -186,7 +188,7 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
         turn_context(
             rs, env, duel, state, posts, dice, outcome, ctx.settings.referee_name,
             dice_source=dice_source,
-        ),
+        ) | ending(storage, duel, outcome),
         late_edits,
     )  # fmt: skip
     text = ctx.render("duo_turn.bbcode.j2", context)
@@ -294,6 +296,7 @@ def recompute_duo(
         )  # fmt: skip
         context = turn_context(rs, env, duel, state, [], {}, outcome, referee_name,
                                dice_source=str(inputs.get("dice_source", "bot")))  # fmt: skip
+        context |= ending(storage, duel, outcome)
         text = render("duo_turn.bbcode.j2", context, language)
         return {"context": context, "inputs": inputs, "outcome": _Stored(outcome).to_dict()}, text
     posts = [
@@ -314,11 +317,27 @@ def recompute_duo(
         turn_context(
             rs, env, duel, state, posts, dice, outcome, referee_name,
             dice_source=str(inputs.get("dice_source", "bot")),
-        ),
+        ) | ending(storage, duel, outcome),
         list(inputs.get("late_edits", [])),
     )  # fmt: skip
     text = render("duo_turn.bbcode.j2", context, language)
     return {"context": context, "inputs": inputs, "outcome": _Stored(outcome).to_dict()}, text
+
+
+def ending(storage: Storage, duel: Duel, outcome: DuoOutcome) -> dict[str, Any]:
+    """What the final declaration says of the leaderboard and the stakes (reader after issue
+    25): ``counted``, the sign-up desk opened the duel, so its end gives the leaderboard point,
+    the purse and the chocolate frogs (a duel opened by hand does not, as in 1v1: the
+    leaderboard post says « Seuls les duels ouverts par les inscriptions du club comptent »);
+    ``owed``, who owes the stakes to whom (:func:`forumbot.duels.stakes.public_stakes`). Empty
+    before the end."""
+    if not outcome.finished:
+        return {}
+    terms = stakes_terms(storage, duel.board_id, {"id": duel.id, "stakes": duel.stakes})
+    return {
+        "counted": registration_duel(storage, duel.id),
+        "owed": public_stakes(terms, outcome.winners, outcome.losers),
+    }
 
 
 SILENCE_STEP = "duo_silence"
@@ -360,6 +379,7 @@ def silence_draft(ctx: FlowContext, duel: Duel, dl: dict[str, Any], why: str) ->
     }
     context = turn_context(rs, env, duel, state, [], {}, outcome, ctx.settings.referee_name,
                            dice_source=ctx.settings.dice_source)  # fmt: skip
+    context |= ending(storage, duel, outcome)
     text = ctx.render("duo_turn.bbcode.j2", context)
     _store_violations(storage, duel.id, turn_no, outcome, [], ctx.now())
     what = f"turn{turn_no}-silence{dl['declaration_id']}"
@@ -479,6 +499,7 @@ __all__ = [
     "duo_row",
     "duo_running",
     "duo_settings",
+    "ending",
     "environments",
     "is_duo",
     "load_env",

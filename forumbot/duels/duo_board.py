@@ -312,7 +312,9 @@ def opening_context(
     return {
         "title": title,
         "env_name": env.name,
-        "env_description": env.description,
+        # the environment's texts are the club's words, not a player's: Trusted, so typeset
+        # like the templates' own and read by the lint (reader after issue 25, T3)
+        "env_description": Trusted(env.description),
         "duos": [[member(n) for n in duo] for duo in state.duos],
         "zones": [
             {"number": i + 1, "name": z.name, "who": [n for n, k in state.positions if k == z.key]}
@@ -324,7 +326,7 @@ def opening_context(
                 "zone": env.zone(c.zone).name,
                 "pv": c.pv,
                 "ability": c.ability.name,
-                "ability_text": c.ability.text,
+                "ability_text": Trusted(c.ability.text),
             }
             for c in env.creatures
         ],
@@ -388,7 +390,7 @@ def reveal_zones(
                 "character": name,
                 "number": env.zone_number(zone_key),
                 "zone_name": zone.name,
-                "description": zone.owl,
+                "description": Trusted(zone.owl),
                 "topic_url": topic_url(storage, ctx.board_id, duel.topic_id),
                 "referee_name": ctx.settings.referee_name,
             },

@@ -14,7 +14,14 @@ from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.duo_board import REWARD_FR, duo_settings
 from forumbot.duels.fatigue_posts import ACTION_FR
 from forumbot.storage.records import Duel
-from rules.duo import DuoOutcome, DuoPost, DuoState, Environment, expected_posters
+from rules.duo import (
+    DuoOutcome,
+    DuoPost,
+    DuoState,
+    Environment,
+    expected_posters,
+    resolve_target,
+)
 from rules.fatigue import FatigueRuleset
 from rules.model import TrailEntry
 
@@ -50,6 +57,7 @@ def turn_context(
                 spell_label(str(x.get("source")), str(x.get("caster") or "?"))
                 for x in running
             )
+    _creature_parts(env, after, events, {d["quantity"] for d in decisions})
     zone_names = {z.key: f"{env.zone_number(z.key)} ({z.name})" for z in env.zones}
     held: dict[str, list[str]] = {}
     for n, k in after.inventory:
@@ -73,6 +81,15 @@ def turn_context(
                 "kind": p.post.kind or ("cast" if p.post.spell else None),
                 "bet": list(p.post.bet) if p.post.bet else None,
                 "bet_won": _bet_won(outcome, p.post.duellist),
+                # « Cible : moi » is the player's word: the declaration names no target then
+                "self_target": resolve_target(p.post.target, p.post.duellist, before, env).kind
+                == "self",
+                # why a post without a spell casts none: the running no_attack effects
+                "barred_by": [
+                    spell_label(str(x.get("source")), str(x.get("caster") or "?"))
+                    for x in effects_before.get(p.post.duellist, [])
+                    if x.get("type") == "no_attack"
+                ],
             }
             for p in posts
         ],
@@ -80,8 +97,7 @@ def turn_context(
         "events": events,
         # Who had posted before this step: a spell at them resolves without their defense.
         "posted_before": list(before.posted),
-        "effects": {d.name: [e.to_dict() for e in d.effects] for d in after.duel.duellists
-                    if d.effects and d.points > 0},  # fmt: skip
+        "effects": _effects(after),
         "balance": balances(
             {d.name: d.points for d in before.duel.duellists},
             {d.name: d.points for d in after.duel.duellists},
@@ -119,6 +135,46 @@ def turn_context(
         "referee_name": referee_name,
         "duo_state": after.to_dict(),
     }
+
+
+def _effects(after: DuoState) -> dict[str, list[dict[str, Any]]]:
+    """« Effets en cours »: each standing duellist's running effects, then those cast this
+    turn, which start with the next turn (``starts``: its number) and are listed from the
+    post where they land, as in 1v1 (reader after issue 25, C4)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for d in after.duel.duellists:
+        if d.points > 0:
+            out[d.name] = [e.to_dict() for e in d.effects]
+    for name, e in after.incoming:
+        if name in out:
+            # duel.turn counts the closed turns: the next one is turn + 2
+            out[name].append({**e.to_dict(), "starts": after.duel.turn + 2})
+    return {name: list_ for name, list_ in out.items() if list_}
+
+
+def _creature_parts(
+    env: Environment, after: DuoState, events: list[dict[str, Any]], decided: set[str]
+) -> None:
+    """Give each ``creature_hit`` event the ``parts`` of its damage, ``[(source, PV)]`` after
+    its ``base`` (``magic:<type>`` for the caster's magic types, the armour's name), when they
+    change it and the referee did not set the damage: « 36 PV de dégâts au strangulot (33 de
+    base, magie brutale +3) » (reader after issue 25, W8)."""
+    armour = {c.name: (c.ability.name, c.ability.amount) for c in env.creatures
+              if c.ability.kind == "armour"}  # fmt: skip
+    for e in events:
+        if e["kind"] != "creature_hit" or e.get("base") is None or f"{e['who']}.damage" in decided:
+            continue
+        if int(e["amount"]) <= 0:  # all absorbed: the armour line says so
+            continue
+        name, absorbed = armour.get(str(e["target"]), ("", 0))
+        typed = int(e["amount"]) + absorbed - int(e["base"])
+        parts: list[tuple[str, int]] = []
+        if typed:
+            types = after.duel.duellist(str(e["who"])).magic_types
+            parts.append(("magic:" + " et ".join(types), typed))
+        if absorbed:
+            parts.append((name, -absorbed))
+        e["parts"] = parts
 
 
 def _bet_won(outcome: DuoOutcome, name: str) -> bool | None:

@@ -18,9 +18,11 @@ final declaration ``Graine des dés : <seed>``. The seed also drew the starting 
 (:func:`forumbot.duels.duo.make_draw`: label ``place:<name>``, turn 0, post 0), which the
 opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
 turn 0 of the opening post); and each reward, whose line names its draw in French
-(``... (récompense tirée : <value> sur <sides> ; tirage n° <id>, créature|mécanisme <key>)``,
-from which the label ``reward:creature|mechanism:<key>:<id>`` is rebuilt; threads written
-before issue 15 say ``(tirage reward:<source>:<id> <value>/<sides>)``, also read), the same
+(``... (tirage au sort <value> sur <sides>, référence « créature|mécanisme <key>, message n°
+<id> » pour l'outil de vérification du club)``, from which the label
+``reward:creature|mechanism:<key>:<id>`` is rebuilt; the issue 15 wording ``(récompense tirée
+: <value> sur <sides> ; tirage n° <id>, créature|mécanisme <key>)`` and, before issue 15,
+``(tirage reward:<source>:<id> <value>/<sides>)`` are also read), the same
 derivation with the label as name; the reward stated is checked against its table in the
 environment the opening names, when it is a shipped one). On Forumactif the forum rolls the
 « Pari » dice: the seed (``Engagement des dés de l'arbitre ...``, ``Graine des dés de
@@ -49,10 +51,15 @@ _DRAW_OLD = re.compile(r"\(tirage (reward:\S+) (\d+)/(\d+)\)")
 _DRAW = re.compile(
     r"\(récompense tirée : (\d+) sur (\d+) ; tirage n° (\d+), (créature|mécanisme) ([^\s)]+)\)"
 )
+_DRAW_NOW = re.compile(
+    r"\(tirage au sort (\d+) sur (\d+), référence «\s?(créature|mécanisme) ([^\s,]+), "
+    r"message n°\s?(\d+)\s?» pour l'outil de vérification du club\)"
+)
+"""The wording since the reader after issue 25 (C1): the reference says what it is for."""
 _DRAW_KINDS = {"créature": "creature", "mécanisme": "mechanism"}
 _REWARD = re.compile(
     r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) "
-    r"\((?:tirage reward:|récompense tirée)"
+    r"\((?:tirage reward:|récompense tirée|tirage au sort)"
 )
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°\s*(\d+)\b.* ; dé « ([^»]+?) » (\d)(?: :|,|\.|$)")
@@ -238,12 +245,19 @@ def verify_pages(
 
 def _line_draws(line: str) -> list[tuple[str, int, int]]:
     """The named draws of one declaration line, as ``(label, value, sides)``: the French
-    wording (``récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot`` ->
-    ``("reward:creature:strangulot:42", 3, 4)``) and the older ``(tirage <label> 3/4)``."""
+    wording (``tirage au sort 3 sur 4, référence « créature strangulot, message n° 42 » pour
+    l'outil de vérification du club`` -> ``("reward:creature:strangulot:42", 3, 4)``), the
+    issue 15 one (``récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot``) and the
+    older ``(tirage <label> 3/4)``."""
     found = [
         (f"reward:{_DRAW_KINDS[d.group(4)]}:{d.group(5)}:{d.group(3)}", int(d.group(1)),
          int(d.group(2)))
         for d in _DRAW.finditer(line)
+    ]  # fmt: skip
+    found += [
+        (f"reward:{_DRAW_KINDS[d.group(3)]}:{d.group(4)}:{d.group(5)}", int(d.group(1)),
+         int(d.group(2)))
+        for d in _DRAW_NOW.finditer(line)
     ]  # fmt: skip
     found += [(d.group(1), int(d.group(2)), int(d.group(3))) for d in _DRAW_OLD.finditer(line)]
     return found

@@ -16,7 +16,9 @@ Issue 25 adds, on the bot's own words (``own_words``: player text left out): Fre
 typography (:mod:`forumbot.publish.typography`: no-break spaces before « : ; ! ? », inside
 « », after « n° », « − » for a negative number), one colon per sentence, no internal names
 (snake_case keys, English words), every points line's changes adding up to its total
-(« 40 − 34 (Stupéfix) − 10 (Sectumsempra) = −4 PV ») and every loss a line states
+(« 40 − 34 (Stupéfix) − 10 (Sectumsempra) = −4 PV »), every damage breakdown adding up to
+the damage (« perd 40 PV (46 de base, Fianto Duri −6 en défense) », :func:`breakdown_problems`)
+and every loss a line states
 (« Cassius Thorne perd 34 PV ») listed in that duellist's points line, and a date and time in
 every post that waits for players (:func:`deadline_problems`, for the rulesets that have a
 deadline).
@@ -213,6 +215,34 @@ def balance_problems(text: str) -> list[str]:
     return problems
 
 
+_BREAKDOWN = re.compile(
+    r"(?P<n>\d+) (?:PV|PD)\b[^(\n.]{0,60}?\((?P<base>\d+) de base(?P<parts>(?:, [^,()\n]+?"
+    r" [+−-]\d+(?: en défense)?)*)\)"
+)
+_PART = re.compile(r" ([+−-])(\d+)(?: en défense)?$")
+
+
+def breakdown_problems(text: str) -> list[str]:
+    """Damage breakdowns whose parts do not add up to the damage stated: « perd 40 PV (46 de
+    base, Fianto Duri −6 en défense) » needs 46 − 6 = 40 (0 when the parts go below 0). Every
+    damage a magic type, ward or effect changes is printed so in 1v1 and 2v2 (reader after
+    issue 25, W8)."""
+    body = _TAG.sub("", re.sub(r"forumbot·[^·]*·", "", str(text)))
+    body = body.replace("\u00a0", " ").replace("\u202f", " ")
+    problems = []
+    for m in _BREAKDOWN.finditer(body):
+        total = int(m["base"])
+        for part in m["parts"].split(", ")[1:]:
+            sign = _PART.search(part)
+            if sign is None:
+                problems.append(f"unreadable damage part « {part} » in « {m.group(0)} »")
+                continue
+            total += (-1 if sign[1] in "−-" else 1) * int(sign[2])
+        if max(0, total) != int(m["n"]):
+            problems.append(f"damage breakdown does not add up: « {m.group(0)} »")
+    return problems
+
+
 _WAITS = re.compile(
     r"à vous pour le tour|de se défendre|Doivent encore poster|prend l'initiative du tour"
     r"|Merci de lancer|Le duel commence",
@@ -266,5 +296,6 @@ def lint_problems(text: str) -> list[str]:
         typography_problems(text)
         + colon_problems(text)
         + balance_problems(text)
+        + breakdown_problems(text)
         + internal_name_problems(text)
     )

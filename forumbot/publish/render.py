@@ -118,23 +118,41 @@ def _to(name: str) -> str:
     return f"à la {rest}"
 
 
+_ARTICLE_OF = {"le": "du", "les": "des", "la": "de la", "l'": "de l'"}
+
+
+def of_name(name: str) -> str:
+    """French « de » before a name, contracted with its article: ``La tentacula vénéneuse``
+    -> ``de la tentacula vénéneuse``, ``Le strangulot`` -> ``du strangulot``, ``L'esprit`` ->
+    ``de l'esprit``, ``Aurora`` -> ``d'Aurora`` (reader after issue 25, C5 and C39)."""
+    low = name.lower()
+    for article, contracted in _ARTICLE_OF.items():
+        if low.startswith(article + ("" if article.endswith("'") else " ")):
+            rest = name[len(article):].lstrip()
+            return f"{contracted}{rest}" if contracted.endswith("'") else f"{contracted} {rest}"
+    return _de(name)
+
+
 _DRAW = re.compile(r"^reward:(creature|mechanism):(\S+):(\d+) (\d+)/(\d+)$")
 _DRAW_KIND_FR = {"creature": "créature", "mechanism": "mécanisme"}
 
 
-def _draw(audit: str) -> str:
+def _draw(audit: str) -> str | Trusted:
     """A 2v2 reward draw as players read it, with what verify-dice needs to recompute it:
-    ``reward:creature:strangulot:42 3/4`` -> ``récompense tirée : 3 sur 4 ; tirage n° 42,
-    créature strangulot`` (:mod:`forumbot.duels.verify` reads it back: the label
+    ``reward:creature:strangulot:42 3/4`` -> ``tirage au sort 3 sur 4, référence « créature
+    strangulot, message n° 42 » pour l'outil de vérification du club`` (reader after issue 25,
+    C1 and T2: the reference says what it is for; :class:`Trusted`, the bot's own words, so
+    the renderer keeps its no-break spaces: a plain value's spaces are collapsed).
+    :mod:`forumbot.duels.verify` reads it back: the label
     ``reward:<kind>:<key>:<post id>`` is rebuilt from the post id, the French kind and the
-    key). A draw of another shape is returned as is."""
+    key. A draw of another shape is returned as is."""
     m = _DRAW.match(audit.strip())
     if m is None:
         return audit
     kind, key, post_id, value, sides = m.groups()
-    return (
-        f"récompense tirée : {value} sur {sides} ; tirage n° {post_id}, "
-        f"{_DRAW_KIND_FR[kind]} {key}"
+    return Trusted(
+        f"tirage au sort {value} sur {sides}, référence «\u202f{_DRAW_KIND_FR[kind]} {key}, "
+        f"message n°\u00a0{post_id}\u202f» pour l'outil de vérification du club"
     )
 
 
@@ -207,6 +225,7 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["source"] = _source
     env.filters["que"] = _que
     env.filters["to"] = _to
+    env.filters["of"] = of_name
     env.filters["draw"] = _draw
     return env
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from forumbot.publish.render import of_name
 from forumbot.storage import Storage
 from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
@@ -110,7 +111,8 @@ FIELD_LABEL.update(
         "die": "Dé de %s",
         "bet_won": "Pari de %s gagné",
         "dodged": "%s esquive",
-        "creature_points": "PV de %s",
+        # « PV du strangulot du bassin »: the name comes contracted (reader after issue 25, C39)
+        "creature_points": "PV %s",
     }
 )
 
@@ -217,7 +219,7 @@ def fatigue_number_fields(stored: dict[str, Any], overrides: dict[str, Any]) -> 
                 NumberField(
                     key,
                     FIELD_LABEL["creature_points"],
-                    c["name"],
+                    of_name(c["name"]),
                     int(c["pv"]),
                     "int",
                     key in overrides,

@@ -64,6 +64,12 @@ class Event:
     (e.g. ``"reward:strangulot:42 3/6"``: the seed's die ``value`` in 1..sides for
     ``label``, :func:`rules.dice.derive_die`); ``""`` when nothing was drawn (a one-line
     table).
+
+    ``base`` (``creature_hit``): the spell's damage before the caster's magic types and the
+    creature's armour (``amount`` is what the creature lost), so the declaration can show how
+    the damage was made (reader after issue 25, W8); None for other kinds. ``void``
+    (``self_cast``): why the spell has no effect (``"spell_above_level"``, ``"barred"``...,
+    the 1v1 engine's void reasons), None when it acts (W7).
     """
 
     kind: str
@@ -73,6 +79,8 @@ class Event:
     amount: int = 0
     zone: str | None = None
     draw: str = ""
+    base: int | None = None
+    void: str | None = None
 
 
 @dataclass(frozen=True)

@@ -291,7 +291,11 @@ class _StepCore:
                     mine,
                     points=d.points,
                     violations=d.violations,
-                    spells_used_on=d.spells_used_on,
+                    # the reuse ban is "sur son adversaire" (seed 001): a spell at oneself or
+                    # a teammate (the stand-in) is no use on an opponent (reader issue 25, W6)
+                    spells_used_on=tuple(
+                        u for u in d.spells_used_on if u[1] in self.s.opponents(d.name)
+                    ),
                     casts=d.casts,
                     last_spell=d.last_spell if d.name == poster else mine.last_spell,
                 )

@@ -141,8 +141,11 @@ class _Step(_WorldStep):
                 self.s = evolve(self.s, pending=self.s.pending + (PendingAttack(me, victim, kept),))
                 self.events.append(Event("pending", me, victim))
         elif target.kind == "self":
-            self.exchange(me, self._dummy(me), None, post, poster=me, keep={me})
-            self.events.append(Event("self_cast", me, me, post.spell or ""))
+            att = self.exchange(me, self._dummy(me), None, post, poster=me, keep={me})
+            # a void spell (above level, barred...) does not act: it says why, never that it
+            # acts (reader after issue 25, W7)
+            void = att.void_reason if att is not None else None
+            self.events.append(Event("self_cast", me, me, post.spell or "", void=void))
         elif target.kind == "creature" and target.key is not None:
             self.hit_creature(me, target.key, post)
         elif target.kind == "mechanism" and target.key is not None:

@@ -69,7 +69,10 @@ class _WorldStep(_StepCore):
         self.s = evolve(
             self.s, creatures=tuple((k, left if k == key else v) for k, v in self.s.creatures)
         )
-        self.events.append(Event("creature_hit", who, creature.name, att.spell or "", damage))
+        self.events.append(
+            Event("creature_hit", who, creature.name, att.spell or "", damage,
+                  base=att.attack_value)
+        )  # fmt: skip
         if armour:
             self.events.append(
                 Event("creature_ability", None, creature.name, creature.ability.name, armour)

@@ -66,7 +66,7 @@ def test_2v2_demo_from_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None
     out = result.output
     assert "La serre enchantée" in out or "bibliothèque" in out.lower()
     assert "=== vainqueurs : " in plain(out) and "0 doublon(s)" in out and "0 en double" in out
-    assert "second déplacement du duo dans le tour" in out  # seed 7: an extra move, caught
+    assert "ce second déplacement est refusé" in out  # seed 7: an extra move, caught
     assert "tout est conforme" in out
 
 

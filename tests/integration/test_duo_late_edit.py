@@ -50,9 +50,9 @@ def test_an_edit_after_the_declaration_is_proposed_as_late_edit_once(
     t = duel.play(A2, "Protego", "moi")
     # the version in force is kept: A1's declared spell stands, the edit changes nothing
     assert "Expelliarmus" not in t
-    assert "Aurora Vexley, message modifié après le message suivant" in plain(t), t
-    assert "(à l'appréciation de l'arbitre)" in t
-    which = rf"message modifié après le message suivant \((\[url=[^\]]*\])?message n° {first}(?!\d)"
+    assert ("Infraction possible d'Aurora Vexley, à l'appréciation de l'arbitre : son message a "
+            "été modifié après le message suivant") in plain(t), t
+    which = rf"a été modifié après le message suivant \((\[url=[^\]]*\])?message n° {first}(?!\d)"
     assert re.search(which, plain(t)), t  # which post (linked on Forumactif)
     rows = _late_rows(duel)
     assert [(r["duellist"], r["post_id"], r["status"]) for r in rows] == [(A1, first, "proposed")]
@@ -60,11 +60,11 @@ def test_an_edit_after_the_declaration_is_proposed_as_late_edit_once(
     # later polls and the next declaration neither repeat nor duplicate it
     duel.cycle()
     t = duel.play(B1, "Flipendo", "Le strangulot du bassin")
-    assert "message modifié après le message suivant" not in t
+    assert "a été modifié après le message suivant" not in t
     duel.cycle()
     rows = _late_rows(duel)
     assert [(r["duellist"], r["post_id"], r["status"]) for r in rows] == [(A1, first, "proposed")]
-    assert sum("message modifié après le message suivant" in x for x in duel.bot_texts()) == 1
+    assert sum("a été modifié après le message suivant" in x for x in duel.bot_texts()) == 1
 
 
 def test_an_edit_before_the_next_post_is_no_late_edit(duel: Duo2v2) -> None:  # noqa: F811
@@ -74,5 +74,5 @@ def test_an_edit_before_the_next_post_is_no_late_edit(duel: Duo2v2) -> None:  # 
     assert len(duel.cycle()) == 1
     assert "Expelliarmus" in duel.bot_texts()[-1]  # the edit is the version in force
     t = duel.play(A2, "Protego", "moi")
-    assert "message modifié après le message suivant" not in t
+    assert "a été modifié après le message suivant" not in t
     assert _late_rows(duel) == []

@@ -42,6 +42,11 @@ def test_a_2v2_member_conceding_makes_their_duo_lose_and_the_winners_are_rewarde
     after = current_state(storage, duel)
     assert set(after.winners) == set(other) and set(after.losers) == set(team)
     ctx = DeskContext(storage, forum, ref, lambda: NOW, "Hibou")
+    # opened by hand, the duel gives no end-of-duel reward (as in 1v1: only the sign-up desk's
+    # duels count on the leaderboard); the desk's match row makes it count
+    assert settle_duo(ctx, duel) == 0
+    storage.db["duo_matches"].insert({"board_id": duel["board_id"], "duel_id": duel_id,
+                                      "status": "running", "duos_json": "[]"})  # fmt: skip
     given = settle_duo(ctx, duel)
     assert given > 0 and settle_duo(ctx, duel) == 0  # once
     rewards = {(r["character"], r["reward"]) for r in storage.db["rewards"].rows}

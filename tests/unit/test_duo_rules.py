@@ -280,3 +280,57 @@ def test_both_duos_down_in_one_declaration_the_higher_total_wins() -> None:
     assert out.finished and not out.draw and out.winners == (A1, A2)  # type: ignore[attr-defined]
     fallen = [e.who for e in out.events if e.kind == "knocked_out"]  # type: ignore[attr-defined]
     assert sorted(fallen) == sorted([A1, B1])  # announced once, in the step they fall
+
+
+# -- reader after issue 25, W6 ---------------------------------------------------------------
+IMPERVIUS = """
+[[spells]]
+name = "Impervius"
+aliases = []
+level = 1
+source = "test spellbook: Impervius, level 1, 14 PV, ward 4 PV for 1 turn"
+effects = [{ type = "pv_damage", amount = 14 }, { type = "ward", amount = 4, duration = 1 }]
+"""
+
+
+def test_the_reuse_ban_binds_only_spells_cast_on_an_opponent(tmp_path: Path) -> None:
+    """Seed 001: « à partir du moment où son adversaire est affecté ou directement ciblé par un
+    sort, il est formellement interdit au lanceur de le réutiliser une seconde fois sur son
+    adversaire » ; RULES.md: "once the opponent has been affected or directly targeted by it,
+    the caster may not cast it on that opponent again". The 2v2 demo fined Aurora 20 PV for a
+    second « Impervius sur moi » (the 1v1 engine's stand-in, her teammate, was taken for an
+    opponent): a spell cast at oneself is never reused on an opponent."""
+    book = tmp_path / "book.toml"
+    book.write_text(SEED_TESTS_RULESET.read_text(encoding="utf-8") + IMPERVIUS, "utf-8")
+    rs = load_ruleset(str(book))
+
+    def play(state: DuoState, *posts: DuoPost) -> object:
+        out: object = None
+        for p in posts:
+            out = resolve_duo_step(
+                state, [p], {p.post.post_id: (4,)}, ruleset=rs,  # type: ignore[arg-type]
+                env=ENV, settings=CFG, draw=drawer({}),
+            )  # fmt: skip
+            state = out.state  # type: ignore[attr-defined]
+        return out
+
+    s = duel({A1: 0, A2: 1, B1: 2, B2: 3})
+    turn1 = play(s, post(A1, 1, "Impervius", "moi", "zone 2"),
+                 post(A2, 2, "Flipendo", "le décor"), post(B1, 3, "Flipendo", A2, "zone 2"),
+                 post(B2, 4, "Flipendo", "le décor"))  # fmt: skip
+    assert turn1.turn_closed and not turn1.violations  # type: ignore[attr-defined]
+    s = turn1.state  # type: ignore[attr-defined]
+    again = play(s, post(A1, 5, "Impervius", "moi", "zone 3"))
+    assert [v.rule for v in again.violations] == []  # type: ignore[attr-defined]
+    assert "self_cast" in [e.kind for e in again.events]  # type: ignore[attr-defined]
+    assert pv(again.state, A1) == pv(s, A1)  # type: ignore[attr-defined]  # no 20 PV fine
+    # the ban still binds a spell cast twice on the same opponent (B1 on A2)
+    s = play(again.state, post(A2, 6, "Flipendo", "le décor"),  # type: ignore[attr-defined]
+             post(B1, 7, "Rictusempra", "le décor", "zone 1"),
+             post(B2, 8, "Flipendo", "le décor")).state  # type: ignore[attr-defined]  # fmt: skip
+    s = play(s, post(A1, 9, "Rictusempra", "le décor", "zone 2"),
+             post(A2, 10, "Flipendo", "le décor")).state  # type: ignore[attr-defined]  # fmt: skip
+    s = replace(s, positions=tuple((n, "bassin") if n in (A2, B1) else (n, z)
+                                   for n, z in s.positions))  # fmt: skip
+    twice = play(s, post(B1, 11, "Flipendo", A2))
+    assert [v.rule for v in twice.violations] == ["reused_spell"]  # type: ignore[attr-defined]

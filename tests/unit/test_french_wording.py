@@ -43,10 +43,16 @@ def test_french_filters() -> None:
     assert _to("L'esprit du bibliothécaire") == "à l'esprit du bibliothécaire"
     assert _to("Les lierres") == "aux lierres" and _to("Lara Dune") == "à Lara Dune"
     assert _que("Odric Fenwick") == "qu'Odric Fenwick" and _que("Blaise") == "que Blaise"
+    # reader after issue 25, C1 and T2: the reference says what it is for, typeset
     assert _draw("reward:creature:strangulot:42 3/4") == (
-        "récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot"
+        "tirage au sort 3 sur 4, référence «\u202fcréature strangulot, message n°\u00a042\u202f» "
+        "pour l'outil de vérification du club"
     )
-    assert _draw("reward:mechanism:cadran:12 1/2").endswith("tirage n° 12, mécanisme cadran")
+    assert "mécanisme cadran, message n°\u00a012" in _draw("reward:mechanism:cadran:12 1/2")
+    from forumbot.duels.verify import _line_draws
+
+    line = f"[*] Aurora reçoit en récompense 20 PV ({_draw('reward:creature:strangulot:42 3/4')})."
+    assert _line_draws(line) == [("reward:creature:strangulot:42", 3, 4)]
 
 
 def test_the_bots_links_are_links_and_player_urls_are_not() -> None:
