@@ -19,9 +19,12 @@ def slug(name: str) -> str:
 
 
 def year_label(year: str) -> str:
-    """``"1"`` -> ``"1re année"``, ``"5"`` -> ``"5e année"``, ``"adult"`` -> ``"adulte"``."""
+    """``"1"`` -> ``"1re année"``, ``"5"`` -> ``"5e année"``, ``"adult"`` -> ``"adulte"``,
+    ``"7+"`` (classic: seed 000 « Septième année et + ») -> ``"7e année et au-delà"``."""
     if year == "adult":
         return "adulte"
+    if year.endswith("+"):
+        return f"{year[:-1]}e année et au-delà"
     return f"{year}{'re' if year == '1' else 'e'} année"
 
 
