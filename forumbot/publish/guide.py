@@ -52,7 +52,11 @@ def _rules(rs: Ruleset, duo: bool, platform: str | None) -> dict[str, list[Trust
         return {"turn": classic_turn_rules(rs, platform), "bets": [], "violations": [],
                 "zones": [], "end": []}  # fmt: skip
     # 2v2: the shipped duo.toml, read as forumbot.duels.duo_board.duo_settings reads it
-    settings = load_duo_settings((ruleset_path("fatigue").parent / "duo.toml").read_text("utf-8")) if duo else None
+    settings = (
+        load_duo_settings((ruleset_path("fatigue").parent / "duo.toml").read_text("utf-8"))
+        if duo
+        else None
+    )
     together = int(getattr(settings, "posts_per_declaration_together", 2))
     return {
         "turn": fatigue_turn_rules(rs, duo, together),
@@ -82,16 +86,21 @@ def guide_context(name: str, platform: str | None = None) -> dict[str, Any]:
         "years": [{"label": year_label(y), "points": p} for y, p in rs.starting_points.items()],
         "levels": [{"label": year_label(y), "top": top} for y, top in rs.known_levels.items()],
         "spells": [_spell(rs, s) for s in rs.spells],
-        "bets": [{"action": ACTIONS_FR.get(k, k), "choices": [list(c) for c in v]}
-                 for k, v in bets.items()],  # fmt: skip
+        "bets": [
+            {"action": ACTIONS_FR.get(k, k), "choices": [list(c) for c in v]}
+            for k, v in bets.items()
+        ],  # fmt: skip
         "min_lines": int(rs.setting("min_lines")) if fatigue else 0,
         "hours": hours,
         "relaunches": int(rs.setting("relaunches_without_initiative")) if fatigue else 0,
         "reminder_hours": int(rs.setting("owl_reminder_hours")) if fatigue else 0,
-        "house_rules": [{"name": h.name, "description": h.description}
-                        for h in rs.house_rules.values()],  # fmt: skip
-        "example_spell": next((s.name for s in rs.spells if spell_family(s) == "attaque"),
-                              rs.spells[0].name if rs.spells else ""),  # fmt: skip
+        "house_rules": [
+            {"name": h.name, "description": h.description} for h in rs.house_rules.values()
+        ],  # fmt: skip
+        "example_spell": next(
+            (s.name for s in rs.spells if spell_family(s) == "attaque"),
+            rs.spells[0].name if rs.spells else "",
+        ),  # fmt: skip
     }
 
 

@@ -71,7 +71,9 @@ def effect_fr(effect: Any, rs: Ruleset) -> Trusted | None:
         text = f"{when}, chaque sort qui touche {bearer} lui fait {amount} {unit} de moins"
     elif kind == "heal":
         capped = str(rs.settings.get("heal_cap", "none")) == "starting_points"
-        text = f"rend {amount} {unit} à {who}" + (" sans dépasser ses PV de départ" if capped else "")
+        text = f"rend {amount} {unit} à {who}" + (
+            " sans dépasser ses PV de départ" if capped else ""
+        )
     else:
         text = {
             "pv_damage": f"{amount} {unit} de dégâts à la cible",
@@ -90,7 +92,9 @@ def classic_turn_rules(rs: Ruleset, platform: str | None) -> list[Trusted]:
     s, unit, n = rs.settings, rs.unit, rs.dice_per_post
     dice = f"{words(n)} dés « {rs.dice_name} » à {words(rs.dice_faces)} faces"
     if platform == "forumactif":
-        roll = f"Chaque duelliste lance avec son message {dice} du forum (bouton « Lancer des dés »)."
+        roll = (
+            f"Chaque duelliste lance avec son message {dice} du forum (bouton « Lancer des dés »)."
+        )
     elif platform == "phpbb3":
         roll = f"Pour chaque message, l'arbitre lance {dice}."
     else:
@@ -116,9 +120,14 @@ def classic_turn_rules(rs: Ruleset, platform: str | None) -> list[Trusted]:
             "sans dégâts, mais son dé de défense compte."
         )
     else:
-        out.append("Lancer deux fois de suite le même sort est une infraction, relevée par l'arbitre.")
+        out.append(
+            "Lancer deux fois de suite le même sort est une infraction, relevée par l'arbitre."
+        )
     if s.get("unlisted_spell_proposal", "advantage") == "advantage":
-        adv, turns = int(s.get("unlisted_spell_advantage", 2)), int(s.get("unlisted_advantage_turns", 1))
+        adv, turns = (
+            int(s.get("unlisted_spell_advantage", 2)),
+            int(s.get("unlisted_advantage_turns", 1)),
+        )
         damage = ", dégâts compris" if s.get("unlisted_advantage_damage", True) else ""
         out.append(
             "Un sort hors de cette liste est sans effet. L'arbitre choisit alors entre la "
@@ -192,7 +201,8 @@ def fatigue_turn_rules(rs: Ruleset, duo: bool, together: int = 2) -> list[Truste
             "initiative, et l'arbitre publie une déclaration après chaque message"
             + (
                 " (après deux messages quand les quatre duellistes sont dans la même zone)."
-                if together == 2 else "."
+                if together == 2
+                else "."
             ),  # fmt: skip
             "Deux adversaires seuls dans une zone suivent entre eux les règles du un contre un.",
         ]
@@ -223,7 +233,11 @@ def fatigue_violation_rules(rs: Ruleset, duo: bool) -> list[Trusted]:
     s, unit = rs.settings, rs.unit
     out = []
     reuse = int(s.get("reused_spell_penalty", 20))
-    seen = "déjà touché ou visé (même esquivé)" if s.get("reuse_counts_dodged", True) else "déjà touché"
+    seen = (
+        "déjà touché ou visé (même esquivé)"
+        if s.get("reuse_counts_dodged", True)
+        else "déjà touché"
+    )
     ban = (
         f"Un sort qui a {seen} un adversaire ne peut plus être lancé sur lui par le même "
         f"lanceur. Il reste sans effet et coûte {reuse} {unit} (acharnement déloyal)"
@@ -245,13 +259,15 @@ def fatigue_violation_rules(rs: Ruleset, duo: bool) -> list[Trusted]:
         else "les deux camps y arrivent dans la même déclaration, les PV départagent"
     )
     out.append(
-        f"{words(n).capitalize()} infractions dans un même duel donnent la victoire {side}. Si {both}."
+        f"{words(n).capitalize()} infractions dans un même duel donnent la victoire {side}. "
+        f"Si {both}."
     )
     return [Trusted(t) for t in out]
 
 
 def fatigue_end_rules(rs: Ruleset, duo: bool, duo_settings: Any = None) -> list[Trusted]:
-    """The end of a duel (RULES.md « End » of fatigue and 2v2; ``double_ko``, ``both_duos_down``)."""
+    """The end of a duel (RULES.md « End » of fatigue and 2v2; settings ``double_ko``,
+    ``both_duos_down``)."""
     unit = rs.unit
     if duo:
         higher = getattr(duo_settings, "both_duos_down", "higher_total_wins") == "higher_total_wins"
@@ -262,8 +278,12 @@ def fatigue_end_rules(rs: Ruleset, duo: bool, duo_settings: Any = None) -> list[
             ),
             Trusted(
                 "Si les deux duos tombent dans la même déclaration, "
-                + (f"celui qui garde le plus de {unit} au total gagne, et une égalité donne un match nul."
-                   if higher else "le duel est nul.")  # fmt: skip
+                + (
+                    f"celui qui garde le plus de {unit} au total gagne, "
+                    "et une égalité donne un match nul."
+                    if higher
+                    else "le duel est nul."
+                )  # fmt: skip
             ),
         ]
     higher = rs.settings.get("double_ko", "higher_remaining_wins") == "higher_remaining_wins"
@@ -271,8 +291,11 @@ def fatigue_end_rules(rs: Ruleset, duo: bool, duo_settings: Any = None) -> list[
         Trusted(
             f"Un duelliste à 0 {unit} ou moins doit abandonner, et son adversaire gagne. Si les "
             "deux y tombent dans la même déclaration, "
-            + (f"celui qui garde le plus de {unit} gagne, et une égalité donne un match nul."
-               if higher else "le duel est nul.")  # fmt: skip
+            + (
+                f"celui qui garde le plus de {unit} gagne, et une égalité donne un match nul."
+                if higher
+                else "le duel est nul."
+            )  # fmt: skip
         )
     ]
 
@@ -286,7 +309,8 @@ def duo_zone_rules(rs: Ruleset, settings: Any) -> list[Trusted]:
     out = [
         "La salle a quatre zones. L'ouverture du duel donne la zone de départ de chacun, tirée "
         "au sort, et chaque duelliste reçoit par hibou la description de chaque zone où il entre.",
-        "À chaque tour, un seul membre de chaque duo se déplace, et ce déplacement est obligatoire.",
+        "À chaque tour, un seul membre de chaque duo se déplace, "
+        "et ce déplacement est obligatoire.",
     ]
 
     def cost(status: str, what: str) -> str:
@@ -296,14 +320,23 @@ def duo_zone_rules(rs: Ruleset, settings: Any) -> list[Trusted]:
             return f"{what} est signalé à l'arbitre, qui peut retirer {pen} {unit}"
         return ""
 
-    extra = cost(str(getattr(settings, "extra_move", "applied")), "Un second déplacement du même duo dans un tour")
+    extra = cost(
+        str(getattr(settings, "extra_move", "applied")),
+        "Un second déplacement du même duo dans un tour",
+    )
     if extra:
         stays = getattr(settings, "extra_move_effect", "stays") == "stays"
-        out.append(extra + (", et il est refusé, le duelliste restant où il était." if stays else "."))
-    missing = cost(str(getattr(settings, "missing_move", "applied")), "Un tour sans déplacement pour un duo")
+        out.append(
+            extra + (", et il est refusé, le duelliste restant où il était." if stays else ".")
+        )
+    missing = cost(
+        str(getattr(settings, "missing_move", "applied")), "Un tour sans déplacement pour un duo"
+    )
     if missing:
         blame = getattr(settings, "missing_move_blame", "last_poster") == "last_poster"
-        out.append(missing + (", retirés à celui des deux qui a posté le dernier." if blame else "."))
+        out.append(
+            missing + (", retirés à celui des deux qui a posté le dernier." if blame else ".")
+        )
     if getattr(settings, "move_alone", "proposed") != "off":
         out.append("Se déplacer sans autre action n'est permis qu'avec l'accord de l'arbitre.")
     double = str(getattr(settings, "double_target", "applied"))

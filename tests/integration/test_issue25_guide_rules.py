@@ -57,7 +57,9 @@ def test_classic_guide_follows_its_settings(tmp_path: Path) -> None:
     path = _club_file(tmp_path, "classic", 'tie_rule = "lands"', 'tie_rule = "deflects"')
     text = plain(render_guide(path))
     assert "dépasse le dé de défense adverse (à égalité, il est dévié)" in text
-    path = _club_file(tmp_path, "classic", 'shield_applies = "same_turn"', 'shield_applies = "next_turn"')
+    path = _club_file(
+        tmp_path, "classic", 'shield_applies = "same_turn"', 'shield_applies = "next_turn"'
+    )
     assert "ajoute 3 au dé de défense de son lanceur au tour suivant" in plain(render_guide(path))
     forum = plain(render_guide("classic", platform="forumactif"))
     assert "Chaque duelliste lance avec son message deux dés « Duel » à six faces du forum" in forum
@@ -76,11 +78,15 @@ def test_fatigue_guide_states_bets_reuse_penalties_and_wards() -> None:
     assert "Trois infractions dans un même duel donnent la victoire à l'adversaire." in text
     # W15: who a ward protects, from when, for how long
     assert (
-        "[b]Impervius[/b], niveau 1, connu dès la 1re année, famille « protection ». Effets : 14 PV "
+        "[b]Impervius[/b], niveau 1, connu dès la 1re année, famille « protection ». "
+        "Effets : 14 PV "
         "de dégâts à la cible ; au tour suivant, chaque sort qui touche le lanceur lui fait 4 PV "
         "de moins."
     ) in text
-    assert "Effets : pendant les 2 tours suivants, chaque sort qui touche le lanceur lui fait 8 PV" in text
+    assert (
+        "Effets : pendant les 2 tours suivants, chaque sort qui touche le lanceur lui fait 8 PV"
+        in text
+    )
     assert "Un sort de protection ne protège donc pas du sort du tour où il est lancé." in text
     # C22: one subject, from the next turn
     assert "la cible perd 4 PV par tour pendant les 2 tours suivants" in text
@@ -105,7 +111,10 @@ def test_duo_guide_states_zones_moves_and_knockouts() -> None:
     text = plain(render_guide("duo"))
     assert text.startswith("[b]Guide des duels de fatigue en deux contre deux[/b]")
     assert "[b]Zones et déplacements[/b]" in text  # W16
-    assert "À chaque tour, un seul membre de chaque duo se déplace, et ce déplacement est obligatoire." in text
+    assert (
+        "À chaque tour, un seul membre de chaque duo se déplace, et ce déplacement est obligatoire."
+        in text
+    )
     assert "une ligne comme « Déplacement : zone 2 »" in text
     assert "Un second déplacement du même duo dans un tour coûte 20 PV, et il est refusé" in text
     assert "Un tour sans déplacement pour un duo coûte 20 PV" in text
