@@ -487,22 +487,32 @@ def _free_line(
                 me.name = clean_name(first)
 
 
+def _subject(who: str, what: str) -> str:
+    """The subject of a refusal sentence, one colon at most in it (issue 25): the poster's own
+    field (``who`` empty) or their partner's (``who``: the partner's name)."""
+    own = {"year": "Ton année d'études", "type": "Ton type de magie"}[what]
+    if not who:
+        return own
+    field = {"year": "L'année d'études", "type": "Le type de magie"}[what]
+    return f"{field} de ton partenaire ({who})"
+
+
 def _year_error(post: Post, fields: _Fields, prefix: str, who: str) -> SignupError | None:
     if fields.year is None:
         if fields.year_text:
             return SignupError(
                 post.post_id,
                 f"{prefix}invalid_year",
-                f"{who}année d'études illisible : « {fields.year_text} ». Indique une année de 1 "
-                "à 7, ou « adulte ».",
+                f"{_subject(who, 'year')} est illisible (« {fields.year_text} »). Indique une "
+                "année de 1 à 7, ou « adulte ».",
             )
         return None
     if fields.year != "adult" and not 1 <= int(fields.year) <= 7:
         return SignupError(
             post.post_id,
             f"{prefix}invalid_year",
-            f"{who}année d'études invalide : « {fields.year_text or fields.year} ». Les années vont"
-            " de la 1re à la 7e, ou « adulte ».",
+            f"{_subject(who, 'year')} est invalide (« {fields.year_text or fields.year} »). Les "
+            "années vont de la 1re à la 7e, ou « adulte ».",
         )
     return None
 
@@ -516,14 +526,16 @@ def _types_error(
         return SignupError(
             post.post_id,
             f"{prefix}unknown_magic_type",
-            f"{who}type de magie inconnu : {listed}. Types possibles : {choices}.",
+            f"{_subject(who, 'type')} est inconnu ({listed}). Types possibles : {choices}.",
         )
     if len(fields.types) > MAX_MAGIC_TYPES:
         listed = ", ".join(known[t].lower() for t in fields.types)
         return SignupError(
             post.post_id,
             f"{prefix}too_many_magic_types",
-            f"{who}deux types de magie au maximum : {len(fields.types)} indiqués ({listed}).",
+            "Un duelliste a deux types de magie au maximum, or "
+            + (f"ton partenaire ({who}) en a" if who else "tu en indiques")
+            + f" {len(fields.types)} ({listed}).",
         )
     return None
 
@@ -543,17 +555,17 @@ def _build(
             "Inscription incomplète : il manque ton année d'études (de la 1re à la 7e année, ou "
             "« adulte »).",
         )
-    error = _year_error(post, me, "", "Inscription : ")
+    error = _year_error(post, me, "", "")
     if error is not None:
         return error
-    error = _types_error(post, me, "", "Inscription : ", known)
+    error = _types_error(post, me, "", "", known)
     if error is not None:
         return error
     if not me.types:
         return SignupError(
             post.post_id,
             "missing_magic_type",
-            f"Inscription incomplète : indique ton type de magie (un ou deux parmi : {choices}).",
+            f"Inscription incomplète : indique ton type de magie, un ou deux parmi {choices}.",
         )
     found_partner: Partner | None = None
     if partner is not None:
@@ -564,7 +576,7 @@ def _build(
                 "Inscription : indique le nom de ton partenaire, ou retire la ligne "
                 "« Partenaire ».",
             )
-        who = f"Partenaire ({partner.name}) : "
+        who = partner.name
         error = _year_error(post, partner, "partner_", who) or _types_error(
             post, partner, "partner_", who, known
         )

@@ -16,6 +16,7 @@ from typing import Any
 from forumbot.club.context import DeskContext
 from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.render import Trusted, client_platform, marker_line, marker_text
+from forumbot.storage.stakes import stakes_agreed, written_stakes
 from parsers.registration import fold
 
 
@@ -77,21 +78,9 @@ def topic_url(ctx: DeskContext, topic_id: int) -> Trusted:
 def stakes_written(
     ctx: DeskContext, table: str, places: Sequence[tuple[int, str]]
 ) -> list[tuple[str, str]]:
-    """``(character, stakes)`` of each duellist whose own sign-up (a ``requests`` or
-    ``duo_entries`` row of that post) wrote stakes, in the order of ``places`` (``(post id,
-    character)``). A duellist named in someone else's sign-up who never posted one wrote
-    none (their place carries the other's post id: counted once)."""
-    out: list[tuple[str, str]] = []
-    seen: set[int] = set()
-    for post_id, character in places:
-        if post_id in seen:
-            continue
-        seen.add(post_id)
-        for r in ctx.storage.db[table].rows_where(
-            "board_id = ? and post_id = ? and stakes is not null", [ctx.board_id, post_id]
-        ):
-            out.append((character if table == "requests" else r["character"], r["stakes"]))
-    return out
+    """``(character, stakes)`` of each duellist whose own sign-up wrote stakes
+    (:func:`forumbot.storage.stakes.written_stakes` on the desk's board)."""
+    return written_stakes(ctx.storage, ctx.board_id, table, places)
 
 
 def stakes_view(
@@ -103,7 +92,7 @@ def stakes_view(
     some, with what they wrote). With stakes but no writer found (a row stored before this
     was recorded), the stakes are proposed by nobody named: ``stakes_by`` holds one entry
     with an empty name."""
-    agreed = len(written) == duellists and len({fold(s) for _, s in written}) == 1
+    agreed = stakes_agreed(written, duellists)
     by = [{"name": name, "stakes": text} for name, text in written]
     if stakes and not by:
         by = [{"name": "", "stakes": stakes}]

@@ -40,6 +40,7 @@ from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
+from forumbot.storage.stakes import stakes_context
 from forumbot.storage.records import (
     REDRAFTABLE,
     Declaration,
@@ -82,6 +83,8 @@ def turn_context(
         "posts": inputs["posts"],
         "extra_posts": inputs.get("extra_posts", []),
         "stakes": duel.stakes,
+        # accepted by every duellist, or only proposed (issue 25, reader W1)
+        **stakes_context(ctx.storage, duel.board_id, duel.stakes, duel_id=duel.id),
         "referee_name": ctx.settings.referee_name,
         # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
         "dice_source": ctx.settings.dice_source,

@@ -41,6 +41,7 @@ from forumbot.duels.flows import flow_for
 from forumbot.publish.render import marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
+from forumbot.storage.stakes import stakes_context
 from forumbot.storage.records import Duel, declaration_row
 from rules.fatigue import concede
 from rules.model import DuelState
@@ -168,6 +169,7 @@ def concede_duel(
         "conceded_by": who,
         "winners": list(winners),
         "stakes": duel.stakes,
+        **stakes_context(storage, duel.board_id, duel.stakes, duel_id=duel.id),
         "unit": ruleset.unit,
         "duellists": [
             {"name": d["name"], "points": d["points"]} for d in outcome["state"]["duellists"]
