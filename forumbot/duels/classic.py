@@ -93,6 +93,19 @@ def turn_context(
         "decisions": referee_decisions(data),
         "tie_rule": str(ctx.rs.setting("tie_rule")),
         "balance": classic_balance(inputs, data),
+        # who cannot attack this turn, and which spell of whose says so (issue 25, reader C14)
+        "barred_by": _barred_by(inputs.get("state_before") or {}),
+    }
+
+
+def _barred_by(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Duellist -> the ``no_attack`` effect (``source`` spell, ``caster``) carried into this
+    turn from ``state`` (the state before the turn), for the declaration to name it."""
+    return {
+        str(d["name"]): e
+        for d in state.get("duellists", [])
+        for e in d.get("effects", [])
+        if e.get("type") == "no_attack" and e.get("source")
     }
 
 
