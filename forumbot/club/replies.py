@@ -55,7 +55,9 @@ def refuse_busy(ctx: DeskContext, reg: Registration, post: Post, clash: Engageme
         "kind_label": KIND_LABELS[clash.kind],
         "running": clash.stage == "running",
     }
-    text = render("signup_busy_other_kind.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language)
+    text = render(
+        "signup_busy_other_kind.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+    )
     record_post(ctx, post, "rejected", "busy_other_kind", text, None)
     draft_reply(ctx, reg, post, "busy_other_kind", text)
     log.info(
@@ -92,7 +94,9 @@ def refuse_engaged(
         "stage": stage,
         "kind_label": KIND_LABELS.get(reg.kind, reg.kind),
     }
-    text = render("signup_partner_busy.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language)
+    text = render(
+        "signup_partner_busy.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+    )
     record_post(ctx, post, "rejected", code, text, None)
     draft_reply(ctx, reg, post, code, text)
     log.info("sign-up %s by %s: refused (%s: %s %s)", post.post_id, post.author, code, other,
@@ -121,7 +125,9 @@ def confirm_pairing(
         "other": other,
         "stage": stage,
     }
-    text = render("signup_confirmed.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language)
+    text = render(
+        "signup_confirmed.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+    )
     record_post(ctx, post, "accepted", code, None, signup)
     draft_reply(ctx, reg, post, "confirmed", text)
     log.info("sign-up %s by %s: confirms the %s with %s (%s)", post.post_id, post.author,
@@ -162,7 +168,9 @@ def withdraw_other_kind(
             "kind_label": KIND_LABELS[kind],
             "duo": eng.kind == "2v2" and bool(row.get("mate_player")),
         }
-        text = render("signup_withdrawn.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language)
+        text = render(
+            "signup_withdrawn.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+        )
         draft_club_post(
             ctx.storage,
             ctx.board_id,
@@ -377,7 +385,9 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
             "reason": reason,
             "in_topic": False,
         }
-        text = render("signup_cancelled.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language)
+        text = render(
+            "signup_cancelled.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+        )
         draft_club_post(
             ctx.storage,
             ctx.board_id,
@@ -390,7 +400,9 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
         )
     if row["topic_id"] is not None:
         context = {"kind_label": KIND_LABELS[kind], "reason": reason, "in_topic": True}
-        text = render("signup_cancelled.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language)
+        text = render(
+            "signup_cancelled.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+        )
         draft_club_post(
             ctx.storage,
             ctx.board_id,

@@ -40,7 +40,6 @@ from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
-from forumbot.storage.stakes import stakes_context
 from forumbot.storage.records import (
     REDRAFTABLE,
     Declaration,
@@ -48,6 +47,7 @@ from forumbot.storage.records import (
     DuelRecords,
     StoredPost,
 )
+from forumbot.storage.stakes import stakes_context
 from rules.model import DuelState
 from rules.ruleset import Ruleset
 

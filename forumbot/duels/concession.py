@@ -41,8 +41,8 @@ from forumbot.duels.flows import flow_for
 from forumbot.publish.render import marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
-from forumbot.storage.stakes import stakes_context
 from forumbot.storage.records import Duel, declaration_row
+from forumbot.storage.stakes import stakes_context
 from rules.fatigue import concede
 from rules.model import DuelState
 

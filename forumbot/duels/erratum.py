@@ -161,8 +161,8 @@ def _post_link(storage: Storage, duel: Duel, target: Declaration) -> str:
     rows = list(storage.db["boards"].rows_where("id = ?", [duel.board_id], limit=1))
     if not rows or not rows[0].get("url"):
         return ""
-    settings = FlowSettings(board_id=duel.board_id, platform=str(rows[0].get("platform") or "phpbb3"),
-                            board_url=str(rows[0]["url"]))  # fmt: skip
+    platform = str(rows[0].get("platform") or "phpbb3")
+    settings = FlowSettings(board_id=duel.board_id, platform=platform, board_url=str(rows[0]["url"]))
     return settings.post_link
 
 

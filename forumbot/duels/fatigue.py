@@ -58,7 +58,6 @@ from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
 from forumbot.storage.profiles import registration_duel
-from forumbot.storage.stakes import stakes_context
 from forumbot.storage.records import (
     REDRAFTABLE,
     Declaration,
@@ -66,6 +65,7 @@ from forumbot.storage.records import (
     DuelRecords,
     StoredPost,
 )
+from forumbot.storage.stakes import stakes_context
 from parsers.registration import parse_magic_types
 from rules.fatigue import (
     FatigueRuleset,
@@ -406,8 +406,7 @@ def _modified(ruleset: Ruleset, data: dict[str, Any]) -> list[str]:
     return [
         f"{a['attacker']}|{a['spell']}"
         for a in data.get("attacks", [])
-        if a.get("spell")
-        and spell_modified(
+        if a.get("spell") and spell_modified(
             ruleset, types.get(a["attacker"], []), types.get(a["defender"], []), a["spell"]
         )
     ]

@@ -21,8 +21,8 @@ from forumbot.duels.dice_reserve import seed_for
 from forumbot.duels.flow import Draft, DuelFlow, FlowContext, duellist_of
 from forumbot.duels.violations import upsert_violations
 from forumbot.storage import iso
-from forumbot.storage.stakes import stakes_context
 from forumbot.storage.records import EDITABLE, Duel
+from forumbot.storage.stakes import stakes_context
 from rules.dice import commitment
 from rules.model import DuelState
 from rules.ruleset import Ruleset
