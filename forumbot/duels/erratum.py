@@ -162,7 +162,8 @@ def _post_link(storage: Storage, duel: Duel, target: Declaration) -> str:
     if not rows or not rows[0].get("url"):
         return ""
     platform = str(rows[0].get("platform") or "phpbb3")
-    settings = FlowSettings(board_id=duel.board_id, platform=platform, board_url=str(rows[0]["url"]))
+    url = str(rows[0]["url"])
+    settings = FlowSettings(board_id=duel.board_id, platform=platform, board_url=url)
     return settings.post_link
 
 
