@@ -14,13 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from forumbot.club.context import DeskContext
-from forumbot.storage.stakes import StakesTerms, duel_stakes
+from forumbot.duels.stakes import StakesTerms
+from forumbot.duels.stakes import stakes_terms as _stakes_terms
 
 
 def stakes_terms(ctx: DeskContext, duel: dict[str, Any]) -> StakesTerms:
     """The stakes of ``duel`` (a ``duels`` row) and whether they were accepted
-    (:func:`forumbot.storage.stakes.duel_stakes`)."""
-    return duel_stakes(ctx.storage, ctx.board_id, duel.get("stakes"), duel_id=int(duel["id"]))
+    (:func:`forumbot.duels.stakes.stakes_terms` on the desk's board)."""
+    return _stakes_terms(ctx.storage, ctx.board_id, duel)
 
 
 def stakes_owed(

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from forumbot.club.context import DeskContext
+from forumbot.duels.stakes import stakes_view
+from forumbot.duels.stakes import stakes_written as _stakes_written
 from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.render import Trusted, client_platform, marker_line, marker_text
-from forumbot.storage.stakes import stakes_agreed, written_stakes
 from parsers.registration import fold
 
 
@@ -78,25 +79,8 @@ def topic_url(ctx: DeskContext, topic_id: int) -> Trusted:
 def stakes_written(
     ctx: DeskContext, table: str, places: Sequence[tuple[int, str]]
 ) -> list[tuple[str, str]]:
-    """``(character, stakes)`` of each duellist whose own sign-up wrote stakes
-    (:func:`forumbot.storage.stakes.written_stakes` on the desk's board)."""
-    return written_stakes(ctx.storage, ctx.board_id, table, places)
-
-
-def stakes_view(
-    written: Sequence[tuple[str, str]], stakes: str | None, duellists: int
-) -> dict[str, Any]:
-    """What the duel topic says of the stakes (issue 15: « Enjeux proposés par X » unless every
-    duellist wrote them): ``stakes_agreed`` (every duellist wrote the same stakes, case and
-    accents ignored) and ``stakes_by`` (``[{"name", "stakes"}]``, each duellist who wrote
-    some, with what they wrote). With stakes but no writer found (a row stored before this
-    was recorded), the stakes are proposed by nobody named: ``stakes_by`` holds one entry
-    with an empty name."""
-    agreed = stakes_agreed(written, duellists)
-    by = [{"name": name, "stakes": text} for name, text in written]
-    if stakes and not by:
-        by = [{"name": "", "stakes": stakes}]
-    return {"stakes_agreed": agreed, "stakes_by": by}
+    """:func:`forumbot.duels.stakes.stakes_written` on the desk's board."""
+    return _stakes_written(ctx.storage, ctx.board_id, table, places)
 
 
 __all__ = ["create_topic_once", "find_topic", "stakes_view", "stakes_written", "topic_url"]

@@ -36,6 +36,7 @@ from forumbot.duels.flow import (
     missing_dice_draft,
 )
 from forumbot.duels.opening import early_casts
+from forumbot.duels.stakes import final_stakes
 from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
@@ -47,7 +48,6 @@ from forumbot.storage.records import (
     DuelRecords,
     StoredPost,
 )
-from forumbot.storage.stakes import stakes_context
 from rules.model import DuelState
 from rules.ruleset import Ruleset
 
@@ -84,7 +84,7 @@ def turn_context(
         "extra_posts": inputs.get("extra_posts", []),
         "stakes": duel.stakes,
         # accepted by every duellist, or only proposed (issue 25, reader W1)
-        **stakes_context(ctx.storage, duel.board_id, duel.stakes, duel_id=duel.id),
+        "owed": final_stakes(ctx.storage, duel.board_id, duel.id, duel.stakes, data),
         "referee_name": ctx.settings.referee_name,
         # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
         "dice_source": ctx.settings.dice_source,

@@ -38,11 +38,11 @@ from forumbot.duels.ending import (
     forum_rolled,
 )
 from forumbot.duels.flows import flow_for
+from forumbot.duels.stakes import public_stakes, stakes_terms
 from forumbot.publish.render import marker_text, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import Duel, declaration_row
-from forumbot.storage.stakes import stakes_context
 from rules.fatigue import concede
 from rules.model import DuelState
 
@@ -169,7 +169,12 @@ def concede_duel(
         "conceded_by": who,
         "winners": list(winners),
         "stakes": duel.stakes,
-        **stakes_context(storage, duel.board_id, duel.stakes, duel_id=duel.id),
+        # who owes the stakes to whom (reader after issue 25, C7)
+        "owed": public_stakes(
+            stakes_terms(storage, duel.board_id, {"id": duel.id, "stakes": duel.stakes}),
+            list(winners),
+            [d.name for d in state.duellists if winners and d.name not in winners],
+        ),
         "unit": ruleset.unit,
         "duellists": [
             {"name": d["name"], "points": d["points"]} for d in outcome["state"]["duellists"]

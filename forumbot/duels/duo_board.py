@@ -28,7 +28,7 @@ from forumbot.duels.opening import club_variants
 from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.labels import modifier_scope, slug
 from forumbot.publish.owls import draft_owl, owl_key
-from forumbot.publish.render import Trusted, neutralise, render
+from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from forumbot.storage.profiles import player_of
@@ -388,9 +388,7 @@ def reveal_zones(
                 "character": name,
                 "number": env.zone_number(zone_key),
                 "zone_name": zone.name,
-                # the club's environment file, not a player's words: typeset like the
-                # template's own text, still neutralised (issue 25, reader T3)
-                "description": Trusted(neutralise(zone.owl)),
+                "description": zone.owl,
                 "topic_url": topic_url(storage, ctx.board_id, duel.topic_id),
                 "referee_name": ctx.settings.referee_name,
             },

@@ -53,6 +53,7 @@ from forumbot.duels.flow import (
     missing_dice_draft,
 )
 from forumbot.duels.opening import early_casts
+from forumbot.duels.stakes import final_stakes
 from forumbot.publish.labels import caster_effects, spell_modified
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
@@ -65,7 +66,6 @@ from forumbot.storage.records import (
     DuelRecords,
     StoredPost,
 )
-from forumbot.storage.stakes import stakes_context
 from parsers.registration import parse_magic_types
 from rules.fatigue import (
     FatigueRuleset,
@@ -357,7 +357,7 @@ def step_context(
         "hours": int(ruleset.setting("timeout_1v1_hours")),
         "stakes": duel.stakes,
         # accepted by every duellist, or only proposed (issue 25, reader W1)
-        **stakes_context(storage, duel.board_id, duel.stakes, duel_id=duel.id),
+        "owed": final_stakes(storage, duel.board_id, duel.id, duel.stakes, data),
         "referee_name": referee_name,
         # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
         "dice_secret": duel.dice_secret

@@ -19,10 +19,10 @@ from typing import Any, Protocol
 import rules
 from forumbot.duels.dice_reserve import seed_for
 from forumbot.duels.flow import Draft, DuelFlow, FlowContext, duellist_of
+from forumbot.duels.stakes import opening_stakes
 from forumbot.duels.violations import upsert_violations
 from forumbot.storage import iso
 from forumbot.storage.records import EDITABLE, Duel
-from forumbot.storage.stakes import stakes_context
 from rules.dice import commitment
 from rules.model import DuelState
 from rules.ruleset import Ruleset
@@ -134,7 +134,7 @@ def adopt(
         "unit": rs.unit,
         "stakes": stakes,
         # accepted at sign-up, or only proposed (issue 25, reader W1)
-        **stakes_context(storage, ctx.board_id, stakes, topic_id=topic_id),
+        **opening_stakes(storage, ctx.board_id, stakes, topic_id),
         "commitment": None if forum_rolls else commitment(secret),
         "dice_source": ctx.settings.dice_source,
         "early": [],
