@@ -300,7 +300,7 @@ def test_stakes_from_the_first_post_are_recalled_at_the_end() -> None:
         cycle(forum, referee, clock)
     last = plain(bot_posts(forum)[-1])
     # issue 25, reader W1: who owes whom (a duel adopted by hand: its first post's terms)
-    assert "Enjeux à honorer : " in last and " « le perdant offre 10 gallions » à " in last
+    assert "Enjeux du duel : " in last and " « le perdant offre 10 gallions » à " in last
     assert " doit « " in last
 
 
