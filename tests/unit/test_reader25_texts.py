@@ -125,3 +125,14 @@ def test_the_erratum_links_the_post_and_missing_dice_say_what_to_do() -> None:
     ) in missing
     assert "Il ne sert à rien de modifier l'ancien message" in missing
     assert "indiquera dans sa prochaine intervention" not in missing
+
+
+def test_the_lint_finds_bare_post_numbers_and_ne_peut_plus() -> None:
+    """The patterns of C48 (« message #123 ») and C18 (« ne peut plus attaquer ») are checked
+    on every render of the suite (tests/conftest.py runs lint_problems)."""
+    from forumbot.publish.checks import lint_problems, wording_problems
+
+    assert wording_problems("L'arbitre corrige la déclaration (message #123).")
+    assert wording_problems("Effets : la cible ne peut plus attaquer au tour suivant.")
+    assert wording_problems("la cible ne peut pas attaquer au tour suivant (message n° 3).") == []
+    assert any("bare number" in p for p in lint_problems("(message #12)"))
