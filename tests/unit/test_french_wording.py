@@ -125,7 +125,7 @@ def test_a_ward_is_cast_on_the_caster_not_at_the_opponent() -> None:
             "attack_modifiers": [], "defense_modifiers": [], "attack_value": 0, "damage": 0}
     first = _fatigue_step([{**base, "landed": False, "void_reason": "pending"}], "initiative")
     first = plain(first)
-    assert "lance Protego sur son lanceur" in first
+    assert "lance Protego, un sort qui agit sur son lanceur." in first
     assert "sur Aurora Vexley" not in first and "attend la défense" not in first
     assert "À Aurora Vexley de se défendre" in first
     second = plain(_fatigue_step([{**base, "landed": True, "void_reason": None}], "defense"))
@@ -148,7 +148,8 @@ def test_a_ward_says_it_starts_next_turn_and_not_against_this_turns_spell() -> N
     first = plain(_fatigue_step([{**base, "landed": False, "void_reason": "pending"}],
                                 "initiative", caster_effects=own))  # fmt: skip
     assert (
-        "- Cassius Thorne lance Protego sur son lanceur. À partir du tour 3, et pendant 2 tours, "
+        "- Cassius Thorne lance Protego, un sort qui agit sur son lanceur. À partir du tour 3, "
+        "et pendant 2 tours, "
         "chaque sort qui touche Cassius Thorne lui fera 8 PV de moins. Protego ne protège pas du "
         "sort de ce tour-ci."
     ) in first
