@@ -487,31 +487,22 @@ def _free_line(
                 me.name = clean_name(first)
 
 
-def _subject(who: str, what: str) -> str:
-    """The subject of a refusal sentence, one colon at most in it (issue 25): the poster's own
-    field (``who`` empty) or their partner's (``who``: the partner's name)."""
-    own = {"year": "Ton année d'études", "type": "Ton type de magie"}[what]
-    if not who:
-        return own
-    field = {"year": "L'année d'études", "type": "Le type de magie"}[what]
-    return f"{field} de ton partenaire ({who})"
-
-
 def _year_error(post: Post, fields: _Fields, prefix: str, who: str) -> SignupError | None:
+    year = f"L'année d'études de ton partenaire ({who})" if who else "Ton année d'études"
     if fields.year is None:
         if fields.year_text:
             return SignupError(
                 post.post_id,
                 f"{prefix}invalid_year",
-                f"{_subject(who, 'year')} est illisible (« {fields.year_text} »). Indique une "
-                "année de 1 à 7, ou « adulte ».",
+                f"{year} est illisible (« {fields.year_text} »). Indique une année de 1 à 7, ou "
+                "« adulte ».",
             )
         return None
     if fields.year != "adult" and not 1 <= int(fields.year) <= 7:
         return SignupError(
             post.post_id,
             f"{prefix}invalid_year",
-            f"{_subject(who, 'year')} est invalide (« {fields.year_text or fields.year} »). Les "
+            f"{year} est invalide (« {fields.year_text or fields.year} »). Les "
             "années vont de la 1re à la 7e, ou « adulte ».",
         )
     return None
@@ -526,7 +517,8 @@ def _types_error(
         return SignupError(
             post.post_id,
             f"{prefix}unknown_magic_type",
-            f"{_subject(who, 'type')} est inconnu ({listed}). Types possibles : {choices}.",
+            f"{f'Le type de magie de ton partenaire ({who})' if who else 'Ton type de magie'} est "
+            f"inconnu ({listed}). Types possibles : {choices}.",
         )
     if len(fields.types) > MAX_MAGIC_TYPES:
         listed = ", ".join(known[t].lower() for t in fields.types)
@@ -534,8 +526,8 @@ def _types_error(
             post.post_id,
             f"{prefix}too_many_magic_types",
             "Un duelliste a deux types de magie au maximum, or "
-            + (f"ton partenaire ({who}) en a" if who else "tu en indiques")
-            + f" {len(fields.types)} ({listed}).",
+            f"{f'ton partenaire ({who}) en a' if who else 'tu en indiques'} {len(fields.types)} "
+            f"({listed}).",
         )
     return None
 
@@ -555,10 +547,7 @@ def _build(
             "Inscription incomplète : il manque ton année d'études (de la 1re à la 7e année, ou "
             "« adulte »).",
         )
-    error = _year_error(post, me, "", "")
-    if error is not None:
-        return error
-    error = _types_error(post, me, "", "", known)
+    error = _year_error(post, me, "", "") or _types_error(post, me, "", "", known)
     if error is not None:
         return error
     if not me.types:
@@ -577,9 +566,8 @@ def _build(
                 "« Partenaire ».",
             )
         who = partner.name
-        error = _year_error(post, partner, "partner_", who) or _types_error(
-            post, partner, "partner_", who, known
-        )
+        error = _year_error(post, partner, "partner_", who)
+        error = error or _types_error(post, partner, "partner_", who, known)
         if error is not None:
             return error
         found_partner = Partner(partner.name, partner.year, partner.types, source)
