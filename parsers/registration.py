@@ -488,21 +488,22 @@ def _free_line(
 
 
 def _year_error(post: Post, fields: _Fields, prefix: str, who: str) -> SignupError | None:
+    year = f"L'année d'études de ton partenaire ({who})" if who else "Ton année d'études"
     if fields.year is None:
         if fields.year_text:
             return SignupError(
                 post.post_id,
                 f"{prefix}invalid_year",
-                f"{who}année d'études illisible : « {fields.year_text} ». Indique une année de 1 "
-                "à 7, ou « adulte ».",
+                f"{year} est illisible (« {fields.year_text} »). Indique une année de 1 à 7, ou "
+                "« adulte ».",
             )
         return None
     if fields.year != "adult" and not 1 <= int(fields.year) <= 7:
         return SignupError(
             post.post_id,
             f"{prefix}invalid_year",
-            f"{who}année d'études invalide : « {fields.year_text or fields.year} ». Les années vont"
-            " de la 1re à la 7e, ou « adulte ».",
+            f"{year} est invalide (« {fields.year_text or fields.year} »). Les "
+            "années vont de la 1re à la 7e, ou « adulte ».",
         )
     return None
 
@@ -516,14 +517,17 @@ def _types_error(
         return SignupError(
             post.post_id,
             f"{prefix}unknown_magic_type",
-            f"{who}type de magie inconnu : {listed}. Types possibles : {choices}.",
+            f"{f'Le type de magie de ton partenaire ({who})' if who else 'Ton type de magie'} est "
+            f"inconnu ({listed}). Types possibles : {choices}.",
         )
     if len(fields.types) > MAX_MAGIC_TYPES:
         listed = ", ".join(known[t].lower() for t in fields.types)
         return SignupError(
             post.post_id,
             f"{prefix}too_many_magic_types",
-            f"{who}deux types de magie au maximum : {len(fields.types)} indiqués ({listed}).",
+            "Un duelliste a deux types de magie au maximum, or "
+            f"{f'ton partenaire ({who}) en a' if who else 'tu en indiques'} {len(fields.types)} "
+            f"({listed}).",
         )
     return None
 
@@ -543,17 +547,14 @@ def _build(
             "Inscription incomplète : il manque ton année d'études (de la 1re à la 7e année, ou "
             "« adulte »).",
         )
-    error = _year_error(post, me, "", "Inscription : ")
-    if error is not None:
-        return error
-    error = _types_error(post, me, "", "Inscription : ", known)
+    error = _year_error(post, me, "", "") or _types_error(post, me, "", "", known)
     if error is not None:
         return error
     if not me.types:
         return SignupError(
             post.post_id,
             "missing_magic_type",
-            f"Inscription incomplète : indique ton type de magie (un ou deux parmi : {choices}).",
+            f"Inscription incomplète : indique ton type de magie, un ou deux parmi {choices}.",
         )
     found_partner: Partner | None = None
     if partner is not None:
@@ -564,10 +565,9 @@ def _build(
                 "Inscription : indique le nom de ton partenaire, ou retire la ligne "
                 "« Partenaire ».",
             )
-        who = f"Partenaire ({partner.name}) : "
-        error = _year_error(post, partner, "partner_", who) or _types_error(
-            post, partner, "partner_", who, known
-        )
+        who = partner.name
+        error = _year_error(post, partner, "partner_", who)
+        error = error or _types_error(post, partner, "partner_", who, known)
         if error is not None:
             return error
         found_partner = Partner(partner.name, partner.year, partner.types, source)

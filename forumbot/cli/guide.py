@@ -27,7 +27,7 @@ def guide(config_path: str, name: str | None, topic_id: int | None) -> None:
     config = load(config_path)
     wanted = name or config.ruleset
     try:
-        text = render_guide(wanted, config.language)
+        text = render_guide(wanted, config.language, config.platform)
     except (GuideError, FileNotFoundError, ValueError) as exc:
         raise CliError(f"guide of {wanted!r}: {exc}") from exc
     if topic_id is None:

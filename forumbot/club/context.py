@@ -48,6 +48,15 @@ class DeskContext:
         return int(self.referee.board_id)
 
     @property
+    def post_link(self) -> str:
+        """The board's post address with ``{id}`` (:attr:`forumbot.duels.flow.FlowSettings.
+        post_link`), "" when the referee does not say: the replies' « message n° 5 » becomes a
+        link to the post (issue 25, reader C13)."""
+        settings = getattr(self.referee, "settings", None)
+        link = getattr(settings(), "post_link", "") if callable(settings) else ""
+        return link if isinstance(link, str) else ""
+
+    @property
     def dice_source(self) -> str:
         """``"forum"`` when the board's forum rolls the dice (Forumactif), else ``"bot"``: how
         a duel topic's first post words its dice (the referee's ``forum_rolls_dice``)."""

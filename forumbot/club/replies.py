@@ -25,7 +25,7 @@ from forumbot.club.context import DeskContext
 from forumbot.club.engagements import KIND_LABELS
 from forumbot.club.posts import draft_club_post
 from forumbot.config import Registration
-from forumbot.publish.render import render
+from forumbot.publish.render import Trusted, neutralise, render
 from forumbot.storage import content_hash, iso
 from parsers.model import Post
 from parsers.registration import Signup
@@ -55,7 +55,9 @@ def refuse_busy(ctx: DeskContext, reg: Registration, post: Post, clash: Engageme
         "kind_label": KIND_LABELS[clash.kind],
         "running": clash.stage == "running",
     }
-    text = render("signup_busy_other_kind.bbcode.j2", context, ctx.language)
+    text = render(
+        "signup_busy_other_kind.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+    )
     record_post(ctx, post, "rejected", "busy_other_kind", text, None)
     draft_reply(ctx, reg, post, "busy_other_kind", text)
     log.info(
@@ -92,7 +94,9 @@ def refuse_engaged(
         "stage": stage,
         "kind_label": KIND_LABELS.get(reg.kind, reg.kind),
     }
-    text = render("signup_partner_busy.bbcode.j2", context, ctx.language)
+    text = render(
+        "signup_partner_busy.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+    )
     record_post(ctx, post, "rejected", code, text, None)
     draft_reply(ctx, reg, post, code, text)
     log.info("sign-up %s by %s: refused (%s: %s %s)", post.post_id, post.author, code, other,
@@ -121,7 +125,9 @@ def confirm_pairing(
         "other": other,
         "stage": stage,
     }
-    text = render("signup_confirmed.bbcode.j2", context, ctx.language)
+    text = render(
+        "signup_confirmed.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+    )
     record_post(ctx, post, "accepted", code, None, signup)
     draft_reply(ctx, reg, post, "confirmed", text)
     log.info("sign-up %s by %s: confirms the %s with %s (%s)", post.post_id, post.author,
@@ -162,7 +168,9 @@ def withdraw_other_kind(
             "kind_label": KIND_LABELS[kind],
             "duo": eng.kind == "2v2" and bool(row.get("mate_player")),
         }
-        text = render("signup_withdrawn.bbcode.j2", context, ctx.language)
+        text = render(
+            "signup_withdrawn.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+        )
         draft_club_post(
             ctx.storage,
             ctx.board_id,
@@ -232,13 +240,34 @@ def reply(
         {
             "author": post.author,
             "post_id": post.post_id,
-            "message": message,
+            "post_link": ctx.post_link,
+            # the bot's words (parser and desk messages) with player text neutralised inside,
+            # typeset like a template's own text (issue 25, reader T4)
+            "message": message if isinstance(message, Trusted) else Trusted(neutralise(message)),
             "kind": reg.kind,
             "own": own_words(post.text, code),
+            "open_request": open_request(ctx, reg, post.author),
         },
         ctx.language,
     )
     draft_reply(ctx, reg, post, code, text)
+
+
+def open_request(ctx: DeskContext, reg: Registration, author: str) -> str | None:
+    """The character of the thread's first open 1v1 request by someone other than ``author``
+    (a sign-up without « Adversaire » is matched with it at once: RULES.md « matched with the
+    first person who answers it or who also signs up alone »; issue 25, reader W4); None in
+    2v2 or when there is none."""
+    if reg.kind != "1v1":
+        return None
+    for r in ctx.storage.db["requests"].rows_where(
+        "board_id = ? and thread_topic_id = ? and status = 'open'",
+        [ctx.board_id, reg.topic_id],
+        order_by="post_id",
+    ):
+        if player_key(str(r["player"])) != player_key(author):
+            return str(r["character"])
+    return None
 
 
 def draft_reply(ctx: DeskContext, reg: Registration, post: Post, code: str, text: str) -> None:
@@ -356,7 +385,9 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
             "reason": reason,
             "in_topic": False,
         }
-        text = render("signup_cancelled.bbcode.j2", context, ctx.language)
+        text = render(
+            "signup_cancelled.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+        )
         draft_club_post(
             ctx.storage,
             ctx.board_id,
@@ -369,7 +400,9 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
         )
     if row["topic_id"] is not None:
         context = {"kind_label": KIND_LABELS[kind], "reason": reason, "in_topic": True}
-        text = render("signup_cancelled.bbcode.j2", context, ctx.language)
+        text = render(
+            "signup_cancelled.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+        )
         draft_club_post(
             ctx.storage,
             ctx.board_id,

@@ -90,7 +90,8 @@ def refuse_unknown_partner(ctx: DeskContext, reg: Registration, post: Post, part
     """Refuse a sign-up whose partner is no member (``unknown_partner``); one reply. Returns 1."""
     text = render(
         "signup_unknown_partner.bbcode.j2",
-        {"author": post.author, "post_id": post.post_id, "partner": partner, "kind": reg.kind},
+        {"author": post.author, "post_id": post.post_id, "partner": partner, "kind": reg.kind,
+         "post_link": ctx.post_link},  # fmt: skip
         ctx.language,
     )
     record_post(ctx, post, "rejected", "unknown_partner", text, None)
@@ -124,7 +125,8 @@ def ask_referee(
     )
     text = render(
         "signup_referee.bbcode.j2",
-        {"author": post.author, "post_id": post.post_id, "reasons": reasons},
+        {"author": post.author, "post_id": post.post_id, "reasons": reasons,
+         "post_link": ctx.post_link},  # fmt: skip
         ctx.language,
     )
     record_post(ctx, post, "referee", "signup_unsure", "; ".join(doubts), None)

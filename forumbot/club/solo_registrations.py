@@ -207,7 +207,9 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
             "types_label": types_label(rs, mine.magic_types),
         }
         key = f"b{ctx.board_id}-reg{reg.topic_id}-p{post.post_id}-profile"
-        text = render("signup_profile.bbcode.j2", context, ctx.language)
+        text = render(
+            "signup_profile.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+        )
         draft_club_post(
             ctx.storage,
             ctx.board_id,

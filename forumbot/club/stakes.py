@@ -29,20 +29,26 @@ def stakes_owed(
 ) -> dict[str, Any] | None:
     """The template context of the owl's stakes sentence for ``me``: ``case`` (``owed_to_me``,
     ``i_owe``, ``not_accepted``, ``no_winner``), ``stakes`` (the player's text), ``names``
-    (who owes ``me``, whom ``me`` owes, or who proposed them), ``duo`` (a 2v2: « ton duo »).
-    None when there are no stakes."""
+    (who owes ``me``, whom ``me`` owes, or who proposed them, ``me`` left out), ``by_me``
+    (``me`` proposed them), ``refused`` (who did not write them, ``me`` left out),
+    ``i_refused`` (``me`` did not write them), ``duo`` (a 2v2: « ton duo »). None when there
+    are no stakes. Issue 25, reader C12: an owl never names its reader in the third person."""
     if terms.text is None:
         return None
     duo = len(winners) > 1 or len(losers) > 1
     if not terms.agreed:
-        case, names = "not_accepted", list(terms.proposed_by)
+        case, names = "not_accepted", [n for n in terms.proposed_by if n != me]
     elif not winners:
         case, names = "no_winner", []
     elif me in winners:
         case, names = "owed_to_me", losers
     else:
         case, names = "i_owe", winners
-    return {"case": case, "stakes": terms.text, "names": names, "duo": duo}
+    return {
+        "case": case, "stakes": terms.text, "names": names, "duo": duo,
+        "by_me": me in terms.proposed_by,
+        "refused": [n for n in terms.not_by if n != me], "i_refused": me in terms.not_by,
+    }  # fmt: skip
 
 
 __all__ = ["StakesTerms", "stakes_owed", "stakes_terms"]

@@ -55,7 +55,9 @@ def handle_withdrawal(ctx: DeskContext, reg: Registration, post: Post, w: Withdr
         else:
             code, context = _withdraw_solo(ctx, reg, post)
         context.update({"author": post.author, "post_id": post.post_id})
-        text = render("signup_withdrawal.bbcode.j2", context, ctx.language)
+        text = render(
+            "signup_withdrawal.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language
+        )
         record_post(ctx, post, "withdrawal", code, w.excerpt, None)
         draft_reply(ctx, reg, post, code, text)
     log.info("registration post %s by %s: withdrawal (%s): %s", post.post_id, post.author,

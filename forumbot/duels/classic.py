@@ -36,6 +36,7 @@ from forumbot.duels.flow import (
     missing_dice_draft,
 )
 from forumbot.duels.opening import early_casts
+from forumbot.duels.stakes import final_stakes
 from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
@@ -82,6 +83,8 @@ def turn_context(
         "posts": inputs["posts"],
         "extra_posts": inputs.get("extra_posts", []),
         "stakes": duel.stakes,
+        # accepted by every duellist, or only proposed (issue 25, reader W1)
+        "owed": final_stakes(ctx.storage, duel.board_id, duel.id, duel.stakes, data),
         "referee_name": ctx.settings.referee_name,
         # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
         "dice_source": ctx.settings.dice_source,
@@ -90,6 +93,19 @@ def turn_context(
         "decisions": referee_decisions(data),
         "tie_rule": str(ctx.rs.setting("tie_rule")),
         "balance": classic_balance(inputs, data),
+        # who cannot attack this turn, and which spell of whose says so (issue 25, reader C14)
+        "barred_by": _barred_by(inputs.get("state_before") or {}),
+    }
+
+
+def _barred_by(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Duellist -> the ``no_attack`` effect (``source`` spell, ``caster``) carried into this
+    turn from ``state`` (the state before the turn), for the declaration to name it."""
+    return {
+        str(d["name"]): e
+        for d in state.get("duellists", [])
+        for e in d.get("effects", [])
+        if e.get("type") == "no_attack" and e.get("source")
     }
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import rules
 from forumbot.duels.duo_board import add_task, is_duo
+from forumbot.duels.flow import FlowSettings
 from forumbot.duels.flows import flow_for
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
@@ -150,6 +151,22 @@ def _recomputed(
     return {"outcome": new, "overrides": overrides, "stored": stored}
 
 
+def _post_link(storage: Storage, duel: Duel, target: Declaration) -> str:
+    """The board's post address with ``{id}`` (the corrected declaration's stored context's,
+    else built from the board row as :attr:`forumbot.duels.flow.FlowSettings.post_link`
+    builds it): the erratum links the declaration it corrects (issue 25, reader C48)."""
+    stored = (target.stored.get("context") or {}).get("post_link")
+    if isinstance(stored, str) and stored:
+        return stored
+    rows = list(storage.db["boards"].rows_where("id = ?", [duel.board_id], limit=1))
+    if not rows or not rows[0].get("url"):
+        return ""
+    platform = str(rows[0].get("platform") or "phpbb3")
+    url = str(rows[0]["url"])
+    settings = FlowSettings(board_id=duel.board_id, platform=platform, board_url=url)
+    return settings.post_link
+
+
 def draft_erratum(
     storage: Storage, duel_id: int, turn: int, values: dict[str, Any], note: str | None,
     actor: str, now: datetime, *, referee_name: str = "L'arbitre", language: str = "fr",
@@ -188,6 +205,7 @@ def draft_erratum(
     context = {
         "turn": turn, "post_id": target.published_post_id, "changes": changes,
         "points": points, "unit": unit, "note": note, "referee_name": referee_name,
+        "post_link": _post_link(storage, duel, target),
     }  # fmt: skip
     text = render("erratum.bbcode.j2", context, language)
     count = storage.db.execute(
@@ -205,11 +223,18 @@ def draft_erratum(
             storage.db["declarations"]
             .insert(
                 declaration_row(
-                    duel_id=duel_id, turn=turn, kind=ERRATUM, key=key, marker=marker_text(key),
+                    duel_id=duel_id,
+                    turn=turn,
+                    kind=ERRATUM,
+                    key=key,
+                    marker=marker_text(key),
                     text=text,
-                    context_json=json.dumps({"context": context, "erratum": erratum},
-                                            ensure_ascii=False),
-                    status="approved", publish_after=None, at=iso(now),
+                    context_json=json.dumps(
+                        {"context": context, "erratum": erratum}, ensure_ascii=False
+                    ),
+                    status="approved",
+                    publish_after=None,
+                    at=iso(now),
                 )  # fmt: skip
             )
             .last_pk

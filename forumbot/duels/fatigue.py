@@ -53,7 +53,8 @@ from forumbot.duels.flow import (
     missing_dice_draft,
 )
 from forumbot.duels.opening import early_casts
-from forumbot.publish.labels import spell_modified
+from forumbot.duels.stakes import final_stakes
+from forumbot.publish.labels import caster_effects, spell_modified
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
@@ -347,11 +348,16 @@ def step_context(
         "riposte_rule": _trail_rule(data, f"{defender}.riposte.landed") if defender else None,
         "dodge_success": str(ruleset.setting("dodge_success")),
         "self_spells": self_spells(ruleset),
+        # What each spell cast on its caster will do and from when (issue 25, reader W2: a
+        # ward starts with the next turn, never against this turn's spell).
+        "caster_effects": _caster_effects(ruleset, data),
         "defender": defender,
         "extra_posts": inputs.get("extra_posts", []),
         "late_edits": inputs.get("late_edits", []),
         "hours": int(ruleset.setting("timeout_1v1_hours")),
         "stakes": duel.stakes,
+        # accepted by every duellist, or only proposed (issue 25, reader W1)
+        "owed": final_stakes(storage, duel.board_id, duel.id, duel.stakes, data),
         "referee_name": referee_name,
         # Forum-rolled dice (Forumactif): no seed of the bot's to commit to or reveal.
         "dice_secret": duel.dice_secret
@@ -374,6 +380,22 @@ def step_context(
             fatigue_changes(data, state_before),
             decided=[d["quantity"] for d in referee_decisions(data)],
         ),
+    }
+
+
+def _caster_effects(ruleset: Ruleset, data: dict[str, Any]) -> dict[str, list[Any]]:
+    """``"attacker|spell"`` -> :func:`~forumbot.publish.labels.caster_effects` of each attack
+    of ``data`` whose spell acts on its caster (:func:`self_spells`)."""
+    if not isinstance(ruleset, FatigueRuleset):
+        return {}
+    own = set(self_spells(ruleset))
+    types = {d["name"]: d.get("magic_types", []) for d in data["state"]["duellists"]}
+    return {
+        f"{a['attacker']}|{a['spell']}": caster_effects(
+            ruleset, types.get(a["attacker"], []), a["spell"]
+        )
+        for a in data.get("attacks", [])
+        if a.get("spell") in own
     }
 
 

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import rules
 from forumbot.duels.dice_reserve import seed_for
 from forumbot.duels.flow import Draft, DuelFlow, FlowContext, duellist_of
+from forumbot.duels.stakes import opening_stakes
 from forumbot.duels.violations import upsert_violations
 from forumbot.storage import iso
 from forumbot.storage.records import EDITABLE, Duel
@@ -132,6 +133,8 @@ def adopt(
         ],
         "unit": rs.unit,
         "stakes": stakes,
+        # accepted at sign-up, or only proposed (issue 25, reader W1)
+        **opening_stakes(storage, ctx.board_id, stakes, topic_id),
         "commitment": None if forum_rolls else commitment(secret),
         "dice_source": ctx.settings.dice_source,
         "early": [],

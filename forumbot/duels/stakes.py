@@ -29,11 +29,14 @@ class StakesTerms:
         agreed: every duellist accepted them (see the module's [D]).
         proposed_by: who wrote them when not agreed (may be empty: a row stored before the
             writers were recorded).
+        not_by: the duellists who did not write them, when not agreed (reader after issue
+            25, W1 and C12: « n'ont pas été acceptés par Cassius Thorne »).
     """
 
     text: str | None
     agreed: bool
     proposed_by: tuple[str, ...] = ()
+    not_by: tuple[str, ...] = ()
 
 
 def stakes_written(
@@ -72,13 +75,30 @@ def stakes_view(
     return {"stakes_agreed": agreed, "stakes_by": by}
 
 
-def stakes_terms(storage: Storage, board_id: int, duel: dict[str, Any]) -> StakesTerms:
+def _by_topic(
+    storage: Storage, board_id: int, topic_id: int
+) -> tuple[str, dict[str, Any]] | None:
+    """The sign-up desk's pairing that opened ``topic_id``: the opening is drafted before the
+    desk records the duel's id on it."""
+    for table in ("queue", "duo_matches"):
+        rows = list(storage.db[table].rows_where(
+            "board_id = ? and topic_id = ?", [board_id, topic_id], limit=1))  # fmt: skip
+        if rows:
+            return table, rows[0]
+    return None
+
+
+def stakes_terms(
+    storage: Storage, board_id: int, duel: dict[str, Any], *, topic_id: int | None = None
+) -> StakesTerms:
     """The stakes of ``duel`` (a ``duels`` row: ``id``, ``stakes``) and whether they were
-    accepted."""
+    accepted; ``topic_id``: also look the desk's pairing up by its topic (the opening)."""
     text = duel.get("stakes")
     if not text:
         return StakesTerms(None, False)
     found = registration_row(storage, int(duel["id"]))
+    if found is None and topic_id is not None:
+        found = _by_topic(storage, board_id, topic_id)
     if found is None:
         return StakesTerms(str(text), True)
     table, row = found
@@ -93,7 +113,9 @@ def stakes_terms(storage: Storage, board_id: int, duel: dict[str, Any]) -> Stake
         written = stakes_written(storage, board_id, "duo_entries", places)
         view = stakes_view(written, str(text), len(entries))
     names = tuple(str(s["name"]) for s in view["stakes_by"] if s["name"])
-    return StakesTerms(str(text), bool(view["stakes_agreed"]), names)
+    agreed = bool(view["stakes_agreed"])
+    others = () if agreed else tuple(dict.fromkeys(n for _, n in places if n not in names))
+    return StakesTerms(str(text), agreed, names, others)
 
 
 def public_stakes(terms: StakesTerms, winners: Sequence[str], losers: Sequence[str]) -> (
@@ -101,8 +123,8 @@ def public_stakes(terms: StakesTerms, winners: Sequence[str], losers: Sequence[s
 ):
     """The final declaration's stakes sentence (``_stakes_public.bbcode.j2``): ``case``
     (``owed``: ``losers`` owe ``winners``; ``not_accepted``: ``names`` proposed them;
-    ``no_winner``), ``stakes`` (player text), ``names``, ``winners``, ``losers``. None when the
-    duel has no stakes."""
+    ``no_winner``), ``stakes`` (player text), ``names``, ``refused`` (who did not accept
+    them), ``winners``, ``losers``. None when the duel has no stakes."""
     if terms.text is None:
         return None
     if not terms.agreed:
@@ -112,7 +134,41 @@ def public_stakes(terms: StakesTerms, winners: Sequence[str], losers: Sequence[s
     else:
         case = "owed"
     return {"case": case, "stakes": terms.text, "names": list(terms.proposed_by),
+            "refused": list(terms.not_by),
             "winners": list(winners), "losers": list(losers)}  # fmt: skip
 
 
-__all__ = ["StakesTerms", "public_stakes", "stakes_terms", "stakes_view", "stakes_written"]
+def opening_stakes(
+    storage: Storage | None, board_id: int, stakes: str | None, topic_id: int
+) -> dict[str, Any]:
+    """What an opening declaration says of the stakes (reader after issue 25, W1):
+    ``stakes_agreed`` (bool), ``stakes_by`` (who proposed them when not agreed) and
+    ``stakes_not_by`` (who did not write them). Without a storage or stakes: agreed."""
+    if storage is None or not stakes:
+        return {"stakes_agreed": True, "stakes_by": [], "stakes_not_by": []}
+    terms = stakes_terms(storage, board_id, {"id": -1, "stakes": stakes}, topic_id=topic_id)
+    return {"stakes_agreed": terms.agreed, "stakes_by": list(terms.proposed_by),
+            "stakes_not_by": list(terms.not_by)}  # fmt: skip
+
+
+def final_stakes(
+    storage: Storage | None, board_id: int, duel_id: int, stakes: str | None,
+    outcome: dict[str, Any],
+) -> dict[str, Any] | None:  # fmt: skip
+    """:func:`public_stakes` of a finished 1v1 ``outcome`` (a turn outcome's dict: ``winner``,
+    ``draw``, ``state.duellists``); None when not finished, without stakes or storage (the
+    final declaration then prints the stakes as the duel's terms)."""
+    if storage is None or not stakes or not outcome.get("finished"):
+        return None
+    winner = None if outcome.get("draw") else outcome.get("winner")
+    winners = [winner] if winner else []
+    names = [str(d["name"]) for d in outcome["state"]["duellists"]]
+    losers = [n for n in names if winner and n != winner]
+    terms = stakes_terms(storage, board_id, {"id": duel_id, "stakes": stakes})
+    return public_stakes(terms, winners, losers)
+
+
+__all__ = [
+    "StakesTerms", "final_stakes", "opening_stakes", "public_stakes", "stakes_terms",
+    "stakes_view", "stakes_written",
+]  # fmt: skip

@@ -21,7 +21,8 @@ the damage (« perd 40 PV (46 de base, Fianto Duri −6 en défense) », :func:`
 and every loss a line states
 (« Cassius Thorne perd 34 PV ») listed in that duellist's points line, and a date and time in
 every post that waits for players (:func:`deadline_problems`, for the rulesets that have a
-deadline).
+deadline). The second reader pass adds :func:`wording_problems` (« message #123 », « ne peut
+plus attaquer »).
 
 Both return a list of human-readable problems (empty when the text is clean); neither raises.
 The test suite runs both on every text :func:`forumbot.publish.render.render` produces.
@@ -289,6 +290,23 @@ def internal_name_problems(text: str) -> list[str]:
     return [f"internal name: « {m.group(0)} »" for m in _SNAKE.finditer(own)]
 
 
+_BARE_POST_NUMBER = re.compile(r"\bmessage #\s?\d+")
+_NO_LONGER = re.compile(r"\bne peut plus (?:attaquer|esquiver|lancer de sort)\b")
+
+
+def wording_problems(text: str) -> list[str]:
+    """Patterns the second French reader pass found (issue 25): a post named by a bare number
+    (« message #123 »: the ``|message`` filter prints « message n° 123 » linked to the post),
+    and « ne peut plus attaquer » where every other text says « ne peut pas attaquer au tour
+    suivant » (one term for one effect)."""
+    own = getattr(text, "own_words", text)
+    own = re.sub(r"forumbot·[^·]*·", "", own)
+    problems = [f"post by a bare number: « {m.group(0)} »" for m in _BARE_POST_NUMBER.finditer(own)]
+    problems += [f"« ne peut plus », say « ne peut pas »: « {m.group(0)} »"
+                 for m in _NO_LONGER.finditer(own)]  # fmt: skip
+    return problems
+
+
 def lint_problems(text: str) -> list[str]:
     """Every check of issue 25 on one rendered text (typography, colons, balances, internal
     names); :func:`deadline_problems` is separate (it depends on the ruleset)."""
@@ -298,4 +316,5 @@ def lint_problems(text: str) -> list[str]:
         + balance_problems(text)
         + breakdown_problems(text)
         + internal_name_problems(text)
+        + wording_problems(text)
     )

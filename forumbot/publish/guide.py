@@ -14,48 +14,29 @@ from __future__ import annotations
 from typing import Any
 
 from forumbot.publish.checks import bbcode_problems, french_problems
+from forumbot.publish.guide_rules import (
+    classic_turn_rules,
+    duo_zone_rules,
+    effect_fr,
+    fatigue_bet_rules,
+    fatigue_end_rules,
+    fatigue_turn_rules,
+    fatigue_violation_rules,
+)
 from forumbot.publish.labels import spell_family, year_label
-from forumbot.publish.render import render
+from forumbot.publish.render import Trusted, render
 from forumbot.rulesets import load_ruleset
-from rules.ruleset import Ruleset, Spell
+from rules.duo import load_duo_settings
+from rules.ruleset import Ruleset, Spell, ruleset_path
 
 ACTIONS_FR = {
     "cast": "lancer un sort", "dodge": "esquiver", "dodge_riposte": "esquiver et riposter",
 }  # fmt: skip
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n > 1 else ''}"
-
-
-def effect_fr(effect: Any, unit: str) -> str | None:
-    """One spell effect in French (None: not worth a word, e.g. the family)."""
-    kind = str(getattr(effect, "kind", "") or getattr(effect, "type", ""))
-    amount = int(getattr(effect, "amount", 0) or 0)
-    turns = int(getattr(effect, "duration", 0) or 0)
-    during = f" pendant {_plural(turns, 'tour')}" if turns > 1 else ""
-    text = {
-        "pv_damage": f"{amount} {unit} de dégâts",
-        "extra_damage": f"{amount} {unit} de dégâts en plus si l'attaque réussit",
-        "undodgeable": "ne peut pas être esquivé",
-        "no_dodge": f"la cible ne peut plus esquiver{during or ' au tour suivant'}",
-        "no_attack": f"la cible ne peut plus attaquer{during or ' au tour suivant'}",
-        "damage_over_time": f"la cible perd {amount} {unit} à chaque tour{during}",
-        "ward": f"les sorts reçus font {amount} {unit} de moins{during}",
-        "heal": f"rend {amount} {unit}",
-        "defense_modifier": f"{amount:+d} en défense au tour suivant",
-        "attack_modifier": f"{amount:+d} en attaque au tour suivant",
-        "shield": "bouclier : protège son lanceur",
-        "counter_spell": "antisort : annule le sort adverse",
-    }.get(kind)
-    if kind == "spell_family":
-        return None
-    return text or "effet décrit par l'arbitre"
-
-
 def _spell(rs: Ruleset, spell: Spell) -> dict[str, Any]:
     years = [y for y, top in rs.known_levels.items() if top is None or spell.level <= top]
-    effects = [e for e in (effect_fr(x, rs.unit) for x in spell.effects) if e]
+    effects = [e for e in (effect_fr(x, rs) for x in spell.effects) if e]
     return {
         "name": spell.name, "level": spell.level, "family": spell_family(spell),
         "effects": effects, "first_year": year_label(years[0]) if years else None,
@@ -63,9 +44,33 @@ def _spell(rs: Ruleset, spell: Spell) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def guide_context(name: str) -> dict[str, Any]:
+def _rules(rs: Ruleset, duo: bool, platform: str | None) -> dict[str, list[Trusted]]:
+    """The guide's rule sections, each a list of sentences from the ruleset's settings
+    (:mod:`forumbot.publish.guide_rules`): ``turn``, ``bets``, ``violations``, ``zones``,
+    ``end`` (empty lists where the game has none)."""
+    if rs.engine != "fatigue":
+        return {"turn": classic_turn_rules(rs, platform), "bets": [], "violations": [],
+                "zones": [], "end": []}  # fmt: skip
+    # 2v2: the shipped duo.toml, read as forumbot.duels.duo_board.duo_settings reads it
+    settings = (
+        load_duo_settings((ruleset_path("fatigue").parent / "duo.toml").read_text("utf-8"))
+        if duo
+        else None
+    )
+    together = int(getattr(settings, "posts_per_declaration_together", 2))
+    return {
+        "turn": fatigue_turn_rules(rs, duo, together),
+        "bets": fatigue_bet_rules(rs),
+        "violations": fatigue_violation_rules(rs, duo),
+        "zones": duo_zone_rules(rs, settings) if duo else [],
+        "end": fatigue_end_rules(rs, duo, settings),
+    }
+
+
+def guide_context(name: str, platform: str | None = None) -> dict[str, Any]:
     """The template context of the guide of ruleset ``name`` (``classic``, ``fatigue``,
-    ``duo`` or a ruleset file's path). Raises what :func:`load_ruleset` raises."""
+    ``duo`` or a ruleset file's path); ``platform`` (``phpbb3``, ``forumactif`` or None: both)
+    says who rolls the classic dice. Raises what :func:`load_ruleset` raises."""
     duo = name == "duo"
     rs = load_ruleset("fatigue" if duo else name)
     fatigue = rs.engine == "fatigue"
@@ -73,6 +78,7 @@ def guide_context(name: str) -> dict[str, Any]:
     hours = int(rs.setting("timeout_2v2_hours" if duo else "timeout_1v1_hours")) if fatigue else 0
     return {
         "kind": "duo" if duo else ("fatigue" if fatigue else "classic"),
+        "rules": _rules(rs, duo, platform),
         "unit": rs.unit,
         "dice_name": rs.dice_name,
         "dice_per_post": rs.dice_per_post,
@@ -80,16 +86,21 @@ def guide_context(name: str) -> dict[str, Any]:
         "years": [{"label": year_label(y), "points": p} for y, p in rs.starting_points.items()],
         "levels": [{"label": year_label(y), "top": top} for y, top in rs.known_levels.items()],
         "spells": [_spell(rs, s) for s in rs.spells],
-        "bets": [{"action": ACTIONS_FR.get(k, k), "choices": [list(c) for c in v]}
-                 for k, v in bets.items()],  # fmt: skip
+        "bets": [
+            {"action": ACTIONS_FR.get(k, k), "choices": [list(c) for c in v]}
+            for k, v in bets.items()
+        ],  # fmt: skip
         "min_lines": int(rs.setting("min_lines")) if fatigue else 0,
         "hours": hours,
         "relaunches": int(rs.setting("relaunches_without_initiative")) if fatigue else 0,
         "reminder_hours": int(rs.setting("owl_reminder_hours")) if fatigue else 0,
-        "house_rules": [{"name": h.name, "description": h.description}
-                        for h in rs.house_rules.values()],  # fmt: skip
-        "example_spell": next((s.name for s in rs.spells if spell_family(s) == "attaque"),
-                              rs.spells[0].name if rs.spells else ""),  # fmt: skip
+        "house_rules": [
+            {"name": h.name, "description": h.description} for h in rs.house_rules.values()
+        ],  # fmt: skip
+        "example_spell": next(
+            (s.name for s in rs.spells if spell_family(s) == "attaque"),
+            rs.spells[0].name if rs.spells else "",
+        ),  # fmt: skip
     }
 
 
@@ -97,14 +108,15 @@ class GuideError(ValueError):
     """The rendered guide failed the BBCode checker or the French lint (the problems)."""
 
 
-def render_guide(name: str, language: str = "fr") -> str:
-    """The guide post of ruleset ``name`` as BBCode (template ``guide.bbcode.j2``).
+def render_guide(name: str, language: str = "fr", platform: str | None = None) -> str:
+    """The guide post of ruleset ``name`` as BBCode (template ``guide.bbcode.j2``), for the
+    board's ``platform`` (see :func:`guide_context`).
 
     Raises:
         GuideError: the BBCode checker or the French lint found a problem.
         FileNotFoundError, rules.errors.RuleError: the ruleset does not load.
     """
-    text = render("guide.bbcode.j2", guide_context(name), language)
+    text = render("guide.bbcode.j2", guide_context(name, platform), language)
     problems = bbcode_problems(text) + french_problems(text)
     if problems:
         raise GuideError("; ".join(problems))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from forumbot.publish.render import Trusted
 from parsers.registration import fold
 from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset, MagicModifier
@@ -19,9 +20,12 @@ def slug(name: str) -> str:
 
 
 def year_label(year: str) -> str:
-    """``"1"`` -> ``"1re année"``, ``"5"`` -> ``"5e année"``, ``"adult"`` -> ``"adulte"``."""
+    """``"1"`` -> ``"1re année"``, ``"5"`` -> ``"5e année"``, ``"adult"`` -> ``"adulte"``,
+    ``"7+"`` (classic: seed 000 « Septième année et + ») -> ``"7e année et au-delà"``."""
     if year == "adult":
         return "adulte"
+    if year.endswith("+"):
+        return f"{year[:-1]}e année et au-delà"
     return f"{year}{'re' if year == '1' else 'e'} année"
 
 
@@ -61,18 +65,20 @@ def modifier_spells(ruleset: FatigueRuleset, mod: MagicModifier) -> list[str]:
     return [s.name for s in ruleset.spells if mod.concerns(spell_family(s))]
 
 
-def modifier_scope(ruleset: FatigueRuleset, mod: MagicModifier) -> str:
+def modifier_scope(ruleset: FatigueRuleset, mod: MagicModifier) -> Trusted:
     """One French sentence naming the spells a modifier concerns, for the magic-type owl:
     ``"Sorts concernés (famille « attaque ») : Stupéfix, Expelliarmus et Sectumsempra."``;
-    every spell for family ``"*"``; a family with no spell in the spellbook is said so."""
+    every spell for family ``"*"``; a family with no spell in the spellbook is said so.
+    :class:`~forumbot.publish.render.Trusted` (the bot's words, from the club's ruleset file):
+    the renderer typesets it like a template's own text (issue 25, reader T1)."""
     if mod.family == "*":
-        return "Cela vaut pour tous les sorts."
+        return Trusted("Cela vaut pour tous les sorts.")
     names = modifier_spells(ruleset, mod)
     if not names:
-        return f"Aucun sort de la liste du club n'est de la famille « {mod.family} »."
+        return Trusted(f"Aucun sort de la liste du club n'est de la famille « {mod.family} ».")
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " et " + names[-1]
     word = "Sort concerné" if len(names) == 1 else "Sorts concernés"
-    return f"{word} (famille « {mod.family} ») : {listed}."
+    return Trusted(f"{word} (famille « {mod.family} ») : {listed}.")
 
 
 def spell_modified(ruleset: FatigueRuleset, attacker: Sequence[str], defender: Sequence[str],
@@ -189,3 +195,38 @@ def rule_label(rule: str, language: str = "fr") -> str:
     if names is None:
         return rule
     return names[0] if language == "fr" else names[1]
+
+
+def caster_effects(
+    ruleset: FatigueRuleset, types: Sequence[str], spell: str
+) -> list[dict[str, int | str]]:
+    """What a spell cast on its caster will do, as the engine applies it
+    (:mod:`rules.fatigue.applying`): ``{"kind": "ward", "amount": PV less per spell taken,
+    "turns": turns it lasts (the spellbook's duration plus the caster's magic-type
+    ``duration_bonus``, at least 1)}`` and ``{"kind": "heal", "amount": PV given back (plus
+    ``heal_flat``)}``; other caster effects by kind with their turns. Empty for an unknown
+    spell. RULES.md Fine points (fatigue): « a spell's effect starts with the next turn [...]
+    and lasts its spellbook duration in turns »; a heal is given when the spell is cast."""
+    found = next((s for s in ruleset.spells if s.name == spell), None)
+    if found is None:
+        return []
+    family = spell_family(found)
+    mods = []
+    for key in types:
+        try:
+            mods += [m for m in ruleset.magic_type(key).modifiers if m.concerns(family)]
+        except RuleError:
+            continue
+    out: list[dict[str, int | str]] = []
+    for e in found.effects:
+        if getattr(e, "applies", "target") != "caster":
+            continue
+        amount = int(getattr(e, "amount", 0) or 0)
+        if e.kind == "heal":
+            bonus = sum(m.value for m in mods if m.kind == "heal_flat")
+            out.append({"kind": "heal", "amount": amount + bonus})
+            continue
+        bonus = sum(m.value for m in mods if m.kind == "duration_bonus")
+        turns = max(1, int(getattr(e, "duration", 1) or 1) + bonus)
+        out.append({"kind": e.kind, "amount": amount, "turns": turns})
+    return out

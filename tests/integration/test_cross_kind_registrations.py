@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +24,12 @@ from tests.fakes.forum import ClubForum
 SOLO = 20  # the 1v1 registration thread
 DUO = 30  # the 2v2 registration thread
 DUEL_FORUM = 3
+
+
+def unlinked(text: str) -> str:
+    """``text`` with typography undone and post links unwrapped (issue 25: replies link
+    « message n° 5 » to the post)."""
+    return re.sub(r"\[/?url[^\]]*\]", "", plain(text))
 
 
 class Clock:
@@ -130,7 +137,7 @@ def test_a_player_in_a_running_1v1_is_refused_a_2v2_with_a_french_reply() -> Non
     desk.cycle()
     desk.cycle()
     (reply,) = replies(forum, DUO)
-    assert "ton inscription (message n°" in plain(reply) and "n'a pas été retenue" in reply
+    assert "ton inscription (message n°" in unlinked(reply) and "n'a pas été retenue" in reply
     assert "Tu participes déjà à un duel en un contre un en cours" in reply
     assert "un seul duel à la fois" in reply
     row = post_row(desk, late)
@@ -204,7 +211,7 @@ def test_open_in_both_then_a_1v1_forms_the_2v2_request_is_withdrawn() -> None:
     (entry,) = desk.storage.db["duo_entries"].rows_where("post_id = ?", [duo])
     assert entry["status"] == "withdrawn"
     (reply,) = replies(forum, DUO)
-    assert f"ta demande (message n° {duo}) est retirée" in plain(reply)
+    assert f"ta demande (message n° {duo}) est retirée" in unlinked(reply)
     assert "un duel en un contre un vient d'être formé pour toi" in reply
     # three more lone 2v2 sign-ups: nobody is teamed with or matched against Aurora
     for name in ("Blaise Corvin", "Dorian Pike", "Maelis Dunbar", "Nyx Arden"):
@@ -291,7 +298,9 @@ def test_when_the_teammate_forms_a_1v1_the_duo_is_withdrawn_and_the_other_may_re
     signup(forum, SOLO, "Cassius Thorne")
     desk.cycle()
     (reply,) = replies(forum, DUO)
-    assert plain(reply).startswith(f"Aurora Vexley, ta demande (message n° {aurora}) est retirée")
+    assert unlinked(reply).startswith(
+        f"Aurora Vexley, ta demande (message n° {aurora}) est retirée"
+    )
     assert "vient d'être formé pour Blaise Corvin, ton ou ta partenaire de duo" in reply
     assert "Tu peux te réinscrire ici dès maintenant, avec ou sans partenaire" in reply
     again = signup(forum, DUO, "Aurora Vexley")  # Aurora is free: accepted
@@ -313,7 +322,7 @@ def test_a_2v2_match_withdraws_the_open_1v1_requests_of_its_players() -> None:
     (request,) = desk.storage.db["requests"].rows_where("post_id = ?", [solo])
     assert request["status"] == "withdrawn"
     (reply,) = replies(forum, SOLO)
-    assert f"ta demande (message n° {solo}) est retirée" in plain(reply)
+    assert f"ta demande (message n° {solo}) est retirée" in unlinked(reply)
     assert "duel en deux contre deux" in reply
     signup(forum, SOLO, "Cassius Thorne")  # opens a request: Bellatrix's is gone
     desk.cycle()

@@ -38,7 +38,14 @@ def test_season_demo_from_sign_ups_to_the_leaderboard(platform: str, tmp_path: A
     assert result.magic_owls == {n: 1 for n in NAMES}
     # each scripted duellist has one magic type: « Voici ton type de magie et ses effets »
     assert "Voici ton type de magie et ses effets dans ce club." in out
-    assert "Sorts concernés (famille « " in out  # issue 25: the spells a modifier concerns
+    assert "Sorts concernés (famille « " in plain(out)  # issue 25: the spells a modifier concerns
+    # reader after issue 25: the types are public (W3); a ward starts next turn (W2); stakes
+    # Aurora proposed and Cassius never accepted are not due, in public as in the owls (W1)
+    assert "te sont propres" not in out and "Ton type de magie est public" in plain(out)
+    assert "prendra effet avec la défense" not in out
+    assert "Protego ne protège pas du sort de ce tour-ci." in plain(out)
+    assert "n'ont pas été acceptés par Cassius Thorne" in plain(out)
+    assert "Enjeux à honorer : une plume de phénix" not in plain(out)
 
     # Played to a winner with legal moves only: no violation was declared.
     assert result.winner in NAMES and result.loser in NAMES and result.winner != result.loser

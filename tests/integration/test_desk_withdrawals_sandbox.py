@@ -6,6 +6,7 @@ again and the reply tells them; a running duel is not withdrawn; nothing to with
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,12 @@ from tests.integration.test_desk_confirmations import (
     cycle,
     sign_up,
 )
+
+
+def unlinked(text: str) -> str:
+    """``text`` with typography undone and post links unwrapped (issue 25: replies link
+    « message n° 5 » to the post)."""
+    return re.sub(r"\[/?url[^\]]*\]", "", plain(text))
 
 
 @pytest.fixture
@@ -142,7 +149,7 @@ def test_withdrawing_from_a_queued_pairing_reopens_the_partner_and_tells_them(
     status = {r["player"]: r["status"] for r in rows(bot, "requests")}
     assert status["Nerys Vale"] == "withdrawn" and status["Ysolde Marr"] == "open"
     (reply,) = [
-        t for t in map(plain, bot_replies(board, thread))
+        t for t in map(unlinked, bot_replies(board, thread))
         if f"désistement (message n° {withdrawal})" in t
     ]  # fmt: skip
     assert "ton duel contre Ysolde Marr" in reply

@@ -50,7 +50,7 @@ def test_guide_prints_then_posts_once(request: pytest.FixtureRequest) -> None:
     cfg, board, topic = request.getfixturevalue("sandbox")
     printed = _run("guide", "--ruleset", "fatigue", "-c", str(cfg))
     assert printed.exit_code == 0, printed.output
-    assert printed.output.startswith("[b]Guide des duels en un contre un (fatigue)[/b]")
+    assert printed.output.startswith("[b]Guide des duels de fatigue en un contre un[/b]")
     before = len(board.posts(topic))
     posted = _run("guide", "--ruleset", "fatigue", "--post", str(topic), "-c", str(cfg))
     assert posted.exit_code == 0, posted.output
@@ -69,7 +69,7 @@ def test_guide_shows_the_reuse_ban_cast_limits_and_the_clubs_house_rules(tmp_pat
     interdit »); a club lifting it declares a named house rule, and the guide shows it; a
     spell's ``max_casts`` is told too."""
     plain_book = plain(render_guide("fatigue"))
-    assert "ne peut plus être lancé sur lui." in plain_book
+    assert "ne peut plus être lancé sur lui par le même lanceur." in plain_book
     assert "Règles propres au club" not in plain_book
     text = ruleset_path("fatigue").read_text(encoding="utf-8")
     text = text.replace('name = "Episkey"', 'name = "Episkey"\nmax_casts = 2', 1)

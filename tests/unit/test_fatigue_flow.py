@@ -352,7 +352,9 @@ def test_duel_to_the_end_reveals_the_seed_notifies_once_and_verifies() -> None:
     final = duel.last_bot_text()
     # adopted by hand, not opened by the sign-up desk: no leaderboard point nor purse (issue 25)
     assert "Aurora Vexley remporte le duel" in final and "3 gallions" not in final
-    assert "Enjeux à honorer : une plume de phénix" in plain(final)
+    # who owes whom (issue 25 reader W1; a duel adopted by hand: its first post's terms)
+    final = plain(final)
+    assert "Enjeux du duel : " in final and " doit « une plume de phénix » à " in final
     assert "Graine des dés, révélée à la fin du duel : " + SECRET.hex() in plain(final)
     duel.cycle()
     duel.cycle()

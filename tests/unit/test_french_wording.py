@@ -105,7 +105,9 @@ def test_duration_bonus_is_a_proper_plural() -> None:
     assert one.endswith("effets prolongés d'un tour") and two.endswith("prolongés de 2 tours")
 
 
-def _fatigue_step(attacks: list[dict[str, object]], step: str) -> str:
+def _fatigue_step(
+    attacks: list[dict[str, object]], step: str, **extra: object
+) -> str:
     duellists = [
         {"name": n, "points": p, "violations": [], "disqualified": False}
         for n, p in (("Aurora Vexley", 330), ("Cassius Thorne", 95))
@@ -120,7 +122,7 @@ def _fatigue_step(attacks: list[dict[str, object]], step: str) -> str:
                      "finished": False, "state": {"duellists": duellists}},
          "defender": "Aurora Vexley", "dodged": None, "riposte": None, "hours": 36,
          "self_spells": ["Protego"], "referee_name": "L'arbitre", "late_edits": [],
-         "extra_posts": [], "stakes": None},
+         "extra_posts": [], "stakes": None, **extra},
     )  # fmt: skip
 
 
@@ -129,10 +131,44 @@ def test_a_ward_is_cast_on_the_caster_not_at_the_opponent() -> None:
             "attack_modifiers": [], "defense_modifiers": [], "attack_value": 0, "damage": 0}
     first = _fatigue_step([{**base, "landed": False, "void_reason": "pending"}], "initiative")
     first = plain(first)
-    assert "lance Protego, un sort qui agit sur son lanceur" in first
-    assert "d'Aurora Vexley" in first
+    assert "lance Protego, un sort qui agit sur son lanceur." in first
     assert "sur Aurora Vexley" not in first and "attend la défense" not in first
     assert "À Aurora Vexley de se défendre" in first
     second = plain(_fatigue_step([{**base, "landed": True, "void_reason": None}], "defense"))
-    assert "Protego de Cassius Thorne prend effet sur son lanceur" in second
+    assert "Protego de Cassius Thorne prend effet sur son lanceur" in second  # no effect known
     assert "le sort touche" not in second
+
+
+def test_a_ward_says_it_starts_next_turn_and_not_against_this_turns_spell() -> None:
+    """Issue 25, reader W2: « Il prendra effet avec la défense » promised a protection the engine
+    never gives. RULES.md, Fine points (fatigue): « a spell's effect starts with the next turn
+    (it never binds the post that answers it) and lasts its spellbook duration in turns »;
+    fatigue.toml ``effect_start = "next_turn"``; the engine's trail « 2 turn(s) from next turn »."""
+    from forumbot.publish.labels import caster_effects
+
+    rs = load_ruleset("fatigue")
+    own = {"Cassius Thorne|Protego": caster_effects(rs, ["sournoise"], "Protego")}
+    assert own["Cassius Thorne|Protego"] == [{"kind": "ward", "amount": 8, "turns": 2}]
+    base = {"attacker": "Cassius Thorne", "defender": "Aurora Vexley", "spell": "Protego",
+            "attack_modifiers": [], "defense_modifiers": [], "attack_value": 0, "damage": 0}
+    first = plain(_fatigue_step([{**base, "landed": False, "void_reason": "pending"}],
+                                "initiative", caster_effects=own))  # fmt: skip
+    assert (
+        "- Cassius Thorne lance Protego, un sort qui agit sur son lanceur. À partir du tour 3, "
+        "et pendant 2 tours, "
+        "chaque sort qui touche Cassius Thorne lui fera 8 PV de moins. Protego ne protège pas du "
+        "sort de ce tour-ci."
+    ) in first
+    assert "prendra effet avec la défense" not in first
+    second = plain(_fatigue_step([{**base, "landed": True, "void_reason": None}], "defense",
+                                 caster_effects=own))  # fmt: skip
+    assert (
+        "- Protego de Cassius Thorne ne protège pas du sort de ce tour-ci. À partir du tour 3, et "
+        "pendant 2 tours, chaque sort qui touche Cassius Thorne lui fera 8 PV de moins."
+    ) in second
+    # a protective caster's ward lasts a turn more (fatigue.toml magic type « protectrice »)
+    assert caster_effects(rs, ["protectrice"], "Impervius") == [
+        {"kind": "ward", "amount": 4, "turns": 2}
+    ]
+    heal = caster_effects(rs, ["protectrice"], "Episkey")
+    assert heal == [{"kind": "heal", "amount": 17}]  # 12 + 5 (« rendent 5 PV de plus »)

@@ -49,7 +49,8 @@ def test_the_filter_touches_template_text_never_a_players_value() -> None:
         text
     )  # inside [code]
     assert f"message n°{NBSP}5" in text
-    assert "Adversaire : Blaise Corvin" in plain(text)  # 1v1: « Adversaire », the example filled in
+    # reader W5: no invented opponent when the player wrote no such line; 1v1: « Adversaire »
+    assert "Blaise Corvin" not in text and "La ligne « Adversaire »" in plain(text)
     assert "Modifier l'ancien message ne suffit pas, car il n'est pas relu" in text
 
 
@@ -163,6 +164,12 @@ def test_classic_opening_gives_the_tie_rule_and_a_consistent_early_cast() -> Non
         "early": [{"duellist": "A", "post_id": 3, "spell": "Sortilège de Feu"}],
     }  # fmt: skip
     text = plain(render("opening.bbcode.j2", ctx))
-    assert "À égalité, le sort touche." in text
+    # reader C16: the tie once, and what a hit costs (RULES.md classic: « a tie lands [D]. An
+    # attack that lands removes PD equal to the attack die. »)
+    assert (
+        "Un sort touche quand son dé d'attaque est au moins égal au dé de défense adverse, "
+        "égalité comprise ; il enlève alors autant de PD que son dé d'attaque."
+    ) in text
+    assert "À égalité, le sort touche." not in text
     assert "L'arbitre rendra sa décision dans la prochaine déclaration" in text
     assert "le duel suit son cours" in text

@@ -28,7 +28,12 @@ def _owl(key: str) -> str:
 def test_brutale_owl_lists_the_attack_spells_and_not_confringo() -> None:
     text = _owl("brutale")
     assert "Tes sorts d'attaque infligent 10 % de dégâts en plus." in text
-    assert "Sorts concernés (famille « attaque ») : " in text
+    # reader T1: the list items are the bot's words, typeset like the template's own text
+    assert "Sorts concernés (famille «\u202fattaque\u202f»)\u00a0: " in text
+    # reader W3: the types are public (seed 001: the sign-up gives « votre type de magie »; only
+    # « les bonus/malus associés seront signifiés par hibou »), and the opening prints them
+    assert "te sont propres" not in text
+    assert "Ton type de magie est public\u00a0: ton inscription et la déclaration" in text
     assert "Stupéfix" in text and "Sectumsempra" in text
     assert "Confringo" not in text and "Incendio" not in text
     assert "[list]" in text and "\n  -" not in text  # no nested « ␣␣- » list (collapses on phpBB)

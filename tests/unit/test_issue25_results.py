@@ -47,10 +47,15 @@ def test_stakes_proposed_and_never_accepted_are_not_due() -> None:
     results = _finish("un hibou", None)
     for text in results.values():
         assert "Enjeux à honorer" not in text
-        assert (
-            f"Les enjeux proposés par {A} (« un hibou ») n'ont pas été acceptés par tous les "
-            "duellistes : personne ne les doit." in text
-        )
+    # reader C12: the owl never names its reader in the third person
+    assert (
+        f"Les enjeux que tu avais proposés (« un hibou ») n'ont pas été acceptés par {C} : "
+        "personne ne les doit." in results[A]
+    )
+    assert (
+        f"Tu n'avais pas accepté les enjeux proposés par {A} (« un hibou ») : personne ne les "
+        "doit." in results[C]
+    )
 
 
 def test_a_duel_adopted_by_hand_gives_no_reward_and_promises_none() -> None:

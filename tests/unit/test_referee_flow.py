@@ -298,7 +298,10 @@ def test_stakes_from_the_first_post_are_recalled_at_the_end() -> None:
             ["Sortilège de Chatouillis", "Sortilège de Désarmement"][turn % 2],
         )
         cycle(forum, referee, clock)
-    assert "Enjeux à honorer : le perdant offre 10 gallions" in plain(plain)(bot_posts(forum))[-1]
+    last = plain(bot_posts(forum)[-1])
+    # issue 25, reader W1: who owes whom (a duel adopted by hand: its first post's terms)
+    assert "Enjeux du duel : " in last and " « le perdant offre 10 gallions » à " in last
+    assert " doit « " in last
 
 
 def test_a_declaration_restored_as_draft_is_recognised_not_reposted() -> None:

@@ -123,7 +123,7 @@ def test_each_duellist_gets_one_owl_with_their_magic_type_modifiers() -> None:
     (aurora,) = forum.pms_to("Aurora Vexley")
     (cassius,) = forum.pms_to("Cassius Thorne")
     assert "10 % de dégâts en plus" in str(aurora["message"])
-    assert "Sorts concernés (famille « attaque »)" in str(aurora["message"])  # issue 25
+    assert "Sorts concernés (famille «\u202fattaque\u202f»)" in str(aurora["message"])  # issue 25
     assert "un tour de plus" in str(cassius["message"]) and "Brutale" not in str(cassius["message"])
     desk.cycle()
     assert len(forum.pms) == 2
