@@ -79,17 +79,17 @@ def test_fatigue_guide_states_bets_reuse_penalties_and_wards() -> None:
     # W15: who a ward protects, from when, for how long
     assert (
         "[b]Impervius[/b], niveau 1, connu dès la 1re année, famille « protection ». "
-        "Effets : 14 PV "
+        "Effets : 11 PV "
         "de dégâts à la cible ; au tour suivant, chaque sort qui touche le lanceur lui fait 4 PV "
         "de moins."
     ) in text
     assert (
-        "Effets : pendant les 2 tours suivants, chaque sort qui touche le lanceur lui fait 8 PV"
+        "Effets : pendant les 2 tours suivants, chaque sort qui touche le lanceur lui fait 6 PV"
         in text
     )
     assert "Un sort de protection ne protège donc pas du sort du tour où il est lancé." in text
     # C22: one subject, from the next turn
-    assert "la cible perd 4 PV par tour pendant les 2 tours suivants" in text
+    assert "la cible perd 3 PV par tour pendant les 2 tours suivants" in text
     assert "ne peut plus" not in text.replace("ne peut plus être lancé", "")  # C18
     assert text.startswith("[b]Guide des duels de fatigue en un contre un[/b]")  # C23
     # T5: the effects are the bot's words, typeset like the template's

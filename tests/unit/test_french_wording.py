@@ -139,6 +139,18 @@ def test_a_ward_is_cast_on_the_caster_not_at_the_opponent() -> None:
     assert "le sort touche" not in second
 
 
+def _spellbook_effect(spell: str, kind: str) -> dict[str, int]:
+    """The effect ``kind`` of ``spell`` in the shipped rules/data/fatigue.toml (its numbers are
+    the club's to set, so the texts are checked against the file, not against a copy)."""
+    import tomllib
+    from pathlib import Path
+
+    data = tomllib.loads((Path(__file__).parents[2] / "rules/data/fatigue.toml").read_text())
+    (entry,) = [s for s in data["spells"] if s["name"] == spell]
+    (effect,) = [e for e in entry["effects"] if e["type"] == kind]
+    return effect
+
+
 def test_a_ward_says_it_starts_next_turn_and_not_against_this_turns_spell() -> None:
     """Issue 25, reader W2: « Il prendra effet avec la défense » promised a protection the engine
     never gives. RULES.md, Fine points (fatigue): « a spell's effect starts with the next turn
@@ -148,7 +160,10 @@ def test_a_ward_says_it_starts_next_turn_and_not_against_this_turns_spell() -> N
 
     rs = load_ruleset("fatigue")
     own = {"Cassius Thorne|Protego": caster_effects(rs, ["sournoise"], "Protego")}
-    assert own["Cassius Thorne|Protego"] == [{"kind": "ward", "amount": 8, "turns": 2}]
+    ward = _spellbook_effect("Protego", "ward")  # the shipped spellbook's, club's to set
+    assert own["Cassius Thorne|Protego"] == [
+        {"kind": "ward", "amount": ward["amount"], "turns": ward["duration"]}
+    ]
     base = {"attacker": "Cassius Thorne", "defender": "Aurora Vexley", "spell": "Protego",
             "attack_modifiers": [], "defense_modifiers": [], "attack_value": 0, "damage": 0}
     first = plain(_fatigue_step([{**base, "landed": False, "void_reason": "pending"}],
@@ -156,19 +171,21 @@ def test_a_ward_says_it_starts_next_turn_and_not_against_this_turns_spell() -> N
     assert (
         "- Cassius Thorne lance Protego, un sort qui agit sur son lanceur. À partir du tour 3, "
         "et pendant 2 tours, "
-        "chaque sort qui touche Cassius Thorne lui fera 8 PV de moins. Protego ne protège pas du "
-        "sort de ce tour-ci."
+        f"chaque sort qui touche Cassius Thorne lui fera {ward['amount']} PV de moins. Protego ne "
+        "protège pas du sort de ce tour-ci."
     ) in first
     assert "prendra effet avec la défense" not in first
     second = plain(_fatigue_step([{**base, "landed": True, "void_reason": None}], "defense",
                                  caster_effects=own))  # fmt: skip
     assert (
         "- Protego de Cassius Thorne ne protège pas du sort de ce tour-ci. À partir du tour 3, et "
-        "pendant 2 tours, chaque sort qui touche Cassius Thorne lui fera 8 PV de moins."
+        f"pendant 2 tours, chaque sort qui touche Cassius Thorne lui fera {ward['amount']} PV de "
+        "moins."
     ) in second
     # a protective caster's ward lasts a turn more (fatigue.toml magic type « protectrice »)
     assert caster_effects(rs, ["protectrice"], "Impervius") == [
         {"kind": "ward", "amount": 4, "turns": 2}
     ]
     heal = caster_effects(rs, ["protectrice"], "Episkey")
-    assert heal == [{"kind": "heal", "amount": 17}]  # 12 + 5 (« rendent 5 PV de plus »)
+    # the spellbook's heal + 5 (« rendent 5 PV de plus »)
+    assert heal == [{"kind": "heal", "amount": _spellbook_effect("Episkey", "heal")["amount"] + 5}]
