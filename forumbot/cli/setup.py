@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from forumbot.cli._common import DEFAULT_CONFIG, CliError, config_option, load
+from forumbot.cli._common import DEFAULT_CONFIG, CliError, _, config_option, error, load
 from forumbot.exit_codes import CONFIG_ERROR
 
 
@@ -27,13 +27,18 @@ def init(path: str, force: bool) -> None:
     target = Path(path)
     if not target.parent.is_dir():
         raise CliError(
-            f"folder {target.parent} does not exist: create it first (mkdir -p {target.parent})",
+            _(
+                "folder %s does not exist: create it first (mkdir -p %s)",
+                target.parent, target.parent,
+            ),  # fmt: skip
             CONFIG_ERROR,
         )
     if target.exists() and not force:
-        raise CliError(f"{target} exists (use --force to overwrite)")
+        raise CliError(_("%s exists (use --force to overwrite)", target))
     target.write_text(EXAMPLE_CONFIG, encoding="utf-8")
-    click.echo(f"wrote {target}; set the bot password in $FORUMBOT_PASSWORD, then: forumbot check")
+    click.echo(
+        _("wrote %s; set the bot password in $FORUMBOT_PASSWORD, then: forumbot check", target)
+    )
 
 
 @click.command()
@@ -70,7 +75,7 @@ def run(config_path: str, give_up_after_s: float | None) -> None:
     try:
         check_clock(config, max_skew_s=config.max_clock_skew_s)
     except ClockSkewError as exc:
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     bot = bootstrap(config)
     try:
         run_forever(bot, OutageWait(give_up_after_s=give_up_after_s))

@@ -72,6 +72,7 @@ class Config:
     game_master: tuple[str, ...] = default_of("board", "game_master")
     dice_actions: tuple[str, ...] = default_of("board", "dice_actions")
     dice_name: str = default_of("board", "dice_name")
+    board_language: str = default_of("board", "language")
     backup_keep: int = default_of("storage", "backup_keep")
     backup_hour_utc: int = default_of("storage", "backup_hour_utc")
     health_port: int = default_of("ops", "health_port")
@@ -117,6 +118,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "game_master": "board.game_master",
     "dice_actions": "board.dice_actions",
     "dice_name": "board.dice_name",
+    "board_language": "board.language",
     "username": "bot.username",
     "password_env": "bot.password_env",
     "password_file": "bot.password_file",

@@ -88,6 +88,11 @@ class BoardSettings(_Section):
         'Forumactif: the name of the dice the duels use (matched loosely: "Dé du Duel" '
         'matches "Duel"). Ignored on phpBB.',
     )
+    language: str = setting(
+        "",
+        'The board\'s language, that of the staff\'s command line and review page: "fr" '
+        '(French) or "en" (English); empty: not known, English.',
+    )
 
 
 class BotSettings(_Section):

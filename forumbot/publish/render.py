@@ -27,6 +27,7 @@ from typing import Any
 
 import jinja2
 
+from forumbot.i18n import ELIDING_INITIALS
 from forumbot.publish.deadline_text import fill_deadline
 from forumbot.publish.typography import TypographyExtension, number, signed, typeset
 from parsers.invisible import strip_invisible
@@ -78,8 +79,6 @@ def neutralise(value: Any) -> Any:
     return text.translate(_TRANSLATE)
 
 
-ELIDING_INITIALS = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
-"""Initials before which French elides « de » and « que » (vowels and mute h)."""
 _ARTICLE = re.compile(r"^(Le|La|Les|L')(?=[ ']|(?<=')\w)")
 _ANY_ARTICLE = re.compile(r"^(le|la|les|l')(?=[ ']|(?<=')\w)", re.IGNORECASE)
 

@@ -40,7 +40,7 @@ async def duels_page(request: Request, user: User) -> Response:
     rows = [
         {
             "duel": d,
-            "status_fr": views.DUEL_STATUS_FR.get(d["status"], d["status"]),
+            "status_name": views.DUEL_STATUS.get(d["status"], d["status"]),
             "state": json.loads(d["state_json"] or "{}"),
         }
         for d in storage.duels()
@@ -66,7 +66,7 @@ async def duel_page(request: Request, user: User) -> Response:
         unit = load_ruleset(view["duel"]["ruleset"]).unit if view["duel"]["ruleset"] else ""
     except Exception:  # an unreadable ruleset only loses the axis label
         unit = ""
-    chart = points_chart(view["series"], unit=unit, title=_("Points dans le temps"))
+    chart = points_chart(view["series"], unit=unit, title=_("Points over time"))
     candidates = [
         u.username
         for u in list_users(storage)
@@ -93,7 +93,7 @@ async def duel_referees(request: Request, user: User, form: FormData) -> Respons
             assign_referee(deps.storage, duel_id, username, user.username, deps.now())
     except UserError as exc:
         raise HTTPException(400, str(exc)) from exc
-    flash(request, "ok", "Enregistré.")
+    flash(request, "ok", "Saved.")
     return RedirectResponse(f"/duels/{duel_id}", status_code=303)
 
 
