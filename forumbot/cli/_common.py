@@ -18,10 +18,21 @@ if TYPE_CHECKING:
 
 DEFAULT_CONFIG = "forumbot.toml"
 
+def _speak_as_configured(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    set_language(peek_language(value))  # before the command checks its arguments
+    return value
+
+
 config_option = click.option(
-    "-c", "--config", "config_path", default=DEFAULT_CONFIG, show_default=True
+    "-c",
+    "--config",
+    "config_path",
+    default=DEFAULT_CONFIG,
+    show_default=True,
+    callback=_speak_as_configured,
 )
-"""``-c/--config PATH`` (default ``forumbot.toml``)."""
+"""``-c/--config PATH`` (default ``forumbot.toml``); the command speaks the file's
+``board.language`` from then on (:func:`current_language`)."""
 
 _BOARD_KEY = "forumbot.board_url"
 _LANGUAGE_KEY = "forumbot.language"
@@ -38,7 +49,7 @@ WORDS = (
 """Words the commands translate from data (a status, a kind): listed for ``pybabel extract``."""
 
 
-def language() -> str:
+def current_language() -> str:
     """The language of the command's words: ``board.language`` of the configuration the
     command read (``"fr"`` or ``"en"``), English before one is read or when none is known."""
     from forumbot.i18n import SOURCE_LANGUAGE
@@ -62,7 +73,7 @@ def _(message: str, *args: object) -> str:
     """``message`` (English, ``%s`` filled by ``args``) in the command's :func:`language`."""
     from forumbot.i18n import translate
 
-    return translate(language(), message, *args)
+    return translate(current_language(), message, *args)
 
 
 def peek_language(config_path: str) -> str | None:
@@ -93,13 +104,13 @@ class CliError(click.ClickException):
     ) -> None:
         super().__init__(message)
         self.exit_code = exit_code
-        self.language = language
+        self.language = language or current_language()  # shown after the command's context
 
     def show(self, file: Any = None) -> None:
         """Print ``Error: <message>`` in the message's language on standard error."""
         from forumbot.i18n import translate
 
-        words = translate(self.language or language(), "Error: %s", self.format_message())
+        words = translate(self.language, "Error: %s", self.format_message())
         click.echo(words, file=file, err=file is None)
 
 
@@ -111,7 +122,7 @@ def error(message: str, *args: object, code: int = exit_codes.FAILURE) -> CliErr
     « Error: »), so one error never mixes two languages."""
     from forumbot.i18n import SOURCE_LANGUAGE, translate, translate_detail
 
-    speak = language()
+    speak = current_language()
     details = [translate_detail(speak, str(a)) if isinstance(a, BaseException) else a for a in args]
     if speak != SOURCE_LANGUAGE and all(d is not None for d in details):
         return CliError(translate(speak, message, *details), code, speak)

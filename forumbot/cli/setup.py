@@ -13,7 +13,16 @@ from pathlib import Path
 
 import click
 
-from forumbot.cli._common import DEFAULT_CONFIG, CliError, _, config_option, error, load
+from forumbot.cli._common import (
+    DEFAULT_CONFIG,
+    CliError,
+    _,
+    config_option,
+    error,
+    load,
+    peek_language,
+    set_language,
+)
 from forumbot.exit_codes import CONFIG_ERROR
 
 
@@ -24,6 +33,7 @@ def init(path: str, force: bool) -> None:
     """Write a commented example configuration to PATH (default forumbot.toml)."""
     from forumbot.config import EXAMPLE_CONFIG
 
+    set_language(peek_language(path))  # the club's file already there speaks its language
     target = Path(path)
     if not target.parent.is_dir():
         raise CliError(

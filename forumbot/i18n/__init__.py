@@ -94,7 +94,7 @@ ERROR_CONTEXT = "error"
 
 
 @cache
-def _error_patterns(language: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+def _error_patterns(language: str) -> tuple[tuple[re.Pattern[str], str, bool], ...]:
     catalog = _catalog(language)
     if catalog is None:
         return ()
@@ -105,7 +105,11 @@ def _error_patterns(language: str) -> tuple[tuple[re.Pattern[str], str], ...]:
     ]
     found.sort(key=lambda pair: -len(pair[0]))  # the most specific message first
     return tuple(
-        (re.compile("^" + "(.+?)".join(map(re.escape, msgid.split("%s"))) + "$", re.S), text)
+        (
+            re.compile("^" + "(.+?)".join(map(re.escape, msgid.split("%s"))) + "$", re.S),
+            text,
+            "; " in msgid,
+        )
         for msgid, text in found
     )
 
@@ -117,6 +121,11 @@ def _value(language: str, value: str) -> str:
     if known is not None:
         return known
     return catalogue(language).gettext(value)
+
+
+def _parts(values: tuple[str, ...]) -> bool:
+    """A value that holds « ; » is a message of several parts, not one value."""
+    return any("; " in value for value in values)
 
 
 def translate_detail(language: str, text: str) -> str | None:
@@ -134,9 +143,9 @@ def translate_detail(language: str, text: str) -> str | None:
     exact = table.pgettext(ERROR_CONTEXT, text)
     if exact != text:
         return exact
-    for pattern, translated in _error_patterns(language):
+    for pattern, translated, several in _error_patterns(language):
         match = pattern.match(text)
-        if match is not None:
+        if match is not None and (several or not _parts(match.groups())):
             values = tuple(_value(language, v) for v in match.groups())
             return (elide(translated, values) if language == "fr" else translated) % values
     if "; " in text:
