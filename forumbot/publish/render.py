@@ -118,22 +118,23 @@ def _to(name: str) -> str:
 
 
 _DRAW = re.compile(r"^reward:(creature|mechanism):(\S+):(\d+) (\d+)/(\d+)$")
-_DRAW_KIND_FR = {"creature": "créature", "mechanism": "mécanisme"}
+_DRAW_KIND_FR = {"creature": "de la créature", "mechanism": "du mécanisme"}
 
 
 def _draw(audit: str) -> str:
-    """A 2v2 reward draw as players read it, with what verify-dice needs to recompute it:
-    ``reward:creature:strangulot:42 3/4`` -> ``récompense tirée : 3 sur 4 ; tirage n° 42,
-    créature strangulot`` (:mod:`forumbot.duels.verify` reads it back: the label
-    ``reward:<kind>:<key>:<post id>`` is rebuilt from the post id, the French kind and the
-    key). A draw of another shape is returned as is."""
+    """A 2v2 reward draw as players read it, one sentence that also holds what the
+    verification tool needs to recompute it (issue 25): ``reward:creature:strangulot:42 3/4``
+    -> ``la récompense de la créature « strangulot », gagnée au message n° 42, a été tirée
+    au sort : 3 sur 4`` (:mod:`forumbot.duels.verify` reads it back: the label
+    ``reward:<kind>:<key>:<post id>`` is rebuilt from the kind, the key and the post id). A
+    draw of another shape is returned as is."""
     m = _DRAW.match(audit.strip())
     if m is None:
         return audit
     kind, key, post_id, value, sides = m.groups()
     return (
-        f"récompense tirée : {value} sur {sides} ; tirage n° {post_id}, "
-        f"{_DRAW_KIND_FR[kind]} {key}"
+        f"la récompense {_DRAW_KIND_FR[kind]} « {key} », gagnée au message n° {post_id}, "
+        f"a été tirée au sort : {value} sur {sides}"
     )
 
 

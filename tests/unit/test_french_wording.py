@@ -43,10 +43,14 @@ def test_french_filters() -> None:
     assert _to("L'esprit du bibliothécaire") == "à l'esprit du bibliothécaire"
     assert _to("Les lierres") == "aux lierres" and _to("Lara Dune") == "à Lara Dune"
     assert _que("Odric Fenwick") == "qu'Odric Fenwick" and _que("Blaise") == "que Blaise"
-    assert _draw("reward:creature:strangulot:42 3/4") == (
-        "récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot"
+    assert _draw("reward:creature:strangulot:42 3/4") == (  # a sentence (issue 25)
+        "la récompense de la créature « strangulot », gagnée au message n° 42, a été tirée "
+        "au sort : 3 sur 4"
     )
-    assert _draw("reward:mechanism:cadran:12 1/2").endswith("tirage n° 12, mécanisme cadran")
+    assert _draw("reward:mechanism:cadran:12 1/2") == (
+        "la récompense du mécanisme « cadran », gagnée au message n° 12, a été tirée au sort : "
+        "1 sur 2"
+    )
 
 
 def test_the_bots_links_are_links_and_player_urls_are_not() -> None:
