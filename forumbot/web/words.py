@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from forumbot.i18n import N_
 from forumbot.publish.labels import RULE_NAMES, year_label  # shared with the notices
 from forumbot.publish.reasons import reason_fr, task_kind_fr, turn_label  # idem (issue 23)
+from forumbot.publish.typography import typeset
 from forumbot.web.audit_words import changes_fr, source_fr
 
 
@@ -351,6 +352,8 @@ def _changes(before: Any, after: Any) -> tuple[tuple[str, str, str], ...]:
 class Words:
     """What the templates call to show engine output, times and audit lines
     (``w.rule(...)``, ``w.detail(...)``, ``w.when(...)``...) for one language and timezone.
+    In French, its sentences get the posts' typography
+    (:func:`forumbot.publish.typography.typeset`).
 
     Args:
         language: ``"fr"`` or ``"en"``.
@@ -378,12 +381,12 @@ class Words:
     def detail(self, text: object) -> str:
         """A trail detail or violation evidence: French, or the engine's English."""
         raw = str(text or "")
-        return detail_fr(raw) if self.french else raw
+        return typeset(detail_fr(raw)) if self.french else raw
 
     def quantity(self, quantity: object, names: tuple[str, ...] = ()) -> str:
         """A trail quantity (:func:`quantity_fr` in French)."""
         raw = str(quantity or "")
-        return quantity_fr(raw, names) if self.french else raw
+        return typeset(quantity_fr(raw, names)) if self.french else raw
 
     def value(self, value: object) -> str:
         """A trail value (:func:`value_fr` in French)."""
@@ -396,7 +399,7 @@ class Words:
         (:func:`forumbot.publish.reasons.reason_fr`, never the raw code), or as stored in
         English."""
         raw = str(text or "")
-        return reason_fr(raw) if self.french else raw
+        return typeset(reason_fr(raw)) if self.french else raw
 
     def task_kind(self, kind: object) -> str:
         """What a referee task is about, in French (as the notices say it)."""
@@ -446,14 +449,21 @@ class Words:
             what=what,
             action=action,
             target=target,
-            changes=changes_fr(before, after, _short) if self.french else _changes(before, after),
+            changes=(
+                tuple(  # the field's French name; the values as written (names, stakes)
+                    (typeset(field), old, new)
+                    for field, old, new in changes_fr(before, after, _short)
+                )
+                if self.french
+                else _changes(before, after)
+            ),
         )
 
     def source(self, source: object, rule: object = "") -> str:
         """A trail source: in French the seed's quote or a French label, never RULES.md's
         English nor a code name (:func:`forumbot.web.audit_words.source_fr`)."""
         raw = str(source or "")
-        return source_fr(raw, str(rule or "")) if self.french else raw
+        return typeset(source_fr(raw, str(rule or ""))) if self.french else raw
 
     def year(self, year: object) -> str:
         """A duellist's year as players say it: « 5e année », « adulte »; English ``year 5``."""

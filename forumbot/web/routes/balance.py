@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from forumbot.web.balance import BalanceCache, BalanceTables, shipped_rulesets
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
 from rules.balance import Cell, Table, svg_heatmap
@@ -56,7 +56,7 @@ def labels_for(tables: BalanceTables, table: Table, language: str) -> dict[str, 
 def caption(table: Table, language: str) -> str | None:
     """Why the table means little (:meth:`Table.meaningless`), in the page's language, or
     None: no all-zero or stalled table is shown as a result."""
-    _ = translator(language)
+    _ = page_translator(language)
     why = table.meaningless()
     if why == "capped":
         return _(
@@ -76,7 +76,7 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
     readable headers (:func:`labels_for`), each square's rate with « % », its tooltip the
     95 % Wilson interval, the count, the draws and capped duels; the caption when the table
     means little (:func:`caption`)."""
-    _ = translator(language)
+    _ = page_translator(language)
     kind = _("year against year") if table.kind == "years" else _("magic type against magic type")
     title = _("%s: win rate of the row side (%s)", table.ruleset, kind)
     summary = _(

@@ -25,7 +25,7 @@ from forumbot.storage import Storage
 from forumbot.web import auth, csrf
 from forumbot.web.balance import BalanceCache
 from forumbot.web.forum_account import MemberLookup
-from forumbot.web.i18n import LANGUAGES, pick_language, translator
+from forumbot.web.i18n import LANGUAGES, page_translator, pick_language
 from forumbot.web.sessions import DEFAULT_IDLE_S
 from forumbot.web.users import (
     User,
@@ -147,7 +147,7 @@ def render(
     """Render ``template`` with the common context (language, user, CSRF token, flashes)."""
     deps = deps_of(request)
     language = language_of(request)
-    _ = translator(language)
+    _ = page_translator(language)
     flashes = [(k, _(t, *a)) for k, t, a in request.session.pop("flash", [])]
     other = "en" if language == "fr" else "fr"
     query = dict(request.query_params)
@@ -178,7 +178,7 @@ def render(
 def error_page(
     request: Request, status: int, text: str, user: User | None, *args: object
 ) -> Response:
-    _ = translator(language_of(request))
+    _ = page_translator(language_of(request))
     return render(request, "error.html", {"message": _(text, *args)}, status, user)
 
 

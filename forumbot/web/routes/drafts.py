@@ -17,7 +17,7 @@ from forumbot.duels.ending import EndingError, drop_draft
 from forumbot.i18n import N_
 from forumbot.notify import claims
 from forumbot.web import views
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
     deps_of,
@@ -79,7 +79,7 @@ async def _apply(
         warnings = change() or []
     except overrides.OverrideError as exc:
         current = deps.storage.declaration(decl["id"])
-        _ = translator(language_of(request))
+        _ = page_translator(language_of(request))
         if current["version"] != expected:
             message, status = (
                 _("This draft changed meanwhile: reload the page before changing it."),

@@ -12,7 +12,7 @@ from starlette.responses import RedirectResponse, Response
 
 from forumbot.web import views
 from forumbot.web.chart import points_chart
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
     deps_of,
@@ -59,7 +59,7 @@ async def duel_page(request: Request, user: User) -> Response:
     if not can_see_duel(storage, user, duel_id):
         raise HTTPException(404)
     view = views.duel_view(storage, duel_id)
-    _ = translator(language_of(request))
+    _ = page_translator(language_of(request))
     from forumbot.rulesets import load_ruleset
 
     try:

@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from forumbot.web import auth, csrf
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
     current_user,
@@ -45,7 +45,7 @@ async def login_submit(request: Request) -> Response:
     client = request.client.host if request.client else "?"
     key = deps.limiter.key(username, client)
     reserved = deps.limiter.reserve(key)
-    _ = translator(language_of(request))
+    _ = page_translator(language_of(request))
     if not isinstance(reserved, auth.Reservation):
         wait = reserved
         return render(

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from forumbot.web import tasks
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
     deps_of,
@@ -58,7 +58,7 @@ async def task_close(request: Request, user: User, form: FormData) -> Response:
         else:
             flash(request, "error", "Not possible on this task.")
         return RedirectResponse("/tasks", status_code=303)
-    _ = translator(language_of(request))
+    _ = page_translator(language_of(request))
     flash(request, "ok", "Task #%s: %s.", task_id, _(tasks.STATUS_NAMES[status]))
     return RedirectResponse("/tasks", status_code=303)
 
