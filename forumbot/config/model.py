@@ -59,6 +59,7 @@ class Config:
     review_delay_s: ReviewDelay = default_of("club", "review_delay_s")
     referee_name: str = default_of("club", "referee_name")
     language: str = default_of("club", "language")
+    verify_docs_url: str = default_of("club", "verify_docs_url")
     stalemate_turns: int = default_of("club", "stalemate_turns")
     poll_interval_s: float = default_of("poll", "poll_interval_s")
     publish_interval_s: float = default_of("poll", "publish_interval_s")
@@ -126,6 +127,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "review_delay_s": "club.review_delay_s",
     "referee_name": "club.referee_name",
     "language": "club.language",
+    "verify_docs_url": "club.verify_docs_url",
     "stalemate_turns": "club.stalemate_turns",
     "poll_interval_s": "poll.poll_interval_s",
     "publish_interval_s": "poll.publish_interval_s",

@@ -177,6 +177,23 @@ def _message(context: Any, post_id: Any) -> Trusted:
     return Trusted(text)
 
 
+VERIFICATION_TOOL = "l'outil de vérification du club"
+"""What the posts call ``forumbot verify-dice`` (players never see a command's name)."""
+
+
+@jinja2.pass_context
+def _verification(context: Any, words: Any = VERIFICATION_TOOL) -> Trusted:
+    """« l'outil de vérification du club », linked to the page that tells players how to check
+    the dice when the context has ``verify_docs_url`` (``club.verify_docs_url``, issue 25):
+    ``[url=…]l'outil de vérification du club[/url]``; plain text otherwise."""
+    text = str(words)
+    link = context.get("verify_docs_url")
+    if isinstance(link, str) and link.startswith(("http://", "https://")):
+        if not any(ch in link for ch in "[] \n"):
+            return Trusted(f"[url={link}]{text}[/url]")
+    return Trusted(text)
+
+
 def make_environment(language: str = "fr") -> jinja2.Environment:
     """A jinja2 environment for ``language`` with neutralising ``finalize`` and French
     typography on the templates' own text (:class:`~forumbot.publish.typography.
@@ -208,6 +225,7 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["que"] = _que
     env.filters["to"] = _to
     env.filters["draw"] = _draw
+    env.globals["verification_tool"] = _verification
     return env
 
 
