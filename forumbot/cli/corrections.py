@@ -18,7 +18,7 @@ def _duel_id(storage: Any, which: str) -> int:
         if raw.startswith(prefix) and raw[len(prefix):].isdigit():
             return int(raw[len(prefix):])
     if not raw.isdigit():
-        raise click.BadParameter(_("a topic id or d<duel id>, got %r", which))
+        raise click.BadParameter(f"a topic id or d<duel id>, got {which!r}")  # click's English
     topic_id = int(raw)
     rows = [d for d in storage.duels() if d["topic_id"] == topic_id and d["status"] != "ignored"]
     if not rows:
@@ -57,7 +57,7 @@ def duels_correct(
     for item in sets:
         key, sep, raw = item.rpartition("=")
         if not sep or not key:
-            raise click.BadParameter(_("wants KEY=VALUE, got %r", item), param_hint="--set")
+            raise click.BadParameter(f"wants KEY=VALUE, got {item!r}", param_hint="--set")
         values[key.strip()] = parse_value(raw)  # not a value: the group's handler says so
     config = load(config_path)
     storage = storage_for(config_path)

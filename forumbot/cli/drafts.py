@@ -206,15 +206,13 @@ def drafts_edit(
     for item in sets:
         key, sep, raw = item.rpartition("=")
         if not sep or not key:
-            raise click.BadParameter(_("wants KEY=VALUE, got %r", item), param_hint="--set")
+            raise click.BadParameter(f"wants KEY=VALUE, got {item!r}", param_hint="--set")
         values[key.strip()] = parse_value(raw)
     waived = []
     for item in waive:
         name, sep, rule = item.rpartition(":")
         if not sep:
-            raise click.BadParameter(
-                _("wants DUELLIST:RULE, got %r", item), param_hint="--waive"
-            )
+            raise click.BadParameter(f"wants DUELLIST:RULE, got {item!r}", param_hint="--waive")
         waived.append((name.strip(), rule.strip()))
     if force and not text_file:
         raise CliError(

@@ -105,6 +105,10 @@ def test_an_error_the_catalogue_cannot_translate_is_all_english(tmp_path: Path) 
     assert result.exit_code == 78
     assert result.output.startswith("Error: ") and "poll_interval_s" in result.output
     assert not _words(result, cfg) & (FRENCH_WORDS - {"ou"}), result.output
+    # click's own usage errors are click's English, the detail too
+    usage = CliRunner().invoke(main, ["drafts", "edit", "1", "--set", "x", "-c", str(cfg)])
+    assert usage.exit_code == 2 and "wants KEY=VALUE, got 'x'" in usage.output
+    assert not _words(usage, cfg) & FRENCH_WORDS, usage.output
 
 
 def test_a_missing_file_is_reported_in_english(tmp_path: Path) -> None:

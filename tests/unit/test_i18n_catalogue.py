@@ -53,6 +53,7 @@ def test_every_message_of_the_code_has_its_french() -> None:
     extracted = _extracted()
     assert len(extracted) > 300  # the CLI's and the page's messages, not an empty walk
     assert sorted(extracted - translated, key=str) == []
+    assert sorted(translated - extracted, key=str) == []  # no stale entry either
     assert not catalog.obsolete
 
 
