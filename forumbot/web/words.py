@@ -374,6 +374,12 @@ class Words:
     def french(self) -> bool:
         return self.language == "fr"
 
+    @property
+    def colon(self) -> str:
+        """The colon between a label and a value in a template: « \u00a0: » in French (the
+        posts' typography), « : » in English."""
+        return "\u00a0:" if self.french else ":"
+
     def rule(self, rule_id: object) -> str:
         """A rule id or void reason as a name (:func:`rule_name`)."""
         return rule_name(str(rule_id or ""), self.language)
