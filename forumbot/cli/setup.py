@@ -102,6 +102,12 @@ def check(config_path: str) -> None:
     from forumbot.ops.check import configured_rulesets, dry_run, ruleset_warnings
 
     config = load(config_path, validate=True)
+    if not config.board_language:
+        click.echo(
+            'warning: board.language is not set: the command line and the review page speak '
+            'English (set it to "fr" for a French board)',
+            err=True,
+        )
     for line in ruleset_warnings(configured_rulesets(config)):
         click.echo(line, err=True)
     for line in dry_run(config):
