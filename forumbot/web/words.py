@@ -301,6 +301,8 @@ ACTIONS: dict[str, str] = {
     "draft.cancel": N_("draft cancelled"),
     "violation.confirm": N_("violation confirmed"),
     "violation.dismiss": N_("violation dismissed"),
+    "violation.confirmed.state": N_("duel's state recomputed (violation confirmed)"),
+    "violation.dismissed.state": N_("duel's state recomputed (violation dismissed)"),
     "user.add": N_("account created"),
     "user.password": N_("password changed"),
     "profile.set": N_("profile set"),

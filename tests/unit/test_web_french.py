@@ -214,3 +214,17 @@ async def test_the_page_is_typeset_in_french_only(
     assert _("Already taken by %s.", "Aurora ; « x » !") == "Déjà pris par Aurora ; « x » !."
     assert _("Change refused: %s", "a : b") == "Modification refusée\u00a0: a : b"
     assert _("No PV lost: close the duel?") == "Aucun PV perdu\u00a0: clore le duel\u202f?"
+
+
+def test_audit_status_changes_and_rules_in_french() -> None:
+    """A bare status change (« brouillon → approuvé », not « draft → approved ») and a rule id
+    (« sort répété », not « repeated_spell ») read as French in the audit table."""
+    from forumbot.web.audit_words import changes_fr
+
+    assert changes_fr("draft", "approved", str) == (("", "brouillon", "approuvé"),)
+    rows = changes_fr({"points": 6}, {"points": 9, "rule": "repeated_spell"}, str)
+    assert ("règle", "", "sort répété") in rows and ("points", "6", "9") in rows
+    w = Words("fr", "Europe/Paris", page_translator("fr"))
+    row = w.audit({"action": "violation.dismissed.state", "target": "duel:1", "actor": "alice"})
+    assert row.what == "état du duel recalculé (infraction rejetée)"
+    assert plain(row.target) == "Duel n° 1"
