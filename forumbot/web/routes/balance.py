@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from forumbot.web.balance import BalanceCache, BalanceTables, shipped_rulesets
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
 from rules.balance import Cell, Table, svg_heatmap
@@ -56,18 +56,18 @@ def labels_for(tables: BalanceTables, table: Table, language: str) -> dict[str, 
 def caption(table: Table, language: str) -> str | None:
     """Why the table means little (:meth:`Table.meaningless`), in the page's language, or
     None: no all-zero or stalled table is shown as a result."""
-    _ = translator(language)
+    _ = page_translator(language)
     why = table.meaningless()
     if why == "capped":
         return _(
-            "Ce tableau ne veut pas dire grand-chose : %s des duels ont été clos au plafond "
-            "de tours, sans vainqueur (les duels de ce grimoire s'enlisent).",
+            "This table means little: %s of its duels were closed at the turn cap, with no "
+            "winner (this spellbook's duels stall).",
             _pct(table.capped_share, language),
         )
     if why == "no_winner":
-        return _("Ce tableau ne veut rien dire : aucun duel n'a eu de vainqueur.")
+        return _("This table means nothing: no duel had a winner.")
     if why == "empty":
-        return _("Ce tableau ne veut rien dire : aucun duel n'a été joué.")
+        return _("This table means nothing: no duel was played.")
     return None
 
 
@@ -76,11 +76,11 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
     readable headers (:func:`labels_for`), each square's rate with « % », its tooltip the
     95 % Wilson interval, the count, the draws and capped duels; the caption when the table
     means little (:func:`caption`)."""
-    _ = translator(language)
-    kind = _("année contre année") if table.kind == "years" else _("magie contre magie")
-    title = _("%s : victoires de la ligne (%s)", table.ruleset, kind)
+    _ = page_translator(language)
+    kind = _("year against year") if table.kind == "years" else _("magic type against magic type")
+    title = _("%s: win rate of the row side (%s)", table.ruleset, kind)
     summary = _(
-        "%s duels, %s tours en moyenne, nuls %s %%, clos par l'arbitre %s %%",
+        "%s duels, mean %s turns, draws %s %%, closed by the referee %s %%",
         table.duels,
         decimal(table.mean_turns, language),
         decimal(100 * table.draw_share, language),
@@ -91,15 +91,15 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
     def tip(cell: Cell, row: str, col: str) -> str:
         lo, hi = cell.interval
         return _(
-            "%s contre %s : %s de victoires (intervalle à 95 %% : %s à %s), %s sur %s duels ; "
-            "nuls %s, clos au plafond %s",
+            "%s vs %s: %s won (95 %% interval: %s to %s), %s of %s duels; draws %s, closed at "
+            "the cap %s",
             row, col, _pct(cell.win_rate, language), _pct(lo, language), _pct(hi, language),
             cell.wins, cell.duels, _pct(cell.draw_share, language),
             _pct(cell.capped_share, language),
         )  # fmt: skip
 
     svg = svg_heatmap(
-        table, title=title, summary=summary, versus=_("contre"), labels=names, tooltip=tip,
+        table, title=title, summary=summary, versus=_("vs"), labels=names, tooltip=tip,
         caption=caption(table, language),
         percent="\u202f%" if language == "fr" else " %",
     )  # fmt: skip
@@ -110,7 +110,7 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
 async def balance_index(request: Request, user: User) -> Response:
     """The shipped rulesets, each a link to its page (admins only)."""
     if not user.is_admin:
-        return error_page(request, 403, "Réservé aux administrateurs.", user)
+        return error_page(request, 403, "Admins only.", user)
     return render(request, "balance.html", {"names": shipped_rulesets(), "b": None}, user=user)
 
 
@@ -118,7 +118,7 @@ async def balance_index(request: Request, user: User) -> Response:
 async def balance_page(request: Request, user: User) -> Response:
     """One ruleset's heatmaps and figures (admins only; 404 for an unknown ruleset)."""
     if not user.is_admin:
-        return error_page(request, 403, "Réservé aux administrateurs.", user)
+        return error_page(request, 403, "Admins only.", user)
     name = str(request.path_params["ruleset"])
     if name not in shipped_rulesets():
         raise HTTPException(404)
