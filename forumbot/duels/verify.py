@@ -66,7 +66,8 @@ _DRAW_KINDS = {
 }  # fmt: skip
 _REWARD = re.compile(
     r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) "
-    r"\((?:tirage reward:|récompense tirée|tirage au sort|la récompense (?:de la créature|du mécanisme) «)"
+    r"\((?:tirage reward:|récompense tirée|tirage au sort"
+    r"|la récompense (?:de la créature|du mécanisme) «)"
 )
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°\s*(\d+)\b.* ; dé « ([^»]+?) » (\d)(?: :|,|\.|$)")

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from forumbot.publish.render import of_name
 from forumbot.i18n import N_, translate
+from forumbot.publish.render import of_name
 from forumbot.storage import Storage
 from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
