@@ -109,8 +109,8 @@ def check(config_path: str) -> None:
     config = load(config_path, validate=True)
     if not config.board_language:
         click.echo(
-            'warning: board.language is not set: the command line and the review page speak '
-            'English (set it to "fr" for a French board)',
+            'warning: board.language is not set: the command line speaks English and the '
+            'review page the players\' language (set it to "fr" for a French board)',
             err=True,
         )
     rulesets = configured_rulesets(config)

@@ -91,7 +91,8 @@ class BoardSettings(_Section):
     language: str = setting(
         "",
         'The board\'s language, that of the staff\'s command line and review page: "fr" '
-        '(French) or "en" (English); empty: not known, English.',
+        '(French) or "en" (English); empty: not known, the command line speaks English and the '
+        "review page the players' language (club.language).",
     )
 
 

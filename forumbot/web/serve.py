@@ -180,7 +180,9 @@ def serve(
         timezone=config.timezone,
         notify=notify_config(config),
         members=board_members(config),
-        language=staff_language(config.board_language),
+        # unset board.language: the page keeps the language the club's players read (club.language,
+        # French by default), as it did before the catalogue; the CLI's default stays English
+        language=staff_language(config.board_language or config.language),
     )
     server = uvicorn.Server(uvicorn_config(app, host, port, uds=uds))
     try:
