@@ -16,7 +16,8 @@ simulated duel measures the rules, not the violations:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol, TypeVar
 
 from rules.effects import ExtraDamage, NoAttack
@@ -113,6 +114,12 @@ def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     menu = _fatigue_menu(rs, me.year)[0]
     if not used and not rs.has_cast_limits:
         return [m[0] for m in menu]
+    if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
+        name = opp.name
+        spent = [spell for spell, target in used if target == name]
+        if not spent:
+            return [m[0] for m in menu]
+        return [m[0] for m in menu if not (m[1] and m[2] in spent)]
     return [m[0] for m in menu if _castable(m, me, opp.name, used)]
 
 
@@ -169,8 +176,17 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     if me.effects and any(isinstance(e, NoAttack) for e in me.effects):
         return []
     used = me.spells_used_on
+    groups = _fatigue_menu(rs, me.year)[1]
+    if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
+        name = opp.name
+        spent = {spell for spell, target in used if target == name} if used else ()
+        for group in groups:
+            legal = [m[0] for m in group if not (m[1] and m[2] in spent)]
+            if legal:
+                return legal
+        return []
     name = opp.name
-    for group in _fatigue_menu(rs, me.year)[1]:
+    for group in groups:
         legal = [m[0] for m in group if _castable(m, me, name, used)]
         if legal:
             return legal
@@ -184,7 +200,7 @@ def fatigue_actions(
     if role == "initiative":
         return ["cast"] if spells else []
     cfg = rs.cfg
-    no_dodge = any(isinstance(e, NoDodge) for e in me.effects)
+    no_dodge = bool(me.effects) and any(isinstance(e, NoDodge) for e in me.effects)
     dodged = me.last_action == "dodge" or (
         cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
     )
@@ -229,8 +245,10 @@ def fatigue_post(
     ``greedy``: always casts (a cast cannot miss by default, and both spells land) the attack
     spell with the most PV damage (:func:`fatigue_total_damage`, in steps of
     :data:`GREEDY_STEP_PV`; ties broken at random); with none left, the heal that restores
-    most, then any other self spell; dodging only when it cannot cast.
+    most, then any other self spell; dodging only when it cannot cast. The draws are those of
+    ``rng.choice`` (the same stream, drawn without its call overhead, :func:`drawer`).
     """
+    below = drawer(rng)
     greedy = policy == "greedy"
     spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
     if greedy and spells:
@@ -238,14 +256,36 @@ def fatigue_post(
     else:
         actions = fatigue_actions(rs, me, spells, role)
         if not actions:
-            return TurnPost(me.name, post_id, None)
-        kind = actions[0] if greedy or len(actions) == 1 else rng.choice(actions)
+            return _post(me.name, post_id, None, None, None, None)
+        kind = actions[0] if greedy or len(actions) == 1 else actions[below(len(actions))]
     bets = rs.bets[kind]
-    bet = bets[0] if len(bets) == 1 else rng.choice(bets)
+    bet = bets[0] if len(bets) == 1 else bets[below(len(bets))]
     if kind == "dodge":
-        return TurnPost(me.name, post_id, None, kind=kind, bet=bet)
-    spell = spells[0] if len(spells) == 1 else rng.choice(spells)
-    return TurnPost(me.name, post_id, spell.name, spell_text=spell.name, kind=kind, bet=bet)
+        return _post(me.name, post_id, None, None, kind, bet)
+    spell = spells[0] if len(spells) == 1 else spells[below(len(spells))]
+    return _post(me.name, post_id, spell.name, spell.name, kind, bet)
+
+
+def drawer(rng: Rng) -> Callable[[int], int]:
+    """A function ``n -> 0..n-1`` drawing what ``rng.choice`` of a length-``n`` sequence
+    draws (``seq[rng._randbelow(n)]`` in CPython's ``random.Random``, so the stream and the
+    tables of a seed stay the same); for another :class:`Rng`, ``rng.choice(range(n))``."""
+    if isinstance(rng, random.Random):
+        return rng._randbelow  # type: ignore[attr-defined,no-any-return]
+    return lambda n: rng.choice(range(n))
+
+
+def _post(
+    name: str, post_id: int, spell: str | None, text: str | None, kind: str | None,
+    bet: tuple[int, ...] | None,
+) -> TurnPost:  # fmt: skip
+    """``TurnPost(name, post_id, spell, spell_text=text, kind=kind, bet=bet)``, built without
+    the frozen ``__init__`` round trip (the simulator writes tens of thousands)."""
+    post = object.__new__(TurnPost)
+    post.__dict__.update(duellist=name, post_id=post_id, spell=spell, spell_text=text,
+                         kind=kind, bet=bet, target=None, before_start=False,
+                         dice=None)  # fmt: skip
+    return post
 
 
 def fatigue_random_post(

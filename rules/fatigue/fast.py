@@ -38,6 +38,7 @@ from rules.ruleset import Ruleset, Spell
 _new = object.__new__
 T = TypeVar("T")
 V = TypeVar("V")
+E = TypeVar("E", bound=Effect)
 _ACTIONS = (None, "cast", "dodge", "dodge_riposte")
 _RULES = ("no_action", "missing_spell", "initiative_not_cast", "invalid_bet", "barred_action",
           "dodge_twice", "unknown_spell", "spell_above_level", "reused_spell")  # fmt: skip
@@ -85,7 +86,8 @@ class _Plan:
     __slots__ = ("rs", "cfg", "name", "spells", "rules", "bets", "bets_read", "tops", "caps",
                  "mods", "faces", "per_post", "by_kind", "own_won", "reuse_counts_dodged",
                  "riposte_counts", "no_dodge_bars_riposte", "riposte_vs_undodgeable",
-                 "heal_cap_start", "to_lose", "both_lose_draw", "double_ko_draw")  # fmt: skip
+                 "heal_cap_start", "to_lose", "both_lose_draw", "double_ko_draw",
+                 "last_initiative")  # fmt: skip
 
     def __init__(self, rs: FatigueRuleset, spells: Mapping[str, _SpellPlan],
                  rules: Mapping[str, tuple[str, int, str | None]]) -> None:  # fmt: skip
@@ -107,6 +109,10 @@ class _Plan:
         self.to_lose = cfg.violations_to_lose
         self.both_lose_draw = cfg.both_lose_by_violations == "draw"
         self.double_ko_draw = cfg.double_ko == "draw"
+        # the last initiative read: (kept post, caster's effects, last action, spells used,
+        # year, opponent, read); its defense step reuses the read when nothing it depends on
+        # changed (the very objects: a waiting post is read again with the same result)
+        self.last_initiative: tuple[object, ...] | None = None
 
 
 def _spell_plan(spell: Spell, recast_allowed: bool = False) -> _SpellPlan:
@@ -225,14 +231,15 @@ def _ignore(name: str, post_id: int, rule: str, evidence: str) -> None:
 
 
 class _Call:
-    """The bookkeeping of one fast step (internal): violations found and penalties."""
+    """The bookkeeping of one fast step (internal): violations found and penalties (PV by
+    duellist, only once one is applied)."""
 
     __slots__ = ("plan", "violations", "penalties")
 
-    def __init__(self, plan: _Plan, names: tuple[str, str]) -> None:
+    def __init__(self, plan: _Plan) -> None:
         self.plan = plan
         self.violations: list[Violation] = []
-        self.penalties = {names[0]: 0, names[1]: 0}
+        self.penalties: dict[str, int] | None = None
 
     def violation(self, name: str, post_id: int, rule: str, evidence: str) -> None:
         found = self.plan.rules.get(rule)
@@ -243,7 +250,13 @@ class _Call:
             _build(Violation, _VIOLATION, name, rule, post_id, evidence, penalty, status, proposal)
         )
         if status == "applied":
-            self.penalties[name] += penalty
+            if self.penalties is None:
+                self.penalties = {}
+            self.penalties[name] = self.penalties.get(name, 0) + penalty
+
+    def penalty(self, name: str) -> int:
+        """PV of the violations applied to ``name`` in this step."""
+        return 0 if self.penalties is None else self.penalties.get(name, 0)
 
 
 def _legal(plan: _Plan, me: DuellistState, opp: DuellistState, role: str) -> bool:
@@ -285,7 +298,7 @@ def _read(
     if declared != "cast":
         dodge_ok = True
         if effects and (declared == "dodge" or plan.no_dodge_bars_riposte):
-            barred_dodge = next((e for e in effects if isinstance(e, NoDodge)), None)
+            barred_dodge = _first(effects, NoDodge)
             if barred_dodge is not None:
                 what = f"{barred_dodge.source}'s no_dodge (by {barred_dodge.caster})"
                 v(name, post.post_id, "barred_action", f"{declared} under {what}")
@@ -310,7 +323,7 @@ def _read(
     if sp is None:
         return None
     if effects:
-        barred_cast = next((e for e in effects if isinstance(e, NoAttack)), None)
+        barred_cast = _first(effects, NoAttack)
         if barred_cast is not None:
             what = f"{barred_cast.source}'s no_attack (by {barred_cast.caster})"
             v(name, post.post_id, "barred_action", f"{sp.name} under {what}")
@@ -358,10 +371,10 @@ def _apply(
                 taken, defense_mods = (plan.mods.get((types, sp.name)) or _mods(plan, types, sp))[4:]
             ward = 0
             if target.effects:
-                wards = [e for e in target.effects if isinstance(e, Ward)]
-                if wards:
-                    ward = sum(e.amount for e in wards)
-                    defense_mods += tuple(Modifier(-e.amount, e.source or "ward") for e in wards)
+                for e in target.effects:
+                    if isinstance(e, Ward):
+                        ward += e.amount
+                        defense_mods += (Modifier(-e.amount, e.source or "ward"),)
             dealt = base + added + taken - ward
             if dealt < 0:
                 dealt = 0
@@ -412,14 +425,14 @@ def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, .
         return tuple(out)
     by_kind = plan.by_kind
     for e in new:
-        key = (e.kind, None if by_kind else e.source)
-        same = next(
-            (i for i, o in enumerate(out) if (o.kind, None if by_kind else o.source) == key), None
-        )
-        if same is None:
+        kind, source = e.kind, e.source
+        for i, o in enumerate(out):
+            if o.kind == kind and (by_kind or o.source == source):
+                if o.duration < e.duration:
+                    out[i] = e
+                break
+        else:
             out.append(e)
-        elif out[same].duration < e.duration:
-            out[same] = e
     return tuple(out)
 
 
@@ -473,7 +486,7 @@ def resolve_fast(
             return None
     if n0 == n1:
         return None
-    call = _Call(plan, (n0, n1))
+    call = _Call(plan)
     try:
         if not pending_posts:
             return None if post is None else _initiative(call, state, post, rolled)
@@ -517,8 +530,12 @@ def _initiative(call: _Call, state: DuelState, post: TurnPost, rolled: int) -> T
     kept = _new(TurnPost)
     kept.__dict__.update(post.__dict__)
     kept.__dict__["dice"] = (rolled,)
-    pen = call.penalties
-    points = (d0.points - pen[d0.name], d1.points - pen[d1.name])
+    call.plan.last_initiative = (kept, me.effects, me.last_action, me.spells_used_on, me.year,
+                                 opp.name, read)  # fmt: skip
+    if call.penalties is None:
+        points = (d0.points, d1.points)
+    else:
+        points = (d0.points - call.penalty(d0.name), d1.points - call.penalty(d1.name))
     return _close(call, state, state.turn + 1, False, (attack,), {post.post_id: (rolled,)},
                   kept, points, (d0.effects, d1.effects), None)  # fmt: skip
 
@@ -530,7 +547,20 @@ def _resolve(
     """:func:`rules.fatigue.engine._resolve` without trail, overrides and waivers."""
     plan = call.plan
     an, dn = a.name, d.name
-    init = _read(call, a, d, init_post, init_die, "initiative", False)
+    memo = plan.last_initiative
+    if (
+        memo is not None
+        and memo[0] is init_post
+        and memo[1] is a.effects
+        and memo[2] == a.last_action
+        and memo[3] is a.spells_used_on
+        and memo[4] == a.year
+        and memo[5] == dn
+        and memo[6][5] == init_die  # type: ignore[index]
+    ):
+        init: _Read | None = memo[6]  # type: ignore[assignment]
+    else:
+        init = _read(call, a, d, init_post, init_die, "initiative", False)
     if init is None:
         return None
     dfn: _Read | None = None
@@ -585,13 +615,15 @@ def _resolve(
         attacks: tuple[AttackResult, ...] = (first, second)
     else:
         attacks = (first,)
-    pen = call.penalties
-    after_a = a.points - pen[an] - damage[an]
+    after_a = a.points - damage[an]
+    after_d = d.points - damage[dn]
+    if call.penalties is not None:
+        after_a -= call.penalty(an)
+        after_d -= call.penalty(dn)
     if a.effects:
-        after_a -= sum(e.amount for e in a.effects if isinstance(e, DamageOverTime))
-    after_d = d.points - pen[dn] - damage[dn]
+        after_a -= _lasting(a.effects)
     if d.effects:
-        after_d -= sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
+        after_d -= _lasting(d.effects)
     wanted = heal[an]
     if wanted > 0:
         after_a += _healed(plan, a, after_a, wanted)
@@ -610,6 +642,23 @@ def _resolve(
                       (after_a, after_d), (eff_a, eff_d), (mem_a, mem_d))  # fmt: skip
     return _close(call, state, state.turn + 1, True, attacks, dice_used, None, (after_d, after_a),
                   (eff_d, eff_a), (mem_d, mem_a), True)  # fmt: skip
+
+
+def _first(effects: tuple[Effect, ...], kind: type[E]) -> E | None:
+    """The first running effect of class ``kind``, or None."""
+    for e in effects:
+        if isinstance(e, kind):
+            return e
+    return None
+
+
+def _lasting(effects: tuple[Effect, ...]) -> int:
+    """PV the running ``damage_over_time`` effects take this turn."""
+    total = 0
+    for e in effects:
+        if isinstance(e, DamageOverTime):
+            total += e.amount
+    return total
 
 
 def _healed(plan: _Plan, me: DuellistState, after: int, wanted: int) -> int:
