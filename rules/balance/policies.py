@@ -16,7 +16,6 @@ simulated duel measures the rules, not the violations:
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from typing import Literal, Protocol, TypeVar
 
@@ -268,10 +267,23 @@ def fatigue_post(
 
 def drawer(rng: Rng) -> Callable[[int], int]:
     """A function ``n -> 0..n-1`` drawing what ``rng.choice`` of a length-``n`` sequence
-    draws (``seq[rng._randbelow(n)]`` in CPython's ``random.Random``, so the stream and the
-    tables of a seed stay the same); for another :class:`Rng`, ``rng.choice(range(n))``."""
-    if isinstance(rng, random.Random):
-        return rng._randbelow  # type: ignore[attr-defined,no-any-return]
+    draws, and ``1 + drawer(rng)(6)`` what ``rng.randint(1, 6)`` draws: for CPython's
+    ``random.Random`` (and subclasses keeping its ``choice`` and ``randint``) that is its own
+    ``_randbelow``, so the stream and the tables of a seed stay the same without the calls'
+    overhead; for another :class:`Rng`, ``rng.choice(range(n))``. (``rules`` may not import
+    ``random``: the class is recognised by its module and name.)"""
+    cls = type(rng)
+    base = next((c for c in cls.__mro__ if c.__module__ == "random" and c.__name__ == "Random"),
+                None)  # fmt: skip
+    below = getattr(rng, "_randbelow", None)
+    if (
+        base is not None
+        and below is not None
+        and getattr(cls, "choice", None) is getattr(base, "choice", None)
+        and getattr(cls, "randint", None) is getattr(base, "randint", None)
+        and getattr(cls, "randrange", None) is getattr(base, "randrange", None)
+    ):
+        return below  # type: ignore[no-any-return]
     return lambda n: rng.choice(range(n))
 
 
