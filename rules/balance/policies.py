@@ -107,19 +107,34 @@ def classic_random_post(rs: Ruleset, me: DuellistState, post_id: int, rng: Rng) 
 def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) -> list[Spell]:
     """The spells ``me`` may cast at ``opp`` now without a violation (fatigue), in spellbook
     order."""
-    if me.effects and any(isinstance(e, NoAttack) for e in me.effects):
+    if me.effects and _barred(me):
         return []
     used = me.spells_used_on
-    menu = _fatigue_menu(rs, me.year)[0]
+    menu, _, (spells, banned_at) = _fatigue_menu(rs, me.year)
     if not used and not rs.has_cast_limits:
-        return [m[0] for m in menu]
+        return list(spells)
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
         name = opp.name
         spent = [spell for spell, target in used if target == name]
         if not spent:
-            return [m[0] for m in menu]
+            return list(spells)
+        if banned_at:  # one menu entry per banned name: drop the spent ones by place
+            places = [banned_at[n] for n in set(spent) if n in banned_at]
+            places.sort(reverse=True)
+            out = list(spells)
+            for i in places:
+                del out[i]
+            return out
         return [m[0] for m in menu if not (m[1] and m[2] in spent)]
     return [m[0] for m in menu if _castable(m, me, opp.name, used)]
+
+
+def _barred(me: DuellistState) -> bool:
+    """True when a ``no_attack`` effect runs on ``me``."""
+    for e in me.effects:
+        if isinstance(e, NoAttack):
+            return True
+    return False
 
 
 def _castable(
@@ -136,11 +151,13 @@ def _castable(
 
 # (ruleset id, year) -> (ruleset, known spells as (spell, banned once used, name, damage) in
 # spellbook order, the same grouped by expected damage, best first): read once per ruleset.
+# The third part: the menu's spells, and each spell banned once used by its name -> its place.
 _Menu = tuple[tuple[Spell, bool, str, int], ...]
-_FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, tuple[_Menu, tuple[_Menu, ...]]]] = {}
+_Book = tuple[_Menu, tuple[_Menu, ...], tuple[tuple[Spell, ...], dict[str, int]]]
+_FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
 
 
-def _fatigue_menu(rs: FatigueRuleset, year: str) -> tuple[_Menu, tuple[_Menu, ...]]:
+def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
     key = (id(rs), year)
     found = _FATIGUE_MENUS.get(key)
     if found is not None and found[0] is rs:
@@ -165,14 +182,21 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> tuple[_Menu, tuple[_Menu, ..
     groups = tuple(tuple(m for m in menu if rank(m) == r) for r in ranks)
     if len(_FATIGUE_MENUS) >= 1024:
         _FATIGUE_MENUS.clear()
-    _FATIGUE_MENUS[key] = (rs, (menu, groups))
-    return menu, groups
+    spells = tuple(m[0] for m in menu)
+    banned_at: dict[str, int] = {}
+    for i, m in enumerate(menu):
+        if m[1]:
+            banned_at.setdefault(m[2], i)
+    one_each = len(banned_at) == sum(1 for m in menu if m[1])
+    book: _Book = (menu, groups, (spells, banned_at if one_each else {}))
+    _FATIGUE_MENUS[key] = (rs, book)
+    return book
 
 
 def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) -> list[Spell]:
     """The legal spells of the best expected damage (:func:`fatigue_expected_damage`), in
     spellbook order: :func:`fatigue_spells` filtered to its best."""
-    if me.effects and any(isinstance(e, NoAttack) for e in me.effects):
+    if me.effects and _barred(me):
         return []
     used = me.spells_used_on
     groups = _fatigue_menu(rs, me.year)[1]
@@ -273,18 +297,22 @@ def drawer(rng: Rng) -> Callable[[int], int]:
     overhead; for another :class:`Rng`, ``rng.choice(range(n))``. (``rules`` may not import
     ``random``: the class is recognised by its module and name.)"""
     cls = type(rng)
-    base = next((c for c in cls.__mro__ if c.__module__ == "random" and c.__name__ == "Random"),
-                None)  # fmt: skip
-    below = getattr(rng, "_randbelow", None)
-    if (
-        base is not None
-        and below is not None
-        and getattr(cls, "choice", None) is getattr(base, "choice", None)
-        and getattr(cls, "randint", None) is getattr(base, "randint", None)
-        and getattr(cls, "randrange", None) is getattr(base, "randrange", None)
-    ):
-        return below  # type: ignore[no-any-return]
+    plain = _PLAIN_RANDOM.get(cls)
+    if plain is None:
+        base = next(
+            (c for c in cls.__mro__ if c.__module__ == "random" and c.__name__ == "Random"), None
+        )
+        plain = _PLAIN_RANDOM[cls] = base is not None and all(
+            getattr(cls, m, None) is getattr(base, m, None)
+            for m in ("choice", "randint", "randrange", "_randbelow")
+        )
+    if plain:
+        return rng._randbelow  # type: ignore[attr-defined,no-any-return]
     return lambda n: rng.choice(range(n))
+
+
+_PLAIN_RANDOM: dict[type, bool] = {}
+"""Rng class -> True when it draws ``choice`` and ``randint`` as ``random.Random`` does."""
 
 
 def _post(

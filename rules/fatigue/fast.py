@@ -49,6 +49,7 @@ from rules.model import (
 from rules.ruleset import Ruleset
 
 _new = object.__new__
+_set = object.__setattr__  # a frozen result's __dict__: a copy of another's, then changed
 _ACTIONS = (None, "cast", "dodge", "dodge_riposte")
 # One read post (internal): (kind, spell plan or None, named, void, bet, die, bet won,
 # dodge ok), as :class:`rules.fatigue.context._Read`.
@@ -223,10 +224,10 @@ def _apply(
                     if on_target and not landed:
                         continue
                     carried = _new(e.__class__)
-                    d = carried.__dict__
-                    d.update(e.__dict__)
-                    d.update(duration=max(1, e.duration + more), source=sp.name,
-                             caster=caster.name)  # fmt: skip
+                    d = e.__dict__.copy()
+                    d["duration"] = max(1, e.duration + more)
+                    d["source"], d["caster"] = sp.name, caster.name
+                    _set(carried, "__dict__", d)
                     made.append(carried)
                     new_effects[target.name if on_target else caster.name].append(carried)
                 applied = tuple(made)
@@ -251,8 +252,9 @@ def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, .
     for e in effects:
         if e.duration > 1:
             c = _new(e.__class__)
-            c.__dict__.update(e.__dict__)
-            c.__dict__["duration"] = e.duration - 1
+            d = e.__dict__.copy()
+            d["duration"] = e.duration - 1
+            _set(c, "__dict__", d)
             out.append(c)
     if not new:
         return tuple(out)
@@ -361,8 +363,9 @@ def _initiative(call: _Call, state: DuelState, post: TurnPost, rolled: int) -> T
                            damage=0, effects_applied=(), void_reason=void, attack_modifiers=(),
                            attack_value=sp.base if sp is not None else 0)  # fmt: skip
     kept = _new(TurnPost)
-    kept.__dict__.update(post.__dict__)
-    kept.__dict__["dice"] = (rolled,)
+    k = post.__dict__.copy()
+    k["dice"] = (rolled,)
+    _set(kept, "__dict__", k)
     call.plan.last_initiative = (kept, me.effects, me.last_action, me.spells_used_on, me.year,
                                  opp.name, read)  # fmt: skip
     if call.penalties is None:
@@ -537,12 +540,12 @@ def _close(
         if e1:
             pending_at_end[n1] = e1
     up0 = _new(DuellistState)
-    u = up0.__dict__
-    u.update(d0.__dict__)
+    u = d0.__dict__.copy()
+    _set(up0, "__dict__", u)
     u["points"], u["effects"] = p0, e0
     up1 = _new(DuellistState)
-    w = up1.__dict__
-    w.update(d1.__dict__)
+    w = d1.__dict__.copy()
+    _set(up1, "__dict__", w)
     w["points"], w["effects"] = p1, e1
     if violations:
         u["violations"] = d0.violations + tuple(v for v in violations if v.duellist == n0)
@@ -555,8 +558,8 @@ def _close(
                 if used[0] not in had:
                     x["spells_used_on"] = had + used
     new_state = _new(DuelState)
-    s = new_state.__dict__
-    s.update(state.__dict__)
+    s = state.__dict__.copy()
+    _set(new_state, "__dict__", s)
     s["turn"] = turn if closes_turn else state.turn
     s["duellists"] = (up0, up1)
     s["finished"], s["winner"], s["draw"] = finished, winner, draw
