@@ -270,13 +270,16 @@ def notice_counts(world: World) -> Counter[str]:
 
 
 def refusals_real(
-    world: World, invalid: set[int], named: dict[int, str | None]
+    world: World, invalid: dict[int, tuple[float, str]], named: dict[int, str | None]
 ) -> list[str]:
     """Sign-ups refused for a reason that was not true when the desk read them (its
     ``registration_posts`` row: status, code, created_at), from what the script posted
     (``invalid``: posts without a year; ``named``: post -> the partner it names):
 
-    - a post without a year is refused for a missing field, and only such a post is;
+    - a post without a year is refused for a missing field, and only such a post is; or, a
+      returning duellist's, read with their one recorded profile (accepted: the account had
+      exactly one profile, recorded before the post was read;
+      :func:`forumbot.club.signup_checks.from_profile`);
     - ``partner_in_duel``: the partner was in a pairing (queued to finished) at that time;
     - ``partner_incomplete``: the partner had no profile yet at that time;
     - no valid sign-up is left unread or read as something else than a sign-up.
@@ -288,8 +291,14 @@ def refusals_real(
         post_id, code, at = int(row["post_id"]), str(row["code"]), str(row["created_at"])
         status = str(row["status"])
         if post_id in invalid:
-            if not code.startswith("missing"):
-                out.append(f"sign-up {post_id} has no year but was read {status}:{code}")
+            if code.startswith("missing"):
+                continue
+            profiles = db.execute(
+                "select count(*) from duellist_profiles where player = ? and created_at < ?",
+                [invalid[post_id][1], at]).fetchone()[0]  # fmt: skip
+            if status != "accepted" or profiles != 1:
+                out.append(f"sign-up {post_id} has no year but was read {status}:{code} "
+                           f"({profiles} profiles of its author then)")  # fmt: skip
             continue
         if code.startswith("missing"):
             out.append(f"sign-up {post_id} refused as {code} but it has every field")

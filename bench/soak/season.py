@@ -104,7 +104,7 @@ class Season:
         self.asks: list[checks.Ask] = []
         self.withdrawn: list[checks.Ask] = []
         self.withdrawal_posts: list[int] = []
-        self.invalid_posts: set[int] = set()  # sign-ups without a year
+        self.invalid_posts: dict[int, tuple[float, str]] = {}  # no year -> (when, author)
         self.named: dict[int, str | None] = {}  # sign-up post -> the partner it names
         self.next_signup = {p.name: self.start + rng.uniform(0, 3 * DAY) for p in players}
         self.duels: dict[int, DuelScript] = {}
@@ -365,7 +365,8 @@ class Season:
         rng, world, now = self.rng, self.world, self.world.clock()
         self.next_signup[me.name] = now + rng.uniform(2 * DAY, 5 * DAY)  # if nothing happens
         if rng.random() < 0.07:
-            self.invalid_posts.add(self._post(world.thread, me.name, invalid_signup_text(rng, me)))
+            post_id = self._post(world.thread, me.name, invalid_signup_text(rng, me))
+            self.invalid_posts[post_id] = (now, me.name)
             self.count["invalid_signup"] += 1
             self.next_signup[me.name] = now + rng.uniform(20 * 60, 3 * HOUR)  # the corrected one
             return
@@ -397,6 +398,16 @@ class Season:
         post_id = self._post(self.world.thread, me.name, self.rng.choice(WITHDRAWALS))
         self.withdrawn.append(checks.Ask(self.world.clock(), me.name, None))
         self.withdrawal_posts.append(post_id)
+
+    def _read_from_profile(self) -> list[checks.Ask]:
+        """The sign-ups without a year that the desk read with the author's recorded profile
+        (accepted: an open request, :func:`forumbot.club.signup_checks.from_profile`)."""
+        assert self.world.bot is not None
+        db = self.world.bot.storage.db
+        ids = ",".join(map(str, self.invalid_posts)) or "0"
+        return [checks.Ask(*self.invalid_posts[int(r["post_id"])], None)
+                for r in db["registration_posts"].rows_where(
+                    f"post_id in ({ids}) and status = 'accepted'")]  # fmt: skip
 
     def withdrawals(self) -> dict[str, object]:
         """How the desk read the withdrawals (``registration_posts`` code per post) and how
@@ -488,7 +499,7 @@ class Season:
         assert world.bot is not None
         storage = world.bot.storage
         violations = list(self.live_violations)
-        violations += checks.asked_for(world, self.asks)
+        violations += checks.asked_for(world, self.asks + self._read_from_profile())
         violations += checks.exactly_once(world)
         violations += checks.owls_per_duel(world)
         violations += checks.no_post_lost(world)
