@@ -29,6 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import lxml.etree
 from bs4 import BeautifulSoup, UnicodeDammit
+from bs4.filter import SoupStrainer
 
 from parsers.errors import ParseError
 from parsers.tree import html_parser, utf8_html_parser
@@ -118,8 +119,9 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def _soup(html: str | bytes) -> Any:
-    return BeautifulSoup(html, "lxml")
+def _soup(html: str | bytes, only: SoupStrainer | None = None) -> Any:
+    """The page's BeautifulSoup tree (lxml); ``only``: just what it matches (a form)."""
+    return BeautifulSoup(html, "lxml", parse_only=only)
 
 
 def _contains_any(text: str, needles: tuple[str, ...]) -> bool:
@@ -239,7 +241,7 @@ def parse_form(html: str | bytes, form_id: str) -> HtmlForm | None:
     phpBB form ids: ``login`` (login page / login box), ``postform`` (posting and PM compose),
     ``qr_postform`` (quick reply at the bottom of a topic's last page).
     """
-    tag = _soup(html).find("form", id=form_id)
+    tag = _soup(html, SoupStrainer("form", id=form_id)).find("form", id=form_id)
     return None if tag is None else _form_from_tag(tag)
 
 
@@ -301,10 +303,10 @@ def _board_text(soup: Any) -> str:
     return normalize_text(body.get_text(" "))
 
 
-def error_messages(html: str | bytes) -> tuple[str, ...]:
+def error_messages(html: str | bytes, soup: Any = None) -> tuple[str, ...]:
     """Texts of the error boxes (``div.error`` on login pages, ``p.error`` in posting forms),
-    in order, white space collapsed (case kept)."""
-    soup = _soup(html)
+    in order, white space collapsed (case kept); ``soup``: the page already parsed."""
+    soup = _soup(html) if soup is None else soup
     body = soup.find(id="page-body") or soup
     out = []
     for node in body.select("div.error, p.error"):
@@ -321,14 +323,14 @@ _MESSAGE_ID = re.compile(
 pages have none; the reply form's ``textarea#message`` is not one)."""
 
 
-def message_box_text(html: str | bytes) -> str | None:
+def message_box_text(html: str | bytes, soup: Any = None) -> str | None:
     """Text of phpBB's information box (``div#message``), or None when the page has none.
 
     Asked of every page read (a disabled board answers 200 with that box), so a page whose
-    markup has no ``id="message"`` attribute is not parsed at all."""
+    markup has no ``id="message"`` attribute is not parsed at all; ``soup``: already parsed."""
     if not _MESSAGE_ID.search(html if isinstance(html, str) else html.decode("latin-1")):
         return None
-    node = _soup(html).find("div", id="message")
+    node = (_soup(html) if soup is None else soup).find("div", id="message")
     if node is None:
         return None
     paragraphs = node.find_all("p")
@@ -368,9 +370,10 @@ def classify_notice(html: str | bytes) -> PageNotice:
     queued for approval, not found, locked (topic or forum: the information box alone),
     permission denied, login required, other error box.
     """
-    errors = error_messages(html)
+    soup = _soup(html)  # one tree for every check (read before _board_text trims it)
+    errors = error_messages(html, soup)
     error_text = normalize_text(" ".join(errors))
-    soup = _soup(html)
+    box = message_box_text(html, soup)
     login_form = soup.find("form", id="login")
     logged_in = logged_in_user(html) is not None
     captcha_in_form = login_form is not None and (
@@ -389,7 +392,6 @@ def classify_notice(html: str | bytes) -> PageNotice:
         return PageNotice("wrong_credentials", first_error)
     if _contains_any(text, POST_REVIEW_TEXTS):
         return PageNotice("post_review", None)
-    box = message_box_text(html)
     box_text = normalize_text(box or "")
     if _contains_any(box_text, PM_SENT_TEXTS):
         return PageNotice("pm_sent", box)
