@@ -554,28 +554,25 @@ class PmRow:
 def parse_pm_folder(html: str | bytes) -> tuple[PmRow, ...]:
     """Rows of a PM folder page (``ucp.php?i=pm&folder=…``), newest first as displayed.
 
-    An empty folder ("Pas de message") gives ``()``.
-    """
-    soup = _soup(html)
+    An empty folder ("Pas de message") gives ``()``. A plain lxml tree (the sent box is read
+    before an owl is sent again, and after each restart)."""
+    root = _page_root(html)
     rows: list[PmRow] = []
-    for li in soup.select("ul.pmlist li.row"):
-        link = li.select_one("a.topictitle")
-        if link is None:
-            continue
-        href = link.get("href") or ""
+    for li in _PM_ROWS(root) if root is not None else ():
+        link = _first(_PM_LINK(li))
+        href = (link.get("href") or "") if link is not None else ""
         msg_id = _query_int(href, "p")
-        if msg_id is None:
+        if link is None or msg_id is None:
             continue
-        user = li.select_one("a.username, a.username-coloured")
-        rows.append(
-            PmRow(
-                msg_id=msg_id,
-                subject=link.get_text(strip=True),
-                other_user=user.get_text(strip=True) if user is not None else None,
-                href=href,
-            )
-        )
+        user = _first(_PM_USER(li))
+        other = _stripped_text(user) if user is not None else None
+        rows.append(PmRow(msg_id, _stripped_text(link), other, href))
     return tuple(rows)
+
+
+_PM_ROWS = lxml.etree.XPath(f"//ul[{_has_class('pmlist')}]//li[{_has_class('row')}]")
+_PM_LINK = lxml.etree.XPath(f".//a[{_has_class('topictitle')}]")
+_PM_USER = lxml.etree.XPath(f".//a[{_has_class('username')} or {_has_class('username-coloured')}]")
 
 
 def parse_pm_message_text(html: str | bytes) -> str | None:

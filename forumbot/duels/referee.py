@@ -67,6 +67,7 @@ from rules.ruleset import Ruleset
 log = logging.getLogger("forumbot.duels.referee")
 
 DRAFT_EDITABLE = EDITABLE
+SEEN_AGAIN = "update posts_seen set last_seen_at = ? where board_id = ? and post_id = ?"
 
 
 @dataclass(frozen=True)
@@ -487,16 +488,14 @@ class Referee:
         are the snapshot's): (new, edited, the records of the posts written)."""
         duel = records.duel
         matcher: SpellMatcher | None = None  # built for the first post that is parsed
-        new = edited = 0
-        written: list[StoredPost] = []
-        now = iso(self.now())
+        new, edited, written, now = 0, 0, [], iso(self.now())
+        seen_again: list[tuple[str, int, int]] = []  # unchanged posts: last_seen_at only
         for post in posts:
             digest = content_hash(post.text)
             stored = records.post(post.post_id)
             dice = [{"name": d.name, "values": list(d.values)} for d in post.dice]
             if stored is not None and stored.content_hash == digest and stored.dice == dice:
-                # unchanged since stored (e.g. an edit watch's read): nothing to parse
-                self.storage.update_row("posts_seen", stored.key, {"last_seen_at": now})
+                seen_again.append((now, self.board_id, post.post_id))  # nothing to parse
                 continue
             matcher = matcher or SpellMatcher(
                 ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)  # fmt: skip
@@ -536,6 +535,8 @@ class Referee:
                 self.storage.update_row("posts_seen", stored.key, row)
                 written.append(StoredPost.from_row({"first_seen_at": stored.first_seen_at,
                                                     "hash_changes": stored.hash_changes, **row}))
+        with self.storage.db.atomic():  # one statement for the posts seen again
+            self.storage.db.conn.executemany(SEEN_AGAIN, seen_again)
         return new, edited, written
 
     def _record_version(
