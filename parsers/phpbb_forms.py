@@ -119,8 +119,7 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def _soup(html: str | bytes, only: SoupStrainer | None = None) -> Any:
-    """The page's BeautifulSoup tree (lxml); ``only``: just what it matches (a form)."""
+def _soup(html: str | bytes, only: SoupStrainer | None = None) -> Any:  # only: e.g. a form
     return BeautifulSoup(html, "lxml", parse_only=only)
 
 
@@ -251,11 +250,16 @@ def logged_in_user(html: str | bytes) -> str | None:
 
     Asked of every page the client reads, so it builds a plain lxml tree (a BeautifulSoup tree
     of a topic page cost a sixth of a 30-duel poll's CPU, issue 12), and only when the page
-    names ``username_logged_in`` at all.
+    names ``username_logged_in`` at all: of the header alone (the page up to the end of the
+    first item naming it) when the name is in it, else of the whole page.
     """
     needle = "username_logged_in" if isinstance(html, str) else b"username_logged_in"
     if needle not in html:  # type: ignore[operator]
         return None
+    at = html.find("</li>" if isinstance(html, str) else b"</li>", html.find(needle))  # type: ignore[arg-type]
+    head = _page_root(html[: at + 5]) if at > 0 else None
+    if head is not None and (items := _LOGGED_IN(head)) and _USERNAME(items[0]):
+        return _lxml_logged_in_user(head)
     root = _page_root(html)
     return _lxml_logged_in_user(root) if root is not None else None
 
