@@ -96,6 +96,7 @@ class Season:
         drain_days: float = 28.0,
     ) -> None:
         self.world, self.players, self.rng = world, players, rng
+        self.real_kills = 0  # real SIGKILLs of a bot process to schedule (soak.real_kill)
         self.by_name = {p.name: p for p in players}
         self.start = world.clock()
         self.signups_end = self.start + weeks * 7 * DAY
@@ -327,9 +328,24 @@ class Season:
                 self._owe(action(world, rng, script.topic_id))
 
         every(0.4, lambda: self._owe(world.restart()))
+        if self.real_kills:  # their own draws: the season's other draws stay the same
+            real = random.Random(self.world.seed * 15485863)
+            for _ in range(self.real_kills):
+                world.later(real.uniform(0.05, 0.95) * (self.signups_end - self.start),
+                            lambda: self._real_kill(real, 48))  # fmt: skip
         every(3.0, arm)
         every(0.15, outage)
         every(0.3, moderate)
+
+    def _real_kill(self, rng: random.Random, tries: int) -> None:
+        """A real SIGKILL (:mod:`soak.real_kill`) once the bot has writes waiting (looked
+        for every hour, ``tries`` times, then done idle)."""
+        from soak.real_kill import run_real_kill, writes_waiting
+
+        if tries > 0 and not writes_waiting(self.world):
+            self.world.later(HOUR, lambda: self._real_kill(rng, tries - 1))
+            return
+        self._owe(run_real_kill(self.world, rng))
 
     def _owe(self, _done: object = None) -> None:
         """The script changed the board or the bot: the next cycle polls."""
@@ -539,6 +555,9 @@ class Season:
             "days": round((world.clock() - self.start) / DAY, 1),
             "cycles": self.cycles,
         }
+        if world.real_kills:
+            summary.extra["real_kills"] = "+".join(
+                f"{how}*{n}" for how, n in sorted(world.real_kills.items()))  # fmt: skip
         if self.withdrawn:
             summary.extra.update(self.withdrawals())
         return summary
@@ -552,16 +571,19 @@ def run_seed(
     progress: Callable[[str], None] | None = None,
     drain_days: float = 28.0,
     http: bool = False,
+    real_kills: int = 0,
 ) -> Summary:
     """Play one seeded season; returns its :class:`Summary` (violations listed in it).
-    ``http``: the bot talks to the board over a real socket (:func:`soak.world.make_world`)."""
+    ``http``: the bot talks to the board over a real socket (:func:`soak.world.make_world`);
+    ``real_kills``: that many real bot processes SIGKILLed during the sign-up weeks
+    (:mod:`soak.real_kill`; the board is then served on 127.0.0.1 too)."""
     rng = random.Random(seed)
     cast = make_players(players, rng)
     where = folder or Path(tempfile.mkdtemp(prefix=f"forumbot-soak-{seed}-"))
-    world = make_world(seed, where, [p.name for p in cast], http=http)
+    world = make_world(seed, where, [p.name for p in cast], http=http, serve=real_kills > 0)
     try:
         season = Season(world, cast, rng, weeks, drain_days)
-        season.progress = progress
+        season.progress, season.real_kills = progress, real_kills
         season.run()
         summary = season.summary()
         summary.extra.update(
