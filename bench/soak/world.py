@@ -22,6 +22,7 @@ import itertools
 import os
 import random
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -420,5 +421,14 @@ def make_world(
     world = World(seed, folder, clock, board, players, outage=outage, transport=transport)
     if serve:
         world.install_real_kills()
+        server: Any = getattr(board, "_server", None)
+        if server is not None:  # a killed process resets its connection: not an error here
+            report = server.handle_error
+
+            def handle_error(request: Any, address: Any) -> None:
+                if not isinstance(sys.exc_info()[1], ConnectionError):
+                    report(request, address)
+
+            server.handle_error = handle_error
     world.start()
     return world
