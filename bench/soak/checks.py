@@ -5,7 +5,8 @@
   one's partner must confirm the pairing, never create another one). Checked after every
   cycle, since a later end hides an overlap.
 - :func:`asked_for`: every pairing was asked for (each player signed up since their previous
-  pairing, openly or naming the other; or the other named them).
+  pairing, openly or naming the other; or the other named them). A pairing withdrawn before
+  its duel opened consumes no sign-up: the desk pairs the request that is left again.
 - :func:`exactly_once`: every ``forumbot·<key>·`` marker of the bot's posts and owls is on the
   board at most once, and every declaration / owl the database says is out is on the board.
 - :func:`owls_per_duel`: no player gets more magic-type or result owls than they had duels
@@ -103,7 +104,8 @@ def asked_for(world: World, asks: list[Ask]) -> list[str]:
                 f"pairing nobody asked for: queue row {row['id']} {row['first_player']} / "
                 f"{row['second_player']} ({row['reason']}, {row['status']}) at {created}"
             )
-        last_pairing[a] = last_pairing[b] = created
+        if row["status"] != "withdrawn":  # a pairing withdrawn gives the other's request back
+            last_pairing[a] = last_pairing[b] = created
     return out
 
 
