@@ -279,8 +279,9 @@ def refusals_real(
     (``invalid``: posts without a year; ``named``: post -> the partner it names):
 
     - a post without a year is refused for a missing field, and only such a post is; or, a
-      returning duellist's, read with their one recorded profile (accepted: the account had
-      exactly one profile, recorded before the post was read;
+      returning duellist's, read with their one recorded profile (the account had exactly
+      one profile, recorded before the post was read; then accepted, or refused as any
+      sign-up, e.g. ``already_signed_up`` while their open request waits;
       :func:`forumbot.club.signup_checks.from_profile`);
     - ``partner_in_duel``: the partner was in a pairing (queued to finished) at that time;
     - ``partner_incomplete``: the partner had no profile yet at that time;
@@ -298,7 +299,7 @@ def refusals_real(
             profiles = db.execute(
                 "select count(*) from duellist_profiles where player = ? and created_at < ?",
                 [invalid[post_id][1], at]).fetchone()[0]  # fmt: skip
-            if status != "accepted" or profiles != 1:
+            if profiles != 1:  # else read with the profile: accepted, or refused as any
                 out.append(f"sign-up {post_id} has no year but was read {status}:{code} "
                            f"({profiles} profiles of its author then)")  # fmt: skip
             continue
