@@ -6,7 +6,8 @@
   cycle, since a later end hides an overlap.
 - :func:`asked_for`: every pairing was asked for (each player signed up since their previous
   pairing, openly or naming the other; or the other named them). A pairing withdrawn before
-  its duel opened consumes no sign-up: the desk pairs the request that is left again.
+  its duel opened consumes no sign-up, and leaves the partner's request open (even one that
+  named the one who withdrew: :mod:`forumbot.club.withdrawals`, a [D] decision).
 - :func:`exactly_once`: every ``forumbot·<key>·`` marker of the bot's posts and owls is on the
   board at most once, and every declaration / owl the database says is out is on the board.
 - :func:`owls_per_duel`: no player gets more magic-type or result owls than they had duels
@@ -31,6 +32,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from forumbot.publish.typography import plain
@@ -83,6 +85,11 @@ def asked_for(world: World, asks: list[Ask]) -> list[str]:
     """Pairings nobody asked for."""
     assert world.bot is not None
     rows = list(world.bot.storage.db["queue"].rows_where(order_by="id"))
+    # a withdrawn pairing leaves the partner's request open (forumbot.club.withdrawals, [D]),
+    # even one that named the one who withdrew: an open ask from then on
+    asks = asks + [Ask(datetime.fromisoformat(str(r["created_at"])).timestamp(), str(p), None)
+                   for r in rows if r["status"] == "withdrawn"
+                   for p in (r["first_player"], r["second_player"])]  # fmt: skip
     last_pairing: dict[str, str] = {}
     out = []
     for row in rows:
