@@ -4,7 +4,8 @@ A whole club season on the sandbox board, on a fake clock, with the real bot (se
 ``bench/soak/``): sign-ups in the corpus' phrasings, duels played to the end with silent
 players, concessions, late edits and posts before the top, referees approving, editing,
 dropping and claiming, moderators locking and moving topics (when the sandbox can), restarts,
-simulated ``kill -9`` in the middle of writes, a restore of the last nightly backup and board
+simulated ``kill -9`` in the middle of writes (and, with ``--real-kills K``, real SIGKILLs of a
+bot process mid-write), a restore of the last nightly backup and board
 outages. Prints one line per seed and exits 1 when any invariant is violated (listed below
 the line).
 """
@@ -33,6 +34,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="days after the sign-ups close for the duels to end")
     parser.add_argument("--http", action="store_true",
                         help="serve the board on 127.0.0.1 (default: in-process transport)")
+    parser.add_argument("--real-kills", type=int, default=0, metavar="K",
+                        help="SIGKILL a real bot process K times per seed (board served on "
+                        "127.0.0.1; about 2 CPU s each)")
     parser.add_argument("--verbose", action="store_true", help="the bot's log lines")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.CRITICAL)
@@ -42,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         progress = (lambda line: print(f"  {line}", flush=True)) if args.verbose else None
         summary = run_seed(
             seed, args.players, args.weeks, progress=progress, drain_days=args.drain_days,
-            http=args.http,
+            http=args.http, real_kills=args.real_kills,
         )
         print(f"{summary.line()} wall_s={time.monotonic() - started:.0f} "
               f"cpu_s={time.process_time() - cpu:.0f}", flush=True)

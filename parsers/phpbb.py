@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import MutableMapping
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -310,6 +311,21 @@ def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) ->
     )
 
 
+def _post_of(
+    div: Element, source: str, zone: tzinfo | None, memo: MutableMapping[bytes, Post] | None
+) -> Post:
+    """:func:`_parse_post` of one post container, through ``memo`` when given (the post's
+    markup and the zone are the key: :func:`_parse_post` reads nothing else)."""
+    post_id = int(_POST_ID_RE.match(div.get("id")).group(1))  # type: ignore[union-attr]
+    if memo is None:
+        return _parse_post(div, post_id, source, zone)
+    key = lxml.etree.tostring(div, with_tail=False) + repr(zone).encode()
+    post = memo.get(key)
+    if post is None:
+        post = memo[key] = _parse_post(div, post_id, source, zone)
+    return post
+
+
 def _page_numbers(root: Element) -> tuple[int, int] | None:
     for pag in (el for el in root.xpath(_PAGINATION_XPATH) if has_class(el, "pagination")):
         m = _PAGE_OF_RE.search(_text(pag))
@@ -356,12 +372,18 @@ def _first(values: list[Any]) -> str | None:
     return str(values[0]) if values else None
 
 
-def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
+def parse_topic_page(
+    html: str | bytes, source: str = "<html>", memo: MutableMapping[bytes, Post] | None = None
+) -> TopicPage:
     """Parse a phpBB 3.x prosilver ``viewtopic.php`` page.
 
     Args:
         html: the response body (``bytes`` are decoded as UTF-8, phpBB's only charset).
         source: what is parsed (file name or URL), used in error messages.
+        memo: posts already parsed, by their post container's markup (and the board's time
+            zone): a post whose markup is unchanged since an earlier read (the edit watch
+            re-reads every running duel) is taken from it instead of being parsed again; the
+            posts parsed now are added. The caller owns (and bounds) it; None: no memo.
 
     Returns:
         A :class:`TopicPage` with ``platform="phpbb3"``, ``version`` = the style name
@@ -413,10 +435,7 @@ def parse_topic_page(html: str | bytes, source: str = "<html>") -> TopicPage:
 
     unnest(post_divs)  # an unclosed <div> in a post nests the next posts inside it
     zone = _board_zone(root)
-    posts = tuple(
-        _parse_post(div, int(_POST_ID_RE.match(div.get("id")).group(1)), source, zone)  # type: ignore[union-attr]
-        for div in post_divs
-    )
+    posts = tuple(_post_of(div, source, zone, memo) for div in post_divs)
     check_all_parsed(
         raw_post_ids(data), (p.post_id for p in posts), source, '<div id="pN" class="post">'
     )

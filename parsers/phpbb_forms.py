@@ -29,6 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import lxml.etree
 from bs4 import BeautifulSoup, UnicodeDammit
+from bs4.filter import SoupStrainer
 
 from parsers.errors import ParseError
 from parsers.tree import html_parser, utf8_html_parser
@@ -118,8 +119,8 @@ def normalize_text(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def _soup(html: str | bytes) -> Any:
-    return BeautifulSoup(html, "lxml")
+def _soup(html: str | bytes, only: SoupStrainer | None = None) -> Any:  # only: e.g. a form
+    return BeautifulSoup(html, "lxml", parse_only=only)
 
 
 def _contains_any(text: str, needles: tuple[str, ...]) -> bool:
@@ -239,7 +240,7 @@ def parse_form(html: str | bytes, form_id: str) -> HtmlForm | None:
     phpBB form ids: ``login`` (login page / login box), ``postform`` (posting and PM compose),
     ``qr_postform`` (quick reply at the bottom of a topic's last page).
     """
-    tag = _soup(html).find("form", id=form_id)
+    tag = _soup(html, SoupStrainer("form", id=form_id)).find("form", id=form_id)
     return None if tag is None else _form_from_tag(tag)
 
 
@@ -249,11 +250,16 @@ def logged_in_user(html: str | bytes) -> str | None:
 
     Asked of every page the client reads, so it builds a plain lxml tree (a BeautifulSoup tree
     of a topic page cost a sixth of a 30-duel poll's CPU, issue 12), and only when the page
-    names ``username_logged_in`` at all.
+    names ``username_logged_in`` at all: of the header alone (the page up to the end of the
+    first item naming it) when the name is in it, else of the whole page.
     """
     needle = "username_logged_in" if isinstance(html, str) else b"username_logged_in"
     if needle not in html:  # type: ignore[operator]
         return None
+    at = html.find("</li>" if isinstance(html, str) else b"</li>", html.find(needle))  # type: ignore[arg-type]
+    head = _page_root(html[: at + 5]) if at > 0 else None
+    if head is not None and (items := _LOGGED_IN(head)) and _USERNAME(items[0]):
+        return _lxml_logged_in_user(head)
     root = _page_root(html)
     return _lxml_logged_in_user(root) if root is not None else None
 
@@ -301,10 +307,10 @@ def _board_text(soup: Any) -> str:
     return normalize_text(body.get_text(" "))
 
 
-def error_messages(html: str | bytes) -> tuple[str, ...]:
+def error_messages(html: str | bytes, soup: Any = None) -> tuple[str, ...]:
     """Texts of the error boxes (``div.error`` on login pages, ``p.error`` in posting forms),
-    in order, white space collapsed (case kept)."""
-    soup = _soup(html)
+    in order, white space collapsed (case kept); ``soup``: the page already parsed."""
+    soup = _soup(html) if soup is None else soup
     body = soup.find(id="page-body") or soup
     out = []
     for node in body.select("div.error, p.error"):
@@ -321,14 +327,14 @@ _MESSAGE_ID = re.compile(
 pages have none; the reply form's ``textarea#message`` is not one)."""
 
 
-def message_box_text(html: str | bytes) -> str | None:
+def message_box_text(html: str | bytes, soup: Any = None) -> str | None:
     """Text of phpBB's information box (``div#message``), or None when the page has none.
 
     Asked of every page read (a disabled board answers 200 with that box), so a page whose
-    markup has no ``id="message"`` attribute is not parsed at all."""
+    markup has no ``id="message"`` attribute is not parsed at all; ``soup``: already parsed."""
     if not _MESSAGE_ID.search(html if isinstance(html, str) else html.decode("latin-1")):
         return None
-    node = _soup(html).find("div", id="message")
+    node = (_soup(html) if soup is None else soup).find("div", id="message")
     if node is None:
         return None
     paragraphs = node.find_all("p")
@@ -368,9 +374,10 @@ def classify_notice(html: str | bytes) -> PageNotice:
     queued for approval, not found, locked (topic or forum: the information box alone),
     permission denied, login required, other error box.
     """
-    errors = error_messages(html)
+    soup = _soup(html)  # one tree for every check (read before _board_text trims it)
+    errors = error_messages(html, soup)
     error_text = normalize_text(" ".join(errors))
-    soup = _soup(html)
+    box = message_box_text(html, soup)
     login_form = soup.find("form", id="login")
     logged_in = logged_in_user(html) is not None
     captcha_in_form = login_form is not None and (
@@ -389,7 +396,6 @@ def classify_notice(html: str | bytes) -> PageNotice:
         return PageNotice("wrong_credentials", first_error)
     if _contains_any(text, POST_REVIEW_TEXTS):
         return PageNotice("post_review", None)
-    box = message_box_text(html)
     box_text = normalize_text(box or "")
     if _contains_any(box_text, PM_SENT_TEXTS):
         return PageNotice("pm_sent", box)
@@ -552,28 +558,25 @@ class PmRow:
 def parse_pm_folder(html: str | bytes) -> tuple[PmRow, ...]:
     """Rows of a PM folder page (``ucp.php?i=pm&folder=…``), newest first as displayed.
 
-    An empty folder ("Pas de message") gives ``()``.
-    """
-    soup = _soup(html)
+    An empty folder ("Pas de message") gives ``()``. A plain lxml tree (the sent box is read
+    before an owl is sent again, and after each restart)."""
+    root = _page_root(html)
     rows: list[PmRow] = []
-    for li in soup.select("ul.pmlist li.row"):
-        link = li.select_one("a.topictitle")
-        if link is None:
-            continue
-        href = link.get("href") or ""
+    for li in _PM_ROWS(root) if root is not None else ():
+        link = _first(_PM_LINK(li))
+        href = (link.get("href") or "") if link is not None else ""
         msg_id = _query_int(href, "p")
-        if msg_id is None:
+        if link is None or msg_id is None:
             continue
-        user = li.select_one("a.username, a.username-coloured")
-        rows.append(
-            PmRow(
-                msg_id=msg_id,
-                subject=link.get_text(strip=True),
-                other_user=user.get_text(strip=True) if user is not None else None,
-                href=href,
-            )
-        )
+        user = _first(_PM_USER(li))
+        other = _stripped_text(user) if user is not None else None
+        rows.append(PmRow(msg_id, _stripped_text(link), other, href))
     return tuple(rows)
+
+
+_PM_ROWS = lxml.etree.XPath(f"//ul[{_has_class('pmlist')}]//li[{_has_class('row')}]")
+_PM_LINK = lxml.etree.XPath(f".//a[{_has_class('topictitle')}]")
+_PM_USER = lxml.etree.XPath(f".//a[{_has_class('username')} or {_has_class('username-coloured')}]")
 
 
 def parse_pm_message_text(html: str | bytes) -> str | None:

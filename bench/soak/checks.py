@@ -5,7 +5,9 @@
   one's partner must confirm the pairing, never create another one). Checked after every
   cycle, since a later end hides an overlap.
 - :func:`asked_for`: every pairing was asked for (each player signed up since their previous
-  pairing, openly or naming the other; or the other named them).
+  pairing, openly or naming the other; or the other named them). A pairing withdrawn before
+  its duel opened consumes no sign-up, and leaves the partner's request open (even one that
+  named the one who withdrew: :mod:`forumbot.club.withdrawals`, a [D] decision).
 - :func:`exactly_once`: every ``forumbot·<key>·`` marker of the bot's posts and owls is on the
   board at most once, and every declaration / owl the database says is out is on the board.
 - :func:`owls_per_duel`: no player gets more magic-type or result owls than they had duels
@@ -30,6 +32,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from forumbot.publish.typography import plain
@@ -82,6 +85,11 @@ def asked_for(world: World, asks: list[Ask]) -> list[str]:
     """Pairings nobody asked for."""
     assert world.bot is not None
     rows = list(world.bot.storage.db["queue"].rows_where(order_by="id"))
+    # a withdrawn pairing leaves the partner's request open (forumbot.club.withdrawals, [D]),
+    # even one that named the one who withdrew: an open ask from then on
+    asks = asks + [Ask(datetime.fromisoformat(str(r["created_at"])).timestamp(), str(p), None)
+                   for r in rows if r["status"] == "withdrawn"
+                   for p in (r["first_player"], r["second_player"])]  # fmt: skip
     last_pairing: dict[str, str] = {}
     out = []
     for row in rows:
@@ -103,7 +111,8 @@ def asked_for(world: World, asks: list[Ask]) -> list[str]:
                 f"pairing nobody asked for: queue row {row['id']} {row['first_player']} / "
                 f"{row['second_player']} ({row['reason']}, {row['status']}) at {created}"
             )
-        last_pairing[a] = last_pairing[b] = created
+        if row["status"] != "withdrawn":  # a pairing withdrawn gives the other's request back
+            last_pairing[a] = last_pairing[b] = created
     return out
 
 
@@ -270,13 +279,17 @@ def notice_counts(world: World) -> Counter[str]:
 
 
 def refusals_real(
-    world: World, invalid: set[int], named: dict[int, str | None]
+    world: World, invalid: dict[int, tuple[float, str]], named: dict[int, str | None]
 ) -> list[str]:
     """Sign-ups refused for a reason that was not true when the desk read them (its
     ``registration_posts`` row: status, code, created_at), from what the script posted
     (``invalid``: posts without a year; ``named``: post -> the partner it names):
 
-    - a post without a year is refused for a missing field, and only such a post is;
+    - a post without a year is refused for a missing field, and only such a post is; or, a
+      returning duellist's, read with their one recorded profile (the account had exactly
+      one profile, recorded before the post was read; then accepted, or refused as any
+      sign-up, e.g. ``already_signed_up`` while their open request waits;
+      :func:`forumbot.club.signup_checks.from_profile`);
     - ``partner_in_duel``: the partner was in a pairing (queued to finished) at that time;
     - ``partner_incomplete``: the partner had no profile yet at that time;
     - no valid sign-up is left unread or read as something else than a sign-up.
@@ -288,8 +301,14 @@ def refusals_real(
         post_id, code, at = int(row["post_id"]), str(row["code"]), str(row["created_at"])
         status = str(row["status"])
         if post_id in invalid:
-            if not code.startswith("missing"):
-                out.append(f"sign-up {post_id} has no year but was read {status}:{code}")
+            if code.startswith("missing"):
+                continue
+            profiles = db.execute(
+                "select count(*) from duellist_profiles where player = ? and created_at < ?",
+                [invalid[post_id][1], at]).fetchone()[0]  # fmt: skip
+            if profiles != 1:  # else read with the profile: accepted, or refused as any
+                out.append(f"sign-up {post_id} has no year but was read {status}:{code} "
+                           f"({profiles} profiles of its author then)")  # fmt: skip
             continue
         if code.startswith("missing"):
             out.append(f"sign-up {post_id} refused as {code} but it has every field")

@@ -24,17 +24,15 @@ import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from forumbot.demo.season import _fatigue, duel_text, next_post
 from forumbot.duels.concession import concede_duel
 from forumbot.duels.ending import EndingError
 from forumbot.errors import BoardPaused
-from forumbot.storage import iso
 from rules.model import DuelState
 from soak import checks
+from soak.db_views import epoch_of, iso_of, live_players, published_count
 from soak.players import WITHDRAWALS, Player, invalid_signup_text, make_players, signup_text
 from soak.staff import Referees, enabled_moderator_events
 from soak.world import BOT, REFEREE, Killed, World, make_world
@@ -44,6 +42,10 @@ MIN_STEP_S = 60.0
 """The shortest jump of the clock between two bot cycles (the poll interval)."""
 PUBLISH_WAKES = frozenset({"draft", "approved", "claim", "notice", "backup"})
 """Wakes of the clock that need no poll (nothing changed on the board since the last one)."""
+QUIET_WAKES = PUBLISH_WAKES | {"script"}
+"""Wakes that poll only when the script changed the board, restarted the bot or recorded a
+concession since the last poll (``poll_owed``): a kill armed or a player who finds nothing
+to post changes nothing the poll would read."""
 MAX_STEP_S = 2 * HOUR
 """The longest jump of the clock between two bot cycles (the bot polls at least that often)."""
 BOLD_RE = re.compile(r"\[b\]([^\[]+)\[/b\]")
@@ -94,6 +96,7 @@ class Season:
         drain_days: float = 28.0,
     ) -> None:
         self.world, self.players, self.rng = world, players, rng
+        self.real_kills = 0  # real SIGKILLs of a bot process to schedule (soak.real_kill)
         self.by_name = {p.name: p for p in players}
         self.start = world.clock()
         self.signups_end = self.start + weeks * 7 * DAY
@@ -104,7 +107,7 @@ class Season:
         self.asks: list[checks.Ask] = []
         self.withdrawn: list[checks.Ask] = []
         self.withdrawal_posts: list[int] = []
-        self.invalid_posts: set[int] = set()  # sign-ups without a year
+        self.invalid_posts: dict[int, tuple[float, str]] = {}  # no year -> (when, author)
         self.named: dict[int, str | None] = {}  # sign-up post -> the partner it names
         self.next_signup = {p.name: self.start + rng.uniform(0, 3 * DAY) for p in players}
         self.duels: dict[int, DuelScript] = {}
@@ -137,8 +140,7 @@ class Season:
                 action()
             self._nightly()
             stale = clock() - self.last_poll_at >= MAX_STEP_S
-            self.cycle(poll=bool(fired) or self.poll_owed or stale
-                       or self.wake not in PUBLISH_WAKES)  # fmt: skip
+            self.cycle(poll=self.poll_owed or stale or self.wake not in QUIET_WAKES)
             self.referees.act(self.world)
             self._observe()
             if clock() >= self.signups_end and self._all_over():
@@ -214,7 +216,7 @@ class Season:
         if world.timers:
             due.append((world.timers[0][0], "script"))
         if now < self.signups_end:
-            live = _live_players(storage)
+            live = live_players(storage)
             due += [(t, "signup") for name, t in self.next_signup.items() if name not in live]
         if world.outage is not None and world.outage.active:
             due.append((world.outage.until, "outage"))
@@ -226,20 +228,20 @@ class Season:
             elif decl["status"] == "draft":
                 for key in ("publish_after", "claim_until"):
                     if decl.get(key):
-                        due.append((_epoch(str(decl[key])), "draft"))
+                        due.append((epoch_of(str(decl[key])), "draft"))
             else:  # a held draft: the referees look again within an hour
                 due.append((now + HOUR, "held"))
         for column in ("due_at", "remind_at"):
             row = storage.db.execute(
                 f"select min({column}) from deadlines where status = 'pending' "
-                f"and {column} > ?", [_iso(now)]).fetchone()  # fmt: skip
+                f"and {column} > ?", [iso_of(now)]).fetchone()  # fmt: skip
             if row and row[0]:
-                due.append((_epoch(str(row[0])), "deadline"))
+                due.append((epoch_of(str(row[0])), "deadline"))
         due += [(t, "notice") for t in self._notices_due(now)]
         row = storage.db.execute(
             "select min(created_at) from referee_tasks where status = 'open'").fetchone()
         if row and row[0]:
-            due.append((max(now + HOUR / 2, _epoch(str(row[0])) + HOUR), "task"))
+            due.append((max(now + HOUR / 2, epoch_of(str(row[0])) + HOUR), "task"))
         at, why = min(due)
         self.wakes[why] += 1
         self.wake = why
@@ -323,12 +325,31 @@ class Season:
                 name, _, action = rng.choice(self.moderators)
                 script = self.duels[rng.choice(sorted(self.duels))]
                 self.count[f"moderator_{name}"] += 1
-                action(world, rng, script.topic_id)
+                self._owe(action(world, rng, script.topic_id))
 
-        every(0.4, world.restart)
+        every(0.4, lambda: self._owe(world.restart()))
+        if self.real_kills:  # their own draws: the season's other draws stay the same
+            real = random.Random(self.world.seed * 15485863)
+            for _ in range(self.real_kills):
+                world.later(real.uniform(0.05, 0.95) * (self.signups_end - self.start),
+                            lambda: self._real_kill(real, 48))  # fmt: skip
         every(3.0, arm)
         every(0.15, outage)
         every(0.3, moderate)
+
+    def _real_kill(self, rng: random.Random, tries: int) -> None:
+        """A real SIGKILL (:mod:`soak.real_kill`) once the bot has writes waiting (looked
+        for every hour, ``tries`` times, then done idle)."""
+        from soak.real_kill import run_real_kill, writes_waiting
+
+        if tries > 0 and not writes_waiting(self.world):
+            self.world.later(HOUR, lambda: self._real_kill(rng, tries - 1))
+            return
+        self._owe(run_real_kill(self.world, rng))
+
+    def _owe(self, _done: object = None) -> None:
+        """The script changed the board or the bot: the next cycle polls."""
+        self.poll_owed = True
 
     # -- players -----------------------------------------------------------------------------
     def _observe(self) -> None:
@@ -336,7 +357,7 @@ class Season:
         assert world.bot is not None
         storage = world.bot.storage
         now = world.clock()
-        live = _live_players(storage)
+        live = live_players(storage)
         if now < self.signups_end:
             for player in self.players:
                 if player.name not in live and now >= self.next_signup[player.name]:
@@ -344,7 +365,7 @@ class Season:
         for duel in storage.duels("running"):
             duel_id = int(duel["id"])
             script = self.duels.setdefault(duel_id, DuelScript(duel_id, int(duel["topic_id"])))
-            published = len(storage.declarations(("published",), duel_id))
+            published = published_count(storage, duel_id)
             if published == 0 and not script.early:
                 script.early = True
                 if self.rng.random() < 0.12:  # a duellist posts before the top
@@ -353,8 +374,9 @@ class Season:
             if published > 0 and published != script.published:
                 script.published = published
                 self._schedule_turn(script, published)
+        running = {int(d["id"]) for d in storage.duels("running")}
         for duel_id in list(self.duels):
-            if storage.duel(duel_id)["status"] != "running":
+            if duel_id not in running:
                 self.duels.pop(duel_id)
                 for row in storage.db["queue"].rows_where("duel_id = ?", [duel_id]):
                     for who in (row["first_player"], row["second_player"]):
@@ -365,7 +387,8 @@ class Season:
         rng, world, now = self.rng, self.world, self.world.clock()
         self.next_signup[me.name] = now + rng.uniform(2 * DAY, 5 * DAY)  # if nothing happens
         if rng.random() < 0.07:
-            self.invalid_posts.add(self._post(world.thread, me.name, invalid_signup_text(rng, me)))
+            post_id = self._post(world.thread, me.name, invalid_signup_text(rng, me))
+            self.invalid_posts[post_id] = (now, me.name)
             self.count["invalid_signup"] += 1
             self.next_signup[me.name] = now + rng.uniform(20 * 60, 3 * HOUR)  # the corrected one
             return
@@ -398,6 +421,16 @@ class Season:
         self.withdrawn.append(checks.Ask(self.world.clock(), me.name, None))
         self.withdrawal_posts.append(post_id)
 
+    def _read_from_profile(self) -> list[checks.Ask]:
+        """The sign-ups without a year that the desk read with the author's recorded profile
+        (accepted: an open request, :func:`forumbot.club.signup_checks.from_profile`)."""
+        assert self.world.bot is not None
+        db = self.world.bot.storage.db
+        ids = ",".join(map(str, self.invalid_posts)) or "0"
+        return [checks.Ask(*self.invalid_posts[int(r["post_id"])], None)
+                for r in db["registration_posts"].rows_where(
+                    f"post_id in ({ids}) and status = 'accepted'")]  # fmt: skip
+
     def withdrawals(self) -> dict[str, object]:
         """How the desk read the withdrawals (``registration_posts`` code per post) and how
         many withdrawn players were paired afterwards (the desk has no withdrawal: a
@@ -412,13 +445,14 @@ class Season:
         for ask in self.withdrawn:
             paired += db["queue"].count_where(
                 "(first_player = ? or second_player = ?) and created_at > ?",
-                [ask.player, ask.player, checks._iso(ask.at)],
+                [ask.player, ask.player, iso_of(ask.at)],
             )
         return {"withdrawal_read": "+".join(f"{k}*{n}" for k, n in sorted(codes.items())),
                 "paired_after_withdrawal": paired}  # fmt: skip
 
     def _post(self, topic_id: int, who: str, text: str) -> int:
         self.last_post_at = self.world.clock()
+        self.poll_owed = True
         return int(self.world.board.post_reply(topic_id, who, text))
 
     # -- duels -------------------------------------------------------------------------------
@@ -444,7 +478,7 @@ class Season:
         assert world.bot is not None
         storage = world.bot.storage
         duel = storage.duel(duel_id)
-        now_published = len(storage.declarations(("published",), duel_id))
+        now_published = published_count(storage, duel_id)
         if duel["status"] != "running" or (published >= 0 and now_published != published):
             return
         if self._conceded_on_board(int(duel["topic_id"])):
@@ -459,8 +493,8 @@ class Season:
             self.count["late_edit"] += 1
             other = self.rng.choice([s.name for s in self.rs.spells])
             edited = BOLD_RE.sub(f"[b]{other}[/b]", text)
-            world.later(self.rng.uniform(20 * 60, 8 * HOUR), lambda: world.board.edit_post(
-                post_id, edited, by=post.duellist))  # fmt: skip
+            world.later(self.rng.uniform(20 * 60, 8 * HOUR), lambda: self._owe(
+                world.board.edit_post(post_id, edited, by=post.duellist)))  # fmt: skip
 
     def _conceded_on_board(self, topic_id: int) -> bool:
         """True when the topic holds the bot's concession post (the duel is over for the
@@ -476,6 +510,7 @@ class Season:
         if duel["status"] != "running":
             return
         names = [str(d["name"]) for d in storage.duellists(duel_id)]
+        self.poll_owed = True
         try:
             concede_duel(storage, duel_id, self.rng.choice(names), REFEREE, self.world.clock.utc())
         except EndingError:
@@ -488,7 +523,7 @@ class Season:
         assert world.bot is not None
         storage = world.bot.storage
         violations = list(self.live_violations)
-        violations += checks.asked_for(world, self.asks)
+        violations += checks.asked_for(world, self.asks + self._read_from_profile())
         violations += checks.exactly_once(world)
         violations += checks.owls_per_duel(world)
         violations += checks.no_post_lost(world)
@@ -520,27 +555,12 @@ class Season:
             "days": round((world.clock() - self.start) / DAY, 1),
             "cycles": self.cycles,
         }
+        if world.real_kills:
+            summary.extra["real_kills"] = "+".join(
+                f"{how}*{n}" for how, n in sorted(world.real_kills.items()))  # fmt: skip
         if self.withdrawn:
             summary.extra.update(self.withdrawals())
         return summary
-
-
-def _live_players(storage: Any) -> dict[str, dict[str, Any]]:
-    """Players of a queued, opening or running pairing -> its queue row."""
-    return {
-        p: row for row in storage.db["queue"].rows_where(
-            "status in ('queued', 'opening', 'running')")
-        for p in (str(row["first_player"]), str(row["second_player"]))
-    }  # fmt: skip
-
-
-def _epoch(text: str) -> float:
-    """An ISO time of the database -> epoch seconds."""
-    return datetime.fromisoformat(text).timestamp()
-
-
-def _iso(epoch: float) -> str:
-    return iso(datetime.fromtimestamp(epoch, UTC))
 
 
 def run_seed(
@@ -551,16 +571,19 @@ def run_seed(
     progress: Callable[[str], None] | None = None,
     drain_days: float = 28.0,
     http: bool = False,
+    real_kills: int = 0,
 ) -> Summary:
     """Play one seeded season; returns its :class:`Summary` (violations listed in it).
-    ``http``: the bot talks to the board over a real socket (:func:`soak.world.make_world`)."""
+    ``http``: the bot talks to the board over a real socket (:func:`soak.world.make_world`);
+    ``real_kills``: that many real bot processes SIGKILLed during the sign-up weeks
+    (:mod:`soak.real_kill`; the board is then served on 127.0.0.1 too)."""
     rng = random.Random(seed)
     cast = make_players(players, rng)
     where = folder or Path(tempfile.mkdtemp(prefix=f"forumbot-soak-{seed}-"))
-    world = make_world(seed, where, [p.name for p in cast], http=http)
+    world = make_world(seed, where, [p.name for p in cast], http=http, serve=real_kills > 0)
     try:
         season = Season(world, cast, rng, weeks, drain_days)
-        season.progress = progress
+        season.progress, season.real_kills = progress, real_kills
         season.run()
         summary = season.summary()
         summary.extra.update(

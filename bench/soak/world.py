@@ -22,6 +22,7 @@ import itertools
 import os
 import random
 import re
+import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -190,6 +191,9 @@ class World:
     deliveries: Counter[str] = field(default_factory=Counter)  # notice -> times it went out
     timers: list[tuple[float, int, Callable[[], object]]] = field(default_factory=list)
     events: list[tuple[float, str]] = field(default_factory=list)  # (clock, restart/kill/...)
+    config_text: str = ""  # the configuration (also FOLDER/forumbot.toml, for a real process)
+    real_kill: Any = None  # a soak.real_kill.RealKill while a real bot process runs
+    real_kills: Counter[str] = field(default_factory=Counter)  # how the real processes died
 
     def note(self, what: str) -> None:
         """Remember that ``what`` happened now (restarts, kills, restores, outages)."""
@@ -224,8 +228,7 @@ class World:
         )
         (self.folder / "apprise.txt").write_text("json://127.0.0.1:9/soak\n", encoding="utf-8")
         os.environ.setdefault(APPRISE_ENV, "json://127.0.0.1:9/soak")
-        self.config = parse_config(
-            f"""
+        self.config_text = f"""
 [board]
 url = "{self.board.base_url}"
 timezone = "Europe/Paris"
@@ -251,9 +254,9 @@ topic_id = {self.ranking}
 urls_file = "{self.folder / "apprise.txt"}"
 [notify.admin]
 urls_file = "{self.folder / "apprise.txt"}"
-""",
-            self.folder,
-        )
+"""
+        (self.folder / "forumbot.toml").write_text(self.config_text, encoding="utf-8")
+        self.config = parse_config(self.config_text, self.folder)
         self.bot = self._bootstrap()
         self._review_accounts()
 
@@ -333,6 +336,30 @@ urls_file = "{self.folder / "apprise.txt"}"
         self.note(f"kill {self.crash.when}")
         self.bot = self._bootstrap()
 
+    def killed_for_real(self, how: str) -> None:
+        """A real bot process was SIGKILLed (:mod:`soak.real_kill`): start the bot again."""
+        self.kills += 1
+        self.real_kills[how] += 1
+        self.note(f"real kill {how}")
+        self.bot = self._bootstrap()
+
+    def install_real_kills(self) -> None:
+        """Put the real kill's trigger in front of ``board.handle`` (:class:`RealKill`)."""
+        real = self.board.handle
+
+        def handle(req: Request) -> Response:
+            plan = self.real_kill
+            how = plan.on_request(req.method, req.path, req.query) if plan else None
+            if how == "before":
+                plan.kill()
+                return Response(503, "<html><body>killed</body></html>", [])
+            resp = real(req)
+            if how == "after":
+                plan.kill()
+            return resp
+
+        self.board.handle = handle  # type: ignore[method-assign]
+
     def nightly_backup(self) -> None:
         """``forumbot run``'s daily online backup (keeps 7)."""
         path = backup(self.database, self.folder / "backups", self.clock.utc(), keep=7)
@@ -362,12 +389,16 @@ urls_file = "{self.folder / "apprise.txt"}"
         self.board.stop()
 
 
-def make_world(seed: int, folder: Path, players: list[str], http: bool = False) -> World:
+def make_world(
+    seed: int, folder: Path, players: list[str], http: bool = False, serve: bool = False
+) -> World:
     """A started board with the bot, the staff and ``players`` accounts; the bot running.
 
     ``http``: the board served on 127.0.0.1 by its HTTP server (a socket and a server thread
     per request, as ``forumbot sandbox``); False (default): the bot's client talks to the
-    board in-process through :class:`BoardTransport` (same requests and pages)."""
+    board in-process through :class:`BoardTransport` (same requests and pages). ``serve``:
+    serve the board on 127.0.0.1 all the same (for the real bot processes of
+    :mod:`soak.real_kill`; the in-process bot keeps its transport)."""
     clock = DemoClock()
     # Sessions last a day (a board with a long session, or the bot's remember-me cookie):
     # with phpBB's default hour, every idle jump of the clock would cost a login, and each
@@ -381,11 +412,23 @@ def make_world(seed: int, folder: Path, players: list[str], http: bool = False) 
     outage = Outage(clock)
     outage.install(board)
     transport: httpx.BaseTransport | None = None
-    if http:
+    if http or serve:
         board.start()
     else:
         board.base_url = "http://127.0.0.1:8089"  # never connected to: BoardTransport answers
+    if not http:
         transport = BoardTransport(board)
     world = World(seed, folder, clock, board, players, outage=outage, transport=transport)
+    if serve:
+        world.install_real_kills()
+        server: Any = getattr(board, "_server", None)
+        if server is not None:  # a killed process resets its connection: not an error here
+            report = server.handle_error
+
+            def handle_error(request: Any, address: Any) -> None:
+                if not isinstance(sys.exc_info()[1], ConnectionError):
+                    report(request, address)
+
+            server.handle_error = handle_error
     world.start()
     return world

@@ -96,7 +96,7 @@ from forumbot.club.opening import open_duel
 from forumbot.club.posts import ClubPostBudget, declarations_due, publish_due_club_posts
 from forumbot.club.profiles import Profile, ProfileError, get_profile, profiles_of, set_profile
 from forumbot.club.replies import cancel_duel, post_row, record_post, reply, withdraw_other_kind
-from forumbot.club.signup_checks import ask_referee, check_signup
+from forumbot.club.signup_checks import ask_referee, check_signup, from_profile
 from forumbot.club.withdrawals import handle_withdrawal
 from forumbot.config import Registration
 from forumbot.errors import ForumError, LoginFailed
@@ -105,7 +105,7 @@ from forumbot.publish.owls import send_due_owls
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, iso
 from parsers.model import Post
-from parsers.registration import Signup, SignupError, find_signup_stakes, fold, parse_signup
+from parsers.registration import Signup, SignupError, fold, parse_signup
 from parsers.withdrawal import classify_withdrawal, find_withdrawal
 from rules.fatigue import FatigueRuleset
 from rules.matchmaking import DuelKind, Engagements
@@ -337,13 +337,9 @@ class RegistrationDesk:
         if withdrawal is not None:
             return 1, ask_referee(self.ctx, reg, post, ("withdrawal_and_signup",))
         if isinstance(parsed, SignupError):
-            mine = profiles_of(self.storage, self.board_id, post.author)
-            if parsed.code in ("missing_year", "missing_magic_type") and len(mine) == 1:
-                p = mine[0]
-                parsed = Signup(
-                    post.post_id, post.author, p.character, p.year, p.magic_types,
-                    stakes=find_signup_stakes(post.text),
-                )  # fmt: skip
+            returning = from_profile(self.ctx, post, parsed, known)  # the profile says it
+            if returning is not None:
+                parsed = returning
             else:
                 record_post(self.ctx, post, "invalid", parsed.code, parsed.message, None)
                 reply(self.ctx, reg, post, "signup_invalid.bbcode.j2", parsed.code, parsed.message)

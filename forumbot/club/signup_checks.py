@@ -16,21 +16,28 @@ read as a person would").
   check the name (``signup_unknown_partner.bbcode.j2``), and no pairing. The board could not say
   (None, or a client without look-ups): a labelled partner (``Partenaire :``) is taken as
   written; a free-text one (« je défie X ») is a doubt, so a referee task.
+- **A returning duellist may leave out their year or magic type** (:func:`from_profile`): the
+  account's one recorded profile says them (RULES.md: they are fixed between duels). Only when
+  the post names no partner and no other character: otherwise it is refused for what it lacks
+  (« il manque ton année d'études »), never read as an open request of the profile.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from dataclasses import replace
 
 from forumbot.club.context import DeskContext
-from forumbot.club.profiles import get_profile
+from forumbot.club.profiles import get_profile, profiles_of
 from forumbot.club.replies import draft_reply, record_post
 from forumbot.config import Registration
 from forumbot.forums.base import MemberDirectory
 from forumbot.publish.render import render
 from forumbot.storage import iso
+from parsers.magic_types import MAGIC_TYPES
 from parsers.model import Post
-from parsers.registration import Signup
+from parsers.registration import Signup, SignupError, find_signup_stakes, fold, parse_signup
 
 log = logging.getLogger("forumbot.club.registrations")
 
@@ -138,3 +145,45 @@ def ask_referee(
 
 
 __all__ = ["DOUBTS_FR", "ask_referee", "check_signup", "member_exists", "refuse_unknown_partner"]
+
+
+def from_profile(
+    ctx: DeskContext, post: Post, error: SignupError, known: Mapping[str, str] | None
+) -> Signup | None:
+    """The sign-up of a returning duellist who left out their year or magic type
+    (``error.code`` ``missing_year`` / ``missing_magic_type``), read with the account's one
+    recorded profile (its character, year and types; the post's stakes), or None when it is
+    not one: no profile or several, another error, or a post that, with what it lacks written
+    from the profile, names a partner or a character other than the profile's (it is then
+    refused for what it lacks: a partner is never dropped into an open request).
+
+    ``known``: the ruleset's magic types (key -> label), None for the parser's default ones.
+    """
+    if error.code not in ("missing_year", "missing_magic_type"):
+        return None
+    mine = profiles_of(ctx.storage, ctx.board_id, post.author)
+    if len(mine) != 1:
+        return None
+    profile, labels = mine[0], known or MAGIC_TYPES
+    lines = {
+        "missing_year": f"Année : {'adulte' if profile.year == 'adult' else profile.year}",
+        "missing_magic_type": "Type de magie : "
+        + " et ".join(labels.get(t, t) for t in profile.magic_types),
+    }
+    text, code = post.text, error.code
+    read: Signup | SignupError = error
+    for _ in lines:  # what the post lacks, written as the profile says it
+        text = f"{text}\n{lines[code]}"
+        again = replace(post, text=text)
+        read = parse_signup(again, magic_types=known) if known else parse_signup(again)
+        if isinstance(read, Signup) or read.code not in lines:
+            break
+        code = read.code
+    if not isinstance(read, Signup) or read.partner is not None:
+        return None
+    if fold(read.name) not in (fold(profile.character), fold(post.author)):
+        return None
+    return Signup(
+        post.post_id, post.author, profile.character, profile.year, profile.magic_types,
+        stakes=find_signup_stakes(post.text),
+    )  # fmt: skip

@@ -17,6 +17,7 @@ from forumbot.club.context import DeskContext
 from forumbot.duels.stakes import stakes_view
 from forumbot.duels.stakes import stakes_written as _stakes_written
 from forumbot.forums.forumactif_http import topic_path
+from forumbot.publish.owls import restore_window
 from forumbot.publish.render import Trusted, client_platform, marker_line, marker_text
 from parsers.registration import fold
 
@@ -41,8 +42,10 @@ def find_topic(ctx: DeskContext, forum_id: int, subject: str, marker: str) -> in
 def create_topic_once(ctx: DeskContext, table: str, row: dict[str, Any], text: str) -> int:
     """Open the duel topic of ``row`` (of ``table``: ``"queue"`` or ``"duo_matches"``) with the
     first post ``text`` (its marker line added), once: claimed (attempts + 1, committed) before
-    the POST; a later attempt looks for the topic by its marker first. Stores and returns the
-    topic id.
+    the POST; a later attempt looks for the topic by its marker first, and so does any attempt
+    while a restore's check window is open (:func:`forumbot.publish.owls.restore_window`: the
+    backup may predate a topic already on the board; the soak found one opened twice).
+    Stores and returns the topic id.
 
     Raises:
         forumbot.errors.ForumError: the topic could not be opened now (retried next cycle).
@@ -51,7 +54,7 @@ def create_topic_once(ctx: DeskContext, table: str, row: dict[str, Any], text: s
     key = row["idempotency_key"]
     marker = marker_text(key)
     found = None
-    if row["attempts"]:
+    if row["attempts"] or restore_window(ctx.storage, ctx.now()):
         found = find_topic(ctx, row["forum_id"], row["subject"], marker)
     db.execute(f"update {table} set attempts = coalesce(attempts, 0) + 1 where id = ?", [row["id"]])
     db.conn.commit()

@@ -66,6 +66,13 @@ def mark_redraft(
         "updated_at": iso(now),
     }
     storage.db["declarations"].update(decl["id"], changes)
+    if str(decl["idempotency_key"]).endswith("-relaunch"):
+        # a fired deadline wrote it (deadlines.resolve_undefended), not the posts: the poll
+        # would never draft it again (the season soak found such a duel frozen); the
+        # deadline is armed again, its next sweep drafts it under the same key
+        storage.db.execute(
+            "update deadlines set status = 'pending', fired_at = null where id = (select "
+            "max(id) from deadlines where duel_id = ? and status = 'fired')", [decl["duel_id"]])
     return changes
 
 

@@ -67,6 +67,7 @@ from rules.ruleset import Ruleset
 log = logging.getLogger("forumbot.duels.referee")
 
 DRAFT_EDITABLE = EDITABLE
+SEEN_AGAIN = "update posts_seen set last_seen_at = ? where board_id = ? and post_id = ?"
 
 
 @dataclass(frozen=True)
@@ -488,13 +489,18 @@ class Referee:
         """Store new and edited posts (``posts_seen``, ``post_versions``; those stored before
         are the snapshot's): (new, edited, the records of the posts written)."""
         duel = records.duel
-        matcher = SpellMatcher(ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)
-        new = edited = 0
-        written: list[StoredPost] = []
-        now = iso(self.now())
+        matcher: SpellMatcher | None = None  # built for the first post that is parsed
+        new, edited, written, now = 0, 0, [], iso(self.now())
+        seen_again: list[tuple[str, int, int]] = []  # unchanged posts: last_seen_at only
         for post in posts:
             digest = content_hash(post.text)
             stored = records.post(post.post_id)
+            dice = [{"name": d.name, "values": list(d.values)} for d in post.dice]
+            if stored is not None and stored.content_hash == digest and stored.dice == dice:
+                seen_again.append((now, self.board_id, post.post_id))  # nothing to parse
+                continue
+            matcher = matcher or SpellMatcher(
+                ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)  # fmt: skip
             try:
                 action = parse_action(post, matcher)
                 action_json = json.dumps(asdict(action), ensure_ascii=False)
@@ -513,10 +519,7 @@ class Referee:
                 "bold_json": json.dumps(list(post.bold), ensure_ascii=False),
                 "action_json": action_json,
                 "edited_count": post.edited.count if post.edited else 0,
-                "dice_json": json.dumps(
-                    [{"name": d.name, "values": list(d.values)} for d in post.dice],
-                    ensure_ascii=False,
-                ),
+                "dice_json": json.dumps(dice, ensure_ascii=False),
                 "last_seen_at": now,
             }
             if stored is None or stored.content_hash != digest:
@@ -526,7 +529,7 @@ class Referee:
                 self.storage.db["posts_seen"].insert(row)
                 written.append(StoredPost.from_row(row))
                 new += 1
-            elif stored.content_hash != digest or stored.dice != json.loads(str(row["dice_json"])):
+            else:  # its text or its dice changed
                 if stored.content_hash != digest:
                     row["hash_changes"] = stored.hash_changes + 1
                     edited += 1
@@ -534,8 +537,8 @@ class Referee:
                 self.storage.update_row("posts_seen", stored.key, row)
                 written.append(StoredPost.from_row({"first_seen_at": stored.first_seen_at,
                                                     "hash_changes": stored.hash_changes, **row}))
-            else:
-                self.storage.update_row("posts_seen", stored.key, {"last_seen_at": now})
+        with self.storage.db.atomic():  # one statement for the posts seen again
+            self.storage.db.conn.executemany(SEEN_AGAIN, seen_again)
         return new, edited, written
 
     def _record_version(

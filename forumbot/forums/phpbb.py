@@ -64,7 +64,7 @@ from forumbot.forums.phpbb_http import (
 )
 from forumbot.forums.phpbb_pm import PhpbbMessages
 from forumbot.forums.phpbb_posting import PhpbbPosting
-from forumbot.forums.topic_order import check_next, note_page, phpbb_topic
+from forumbot.forums.topic_order import PostMemo, check_next, note_page, phpbb_topic
 from parsers.errors import ParseError
 from parsers.location import page_location
 from parsers.model import Post, TopicPage
@@ -148,6 +148,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, MarkerSearch, Board
         # forum id -> the last listing page read has a next page (the referee asks it).
         self.listing_more: dict[int, bool] = {}
         self.topic_forums: dict[int, int] = {}  # topic -> forum its last page named
+        self.post_memo = PostMemo()  # posts parsed, by their markup (edit-watch re-reads)
         self._logged_in = False
         self._ever_logged_in = False  # the first guest page is no "session expired"
         self.retry_log_level = logging.INFO  # DEBUG while an outage is waited out (ops.session)
@@ -523,7 +524,7 @@ class PhpbbClient(PhpbbPosting, PhpbbMessages, PhpbbMembers, MarkerSearch, Board
                 landed,
             )
         try:
-            page = parse_topic_page(html, source=path)
+            page = parse_topic_page(html, source=path, memo=self.post_memo)
         except ParseError as exc:
             self._raise_for_notice(html, path)  # a message page: not found / not allowed
             raise PageNotUnderstood(f"GET {path}: {exc.reason}") from exc

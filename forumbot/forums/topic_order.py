@@ -15,10 +15,11 @@ from being read as new posts.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 
 from forumbot.errors import PostsOutOfOrder
-from parsers.model import TopicPage
+from parsers.model import Post, TopicPage
 from parsers.order import first_break
 
 PHPBB_TOPIC_ORDER = "st=0&sk=t&sd=a"
@@ -62,3 +63,26 @@ def note_page(forums: dict[int, int], topic_id: int | None, page: TopicPage, whe
 
 
 __all__ = ["PHPBB_TOPIC_ORDER", "check_next", "check_order", "note_page", "phpbb_topic"]
+
+
+class PostMemo(OrderedDict[bytes, Post]):
+    """The posts a client parsed, by their markup (``parse_topic_page``'s ``memo``): an
+    unchanged post read again (the edit watch re-reads every running duel's topic) is not
+    parsed again. Holds the ``maxsize`` most recently used posts (a few MB)."""
+
+    def __init__(self, maxsize: int = 4096) -> None:
+        super().__init__()
+        self.maxsize = maxsize
+
+    def get(self, key: bytes, default: Post | None = None) -> Post | None:  # type: ignore[override]
+        """The post parsed from ``key``'s markup (now the most recently used), or ``default``."""
+        if key not in self:
+            return default
+        self.move_to_end(key)
+        return self[key]
+
+    def __setitem__(self, key: bytes, value: Post) -> None:
+        super().__setitem__(key, value)
+        self.move_to_end(key)
+        while len(self) > self.maxsize:
+            self.popitem(last=False)

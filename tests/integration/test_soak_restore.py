@@ -125,3 +125,18 @@ def test_without_a_restore_the_journal_is_only_written(world: World) -> None:
     lines = journal.path.read_text(encoding="utf-8").splitlines() if journal.path else []
     states = [json.loads(line)["state"] for line in lines]
     assert states.count("sent") == len(world.deliveries) and "sending" in states
+
+
+def test_a_duel_topic_opened_after_the_backup_is_not_opened_again(world: World) -> None:
+    """The soak's seed 1 (40 players, 3 weeks): a pairing opened after the nightly backup was
+    opened a second time after the restore (its queue row back at attempts 0): two topics, two
+    magic-type owls each. In the restore's check window the desk looks for the topic first."""
+    world.nightly_backup()  # before the sign-up: the restored desk reads it again
+    duel = running_duel(world)
+    assert world.restore_last_backup()
+    cycles(world, 6)
+    assert world.bot is not None
+    topics = [t for t in world.board.topics(3)]
+    assert [t.topic_id for t in topics] == [duel["topic_id"]]
+    assert checks.exactly_once(world) == [] and checks.owls_per_duel(world) == []
+    assert checks.no_post_lost(world) == []

@@ -87,3 +87,29 @@ def test_a_dropped_2v2_draft_is_drafted_again_and_its_numbers_are_refused_by_an_
         draft_erratum(storage, duel_id, int(draft["turn"]), {f"{A1}.points": 1}, None, "M", NOW)
     note = draft_erratum(storage, duel_id, int(draft["turn"]), {}, "Précision.", "M", NOW)
     assert storage.declaration(note.declaration)["kind"] == "erratum"
+
+
+def test_a_dropped_relaunch_of_a_deadline_never_freezes_the_duel() -> None:
+    """The season soak's seed 15 (issue 23): a referee dropped the turn draft that a fired
+    36 h deadline wrote (``turn1-relaunch``); no post calls for it again and the deadline does
+    not fire twice, so « drafted again at the next poll » left the duel frozen. Dropping it
+    arms the deadline again: its next sweep drafts it again, same key."""
+    duel = make()
+    duel.post(A, "cast", "Flipendo", win=True)
+    duel.cycle()  # the initiative published: the 36 h for the defence run
+    duel.ref.review_delay_s = 600  # the relaunch waits as a draft
+    duel.clock.advance(37 * 3600)
+    duel.ref.poll_forum(3)  # the deadline fires: the relaunch draft
+    [draft] = [d for d in duel.storage.declarations(("draft",)) if d["kind"] == "turn"]
+    assert draft["idempotency_key"].endswith("turn1-relaunch")
+    drop_draft(duel.storage, draft["id"], "erreur", "Maelis", duel.clock())
+    assert duel.storage.declaration(draft["id"])["status"] == "redraft"
+    duel.ref.poll_forum(3)
+    again = duel.storage.declaration(draft["id"])
+    assert again["status"] == "draft" and again["idempotency_key"] == draft["idempotency_key"]
+    keys = [d["idempotency_key"] for d in duel.storage.declarations()]
+    assert sum(k.endswith("turn1-relaunch") for k in keys) == 1
+    assert len(list(duel.storage.db["deadlines"].rows_where("status = 'fired'"))) == 1
+    duel.clock.advance(601)
+    assert len(duel.cycle()) == 1  # published: the duel goes on
+    assert "résolu sans défense" in duel.last_bot_text()
