@@ -67,7 +67,6 @@ from rules.ruleset import Ruleset
 log = logging.getLogger("forumbot.duels.referee")
 
 DRAFT_EDITABLE = EDITABLE
-SEEN_AGAIN = "update posts_seen set last_seen_at = ? where board_id = ? and post_id = ?"
 
 
 @dataclass(frozen=True)
@@ -537,8 +536,7 @@ class Referee:
                 self.storage.update_row("posts_seen", stored.key, row)
                 written.append(StoredPost.from_row({"first_seen_at": stored.first_seen_at,
                                                     "hash_changes": stored.hash_changes, **row}))
-        with self.storage.db.atomic():  # one statement for the posts seen again
-            self.storage.db.conn.executemany(SEEN_AGAIN, seen_again)
+        self.storage.posts_seen_again(seen_again)
         return new, edited, written
 
     def _record_version(

@@ -197,6 +197,16 @@ class Storage:
             return self.with_posts(records)
         return self.duel_records(records.duel.id)
 
+    def posts_seen_again(self, seen: list[tuple[str, int, int]]) -> None:
+        """Stamp ``posts_seen.last_seen_at`` of posts read again unchanged, in one statement:
+        ``seen`` is ``[(last_seen_at ISO, board_id, post_id), ...]`` (empty: nothing done)."""
+        if seen:
+            with self.db.atomic():
+                self.db.conn.executemany(
+                    "update posts_seen set last_seen_at = ? where board_id = ? and post_id = ?",
+                    seen,
+                )
+
     def update_row(self, table: str, key: dict[str, Any], values: dict[str, Any]) -> int:
         """Set ``values`` on the one row of ``table`` whose primary key is ``key`` (column ->
         value), committed like sqlite-utils' ``update`` but without its existence read first:
