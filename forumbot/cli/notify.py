@@ -71,8 +71,14 @@ def users_notify(
     finally:
         storage.close()
     click.echo(
-        f"{settings.username}\tchannels={','.join(settings.channels) or '-'}\t"
-        f"quiet={settings.quiet_text or '-'} ({cfg.timezone})\tforum={settings.forum_name}"
+        _(
+            "%s\tchannels=%s\tquiet=%s (%s)\tforum=%s",
+            settings.username,
+            ",".join(settings.channels) or "-",
+            settings.quiet_text or "-",
+            cfg.timezone,
+            settings.forum_name,
+        )  # fmt: skip
     )
 
 

@@ -210,6 +210,12 @@ def test_notify_list_speaks_the_board_language(tmp_path: Path, language: str) ->
     else:  # the outbox's own keys, as before
         assert rows[0][1:2] + rows[0][4:6] == ["pending", "draft_waiting", "declaration:4"]
         assert not _words(result) & FRENCH_WORDS
+    person = CliRunner().invoke(main, ["users", "notify", "Rita", "-c", str(cfg)])
+    assert person.exit_code == 0, person.output
+    if language == "fr":
+        assert person.output.startswith("Rita\tcanaux=owl,apprise\theures calmes=- (")
+    else:
+        assert person.output.startswith("Rita\tchannels=owl,apprise\tquiet=- (")
 
 
 @pytest.mark.parametrize("language", ["fr", "en"])
