@@ -64,7 +64,7 @@ def check_line(item: Check) -> str:
     ... » in French. Its detail is translated from the check's message (the catalogue's
     ``msgctxt "doctor"`` for the name and status); when a library's text in it is not in the
     catalogue, the whole line stays English, so one line never mixes two languages."""
-    from forumbot.i18n import SOURCE_LANGUAGE, translate, translate_detail
+    from forumbot.i18n import SOURCE_LANGUAGE, figures, translate, translate_detail
 
     speak = current_language()
     english = f"[{item.status:>4}] {item.name}: {item.detail}"
@@ -75,7 +75,7 @@ def check_line(item: Check) -> str:
     ]
     if any(v is None for v in values):
         return english
-    detail = translate(speak, item.message, *values)
+    detail = translate(speak, item.message, *figures(speak, tuple(values)))
     number = item.name.removeprefix("forum ")
     if number != item.name:
         name = translate(speak, "forum %s", number, context="doctor")

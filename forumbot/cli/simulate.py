@@ -147,11 +147,12 @@ def _duration(seconds: float) -> str:
 def say(message: str, *values: object) -> str:
     """The tables' captions in the command's language (:data:`rules.balance.render.Say`):
     ``message`` (an English ``%``-template of rules/balance, in the catalogue) translated,
-    then filled (``%%`` is one « % »)."""
-    from forumbot.i18n import translate
+    then filled (``%%`` is one « % »; a decimal figure gets French's comma)."""
+    from forumbot.i18n import figures, translate
 
     if values:
-        return translate(current_language(), message, *values)
+        speak = current_language()
+        return translate(speak, message, *figures(speak, values))
     return translate(current_language(), message) % ()
 
 

@@ -229,8 +229,10 @@ def test_simulate_captions_speak_the_board_language(tmp_path: Path, language: st
     if language == "fr":
         assert first == "classic — victoires du camp de la ligne (%), intervalle à 95 %, années"
         assert "clos par l'arbitre" in result.output and "cases miroirs" in result.output
+        assert re.search(r"durée moyenne \d+,\d tours, médiane \d+, nuls \d+,\d %", result.output)
     else:
         assert first == "classic — win rate of the row side (%), 95 % interval, years"
+        assert re.search(r"mean length \d+\.\d turns, median \d+, draws \d+\.\d %", result.output)
     greedy = CliRunner().invoke(main, [*args, "--policy", "greedy"])
     _one_language(greedy.output, language, cfg)
     fatigue = CliRunner().invoke(
