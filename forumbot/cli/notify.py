@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 import click
 
 from forumbot.cli._common import _, config_option, load
+from forumbot.i18n import N_
 
 _config_opt = config_option
 _load = load
@@ -70,14 +71,43 @@ def users_notify(
     finally:
         storage.close()
     click.echo(
-        f"{settings.username}\tchannels={','.join(settings.channels) or '-'}\t"
-        f"quiet={settings.quiet_text or '-'} ({cfg.timezone})\tforum={settings.forum_name}"
+        _(
+            "%s\tchannels=%s\tquiet=%s (%s)\tforum=%s",
+            settings.username,
+            ",".join(settings.channels) or "-",
+            settings.quiet_text or "-",
+            cfg.timezone,
+            settings.forum_name,
+        )  # fmt: skip
     )
 
 
 @click.group("notify")
 def notify_group() -> None:
     """Notices to referees and admins (owls, Apprise)."""
+
+
+NOTICE_WORDS = {
+    # the outbox's statuses, kinds and targets, as ``notify list`` prints them (``_``)
+    "status": (N_("pending"), N_("batched"), N_("sending"), N_("sent"), N_("dropped")),
+    "kind": (
+        N_("draft_waiting"), N_("draft_held"), N_("draft_claimed"), N_("violation_waiting"),
+        N_("task_opened"), N_("draft_published"),
+    ),
+    "target": (N_("declaration %s"), N_("violation %s"), N_("referee_task %s")),
+}  # fmt: skip
+"""Listed for ``pybabel extract``; in English the columns are the outbox's own keys."""
+
+
+def _target(target: str) -> str:
+    """``declaration:5`` as printed: itself in English, « déclaration 5 » in French (a
+    target of an unknown kind stays as it is)."""
+    kind, _colon, number = str(target).partition(":")
+    template = f"{kind} %s"
+    if template not in NOTICE_WORDS["target"] or not number:
+        return str(target)
+    english = _(template, number)
+    return str(target) if english == template % number else english
 
 
 @notify_group.command("list")
@@ -91,9 +121,10 @@ def notify_list(config_path: str, status: str | None) -> None:
     storage = open_storage(_load(config_path).database)
     try:
         for n in notices(storage, status):
+            state, kind = n["status"], n["kind"]
             click.echo(
-                f"{n['id']}\t{n['status']}\t{n['channel']}\t{n['recipient']}\t{n['kind']}\t"
-                f"{n['target']}\t{n['sent_at'] or n['created_at']}"
+                f"{n['id']}\t{_(state)}\t{n['channel']}\t{n['recipient']}\t"
+                f"{_(kind)}\t{_target(n['target'])}\t{n['sent_at'] or n['created_at']}"
             )
     finally:
         storage.close()

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from forumbot.cli._common import _, config_option, load
+from forumbot.cli._common import _, config_option, current_language, load
 from forumbot.exit_codes import FAILURE
+
+if TYPE_CHECKING:
+    from forumbot.ops.doctor import Check
 
 
 @click.command()
@@ -35,7 +39,7 @@ def doctor(config_path: str, offline: bool, every_club: bool, boards_dir: str | 
         return
     checks = run_doctor(config_path, offline=offline)
     for item in checks:
-        click.echo(f"[{item.status:>4}] {item.name}: {item.detail}")
+        click.echo(check_line(item))
     if any(item.failed for item in checks):
         raise click.exceptions.Exit(FAILURE)
 
@@ -47,12 +51,38 @@ def _doctor_all(boards_dir: str, offline: bool) -> None:
     if not reports:
         click.echo(_("no *.toml club file in %s", boards_dir))
     for report in reports:
-        verdict = "FAIL" if report.failed else "ok"
-        click.echo(f"== club {report.name} ({report.path}): {verdict}")
+        verdict = _("FAIL") if report.failed else "ok"
+        click.echo(_("== club %s (%s): %s", report.name, report.path, verdict))
         for item in report.checks:
-            click.echo(f"[{item.status:>4}] {item.name}: {item.detail}")
+            click.echo(check_line(item))
     if any(r.failed for r in reports):
         raise click.exceptions.Exit(FAILURE)
+
+
+def check_line(item: Check) -> str:
+    """One doctor finding as printed: ``[warn] clock: ...`` in English, « [alerte] horloge :
+    ... » in French. Its detail is translated from the check's message (the catalogue's
+    ``msgctxt "doctor"`` for the name and status); when a library's text in it is not in the
+    catalogue, the whole line stays English, so one line never mixes two languages."""
+    from forumbot.i18n import SOURCE_LANGUAGE, figures, translate, translate_detail
+
+    speak = current_language()
+    english = f"[{item.status:>4}] {item.name}: {item.detail}"
+    if speak == SOURCE_LANGUAGE or not item.message:
+        return english
+    values = [
+        translate_detail(speak, str(a)) if isinstance(a, BaseException) else a for a in item.args
+    ]
+    if any(v is None for v in values):
+        return english
+    detail = translate(speak, item.message, *figures(speak, tuple(values)))
+    number = item.name.removeprefix("forum ")
+    if number != item.name:
+        name = translate(speak, "forum %s", number, context="doctor")
+    else:
+        name = translate(speak, item.name, context="doctor")
+    status = translate(speak, item.status, context="doctor")
+    return translate(speak, "[%s] %s: %s", f"{status:>6}", name, detail)
 
 
 @click.command()

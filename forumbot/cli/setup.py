@@ -18,6 +18,7 @@ from forumbot.cli._common import (
     CliError,
     _,
     config_option,
+    current_language,
     error,
     load,
     peek_language,
@@ -39,7 +40,8 @@ def init(path: str, force: bool) -> None:
         raise CliError(
             _(
                 "folder %s does not exist: create it first (mkdir -p %s)",
-                target.parent, target.parent,
+                target.parent,
+                target.parent,
             ),  # fmt: skip
             CONFIG_ERROR,
         )
@@ -109,14 +111,16 @@ def check(config_path: str) -> None:
     config = load(config_path, validate=True)
     if not config.board_language:
         click.echo(
-            'warning: board.language is not set: the command line speaks English and the '
+            "warning: board.language is not set: the command line speaks English and the "
             'review page the players\' language (set it to "fr" for a French board)',
             err=True,
         )
     rulesets = configured_rulesets(config)
-    for line in ruleset_warnings(rulesets, duo_names=configured_duo_rulesets(config)):
+    speak = current_language()
+    duo = configured_duo_rulesets(config)
+    for line in ruleset_warnings(rulesets, duo_names=duo, language=speak):
         click.echo(line, err=True)
-    for line in dry_run(config):
+    for line in dry_run(config, language=speak):
         click.echo(line)
 
 

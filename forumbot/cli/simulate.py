@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from forumbot.cli._common import _, config_option, current_language
+from forumbot.i18n import N_
 from rules import ruleset_path
 from rules.balance import POLICIES, Policy, csv_text, simulate_magic_types, text_table
 from rules.balance import simulate as run_simulation
@@ -82,7 +84,7 @@ POLICY_CHOICES: dict[str, tuple[Policy, ...]] = {
 greedy, one drawn per duellist and duel)."""
 
 
-GREEDY_NOTE = (
+GREEDY_NOTE = N_(
     "greedy duellists only: a cast cannot miss and a greedy defender casts back, so no die "
     "decides a duel; who wins follows PV, spells known, magic types and the order of posts "
     "(a stronger side that wins every duel here may lose to a player who dodges: --policy mixed)"
@@ -135,13 +137,27 @@ def _player(
 
 
 def _duration(seconds: float) -> str:
-    for unit, size in (("years", 365 * 86400.0), ("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+    units = ((N_("%s years"), 365 * 86400.0), (N_("%s days"), 86400.0), ("%s h", 3600.0))
+    for unit, size in (*units, ("%s min", 60.0)):
         if seconds >= size:
-            return f"{seconds / size:.3g} {unit}"
+            return _(unit, f"{seconds / size:.3g}")
     return f"{seconds:.0f} s"
 
 
+def say(message: str, *values: object) -> str:
+    """The tables' captions in the command's language (:data:`rules.balance.render.Say`):
+    ``message`` (an English ``%``-template of rules/balance, in the catalogue) translated,
+    then filled (``%%`` is one « % »; a decimal figure gets French's comma)."""
+    from forumbot.i18n import figures, translate
+
+    if values:
+        speak = current_language()
+        return translate(speak, message, *figures(speak, values))
+    return translate(current_language(), message) % ()
+
+
 @click.command("simulate")
+@config_option
 @click.option(
     "--ruleset",
     "ruleset_file",
@@ -189,7 +205,7 @@ def _duration(seconds: float) -> str:
     help="the scripted duellists: greedy, random legal, or mixed (one of the two drawn per "
     "duellist and duel); default mixed in 1v1, greedy in 2v2",
 )
-def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
+def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: int, seed: int,
              other_file: str | None, csv_file: str | None, magic_types: bool, duo: bool,
              environments: tuple[str, ...], policy: str | None) -> None:  # fmt: skip
     """Play scripted duels (random legal and greedy duellists) for every pair of years and
@@ -198,7 +214,8 @@ def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
     2v2 (``--ruleset duo``, a 2v2 settings file, or ``--2v2``): duos of two duellists of one
     year, greedy duellists, through the 2v2 engine. Ruleset files are read with the
     configuration's limits (size, UTF-8, depth: exit 78); ``--duels`` above ``--max-duels``
-    is refused (exit 2) with the time it would take."""
+    is refused (exit 2) with the time it would take. The captions are in ``board.language``
+    of ``-c`` (English without one)."""
     from forumbot.rulesets import is_duo_settings, read_ruleset_file
 
     named = (ruleset_file, *((other_file,) if other_file else ()))
@@ -215,18 +232,18 @@ def simulate(ruleset_file: str | None, duels: int, max_duels: int, seed: int,
                     f"--duels {duels} is above --max-duels {max_duels}: it would take about "
                     f"{_duration(seconds)}",
                 )
-            click.echo(f"{duels} duels: about {_duration(seconds)}", err=True)
+            click.echo(_("%s duels: about %s", duels, _duration(seconds)), err=True)
         # the same draws for both rulesets
         tables = [play(duels=duels, rng=random.Random(seed)) for _rs, play in players]
     except (RuleError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc
     other = tables[1] if len(tables) > 1 else None
-    click.echo(text_table(tables[0], other), nl=False)
+    click.echo(text_table(tables[0], other, say), nl=False)
     if (policy or ("greedy" if tables[0].kind == "duo years" else "mixed")) == "greedy":
-        click.echo(GREEDY_NOTE)
+        click.echo(_(GREEDY_NOTE))
     if csv_file:
         Path(csv_file).write_text(csv_text(tables[0], other), encoding="utf-8")
-        click.echo(f"CSV written to {csv_file}")
+        click.echo(_("CSV written to %s", csv_file))
 
 
 __all__ = ["ruleset_file_for", "simulate"]

@@ -186,6 +186,20 @@ def translate(language: str, message: str, *args: object, context: str | None = 
     return out
 
 
+_DECIMAL = re.compile(r"[-+]?\d+\.\d+")
+
+
+def figures(language: str, values: tuple[object, ...]) -> tuple[object, ...]:
+    """``values`` with each decimal figure written as a string (``"10.6"``) in ``language``'s
+    way: a decimal comma in French (``"10,6"``); anything else (a path, a name, an
+    address, a number) as it is."""
+    if language != "fr":
+        return values
+    return tuple(
+        v.replace(".", ",") if isinstance(v, str) and _DECIMAL.fullmatch(v) else v for v in values
+    )
+
+
 def translator(language: str) -> Callable[..., str]:
     """``_(message, *args)``: :func:`translate` in ``language`` (the templates' and the
     commands' ``_``)."""
@@ -212,6 +226,7 @@ __all__ = [
     "LANGUAGES",
     "catalogue",
     "elide",
+    "figures",
     "translate_detail",
     "staff_language",
     "translate",

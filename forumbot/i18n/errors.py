@@ -35,5 +35,10 @@ LIBRARY_ERRORS = (
     C_("error", "duel %s: a concession already waits for its publication"),
     C_("error", "nothing to correct: give --set or --text-file"),
     C_("error", "turn %s: already so, nothing to correct"),
+    C_(
+        "error",
+        "no password: set the environment variable %s (bot.password_env) or bot.password_file",
+    ),
+    C_("error", "cannot read bot.password_file %s: %s"),
 )
 """The messages, in English, as the library writes them."""

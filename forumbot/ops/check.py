@@ -23,11 +23,12 @@ from forumbot.config import Config
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
+from forumbot.i18n import SOURCE_LANGUAGE, translator
 from forumbot.ops.session import bot_client, log_in
 from forumbot.rulesets import load_duo_inputs, load_ruleset
 from forumbot.storage import MIGRATIONS, Storage
 from parsers.model import Post
-from rules.balance import stall_warnings
+from rules.balance import Stall, stall_warnings
 from rules.balance.duo import duo_stall_warnings
 from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset
@@ -43,12 +44,15 @@ class ReadOnlyClient:
     Attributes:
         refused: what was not sent, one short line each (``"reply to topic 7"``).
         unsent: ``(what, message)`` of each refused write, for the dry run to print.
+        said: ``(template, values)`` of each ``refused`` line (English ``%s`` template
+            marked for the staff's catalogue), for the dry run to print it translated.
     """
 
     def __init__(self, inner: ForumClient) -> None:
         self.inner = inner
         self.refused: list[str] = []
         self.unsent: list[tuple[str, str]] = []
+        self.said: list[tuple[str, tuple[object, ...]]] = []
 
     def login(self) -> None:
         self.inner.login()
@@ -75,23 +79,25 @@ class ReadOnlyClient:
         return bool(finder(subject, marker)) if finder is not None else False
 
     def edit_post(self, post_id: int, message: str) -> None:
-        self._refuse(f"edit of post {post_id}", message)
+        self._refuse(message, _N("edit of post %s"), post_id)
 
-    def _refuse(self, what: str, message: str = "") -> Any:
+    def _refuse(self, message: str, template: str, *values: object) -> Any:
+        what = template % values
         self.refused.append(what)
         self.unsent.append((what, message))
+        self.said.append((template, values))
         raise DryRunWrite(f"dry run: {what} not sent")
 
     def reply(self, topic_id: int, message: str, marker: str, **_: object) -> int:
-        return int(self._refuse(f"reply to topic {topic_id}", message))
+        return int(self._refuse(message, _N("reply to topic %s"), topic_id))
 
     def send_pm(
         self, user_id: int | None, username: str, subject: str, message: str, marker: str
     ) -> None:
-        self._refuse(f"private message to {username} «{subject}»", message)
+        self._refuse(message, _N("private message to %s «%s»"), username, subject)
 
     def create_topic(self, forum_id: int, subject: str, message: str, marker: str) -> int:
-        return int(self._refuse(f"new topic «{subject}» in forum {forum_id}", message))
+        return int(self._refuse(message, _N("new topic «%s» in forum %s"), subject, forum_id))
 
 
 def _memory_copy(path: str) -> Storage:
@@ -105,8 +111,54 @@ def _memory_copy(path: str) -> Storage:
     return Storage(db=db, path=":memory:")
 
 
+def _stall_line(name: str, stall: Stall, language: str) -> str:
+    """``"warning: ruleset NAME: <stall.message()>"``; in French from the catalogue (the
+    years as « 5e année »), rules/ keeping its English message."""
+    if language == SOURCE_LANGUAGE:
+        return f"warning: ruleset {name}: {stall.message()}"
+    _ = translator(language)
+
+    def year(key: str) -> str:
+        if not key.isdigit():
+            return key
+        return _("1st year") if key == "1" else _("year %s", key)
+
+    share, cap = f"{100 * stall.share:.0f}", stall.max_turns
+    if stall.row == stall.col:
+        if stall.duo:
+            return _(
+                "warning: ruleset %s: in simulation, %s %% of %s mirror 2v2 duels cannot end "
+                "(closed at the %s-turn cap with no winner)",
+                name, share, year(stall.row), cap,
+            )  # fmt: skip
+        return _(
+            "warning: ruleset %s: in simulation, %s %% of %s mirror duels cannot end (closed "
+            "at the %s-turn cap with no winner)",
+            name, share, year(stall.row), cap,
+        )  # fmt: skip
+    if stall.duo:
+        return _(
+            "warning: ruleset %s: in simulation, %s %% of %s against %s 2v2 duels cannot end "
+            "(closed at the %s-turn cap with no winner)",
+            name, share, year(stall.row), year(stall.col), cap,
+        )  # fmt: skip
+    return _(
+        "warning: ruleset %s: in simulation, %s %% of %s against %s duels cannot end (closed "
+        "at the %s-turn cap with no winner)",
+        name, share, year(stall.row), year(stall.col), cap,
+    )  # fmt: skip
+
+
+def _N(message: str) -> str:  # noqa: N802 (gettext's name)
+    """:func:`forumbot.i18n.N_` under the name ``pybabel extract`` knows in this module."""
+    return message
+
+
 def ruleset_warnings(
-    names: Iterable[str], seed: int = 0, duo_names: Iterable[str] = ()
+    names: Iterable[str],
+    seed: int = 0,
+    duo_names: Iterable[str] = (),
+    language: str = SOURCE_LANGUAGE,
 ) -> list[str]:
     """One line per configured ruleset pairing whose simulated duels often cannot end
     (:func:`rules.balance.stall_warnings`: a quick simulation, at most a few hundred duels per
@@ -119,6 +171,9 @@ def ruleset_warnings(
     (:func:`rules.balance.duo.duo_stall_warnings`, the shipped 2v2 settings and
     environments): ``"warning: ruleset fatigue: in simulation, 40 % of 5th-year mirror 2v2
     duels cannot end (...)"``; a non-fatigue one is skipped (2v2 is fatigue only).
+
+    ``language``: the staff's (:func:`forumbot.i18n.staff_language`); French lines come from
+    the catalogue, English ones are the above.
     """
     lines = []
     for name in dict.fromkeys(names):
@@ -127,7 +182,7 @@ def ruleset_warnings(
         except (OSError, RuleError):
             continue
         for stall in stall_warnings(rs, random.Random(seed)):
-            lines.append(f"warning: ruleset {name}: {stall.message()}")
+            lines.append(_stall_line(name, stall, language))
     for name in dict.fromkeys(duo_names):
         try:
             rs = load_ruleset(name)
@@ -137,7 +192,7 @@ def ruleset_warnings(
         if not isinstance(rs, FatigueRuleset):
             continue
         for stall in duo_stall_warnings(rs, envs, settings, random.Random(seed)):
-            lines.append(f"warning: ruleset {name}: {stall.message()}")
+            lines.append(_stall_line(name, stall, language))
     return lines
 
 
@@ -151,13 +206,18 @@ def configured_duo_rulesets(config: Config) -> list[str]:
     return [reg.ruleset for reg in config.registrations if reg.kind == "2v2"]
 
 
-def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
+def dry_run(
+    config: Config, client: ForumClient | None = None, language: str = SOURCE_LANGUAGE
+) -> Iterator[str]:
     """Log in, poll, and yield printable lines: the drafts the bot would post, then what the
     club desks would have posted or sent (sign-up replies, owls), none of it sent.
 
     One session, the one ``run`` and ``doctor`` open (:mod:`forumbot.ops.session`: the
     configuration's password, one login): every part of the bot (referee, sign-up desks,
     notify) reads through the same read-only client.
+
+    ``language``: the staff's; the lines around the drafts are in it (the drafts themselves
+    are the players' French).
 
     Raises:
         ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login;
@@ -167,33 +227,42 @@ def dry_run(config: Config, client: ForumClient | None = None) -> Iterator[str]:
     real = client if client is not None else bot_client(config, keep_session=False)
     readonly = ReadOnlyClient(real)
     log_in(readonly)
-    yield f"logged in to {config.board_url} as {config.username}"
+    _ = translator(language)
+    yield _("logged in to %s as %s", config.board_url, config.username)
     storage = _memory_copy(config.database)
     # The seeds of the duels adopted here are reserved beside the real database, so `run`
     # publishes these very openings, with the same dice commitment (dice_reserve).
     reserve = DiceReserve(reserve_path(config.database), keep=True)
     bot = bootstrap(config, storage=storage, rng=reserve, client=readonly)
     for report in bot.poll():
-        yield (
-            f"forum {report.forum_id}: {counted(report.topics_listed, 'topic')}, "
-            f"{report.topics_read} read, {counted(report.new_posts, 'new post')}"
-        )
+        if language == SOURCE_LANGUAGE:
+            yield (
+                f"forum {report.forum_id}: {counted(report.topics_listed, 'topic')}, "
+                f"{report.topics_read} read, {counted(report.new_posts, 'new post')}"
+            )
+        else:
+            yield _(
+                "forum %s: topics listed %s, read %s, new posts %s",
+                report.forum_id, report.topics_listed, report.topics_read, report.new_posts,
+            )  # fmt: skip
     for duel in storage.duels():
         if duel["status"] in ("open", "running", "finished"):
-            yield f"duel topic {duel['topic_id']} ({duel['title']}): {duel['status']}"
+            status = duel["status"]
+            yield _("duel topic %s (%s): %s", duel["topic_id"], duel["title"], _(status))
     pending = storage.declarations(("draft", "approved", "held", "publishing"))
     if not pending:
-        yield "no declaration would be posted now"
+        yield _("no declaration would be posted now")
     for decl in pending:
         duel = storage.duel(decl["duel_id"])
-        yield f"--- would post in topic {duel['topic_id']} ({decl['kind']} {decl['turn']}) ---"
+        kind = decl["kind"]
+        yield _("--- would post in topic %s (%s %s) ---", duel["topic_id"], _(kind), decl["turn"])
         yield decl["text"]
     # what the sign-up desks and owls would have sent meanwhile (refused, printed here)
     seen: set[tuple[str, str]] = set()
-    for what, message in readonly.unsent:
+    for (what, message), (template, values) in zip(readonly.unsent, readonly.said, strict=True):
         if (what, message) in seen:
             continue
         seen.add((what, message))
-        yield f"--- would send: {what} (not sent) ---"
+        yield _("--- would send: %s (not sent) ---", _(template, *values))
         yield message
-    yield "dry run: nothing was posted"
+    yield _("dry run: nothing was posted")

@@ -20,6 +20,7 @@ import sqlite_utils
 from forumbot.config import Config, ConfigError, load_config
 from forumbot.errors import BoardNotFound, CaptchaRequired, ForumError, LoginFailed, ServerError
 from forumbot.forums.outages import challenge_reason
+from forumbot.i18n import C_, N_
 from forumbot.ops.backup import _ro_connect, integrity_errors
 from forumbot.ops.filesystem import PROC_MOUNTS, mount_of, network_filesystem_warning
 from forumbot.ops.session import bot_client, log_in
@@ -48,16 +49,42 @@ class Check:
         status: ``ok``; ``warn`` (works, but look at it); ``fail`` (the bot cannot run
             unattended as is); ``skip`` (not checked: offline, or an earlier check failed).
         detail: one English line for the operator.
+        message: ``detail``'s English template (``%s`` placeholders), marked for the staff's
+            catalogue (:mod:`forumbot.i18n`), or ``""`` when the detail is a library's text
+            only; args: the values filling it (an exception stands for a library's English
+            text, translated only when the catalogue knows it).
     """
 
     name: str
     status: CheckStatus
     detail: str
+    message: str = ""
+    args: tuple[object, ...] = ()
 
     @property
     def failed(self) -> bool:
         """True when the status is ``fail``."""
         return self.status == "fail"
+
+
+class Text(Exception):
+    """A library's English text put in a check's message (a validation problem): the staff's
+    language shows it only when the catalogue knows it (:func:`forumbot.i18n.translate_detail`)."""
+
+
+def _check(name: str, status: CheckStatus, message: str, *args: object) -> Check:
+    """A :class:`Check` whose English ``detail`` is ``message % args``."""
+    return Check(name, status, message % args if args else message, message, args)
+
+
+NAMES = (
+    C_("doctor", "config"), C_("doctor", "password"), C_("doctor", "board"),
+    C_("doctor", "login"), C_("doctor", "forum %s"), C_("doctor", "database"),
+    C_("doctor", "migrations"), C_("doctor", "filesystem"), C_("doctor", "clock"),
+    C_("doctor", "watch"), C_("doctor", "sharing"),
+    C_("doctor", "ok"), C_("doctor", "warn"), C_("doctor", "fail"), C_("doctor", "skip"),
+)  # fmt: skip
+"""The checks' names and statuses, translated by the CLI under ``msgctxt "doctor"``."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -68,17 +95,20 @@ class Check:
 def _config_checks(config: Config) -> list[Check]:
     problems = config_problems(config)  # the same checks as `check` and `run` (issue 13)
     if problems:
-        return [Check("config", "fail", "; ".join(problems))]
+        return [_check("config", "fail", "%s", Text("; ".join(problems)))]
     checks = [
-        Check(
+        _check(
             "config",
             "ok",
-            f"{config.platform} board {config.board_url}, ruleset {config.ruleset}, "
-            f"watching forums {[w.forum_id for w in config.watch]}",
+            N_("%s board %s, ruleset %s, watching forums %s"),
+            config.platform,
+            config.board_url,
+            config.ruleset,
+            [w.forum_id for w in config.watch],
         )
     ]
     if not config.watch:
-        checks.append(Check("watch", "warn", "no [[watch]] forum: the bot will read nothing"))
+        checks.append(_check("watch", "warn", N_("no [[watch]] forum: the bot will read nothing")))
     return checks
 
 
@@ -86,20 +116,22 @@ def _password_check(config: Config, environ: Mapping[str, str] | None) -> tuple[
     try:
         password = config.password(dict(environ) if environ is not None else None)
     except ConfigError as exc:
-        return Check("password", "fail", str(exc)), None
+        return _check("password", "fail", "%s", exc), None
     if config.password_file:
         mode = Path(config.password_file).stat().st_mode & 0o777
         if mode & 0o077:
             return (
-                Check(
+                _check(
                     "password",
                     "warn",
-                    f"{config.password_file} is readable by others (mode {mode:o}); chmod 600",
+                    N_("%s is readable by others (mode %s); chmod 600"),
+                    config.password_file,
+                    f"{mode:o}",
                 ),
                 password,
             )
-        return Check("password", "ok", f"read from {config.password_file}"), password
-    return Check("password", "ok", f"read from ${config.password_env}"), password
+        return _check("password", "ok", N_("read from %s"), config.password_file), password
+    return _check("password", "ok", N_("read from %s"), f"${config.password_env}"), password
 
 
 def _known_migrations() -> list[str]:
@@ -113,23 +145,24 @@ def _known_migrations() -> list[str]:
 def _filesystem_check(database: str, mounts: str | Path) -> Check:
     """``warn`` when the database's folder is on a network filesystem (WAL does not work)."""
     if database == ":memory:":
-        return Check("filesystem", "skip", "in-memory database")
+        return _check("filesystem", "skip", N_("in-memory database"))
     warning = network_filesystem_warning(database, mounts)
     if warning is not None:
-        return Check("filesystem", "warn", warning)
+        return _check("filesystem", "warn", "%s", Text(warning))
     mount = mount_of(Path(database).parent, mounts)
-    where = f"{mount.fstype} on {mount.point}" if mount is not None else "mount table unreadable"
-    return Check("filesystem", "ok", f"database folder on {where}")
+    if mount is None:
+        return _check("filesystem", "ok", N_("database folder on mount table unreadable"))
+    return _check("filesystem", "ok", N_("database folder on %s on %s"), mount.fstype, mount.point)
 
 
 def _database_checks(database: str) -> list[Check]:
     if database == ":memory:":
-        return [Check("database", "skip", "in-memory database (tests only)")]
+        return [_check("database", "skip", N_("in-memory database (tests only)"))]
     path = Path(database)
     if not path.exists():
         return [
-            Check("database", "warn", f"{path} does not exist yet; forumbot run creates it"),
-            Check("migrations", "skip", "no database yet"),
+            _check("database", "warn", N_("%s does not exist yet; forumbot run creates it"), path),
+            _check("migrations", "skip", N_("no database yet")),
         ]
     try:
         conn = _ro_connect(path)
@@ -141,59 +174,81 @@ def _database_checks(database: str) -> list[Check]:
             conn.close()
     except sqlite3.DatabaseError as exc:
         return [
-            Check("database", "fail", f"{path}: {exc}"),
-            Check("migrations", "skip", "database unreadable"),
+            _check("database", "fail", N_("%s: %s"), path, exc),
+            _check("migrations", "skip", N_("database unreadable")),
         ]
     checks = []
     if errors:
         checks.append(
-            Check(
-                "database", "fail", f"integrity_check: {'; '.join(errors[:5])} (restore a backup)"
+            _check(
+                "database",
+                "fail",
+                N_("integrity_check: %s (restore a backup)"),
+                Text("; ".join(errors[:5])),
             )
         )
     else:
         size_kib = path.stat().st_size // 1024
-        checks.append(Check("database", "ok", f"{path} ({size_kib} KiB): integrity_check ok"))
+        checks.append(
+            _check("database", "ok", N_("%s (%s KiB): integrity_check ok"), path, size_kib)
+        )
     known = _known_migrations()
     unknown = [name for name in applied if name not in known]
     pending = [name for name in known if name not in applied]
     if unknown:
         checks.append(
-            Check(
+            _check(
                 "migrations",
                 "fail",
-                f"database has migrations this forumbot does not know ({', '.join(unknown)}): "
-                "it was written by a newer version; upgrade, or restore a backup taken before",
+                N_(
+                    "database has migrations this forumbot does not know (%s): it was written "
+                    "by a newer version; upgrade, or restore a backup taken before"
+                ),
+                ", ".join(unknown),
             )
         )
     elif pending:
         checks.append(
-            Check(
+            _check(
                 "migrations",
                 "warn",
-                f"{len(pending)} pending ({', '.join(pending)}); applied at the next start",
+                N_("%s pending (%s); applied at the next start"),
+                len(pending),
+                ", ".join(pending),
             )
         )
     else:
-        checks.append(Check("migrations", "ok", f"{len(applied)} applied, none pending"))
+        checks.append(_check("migrations", "ok", N_("%s applied, none pending"), len(applied)))
     return checks
 
 
 def _clock_check(date_header: str | None, local: datetime, max_skew_s: float) -> Check:
     if not date_header:
-        return Check("clock", "warn", "the board sent no Date header; clock not compared")
+        return _check("clock", "warn", N_("the board sent no Date header; clock not compared"))
     try:
         board = parsedate_to_datetime(date_header)
     except (TypeError, ValueError):
-        return Check("clock", "warn", f"unreadable Date header {date_header!r}")
+        return _check("clock", "warn", N_("unreadable Date header %s"), repr(date_header))
     if board.tzinfo is None:
         board = board.replace(tzinfo=UTC)
     skew = (local - board).total_seconds()
-    where = "ahead of" if skew > 0 else "behind"
-    detail = f"local clock {abs(skew):.0f} s {where} the board (limit {max_skew_s:.0f} s)"
+    figures = (f"{abs(skew):.0f}", f"{max_skew_s:.0f}")
     if abs(skew) > max_skew_s:
-        return Check("clock", "fail", detail + "; fix NTP (timedatectl set-ntp true)")
-    return Check("clock", "ok", detail)
+        if skew > 0:
+            late = N_(
+                "local clock %s s ahead of the board (limit %s s); fix NTP (timedatectl "
+                "set-ntp true)"
+            )
+        else:
+            late = N_(
+                "local clock %s s behind the board (limit %s s); fix NTP (timedatectl set-ntp true)"
+            )
+        return _check("clock", "fail", late, *figures)
+    if skew > 0:
+        return _check(
+            "clock", "ok", N_("local clock %s s ahead of the board (limit %s s)"), *figures
+        )
+    return _check("clock", "ok", N_("local clock %s s behind the board (limit %s s)"), *figures)
 
 
 def _board_check(
@@ -214,27 +269,35 @@ def _board_check(
         ) as http:
             resp = http.get(url)
     except httpx.HTTPError as exc:
-        return Check("board", "fail", f"{url}: {type(exc).__name__}: {exc}"), None
+        return _check("board", "fail", N_("%s: %s: %s"), url, type(exc).__name__, exc), None
     elapsed = time.monotonic() - started
     date = resp.headers.get("date")
     outage = challenge_reason(resp)
     if outage is not None and resp.status_code < 500:  # a challenge in front of the board
-        return Check(
+        return _check(
             "board",
             "warn",
-            f"{url}: {outage}: a page in front of the board, not the board (forumbot run "
-            "waits for it to go away)",
+            N_(
+                "%s: %s: a page in front of the board, not the board (forumbot run waits for "
+                "it to go away)"
+            ),
+            url,
+            Text(outage),
         ), date
     if resp.status_code == 404:
-        return Check(
+        return _check(
             "board",
             "fail",
-            f"no board at this address: {url} answers HTTP 404 (is board.url the forum's base "
-            "URL?)",
+            N_(
+                "no board at this address: %s answers HTTP 404 (is board.url the forum's base URL?)"
+            ),
+            url,
         ), date
     if resp.status_code >= 400:  # 5xx: the board is down
-        return Check("board", "fail", f"{url}: HTTP {resp.status_code}"), date
-    return Check("board", "ok", f"{url}: HTTP {resp.status_code} in {elapsed:.1f} s"), date
+        return _check("board", "fail", N_("%s: HTTP %s"), url, resp.status_code), date
+    return _check(
+        "board", "ok", N_("%s: HTTP %s in %s s"), url, resp.status_code, f"{elapsed:.1f}"
+    ), date
 
 
 def _login_checks(
@@ -245,44 +308,53 @@ def _login_checks(
     try:  # the one client and login of run, check and doctor (ops.session)
         client = bot_client(config, password=password, transport=transport, keep_session=False)
     except (ImportError, ValueError) as exc:
-        return [Check("login", "fail", f"no forum client for {config.platform!r}: {exc}")]
+        return [
+            _check("login", "fail", N_("no forum client for %s: %s"), repr(config.platform), exc)
+        ]
     checks: list[Check] = []
     try:
         try:
             log_in(client)
         except CaptchaRequired as exc:
             return [
-                Check(
+                _check(
                     "login",
                     "fail",
-                    f"the board asks for a CAPTCHA ({exc}); log in once in a browser, "
-                    "then retry (the bot never sends the password again)",
+                    N_(
+                        "the board asks for a CAPTCHA (%s); log in once in a browser, then "
+                        "retry (the bot never sends the password again)"
+                    ),
+                    exc,
                 )
             ]
         except LoginFailed as exc:
-            return [Check("login", "fail", f"refused ({exc.kind}): {exc.reason}")]
+            return [_check("login", "fail", N_("refused (%s): %s"), exc.kind, Text(exc.reason))]
         except BoardNotFound as exc:
-            return [Check("login", "fail", f"{exc}; fix board.url")]
+            return [_check("login", "fail", N_("%s; fix board.url"), exc)]
         except ServerError as exc:
             return [
-                Check(
+                _check(
                     "login",
                     "fail",
-                    f"board unavailable ({type(exc).__name__}: {exc}): an outage, not a refused "
-                    "password; forumbot run waits for it",
+                    N_(
+                        "board unavailable (%s: %s): an outage, not a refused password; "
+                        "forumbot run waits for it"
+                    ),
+                    type(exc).__name__,
+                    exc,
                 )
             ]
         except ForumError as exc:
-            return [Check("login", "fail", f"{type(exc).__name__}: {exc}")]
-        checks.append(Check("login", "ok", f"logged in as {config.username}"))
+            return [_check("login", "fail", N_("%s: %s"), type(exc).__name__, exc)]
+        checks.append(_check("login", "ok", N_("logged in as %s"), config.username))
         for watched in config.watch:
             name = f"forum {watched.forum_id}"
             try:
                 topics = client.list_topics(watched.forum_id)
             except ForumError as exc:
-                checks.append(Check(name, "fail", f"{type(exc).__name__}: {exc}"))
+                checks.append(_check(name, "fail", N_("%s: %s"), type(exc).__name__, exc))
             else:
-                checks.append(Check(name, "ok", f"readable, {len(topics)} topics listed"))
+                checks.append(_check(name, "ok", N_("readable, %s topics listed"), len(topics)))
     finally:
         close = getattr(client, "close", None)
         if callable(close):
@@ -323,23 +395,23 @@ def doctor(
         try:
             config = load_config(config)
         except ConfigError as exc:
-            return [Check("config", "fail", str(exc))]
+            return [_check("config", "fail", "%s", exc)]
     checks = _config_checks(config)
     password_check, password = _password_check(config, environ)
     checks.append(password_check)
     checks.extend(_database_checks(config.database))
     checks.append(_filesystem_check(config.database, mounts))
     if offline:
-        checks.extend(Check(name, "skip", "offline") for name in ("board", "clock", "login"))
+        checks.extend(_check(n, "skip", N_("offline")) for n in ("board", "clock", "login"))
         return checks
     board, date_header = _board_check(config, transport, timeout_s)
     checks.append(board)
     if board.failed:
-        checks.extend(Check(name, "skip", "board unreachable") for name in ("clock", "login"))
+        checks.extend(_check(n, "skip", N_("board unreachable")) for n in ("clock", "login"))
         return checks
     checks.append(_clock_check(date_header, clock(), max_clock_skew_s))
     if password is None:
-        checks.append(Check("login", "skip", "no password"))
+        checks.append(_check("login", "skip", N_("no password")))
     else:
         checks.extend(_login_checks(config, password, transport))
     return checks
@@ -348,4 +420,3 @@ def doctor(
 # ---------------------------------------------------------------------------------------
 # backup / restore
 # ---------------------------------------------------------------------------------------
-

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from forumbot.ops.boards_dir import read_boards, sharing_conflicts
-from forumbot.ops.doctor import Check, doctor
+from forumbot.ops.doctor import Check, Text, _check, doctor
 
 
 @dataclass(frozen=True)
@@ -54,10 +54,10 @@ def doctor_all(
     reports = []
     for club in files:
         if club.config is None:
-            checks = [Check("config", "fail", club.error or "invalid")]
+            checks = [_check("config", "fail", "%s", Text(club.error or "invalid"))]
         else:
             checks = doctor(club.config, offline=offline, environ=environ, **doctor_options)
             if club.name in conflicts:
-                checks.insert(0, Check("sharing", "fail", conflicts[club.name]))
+                checks.insert(0, _check("sharing", "fail", "%s", Text(conflicts[club.name])))
         reports.append(ClubReport(club.name, club.path, checks))
     return reports

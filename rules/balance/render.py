@@ -13,6 +13,33 @@ from html import escape
 
 from rules.balance.simulate import MEANINGLESS_CAPPED, Cell, Table, compare
 
+Say = Callable[..., str]
+"""``say(message, *values)``: a caption's English ``%``-template (``%s``, ``%%``) filled with
+``values``, in the reader's language (the CLI passes its catalogue's; default English)."""
+
+
+def N_(message: str) -> str:  # noqa: N802 (gettext's name: marks a caption for the catalogue)
+    """``message`` itself: marks an English caption for the staff's catalogue
+    (``pybabel extract``, babel.cfg), which the CLI's ``say`` translates."""
+    return message
+
+
+def english(message: str, *values: object) -> str:
+    """The default ``say``: ``message % values`` (``%%`` is one « % » even without values)."""
+    return message % values
+
+
+MEANING_TEMPLATES = {
+    "capped": N_(
+        "this table means little: %s %% of its duels were closed at the turn cap (no "
+        "winner); the spellbook's duels stall"
+    ),
+    "no_winner": N_("this table means nothing: no duel had a winner"),
+    "empty": N_("this table means nothing: no duel was played"),
+}
+"""The captions of :meth:`rules.balance.simulate.Table.meaningless`, as ``say`` templates
+(``capped``: the share of capped duels, ``"%.0f"``)."""
+
 MEANING = {
     "capped": "this table means little: {capped:.0f} % of its duels were closed at the turn cap "
     "(no winner); the spellbook's duels stall",
@@ -21,35 +48,52 @@ MEANING = {
 }
 """English captions of :meth:`rules.balance.simulate.Table.meaningless` (the CLI's)."""
 
-MIRROR_NOTE = (
+MIRROR_NOTE = N_(
     "mirror cells (row = column): the two sides are alike and the row side is the one listed "
-    "first, so a mirror cell reads about 50 % less half its draws and capped duels; cells "
-    "(r, c) and (c, r) add up to 100 % less their draws and capped duels"
+    "first, so a mirror cell reads about 50 %% less half its draws and capped duels; cells "
+    "(r, c) and (c, r) add up to 100 %% less their draws and capped duels"
 )
-"""The CLI's note under a table whose rows and columns are the same sides."""
+"""The CLI's note under a table whose rows and columns are the same sides (a ``say``
+template: ``%%`` is one « % »)."""
+
+KINDS = {
+    "years": N_("years"),
+    "magic_types": N_("magic_types"),
+    "duo years": N_("duo years"),
+}
+"""The tables' kinds (:attr:`Table.kind`) as captions (``say`` templates)."""
 
 
-def _rate_cell(table: Table, r: str, c: str) -> str:
+def _rate_cell(table: Table, r: str, c: str, say: Say = english) -> str:
     cell = table.cells[(r, c)]
     if cell.capped_share >= MEANINGLESS_CAPPED:
-        return "capped"
+        return say(N_("capped"))
     lo, hi = cell.interval
     return f"{100 * cell.win_rate:.0f} ({100 * lo:.0f}-{100 * hi:.0f})"
 
 
-def text_table(table: Table, other: Table | None = None) -> str:
+def text_table(table: Table, other: Table | None = None, say: Say = english) -> str:
     """Row side's win rate (%) against each column side with its 95 % Wilson interval
     (``62 (54-70)``; ``capped`` for a cell whose duels mostly hit the turn cap), then the
     draws and capped duels of each cell (%), the summary (duels, mean and median length,
     draws, capped), the mirror-cell note, and a caption when the table means little
     (:meth:`Table.meaningless`). With ``other``: its rate and the difference in percentage
-    points (``other - table``) in each cell."""
+    points (``other - table``) in each cell.
+
+    ``say``: how the captions are written (:data:`Say`; default English); the rows' and
+    columns' names (years, magic types) and the figures are not translated."""
     width = max(6, *(len(c) + 1 for c in table.cols)) + (8 if other else 0)  # a space between
     if other is None:
         width = max(width, 14)
     head = f"{'':>10}" + "".join(f"{c:>{width}}" for c in table.cols)
-    what = "win rate of the row side (%)" + ("" if other else ", 95 % interval")
-    lines = [f"{table.ruleset} — {what}, {table.kind}", head]
+    kind = say(KINDS[table.kind]) if table.kind in KINDS else table.kind
+    if other is None:
+        title = say(
+            N_("%s — win rate of the row side (%%), 95 %% interval, %s"), table.ruleset, kind
+        )
+    else:
+        title = say(N_("%s — win rate of the row side (%%), %s"), table.ruleset, kind)
+    lines = [title, head]
     diff = compare(table, other) if other else {}
     for r in table.rows:
         row = f"{r:>10}"
@@ -57,12 +101,12 @@ def text_table(table: Table, other: Table | None = None) -> str:
             if other is not None:
                 cell = f"{100 * other.cells[(r, c)].win_rate:.0f} ({diff[(r, c)]:+.0f})"
             else:
-                cell = _rate_cell(table, r, c)
+                cell = _rate_cell(table, r, c, say)
             row += f"{cell:>{width}}"
         lines.append(row)
     if other is None and any(c.draws or c.capped for c in table.cells.values()):
         small = max(6, *(len(c) + 1 for c in table.cols))
-        lines.append(f"{table.ruleset} — draws / capped at the turn cap (%), per cell")
+        lines.append(say(N_("%s — draws / capped at the turn cap (%%), per cell"), table.ruleset))
         lines.append(f"{'':>10}" + "".join(f"{c:>{small}}" for c in table.cols))
         for r in table.rows:
             row = f"{r:>10}"
@@ -71,18 +115,31 @@ def text_table(table: Table, other: Table | None = None) -> str:
                 shares = f"{100 * found.draw_share:.0f}/{100 * found.capped_share:.0f}"
                 row += f"{shares:>{small}}"
             lines.append(row)
-    for name, t in (("", table),) + ((("compared: ", other),) if other else ()):
+    for compared, t in ((False, table),) + (((True, other),) if other else ()):
         per = t.duels // max(1, len(t.cells))
-        lines.append(
-            f"{name}{t.ruleset}: {t.duels} duels ({per} per cell), mean length "
-            f"{t.mean_turns:.1f} turns, median {t.median_turns:.0f}, draws "
-            f"{100 * t.draw_share:.1f} %, closed by the referee {100 * t.capped_share:.1f} %"
-        )
+        figures = (
+            t.ruleset, t.duels, per, f"{t.mean_turns:.1f}", f"{t.median_turns:.0f}",
+            f"{100 * t.draw_share:.1f}", f"{100 * t.capped_share:.1f}",
+        )  # fmt: skip
+        if compared:
+            summary = N_(
+                "compared: %s: %s duels (%s per cell), mean length %s turns, median %s, draws "
+                "%s %%, closed by the referee %s %%"
+            )
+        else:
+            summary = N_(
+                "%s: %s duels (%s per cell), mean length %s turns, median %s, draws %s %%, "
+                "closed by the referee %s %%"
+            )
+        lines.append(say(summary, *figures))
         why = t.meaningless()
         if why is not None:
-            lines.append("WARNING: " + MEANING[why].format(capped=100 * t.capped_share))
+            template = MEANING_TEMPLATES[why]
+            share = (f"{100 * t.capped_share:.0f}",) if "%s" in template else ()
+            shown = say(template, *share)
+            lines.append(say(N_("WARNING: %s"), shown))
     if set(table.rows) & set(table.cols):
-        lines.append(MIRROR_NOTE)
+        lines.append(say(MIRROR_NOTE))
     return "\n".join(lines) + "\n"
 
 

@@ -119,3 +119,205 @@ def test_a_missing_file_is_reported_in_english(tmp_path: Path) -> None:
     assert result.output == (
         f"Error: cannot read configuration {missing}: No such file or directory\n"
     )
+
+
+# ---------------------------------------------------------------------------------------
+# doctor, check, notify list and simulate (issue 25: what was still English on a French board)
+# ---------------------------------------------------------------------------------------
+
+NOTICES = (
+    ("draft_waiting", "declaration:4", "pending"),
+    ("violation_waiting", "violation:2", "sent"),
+    ("task_opened", "referee_task:7", "dropped"),
+)
+
+
+def _one_language(output: str, language: str, *paths: Path) -> None:
+    """No sentence of the other language in ``output`` (the module's word lists)."""
+    words = _words(_Output(output), *paths)
+    if language == "fr":
+        assert not words & ENGLISH_WORDS, (output, words & ENGLISH_WORDS)
+        assert words & FRENCH_WORDS, output
+    else:
+        assert not words & FRENCH_WORDS, (output, words & FRENCH_WORDS)
+
+
+class _Output:
+    """A piece of a command's output, read by :func:`_words` as a result."""
+
+    def __init__(self, output: str) -> None:
+        self.output = output
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_doctor_speaks_the_board_language(tmp_path: Path, language: str) -> None:
+    cfg = _config(tmp_path, language)
+    result = CliRunner().invoke(main, ["doctor", "--offline", "-c", str(cfg)], env={})
+    assert result.exit_code == 1, result.output  # no password: a failed check
+    lines = result.output.splitlines()
+    assert len(lines) >= 8, result.output
+    _one_language(result.output, language, cfg, cfg.parent)
+    if language == "fr":
+        assert "[  omis] horloge\u00a0: hors ligne" in lines
+        assert any(
+            line.startswith("[ échec] mot de passe\u00a0: aucun mot de passe") for line in lines
+        )
+    else:  # the English lines as before
+        assert "[skip] clock: offline" in lines
+        assert any(line.startswith("[fail] password: no password: set") for line in lines)
+
+
+def test_a_doctor_line_whose_library_text_is_unknown_stays_english(tmp_path: Path) -> None:
+    """A check whose detail is a library's text the catalogue does not hold is printed whole
+    in English on a French board, never half and half."""
+    cfg = _config(tmp_path, "fr")
+    (tmp_path / "fr" / "bot.db").write_bytes(b"not a database at all" * 100)
+    result = CliRunner().invoke(main, ["doctor", "--offline", "-c", str(cfg)], env={})
+    (line,) = [ln for ln in result.output.splitlines() if "bot.db" in ln]
+    assert line.startswith("[fail] database: ") and "file is not a database" in line
+
+
+def _notices(cfg: Path) -> None:
+    from forumbot.config import load_config
+    from forumbot.storage import open_storage
+
+    storage = open_storage(load_config(cfg).database)
+    try:
+        for i, (kind, target, status) in enumerate(NOTICES, 1):
+            storage.db.execute(
+                "insert into notices (idempotency_key, event_key, kind, target, recipient, "
+                "channel, facts_json, status, attempts, created_at) values (?, ?, ?, ?, ?, "
+                "'owl', '{}', ?, 0, '2026-12-02T05:00:00+00:00')",
+                [f"k{i}", f"e{i}", kind, target, "Arbitre", status],
+            )
+        storage.db.conn.commit()
+    finally:
+        storage.close()
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_notify_list_speaks_the_board_language(tmp_path: Path, language: str) -> None:
+    cfg = _config(tmp_path, language)
+    _notices(cfg)
+    result = CliRunner().invoke(main, ["notify", "list", "-c", str(cfg)])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("\t") for line in result.output.splitlines()]
+    assert [row[0] for row in rows] == ["1", "2", "3"]
+    if language == "fr":
+        assert rows[0][1:2] + rows[0][4:6] == ["en attente", "brouillon à relire", "déclaration 4"]
+        assert rows[1][5] == "infraction 2" and rows[2][1] == "abandonné"
+        _one_language(result.output, "fr")
+    else:  # the outbox's own keys, as before
+        assert rows[0][1:2] + rows[0][4:6] == ["pending", "draft_waiting", "declaration:4"]
+        assert not _words(result) & FRENCH_WORDS
+    person = CliRunner().invoke(main, ["users", "notify", "Rita", "-c", str(cfg)])
+    assert person.exit_code == 0, person.output
+    if language == "fr":
+        assert person.output.startswith("Rita\tcanaux=owl,apprise\theures calmes=- (")
+    else:
+        assert person.output.startswith("Rita\tchannels=owl,apprise\tquiet=- (")
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_simulate_captions_speak_the_board_language(tmp_path: Path, language: str) -> None:
+    cfg = _config(tmp_path, language)
+    args = ["simulate", "--duels", "60", "--seed", "3", "-c", str(cfg)]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    _one_language(result.output, language, cfg)
+    first = result.output.splitlines()[0]
+    if language == "fr":
+        assert first == "classic — victoires du camp de la ligne (%), intervalle à 95 %, années"
+        assert "clos par l'arbitre" in result.output and "cases miroirs" in result.output
+        assert re.search(r"durée moyenne \d+,\d tours, médiane \d+, nuls \d+,\d %", result.output)
+    else:
+        assert first == "classic — win rate of the row side (%), 95 % interval, years"
+        assert re.search(r"mean length \d+\.\d turns, median \d+, draws \d+\.\d %", result.output)
+    greedy = CliRunner().invoke(main, [*args, "--policy", "greedy"])
+    _one_language(greedy.output, language, cfg)
+    fatigue = CliRunner().invoke(
+        main, ["simulate", "--ruleset", "fatigue", "--magic-types", "--duels", "40", "-c", str(cfg)]
+    )
+    assert fatigue.exit_code == 0, fatigue.output
+    _one_language(fatigue.output, language, cfg)
+
+
+def test_without_a_configuration_simulate_is_english(tmp_path: Path) -> None:
+    """``simulate`` reads ``board.language`` of ``-c`` when there is one; none: English."""
+    nowhere = tmp_path / "none.toml"
+    result = CliRunner().invoke(main, ["simulate", "--duels", "60", "-c", str(nowhere)])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("classic — win rate of the row side")
+
+
+def test_ruleset_warnings_in_french() -> None:
+    from forumbot.ops.check import ruleset_warnings
+
+    stalling = Path(__file__).resolve().parents[1] / "fixtures" / "fatigue_seed_tests.toml"
+    english = ruleset_warnings([str(stalling)])
+    french = ruleset_warnings([str(stalling)], language="fr")
+    assert english and len(french) == len(english)
+    assert all(line.startswith(f"warning: ruleset {stalling}: in simulation") for line in english)
+    assert any(
+        line.startswith(f"avertissement (règles {stalling})\u00a0: en simulation, 100 % des duels")
+        and "élèves de 5e année" in line
+        for line in french
+    ), french
+    for line in french:
+        _one_language(line, "fr", stalling)
+
+
+@pytest.fixture()
+def sandbox_board():  # type: ignore[no-untyped-def]
+    from forumbot.sandbox import SandboxBoard
+
+    board = SandboxBoard(flood_interval_s=0)
+    board.add_user("Hibou", "pw-hibou", ignore_flood=True)
+    for name in ("Arbitre", "Aurora Vexley", "Cassius Thorne"):
+        board.add_user(name, "pw")
+    url = board.start()
+    topic = board.create_topic(
+        3, "Arbitre", "Duel : Aurora contre Cassius",
+        "Aurora Vexley (3e année) contre Cassius Thorne (4e année).",
+    )  # fmt: skip
+    yield url, topic
+    board.stop()
+
+
+def _staff_lines(output: str) -> str:
+    """``check``'s own lines: the drafts under each « --- » header are the players' French."""
+    kept, in_draft = [], False
+    for line in output.splitlines():
+        if line.startswith("---"):
+            kept.append(line)
+            in_draft = True
+        elif not in_draft or line.startswith(("dry run:", "essai à blanc")):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_check_speaks_the_board_language(
+    tmp_path: Path,
+    sandbox_board: tuple[str, int],
+    monkeypatch: pytest.MonkeyPatch,
+    language: str,
+) -> None:
+    url, topic = sandbox_board
+    cfg = tmp_path / "forumbot.toml"
+    assert CliRunner().invoke(main, ["init", str(cfg)]).exit_code == 0
+    text = cfg.read_text().replace('url = "http://127.0.0.1:8080"', f'url = "{url}"')
+    text = re.sub(r"(?m)^language = .*\n", "", text)
+    cfg.write_text(text.replace("[board]\n", f'[board]\nlanguage = "{language}"\n', 1))
+    monkeypatch.setenv("FORUMBOT_PASSWORD", "pw-hibou")
+    result = CliRunner().invoke(main, ["check", "-c", str(cfg)])
+    assert result.exit_code == 0, result.output
+    own = _staff_lines(result.output)
+    _one_language(own, language, cfg, cfg.parent)
+    if language == "fr":
+        assert f"--- serait publié dans le sujet {topic} (ouverture 0) ---" in own
+        assert own.endswith("essai à blanc\u00a0: rien n'a été publié")
+        assert f"connecté à {url} avec le compte Hibou" in own
+    else:
+        assert f"--- would post in topic {topic} (opening 0) ---" in own
+        assert own.endswith("dry run: nothing was posted")

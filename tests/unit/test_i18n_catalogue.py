@@ -13,6 +13,7 @@ from babel.messages.pofile import read_po
 
 from forumbot.i18n import (
     catalogue,
+    figures,
     po_path,
     staff_language,
     translate,
@@ -40,7 +41,10 @@ def _extracted() -> set[tuple[str | None, str]]:
     method_map, options_map = parse_mapping_cfg(io.StringIO(cfg))
     found = set()
     for _file, _line, message, _comments, context in extract_from_dir(
-        str(ROOT), method_map, options_map, keywords=keywords  # type: ignore[arg-type]
+        str(ROOT),
+        method_map,
+        options_map,
+        keywords=keywords,  # type: ignore[arg-type]
     ):
         found.add((context, message if isinstance(message, str) else message[0]))
     return found
@@ -101,3 +105,9 @@ def test_the_language_from_board_language() -> None:
     assert pick_language(None, None, "en") == "en"
     assert pick_language("fr", None, "en") == "fr"
     assert pick_language(None, "en", "fr") == "en"
+
+
+def test_decimal_figures_take_the_comma_in_french() -> None:
+    values = ("10.6", "-0.5", "http://127.0.0.1:9", "v1.2.3", 3, "0")
+    assert figures("fr", values) == ("10,6", "-0,5", "http://127.0.0.1:9", "v1.2.3", 3, "0")
+    assert figures("en", values) == values
