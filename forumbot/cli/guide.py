@@ -21,13 +21,20 @@ def guide(config_path: str, name: str | None, topic_id: int | None) -> None:
     """Render the ruleset as a French BBCode post for players: allowed spells (effects,
     levels, years), bets, the post format with an example, deadlines. Without --post it is
     printed; with --post TOPIC it is posted there exactly once (marker, club posts' path:
-    running it again posts nothing new)."""
+    running it again posts nothing new). With --ruleset and no configuration file, the guide
+    is printed in French for a phpBB board (the defaults)."""
+    from pathlib import Path
+
     from forumbot.publish.guide import GuideError, render_guide
 
-    config = load(config_path)
-    wanted = name or config.ruleset
+    standalone = name is not None and topic_id is None and not Path(config_path).exists()
+    config = None if standalone else load(config_path)
+    wanted = name or (config.ruleset if config else "")
     try:
-        text = render_guide(wanted, config.language, config.platform)
+        if config is None:
+            text = render_guide(wanted)
+        else:
+            text = render_guide(wanted, config.language, config.platform)
     except (GuideError, FileNotFoundError, ValueError) as exc:
         raise error("guide of %s: %s", repr(wanted), exc) from exc
     if topic_id is None:

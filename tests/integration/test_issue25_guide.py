@@ -85,3 +85,18 @@ def test_guide_shows_the_reuse_ban_cast_limits_and_the_clubs_house_rules(tmp_pat
     assert "[*][b]Relance libre[/b]. Un sort peut être relancé" in guide
     assert "Un duelliste ne peut le lancer que 2 fois par duel" in guide
     assert not bbcode_problems(typeset) and not french_problems(typeset)
+
+
+def test_guide_of_a_named_ruleset_needs_no_configuration(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Reader after issue 25, C47: the README shows ``-c`` as optional; with ``--ruleset`` and
+    no forumbot.toml the guide is printed with the defaults (French, phpBB), and without a
+    ruleset the missing configuration is still the error."""
+    from click.testing import CliRunner
+
+    from forumbot.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["guide", "--ruleset", "fatigue"])
+    assert result.exit_code == 0, result.output
+    assert result.output == render_guide("fatigue")
+    assert CliRunner().invoke(main, ["guide"]).exit_code == 78  # no file, no ruleset named
