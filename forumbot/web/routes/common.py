@@ -30,7 +30,7 @@ from forumbot.web.users import (
     User,
     can_see_duel,
 )
-from forumbot.web.words import Words
+from forumbot.web.page_words import PageWords, guide_spell_text
 
 SESSION_COOKIE = "forumbot_session"
 LANG_COOKIE = "lang"
@@ -148,7 +148,7 @@ def render(
     page = deps.env.get_template(template).render(
         {
             "_": _,
-            "w": Words(language, deps.timezone, _),
+            "w": PageWords(language, deps.timezone, _, guide_spell_text),
             "lang": language,
             "other_lang": other,
             "other_lang_url": f"{site_path(request.url.path)}?{urlencode(query)}",
