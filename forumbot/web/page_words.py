@@ -29,7 +29,7 @@ from typing import Any
 
 from forumbot.publish.labels import year_label
 from forumbot.publish.typography import MINUS, NBSP
-from forumbot.web.words import Words, detail_fr, rule_name
+from forumbot.web.words import Words, detail_fr
 
 EFFECTS_FR: dict[str, str] = {
     "damage_over_time": "perte de PV par tour",
@@ -190,7 +190,8 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
         what = {"damage_percent": f"{amount:+d} % de dégâts", "damage_flat": f"{amount:+d} PV",
                 "damage_taken_flat": f"{amount:+d} PV reçus",
                 "duration_bonus": f"{amount:+d} tour(s) d'effet",
-                "heal_flat": f"{amount:+d} PV soignés"}.get(kind, EFFECTS_FR.get(kind, kind))  # fmt: skip
+                "heal_flat": f"{amount:+d} PV soignés"}.get(kind)  # fmt: skip
+        what = what or EFFECTS_FR.get(kind, kind)
         family = "tous les sorts" if m[4] == "*" else f"les sorts de la famille « {m[4]} »"
         return f"magie {m[1]}{NBSP}: {what} sur {family} ({m[5]} en fait partie)"
     if (m := _LANDS.match(d)) or (m := _HITS.match(d)):
@@ -205,7 +206,8 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
     if (m := _EXPIRED.match(d)) is not None:
         return f"effet « {EFFECTS_FR.get(m[1], m[1])} » de {m[2]} terminé, son dernier tour joué"
     if (m := _RELAUNCH.match(d)) is not None:
-        return f"pas de défense {_de(m[1])} à temps{NBSP}: le sort {_de(m[2])} est résolu sans défense"
+        return (f"pas de défense {_de(m[1])} à temps{NBSP}: le sort {_de(m[2])} est résolu "
+                "sans défense")  # fmt: skip
     if (m := _REUSED.match(d)) is not None:
         post = f"message {m[1]}{NBSP}: " if m[1] else ""
         cost = f"{NBSP}; {MINUS}{m[5][1:]} PV" if m[5] else ""
@@ -324,13 +326,16 @@ class PageWords(Words):
         defense = a.get("effective_defense")
         if self.french:
             result = "touche" if a.get("landed") else "dévié"
+            damage = self.num(a.get("damage"))
             return (f"{head}{NBSP}: attaque {self.num(attack)} contre défense "
-                    f"{self.num(defense)}, {result}, {self.num(a.get('damage'))} {unit}").rstrip()  # fmt: skip
+                    f"{self.num(defense)}, {result}, {damage} {unit}").rstrip()  # fmt: skip
         result = "lands" if a.get("landed") else "deflected"
-        return f"{head}: attack {attack} vs defense {defense}, {result}, {a.get('damage')} {unit}".rstrip()
+        text = f"{head}: attack {attack} vs defense {defense}, {result}, {a.get('damage')} {unit}"
+        return text.rstrip()
 
     def _fatigue_attack(self, a: dict[str, Any], unit: str) -> str:
-        spell, caster, target = str(a.get("spell") or ""), str(a.get("attacker")), str(a.get("defender"))
+        spell = str(a.get("spell") or "")
+        caster, target = str(a.get("attacker")), str(a.get("defender"))
         if not self.french:
             state = "void" if a.get("void_reason") else ("lands" if a.get("landed") else "misses")
             return f"{spell} by {caster} on {target}: {state}, {a.get('damage')} {unit}".rstrip()

@@ -25,12 +25,12 @@ from forumbot.web import auth, csrf
 from forumbot.web.balance import BalanceCache
 from forumbot.web.forum_account import MemberLookup
 from forumbot.web.i18n import LANGUAGES, pick_language, translator
+from forumbot.web.page_words import PageWords, guide_spell_text
 from forumbot.web.sessions import DEFAULT_IDLE_S
 from forumbot.web.users import (
     User,
     can_see_duel,
 )
-from forumbot.web.page_words import PageWords, guide_spell_text
 
 SESSION_COOKIE = "forumbot_session"
 LANG_COOKIE = "lang"
