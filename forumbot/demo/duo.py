@@ -564,9 +564,14 @@ def _summary(
         for r in storage.db["violations"].rows_where("duel_id = ?", [duel_id], order_by="id")
     ]
     draw = state.duel.draw
+    # the turn players last read (« tour 10 »), not the count of complete turns (W20)
+    read = storage.db.execute(
+        "select max(turn) from declarations where duel_id = ? and status = 'published' "
+        "and kind != 'opening'", [duel_id],
+    ).fetchone()[0]  # fmt: skip
     outcome = "match nul" if draw else f"vainqueurs : {' et '.join(state.winners)}"
     echo(
-        f"=== {outcome} ({state.duel.turn} tours, {len(published)} déclarations, "
+        f"=== {outcome} ({max(state.duel.turn, read or 0)} tours, {len(published)} déclarations, "
         f"{duplicates} doublon(s), {len(owls)} hiboux de zone, {twice} en double) ==="
     )
     if violations:
