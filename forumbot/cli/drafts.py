@@ -372,9 +372,8 @@ def duels_list(config_path: str, show_all: bool) -> None:
         state = json.loads(duel["state_json"] or "{}")
         inner = state.get("duel") if isinstance(state.get("duel"), dict) else state
         people = ", ".join(f"{d['name']} {d['points']}" for d in inner.get("duellists", []))
-        click.echo(
-            f"duel {duel['id']}: topic {duel['topic_id']} {duel_progress(duel, turn_read(storage, duel))}: {people}"
-        )
+        progress = duel_progress(duel, turn_read(storage, duel))
+        click.echo(f"duel {duel['id']}: topic {duel['topic_id']} {progress}: {people}")
 
 
 @duels.command("adopt")

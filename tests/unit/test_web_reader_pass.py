@@ -149,14 +149,16 @@ def test_fatigue_attack_line_has_no_dice_but_the_damage_parts() -> None:
         (
             {
                 "rule": "fatigue.damage",
-                "detail": "Feudeymon: 74 +0 +0 (caster) +0 (target) -6 (ward) = 68 PV (never below 0)",
+                "detail": "Feudeymon: 74 +0 +0 (caster) +0 (target) -6 (ward) = 68 PV "
+                "(never below 0)",
             },
             "Feudeymon\u00a0: 74 \u2212 6 (protection) = 68 PV",
         ),
         (
             {
                 "rule": "fatigue.damage",
-                "detail": "Reducto: 19 +0 +0 (caster) +0 (target) -22 (ward) = 0 PV (never below 0)",
+                "detail": "Reducto: 19 +0 +0 (caster) +0 (target) -22 (ward) = 0 PV "
+                "(never below 0)",
             },
             "Reducto\u00a0: 19 \u2212 22 (protection) = 0 PV (jamais moins de 0)",
         ),
