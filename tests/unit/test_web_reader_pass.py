@@ -102,7 +102,8 @@ def test_fatigue_attack_line_has_no_dice_but_the_damage_parts() -> None:
                 "damage": 41, "attack_value": 41, "void_reason": None,
                 "attack_modifiers": [{"amount": 4, "source": "magic:brutale"}],
                 "defense_modifiers": [{"amount": -4, "source": "Impervius"}],
-                "effects_applied": [{"type": "no_attack", "duration": 1, "applies": "target"}]}  # fmt: skip
+                "effects_applied": [{"type": "no_attack", "duration": 1,
+                                     "applies": "target"}]}  # fmt: skip
     line = w.attack(stupefix, "fatigue", "PV")
     assert "attaque" not in line and "défense" not in line
     assert line.startswith("Stupéfix d'Aurora Vexley touche Cassius Thorne\u00a0: 41 PV")
@@ -190,7 +191,8 @@ def test_fatigue_attack_line_has_no_dice_but_the_damage_parts() -> None:
         (
             {
                 "rule": "fatigue.reused_spell",
-                "detail": "Blaise Corvin was already affected or targeted by Aurora Vexley's Impervius",
+                "detail": "Blaise Corvin was already affected or targeted by Aurora Vexley's "
+                "Impervius",
             },
             "Impervius d'Aurora Vexley a déjà touché ou visé Blaise Corvin",
         ),
