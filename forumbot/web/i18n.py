@@ -370,6 +370,32 @@ ENGLISH: dict[str, str] = {
     "Réservé aux administrateurs.": "Admins only.",
     "Retour": "Back",
     "Langue": "Language",
+    # second French reader pass (h-fixweb): balance figures once, the mirror caption's claims
+    "%s duels · durée moyenne : %s tours · durée médiane : %s tours · nuls : %s %% · "
+    "clos au plafond de tours : %s %%": (
+        "%s duels · mean length: %s turns · median length: %s turns · draws: %s %% · "
+        "closed at the turn cap: %s %%"
+    ),
+    "Si l'ordre des duellistes ne comptait pas, chaque case de la diagonale (même année, "
+    "même magie) vaudrait en moyenne 50 %% moins la moitié de ses nuls et duels clos, et "
+    "deux cases symétriques (ligne, colonne) et (colonne, ligne) feraient ensemble en "
+    "moyenne 100 %% moins leurs nuls et duels clos. Avec %s duels par case, le hasard "
+    "seul écarte une case de sa valeur attendue de %s points au plus, 19 fois sur 20 (et "
+    "une paire de %s points).": (
+        "If the duellists' order did not matter, each diagonal square (same year, same magic "
+        "type) would read on average 50 %% less half its draws and closed duels, and two "
+        "symmetric squares (row, column) and (column, row) would add up on average to 100 %% "
+        "less their draws and closed duels. With %s duels a square, chance alone moves a "
+        "square from its expected value by at most %s points 19 times in 20 (a pair by %s)."
+    ),
+    "Dans ce tableau, la diagonale va de %s à %s et les paires symétriques de %s à %s "
+    "ensemble ; %s comparaisons sur %s dépassent cet écart (le hasard seul en donnerait "
+    "environ %s).": (
+        "In this table the diagonal goes from %s to %s and the symmetric pairs from %s to %s "
+        "together; %s comparisons of %s go beyond that spread (chance alone would give about "
+        "%s)."
+    ),
+    "au tour %s": "at turn %s",
 }
 
 

@@ -266,3 +266,56 @@ def test_cli_names_the_turn_players_read(duo: tuple[Storage, int]) -> None:
             "state_json": json.dumps({"turn": 9, "duellists": []})}  # fmt: skip
     assert duel_progress(duel, 10) == "finished after turn 10"
     assert duel_progress(duel) == "finished after turn 9"
+
+
+def _table(rates: dict[tuple[str, str], int], n: int = 20) -> object:
+    from rules.balance.simulate import Cell, Table
+
+    keys = ("a", "b", "c")
+    cells = {
+        (r, c): Cell(r, c, n, rates[(r, c)], n - rates[(r, c)], 0, 0, 10 * n)
+        for r in keys
+        for c in keys
+    }
+    return Table("fatigue", "years", keys, keys, cells)
+
+
+def test_balance_mirror_caption_is_true_of_its_table() -> None:
+    """W19: the caption says « en moyenne », gives chance's spread for the squares' count
+    (1.96 · √(0.25 / 20) = 22 points) and reports the table's own diagonal and pairs, so no
+    claim is contradicted by the numbers (the reader's Discrète/Discrète 80 %, 4e/6e + 6e/4e =
+    120 %)."""
+    from forumbot.web.routes.balance import mirror_note, stats_line
+
+    wins = {("a", "a"): 16, ("b", "b"): 3, ("c", "c"): 10, ("a", "b"): 9, ("b", "a"): 13,
+            ("a", "c"): 4, ("c", "a"): 20, ("b", "c"): 10, ("c", "b"): 10}  # fmt: skip
+    table = _table(wins)
+    note = mirror_note(table, "fr")  # type: ignore[arg-type]
+    assert note is not None
+    assert "en moyenne 50 %" in note and "Avec 20 duels par case" in note
+    assert "de 22 points au plus, 19 fois sur 20" in note
+    assert "la diagonale va de 15\u202f% à 80\u202f%" in note
+    assert "paires symétriques de 100\u202f% à 120\u202f%" in note  # 45+65=110, 20+100=120
+    # beyond chance: a 80 and 15 on the diagonal (|Δ| > 22), the 120 pair is within 31
+    assert "2 comparaisons sur 6 dépassent cet écart" in note
+    assert "environ 50 % moins" not in note.replace("en moyenne 50 %", "")
+    stats = stats_line(table, "fr")  # type: ignore[arg-type]
+    assert stats.startswith("180 duels · durée moyenne : 10,0 tours")
+    assert "clos au plafond de tours" in stats and "arbitre" not in stats
+
+
+def test_balance_heatmap_layout() -> None:
+    """C41: slanted headers when a label is wider than a square, no text cut at the right
+    edge, a dark square's rate in white."""
+    from rules.balance.render import svg_heatmap
+
+    table = _table({k: (0 if k[0] != k[1] else 10) for k in
+                    [(r, c) for r in "abc" for c in "abc"]})  # fmt: skip
+    caption = "x" * 120
+    svg = svg_heatmap(table, labels={"a": "Flamboyante", "b": "Protectrice", "c": "Sournoise"},
+                      summary="", caption=caption)  # fmt: skip
+    width = int(re.search(r'width="(\d+)"', svg).group(1))  # type: ignore[union-attr]
+    assert width >= 120 * 6.6
+    assert 'transform="rotate(-45' in svg
+    assert 'fill="#ffffff">0' in svg  # 0 % on full blue: white ink
+    assert 'fill="#000000">50' in svg  # 50 % on white: black ink

@@ -80,8 +80,14 @@ async def duel_page(request: Request, user: User) -> Response:
     return render(
         request,
         "duel.html",
-        {"v": view, "chart": chart, "candidates": candidates, "unit": unit, "engine": engine,
-         "ruleset": "duo" if is_duo(storage, duel_id) else view["duel"]["ruleset"]},
+        {
+            "v": view,
+            "chart": chart,
+            "candidates": candidates,
+            "unit": unit,
+            "engine": engine,
+            "ruleset": "duo" if is_duo(storage, duel_id) else view["duel"]["ruleset"],
+        },
         user=user,
     )
 
