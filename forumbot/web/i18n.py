@@ -396,6 +396,17 @@ ENGLISH: dict[str, str] = {
         "%s)."
     ),
     "au tour %s": "at turn %s",
+    "Empreinte de la graine des dés": "Commitment of the dice seed (SHA-256)",
+    "Lancé par": "Rolled by",
+    "détails": "details",
+    "Publication automatique au prochain passage": "Auto-publish at the next pass",
+    "Supprimer ce brouillon": "Delete this draft",
+    "Hibou : un message privé sur le forum. Les avis arrivés moins de %s min après le "
+    "précédent sont regroupés dans le suivant, qui part toujours avant la publication "
+    "automatique d'un brouillon.": (
+        "Owl: a private message on the board. Notices coming less than %s min after the last "
+        "one are gathered into the next, which always goes before a draft publishes by itself."
+    ),
 }
 
 

@@ -23,6 +23,8 @@ In English the engine's text is shown as stored, as :class:`Words` does.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -306,6 +308,13 @@ class PageWords(Words):
                 return f"Liste des sorts du club{NBSP}: {m[1]}, niveau {m[2]}, {effects}"
         return _minus(text)
 
+    def audit(self, entry: dict[str, Any]) -> Any:
+        """An audit row (:meth:`Words.audit`) with « n° 3 » in French (T6)."""
+        row = super().audit(entry)
+        if not self.french:
+            return row
+        return dataclasses.replace(row, target=_NUMERO.sub("n°" + NBSP, row.target))
+
     # -- attacks ----------------------------------------------------------------------------
     def attack(self, a: dict[str, Any], engine: str = "classic", unit: str = "") -> str:
         """One attack of a turn as a sentence (module doc); ``engine`` is the ruleset's
@@ -383,6 +392,25 @@ class PageWords(Words):
         return EFFECTS_FR.get(kind, "effet décrit par l'arbitre")
 
     # -- duel words -------------------------------------------------------------------------
+    def roller(self, source: object) -> str:
+        """Who rolled a die (C33): « l'arbitre (bot) », « le forum »; English as stored."""
+        raw = str(source or "")
+        if not self.french:
+            return raw
+        return {"bot": "l'arbitre (bot)", "forum": "le forum"}.get(raw, raw)
+
+    def task_subject(self, subject: object) -> str:
+        """A referee task's subject in one sentence (C36): « Aurora Vexley tente : le
+        cadran » -> « Aurora Vexley tente d'actionner le cadran »."""
+        raw = str(subject or "")
+        if not self.french:
+            return raw
+        return re.sub(r"^(.+?) tente : (.+)$", r"\1 tente d'actionner \2", raw)
+
+    def unit(self, ruleset: object) -> str:
+        """The points' unit of a ruleset (« PD », « PV »); ``""`` when it does not load."""
+        return _unit(str(ruleset or ""))
+
     def num(self, value: object, signed: bool = False) -> str:
         """A number as the page prints it: « −17 » (U+2212), ``signed``: « +3 »."""
         try:
@@ -421,6 +449,17 @@ class PageWords(Words):
 __all__ = ["EFFECTS_FR", "PageWords", "trail_detail_fr", "trail_value_fr"]
 
 
+@functools.lru_cache(maxsize=16)
+def _unit(ruleset: str) -> str:
+    from forumbot.rulesets import load_ruleset
+
+    try:
+        return str(load_ruleset(ruleset).unit) if ruleset else ""
+    except Exception:  # an unreadable ruleset only loses the unit
+        return ""
+
+
+@functools.lru_cache(maxsize=256)
 def guide_spell_text(ruleset: str, spell: str) -> str | None:
     """A spell's effects as the players' guide writes them (:func:`forumbot.publish.guide.
     effect_fr`), joined by commas; None when the ruleset or the spell is unknown (C25)."""
@@ -436,3 +475,19 @@ def guide_spell_text(ruleset: str, spell: str) -> str | None:
             effects = [e for e in (effect_fr(x, rs.unit) for x in s.effects) if e]
             return ", ".join(effects) or None
     return None
+
+
+_NUMERO = re.compile(r"\bn°[ \u202f]*(?=%s|\d)")
+
+
+def with_numero_space(translate: Callable[..., str], language: str) -> Callable[..., str]:
+    """The page's ``_`` with « n° » followed by a no-break space in French (« Déclaration
+    n° 3 », T6): applied to the page's own text before its values are filled in, so a
+    player's words are never touched. English is unchanged."""
+    if language != "fr":
+        return translate
+
+    def _(text: str, *args: object) -> str:
+        return translate(_NUMERO.sub("n°" + NBSP, text), *args)
+
+    return _

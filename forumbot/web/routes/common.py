@@ -25,7 +25,7 @@ from forumbot.web import auth, csrf
 from forumbot.web.balance import BalanceCache
 from forumbot.web.forum_account import MemberLookup
 from forumbot.web.i18n import LANGUAGES, pick_language, translator
-from forumbot.web.page_words import PageWords, guide_spell_text
+from forumbot.web.page_words import PageWords, guide_spell_text, with_numero_space
 from forumbot.web.sessions import DEFAULT_IDLE_S
 from forumbot.web.users import (
     User,
@@ -140,7 +140,7 @@ def render(
     """Render ``template`` with the common context (language, user, CSRF token, flashes)."""
     deps = deps_of(request)
     language = language_of(request)
-    _ = translator(language)
+    _ = with_numero_space(translator(language), language)
     flashes = [(k, _(t, *a)) for k, t, a in request.session.pop("flash", [])]
     other = "en" if language == "fr" else "fr"
     query = dict(request.query_params)
