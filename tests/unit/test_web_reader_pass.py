@@ -319,3 +319,63 @@ def test_balance_heatmap_layout() -> None:
     assert 'transform="rotate(-45' in svg
     assert 'fill="#ffffff">0' in svg  # 0 % on full blue: white ink
     assert 'fill="#000000">50' in svg  # 50 % on white: black ink
+
+
+async def test_duo_duel_page_audit_and_dice_words(
+    client: httpx.AsyncClient, duo: tuple[Storage, int]
+) -> None:
+    """C32: the 2v2 placement and room by their players' names, whole; C33: who rolled, the
+    derivation behind « détails »; T6: « Duel n° 1 »; C31: several winners."""
+    page = (await client.get(f"/duels/{duo[1]}")).text
+    assert "Duel n°\u00a0" in page and "Duel n°1" not in page
+    assert "Empreinte de la graine des dés" in page and "SHA-256 de la graine)" not in page
+    assert "<td>l&#39;arbitre (bot)</td>" in page
+    assert "<details><summary>détails</summary><code>hmac-sha256 v1" in page
+    audit = page.split('<table class="audit">')[1]
+    assert "en zone bibli" not in audit and "…" not in audit.split("placement")[1][:400]
+    assert re.search(r"placement</span> : <span class=\"after\">[^<]* en zone \d \(", audit)
+
+
+def test_source_keeps_the_whole_seed_sentence() -> None:
+    """T9: « deux dés "Duel". [...] la défense. » is quoted whole, inner quotes curly."""
+    import rules.classic_sources as sources
+
+    table = next(v for v in vars(sources).values() if isinstance(v, dict) and "classic.dice" in v)
+    text = words().source(table["classic.dice"], "classic.dice")
+    assert "deux dés \u201cDuel\u201d. [...] Le premier résultat" in text
+    assert text.endswith("la défense. »")
+
+
+def test_page_words_for_tasks_notices_and_units() -> None:
+    """C36: one colon; C35: the unit of a penalty; C37/C38/C43 are template text, checked on
+    the rendered pages of test_web_app / test_web_drop / test_web_notify."""
+    w = words()
+    assert w.task_subject("Aurora Vexley tente : le cadran") == (
+        "Aurora Vexley tente d'actionner le cadran"
+    )
+    assert w.unit("classic") == "PD" and w.unit("fatigue") == "PV"
+    assert w.roller("forum") == "le forum"
+    assert w.num(-17) == "\u221217" and w.num(3, signed=True) == "+3"
+
+
+async def test_notify_page_gathering_sentence(client: httpx.AsyncClient) -> None:
+    """C43: two sentences, no « ce qui arrive … attend le suivant »."""
+    page = (await client.get("/me/notify")).text
+    assert "Les avis arrivés moins de 15 min après le précédent sont regroupés dans le suivant" in (
+        page
+    )
+    assert "attend le suivant" not in page
+
+
+def test_countdown_and_drop_words() -> None:
+    """C37, C38: the due countdown and the drop button (template and script alike)."""
+    from pathlib import Path
+
+    import forumbot.web as web
+
+    here = Path(web.__file__).parent
+    draft = (here / "templates" / "_draft.html").read_text(encoding="utf-8")
+    script = (here / "static" / "countdown.js").read_text(encoding="utf-8")
+    for text in (draft, script):
+        assert "dès maintenant" not in text and "au prochain passage" in text
+    assert "Supprimer ce brouillon" in draft and '_("Abandonner")' not in draft
