@@ -66,7 +66,10 @@ def declared_turns(storage: Storage, duel_id: int) -> list[dict[str, Any]] | Non
             {"number": int(decl["turn"]), "attacks": [], "points": [], "violations": [],
              "created_at": "", "declarations": []},
         )  # fmt: skip
-        turn["attacks"].extend(outcome.get("attacks") or [])
+        # an initiative's spell waits for the defense (``pending``): the defense step has it
+        turn["attacks"].extend(
+            a for a in outcome.get("attacks") or [] if a.get("void_reason") != "pending"
+        )
         turn["violations"].extend(outcome.get("violations") or [])
         turn["points"] = [
             (d["name"], d["points"]) for d in (outcome.get("state") or {}).get("duellists", [])

@@ -232,6 +232,8 @@ def trail_detail_fr(entry: dict[str, Any]) -> str:
         lambda m: f"défense effective {m[3]} {m[1]}{m[2]} contre attaque {m[4]}, ",
         text,
     )
+    if len(re.findall(r"\s:", text)) > 1:  # one colon a sentence: « message 106, … »
+        text = re.sub(r"^message (\d+)\s: ", r"message \1, ", text)
     return _minus(_articles(text))
 
 
@@ -349,6 +351,8 @@ class PageWords(Words):
             state = "void" if a.get("void_reason") else ("lands" if a.get("landed") else "misses")
             return f"{spell} by {caster} on {target}: {state}, {a.get('damage')} {unit}".rstrip()
         who = f"{spell} {_de(caster)}"
+        if a.get("void_reason") == "pending":  # a fatigue initiative, before the defense
+            return _articles(f"{who} vise {target}{NBSP}: résolu avec la défense")
         if a.get("void_reason"):
             return _articles(f"{who} sur {target} est sans effet ({self.rule(a['void_reason'])})")
         effects = [self._effect(e, caster, target, unit) for e in a.get("effects_applied") or []]

@@ -379,3 +379,21 @@ def test_countdown_and_drop_words() -> None:
     for text in (draft, script):
         assert "dès maintenant" not in text and "au prochain passage" in text
     assert "Supprimer ce brouillon" in draft and '_("Abandonner")' not in draft
+
+
+def test_an_initiative_spell_waits_for_the_defense() -> None:
+    """A fatigue initiative's attack (void reason ``pending``) is not « sans effet »."""
+    pending = {"attacker": "Aurora Vexley", "defender": "Cassius Thorne", "spell": "Stupéfix",
+               "landed": False, "damage": 0, "void_reason": "pending"}  # fmt: skip
+    line = words().attack(pending, "fatigue", "PV")
+    assert line == "Stupéfix d'Aurora Vexley vise Cassius Thorne\u00a0: résolu avec la défense"
+
+
+def test_a_violation_detail_has_one_colon() -> None:
+    """The classic repeated-spell detail with its proposal (page of tests/unit/web_scenario)."""
+    got = trail_detail_fr(
+        {"rule": "classic.repeated_spell", "detail": "post 106: Sortilège de Désarmement twice "
+         "in a row; proposal: no effect, no damage; the defense die counts"}  # fmt: skip
+    )
+    assert got.startswith("message 106, Sortilège de Désarmement deux fois de suite")
+    assert len(re.findall(r"\s:", got)) == 1
