@@ -440,11 +440,12 @@ class PageWords(Words):
         return f"{label}{NBSP}: {joined}"
 
     def progress(self, status: object, turn: object) -> str:
-        """A duel's turn in the duels list: « tour 3 en cours » while running, « terminé au
-        tour 10 » when finished (the last turn players read; W20, C44)."""
+        """A duel's turn in the duels list (beside its status): « tour 3 en cours » while
+        running, « tour 10, le dernier » when finished (the last turn players read, not the
+        count of complete turns; W20, C44)."""
         n = int(str(turn or 0))
         if status == "finished":
-            return f"terminé au tour {n}" if self.french else f"finished at turn {n}"
+            return f"tour {n}, le dernier" if self.french else f"turn {n}, the last"
         if status == "running":
             return f"tour {n + 1} en cours" if self.french else f"turn {n + 1} under way"
         return self.turn(n) if n else ""

@@ -249,7 +249,7 @@ def test_turn_read_is_the_last_published_turn(duo: tuple[Storage, int]) -> None:
     assert state["turn"] == 0  # turn 1 not complete yet
     assert turn_read(storage, duel) == 1
     w = words()
-    assert w.progress("finished", 10) == "terminé au tour 10"
+    assert w.progress("finished", 10) == "tour 10, le dernier"
     assert w.progress("running", 1) == "tour 2 en cours"
     assert w.winners("Aurora Vexley & Blaise Corvin") == (
         "Vainqueurs\u00a0: Aurora Vexley et Blaise Corvin"
