@@ -105,7 +105,8 @@ def turn_read(storage: Storage, duel: dict[str, Any]) -> int:
     declaration (« tour 10 »); the state's ``turn`` when none is published (an opening only).
     Never less than the state's count of complete turns."""
     state = _loads(duel.get("state_json"))
-    inner = state.get("duel") if isinstance(state.get("duel"), dict) else state
+    nested = state.get("duel")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else state
     counted = int(inner.get("turn", 0) or 0)
     row = storage.db.execute(
         "select max(turn) from declarations where duel_id = ? and status = 'published' "
