@@ -493,6 +493,19 @@ def with_numero_space(translate: Callable[..., str], language: str) -> Callable[
         return translate
 
     def _(text: str, *args: object) -> str:
-        return translate(_NUMERO.sub("n°" + NBSP, text), *args)
+        text = _NUMERO.sub("n°" + NBSP, text)
+        parts = text.split("%s")
+        if args and len(parts) == len(args) + 1:
+            # « PV de Le strangulot » -> « PV du strangulot » (a creature's name starts with
+            # its article; C39): only the page's « de » before a value, never the value
+            for i, arg in enumerate(args):
+                name = str(arg)
+                if parts[i].endswith("de ") and name.startswith(("Le ", "La ", "Les ")):
+                    article, rest = name.split(" ", 1)
+                    joined = {"Le": "du", "Les": "des"}.get(article, "de la")
+                    parts[i] = parts[i][: -len("de ")] + f"{joined} "
+                    args = (*args[:i], rest, *args[i + 1 :])
+            text = "%s".join(parts)
+        return translate(text, *args)
 
     return _

@@ -397,3 +397,18 @@ def test_a_violation_detail_has_one_colon() -> None:
     )
     assert got.startswith("message 106, Sortilège de Désarmement deux fois de suite")
     assert len(re.findall(r"\s:", got)) == 1
+
+
+def test_page_de_before_a_creature_name() -> None:
+    """C39: « PV du strangulot du bassin », « PV de la tentacula vénéneuse »; a name without
+    an article and English are unchanged."""
+    from forumbot.web.i18n import translator
+    from forumbot.web.page_words import with_numero_space
+
+    fr = with_numero_space(translator("fr"), "fr")
+    assert fr("PV de %s", "Le strangulot du bassin") == "PV du strangulot du bassin"
+    assert fr("PV de %s", "La tentacula vénéneuse") == "PV de la tentacula vénéneuse"
+    assert fr("PV de %s", "Aurora Vexley") == "PV d'Aurora Vexley"
+    assert fr("Duel n°%s", 3) == "Duel n°\u00a03"
+    en = with_numero_space(translator("en"), "en")
+    assert en("Duel n°%s", 3) == "Duel #3"
