@@ -392,8 +392,11 @@ def test_an_initiative_spell_waits_for_the_defense() -> None:
 def test_a_violation_detail_has_one_colon() -> None:
     """The classic repeated-spell detail with its proposal (page of tests/unit/web_scenario)."""
     got = trail_detail_fr(
-        {"rule": "classic.repeated_spell", "detail": "post 106: Sortilège de Désarmement twice "
-         "in a row; proposal: no effect, no damage; the defense die counts"}  # fmt: skip
+        {
+            "rule": "classic.repeated_spell",
+            "detail": "post 106: Sortilège de Désarmement twice "
+            "in a row; proposal: no effect, no damage; the defense die counts",
+        }  # fmt: skip
     )
     assert got.startswith("message 106, Sortilège de Désarmement deux fois de suite")
     assert len(re.findall(r"\s:", got)) == 1
@@ -412,3 +415,27 @@ def test_page_de_before_a_creature_name() -> None:
     assert fr("Duel n°%s", 3) == "Duel n°\u00a03"
     en = with_numero_space(translator("en"), "en")
     assert en("Duel n°%s", 3) == "Duel #3"
+
+
+async def test_no_internal_name_nor_engine_english_on_the_2v2_pages(
+    client: httpx.AsyncClient, duo: tuple[Storage, int]
+) -> None:
+    """C24-C26 on the rendered pages: the duel page and every draft page of the 2v2 fixture
+    show no internal effect name and none of rules/' English trail phrases."""
+    storage, duel_id = duo
+    paths = [f"/duels/{duel_id}"] + [
+        f"/drafts/{d['id']}" for d in storage.declarations(None, duel_id)
+    ]
+    banned = re.compile(
+        r"damage_over_time|no_attack|no_dodge|damage_percent|\bward\b|\blands\b|\bby\b|"
+        r"never below|displayed lines|\bturn\(s\)|still running|\blevel \d|\bdie \d"
+    )
+    trails = 0
+    for path in paths:
+        page = (await client.get(path)).text
+        trails += "Pourquoi ces nombres" in page
+        visible = re.sub(r'title="[^"]*"', "", page)  # the stored English stays in titles
+        visible = re.sub(r"<(script|style)[^>]*>.*?</\1>", "", visible, flags=re.S)
+        found = banned.findall(re.sub(r"<[^>]+>", " ", visible))
+        assert not found, (path, found)
+    assert trails >= 2  # the turn drafts' rule trails were read
