@@ -477,7 +477,7 @@ def guide_spell_text(ruleset: str, spell: str) -> str | None:
         return None
     for s in rs.spells:
         if s.name == spell:
-            effects = [e for e in (effect_fr(x, rs.unit) for x in s.effects) if e]
+            effects = [str(e) for e in (effect_fr(x, rs) for x in s.effects) if e]
             return ", ".join(effects) or None
     return None
 
