@@ -121,6 +121,7 @@ _PENDING = re.compile(r"^if it lands on (.+?): (\d+) PV before modifiers; (can|c
 _MAGIC = re.compile(r"^(\w+): (\w+) (-?\d+) on ([\w*]+) \((.+?): (.+)\)$")
 _LANDS = re.compile(r"^(.+?) lands on (.+)$")
 _HITS = re.compile(r"^(.+?) hits (.+)$")
+_SELF = re.compile(r"^(.+?) acts on its caster$")
 _DEFENDER_CAST = re.compile(r"^(.+?): a cast cannot miss by default; both spells land$")
 _NEXT = re.compile(r"^(.+?) by (.+?): (\d+) turn\(s\) from next turn$")
 _RUNNING = re.compile(r"^(.+?) \(by (.+?)\) still running$")
@@ -196,6 +197,8 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
         what = what or EFFECTS_FR.get(kind, kind)
         family = "tous les sorts" if m[4] == "*" else f"les sorts de la famille « {m[4]} »"
         return f"magie {m[1]}{NBSP}: {what} sur {family} ({m[5]} en fait partie)"
+    if (m := _SELF.match(d)) is not None:
+        return f"{m[1]} agit sur son lanceur"
     if (m := _LANDS.match(d)) or (m := _HITS.match(d)):
         return f"{m[1]} touche {m[2]}"
     if (m := _DEFENDER_CAST.match(d)) is not None:

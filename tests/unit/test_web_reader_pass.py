@@ -217,6 +217,17 @@ def test_trail_details_in_french_by_rule_code(entry: dict[str, object], french: 
     assert got.count(":") <= 1  # one colon a sentence
 
 
+def test_self_spell_and_2v2_rule_names() -> None:
+    """A spell on its caster in French; the 2v2 second move and a second dodge have French
+    names (the page showed « extra move »)."""
+    from forumbot.web.words import rule_name
+
+    got = trail_detail_fr({"rule": "fatigue.cast", "detail": "Protego acts on its caster"})
+    assert got == "Protego agit sur son lanceur"
+    assert rule_name("duo.extra_move", "fr") == "second déplacement du duo"
+    assert rule_name("fatigue.dodge_twice", "fr") == "deux esquives de suite"
+
+
 def test_trail_values_never_show_internal_names() -> None:
     """C26: effect kinds by their French names."""
     assert trail_value_fr("damage_over_time") == "perte de PV par tour"
