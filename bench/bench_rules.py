@@ -17,7 +17,9 @@ and after this tree's, and prints the ratios.
 Targets (issue 17): >= 50,000 classic turns/s and >= 25,000 fatigue turns/s (without the
 trail). ``--simulate`` also times 10,000 classic and 10,000 fatigue duels of the balance simulator
 (target <= 3 s of CPU each). The fatigue turns include dodges, ripostes, effects and, one
-turn in ten, a relaunch (:data:`RELAUNCH_SHARE`). Exit status 1 when a target is missed.
+turn in ten, a relaunch (:data:`RELAUNCH_SHARE`); the play's mix (:func:`fatigue_mix`) is
+printed, and play missing one of them counts as a missed target (issue 26). Exit status 1
+when a target is missed.
 
 Run: ``python bench/bench_rules.py [--turns 60000] [--seed 1] [--simulate] [--baseline DIR]``.
 """
@@ -129,6 +131,37 @@ def record_fatigue(turns: int, seed: int) -> tuple[object, list[Call]]:
     return rs, calls
 
 
+MIX = ("dodge", "dodge_riposte", "riposte_landed", "dodged", "effects_applied",
+       "effects_running", "relaunch", "no_action")  # fmt: skip
+"""What the measured fatigue play must include (issue 26: not only the common case)."""
+
+
+def fatigue_mix(rs: object, calls: list[Call]) -> dict[str, int]:
+    """How many of the recorded fatigue steps hold each :data:`MIX` item: dodges and
+    dodge_ripostes posted, ripostes that landed, initiative spells dodged, spells that
+    applied effects, steps with an effect running, relaunches (no defense), posts with no
+    legal action left."""
+    from rules.fatigue import resolve_fatigue_step
+
+    mix = dict.fromkeys(MIX, 0)
+    for state, posts, dice in calls:
+        out = resolve_fatigue_step(state, posts, dice, ruleset=rs, trail=False)  # type: ignore[arg-type]
+        if not posts:
+            mix["relaunch"] += 1
+        for post in posts:
+            if post.kind in ("dodge", "dodge_riposte"):
+                mix[post.kind] += 1
+            if post.kind is None and post.spell is None:
+                mix["no_action"] += 1
+        for attack in out.attacks:
+            mix["dodged"] += attack.void_reason == "dodged"
+            mix["effects_applied"] += bool(attack.effects_applied)
+        if len(out.attacks) == 2 and posts and posts[0].kind == "dodge_riposte":
+            mix["riposte_landed"] += out.attacks[1].landed
+        mix["effects_running"] += any(d.effects for d in state.duellists)
+    return mix
+
+
 def bench_classic(turns: int, seed: int, trail: bool) -> float:
     """Classic turns per CPU second over ``turns`` random legal turns."""
     from rules import resolve_turn
@@ -168,11 +201,14 @@ def measure(turns: int, seed: int, with_simulate: bool) -> dict[str, float]:
         ("fatigue", record_fatigue, resolve_fatigue_step),
     ):
         rs, calls = record(turns, seed)
+        if name == "fatigue":
+            out.update({f"mix.{k}": v for k, v in fatigue_mix(rs, calls).items()})
         for trail in (True, False):
             wall, cpu = _timed(fn, calls, rs, trail)
             key = f"{name}.{'trail' if trail else 'no_trail'}"
             out[f"{key}.wall"] = turns / wall
             out[f"{key}.cpu"] = turns / cpu
+        del calls  # the recorded states are not kept alive through the simulate timing
     if with_simulate:
         out["simulate.wall"], out["simulate.cpu"] = bench_simulate(10_000, seed)
         fatigue = bench_simulate(10_000, seed, "fatigue")
@@ -210,6 +246,7 @@ def main() -> int:
     now = measure(args.turns, args.seed, args.simulate)
     if args.baseline:
         base.append(_baseline(args.baseline, args.turns, args.seed, args.simulate))
+    base = [{k: v for k, v in b.items() if not k.startswith("mix.")} for b in base]
     best = {k: max(b[k] for b in base) for k in base[0]} if base else {}
     best.update({k: min(b[k] for b in base) for k in base[0] if k.startswith("simulate")}
                 if base else {})  # fmt: skip
@@ -231,6 +268,12 @@ def main() -> int:
                 f" x{now[f'{name}.trail.cpu'] / best[f'{name}.trail.cpu']:.2f} with trail,"
                 f" x{now[f'{name}.no_trail.cpu'] / best[f'{name}.no_trail.cpu']:.2f} without"
             )
+    mix = {k: int(now[f"mix.{k}"]) for k in MIX}
+    varied = all(mix.values())
+    ok &= varied
+    print(f"fatigue play ({args.turns:,} turns): "
+          + ", ".join(f"{k} {v:,}" for k, v in mix.items())
+          + ("" if varied else "  MISSING: the play is only the common case"))  # fmt: skip
     if args.simulate:
         hit = now["simulate.cpu"] <= SIMULATE_TARGET_S
         ok &= hit

@@ -287,6 +287,7 @@ def bootstrap(
         store,
         client,
         board_url=config.board_url,
+        verify_docs_url=config.verify_docs_url,
         platform=config.platform,
         ruleset_name=config.ruleset,
         review_delay_s=config.review_delay_s,

@@ -8,11 +8,11 @@ Aucun sort ne doit être lancé avant le top de l'arbitre".
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import replace
 from typing import Protocol
 
 from rules.classic import resolve_classic_turn
 from rules.errors import RuleError
+from rules.fast import evolve
 from rules.model import DuellistState, DuelState, TurnOutcome, TurnPost
 from rules.ruleset import Ruleset
 
@@ -88,7 +88,7 @@ def start_duel(state: DuelState) -> DuelState:
     """
     if state.started or state.finished:
         raise RuleError("start", "the duel has already started or is over")
-    return replace(state, started=True)
+    return evolve(state, started=True)  # DuelState has no __post_init__ check
 
 
 def resolve_turn(

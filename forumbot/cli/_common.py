@@ -1,5 +1,6 @@
 """What every command module shares: the ``-c`` option, loading the configuration and the
-database, the acting person, and the one error handler (:func:`cli_error`)."""
+database, the acting person, the one error handler (:func:`cli_error`) and the commands' words
+in the board's language (:func:`_`, through :mod:`forumbot.i18n`'s catalogue)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forumbot import exit_codes
+from forumbot.i18n import N_
 
 if TYPE_CHECKING:
     from forumbot.config import Config
@@ -16,21 +18,116 @@ if TYPE_CHECKING:
 
 DEFAULT_CONFIG = "forumbot.toml"
 
+def _speak_as_configured(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    set_language(peek_language(value))  # before the command checks its arguments
+    return value
+
+
 config_option = click.option(
-    "-c", "--config", "config_path", default=DEFAULT_CONFIG, show_default=True
+    "-c",
+    "--config",
+    "config_path",
+    default=DEFAULT_CONFIG,
+    show_default=True,
+    callback=_speak_as_configured,
 )
-"""``-c/--config PATH`` (default ``forumbot.toml``)."""
+"""``-c/--config PATH`` (default ``forumbot.toml``); the command speaks the file's
+``board.language`` from then on (:func:`current_language`)."""
 
 _BOARD_KEY = "forumbot.board_url"
+_LANGUAGE_KEY = "forumbot.language"
+
+
+WORDS = (
+    # statuses, kinds and roles the commands print through ``_`` (forumbot.i18n's catalogue)
+    N_("draft"), N_("approved"), N_("held"), N_("publishing"), N_("published"),
+    N_("cancelled"), N_("redraft"), N_("queued"), N_("open"), N_("running"), N_("finished"),
+    N_("ignored"), N_("opening"), N_("turn"), N_("closure"), N_("erratum"), N_("notice"),
+    N_("admin"), N_("referee"), N_("off"), N_("unsupported"), N_("failed"), N_("drafted"),
+    N_("waiting"), N_("edited"), N_("unchanged"), N_("duel"), N_("topic"),
+)
+"""Words the commands translate from data (a status, a kind): listed for ``pybabel extract``."""
+
+
+def current_language() -> str:
+    """The language of the command's words: ``board.language`` of the configuration the
+    command read (``"fr"`` or ``"en"``), English before one is read or when none is known."""
+    from forumbot.i18n import SOURCE_LANGUAGE
+
+    ctx = click.get_current_context(silent=True)
+    found = ctx.find_root().meta.get(_LANGUAGE_KEY) if ctx is not None else None
+    return str(found) if found else SOURCE_LANGUAGE
+
+
+def set_language(value: str | None) -> None:
+    """Speak ``value`` (a ``board.language``, see :func:`forumbot.i18n.staff_language`) for the
+    rest of the command."""
+    from forumbot.i18n import staff_language
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.find_root().meta[_LANGUAGE_KEY] = staff_language(value)
+
+
+def _(message: str, *args: object) -> str:
+    """``message`` (English, ``%s`` filled by ``args``) in the command's :func:`language`."""
+    from forumbot.i18n import translate
+
+    return translate(current_language(), message, *args)
+
+
+def peek_language(config_path: str) -> str | None:
+    """``board.language`` read straight from the file, for an error met before the
+    configuration could be parsed (None when the file cannot be read or says nothing)."""
+    import tomllib
+
+    from forumbot.config.files import read_limited
+
+    try:  # the configuration's own caps (size, encoding, depth: issue 24 F13)
+        board = tomllib.loads(read_limited(config_path, "configuration")).get("board", {})
+    except (OSError, ValueError, RecursionError):  # TomlLimitError, TOMLDecodeError
+        return None
+    value = board.get("language") if isinstance(board, dict) else None
+    return value if isinstance(value, str) else None
 
 
 class CliError(click.ClickException):
-    """One line on standard error (``Error: ...``) and a documented exit code
-    (:mod:`forumbot.exit_codes`)."""
+    """One line on standard error (``Error: ...``, « Erreur : ... » in French) and a documented
+    exit code (:mod:`forumbot.exit_codes`).
 
-    def __init__(self, message: str, exit_code: int = exit_codes.FAILURE) -> None:
+    ``language``: the language ``message`` is written in (default: the command's); the
+    « Error: » before it is in that language too. Build one with :func:`error` when a part of
+    the message is a library's error text."""
+
+    def __init__(
+        self, message: str, exit_code: int = exit_codes.FAILURE, language: str | None = None
+    ) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+        self.language = language or current_language()  # shown after the command's context
+
+    def show(self, file: Any = None) -> None:
+        """Print ``Error: <message>`` in the message's language on standard error."""
+        from forumbot.i18n import translate
+
+        words = translate(self.language, "Error: %s", self.format_message())
+        click.echo(words, file=file, err=file is None)
+
+
+def error(message: str, *args: object, code: int = exit_codes.FAILURE) -> CliError:
+    """A :class:`CliError` of ``message`` (English, ``%s`` filled by ``args``) in the command's
+    language, never half and half: an ``args`` item that is an exception stands for a
+    library's English text, translated by :func:`forumbot.i18n.translate_detail`; when one
+    is not in the catalogue, the whole error is written in English (the message and its
+    « Error: »), so one error never mixes two languages."""
+    from forumbot.i18n import SOURCE_LANGUAGE, translate, translate_detail
+
+    speak = current_language()
+    details = [translate_detail(speak, str(a)) if isinstance(a, BaseException) else a for a in args]
+    if speak != SOURCE_LANGUAGE and all(d is not None for d in details):
+        return CliError(translate(speak, message, *details), code, speak)
+    english = tuple(str(a) if isinstance(a, BaseException) else a for a in args)
+    return CliError(message % english if english else message, code, SOURCE_LANGUAGE)
 
 
 def load(config_path: str, *, validate: bool = False) -> Config:
@@ -44,7 +141,9 @@ def load(config_path: str, *, validate: bool = False) -> Config:
     from forumbot.config import load_config
     from forumbot.ops.validate import validate_config
 
+    set_language(peek_language(config_path))  # a refused file is reported in its language too
     config = load_config(config_path)
+    set_language(config.board_language)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta[_BOARD_KEY] = config.board_url
@@ -76,36 +175,51 @@ def cli_error(exc: BaseException, board_url: str | None = None) -> CliError | No
 
     board = f"{board_url}: " if board_url else ""
     if isinstance(exc, BoardNotFound):
-        message = f"{exc}; fix board.url (the address the board's index page is at)"
-    elif isinstance(exc, CaptchaRequired):
-        message = (
-            f"{board}login refused: the board asks for a CAPTCHA ({exc}); log in once in a "
-            "browser, then start again (the bot does not send the password again)"
-        )
-    elif isinstance(exc, LoginFailed) and exc.kind in ("banned", "inactive"):
-        message = (
-            f"{board}login refused: the board says the bot's account is {exc.kind} "
-            f"(«{exc.reason.rstrip('. ')}»); ask the board's administrators to restore "
-            f"{'it' if exc.kind == 'banned' else 'its activation'} (the password is not the cause)"
-        )
-    elif isinstance(exc, LoginFailed):
-        message = (
-            f"{board}login refused: {exc.reason.rstrip('. ')}; fix the bot's password "
-            "(bot.password_env or bot.password_file) and bot.username"
-        )
-    elif code == exit_codes.BOARD_UNREACHABLE:
-        message = f"{board}board unreachable: {type(exc).__name__}: {exc}"
-    elif code in (exit_codes.CONFIG_ERROR, exit_codes.ALREADY_RUNNING):
-        message = str(exc)
-    elif isinstance(exc, OSError):
-        message = f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc)
-    else:
-        message = str(exc) or type(exc).__name__
-        from forumbot.errors import ForumError
+        return error("%s; fix board.url (the address the board's index page is at)", exc, code=code)
+    if isinstance(exc, CaptchaRequired):
+        return error(
+            "%slogin refused: the board asks for a CAPTCHA (%s); log in once in a browser, then "
+            "start again (the bot does not send the password again)",
+            board, exc, code=code,
+        )  # fmt: skip
+    if isinstance(exc, LoginFailed):
+        reason = exc.reason.rstrip(". ")  # the board's own words, in its language
+        if exc.kind == "banned":
+            return error(
+                "%slogin refused: the board says the bot's account is banned («%s»); ask the "
+                "board's administrators to restore it (the password is not the cause)",
+                board, reason, code=code,
+            )  # fmt: skip
+        if exc.kind == "inactive":
+            return error(
+                "%slogin refused: the board says the bot's account is inactive («%s»); ask "
+                "the board's administrators to restore its activation (the password is not "
+                "the cause)",
+                board, reason, code=code,
+            )  # fmt: skip
+        return error(
+            "%slogin refused: %s; fix the bot's password (bot.password_env or "
+            "bot.password_file) and bot.username",
+            board, reason, code=code,
+        )  # fmt: skip
+    if code == exit_codes.BOARD_UNREACHABLE:
+        return error("%sboard unreachable: %s: %s", board, type(exc).__name__, exc, code=code)
+    if code in (exit_codes.CONFIG_ERROR, exit_codes.ALREADY_RUNNING):
+        return error("%s", exc, code=code)
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        return error("%s: %s", exc.filename, Detail(exc.strerror), code=code)
+    from forumbot.errors import ForumError
 
-        if isinstance(exc, ForumError):
-            message = f"{board}{type(exc).__name__}: {message}"
-    return CliError(message, code)
+    if isinstance(exc, ForumError):
+        return error("%s%s: %s", board, type(exc).__name__, exc, code=code)
+    if not str(exc):
+        return error("%s", type(exc).__name__, code=code)
+    return error("%s", exc, code=code)
+
+
+class Detail(Exception):
+    """A piece of a library's or the board's English text put in a message
+    (:func:`error` translates it, or writes the whole error in English)."""
 
 
 class ForumbotGroup(click.Group):
@@ -147,8 +261,11 @@ def hold_instead_of_exit(error: click.ClickException) -> None:
         signal.signal(sig, lambda *_: stop.set())
     error.show()
     click.echo(
-        f"forumbot: exit code {error.exit_code} needs a person: holding instead of restarting "
-        "(fix it, then restart the container)",
+        _(
+            "forumbot: exit code %s needs a person: holding instead of restarting (fix it, "
+            "then restart the container)",
+            error.exit_code,
+        ),
         err=True,
     )
     stop.wait()

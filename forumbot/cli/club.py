@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import click
 
-from forumbot.cli._common import CliError, actor, config_option, load, storage_for
+from forumbot.cli._common import CliError, _, actor, config_option, load, storage_for
 from forumbot.exit_codes import FAILURE
 
 
@@ -42,12 +42,12 @@ def leaderboard_cmd(config_path: str, post_now: bool, kind: str = "1v1") -> None
     if not post_now:
         return
     if not config.leaderboard_topic_id:
-        raise CliError("no leaderboard post: set [leaderboard] topic_id")
+        raise CliError(_("no leaderboard post: set [leaderboard] topic_id"))
     from forumbot.app import bootstrap
     from forumbot.club.registrations import desk_for
 
     state = desk_for(bootstrap(config, storage=storage)).refresh_leaderboard()
-    click.echo(f"leaderboard post: {state}")
+    click.echo(_("leaderboard post: %s", _(state)))
     if state in ("failed", "unsupported"):
         raise click.exceptions.Exit(FAILURE)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from forumbot.cli._common import CliError, actor, config_option, load, storage_for
+from forumbot.cli._common import CliError, _, actor, config_option, error, load, storage_for
 
 
 def _duel_id(storage: Any, which: str) -> int:
@@ -18,11 +18,11 @@ def _duel_id(storage: Any, which: str) -> int:
         if raw.startswith(prefix) and raw[len(prefix):].isdigit():
             return int(raw[len(prefix):])
     if not raw.isdigit():
-        raise click.BadParameter(f"a topic id or d<duel id>, got {which!r}")
+        raise click.BadParameter(f"a topic id or d<duel id>, got {which!r}")  # click's English
     topic_id = int(raw)
     rows = [d for d in storage.duels() if d["topic_id"] == topic_id and d["status"] != "ignored"]
     if not rows:
-        raise CliError(f"topic {topic_id} holds no duel (see forumbot duels list)")
+        raise CliError(_("topic %s holds no duel (see forumbot duels list)", topic_id))
     live = [d for d in rows if d["status"] not in ("finished", "cancelled")]
     return int((live or rows)[-1]["id"])
 
@@ -69,14 +69,17 @@ def duels_correct(
             language=config.language,
         )  # fmt: skip
     except ErratumError as exc:
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     for change in done.changes:
         click.echo(f"  {change['name']}.{change['field']}: {change['old']} -> {change['new']}")
     for points in done.points:
         click.echo(f"  {points['name']}: {points['old']} -> {points['new']}")
     click.echo(
-        f"declaration {done.declaration}: « Erratum » of turn {turn} (declaration "
-        f"{done.corrects}), posted by forumbot run at its next publish pass"
-        + ("; the duel's state follows once it is out" if done.points else "")
+        _(
+            "declaration %s: « Erratum » of turn %s (declaration %s), posted by forumbot run "
+            "at its next publish pass",
+            done.declaration, turn, done.corrects,
+        )  # fmt: skip
+        + (_("; the duel's state follows once it is out") if done.points else "")
     )
     click.echo(storage.declaration(done.declaration)["text"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from forumbot.cli._common import CliError
+from forumbot.cli._common import CliError, _, error
 
 
 @click.command()
@@ -40,9 +40,9 @@ def demo(platform: str, seed: int, kind: str) -> None:
         try:
             season = run_season_demo(platform=platform, seed=seed, echo=click.echo)
         except RuntimeError as exc:
-            raise CliError(str(exc)) from exc
+            raise error("%s", exc) from exc
         if season.winner is None:
-            raise CliError("the fatigue season demo ended without a winner")
+            raise CliError(_("the fatigue season demo ended without a winner"))
         return
     if kind == "2v2":
         from forumbot.demo.duo import run_duo_demo
@@ -50,17 +50,17 @@ def demo(platform: str, seed: int, kind: str) -> None:
         try:
             duo = run_duo_demo(platform=platform, seed=seed, echo=click.echo)
         except RuntimeError as exc:  # the demo's own "did not finish" report
-            raise CliError(str(exc)) from exc
+            raise error("%s", exc) from exc
         if not duo.winners and not duo.draw:
-            raise CliError("the 2v2 demo ended without a winner")
+            raise CliError(_("the 2v2 demo ended without a winner"))
         if duo.verify is None or not duo.verify.ok:
-            raise CliError("verify-dice found a problem in the 2v2 demo's topic")
+            raise CliError(_("verify-dice found a problem in the 2v2 demo's topic"))
         return
     from forumbot.demo.classic import run_demo
 
     result = run_demo(platform=platform, seed=seed, echo=click.echo)
     if result.winner is None and not result.draw:
-        raise CliError("the demo ended without a winner")
+        raise CliError(_("the demo ended without a winner"))
 
 
 COMMANDS = (sandbox, demo)

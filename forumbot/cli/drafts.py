@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
 
-from forumbot.cli._common import CliError, actor, config_option, load, storage_for
+from forumbot.cli._common import CliError, _, actor, config_option, error, load, storage_for
 from forumbot.web.history import turn_read
 
 PENDING = ("draft", "approved", "held", "publishing", "redraft")
@@ -44,7 +44,7 @@ EDIT_ACTIONS = ("draft.edit_text", "draft.set_numbers", "draft.waive", "draft.un
 def shown_version(storage: Any, decl_id: int) -> int:
     """1 + the real edits of declaration ``decl_id`` (:data:`EDIT_ACTIONS` in the audit log):
     ``1`` for a draft nobody changed."""
-    marks = ",".join("?" for _ in EDIT_ACTIONS)
+    marks = ",".join("?" for _action in EDIT_ACTIONS)
     row = storage.db.execute(
         f"select count(*) from audit_log where target = ? and action in ({marks})",
         [f"declaration:{decl_id}", *EDIT_ACTIONS],
@@ -64,39 +64,39 @@ def duel_progress(duel: dict[str, Any], read: int | None = None) -> str:
     turn = int(inner.get("turn", 0) or 0)
     if duel["status"] == "running":
         if inner.get("pending"):
-            return f"running, turn {turn + 1}: defense awaited"
-        return f"running, turn {turn + 1} awaited"
+            return _("running, turn %s: defense awaited", turn + 1)
+        return _("running, turn %s awaited", turn + 1)
     if duel["status"] == "finished":
-        return f"finished after turn {max(turn, read or 0)}"
-    return str(duel["status"])
+        return _("finished after turn %s", max(turn, read or 0))
+    return _(str(duel["status"]))
 
 
 def _what(decl: dict[str, Any]) -> str:
     """``opening``, ``turn 3``, ``end turn 7``: the declaration's kind and its turn."""
     if decl["kind"] == "opening":
-        return "opening"
+        return _("opening")
     if decl["kind"] == "turn":
-        return f"turn {decl['turn']}"
-    return f"{decl['kind']} turn {decl['turn']}"
+        return _("turn %s", decl["turn"])
+    return _("%s turn %s", _(str(decl["kind"])), decl["turn"])
 
 
 def _when(decl: dict[str, Any], zone: ZoneInfo) -> str:
     status = decl["status"]
     if status == "published":
-        return f"published {board_time(decl.get('published_at'), zone)}".rstrip()
+        return _("published %s", board_time(decl.get("published_at"), zone)).rstrip()
     if status == "held":
-        return "held: waits for a referee"
+        return _("held: waits for a referee")
     if status == "publishing":
-        return "publishing (next pass)"
+        return _("publishing (next pass)")
     if status == "approved":
-        return "approved: next publish pass"
+        return _("approved: next publish pass")
     if status == "cancelled":
-        return "cancelled: never published"
+        return _("cancelled: never published")
     if status == "redraft":
-        return "drafted again from the posts at the next poll"
+        return _("drafted again from the posts at the next poll")
     if decl["publish_after"]:
-        return f"publishes {board_time(decl['publish_after'], zone)}"
-    return "on approval"
+        return _("publishes %s", board_time(decl["publish_after"], zone))
+    return _("on approval")
 
 
 @click.group()
@@ -115,12 +115,12 @@ def drafts_list(config_path: str, show_all: bool) -> None:
     zone = _board_zone(config.timezone)
     rows = storage.declarations(None if show_all else PENDING)
     if not rows:
-        click.echo("no pending draft")
+        click.echo(_("no pending draft"))
     for d in rows:
         duel = storage.duel(d["duel_id"])
         click.echo(
-            f"#{d['id']:<5} duel {d['duel_id']:<4} topic {duel['topic_id']:<6} "
-            f"{_what(d):<14} {d['status']:<10} v{shown_version(storage, d['id']):<3} "
+            f"#{d['id']:<5} {_('duel')} {d['duel_id']:<4} {_('topic')} {duel['topic_id']:<6} "
+            f"{_what(d):<14} {_(str(d['status'])):<10} v{shown_version(storage, d['id']):<3} "
             f"{_when(d, zone)}"
         )
 
@@ -135,12 +135,15 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
     try:
         d = storage.declaration(decl_id)
     except Exception as exc:  # sqlite_utils NotFoundError
-        raise CliError(f"no declaration {decl_id}") from exc
+        raise CliError(_("no declaration %s", decl_id)) from exc
     click.echo(
-        f"# declaration {decl_id} ({_what(d)}, {d['status']}, v{shown_version(storage, decl_id)})"
+        _(
+            "# declaration %s (%s, %s, v%s)",
+            decl_id, _what(d), _(str(d["status"])), shown_version(storage, decl_id),
+        )  # fmt: skip
     )
     if d["last_error"]:
-        click.echo(f"# note: {d['last_error']}")
+        click.echo(_("# note: %s", d["last_error"]))
     click.echo(d["text"])
     if trail:
         outcome = json.loads(d["context_json"]).get("outcome") or {}
@@ -194,11 +197,13 @@ def drafts_edit(
     from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
 
     if not (text_file or sets or waive):
-        raise CliError("nothing to change: give --text-file, --set or --waive")
+        raise CliError(_("nothing to change: give --text-file, --set or --waive"))
     if text_file and (sets or waive):
         raise CliError(
-            "--text-file cannot be combined with --set or --waive: set the numbers first, "
-            "check the text they give (drafts show), then edit the text"
+            _(
+                "--text-file cannot be combined with --set or --waive: set the numbers first, "
+                "check the text they give (drafts show), then edit the text"
+            )
         )
     values = {}
     for item in sets:
@@ -213,7 +218,9 @@ def drafts_edit(
             raise click.BadParameter(f"wants DUELLIST:RULE, got {item!r}", param_hint="--waive")
         waived.append((name.strip(), rule.strip()))
     if force and not text_file:
-        raise CliError("--force goes with --text-file (a text kept against the draft's numbers)")
+        raise CliError(
+            _("--force goes with --text-file (a text kept against the draft's numbers)")
+        )
     config = load(config_path)
     storage = storage_for(config_path)
     now = datetime.now(UTC)
@@ -232,14 +239,17 @@ def drafts_edit(
         kept = edit_text(
             storage, decl_id, text_file.read(), who, now, force=force, language=config.language
         )
-        warnings += [f"kept against the draft (--force): {d.describe()}" for d in kept]
+        warnings += [_("kept against the draft (--force): %s", d.describe()) for d in kept]
     for warning in dict.fromkeys(warnings):
-        click.echo(f"warning: declaration {decl_id}: {warning}", err=True)
+        click.echo(_("warning: declaration %s: %s", decl_id, warning), err=True)
     after = storage.declaration(decl_id)
     if before["status"] == "held" and after["status"] == "draft":
         click.echo(
-            f"# declaration {decl_id}: no longer held (every spell cast before the start is "
-            "waived): it publishes after its review delay"
+            _(
+                "# declaration %s: no longer held (every spell cast before the start is "
+                "waived): it publishes after its review delay",
+                decl_id,
+            )
         )
     click.echo(after["text"])
 
@@ -248,14 +258,14 @@ def _declaration(storage: Any, decl_id: int) -> dict[str, Any]:
     try:
         return dict(storage.declaration(decl_id))
     except Exception as exc:  # sqlite_utils NotFoundError
-        raise CliError(f"no declaration {decl_id}") from exc
+        raise CliError(_("no declaration %s", decl_id)) from exc
 
 
 def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> None:
     from forumbot.duels.overrides import set_status
 
     set_status(storage_for(config_path), decl_id, status, actor(by), datetime.now(UTC))
-    click.echo(f"declaration {decl_id}: {status}")
+    click.echo(_("declaration %s: %s", decl_id, _(status)))
 
 
 @drafts.command("approve")
@@ -302,21 +312,28 @@ def drafts_drop(config_path: str, decl_id: int, reason: str, redraft: bool, by: 
             language=config.language,
         )  # fmt: skip
     except EndingError as exc:
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     decl = storage.declaration(decl_id)
-    click.echo(f"declaration {decl_id}: dropped")
+    click.echo(_("declaration %s: dropped", decl_id))
     if ended.duel_status == "cancelled" and decl["kind"] == "opening":
-        click.echo(f"duel {ended.duel_id}: cancelled (its opening was dropped before the start)")
+        click.echo(
+            _("duel %s: cancelled (its opening was dropped before the start)", ended.duel_id)
+        )
     elif decl["status"] == "redraft":
         click.echo(
-            f"duel {ended.duel_id}: {_what(decl)} will be drafted again from the posts at the "
-            "next poll of forumbot run (--no-redraft: wait for a referee instead)"
+            _(
+                "duel %s: %s will be drafted again from the posts at the next poll of forumbot "
+                "run (--no-redraft: wait for a referee instead)",
+                ended.duel_id, _what(decl),
+            )  # fmt: skip
         )
     elif decl["kind"] == "turn" and ended.duel_status == "running":
         click.echo(
-            f"duel {ended.duel_id}: waits for a referee (referee task opened): "
-            f"`forumbot drafts redraft {decl_id}` drafts {_what(decl)} again, "
-            f"`forumbot duels cancel` ends the duel"
+            _(
+                "duel %s: waits for a referee (referee task opened): `forumbot drafts redraft "
+                "%s` drafts %s again, `forumbot duels cancel` ends the duel",
+                ended.duel_id, decl_id, _what(decl),
+            )  # fmt: skip
         )
 
 
@@ -337,12 +354,15 @@ def drafts_redraft(config_path: str, decl_id: int, reason: str, by: str | None) 
     try:
         done = request_redraft(storage, decl_id, actor(by), datetime.now(UTC), reason)
     except RedraftError as exc:
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     decl = storage.declaration(decl_id)
     click.echo(
-        f"declaration {decl_id} ({_what(decl)}): drafted again from the posts at the next poll "
-        f"of forumbot run (was {done.before})"
-        + (f"; {done.tasks_closed} referee task(s) closed" if done.tasks_closed else "")
+        _(
+            "declaration %s (%s): drafted again from the posts at the next poll of forumbot "
+            "run (was %s)",
+            decl_id, _what(decl), _(str(done.before)),
+        )  # fmt: skip
+        + (_("; %s referee task(s) closed", done.tasks_closed) if done.tasks_closed else "")
     )
 
 
@@ -365,15 +385,18 @@ def duels_list(config_path: str, show_all: bool) -> None:
         if duel["status"] == "ignored":
             if show_all:
                 click.echo(
-                    f"topic {duel['topic_id']}: ignored (not a duel topic: "
-                    f"{duel['title'] or 'no title'}); adopt it with `forumbot duels adopt`"
+                    _(
+                        "topic %s: ignored (not a duel topic: %s); adopt it with `forumbot "
+                        "duels adopt`",
+                        duel["topic_id"], duel["title"] or _("no title"),
+                    )  # fmt: skip
                 )
             continue
         state = json.loads(duel["state_json"] or "{}")
         inner = state.get("duel") if isinstance(state.get("duel"), dict) else state
         people = ", ".join(f"{d['name']} {d['points']}" for d in inner.get("duellists", []))
         progress = duel_progress(duel, turn_read(storage, duel))
-        click.echo(f"duel {duel['id']}: topic {duel['topic_id']} {progress}: {people}")
+        click.echo(_("duel %s: topic %s %s: %s", duel["id"], duel["topic_id"], progress, people))
 
 
 @duels.command("adopt")
@@ -418,15 +441,15 @@ def duels_adopt(
         # The title the board shows (issue 25: a topic adopted right after it was created is
         # not in the stored listing yet: its concession named « topic 3 »).
         title = (known or {}).get("title") or _listed_title(bot.client, forum_id, topic_id)
-        _check_members(bot, [name for name, _ in pairs], title, posts, force)
+        _check_members(bot, [name for name, _partner in pairs], title, posts, force)
         duel_id = bot.referee.adopt(
             forum_id, topic_id, title, pairs, stakes=stakes, actor=actor(by)
         )
     except ValueError as exc:  # the referee's refusals ("topic 3 already holds a duel")
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     finally:
         bot.close()
-    click.echo(f"duel {duel_id} adopted; opening declaration drafted")
+    click.echo(_("duel %s adopted; opening declaration drafted", duel_id))
 
 
 def _listed_title(client: Any, forum_id: int, topic_id: int) -> str:
@@ -452,11 +475,13 @@ def _check_members(bot: Any, names: list[str], title: str, posts: Any, force: bo
         return
     if force:
         for item in unknown:
-            click.echo(f"warning: {item.describe()}: adopted anyway (--force)", err=True)
+            click.echo(_("warning: %s: adopted anyway (--force)", item.describe()), err=True)
         return
     raise CliError(
-        "; ".join(item.describe() for item in unknown)
-        + ": nothing adopted (fix the name, or --force to adopt anyway)"
+        _(
+            "%s: nothing adopted (fix the name, or --force to adopt anyway)",
+            "; ".join(item.describe() for item in unknown),
+        )
     )
 
 
@@ -468,15 +493,15 @@ def _topic_exists(client: Any, topic_id: int) -> Any:
     try:
         return client.read_topic(topic_id, None)
     except TopicNotFound as exc:
-        raise CliError(
-            f"topic {topic_id} does not exist on the board ({exc}): nothing adopted"
+        raise error(
+            "topic %s does not exist on the board (%s): nothing adopted", topic_id, exc
         ) from exc
 
 
 def _duel_of_topic(storage: Any, topic_id: int) -> dict[str, Any]:
     rows = [d for d in storage.duels() if d["topic_id"] == topic_id and d["status"] != "ignored"]
     if not rows:
-        raise CliError(f"topic {topic_id} holds no duel (see forumbot duels list)")
+        raise CliError(_("topic %s holds no duel (see forumbot duels list)", topic_id))
     live = [d for d in rows if d["status"] not in ("finished", "cancelled")]
     return live[-1] if live else rows[-1]
 
@@ -504,17 +529,23 @@ def duels_cancel(
         ended = cancel_duel(
             storage, int(duel["id"]), reason, actor(by), datetime.now(UTC),
             referee_name=config.referee_name, language=config.language, announce=not silent,
+            verify_docs_url=config.verify_docs_url,
         )  # fmt: skip
     except EndingError as exc:
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     click.echo(
-        f"duel {ended.duel_id} (topic {topic_id}): cancelled; "
-        f"{len(ended.drafts)} draft(s) cancelled"
+        _(
+            "duel %s (topic %s): cancelled; %s draft(s) cancelled",
+            ended.duel_id, topic_id, len(ended.drafts),
+        )  # fmt: skip
     )
     if ended.notice is not None:
         click.echo(
-            f"declaration {ended.notice}: « Duel annulé », posted by forumbot run "
-            "at its next publish pass"
+            _(
+                "declaration %s: « Duel annulé », posted by forumbot run at its next publish "
+                "pass",
+                ended.notice,
+            )
         )
 
 
@@ -538,20 +569,30 @@ def duels_concede(config_path: str, topic_id: int, name: str, by: str | None) ->
         done = concede_duel(
             storage, int(duel["id"]), name, actor(by), datetime.now(UTC),
             referee_name=config.referee_name, language=config.language,
+            verify_docs_url=config.verify_docs_url,
         )  # fmt: skip
     except EndingError as exc:
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     if done.winners:
-        result = " and ".join(done.winners) + (" win" if len(done.winners) > 1 else " wins")
+        result = (
+            _("%s win", _(" and ").join(done.winners))
+            if len(done.winners) > 1
+            else _("%s wins", done.winners[0])
+        )
     else:
-        result = "no winner"
+        result = _("no winner")
     click.echo(
-        f"duel {done.duel_id} (topic {topic_id}): {done.conceded} concedes; {result}; "
-        f"{len(done.drafts)} draft(s) cancelled"
+        _(
+            "duel %s (topic %s): %s concedes; %s; %s draft(s) cancelled",
+            done.duel_id, topic_id, done.conceded, result, len(done.drafts),
+        )  # fmt: skip
     )
     click.echo(
-        f"declaration {done.declaration}: « abandon », posted by forumbot run at its next "
-        "publish pass (the duel ends, and the rewards are given, when it is out)"
+        _(
+            "declaration %s: « abandon », posted by forumbot run at its next publish pass (the "
+            "duel ends, and the rewards are given, when it is out)",
+            done.declaration,
+        )
     )
 
 

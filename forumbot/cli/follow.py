@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import click
 
-from forumbot.cli._common import CliError, actor, config_option, storage_for
+from forumbot.cli._common import _, actor, config_option, error, storage_for
 from forumbot.cli.drafts import _duel_of_topic
 
 
@@ -30,11 +30,13 @@ def duels_resume(config_path: str, topic_id: int, by: str | None) -> None:
     try:
         done = resume_duel(storage, int(duel["id"]), actor(by), datetime.now(UTC))
     except FollowError as exc:
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     click.echo(
-        f"duel {done.duel_id} (topic {topic_id}): resumed; read again at the next poll; "
-        f"{len(done.deadlines)} deadline(s) restarted from now, "
-        f"{len(done.drafts)} draft(s) back to review, {len(done.tasks)} task(s) closed"
+        _(
+            "duel %s (topic %s): resumed; read again at the next poll; %s deadline(s) restarted "
+            "from now, %s draft(s) back to review, %s task(s) closed",
+            done.duel_id, topic_id, len(done.deadlines), len(done.drafts), len(done.tasks),
+        )  # fmt: skip
     )
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
-from forumbot.cli._common import CliError, config_option, load
+from forumbot.cli._common import CliError, _, config_option, error, load
 
 
 @click.command("guide")
@@ -29,7 +29,7 @@ def guide(config_path: str, name: str | None, topic_id: int | None) -> None:
     try:
         text = render_guide(wanted, config.language, config.platform)
     except (GuideError, FileNotFoundError, ValueError) as exc:
-        raise CliError(f"guide of {wanted!r}: {exc}") from exc
+        raise error("guide of %s: %s", repr(wanted), exc) from exc
     if topic_id is None:
         click.echo(text, nl=False)
         return
@@ -49,14 +49,16 @@ def _post(config_path: str, name: str, topic_id: int, text: str) -> None:
         row = club_post(bot.storage, key)
         assert row is not None
         if row["status"] == "published":
-            click.echo(f"guide already posted in topic {topic_id} (post {row['post_id']})")
+            click.echo(_("guide already posted in topic %s (post %s)", topic_id, row["post_id"]))
             return
         post_id = publish_club_post(bot.storage, bot.client, row, lambda: datetime.now(UTC))
     finally:
         bot.close()
     if post_id is None:
-        raise CliError(f"guide not posted in topic {topic_id} (claimed elsewhere); try again")
-    click.echo(f"guide posted in topic {topic_id} (post {post_id})")
+        raise CliError(
+            _("guide not posted in topic %s (claimed elsewhere); try again", topic_id)
+        )
+    click.echo(_("guide posted in topic %s (post %s)", topic_id, post_id))
 
 
 COMMANDS = (guide,)

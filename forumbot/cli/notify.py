@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import click
 
-from forumbot.cli._common import config_option, load
+from forumbot.cli._common import _, config_option, load
 
 _config_opt = config_option
 _load = load
@@ -110,7 +110,7 @@ def notify_send(config_path: str) -> None:
         sent = bot.wired_notify().run()
     finally:
         bot.close()
-    click.echo(f"{len(sent)} notices sent")
+    click.echo(_("%s notices sent", len(sent)))
 
 
 COMMANDS = (notify_group,)

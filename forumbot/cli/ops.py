@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from forumbot.cli._common import config_option, load
+from forumbot.cli._common import _, config_option, load
 from forumbot.exit_codes import FAILURE
 
 
@@ -45,7 +45,7 @@ def _doctor_all(boards_dir: str, offline: bool) -> None:
 
     reports = doctor_all(boards_dir, offline=offline)
     if not reports:
-        click.echo(f"no *.toml club file in {boards_dir}")
+        click.echo(_("no *.toml club file in %s", boards_dir))
     for report in reports:
         verdict = "FAIL" if report.failed else "ok"
         click.echo(f"== club {report.name} ({report.path}): {verdict}")
@@ -84,9 +84,9 @@ def restore(backup_file: str, config_path: str) -> None:
 
     database = load(config_path).database
     safety = run_restore(backup_file, database)
-    click.echo(f"restored {backup_file} into {database}")
+    click.echo(_("restored %s into %s", backup_file, database))
     if safety is not None:
-        click.echo(f"previous database saved as {safety}")
+        click.echo(_("previous database saved as %s", safety))
 
 
 COMMANDS = (doctor, backup, restore)

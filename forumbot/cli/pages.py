@@ -10,7 +10,7 @@ from typing import NoReturn
 
 import click
 
-from forumbot.cli._common import CliError
+from forumbot.cli._common import CliError, _, error
 from forumbot.exit_codes import BOARD_UNREACHABLE, FAILURE
 from parsers.model import TopicPage
 
@@ -53,7 +53,7 @@ def parse_page_cmd(
     if platform != "auto":
         seen = detect_platform(data, file)
         if seen != platform:
-            raise CliError(f"{file}: this is a {seen} page, not {platform}")
+            raise CliError(_("%s: this is a %s page, not %s", file, seen, platform))
     page = parse_page(data, platform, source=file, now=now, timezone=timezone)
     click.echo(json.dumps(page_to_json(page, spellbook), ensure_ascii=False, indent=2))
 
@@ -171,7 +171,7 @@ def replay(
     try:
         result = replay_pages(pages, ruleset=ruleset, duellists=chosen)
     except ValueError as exc:  # replay's refusals (no duellists found, unknown ruleset)
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     if as_json:
         click.echo(json.dumps([d.to_dict() for d in result], ensure_ascii=False, indent=2))
     else:

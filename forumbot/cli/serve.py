@@ -8,7 +8,7 @@ import os
 
 import click
 
-from forumbot.cli._common import CliError
+from forumbot.cli._common import error
 from forumbot.exit_codes import CONFIG_ERROR
 
 
@@ -91,7 +91,7 @@ def serve(
             watch_interval_s=watch_interval_s,
         )
     except ValueError as exc:
-        raise CliError(str(exc), CONFIG_ERROR) from exc
+        raise error("%s", exc, code=CONFIG_ERROR) from exc
     server.serve_forever(health_port=health_port)
 
 

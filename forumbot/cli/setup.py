@@ -13,7 +13,16 @@ from pathlib import Path
 
 import click
 
-from forumbot.cli._common import DEFAULT_CONFIG, CliError, config_option, load
+from forumbot.cli._common import (
+    DEFAULT_CONFIG,
+    CliError,
+    _,
+    config_option,
+    error,
+    load,
+    peek_language,
+    set_language,
+)
 from forumbot.exit_codes import CONFIG_ERROR
 
 
@@ -24,16 +33,22 @@ def init(path: str, force: bool) -> None:
     """Write a commented example configuration to PATH (default forumbot.toml)."""
     from forumbot.config import EXAMPLE_CONFIG
 
+    set_language(peek_language(path))  # the club's file already there speaks its language
     target = Path(path)
     if not target.parent.is_dir():
         raise CliError(
-            f"folder {target.parent} does not exist: create it first (mkdir -p {target.parent})",
+            _(
+                "folder %s does not exist: create it first (mkdir -p %s)",
+                target.parent, target.parent,
+            ),  # fmt: skip
             CONFIG_ERROR,
         )
     if target.exists() and not force:
-        raise CliError(f"{target} exists (use --force to overwrite)")
+        raise CliError(_("%s exists (use --force to overwrite)", target))
     target.write_text(EXAMPLE_CONFIG, encoding="utf-8")
-    click.echo(f"wrote {target}; set the bot password in $FORUMBOT_PASSWORD, then: forumbot check")
+    click.echo(
+        _("wrote %s; set the bot password in $FORUMBOT_PASSWORD, then: forumbot check", target)
+    )
 
 
 @click.command()
@@ -70,7 +85,7 @@ def run(config_path: str, give_up_after_s: float | None) -> None:
     try:
         check_clock(config, max_skew_s=config.max_clock_skew_s)
     except ClockSkewError as exc:
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
     bot = bootstrap(config)
     try:
         run_forever(bot, OutageWait(give_up_after_s=give_up_after_s))
@@ -92,6 +107,12 @@ def check(config_path: str) -> None:
     )
 
     config = load(config_path, validate=True)
+    if not config.board_language:
+        click.echo(
+            'warning: board.language is not set: the command line speaks English and the '
+            'review page the players\' language (set it to "fr" for a French board)',
+            err=True,
+        )
     rulesets = configured_rulesets(config)
     for line in ruleset_warnings(rulesets, duo_names=configured_duo_rulesets(config)):
         click.echo(line, err=True)

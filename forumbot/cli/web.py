@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
-from forumbot.cli._common import CliError, config_option, load, storage_for
+from forumbot.cli._common import _, config_option, error, load, storage_for
 
 
 @click.command()
@@ -38,7 +38,7 @@ def web(config_path: str, host: str, port: int, uds: str, publish_now: bool) -> 
             config.password()  # --publish-now logs in to the board: fail now, not on a click
         serve(config, host, port, publish_now, uds=uds)
     except (ValueError, ClockSkewError) as exc:  # serve's refusals (e.g. no secret key)
-        raise CliError(str(exc)) from exc
+        raise error("%s", exc) from exc
 
 
 @click.group()
@@ -63,7 +63,7 @@ def users_add(config_path: str, name: str, role: str, password_stdin: bool) -> N
 
     password = _read_password(password_stdin)
     user = add_user(storage_for(config_path), name, password, role, datetime.now(UTC))
-    click.echo(f"user {user.username} added ({user.role})")
+    click.echo(_("user %s added (%s)", user.username, _(user.role)))
 
 
 @users.command("password")
@@ -76,14 +76,15 @@ def users_password(config_path: str, name: str, password_stdin: bool) -> None:
     from forumbot.web.users import set_password
 
     set_password(storage_for(config_path), name, _read_password(password_stdin), datetime.now(UTC))
-    click.echo(f"password of {name} changed")
+    click.echo(_("password of %s changed", name))
 
 
 def _set_disabled(config_path: str, name: str, disabled: bool) -> None:
     from forumbot.web.users import set_disabled
 
     user = set_disabled(storage_for(config_path), name, disabled, datetime.now(UTC))
-    click.echo(f"user {user.username} {'disabled' if disabled else 'enabled'}")
+    done = _("user %s disabled", user.username) if disabled else None
+    click.echo(done or _("user %s enabled", user.username))
 
 
 @users.command("disable")
@@ -113,16 +114,15 @@ def users_list(config_path: str) -> None:
     storage = storage_for(config_path)
     accounts = list_accounts(storage)
     if not accounts:
-        click.echo("no account yet: forumbot users add NAME --role admin")
+        click.echo(_("no account yet: forumbot users add NAME --role admin"))
         return
-    click.echo("name\trole\tstatus\tduels")
+    click.echo("\t".join((_("name"), _("role"), _("status"), _("duels"))))
     for account in accounts:
         user = account.user
         duels = ", ".join(str(d) for d in sorted(refereed_duels(storage, user.username)))
-        status = "disabled" if account.disabled else "enabled"
-        click.echo(
-            f"{user.username}\t{user.role}\t{status}\t{'all' if user.is_admin else duels or '-'}"
-        )
+        status = _("disabled") if account.disabled else _("enabled")
+        shown = _("all") if user.is_admin else duels or "-"
+        click.echo(f"{user.username}\t{_(user.role)}\t{status}\t{shown}")
 
 
 COMMANDS = (web, users)

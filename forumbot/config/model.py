@@ -59,6 +59,7 @@ class Config:
     review_delay_s: ReviewDelay = default_of("club", "review_delay_s")
     referee_name: str = default_of("club", "referee_name")
     language: str = default_of("club", "language")
+    verify_docs_url: str = default_of("club", "verify_docs_url")
     stalemate_turns: int = default_of("club", "stalemate_turns")
     poll_interval_s: float = default_of("poll", "poll_interval_s")
     publish_interval_s: float = default_of("poll", "publish_interval_s")
@@ -72,6 +73,7 @@ class Config:
     game_master: tuple[str, ...] = default_of("board", "game_master")
     dice_actions: tuple[str, ...] = default_of("board", "dice_actions")
     dice_name: str = default_of("board", "dice_name")
+    board_language: str = default_of("board", "language")
     backup_keep: int = default_of("storage", "backup_keep")
     backup_hour_utc: int = default_of("storage", "backup_hour_utc")
     health_port: int = default_of("ops", "health_port")
@@ -117,6 +119,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "game_master": "board.game_master",
     "dice_actions": "board.dice_actions",
     "dice_name": "board.dice_name",
+    "board_language": "board.language",
     "username": "bot.username",
     "password_env": "bot.password_env",
     "password_file": "bot.password_file",
@@ -124,6 +127,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "review_delay_s": "club.review_delay_s",
     "referee_name": "club.referee_name",
     "language": "club.language",
+    "verify_docs_url": "club.verify_docs_url",
     "stalemate_turns": "club.stalemate_turns",
     "poll_interval_s": "poll.poll_interval_s",
     "publish_interval_s": "poll.publish_interval_s",

@@ -88,6 +88,12 @@ class BoardSettings(_Section):
         'Forumactif: the name of the dice the duels use (matched loosely: "Dé du Duel" '
         'matches "Duel"). Ignored on phpBB.',
     )
+    language: str = setting(
+        "",
+        'The board\'s language, that of the staff\'s command line and review page: "fr" '
+        '(French) or "en" (English); empty: not known, the command line speaks English and the '
+        "review page the players' language (club.language).",
+    )
 
 
 class BotSettings(_Section):
@@ -124,6 +130,12 @@ class ClubSettings(_Section):
         "L'arbitre", "Name the declarations are signed with (the adult referee the bot drafts for)."
     )
     language: str = setting("fr", 'Language of player-facing text ("fr").')
+    verify_docs_url: str = setting(
+        "",
+        "The address of the page that tells players how to check the dice (the project's "
+        "docs/verification.md where the club reads it); the declarations link « l'outil de "
+        "vérification » to it. Empty: no link.",
+    )
     stalemate_turns: int = setting(
         8,
         "Turns in a row with no PV lost after which the bot opens a referee task proposing to "

@@ -95,6 +95,7 @@ def demo_bot(
         username=BOT,
         ruleset=ruleset,
         dice_name=dice_name,
+        board_language="fr",  # the sandbox board is French
         review_delay_s=0,
         database=database,
         flood_interval_s=1,

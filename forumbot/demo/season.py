@@ -160,6 +160,7 @@ def season_config(base_url: str, platform: str, database: str, thread: int, rank
         username=BOT,
         ruleset="fatigue",
         dice_name="Pari",
+        board_language="fr",  # the sandbox board is French
         review_delay_s=0,
         database=database,
         flood_interval_s=FLOOD_INTERVAL_S,

@@ -116,6 +116,7 @@ def concede_duel(
     *,
     referee_name: str = "L'arbitre",
     language: str = "fr",
+    verify_docs_url: str = "",
 ) -> Conceded:
     """Record that duellist ``name`` (matched case-insensitively) concedes the running duel
     ``duel_id``; see the module doc for what follows.
@@ -182,6 +183,7 @@ def concede_duel(
         "dice_secret": duel.dice_secret if bot_dice else None,
         "commitment": duel.dice_commitment if bot_dice else None,
         "referee_name": referee_name,
+        "verify_docs_url": verify_docs_url,
         **extra,
     }
     text = render("concession.bbcode.j2", context, language)

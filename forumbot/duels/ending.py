@@ -128,12 +128,15 @@ def cancel_duel(
     referee_name: str = "L'arbitre",
     language: str = "fr",
     announce: bool = True,
+    verify_docs_url: str = "",
 ) -> Ended:
     """Cancel a duel that is not over (see module doc); returns what was done.
 
     Args:
         reason: why, in the board's language (quoted in the players' declaration).
         announce: post the declaration when players have seen the duel (default).
+        verify_docs_url: the page « l'outil de vérification » links to (``club.verify_docs_url``;
+            "" = no link).
 
     Raises:
         EndingError: unknown duel, a duel already over (finished, cancelled), one that is
@@ -156,7 +159,7 @@ def cancel_duel(
         close_hold_tasks(storage, duel_id, actor, now, "duel cancelled")  # moved / gone topic
         storage.update_duel(duel_id, status="cancelled")
         if announce and published:
-            notice = _notice(storage, duel, reason, now, referee_name, language)
+            notice = _notice(storage, duel, reason, now, referee_name, language, verify_docs_url)
         storage.audit(
             actor, "duel.cancel", f"duel:{duel_id}",
             {"status": duel["status"], "turn": _turn(duel)},
@@ -184,7 +187,7 @@ def _turn(duel: dict[str, Any]) -> int:
 
 def _notice(
     storage: Storage, duel: dict[str, Any], reason: str, now: datetime, referee_name: str,
-    language: str,
+    language: str, verify_docs_url: str = "",
 ) -> int:  # fmt: skip
     key = f"b{duel['board_id']}t{duel['topic_id']}-cancelled"
     # The bot's dice seed is revealed, as at a duel's end, so every roll declared so far can be
@@ -199,6 +202,7 @@ def _notice(
         "referee_name": referee_name,
         "dice_secret": duel["dice_secret"] if bot_dice else None,
         "commitment": duel.get("dice_commitment") if bot_dice else None,
+        "verify_docs_url": verify_docs_url,
     }
     text = render("duel_cancelled.bbcode.j2", context, language)
     return int(

@@ -58,7 +58,8 @@ class FlowSettings:
     to read (default the ruleset's). ``full_reread_every``: every N-th read of a duel watching
     edits reads the whole topic. ``owl_reminders``: send owl reminders before deadlines.
     ``timezone``: ``board.timezone``, for the deadlines players read; ``board_url``: the
-    board's address, for links to posts (:attr:`post_link`).
+    board's address, for links to posts (:attr:`post_link`). ``verify_docs_url``: the page
+    the declarations link « l'outil de vérification » to ("" = no link).
     """
 
     board_id: int
@@ -75,6 +76,7 @@ class FlowSettings:
     owl_reminders: bool = True
     timezone: str = "Europe/Paris"
     board_url: str = ""
+    verify_docs_url: str = ""
 
     @property
     def post_link(self) -> str:
@@ -426,6 +428,8 @@ class FlowContext:
             context.setdefault("timezone", self.settings.timezone)
         if self.settings.post_link:
             context.setdefault("post_link", self.settings.post_link)
+        if self.settings.verify_docs_url:
+            context.setdefault("verify_docs_url", self.settings.verify_docs_url)
         return render(template, context, self.settings.language)
 
 

@@ -132,6 +132,7 @@ class Referee:
         edit_watch_interval_s: float = 0.0,
         follow_after_polls: int = 3,
         timezone: str = "Europe/Paris",
+        verify_docs_url: str = "",
     ) -> None:
         self.storage = storage
         self.client = client
@@ -166,6 +167,7 @@ class Referee:
         )
         self.owl_reminders = owl_reminders
         self.timezone, self.board_url = timezone, board_url
+        self.verify_docs_url = verify_docs_url
         # Called once per finished duel (purse, leaderboard): ``callback(duel_id, outcome)``.
         self.on_finished: list[Callable[[int, dict[str, Any]], None]] = []
         # Called (no argument) right after a topic's new or changed drafts are committed, in
@@ -184,7 +186,7 @@ class Referee:
             forum_rolls_dice=self.forum_rolls_dice, dice_name=self.dice_name,
             watch_edits=self.watch_edits, full_reread_every=self.full_reread_every,
             owl_reminders=self.owl_reminders, timezone=self.timezone,
-            board_url=self.board_url,
+            board_url=self.board_url, verify_docs_url=self.verify_docs_url,
         )  # fmt: skip
 
     def context(self) -> FlowContext:

@@ -18,11 +18,11 @@ final declaration ``Graine des dés : <seed>``. The seed also drew the starting 
 (:func:`forumbot.duels.duo.make_draw`: label ``place:<name>``, turn 0, post 0), which the
 opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
 turn 0 of the opening post); and each reward, whose line names its draw in French
-(``... (tirage au sort <value> sur <sides>, référence « créature|mécanisme <key>, message n°
-<id> » pour l'outil de vérification du club)``, from which the label
-``reward:creature|mechanism:<key>:<id>`` is rebuilt; the issue 15 wording ``(récompense tirée
-: <value> sur <sides> ; tirage n° <id>, créature|mécanisme <key>)`` and, before issue 15,
-``(tirage reward:<source>:<id> <value>/<sides>)`` are also read), the same
+(``... (la récompense de la créature|du mécanisme « <key> », gagnée au message n° <id>, a été
+tirée au sort : <value> sur <sides>)``, from which the label
+``reward:creature|mechanism:<key>:<id>`` is rebuilt; threads written before issue 25 say
+``(récompense tirée : <value> sur <sides> ; tirage n° <id>, créature|mécanisme <key>)``, and
+before issue 15 ``(tirage reward:<source>:<id> <value>/<sides>)``, both also read), the same
 derivation with the label as name; the reward stated is checked against its table in the
 environment the opening names, when it is a shipped one). On Forumactif the forum rolls the
 « Pari » dice: the seed (``Engagement des dés de l'arbitre ...``, ``Graine des dés de
@@ -48,18 +48,26 @@ _TURN = re.compile(r"(?:Déclaration|Intervention) de l'arbitre\s*[:—-]\s*tour
 _ROLL = re.compile(r"message n°\s*(\d+) : .* ; attaque (\d), défense (\d)")
 _ZONE = re.compile(r"^\[\*\] Zone (\d+) — [^:]+ : (.+)$")
 _DRAW_OLD = re.compile(r"\(tirage (reward:\S+) (\d+)/(\d+)\)")
-_DRAW = re.compile(
+_DRAW_ISSUE15 = re.compile(
     r"\(récompense tirée : (\d+) sur (\d+) ; tirage n° (\d+), (créature|mécanisme) ([^\s)]+)\)"
+)
+_DRAW = re.compile(
+    r"\(la récompense (de la créature|du mécanisme) « ([^»]+?) », gagnée au message n° (\d+), "
+    r"a été tirée au sort : (\d+) sur (\d+)\)"
 )
 _DRAW_NOW = re.compile(
     r"\(tirage au sort (\d+) sur (\d+), référence «\s?(créature|mécanisme) ([^\s,]+), "
     r"message n°\s?(\d+)\s?» pour l'outil de vérification du club\)"
 )
-"""The wording since the reader after issue 25 (C1): the reference says what it is for."""
-_DRAW_KINDS = {"créature": "creature", "mécanisme": "mechanism"}
+"""A wording of the branch before the sentence above (never published; read for safety)."""
+_DRAW_KINDS = {
+    "créature": "creature", "mécanisme": "mechanism",
+    "de la créature": "creature", "du mécanisme": "mechanism",
+}  # fmt: skip
 _REWARD = re.compile(
     r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) "
-    r"\((?:tirage reward:|récompense tirée|tirage au sort)"
+    r"\((?:tirage reward:|récompense tirée|tirage au sort"
+    r"|la récompense (?:de la créature|du mécanisme) «)"
 )
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°\s*(\d+)\b.* ; dé « ([^»]+?) » (\d)(?: :|,|\.|$)")
@@ -245,14 +253,19 @@ def verify_pages(
 
 def _line_draws(line: str) -> list[tuple[str, int, int]]:
     """The named draws of one declaration line, as ``(label, value, sides)``: the French
-    wording (``tirage au sort 3 sur 4, référence « créature strangulot, message n° 42 » pour
-    l'outil de vérification du club`` -> ``("reward:creature:strangulot:42", 3, 4)``), the
-    issue 15 one (``récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot``) and the
+    sentence (``la récompense de la créature « strangulot », gagnée au message n° 42, a été
+    tirée au sort : 3 sur 4`` -> ``("reward:creature:strangulot:42", 3, 4)``), the wording of
+    issue 15 (``récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot``) and the
     older ``(tirage <label> 3/4)``."""
     found = [
+        (f"reward:{_DRAW_KINDS[d.group(1)]}:{d.group(2)}:{d.group(3)}", int(d.group(4)),
+         int(d.group(5)))
+        for d in _DRAW.finditer(line)
+    ]  # fmt: skip
+    found += [
         (f"reward:{_DRAW_KINDS[d.group(4)]}:{d.group(5)}:{d.group(3)}", int(d.group(1)),
          int(d.group(2)))
-        for d in _DRAW.finditer(line)
+        for d in _DRAW_ISSUE15.finditer(line)
     ]  # fmt: skip
     found += [
         (f"reward:{_DRAW_KINDS[d.group(3)]}:{d.group(4)}:{d.group(5)}", int(d.group(1)),
@@ -265,11 +278,12 @@ def _line_draws(line: str) -> list[tuple[str, int, int]]:
 
 def _label_fr(label: str) -> str:
     """A draw's label as the declarations word it: ``reward:creature:strangulot:12`` ->
-    ``tirage n° 12, créature strangulot``; another label -> ``tirage <label>``."""
+    ``récompense de la créature « strangulot » (message n° 12)``; another label -> ``tirage
+    <label>``."""
     parts = label.split(":")
-    kinds = {v: k for k, v in _DRAW_KINDS.items()}
+    kinds = {"creature": "de la créature", "mechanism": "du mécanisme"}
     if len(parts) == 4 and parts[0] == "reward" and parts[1] in kinds:
-        return f"tirage n° {parts[3]}, {kinds[parts[1]]} {parts[2]}"
+        return f"récompense {kinds[parts[1]]} « {parts[2]} » (message n° {parts[3]})"
     return f"tirage {label}"
 
 

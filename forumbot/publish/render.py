@@ -27,6 +27,7 @@ from typing import Any
 
 import jinja2
 
+from forumbot.i18n import ELIDING_INITIALS
 from forumbot.publish.deadline_text import fill_deadline
 from forumbot.publish.typography import TypographyExtension, number, signed, typeset
 from parsers.invisible import strip_invisible
@@ -78,8 +79,6 @@ def neutralise(value: Any) -> Any:
     return text.translate(_TRANSLATE)
 
 
-ELIDING_INITIALS = tuple("aeiouyhàâäéèêëîïôöûüœAEIOUYHÀÂÄÉÈÊËÎÏÔÖÛÜŒ")
-"""Initials before which French elides « de » and « que » (vowels and mute h)."""
 _ARTICLE = re.compile(r"^(Le|La|Les|L')(?=[ ']|(?<=')\w)")
 _ANY_ARTICLE = re.compile(r"^(le|la|les|l')(?=[ ']|(?<=')\w)", re.IGNORECASE)
 
@@ -134,25 +133,24 @@ def of_name(name: str) -> str:
 
 
 _DRAW = re.compile(r"^reward:(creature|mechanism):(\S+):(\d+) (\d+)/(\d+)$")
-_DRAW_KIND_FR = {"creature": "créature", "mechanism": "mécanisme"}
+_DRAW_KIND_FR = {"creature": "de la créature", "mechanism": "du mécanisme"}
 
 
 def _draw(audit: str) -> str | Trusted:
-    """A 2v2 reward draw as players read it, with what verify-dice needs to recompute it:
-    ``reward:creature:strangulot:42 3/4`` -> ``tirage au sort 3 sur 4, référence « créature
-    strangulot, message n° 42 » pour l'outil de vérification du club`` (reader after issue 25,
-    C1 and T2: the reference says what it is for; :class:`Trusted`, the bot's own words, so
-    the renderer keeps its no-break spaces: a plain value's spaces are collapsed).
-    :mod:`forumbot.duels.verify` reads it back: the label
-    ``reward:<kind>:<key>:<post id>`` is rebuilt from the post id, the French kind and the
-    key. A draw of another shape is returned as is."""
+    """A 2v2 reward draw as players read it, one sentence that also holds what the
+    verification tool needs to recompute it (issue 25): ``reward:creature:strangulot:42 3/4``
+    -> ``la récompense de la créature « strangulot », gagnée au message n° 42, a été tirée
+    au sort : 3 sur 4`` (:mod:`forumbot.duels.verify` reads it back: the label
+    ``reward:<kind>:<key>:<post id>`` is rebuilt from the kind, the key and the post id). A
+    draw of another shape is returned as is. :class:`Trusted`, the bot's own words, written with
+    their no-break spaces (a plain value's spaces are collapsed by the renderer)."""
     m = _DRAW.match(audit.strip())
     if m is None:
         return audit
     kind, key, post_id, value, sides = m.groups()
     return Trusted(
-        f"tirage au sort {value} sur {sides}, référence «\u202f{_DRAW_KIND_FR[kind]} {key}, "
-        f"message n°\u00a0{post_id}\u202f» pour l'outil de vérification du club"
+        f"la récompense {_DRAW_KIND_FR[kind]} «\u202f{key}\u202f», gagnée au message "
+        f"n°\u00a0{post_id}, a été tirée au sort\u00a0: {value} sur {sides}"
     )
 
 
@@ -195,6 +193,23 @@ def _message(context: Any, post_id: Any) -> Trusted:
     return Trusted(text)
 
 
+VERIFICATION_TOOL = "l'outil de vérification du club"
+"""What the posts call ``forumbot verify-dice`` (players never see a command's name)."""
+
+
+@jinja2.pass_context
+def _verification(context: Any, words: Any = VERIFICATION_TOOL) -> Trusted:
+    """« l'outil de vérification du club », linked to the page that tells players how to check
+    the dice when the context has ``verify_docs_url`` (``club.verify_docs_url``, issue 25):
+    ``[url=…]l'outil de vérification du club[/url]``; plain text otherwise."""
+    text = str(words)
+    link = context.get("verify_docs_url")
+    if isinstance(link, str) and link.startswith(("http://", "https://")):
+        if not any(ch in link for ch in "[] \n"):
+            return Trusted(f"[url={link}]{text}[/url]")
+    return Trusted(text)
+
+
 def make_environment(language: str = "fr") -> jinja2.Environment:
     """A jinja2 environment for ``language`` with neutralising ``finalize`` and French
     typography on the templates' own text (:class:`~forumbot.publish.typography.
@@ -227,6 +242,7 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["to"] = _to
     env.filters["of"] = of_name
     env.filters["draw"] = _draw
+    env.globals["verification_tool"] = _verification
     return env
 
 

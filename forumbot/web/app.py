@@ -60,6 +60,7 @@ from forumbot.notify.settings import NotifyConfig
 from forumbot.storage import Storage
 from forumbot.web import auth
 from forumbot.web.forum_account import MemberLookup
+from forumbot.web.i18n import DEFAULT_LANGUAGE
 from forumbot.web.preview import preview_html
 from forumbot.web.routes.balance import balance_index, balance_page
 from forumbot.web.routes.common import (
@@ -128,6 +129,7 @@ def create_app(
     timezone: str = "Europe/Paris",
     notify: NotifyConfig | None = None,
     members: MemberLookup | None = None,
+    language: str = DEFAULT_LANGUAGE,
 ) -> Starlette:
     """The review web app.
 
@@ -155,6 +157,9 @@ def create_app(
         members: the board's member look-up (the forum client's ``member_spelling``): a new
             forum account on ``/me/notify`` must be a member (issue 24 F11); None refuses
             every new forum account (:mod:`forumbot.web.forum_account`).
+        language: the page's language when the user has not chosen one (``?lang=``):
+            ``"fr"`` or ``"en"``; ``forumbot web`` passes the club's ``board.language``
+            (:func:`forumbot.i18n.staff_language`).
 
     Raises:
         ValueError: when ``secret_key`` is shorter than 32 characters.
@@ -241,6 +246,7 @@ def create_app(
         timezone=timezone,
         notify=notify_cfg,
         members=members,
+        language=language,
     )
     return app
 

@@ -30,6 +30,7 @@ FIELDS_FR: dict[str, str] = {
     "until": "jusqu'au", "title": "titre", "forum_id": "forum", "year": "année",
     "magic_types": "types de magie", "character": "personnage", "player": "compte",
     "stakes": "enjeux", "referee": "arbitre", "decision": "décision", "penalty": "pénalité",
+    "values": "valeurs", "rule": "règle", "duellist": "duelliste",
 }  # fmt: skip
 # The statuses' French names are the review page's own (forumbot.web.views), plus the
 # notices' and tasks' statuses that only the audit table shows.
@@ -68,8 +69,10 @@ def value_words(field: str, value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "oui" if value else "non"
-    if field == "status" and isinstance(value, str):
+    if field in ("status", "") and isinstance(value, str):  # a bare value: a status change
         return STATUS_FR.get(value, value)
+    if field == "rule" and isinstance(value, str):
+        return RULE_NAMES.get(value.rsplit(".", 1)[-1], (value,))[0]
     if field == "ruleset" and isinstance(value, str):
         return RULESETS_FR.get(value, value)
     if field == "kind" and isinstance(value, str):

@@ -33,6 +33,7 @@ from collections.abc import Callable
 
 import anyio.to_thread
 
+from forumbot.i18n import N_
 from forumbot.notify.settings import NotifyConfig, forum_account_of_other, person_settings
 from forumbot.storage import Storage
 from forumbot.web.users import User
@@ -72,14 +73,14 @@ def wanted_forum_name(storage: Storage, user: User, typed: str, cfg: NotifyConfi
     nfkc = " ".join(unicodedata.normalize("NFKC", typed).split())
     if has_markup(nfkc) or clean_name(nfkc) != nfkc:
         raise ForumAccountRefused(
-            "Le compte du forum ne peut contenir ni HTML, ni BBCode, ni caractère invisible "
-            "ou de contrôle (bidi) : écrivez le nom tel que le forum l'affiche."
+            "The board account may hold no HTML, no BBCode, no invisible or (bidi) control "
+            "character: write the name as the board shows it."
         )
     if not nfkc or len(nfkc) > 100:
-        raise ForumAccountRefused("Le compte du forum fait de 1 à 100 caractères.")
+        raise ForumAccountRefused("The board account is 1 to 100 characters.")
     if current.forum_linked_by and not user.is_admin:
         raise ForumAccountRefused(
-            "Votre compte du forum est déjà relié à « %s » : seul un admin peut le changer.",
+            "Your board account is already linked to “%s”: only an admin can change it.",
             current.forum_name,
         )
     return nfkc
@@ -93,7 +94,7 @@ async def board_spelling(lookup: MemberLookup | None, name: str) -> str:
         ForumAccountRefused: no such member; no look-up configured, or the board failed or
             did not say (« réessayez plus tard »).
     """
-    later = "Le forum ne répond pas : impossible de vérifier « %s ». Réessayez plus tard."
+    later = N_("The board does not answer: “%s” cannot be checked. Try again later.")
     if lookup is None:
         raise ForumAccountRefused(later, name)
     try:
@@ -105,7 +106,7 @@ async def board_spelling(lookup: MemberLookup | None, name: str) -> str:
         raise ForumAccountRefused(later, name)
     if found is False:
         raise ForumAccountRefused(
-            "« %s » n'est pas un membre du forum : écrivez le nom exact de votre compte.", name
+            "“%s” is not a member of the board: write your account's exact name.", name
         )
     return name if found is True else str(found)
 
@@ -119,13 +120,12 @@ def check_free(storage: Storage, user: User, spelling: str, cfg: NotifyConfig) -
     """
     if has_markup(spelling) or clean_name(spelling) != spelling:
         raise ForumAccountRefused(
-            "Le forum écrit ce nom avec des caractères que la page refuse (HTML, BBCode, "
-            "invisibles) : demandez à un admin."
+            "The board writes this name with characters the page refuses (HTML, BBCode, "
+            "invisible): ask an admin."
         )
     if forum_account_of_other(storage, user.username, spelling, cfg) is not None:
         raise ForumAccountRefused(
-            "« %s » est déjà (ou ressemble au) compte du forum d'un autre utilisateur de la "
-            "page : demandez à un admin.",
+            "“%s” is (or looks like) the board account of another user of the page: ask an admin.",
             spelling,
         )
 

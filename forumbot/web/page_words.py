@@ -305,7 +305,7 @@ class PageWords(Words):
         text = super().source(source, rule)
         if not self.french:
             return text
-        m = re.match(r"^Liste des sorts du club : (.+?), niveau (\d+)", text)
+        m = re.match(r"^Liste des sorts du club[ \u00a0]: (.+?), niveau (\d+)", text)
         book = re.match(r"^(\w+)\.toml default spellbook", str(source or ""))
         if m and book and self._spell_text is not None:
             effects = self._spell_text(book[1], m[1])
@@ -486,29 +486,3 @@ def guide_spell_text(ruleset: str, spell: str) -> str | None:
 
 
 _NUMERO = re.compile(r"\bn°[ \u202f]*(?=%s|\d)")
-
-
-def with_numero_space(translate: Callable[..., str], language: str) -> Callable[..., str]:
-    """The page's ``_`` with « n° » followed by a no-break space in French (« Déclaration
-    n° 3 », T6): applied to the page's own text before its values are filled in, so a
-    player's words are never touched. English is unchanged."""
-    if language != "fr":
-        return translate
-
-    def _(text: str, *args: object) -> str:
-        text = _NUMERO.sub("n°" + NBSP, text)
-        parts = text.split("%s")
-        if args and len(parts) == len(args) + 1:
-            # « PV de Le strangulot » -> « PV du strangulot » (a creature's name starts with
-            # its article; C39): only the page's « de » before a value, never the value
-            for i, arg in enumerate(args):
-                name = str(arg)
-                if parts[i].endswith("de ") and name.startswith(("Le ", "La ", "Les ")):
-                    article, rest = name.split(" ", 1)
-                    joined = {"Le": "du", "Les": "des"}.get(article, "de la")
-                    parts[i] = parts[i][: -len("de ")] + f"{joined} "
-                    args = (*args[:i], rest, *args[i + 1 :])
-            text = "%s".join(parts)
-        return translate(text, *args)
-
-    return _

@@ -164,6 +164,7 @@ def serve(
     uds = uds or config.web_socket
     import uvicorn
 
+    from forumbot.i18n import staff_language
     from forumbot.web.app import create_app
 
     storage = open_storage(config.database)
@@ -179,6 +180,9 @@ def serve(
         timezone=config.timezone,
         notify=notify_config(config),
         members=board_members(config),
+        # unset board.language: the page keeps the language the club's players read (club.language,
+        # French by default), as it did before the catalogue; the CLI's default stays English
+        language=staff_language(config.board_language or config.language),
     )
     server = uvicorn.Server(uvicorn_config(app, host, port, uds=uds))
     try:

@@ -18,29 +18,36 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from forumbot.i18n import N_, translate
 from forumbot.storage import Storage
 
-KIND_FR = {
-    "owl_question": "Hibou : demande de détails",
-    "mechanism": "Mécanisme à juger",
-    "signup_unsure": "Inscription à relire",
-    "stalemate": "Aucun PV perdu : clore le duel ?",
-    "topic_moved": "Sujet déplacé ou fusionné",
-    "topic_gone": "Sujet introuvable : duel suspendu",
-    "topic_followed": "Sujet déplacé : le bot le suit",
-    "publish_queued": "Déclaration en attente d'un modérateur",
-    "publish_refused": "Déclaration refusée par le forum",
-    "publish_mismatch": "Une autre version est sur le forum",
-    "owl_queued": "Hibou en attente d'un modérateur",
-    "owl_refused": "Hibou refusé par le forum",
-    "notice_failed": "Notification impossible",
-    "turn_dropped": "Tour abandonné : le duel attend",
-    "late_edit": "Message modifié après la déclaration",
-    "erratum_stale": "Erratum non appliqué",
-    "clock_skew": "Horloge déréglée : publication automatique suspendue",
-    "concession_unknown": "Abandon inconnu de la base : à clore à la main",
+# A task's kind and status by their names on the page: English messages of the catalogue
+# (forumbot.i18n), shown through the page's ``_``.
+KIND_NAMES = {
+    "owl_question": N_("Owl: asks for details"),
+    "mechanism": N_("Mechanism to judge"),
+    "signup_unsure": N_("Sign-up to read again"),
+    "stalemate": N_("No PV lost: close the duel?"),
+    "topic_moved": N_("Topic moved or merged"),
+    "topic_gone": N_("Topic not found: duel suspended"),
+    "topic_followed": N_("Topic moved: the bot follows it"),
+    "publish_queued": N_("Declaration awaiting a moderator"),
+    "publish_refused": N_("Declaration refused by the board"),
+    "publish_mismatch": N_("Another version is on the board"),
+    "owl_queued": N_("Owl awaiting a moderator"),
+    "owl_refused": N_("Owl refused by the board"),
+    "notice_failed": N_("Notice could not be written"),
+    "turn_dropped": N_("Turn dropped: the duel waits"),
+    "late_edit": N_("Post edited after the declaration"),
+    "erratum_stale": N_("Erratum not applied"),
+    "clock_skew": N_("Clock out of step: auto-publishing suspended"),
+    "concession_unknown": N_("Concession unknown to the database: close it by hand"),
 }
-STATUS_FR = {"open": "en attente", "done": "fait", "solved": "résolu", "failed": "non résolu"}
+STATUS_NAMES = {
+    "open": N_("waiting"), "done": N_("done"), "solved": N_("solved"), "failed": N_("not solved")
+}
+KIND_FR = {k: translate("fr", v) for k, v in KIND_NAMES.items()}
+STATUS_FR = {k: translate("fr", v) for k, v in STATUS_NAMES.items()}
 ALLOWED = {"owl_question": ("done",), "mechanism": ("solved", "failed")}
 
 
@@ -55,11 +62,12 @@ class TaskError(Exception):
 
 @dataclass(frozen=True)
 class TaskView:
-    """One task for the template: the row, French labels, the zone's name, the duel's title."""
+    """One task for the template: the row, its kind's and status's names (English messages the
+    page's ``_`` translates), the zone's name, the duel's title."""
 
     row: dict[str, Any]
-    kind_fr: str
-    status_fr: str
+    kind_name: str
+    status_name: str
     zone_name: str
     duel_title: str
 
@@ -90,7 +98,7 @@ def task_views(
 
     def view(r: dict[str, Any]) -> TaskView:
         if r["duel_id"] is None:  # a sign-up to read (issue 15): no duel yet
-            kind, status = KIND_FR.get(r["kind"], r["kind"]), STATUS_FR.get(r["status"], "")
+            kind, status = KIND_NAMES.get(r["kind"], r["kind"]), STATUS_NAMES.get(r["status"], "")
             return TaskView(r, kind, status, "", r["subject"] or "")
         duel_id = int(r["duel_id"])
         if duel_id not in titles:
@@ -98,8 +106,8 @@ def task_views(
             titles[duel_id] = str(found[0]["title"] or "") if found else ""
         return TaskView(
             r,
-            KIND_FR.get(r["kind"], r["kind"]),
-            STATUS_FR.get(r["status"], r["status"]),
+            KIND_NAMES.get(r["kind"], r["kind"]),
+            STATUS_NAMES.get(r["status"], r["status"]),
             _zone_name(storage, duel_id, r["zone"]),
             titles[duel_id],
         )
@@ -141,4 +149,7 @@ def close(
     return row
 
 
-__all__ = ["KIND_FR", "STATUS_FR", "TaskError", "TaskView", "close", "task_views"]
+__all__ = [
+    "KIND_FR", "KIND_NAMES", "STATUS_FR", "STATUS_NAMES", "TaskError", "TaskView", "close",
+    "task_views",
+]  # fmt: skip

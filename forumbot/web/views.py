@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from forumbot.i18n import N_, translate
 from forumbot.publish.render import of_name
 from forumbot.storage import Storage
 from forumbot.web.history import declared_series, declared_turns, turn_read
@@ -21,29 +22,34 @@ from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
 
 PENDING = ("draft", "approved", "held", "publishing", "queued", "redraft")
-DRAFT_STATUS_FR = {
-    "draft": "brouillon",
-    "approved": "approuvé",
-    "held": "mis en attente",
-    "publishing": "publication en cours",
-    "published": "publié",
-    "queued": "en attente d'un modérateur",
-    "cancelled": "abandonné",
-    "redraft": "à rédiger de nouveau",
+# Statuses by their names on the page: English messages of the catalogue (forumbot.i18n),
+# shown through the page's ``_``; the ``*_FR`` tables are their French (audit lines, notices).
+DRAFT_STATUS = {
+    "draft": N_("draft"),
+    "approved": N_("approved"),
+    "held": N_("held"),
+    "publishing": N_("publishing"),
+    "published": N_("published"),
+    "queued": N_("awaiting a moderator"),
+    "cancelled": N_("dropped"),
+    "redraft": N_("to be drafted again"),
 }
-VIOLATION_STATUS_FR = {
-    "proposed": "proposée",
-    "applied": "appliquée",
-    "waived": "levée",
-    "confirmed": "confirmée",
-    "dismissed": "rejetée",
+VIOLATION_STATUS = {
+    "proposed": N_("proposed"),
+    "applied": N_("applied"),
+    "waived": N_("waived"),
+    "confirmed": N_("confirmed"),
+    "dismissed": N_("dismissed"),
 }
-DUEL_STATUS_FR = {
-    "open": "ouvert",
-    "running": "en cours",
-    "finished": "terminé",
-    "ignored": "ignoré",
+DUEL_STATUS = {
+    "open": N_("open"),
+    "running": N_("running"),
+    "finished": N_("finished"),
+    "ignored": N_("ignored"),
 }
+DRAFT_STATUS_FR = {k: translate("fr", v) for k, v in DRAFT_STATUS.items()}
+VIOLATION_STATUS_FR = {k: translate("fr", v) for k, v in VIOLATION_STATUS.items()}
+DUEL_STATUS_FR = {k: translate("fr", v) for k, v in DUEL_STATUS.items()}
 
 
 @dataclass(frozen=True)
@@ -88,12 +94,12 @@ FIELD_TRAIL: dict[str, tuple[str, ...]] = {
     "disqualified": ("disqualified",),
 }
 FIELD_LABEL = {
-    "points": "Points de %s",
-    "disqualified": "Disqualification de %s",
-    "attack_die": "Dé d'attaque de %s",
-    "defense_die": "Dé de défense de %s",
-    "landed": "Attaque de %s touche",
-    "damage": "Dégâts de %s",
+    "points": N_("%s's points"),
+    "disqualified": N_("%s disqualified"),
+    "attack_die": N_("%s's attack die"),
+    "defense_die": N_("%s's defense die"),
+    "landed": N_("%s's attack lands"),
+    "damage": N_("%s's damage"),
 }
 
 
@@ -109,11 +115,10 @@ FATIGUE_FIELD_TRAIL: dict[str, tuple[str, ...]] = {
 }
 FIELD_LABEL.update(
     {
-        "die": "Dé de %s",
-        "bet_won": "Pari de %s gagné",
-        "dodged": "%s esquive",
-        # « PV du strangulot du bassin »: the name comes contracted (reader after issue 25, C39)
-        "creature_points": "PV %s",
+        "die": N_("%s's die"),
+        "bet_won": N_("%s's bet won"),
+        "dodged": N_("%s dodges"),
+        "creature_points": N_("%s's PV"),
     }
 )
 
@@ -309,7 +314,7 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
     return {
         "row": decl,
         "duel": duel,
-        "status_fr": DRAFT_STATUS_FR.get(decl["status"], decl["status"]),
+        "status_name": DRAFT_STATUS.get(decl["status"], decl["status"]),
         "editable": decl["status"] in ("draft", "approved", "held"),
         "countdown": state,
         "seconds_left": left,
@@ -415,7 +420,7 @@ def duel_view(storage: Storage, duel_id: int) -> dict[str, Any]:
     declared = declared_turns(storage, duel_id)
     return {
         "duel": duel,
-        "status_fr": DUEL_STATUS_FR.get(duel["status"], duel["status"]),
+        "status_name": DUEL_STATUS.get(duel["status"], duel["status"]),
         "state": state,
         "duellists": storage.duellists(duel_id),
         "referees": duel_referees(storage, duel_id),

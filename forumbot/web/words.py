@@ -25,8 +25,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from forumbot.i18n import N_
 from forumbot.publish.labels import RULE_NAMES, year_label  # shared with the notices
 from forumbot.publish.reasons import reason_fr, task_kind_fr, turn_label  # idem (issue 23)
+from forumbot.publish.typography import typeset
 from forumbot.web.audit_words import changes_fr, source_fr
 
 
@@ -282,32 +284,36 @@ def value_fr(value: object) -> str:
 
 
 # -- audit log -------------------------------------------------------------------------------
-ACTIONS: dict[str, tuple[str, str]] = {
-    "duel.adopt": ("duel adopté", "duel adopted"),
-    "duel.assign_referee": ("arbitre désigné", "referee assigned"),
-    "duel.unassign_referee": ("arbitre retiré", "referee removed"),
-    "declaration.publish": ("déclaration publiée", "declaration published"),
-    "draft.edit_text": ("texte modifié", "text edited"),
-    "draft.set_numbers": ("nombre modifié", "number changed"),
-    "draft.waive": ("infraction levée", "violation waived"),
-    "draft.unwaive": ("infraction rétablie", "violation restored"),
-    "draft.approved": ("brouillon approuvé", "draft approved"),
-    "draft.held": ("brouillon mis en attente", "draft held"),
-    "draft.draft": ("remis en brouillon", "back to draft"),
-    "draft.cancel": ("brouillon annulé", "draft cancelled"),
-    "violation.confirm": ("infraction confirmée", "violation confirmed"),
-    "violation.dismiss": ("infraction rejetée", "violation dismissed"),
-    "user.add": ("compte créé", "account created"),
-    "user.password": ("mot de passe changé", "password changed"),
-    "profile.set": ("fiche modifiée", "profile set"),
-    "owl.reminder": ("hibou de rappel", "reminder owl"),
+# Audit actions and targets by their names on the page: English messages of the catalogue
+# (forumbot.i18n), translated by the page's ``_``.
+ACTIONS: dict[str, str] = {
+    "duel.adopt": N_("duel adopted"),
+    "duel.assign_referee": N_("referee assigned"),
+    "duel.unassign_referee": N_("referee removed"),
+    "declaration.publish": N_("declaration published"),
+    "draft.edit_text": N_("text edited"),
+    "draft.set_numbers": N_("number changed"),
+    "draft.waive": N_("violation waived"),
+    "draft.unwaive": N_("violation restored"),
+    "draft.approved": N_("draft approved"),
+    "draft.held": N_("draft held"),
+    "draft.draft": N_("back to draft"),
+    "draft.cancel": N_("draft cancelled"),
+    "violation.confirm": N_("violation confirmed"),
+    "violation.dismiss": N_("violation dismissed"),
+    "violation.confirmed.state": N_("duel's state recomputed (violation confirmed)"),
+    "violation.dismissed.state": N_("duel's state recomputed (violation dismissed)"),
+    "user.add": N_("account created"),
+    "user.password": N_("password changed"),
+    "profile.set": N_("profile set"),
+    "owl.reminder": N_("reminder owl"),
 }
-TARGETS: dict[str, tuple[str, str]] = {
-    "duel": ("Duel n°%s", "Duel #%s"),
-    "declaration": ("Déclaration n°%s", "Declaration #%s"),
-    "violation": ("Infraction n°%s", "Violation #%s"),
-    "user": ("Compte %s", "Account %s"),
-    "task": ("Tâche n°%s", "Task #%s"),
+TARGETS: dict[str, str] = {
+    "duel": N_("Duel #%s"),
+    "declaration": N_("Declaration #%s"),
+    "violation": N_("Violation #%s"),
+    "user": N_("Account %s"),
+    "task": N_("Task #%s"),
 }
 
 
@@ -348,12 +354,14 @@ def _changes(before: Any, after: Any) -> tuple[tuple[str, str, str], ...]:
 class Words:
     """What the templates call to show engine output, times and audit lines
     (``w.rule(...)``, ``w.detail(...)``, ``w.when(...)``...) for one language and timezone.
+    In French, its sentences get the posts' typography
+    (:func:`forumbot.publish.typography.typeset`).
 
     Args:
         language: ``"fr"`` or ``"en"``.
         timezone: the board's IANA timezone (``board.timezone``); unknown names fall back
             to UTC.
-        translate: the page's ``_`` (French template text -> the language).
+        translate: the page's ``_`` (English message -> the page's language).
     """
 
     def __init__(self, language: str, timezone: str, translate: Callable[..., str]) -> None:
@@ -368,6 +376,12 @@ class Words:
     def french(self) -> bool:
         return self.language == "fr"
 
+    @property
+    def colon(self) -> str:
+        """The colon between a label and a value in a template: « \u00a0: » in French (the
+        posts' typography), « : » in English."""
+        return "\u00a0:" if self.french else ":"
+
     def rule(self, rule_id: object) -> str:
         """A rule id or void reason as a name (:func:`rule_name`)."""
         return rule_name(str(rule_id or ""), self.language)
@@ -375,12 +389,12 @@ class Words:
     def detail(self, text: object) -> str:
         """A trail detail or violation evidence: French, or the engine's English."""
         raw = str(text or "")
-        return detail_fr(raw) if self.french else raw
+        return typeset(detail_fr(raw)) if self.french else raw
 
     def quantity(self, quantity: object, names: tuple[str, ...] = ()) -> str:
         """A trail quantity (:func:`quantity_fr` in French)."""
         raw = str(quantity or "")
-        return quantity_fr(raw, names) if self.french else raw
+        return typeset(quantity_fr(raw, names)) if self.french else raw
 
     def value(self, value: object) -> str:
         """A trail value (:func:`value_fr` in French)."""
@@ -393,7 +407,7 @@ class Words:
         (:func:`forumbot.publish.reasons.reason_fr`, never the raw code), or as stored in
         English."""
         raw = str(text or "")
-        return reason_fr(raw) if self.french else raw
+        return typeset(reason_fr(raw)) if self.french else raw
 
     def task_kind(self, kind: object) -> str:
         """What a referee task is about, in French (as the notices say it)."""
@@ -424,18 +438,18 @@ class Words:
 
     def audit(self, entry: dict[str, Any]) -> AuditRow:
         """One ``audit_log`` row as a readable line (:class:`AuditRow`)."""
-        i = 0 if self.french else 1
+        _ = self._
         action = str(entry.get("action", ""))
         if action in ACTIONS:
-            what = ACTIONS[action][i]
+            what = _(ACTIONS[action])
         elif action.startswith("task."):
-            what = ("tâche : " if self.french else "task: ") + action[5:]
+            what = _("task: %s", action[5:])
         elif action.startswith("deadline."):
-            what = ("délai : " if self.french else "deadline: ") + action[9:]
+            what = _("deadline: %s", action[9:])
         else:
             what = action
-        kind, _, ident = str(entry.get("target", "")).partition(":")
-        target = TARGETS[kind][i] % ident if kind in TARGETS else str(entry.get("target", ""))
+        kind, _colon, ident = str(entry.get("target", "")).partition(":")
+        target = _(TARGETS[kind], ident) if kind in TARGETS else str(entry.get("target", ""))
         before, after = (_loads(entry.get("before")), _loads(entry.get("after")))
         return AuditRow(
             when=self.when(entry.get("at")),
@@ -443,14 +457,21 @@ class Words:
             what=what,
             action=action,
             target=target,
-            changes=changes_fr(before, after, _short) if self.french else _changes(before, after),
+            changes=(
+                tuple(  # the field's French name; the values as written (names, stakes)
+                    (typeset(field), old, new)
+                    for field, old, new in changes_fr(before, after, _short)
+                )
+                if self.french
+                else _changes(before, after)
+            ),
         )
 
     def source(self, source: object, rule: object = "") -> str:
         """A trail source: in French the seed's quote or a French label, never RULES.md's
         English nor a code name (:func:`forumbot.web.audit_words.source_fr`)."""
         raw = str(source or "")
-        return source_fr(raw, str(rule or "")) if self.french else raw
+        return typeset(source_fr(raw, str(rule or ""))) if self.french else raw
 
     def year(self, year: object) -> str:
         """A duellist's year as players say it: « 5e année », « adulte »; English ``year 5``."""

@@ -16,7 +16,7 @@ simulated duel measures the rules, not the violations:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol, TypeVar
 
 from rules.effects import ExtraDamage, NoAttack
@@ -107,13 +107,34 @@ def classic_random_post(rs: Ruleset, me: DuellistState, post_id: int, rng: Rng) 
 def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) -> list[Spell]:
     """The spells ``me`` may cast at ``opp`` now without a violation (fatigue), in spellbook
     order."""
-    if me.effects and any(isinstance(e, NoAttack) for e in me.effects):
+    if me.effects and _barred(me):
         return []
     used = me.spells_used_on
-    menu = _fatigue_menu(rs, me.year)[0]
+    menu, _, (spells, banned_at) = _fatigue_menu(rs, me.year)
     if not used and not rs.has_cast_limits:
-        return [m[0] for m in menu]
+        return list(spells)
+    if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
+        name = opp.name
+        spent = [spell for spell, target in used if target == name]
+        if not spent:
+            return list(spells)
+        if banned_at:  # one menu entry per banned name: drop the spent ones by place
+            places = [banned_at[n] for n in set(spent) if n in banned_at]
+            places.sort(reverse=True)
+            out = list(spells)
+            for i in places:
+                del out[i]
+            return out
+        return [m[0] for m in menu if not (m[1] and m[2] in spent)]
     return [m[0] for m in menu if _castable(m, me, opp.name, used)]
+
+
+def _barred(me: DuellistState) -> bool:
+    """True when a ``no_attack`` effect runs on ``me``."""
+    for e in me.effects:
+        if isinstance(e, NoAttack):
+            return True
+    return False
 
 
 def _castable(
@@ -130,11 +151,13 @@ def _castable(
 
 # (ruleset id, year) -> (ruleset, known spells as (spell, banned once used, name, damage) in
 # spellbook order, the same grouped by expected damage, best first): read once per ruleset.
+# The third part: the menu's spells, and each spell banned once used by its name -> its place.
 _Menu = tuple[tuple[Spell, bool, str, int], ...]
-_FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, tuple[_Menu, tuple[_Menu, ...]]]] = {}
+_Book = tuple[_Menu, tuple[_Menu, ...], tuple[tuple[Spell, ...], dict[str, int]]]
+_FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
 
 
-def _fatigue_menu(rs: FatigueRuleset, year: str) -> tuple[_Menu, tuple[_Menu, ...]]:
+def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
     key = (id(rs), year)
     found = _FATIGUE_MENUS.get(key)
     if found is not None and found[0] is rs:
@@ -159,18 +182,34 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> tuple[_Menu, tuple[_Menu, ..
     groups = tuple(tuple(m for m in menu if rank(m) == r) for r in ranks)
     if len(_FATIGUE_MENUS) >= 1024:
         _FATIGUE_MENUS.clear()
-    _FATIGUE_MENUS[key] = (rs, (menu, groups))
-    return menu, groups
+    spells = tuple(m[0] for m in menu)
+    banned_at: dict[str, int] = {}
+    for i, m in enumerate(menu):
+        if m[1]:
+            banned_at.setdefault(m[2], i)
+    one_each = len(banned_at) == sum(1 for m in menu if m[1])
+    book: _Book = (menu, groups, (spells, banned_at if one_each else {}))
+    _FATIGUE_MENUS[key] = (rs, book)
+    return book
 
 
 def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) -> list[Spell]:
     """The legal spells of the best expected damage (:func:`fatigue_expected_damage`), in
     spellbook order: :func:`fatigue_spells` filtered to its best."""
-    if me.effects and any(isinstance(e, NoAttack) for e in me.effects):
+    if me.effects and _barred(me):
         return []
     used = me.spells_used_on
+    groups = _fatigue_menu(rs, me.year)[1]
+    if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
+        name = opp.name
+        spent = {spell for spell, target in used if target == name} if used else ()
+        for group in groups:
+            legal = [m[0] for m in group if not (m[1] and m[2] in spent)]
+            if legal:
+                return legal
+        return []
     name = opp.name
-    for group in _fatigue_menu(rs, me.year)[1]:
+    for group in groups:
         legal = [m[0] for m in group if _castable(m, me, name, used)]
         if legal:
             return legal
@@ -184,7 +223,7 @@ def fatigue_actions(
     if role == "initiative":
         return ["cast"] if spells else []
     cfg = rs.cfg
-    no_dodge = any(isinstance(e, NoDodge) for e in me.effects)
+    no_dodge = bool(me.effects) and any(isinstance(e, NoDodge) for e in me.effects)
     dodged = me.last_action == "dodge" or (
         cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
     )
@@ -229,8 +268,10 @@ def fatigue_post(
     ``greedy``: always casts (a cast cannot miss by default, and both spells land) the attack
     spell with the most PV damage (:func:`fatigue_total_damage`, in steps of
     :data:`GREEDY_STEP_PV`; ties broken at random); with none left, the heal that restores
-    most, then any other self spell; dodging only when it cannot cast.
+    most, then any other self spell; dodging only when it cannot cast. The draws are those of
+    ``rng.choice`` (the same stream, drawn without its call overhead, :func:`drawer`).
     """
+    below = drawer(rng)
     greedy = policy == "greedy"
     spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
     if greedy and spells:
@@ -238,14 +279,53 @@ def fatigue_post(
     else:
         actions = fatigue_actions(rs, me, spells, role)
         if not actions:
-            return TurnPost(me.name, post_id, None)
-        kind = actions[0] if greedy or len(actions) == 1 else rng.choice(actions)
+            return _post(me.name, post_id, None, None, None, None)
+        kind = actions[0] if greedy or len(actions) == 1 else actions[below(len(actions))]
     bets = rs.bets[kind]
-    bet = bets[0] if len(bets) == 1 else rng.choice(bets)
+    bet = bets[0] if len(bets) == 1 else bets[below(len(bets))]
     if kind == "dodge":
-        return TurnPost(me.name, post_id, None, kind=kind, bet=bet)
-    spell = spells[0] if len(spells) == 1 else rng.choice(spells)
-    return TurnPost(me.name, post_id, spell.name, spell_text=spell.name, kind=kind, bet=bet)
+        return _post(me.name, post_id, None, None, kind, bet)
+    spell = spells[0] if len(spells) == 1 else spells[below(len(spells))]
+    return _post(me.name, post_id, spell.name, spell.name, kind, bet)
+
+
+def drawer(rng: Rng) -> Callable[[int], int]:
+    """A function ``n -> 0..n-1`` drawing what ``rng.choice`` of a length-``n`` sequence
+    draws, and ``1 + drawer(rng)(6)`` what ``rng.randint(1, 6)`` draws: for CPython's
+    ``random.Random`` (and subclasses keeping its ``choice`` and ``randint``) that is its own
+    ``_randbelow``, so the stream and the tables of a seed stay the same without the calls'
+    overhead; for another :class:`Rng`, ``rng.choice(range(n))``. (``rules`` may not import
+    ``random``: the class is recognised by its module and name.)"""
+    cls = type(rng)
+    plain = _PLAIN_RANDOM.get(cls)
+    if plain is None:
+        base = next(
+            (c for c in cls.__mro__ if c.__module__ == "random" and c.__name__ == "Random"), None
+        )
+        plain = _PLAIN_RANDOM[cls] = base is not None and all(
+            getattr(cls, m, None) is getattr(base, m, None)
+            for m in ("choice", "randint", "randrange", "_randbelow")
+        )
+    if plain:
+        return rng._randbelow  # type: ignore[attr-defined,no-any-return]
+    return lambda n: rng.choice(range(n))
+
+
+_PLAIN_RANDOM: dict[type, bool] = {}
+"""Rng class -> True when it draws ``choice`` and ``randint`` as ``random.Random`` does."""
+
+
+def _post(
+    name: str, post_id: int, spell: str | None, text: str | None, kind: str | None,
+    bet: tuple[int, ...] | None,
+) -> TurnPost:  # fmt: skip
+    """``TurnPost(name, post_id, spell, spell_text=text, kind=kind, bet=bet)``, built without
+    the frozen ``__init__`` round trip (the simulator writes tens of thousands)."""
+    post = object.__new__(TurnPost)
+    post.__dict__.update(duellist=name, post_id=post_id, spell=spell, spell_text=text,
+                         kind=kind, bet=bet, target=None, before_start=False,
+                         dice=None)  # fmt: skip
+    return post
 
 
 def fatigue_random_post(

@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rules.balance.policies import POLICIES, Policy, Rng, classic_post, fatigue_post
+from rules.balance.policies import POLICIES, Policy, Rng, classic_post, drawer, fatigue_post
 from rules.engine import new_duel, resolve_turn, start_duel
 from rules.errors import RuleError
 from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
@@ -203,24 +203,25 @@ def play_fatigue(
         )
     )
     policy = {"A": policies[0], "B": policies[1]}
+    below = drawer(rng)  # rng.randint(1, 6) is 1 + below(6): the same draws
     pid = 0
     turns = 0
     while not state.finished and turns < max_turns:
-        first, second = state.duellists if rng.random() < 0.5 else state.duellists[::-1]
+        a, b = state.duellists
+        first, second = (a, b) if rng.random() < 0.5 else (b, a)
         pid += 1
         post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name])
-        one = resolve_fatigue_step(
-            state, [post], {pid: (rng.randint(1, 6),)}, ruleset=rs, trail=False
-        )
+        one = resolve_fatigue_step(state, [post], {pid: (1 + below(6),)}, ruleset=rs, trail=False)
         turns += 1
+        state = one.state
         if one.finished:
-            state = one.state
             break
-        me, opp = one.state.duellist(second.name), one.state.duellist(first.name)
+        a, b = state.duellists
+        me, opp = (b, a) if a.name == first.name else (a, b)
         pid += 1
         post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name])
         state = resolve_fatigue_step(
-            one.state, [post], {pid: (rng.randint(1, 6),)}, ruleset=rs, trail=False
+            state, [post], {pid: (1 + below(6),)}, ruleset=rs, trail=False
         ).state
     return state, turns
 

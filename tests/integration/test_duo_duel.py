@@ -333,8 +333,10 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     from forumbot.duels.verify import verify_pages
 
     secret = duel.bot.storage.duel(duel.duel_id)["dice_secret"]
-    reward_draws = sum(plain(t).count("(tirage au sort ") for t in duel.bot_texts())
-    assert reward_draws >= 1 and "créature strangulot, message n°" in "".join(duel.bot_texts())
+    reward_draws = sum(plain(t).count("(la récompense de la ") for t in duel.bot_texts())
+    assert reward_draws >= 1 and "créature « strangulot », gagnée au message n° " in plain(
+        "".join(duel.bot_texts())
+    )
     if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only
         assert sources == {"forum"}
         assert (

@@ -24,6 +24,7 @@ from forumbot.notify.settings import (
     person_settings,
     set_person_settings,
 )
+from forumbot.publish.typography import plain
 from forumbot.sandbox import SandboxBoard
 from forumbot.sandbox.forumactif import ForumactifSandbox
 from forumbot.web import create_app, serve
@@ -166,7 +167,7 @@ async def test_a_name_that_is_no_member_is_refused_saying_so(
     scenario: Scenario, rita: httpx.AsyncClient
 ) -> None:
     page = await save(rita, "Personne Inconnue")
-    assert "« Personne Inconnue » n&#39;est pas un membre du forum" in page
+    assert "« Personne Inconnue » n&#39;est pas un membre du forum" in plain(page)
     assert nothing_stored(scenario)
 
 
@@ -200,13 +201,13 @@ async def test_another_members_name(
     may, on the command line); a member who is another account's forum account is refused."""
     assert "Enregistré." in await save(rita, "Rita Skeeter")
     page = await save(rita, "Otto Vance")  # a real member, but rita is linked already
-    assert "Votre compte du forum est déjà relié à « Rita Skeeter »" in page
+    assert "Votre compte du forum est déjà relié à « Rita Skeeter »" in plain(page)
     assert "seul un admin peut le changer" in page
     assert person_settings(scenario.storage, "rita", CFG).forum_name == "Rita Skeeter"
     async with client_for(scenario, lookup) as otto:
         await login(otto, "otto")
         page = await save(otto, "rita skeeter")  # rita's forum account
-        assert "« Rita Skeeter » est déjà (ou ressemble au) compte du forum" in page
+        assert "« Rita Skeeter » est déjà (ou ressemble au) compte du forum" in plain(page)
         assert nothing_stored(scenario, "otto")
         assert "Enregistré." in await save(otto, "Otto Vance")
     async with client_for(scenario, lookup) as alice:  # an admin relinks their own

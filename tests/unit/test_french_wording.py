@@ -43,16 +43,19 @@ def test_french_filters() -> None:
     assert _to("L'esprit du bibliothécaire") == "à l'esprit du bibliothécaire"
     assert _to("Les lierres") == "aux lierres" and _to("Lara Dune") == "à Lara Dune"
     assert _que("Odric Fenwick") == "qu'Odric Fenwick" and _que("Blaise") == "que Blaise"
-    # reader after issue 25, C1 and T2: the reference says what it is for, typeset
+    # a sentence (issue 25), typeset (reader after issue 25, T2), read back by verify-dice
     assert _draw("reward:creature:strangulot:42 3/4") == (
-        "tirage au sort 3 sur 4, référence «\u202fcréature strangulot, message n°\u00a042\u202f» "
-        "pour l'outil de vérification du club"
+        "la récompense de la créature «\u202fstrangulot\u202f», gagnée au message n°\u00a042, a "
+        "été tirée au sort\u00a0: 3 sur 4"
     )
-    assert "mécanisme cadran, message n°\u00a012" in _draw("reward:mechanism:cadran:12 1/2")
+    assert plain(_draw("reward:mechanism:cadran:12 1/2")) == (
+        "la récompense du mécanisme « cadran », gagnée au message n° 12, a été tirée au sort : "
+        "1 sur 2"
+    )
     from forumbot.duels.verify import _line_draws
 
     line = f"[*] Aurora reçoit en récompense 20 PV ({_draw('reward:creature:strangulot:42 3/4')})."
-    assert _line_draws(line) == [("reward:creature:strangulot:42", 3, 4)]
+    assert _line_draws(plain(line)) == [("reward:creature:strangulot:42", 3, 4)]
 
 
 def test_the_bots_links_are_links_and_player_urls_are_not() -> None:

@@ -20,9 +20,13 @@ def post(post_id: int, text: str, author: str = "Arbitre") -> Post:
     return Post(post_id, author, 1, None, None, text, (), (), len(text.splitlines()))
 
 
-def pages(reward_value: int | None = None, *, old_wording: bool = False) -> list[TopicPage]:
-    """An opening and one turn; the reward line worded as the declarations word it (issue 15:
-    « récompense tirée : v sur 6 ; tirage n° 12, créature strangulot »), or, with
+def pages(
+    reward_value: int | None = None, *, old_wording: bool = False, issue15: bool = False
+) -> list[TopicPage]:
+    """An opening and one turn; the reward line worded as the declarations word it (issue 25:
+    « la récompense de la créature « strangulot », gagnée au message n° 12, a été tirée au
+    sort : v sur 6 »), or, with ``issue15``, as threads written before issue 25 did
+    (« récompense tirée : v sur 6 ; tirage n° 12, créature strangulot »), or, with
     ``old_wording``, as threads written before issue 15 did (« tirage reward:... v/6 »)."""
     zones: dict[int, list[str]] = {}
     for name in NAMES:
@@ -49,7 +53,11 @@ def pages(reward_value: int | None = None, *, old_wording: bool = False) -> list
             f"[*] Récompense pour Cassius Thorne : 10 gallions (tirage {label} {value}/6)."
             if old_wording
             else f"[*] Récompense pour Cassius Thorne : 10 gallions (récompense tirée : {value} "
-            "sur 6 ; tirage n° 12, créature strangulot).",
+            "sur 6 ; tirage n° 12, créature strangulot)."
+            if issue15
+            else "[*] Cassius Thorne reçoit en récompense 10 gallions (la récompense de la "
+            "créature\u202f«\u202fstrangulot\u202f», gagnée au message n°\u00a012, a été "
+            f"tirée au sort\u00a0: {value} sur 6).",
             "Dés « Pari » lancés par le forum. Graine des dés de l'arbitre (placement et "
             f"récompenses) : {SEED.hex()}",
             "forumbot·turn2·",
@@ -64,7 +72,20 @@ def test_placement_and_reward_draws_check_out() -> None:
     assert [c.label for c in report.checks].count("reward:creature:strangulot:12") == 1
     assert len([c for c in report.checks if c.turn == 0]) == 4
     assert len(report.checks) == 5  # the forum's die is not the bot's: not checked
-    assert any("tirage n° 12, créature strangulot" in plain(line) for line in format_report(report))
+    assert any(
+        "récompense de la créature « strangulot » (message n° 12)" in plain(line)
+        for line in format_report(report)
+    )
+
+
+def test_reward_lines_written_before_issue_25_still_verify() -> None:
+    """Threads already on the boards keep the wording of issue 15 (« récompense tirée : v sur
+    6 ; tirage n° 12, créature strangulot »)."""
+    report = verify_pages(pages(issue15=True))
+    assert report.ok and report.seed_matches, report.problems
+    assert [c.label for c in report.checks].count("reward:creature:strangulot:12") == 1
+    wrong = derive_die(SEED, KEY, 0, 0, "reward:creature:strangulot:12", 0, sides=6) % 6 + 1
+    assert not verify_pages(pages(wrong, issue15=True)).ok
 
 
 def test_reward_lines_written_before_issue_15_still_verify() -> None:
@@ -130,9 +151,10 @@ def test_the_stated_reward_is_checked_against_the_environments_table() -> None:
         (page,) = pages()
         opening, turn = page.posts
         sides = sum(r.weight for r in table)
-        new_turn = re.sub(r"10 gallions \(récompense tirée : \d+ sur 6 ;",
-                          f"{stated} (récompense tirée : {value} sur {sides} ;",
+        new_turn = re.sub(r"10 gallions \((la récompense .*? tirée au sort\u00a0: )\d+ sur 6\)",
+                          rf"{stated} (\g<1>{value} sur {sides})",
                           turn.text)  # fmt: skip
+        assert new_turn != turn.text
         return [replace(page, posts=(
             replace(opening, text="L'environnement : " + env.name + "\n" + opening.text),
             replace(turn, text=new_turn)))]  # fmt: skip

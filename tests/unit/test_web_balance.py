@@ -62,8 +62,9 @@ async def test_admin_sees_one_heatmap_page_per_ruleset(client: httpx.AsyncClient
     assert "classique : victoires de la ligne (année contre année)" in plain(classic.text)
     assert "3 duels par paire, graine 17" in classic.text
     # the figures once, one term (reader pass C42): « clos au plafond de tours »
-    assert len(re.findall(r"durée moyenne : \d+,\d tours", classic.text)) == 1
-    assert "clos au plafond de tours :" in classic.text and "par l&#39;arbitre" not in classic.text
+    assert len(re.findall(r"durée moyenne : \d+,\d tours", plain(classic.text))) == 1
+    assert "clos au plafond de tours\u00a0:" in classic.text
+    assert "par l&#39;arbitre" not in classic.text
     fatigue = await client.get("/balance/fatigue")
     years, types = svgs(fatigue.text)  # fatigue: years, then magic types
     assert len(years.findall(f"{SVG_NS}rect")) == 8 * 8

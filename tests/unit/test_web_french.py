@@ -14,7 +14,7 @@ import pytest
 
 from forumbot.publish.typography import plain
 from forumbot.web import create_app
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator, translator
 from forumbot.web.words import Words, detail_fr, quantity_fr, rule_name
 from tests.unit.web_scenario import PASSWORD, Scenario, build
 
@@ -90,9 +90,9 @@ async def test_rule_trail_and_evidence_in_french(
         "déviation",
         # one colon a sentence (reader pass C40)
         "défense effective 6 d'Aurora Vexley contre attaque 6, à égalité, le sort touche",
-    ] in [r[:4] for r in rows]
+    ] in [plain(r[:4]) for r in rows]  # typeset like the posts (issue 25): plain() undoes it
     assert ["Aurora Vexley : dé d'attaque", "1", "dés", "message 106, premier dé"] in [
-        r[:4] for r in rows
+        plain(r[:4]) for r in rows
     ]
     # the Source column quotes the seed / RULES.md as written: left out of the check
     visible = text_of(re.sub(r'<td class="source">.*?</td>', "", page, flags=re.S))
@@ -156,9 +156,9 @@ async def test_audit_log_is_a_readable_table(client: httpx.AsyncClient, scenario
         "forumbot",
         "30/11/2026 13:10 (CET)",
         "déclaration publiée",
-        "Déclaration n°\u00a01",  # reader pass T6
+        "Déclaration n° 1",  # reader pass T6
         "état : brouillon → publié  message : 102",
-    ] in [r[:4] + [re.sub(r"\s+", " ", r[4]).replace(" message", "  message")] for r in rows]
+    ] in [plain(r[:4]) + [re.sub(r"\s+", " ", r[4]).replace(" message", "  message")] for r in rows]
     # issue 25: French field names and values, no raw key or JSON list
     audit = re.sub(r"\s+", " ", text_of(table.group(0)))
     assert "topic_id" not in audit and "duellists" not in audit and "[[" not in audit
@@ -195,3 +195,38 @@ def test_words_units() -> None:
     w = Words("fr", "Not/AZone", translator("fr"))
     assert w.when("2026-11-30T13:46:00+00:00") == "30/11/2026 13:46 (UTC)"
     assert w.when("") == "" and w.when("hier") == "hier"
+
+
+async def test_the_page_is_typeset_in_french_only(
+    client: httpx.AsyncClient, scenario: Scenario
+) -> None:
+    """Issue 25: the page's own French gets the posts' typography (U+00A0 before « : »,
+    U+202F before « ? » and inside « »); what was written by someone else (a task's subject,
+    the posts) and the English page are left as they are."""
+    await login(client, "rita")
+    page = (await client.get("/tasks")).text
+    assert "Connecté\u00a0: rita (arbitre)" in page  # the page's own words
+    # the task's subject as one sentence (reader pass C36), its names and object untouched
+    assert "Aurora Vexley tente d&#39;actionner le cadran" in page
+    assert "Connecté : " not in page
+    en = (await client.get("/tasks?lang=en")).text
+    assert "Logged in: rita (referee)" in en
+    assert "\u00a0:" not in text_of(en) and "\u202f" not in text_of(en)
+    _ = page_translator("fr")
+    assert _("Already taken by %s.", "Aurora ; « x » !") == "Déjà pris par Aurora ; « x » !."
+    assert _("Change refused: %s", "a : b") == "Modification refusée\u00a0: a : b"
+    assert _("No PV lost: close the duel?") == "Aucun PV perdu\u00a0: clore le duel\u202f?"
+
+
+def test_audit_status_changes_and_rules_in_french() -> None:
+    """A bare status change (« brouillon → approuvé », not « draft → approved ») and a rule id
+    (« sort répété », not « repeated_spell ») read as French in the audit table."""
+    from forumbot.web.audit_words import changes_fr
+
+    assert changes_fr("draft", "approved", str) == (("", "brouillon", "approuvé"),)
+    rows = changes_fr({"points": 6}, {"points": 9, "rule": "repeated_spell"}, str)
+    assert ("règle", "", "sort répété") in rows and ("points", "6", "9") in rows
+    w = Words("fr", "Europe/Paris", page_translator("fr"))
+    row = w.audit({"action": "violation.dismissed.state", "target": "duel:1", "actor": "alice"})
+    assert row.what == "état du duel recalculé (infraction rejetée)"
+    assert plain(row.target) == "Duel n° 1"

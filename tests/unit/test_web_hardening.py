@@ -17,6 +17,7 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from forumbot.publish.typography import plain as untypeset
 from forumbot.web import create_app, users
 from forumbot.web.auth import LoginLimiter
 from tests.unit.web_scenario import PASSWORD, Scenario, build
@@ -215,7 +216,7 @@ async def test_publish_now_without_publisher_says_next_pass(scenario: Scenario) 
             data={"csrf_token": token(page.text), "version": str(version)},
             follow_redirects=True,
         )
-        assert "Approuvé : il partira au prochain passage du bot." in r.text
+        assert "Approuvé : il partira au prochain passage du bot." in untypeset(r.text)
         assert "Enregistré." not in r.text
         page = await c.get(f"/drafts/{scenario.draft_id}?lang=en")  # the English switch
         en = await c.post(

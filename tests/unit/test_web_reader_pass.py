@@ -311,7 +311,7 @@ def test_balance_mirror_caption_is_true_of_its_table() -> None:
     assert "2 comparaisons sur 6 dépassent cet écart" in note
     assert "environ 50 % moins" not in note.replace("en moyenne 50 %", "")
     stats = stats_line(table, "fr")  # type: ignore[arg-type]
-    assert stats.startswith("180 duels · durée moyenne : 10,0 tours")
+    assert stats.startswith("180 duels · durée moyenne\u00a0: 10,0 tours")  # typeset
     assert "clos au plafond de tours" in stats and "arbitre" not in stats
 
 
@@ -344,7 +344,7 @@ async def test_duo_duel_page_audit_and_dice_words(
     assert "<details><summary>détails</summary><code>hmac-sha256 v1" in page
     audit = page.split('<table class="audit">')[1]
     assert "en zone bibli" not in audit and "…" not in audit.split("placement")[1][:400]
-    assert re.search(r"placement</span> : <span class=\"after\">[^<]* en zone \d \(", audit)
+    assert re.search(r"placement</span>\u00a0: <span class=\"after\">[^<]* en zone \d \(", audit)
 
 
 def test_source_keeps_the_whole_seed_sentence() -> None:
@@ -354,7 +354,7 @@ def test_source_keeps_the_whole_seed_sentence() -> None:
     table = next(v for v in vars(sources).values() if isinstance(v, dict) and "classic.dice" in v)
     text = words().source(table["classic.dice"], "classic.dice")
     assert "deux dés \u201cDuel\u201d. [...] Le premier résultat" in text
-    assert text.endswith("la défense. »")
+    assert text.endswith("la défense.\u202f»")  # typeset like the posts
 
 
 def test_page_words_for_tasks_notices_and_units() -> None:
@@ -383,13 +383,18 @@ def test_countdown_and_drop_words() -> None:
     from pathlib import Path
 
     import forumbot.web as web
+    from forumbot.i18n import translate
 
     here = Path(web.__file__).parent
     draft = (here / "templates" / "_draft.html").read_text(encoding="utf-8")
     script = (here / "static" / "countdown.js").read_text(encoding="utf-8")
-    for text in (draft, script):
-        assert "dès maintenant" not in text and "au prochain passage" in text
-    assert "Supprimer ce brouillon" in draft and '_("Abandonner")' not in draft
+    assert "dès maintenant" not in script and "au prochain passage" in script
+    # the template's English messages, their French from the catalogue (issue 25)
+    assert '_("Auto-publish at the next pass")' in draft and '_("Delete this draft")' in draft
+    assert translate("fr", "Auto-publish at the next pass") == (
+        "Publication automatique au prochain passage"
+    )
+    assert translate("fr", "Delete this draft") == "Supprimer ce brouillon"
 
 
 def test_an_initiative_spell_waits_for_the_defense() -> None:
@@ -416,16 +421,15 @@ def test_a_violation_detail_has_one_colon() -> None:
 def test_page_de_before_a_creature_name() -> None:
     """C39: « PV du strangulot du bassin », « PV de la tentacula vénéneuse »; a name without
     an article and English are unchanged."""
-    from forumbot.web.i18n import translator
-    from forumbot.web.page_words import with_numero_space
+    from forumbot.publish.render import of_name
+    from forumbot.web.i18n import page_translator
 
-    fr = with_numero_space(translator("fr"), "fr")
-    assert fr("PV de %s", "Le strangulot du bassin") == "PV du strangulot du bassin"
-    assert fr("PV de %s", "La tentacula vénéneuse") == "PV de la tentacula vénéneuse"
-    assert fr("PV de %s", "Aurora Vexley") == "PV d'Aurora Vexley"
-    assert fr("Duel n°%s", 3) == "Duel n°\u00a03"
-    en = with_numero_space(translator("en"), "en")
-    assert en("Duel n°%s", 3) == "Duel #3"
+    fr = page_translator("fr")
+    assert fr("%s's PV", of_name("Le strangulot du bassin")) == "PV du strangulot du bassin"
+    assert fr("%s's PV", of_name("La tentacula vénéneuse")) == "PV de la tentacula vénéneuse"
+    assert fr("%s's PV", of_name("Aurora Vexley")) == "PV d'Aurora Vexley"
+    assert fr("Duel #%s", 3) == "Duel n°\u00a03"
+    assert page_translator("en")("Duel #%s", 3) == "Duel #3"
 
 
 async def test_no_internal_name_nor_engine_english_on_the_2v2_pages(

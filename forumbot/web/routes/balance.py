@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from forumbot.web.balance import BalanceCache, BalanceTables, shipped_rulesets
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.page_words import RULESETS_FR
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
@@ -60,18 +60,18 @@ def labels_for(tables: BalanceTables, table: Table, language: str) -> dict[str, 
 def caption(table: Table, language: str) -> str | None:
     """Why the table means little (:meth:`Table.meaningless`), in the page's language, or
     None: no all-zero or stalled table is shown as a result."""
-    _ = translator(language)
+    _ = page_translator(language)
     why = table.meaningless()
     if why == "capped":
         return _(
-            "Ce tableau ne veut pas dire grand-chose : %s des duels ont été clos au plafond "
-            "de tours, sans vainqueur (les duels de ce grimoire s'enlisent).",
+            "This table means little: %s of its duels were closed at the turn cap, with no "
+            "winner (this spellbook's duels stall).",
             _pct(table.capped_share, language),
         )
     if why == "no_winner":
-        return _("Ce tableau ne veut rien dire : aucun duel n'a eu de vainqueur.")
+        return _("This table means nothing: no duel had a winner.")
     if why == "empty":
-        return _("Ce tableau ne veut rien dire : aucun duel n'a été joué.")
+        return _("This table means nothing: no duel was played.")
     return None
 
 
@@ -115,22 +115,21 @@ def mirror_note(table: Table, language: str) -> str | None:
     figures = _mirror_figures(table)
     if figures is None:
         return None
-    _ = translator(language)
+    _ = page_translator(language)
     lo, hi = figures["diagonal"]
     text = _(
-        "Si l'ordre des duellistes ne comptait pas, chaque case de la diagonale (même année, "
-        "même magie) vaudrait en moyenne 50 %% moins la moitié de ses nuls et duels clos, et "
-        "deux cases symétriques (ligne, colonne) et (colonne, ligne) feraient ensemble en "
-        "moyenne 100 %% moins leurs nuls et duels clos. Avec %s duels par case, le hasard "
-        "seul écarte une case de sa valeur attendue de %s points au plus, 19 fois sur 20 (et "
-        "une paire de %s points).",
+        "If the duellists' order did not matter, each diagonal square (same year, same magic "
+        "type) would read on average 50 %% less half its draws and closed duels, and two "
+        "symmetric squares (row, column) and (column, row) would add up on average to 100 %% "
+        "less their draws and closed duels. With %s duels a square, chance alone moves a "
+        "square from its expected value by at most %s points 19 times in 20 (a pair by %s).",
         figures["n"], round(100 * figures["band"]), round(100 * figures["band"] * math.sqrt(2)),
     )  # fmt: skip
     pairs = figures["pairs"]
     shown = _(
-        "Dans ce tableau, la diagonale va de %s à %s et les paires symétriques de %s à %s "
-        "ensemble ; %s comparaisons sur %s dépassent cet écart (le hasard seul en donnerait "
-        "environ %s).",
+        "In this table the diagonal goes from %s to %s and the symmetric pairs from %s to %s "
+        "together; %s comparisons of %s go beyond that spread (chance alone would give about "
+        "%s).",
         _pct(lo, language), _pct(hi, language),
         _pct(pairs[0] if pairs else 0, language), _pct(pairs[1] if pairs else 0, language),
         figures["beyond"], figures["checked"], max(1, round(0.05 * figures["checked"])),
@@ -141,10 +140,10 @@ def mirror_note(table: Table, language: str) -> str | None:
 def stats_line(table: Table, language: str) -> str:
     """The table's figures, once (C42): duels, mean and median length, draws, duels closed
     at the turn cap (one term, the tooltips' « clos au plafond de tours »)."""
-    _ = translator(language)
+    _ = page_translator(language)
     return _(
-        "%s duels · durée moyenne : %s tours · durée médiane : %s tours · nuls : %s %% · "
-        "clos au plafond de tours : %s %%",
+        "%s duels · mean length: %s turns · median length: %s turns · draws: %s %% · "
+        "closed at the turn cap: %s %%",
         table.duels, decimal(table.mean_turns, language), decimal(table.median_turns, language),
         decimal(100 * table.draw_share, language), decimal(100 * table.capped_share, language),
     )  # fmt: skip
@@ -155,17 +154,17 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
     readable headers (:func:`labels_for`), each square's rate with « % », its tooltip the
     95 % Wilson interval, the count, the draws and capped duels; the caption when the table
     means little (:func:`caption`)."""
-    _ = translator(language)
-    kind = _("année contre année") if table.kind == "years" else _("magie contre magie")
+    _ = page_translator(language)
+    kind = _("year against year") if table.kind == "years" else _("magic type against magic type")
     ruleset = RULESETS_FR.get(table.ruleset, table.ruleset) if language == "fr" else table.ruleset
-    title = _("%s : victoires de la ligne (%s)", ruleset, kind)
+    title = _("%s: win rate of the row side (%s)", ruleset, kind)
     names = labels_for(tables, table, language) if tables is not None else {}
 
     def tip(cell: Cell, row: str, col: str) -> str:
         lo, hi = cell.interval
         return _(
-            "%s contre %s : %s de victoires (intervalle à 95 %% : %s à %s), %s sur %s duels ; "
-            "nuls %s, clos au plafond %s",
+            "%s vs %s: %s won (95 %% interval: %s to %s), %s of %s duels; draws %s, closed at "
+            "the cap %s",
             row, col, _pct(cell.win_rate, language), _pct(lo, language), _pct(hi, language),
             cell.wins, cell.duels, _pct(cell.draw_share, language),
             _pct(cell.capped_share, language),
@@ -173,7 +172,7 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
 
     # the figures are printed once, under the heatmap (:func:`stats_line`; C42)
     svg = svg_heatmap(
-        table, title=title, summary="", versus=_("contre"), labels=names, tooltip=tip,
+        table, title=title, summary="", versus=_("vs"), labels=names, tooltip=tip,
         caption=caption(table, language),
         percent="\u202f%" if language == "fr" else " %",
     )  # fmt: skip
@@ -184,7 +183,7 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
 async def balance_index(request: Request, user: User) -> Response:
     """The shipped rulesets, each a link to its page (admins only)."""
     if not user.is_admin:
-        return error_page(request, 403, "Réservé aux administrateurs.", user)
+        return error_page(request, 403, "Admins only.", user)
     return render(request, "balance.html", {"names": shipped_rulesets(), "b": None}, user=user)
 
 
@@ -192,7 +191,7 @@ async def balance_index(request: Request, user: User) -> Response:
 async def balance_page(request: Request, user: User) -> Response:
     """One ruleset's heatmaps and figures (admins only; 404 for an unknown ruleset)."""
     if not user.is_admin:
-        return error_page(request, 403, "Réservé aux administrateurs.", user)
+        return error_page(request, 403, "Admins only.", user)
     name = str(request.path_params["ruleset"])
     if name not in shipped_rulesets():
         raise HTTPException(404)

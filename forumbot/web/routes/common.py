@@ -17,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from forumbot.i18n import N_
 from forumbot.notify.settings import (
     NotifyConfig,
 )
@@ -24,8 +25,8 @@ from forumbot.storage import Storage
 from forumbot.web import auth, csrf
 from forumbot.web.balance import BalanceCache
 from forumbot.web.forum_account import MemberLookup
-from forumbot.web.i18n import LANGUAGES, pick_language, translator
-from forumbot.web.page_words import PageWords, guide_spell_text, with_numero_space
+from forumbot.web.i18n import LANGUAGES, page_translator, pick_language
+from forumbot.web.page_words import PageWords, guide_spell_text
 from forumbot.web.sessions import DEFAULT_IDLE_S
 from forumbot.web.users import (
     User,
@@ -67,6 +68,8 @@ class Deps:
     #: The board's member look-up for ``/me/notify`` (:mod:`forumbot.web.forum_account`);
     #: None: a new forum account is refused (« réessayez plus tard »).
     members: MemberLookup | None = None
+    #: The page's language when the user chose none (``?lang=``): the club's.
+    language: str = "fr"
 
 
 class SecurityHeaders:
@@ -107,7 +110,11 @@ def deps_of(request: Request) -> Deps:
 
 
 def language_of(request: Request) -> str:
-    return pick_language(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE))
+    return pick_language(
+        request.query_params.get("lang"),
+        request.cookies.get(LANG_COOKIE),
+        deps_of(request).language,
+    )
 
 
 def flash(request: Request, kind: str, text: str, *args: object) -> None:
@@ -140,7 +147,7 @@ def render(
     """Render ``template`` with the common context (language, user, CSRF token, flashes)."""
     deps = deps_of(request)
     language = language_of(request)
-    _ = with_numero_space(translator(language), language)
+    _ = page_translator(language)
     flashes = [(k, _(t, *a)) for k, t, a in request.session.pop("flash", [])]
     other = "en" if language == "fr" else "fr"
     query = dict(request.query_params)
@@ -171,7 +178,7 @@ def render(
 def error_page(
     request: Request, status: int, text: str, user: User | None, *args: object
 ) -> Response:
-    _ = translator(language_of(request))
+    _ = page_translator(language_of(request))
     return render(request, "error.html", {"message": _(text, *args)}, status, user)
 
 
@@ -214,10 +221,10 @@ def action(*, admin: bool = False) -> Callable[[Handler], Callable[[Request], Aw
             form = await request.form()
             if not csrf.is_valid(request.session, form.get(csrf.FIELD)):
                 return error_page(
-                    request, 403, "Jeton de formulaire invalide : rechargez la page.", user
+                    request, 403, "Invalid form token: reload the page.", user
                 )
             if admin and not user.is_admin:
-                return error_page(request, 403, "Réservé aux administrateurs.", user)
+                return error_page(request, 403, "Admins only.", user)
             return await fn(request, user, form)
 
         endpoint.__name__ = fn.__name__
@@ -252,7 +259,7 @@ async def http_error(request: Request, exc: Exception) -> Response:
     user = None
     if "session" in request.scope:
         user = current_user(request)
-    texts = {403: "Accès refusé.", 404: "Page introuvable."}
+    texts = {403: N_("Access denied."), 404: N_("Page not found.")}
     detail = exc.detail if isinstance(exc, HTTPException) else ""
     if status in texts:
         return error_page(request, status, texts[status], user)

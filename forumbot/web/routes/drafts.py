@@ -14,9 +14,10 @@ from starlette.responses import RedirectResponse, Response
 
 from forumbot.duels import overrides
 from forumbot.duels.ending import EndingError, drop_draft
+from forumbot.i18n import N_
 from forumbot.notify import claims
 from forumbot.web import views
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
     deps_of,
@@ -58,9 +59,9 @@ async def draft_page(request: Request, user: User) -> Response:
     return render(request, "draft.html", {"d": view}, user=user)
 
 
-RERENDERED_FR = (
-    "Le texte avait été modifié à la main : il a été recalculé à partir du modèle pour "
-    "donner les nouveaux nombres (le texte modifié reste dans le journal d'audit)."
+RERENDERED = N_(
+    "The text had been edited by hand: it was rendered again from the template to give "
+    "the new numbers (the hand-edited text stays in the audit log)."
 )
 """The flash a referee gets when a set number or a waiver replaced their hand-edited text."""
 
@@ -78,27 +79,27 @@ async def _apply(
         warnings = change() or []
     except overrides.OverrideError as exc:
         current = deps.storage.declaration(decl["id"])
-        _ = translator(language_of(request))
+        _ = page_translator(language_of(request))
         if current["version"] != expected:
             message, status = (
-                _("Ce brouillon a changé entre-temps : rechargez la page avant de le modifier."),
+                _("This draft changed meanwhile: reload the page before changing it."),
                 409,
             )
         elif current["status"] not in overrides.EDITABLE:
             message, status = (
                 _(
-                    "Ce brouillon ne peut plus changer (%s).",
-                    _(views.DRAFT_STATUS_FR.get(current["status"], "?")),
+                    "This draft can no longer change (%s).",
+                    _(views.DRAFT_STATUS.get(current["status"], "?")),
                 ),
                 409,
             )
         else:
-            message, status = _("Modification refusée : %s", str(exc)), 400
+            message, status = _("Change refused: %s", str(exc)), 400
         view = views.draft_view(deps.storage, current, deps.now())
         return render(request, "draft.html", {"d": view, "error": message}, status, user)
-    flash(request, "ok", "Enregistré.")
+    flash(request, "ok", "Saved.")
     if overrides.TEXT_RERENDERED in warnings:
-        flash(request, "warning", RERENDERED_FR)
+        flash(request, "warning", RERENDERED)
     return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
 
 
@@ -229,7 +230,7 @@ async def draft_publish(request: Request, user: User, form: FormData) -> Respons
         return response
     if deps.publisher is None:  # `forumbot web` without --publish-now: `run` posts it
         request.session.pop("flash", None)
-        flash(request, "ok", "Approuvé : il partira au prochain passage du bot.")
+        flash(request, "ok", "Approved: it goes out at the bot's next pass.")
         return response
     request.session.pop("flash", None)
     try:
@@ -238,18 +239,18 @@ async def draft_publish(request: Request, user: User, form: FormData) -> Respons
         flash(
             request,
             "error",
-            "Approuvé ; la publication a échoué : %s",
+            "Approved; publishing failed: %s",
             f"{type(exc).__name__}: {exc}",
         )
         return response
     row = deps.storage.declaration(decl["id"])
     if row["status"] == "published":
-        flash(request, "ok", "Publié (message %s).", row["published_post_id"])
+        flash(request, "ok", "Published (post %s).", row["published_post_id"])
     else:
         flash(
             request,
             "error",
-            "Approuvé ; la publication a échoué : %s",
+            "Approved; publishing failed: %s",
             row["last_error"] or row["status"],
         )
     return response
@@ -267,8 +268,9 @@ async def draft_drop(request: Request, user: User, form: FormData) -> Response:
     redraft = form.get("redraft") == "1" or "redraft_field" not in form
     current = deps.storage.declaration(decl["id"])
     if current["version"] != expected:
-        flash(request, "error", "Ce brouillon a changé entre-temps : rechargez la page avant "
-              "de le modifier.")  # fmt: skip
+        flash(
+            request, "error", "This draft changed meanwhile: reload the page before changing it."
+        )  # fmt: skip
         return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
     try:
         ended = drop_draft(
@@ -276,17 +278,17 @@ async def draft_drop(request: Request, user: User, form: FormData) -> Response:
             redraft=redraft,
         )  # fmt: skip
     except EndingError as exc:
-        flash(request, "error", "Abandon refusé : %s", str(exc))
+        flash(request, "error", "Drop refused: %s", str(exc))
         return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
     row = deps.storage.declaration(decl["id"])
     if row["status"] == "redraft":
         flash(
-            request, "ok", "Abandonné : le tour sera rédigé de nouveau au prochain passage du bot."
+            request, "ok", "Dropped: the turn will be drafted again at the bot's next pass."
         )
     elif row["kind"] == "turn" and ended.duel_status == "running":
-        flash(request, "warning", "Abandonné : le duel attend l'arbitre (tâche ouverte).")
+        flash(request, "warning", "Dropped: the duel waits for a referee (task opened).")
     else:
-        flash(request, "ok", "Abandonné.")
+        flash(request, "ok", "Dropped.")
     return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
 
 
@@ -300,13 +302,13 @@ async def draft_take(request: Request, user: User, form: FormData) -> Response:
     except claims.ClaimError as exc:
         current = deps.storage.declaration(decl["id"])
         if exc.code == "taken":
-            flash(request, "error", "Déjà pris par %s.", current["claimed_by"])
+            flash(request, "error", "Already taken by %s.", current["claimed_by"])
         elif exc.code == "expired":
-            flash(request, "error", "Déjà retenu assez longtemps : il ne peut plus être pris.")
+            flash(request, "error", "Held long enough already: it can no longer be taken.")
         else:
-            flash(request, "error", "Ce brouillon ne peut plus être pris.")
+            flash(request, "error", "This draft can no longer be taken.")
         return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
-    flash(request, "ok", "Pris : il attend votre décision.")
+    flash(request, "ok", "Taken: it waits for your decision.")
     return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
 
 
@@ -319,11 +321,11 @@ async def draft_release(request: Request, user: User, form: FormData) -> Respons
         claims.release(deps.storage, decl["id"], user.username, deps.now(), is_admin=user.is_admin)
     except claims.ClaimError as exc:
         if exc.code == "not_yours":
-            flash(request, "error", "Seul %s ou un admin peut le libérer.", decl["claimed_by"])
+            flash(request, "error", "Only %s or an admin can release it.", decl["claimed_by"])
         else:
-            flash(request, "error", "Ce brouillon n'est pas pris.")
+            flash(request, "error", "This draft is not taken.")
         return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
-    flash(request, "ok", "Libéré.")
+    flash(request, "ok", "Released.")
     return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
 
 

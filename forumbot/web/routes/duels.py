@@ -14,7 +14,7 @@ from forumbot.duels.duo_board import is_duo
 from forumbot.web import views
 from forumbot.web.chart import points_chart
 from forumbot.web.history import turn_read
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
     deps_of,
@@ -42,7 +42,7 @@ async def duels_page(request: Request, user: User) -> Response:
     rows = [
         {
             "duel": d,
-            "status_fr": views.DUEL_STATUS_FR.get(d["status"], d["status"]),
+            "status_name": views.DUEL_STATUS.get(d["status"], d["status"]),
             "state": json.loads(d["state_json"] or "{}"),
             "turn_read": turn_read(storage, d),  # the turn players last read (W20)
         }
@@ -62,7 +62,7 @@ async def duel_page(request: Request, user: User) -> Response:
     if not can_see_duel(storage, user, duel_id):
         raise HTTPException(404)
     view = views.duel_view(storage, duel_id)
-    _ = translator(language_of(request))
+    _ = page_translator(language_of(request))
     from forumbot.rulesets import load_ruleset
 
     engine = "classic"
@@ -71,7 +71,7 @@ async def duel_page(request: Request, user: User) -> Response:
         unit, engine = (rs.unit, rs.engine) if rs is not None else ("", engine)
     except Exception:  # an unreadable ruleset only loses the axis label
         unit = ""
-    chart = points_chart(view["series"], unit=unit, title=_("Points dans le temps"))
+    chart = points_chart(view["series"], unit=unit, title=_("Points over time"))
     candidates = [
         u.username
         for u in list_users(storage)
@@ -105,7 +105,7 @@ async def duel_referees(request: Request, user: User, form: FormData) -> Respons
             assign_referee(deps.storage, duel_id, username, user.username, deps.now())
     except UserError as exc:
         raise HTTPException(400, str(exc)) from exc
-    flash(request, "ok", "Enregistré.")
+    flash(request, "ok", "Saved.")
     return RedirectResponse(f"/duels/{duel_id}", status_code=303)
 
 

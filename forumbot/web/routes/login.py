@@ -7,7 +7,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from forumbot.web import auth, csrf
-from forumbot.web.i18n import translator
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
     current_user,
@@ -39,13 +39,13 @@ async def login_submit(request: Request) -> Response:
     form = await request.form()
     nxt = local_path(form.get("next"), "/drafts")
     if not csrf.is_valid(request.session, form.get(csrf.FIELD)):
-        return error_page(request, 403, "Jeton de formulaire invalide : rechargez la page.", None)
+        return error_page(request, 403, "Invalid form token: reload the page.", None)
     username = str(form.get("username", ""))
     password = str(form.get("password", ""))
     client = request.client.host if request.client else "?"
     key = deps.limiter.key(username, client)
     reserved = deps.limiter.reserve(key)
-    _ = translator(language_of(request))
+    _ = page_translator(language_of(request))
     if not isinstance(reserved, auth.Reservation):
         wait = reserved
         return render(
@@ -53,7 +53,7 @@ async def login_submit(request: Request) -> Response:
             "login.html",
             {
                 "next": nxt,
-                "error": _("Trop de tentatives : réessayez dans %s min.", (wait + 59) // 60),
+                "error": _("Too many attempts: try again in %s min.", (wait + 59) // 60),
                 "username": username,
             },
             429,
@@ -67,7 +67,7 @@ async def login_submit(request: Request) -> Response:
             "login.html",
             {
                 "next": nxt,
-                "error": _("Identifiant ou mot de passe incorrect."),
+                "error": _("Wrong username or password."),
                 "username": username,
             },
             401,

@@ -85,9 +85,9 @@ async def notify_save(request: Request, user: User, form: FormData) -> Response:
             linked_by=LINKED_BY_BOARD,
         )
     except NotifyConfigError as exc:
-        flash(request, "error", "Réglage refusé : %s", str(exc))
+        flash(request, "error", "Setting refused: %s", str(exc))
         return RedirectResponse("/me/notify", status_code=303)
-    flash(request, "ok", "Enregistré.")
+    flash(request, "ok", "Saved.")
     return RedirectResponse("/me/notify", status_code=303)
 
 

@@ -9,10 +9,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from forumbot.web import tasks
+from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
     deps_of,
     flash,
+    language_of,
     page,
     render,
 )
@@ -52,11 +54,12 @@ async def task_close(request: Request, user: User, form: FormData) -> Response:
         if exc.code == "unknown":
             raise HTTPException(404) from exc
         if exc.code == "closed":
-            flash(request, "error", "Cette tâche est déjà traitée.")
+            flash(request, "error", "This task is already closed.")
         else:
-            flash(request, "error", "Action impossible sur cette tâche.")
+            flash(request, "error", "Not possible on this task.")
         return RedirectResponse("/tasks", status_code=303)
-    flash(request, "ok", "Tâche n°%s : %s.", task_id, tasks.STATUS_FR[status])
+    _ = page_translator(language_of(request))
+    flash(request, "ok", "Task #%s: %s.", task_id, _(tasks.STATUS_NAMES[status]))
     return RedirectResponse("/tasks", status_code=303)
 
 

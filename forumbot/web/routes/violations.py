@@ -54,7 +54,7 @@ async def violations_page(request: Request, user: User) -> Response:
                 "row": row,
                 "duel": duel,
                 "post": post,
-                "status_fr": views.VIOLATION_STATUS_FR.get(row["status"], row["status"]),
+                "status_name": views.VIOLATION_STATUS.get(row["status"], row["status"]),
             }
         )
     duels = [d for d in storage.duels() if visible is None or d["id"] in visible]
@@ -68,7 +68,7 @@ async def violations_page(request: Request, user: User) -> Response:
             "duels": duels,
             "duellists": judging.distinct_values(storage, "duellist", visible),
             "rules": judging.distinct_values(storage, "rule", visible),
-            "statuses": [(s, views.VIOLATION_STATUS_FR[s]) for s in judging.STATUSES],
+            "statuses": [(s, views.VIOLATION_STATUS[s]) for s in judging.STATUSES],
             "csv_url": "/violations.csv" + (f"?{urlencode(query)}" if query else ""),
             "back": request.url.path + (f"?{urlencode(query)}" if query else ""),
         },
@@ -105,9 +105,9 @@ async def violation_decide(request: Request, user: User, form: FormData) -> Resp
             deps.now(),
         )
     except judging.JudgingError as exc:
-        flash(request, "error", "Décision refusée : %s", str(exc))
+        flash(request, "error", "Decision refused: %s", str(exc))
         return RedirectResponse(back, status_code=303)
-    flash(request, "ok", "Décision enregistrée.")
+    flash(request, "ok", "Decision recorded.")
     return RedirectResponse(back, status_code=303)
 
 

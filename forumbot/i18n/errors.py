@@ -1,0 +1,39 @@
+"""The library's English error messages the staff's catalogue translates (issue 25).
+
+The CLI and the review page show a library's error (a refused configuration, a draft that can
+no longer change) inside their own sentence; :func:`forumbot.i18n.translate_detail` translates
+it when it matches one of these messages (``%s`` standing for the value the library puts
+there), and the CLI writes the whole error in English when none matches, so one error never
+mixes two languages. Listed here so that ``pybabel extract`` keeps them in the catalogue
+(``msgctxt "error"``); each must read exactly as the library writes it.
+"""
+
+from __future__ import annotations
+
+from forumbot.i18n import C_
+
+LIBRARY_ERRORS = (
+    C_("error", "cannot read configuration %s: %s"),
+    C_("error", "No such file or directory"),
+    C_("error", "Permission denied"),
+    C_("error", "Is a directory"),
+    C_("error", "no declaration %s"),
+    C_("error", "declaration %s is %s: it can no longer change"),
+    C_("error", "the text cannot be empty"),
+    C_("error", "not a number or true/false: %s"),
+    C_("error", "only turn declarations carry computed numbers"),
+    C_("error", "unknown draft status %s"),
+    C_("error", "a cancellation needs a reason (--reason)"),
+    C_("error", "no duel %s"),
+    C_("error", "duel %s is %s: nothing to cancel"),
+    C_("error", "dropping a draft needs a reason (--reason)"),
+    C_("error", "declaration %s is %s: only an unpublished draft can be dropped"),
+    C_("error", "declaration %s already waits to be drafted again"),
+    C_("error", "duel %s is %s: nothing to draft"),
+    C_("error", "duel %s is %s: nothing to resume"),
+    C_("error", "duel %s is %s: nobody can concede it"),
+    C_("error", "duel %s: a concession already waits for its publication"),
+    C_("error", "nothing to correct: give --set or --text-file"),
+    C_("error", "turn %s: already so, nothing to correct"),
+)
+"""The messages, in English, as the library writes them."""

@@ -1,0 +1,82 @@
+"""The fatigue fast path gives the full resolution's outcome on every step of the hand-computed
+(golden) duels, not only on generated play (issue 26: "generate the equality tests from the
+golden duels and from generated legal play").
+
+Each golden-duel test of the modules below runs as written, with the engine entry they call
+(``resolve_fatigue_step``) wrapped: every step they resolve that the fast path takes (no
+referee override, waiver, confirmation, post facts or voided post) is also resolved by
+:func:`rules.fatigue.fast.resolve_fast`, and both outcomes must be equal but for the trail.
+The golden tests still check their own hand-computed numbers. The generated play is in
+``test_rules_fast.py`` (hypothesis).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from rules.fatigue import resolve_fatigue_step
+from rules.fatigue.fast import resolve_fast
+from rules.model import TurnOutcome
+
+GOLDEN_MODULES = (
+    "tests.unit.test_rules_fatigue",
+    "tests.unit.test_rules_issue26",
+    "tests.unit.test_no_action_spent",
+)
+_SPECIAL = ("overrides", "waived", "confirmed", "facts", "voided")
+
+
+def _compared(counts: dict[str, int]) -> Callable[..., TurnOutcome]:
+    """``resolve_fatigue_step``, also comparing the fast path's outcome on what it takes."""
+
+    def step(state: Any, posts: Any, dice: Any, **kw: Any) -> TurnOutcome:
+        full = resolve_fatigue_step(state, posts, dice, **kw)
+        if any(kw.get(k) for k in _SPECIAL):
+            counts["full only"] += 1
+            return full
+        fast = resolve_fast(state, posts, dice, kw["ruleset"], kw.get("step"))
+        if fast is None:
+            counts["full only"] += 1
+            return full
+        one, two = fast.to_dict(), full.to_dict()
+        one.pop("trail")
+        two.pop("trail")
+        assert one == two, f"fast path differs on turn {full.turn}"
+        assert fast.state == full.state and fast.attacks == full.attacks
+        counts["compared"] += 1
+        return full
+
+    return step
+
+
+def _golden_tests(name: str) -> list[tuple[str, Callable[[], object]]]:
+    module = importlib.import_module(name)
+    return [
+        (f"{name}.{fn_name}", fn)
+        for fn_name, fn in vars(module).items()
+        if fn_name.startswith("test_")
+        and inspect.isfunction(fn)
+        and not inspect.signature(fn).parameters  # parametrized ones run in their module
+        and not hasattr(fn, "hypothesis")
+    ]
+
+
+@pytest.mark.parametrize("name", GOLDEN_MODULES)
+def test_fast_path_equals_the_full_engine_on_every_golden_duel_step(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counts = {"compared": 0, "full only": 0}
+    module = importlib.import_module(name)
+    if hasattr(module, "resolve_fatigue_step"):
+        monkeypatch.setattr(module, "resolve_fatigue_step", _compared(counts))
+    tests = _golden_tests(name)
+    assert tests
+    for _, fn in tests:
+        fn()
+    # the golden duels are mostly plain play: many of their steps go through both paths
+    assert counts["compared"] >= 5, counts
