@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import click
 
 from forumbot.cli._common import CliError, _, actor, config_option, error, load, storage_for
+from forumbot.web.history import turn_read
 
 PENDING = ("draft", "approved", "held", "publishing", "redraft")
 """Statuses ``drafts list`` shows without ``--all``."""
@@ -51,11 +52,13 @@ def shown_version(storage: Any, decl_id: int) -> int:
     return 1 + int(row[0] or 0)
 
 
-def duel_progress(duel: dict[str, Any]) -> str:
+def duel_progress(duel: dict[str, Any], read: int | None = None) -> str:
     """A duel's state for staff, in plain words (issue 25): ``running, turn 3 awaited`` once
     turn 2 is declared (the state's ``turn`` counts the turns declared), ``running, turn 3:
     defense awaited`` while a fatigue initiative waits for its defense, ``finished after
-    turn 7``; other statuses as they are."""
+    turn 7``; other statuses as they are. ``read``: the last turn players read (the highest
+    published turn, :func:`forumbot.web.history.turn_read`), which a finished duel names: a
+    2v2 that ends at turn 10's second declaration has only 9 complete turns."""
     state = json.loads(duel["state_json"] or "{}")
     inner = state.get("duel") if isinstance(state.get("duel"), dict) else state
     turn = int(inner.get("turn", 0) or 0)
@@ -64,7 +67,7 @@ def duel_progress(duel: dict[str, Any]) -> str:
             return _("running, turn %s: defense awaited", turn + 1)
         return _("running, turn %s awaited", turn + 1)
     if duel["status"] == "finished":
-        return _("finished after turn %s", turn)
+        return _("finished after turn %s", max(turn, read or 0))
     return _(str(duel["status"]))
 
 
@@ -294,9 +297,7 @@ def drafts_hold(config_path: str, decl_id: int, by: str | None) -> None:
     "(drafts redraft) or cancels it.",
 )  # fmt: skip
 @click.option("--by", default=None)
-def drafts_drop(
-    config_path: str, decl_id: int, reason: str, redraft: bool, by: str | None
-) -> None:
+def drafts_drop(config_path: str, decl_id: int, reason: str, redraft: bool, by: str | None) -> None:
     """Drop an unpublished draft: it is never published (audit ``draft.drop``). A dropped
     turn draft is drafted again at the next poll (``--redraft``, default) or the duel waits
     with a referee task (``--no-redraft``). Dropping the opening of a duel that has not
@@ -394,9 +395,8 @@ def duels_list(config_path: str, show_all: bool) -> None:
         state = json.loads(duel["state_json"] or "{}")
         inner = state.get("duel") if isinstance(state.get("duel"), dict) else state
         people = ", ".join(f"{d['name']} {d['points']}" for d in inner.get("duellists", []))
-        click.echo(
-            _("duel %s: topic %s %s: %s", duel["id"], duel["topic_id"], duel_progress(duel), people)
-        )
+        progress = duel_progress(duel, turn_read(storage, duel))
+        click.echo(_("duel %s: topic %s %s: %s", duel["id"], duel["topic_id"], progress, people))
 
 
 @duels.command("adopt")

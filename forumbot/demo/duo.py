@@ -40,6 +40,7 @@ from forumbot.demo.classic import DUEL_FORUM, demo_bot, make_demo_board
 from forumbot.duels.duo import current_state, duo_settings, environments, load_env, open_duo_duel
 from forumbot.duels.verify import VerifyReport, format_report, verify_pages
 from forumbot.fetch import fetch_topic_pages
+from forumbot.publish.labels import rule_label
 from forumbot.publish.render import marker_text
 from forumbot.rulesets import load_ruleset
 from rules.duo import DuoState, Environment, expected_posters, posts_per_declaration
@@ -564,13 +565,20 @@ def _summary(
         for r in storage.db["violations"].rows_where("duel_id = ?", [duel_id], order_by="id")
     ]
     draw = state.duel.draw
+    # the turn players last read (« tour 10 »), not the count of complete turns (W20)
+    read = storage.db.execute(
+        "select max(turn) from declarations where duel_id = ? and status = 'published' "
+        "and kind != 'opening'", [duel_id],
+    ).fetchone()[0]  # fmt: skip
     outcome = "match nul" if draw else f"vainqueurs : {' et '.join(state.winners)}"
     echo(
-        f"=== {outcome} ({state.duel.turn} tours, {len(published)} déclarations, "
+        f"=== {outcome} ({max(state.duel.turn, read or 0)} tours, {len(published)} déclarations, "
         f"{duplicates} doublon(s), {len(owls)} hiboux de zone, {twice} en double) ==="
     )
     if violations:
-        echo("infractions relevées : " + ", ".join(f"{r} ({n})" for r, n in violations))
+        echo(
+            "infractions relevées : " + ", ".join(f"{rule_label(r)} ({n})" for r, n in violations)
+        )  # French names (C29)
     report = verify_pages(fetch_topic_pages(topic_url(board.base_url, platform, topic_id)))
     echo(f"verify-dice : {format_report(report)[-1]}")
     return DuoDemoResult(

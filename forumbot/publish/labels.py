@@ -183,6 +183,9 @@ RULE_NAMES: dict[str, tuple[str, str]] = {
     "self_cast": ("sort sur soi", "self cast"),
     "turn_closed": ("tour clos", "turn closed"),
     "no_spell": ("aucun sort", "no spell"),
+    # the review page showed these codes raw (« extra move »; second reader pass, h-fixweb)
+    "extra_move": ("second déplacement du duo", "second move of the duo"),
+    "dodge_twice": ("deux esquives de suite", "two dodges in a row"),
 }
 """Rule ids and void reasons, by the last part of the id (``classic.repeated_spell`` ->
 ``repeated_spell``): (French, English) names, for the review page and the notices."""

@@ -95,13 +95,58 @@ def value_words(field: str, value: Any) -> str:
     return str(value)
 
 
+def _environment(key: Any) -> Any:
+    """The 2v2 environment ``key`` (its zones' and its own players' names), or None."""
+    if not isinstance(key, str) or not key:
+        return None
+    from forumbot.duels.duo_board import load_env
+
+    try:
+        return load_env(key)
+    except Exception:  # an unknown or unreadable environment keeps its key
+        return None
+
+
+def _room_words(values: dict[str, Any]) -> dict[str, str]:
+    """A 2v2 adoption's environment and placement by the names players read (reader pass
+    C32): « La serre enchantée », « Aurora Vexley et Blaise Corvin en zone 2 (Le bassin aux
+    nénuphars) », never the data keys (``serre``, ``bassin``) nor a cut-off list."""
+    env = _environment(values.get("environment"))
+    if env is None:
+        return {}
+    out = {"environment": str(env.name)}
+    placement = values.get("placement")
+    if isinstance(placement, list):
+        keys = [z.key for z in env.zones]
+        by_zone: dict[str, list[str]] = {}
+        for p in placement:
+            if isinstance(p, list) and len(p) > 1:
+                by_zone.setdefault(str(p[1]), []).append(str(p[0]))
+        spots = []
+        for zone, names in by_zone.items():
+            where = (f"en zone {keys.index(zone) + 1} ({env.zone(zone).name})"
+                     if zone in keys else f"en zone {zone}")  # fmt: skip
+            spots.append(f"{_names(names)} {where}")
+        out["placement"] = " ; ".join(spots)
+    return out
+
+
 def changes_fr(before: Any, after: Any, short: Any) -> tuple[tuple[str, str, str], ...]:
     """The audit entry's changes in French: ``(field label, before, after)``, the fields that
-    changed only; ``short`` cuts a long value (the table's cell width)."""
+    changed only; ``short`` cuts a long value (the table's cell width), except a 2v2's
+    placement and environment, written whole by their players' names (:func:`_room_words`)."""
     if isinstance(before, dict) or isinstance(after, dict):
         b = before if isinstance(before, dict) else {}
         a = after if isinstance(after, dict) else {}
         keys = list(dict.fromkeys([*b, *a]))
+        room_b, room_a = _room_words(b), _room_words(a)
+        if room_a or room_b:
+            return tuple(
+                (FIELDS_FR.get(k, k.replace("_", " ")),
+                 room_b.get(k) or short(value_words(k, b.get(k))),
+                 room_a.get(k) or short(value_words(k, a.get(k))))
+                for k in keys if b.get(k) != a.get(k)
+            )  # fmt: skip
         return tuple(
             (FIELDS_FR.get(k, k.replace("_", " ")), short(value_words(k, b.get(k))),
              short(value_words(k, a.get(k))))
@@ -110,7 +155,10 @@ def changes_fr(before: Any, after: Any, short: Any) -> tuple[tuple[str, str, str
     return (("", short(value_words("", before)), short(value_words("", after))),)
 
 
-_SEED_QUOTE = re.compile(r"seed (\d{3}): \"(.+?)\"(?=\s*(?:\(|$|;|\.\s|,\s))", re.S)
+# a quote ends at the « " » before « ( », « ; » or the end: an inner « "Duel". » is kept whole
+# (reader pass T9: the sentence was cut at « deux dés "Duel »)
+_SEED_QUOTE = re.compile(r"seed (\d{3}): \"(.+?)\"(?=\s*(?:\(|$|;))", re.S)
+_INNER_QUOTE = re.compile(r"\"([^\"]+)\"")
 _SPELLBOOK = re.compile(r"^(\w+)\.toml default spellbook \(club's to set\): (.+)$", re.S)
 
 
@@ -121,6 +169,7 @@ def source_fr(source: str, rule: str = "") -> str:
         return ""
     quotes = [q.strip() for _, q in _SEED_QUOTE.findall(text)]
     if quotes:
+        quotes = [_INNER_QUOTE.sub("\u201c\\1\u201d", q) for q in quotes]
         return "Règlement du club : " + " ; ".join(f"« {q} »" for q in quotes)
     spellbook = _SPELLBOOK.match(text)
     if spellbook:

@@ -10,6 +10,15 @@ from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup, escape
 
+LEGEND_W, LEGEND_H = 150, 16
+"""Width of one legend entry and height of one legend row (CSS pixels)."""
+
+
+def _n(value: int) -> str:
+    """A number with the minus sign (U+2212) of French typography (« −23 »)."""
+    return f"\u2212{-value}" if value < 0 else str(value)
+
+
 COLOURS = ("#1f6feb", "#d1242f", "#1a7f37", "#9a6700", "#8250df", "#57606a")
 
 
@@ -32,6 +41,10 @@ def points_chart(
         Markup safe to print in a template. An empty ``series`` gives an empty chart.
     """
     pad_l, pad_r, pad_t, pad_b = 40, 10, 12, 40
+    per_row = max(1, (width - pad_l) // LEGEND_W)  # legend entries a row (a 2v2 has four)
+    legend_rows = max(1, -(-len(series) // per_row))
+    height += LEGEND_H * (legend_rows - 1)
+    pad_b += LEGEND_H * (legend_rows - 1)
     values = [v for vs in series.values() for v in vs]
     top = max(values + [1])
     bottom = min(values + [0])
@@ -54,8 +67,8 @@ def points_chart(
         f'<line x1="{pad_l}" y1="{pad_t}" x2="{pad_l}" y2="{pad_t + plot_h}" stroke="#888"/>',
         f'<line x1="{pad_l}" y1="{y(bottom):.1f}" x2="{pad_l + plot_w}" y2="{y(bottom):.1f}" '
         'stroke="#888"/>',
-        f'<text x="4" y="{pad_t + 8}" font-size="10" fill="#444">{top} {escape(unit)}</text>',
-        f'<text x="4" y="{y(bottom):.1f}" font-size="10" fill="#444">{bottom}</text>',
+        f'<text x="4" y="{pad_t + 8}" font-size="10" fill="#444">{_n(top)} {escape(unit)}</text>',
+        f'<text x="4" y="{y(bottom):.1f}" font-size="10" fill="#444">{_n(bottom)}</text>',
     ]
     for i in range(turns):
         parts.append(
@@ -71,12 +84,13 @@ def points_chart(
         for i, v in enumerate(vs):
             parts.append(
                 f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="3" fill="{colour}">'
-                f"<title>{escape(name)}: {v}</title></circle>"
+                f"<title>{escape(name)}: {_n(v)}</title></circle>"
             )
+        lx = pad_l + LEGEND_W * (n % per_row)
+        ly = height - LEGEND_H * (legend_rows - n // per_row)
         parts.append(
-            f'<rect x="{pad_l + 150 * n}" y="{height - 14}" width="10" height="10" '
-            f'fill="{colour}"/>'
-            f'<text x="{pad_l + 150 * n + 14}" y="{height - 5}" font-size="11" fill="#222">'
+            f'<rect x="{lx}" y="{ly}" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{lx + 14}" y="{ly + 9}" font-size="11" fill="#222">'
             f"{escape(name)}</text>"
         )
     parts.append("</svg>")

@@ -17,6 +17,7 @@ from typing import Any
 from forumbot.i18n import N_, translate
 from forumbot.publish.render import of_name
 from forumbot.storage import Storage
+from forumbot.web.history import declared_series, declared_turns, turn_read
 from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
 
@@ -328,6 +329,7 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
         "violations": outcome.get("violations") or [],
         "names": tuple(d["name"] for d in (outcome.get("state") or {}).get("duellists", [])),
         "unit": (stored.get("context") or {}).get("unit", ""),
+        "engine": inputs.get("engine") or "classic",
         "winner": outcome.get("winner"),
         "draw": outcome.get("draw", False),
         "claim": claim_view(decl, now),
@@ -414,14 +416,17 @@ def duel_view(storage: Storage, duel_id: int) -> dict[str, Any]:
     ]
     targets |= {f"violation:{v}" for v in violation_ids}
     audit = [e for e in storage.audit_entries() if e["target"] in targets]
+    # a fatigue-engine duel (1v1, 2v2) is read from its published declarations (W17)
+    declared = declared_turns(storage, duel_id)
     return {
         "duel": duel,
         "status_name": DUEL_STATUS.get(duel["status"], duel["status"]),
         "state": state,
         "duellists": storage.duellists(duel_id),
         "referees": duel_referees(storage, duel_id),
-        "turns": turns,
-        "series": points_series(storage, duel),
+        "turns": turns if declared is None else declared,
+        "series": declared_series(storage, duel_id) or points_series(storage, duel),
+        "turn_read": turn_read(storage, duel),
         "rolls": rolls,
         "audit": audit,
         "pending": [d for d in decls if d["status"] in PENDING],

@@ -50,8 +50,10 @@ MEANING = {
 
 MIRROR_NOTE = N_(
     "mirror cells (row = column): the two sides are alike and the row side is the one listed "
-    "first, so a mirror cell reads about 50 %% less half its draws and capped duels; cells "
-    "(r, c) and (c, r) add up to 100 %% less their draws and capped duels"
+    "first, so if the order did not matter a mirror cell would read on average 50 %% less half "
+    "its draws and capped duels, and cells (r, c) and (c, r) would add up on average to 100 %% "
+    "less their draws and capped duels; chance alone moves each cell within its 95 %% interval "
+    "(in brackets), about 22 points either way with 20 duels a cell"
 )
 """The CLI's note under a table whose rows and columns are the same sides (a ``say``
 template: ``%%`` is one « % »)."""
@@ -177,6 +179,16 @@ def _colour(rate: float) -> str:
     return f"#{r:02x}{g:02x}{b:02x}"
 
 
+_CHAR_W = 6.6
+"""Approximate width (px) of one character at the heatmap's 12 px sans-serif."""
+
+
+def _ink(fill: str) -> str:
+    """White text on a dark square, black on a light one (``fill`` is ``#rrggbb``)."""
+    r, g, b = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
+    return "#ffffff" if 0.299 * r + 0.587 * g + 0.114 * b < 140 else "#000000"
+
+
 def svg_heatmap(
     table: Table,
     cell: int = 48,
@@ -196,12 +208,23 @@ def svg_heatmap(
     square's title, given the cell and the two labels) default to English; ``labels`` maps
     a row or column key to the header shown (e.g. ``{"adult": "adulte"}``); ``caption``, when
     given, is written under the summary (the table means little). The review page passes its
-    own language's. Every text is XML-escaped."""
+    own language's; ``summary=""`` leaves the line out. Column headers wider than a square are
+    slanted, the width fits the longest text, a dark square's rate is written in white. Every
+    text is XML-escaped."""
     names = dict(labels or {})
-    left, top = 100, 60
-    w = left + cell * len(table.cols) + 10
-    h = top + cell * len(table.rows) + (58 if caption else 40)
+    # column headers wider than a square are written slanted (« Flamboyante », « Protectrice »)
+    longest = max((len(names.get(c, c)) for c in table.cols), default=0)
+    slanted = longest * _CHAR_W > cell - 4
+    left, top = 100, (30 + int(longest * _CHAR_W * 0.71) if slanted else 60)
     title = escape(title or f"{table.ruleset}: win rate of the row side ({table.kind})")
+    line = escape(
+        f"{table.duels} duels, mean {table.mean_turns:.1f} turns, draws "
+        f"{100 * table.draw_share:.1f} %, closed by the referee {100 * table.capped_share:.1f} %"
+        if summary is None else summary
+    )  # fmt: skip
+    texts = [len(title) * 7.5, len(line) * _CHAR_W, len(caption or "") * _CHAR_W]
+    w = int(max(left + cell * len(table.cols) + 10, *texts) + 8)  # no text cut at the edge
+    h = top + cell * len(table.rows) + (58 if caption else 40) - (0 if line else 18)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
         f'viewBox="0 0 {w} {h}" font-family="sans-serif" font-size="12">',
@@ -211,7 +234,12 @@ def svg_heatmap(
     for j, c in enumerate(table.cols):
         x = left + j * cell + cell // 2
         label = escape(names.get(c, c))
-        parts.append(f'<text x="{x}" y="{top - 8}" text-anchor="middle">{label}</text>')
+        if slanted:
+            parts.append(
+                f'<text x="{x}" y="{top - 8}" transform="rotate(-45 {x} {top - 8})">{label}</text>'
+            )
+        else:
+            parts.append(f'<text x="{x}" y="{top - 8}" text-anchor="middle">{label}</text>')
     for i, r in enumerate(table.rows):
         y = top + i * cell
         label = escape(names.get(r, r))
@@ -240,15 +268,11 @@ def svg_heatmap(
             text = "—" if stalled else f"{100 * rate:.0f}{percent}"
             parts.append(
                 f'<text x="{x + cell // 2}" y="{y + cell // 2 + 4}" '
-                f'text-anchor="middle">{escape(text)}</text>'
+                f'text-anchor="middle" fill="{_ink(fill)}">{escape(text)}</text>'
             )
-    line = escape(
-        summary
-        or f"{table.duels} duels, mean {table.mean_turns:.1f} turns, draws "
-        f"{100 * table.draw_share:.1f} %, closed by the referee {100 * table.capped_share:.1f} %"
-    )
     base = h - (30 if caption else 12)
-    parts.append(f'<text x="4" y="{base}">{line}</text>')
+    if line:  # summary="": the caller prints the figures itself
+        parts.append(f'<text x="4" y="{base}">{line}</text>')
     if caption:
         parts.append(f'<text x="4" y="{h - 10}" fill="#a00000">{escape(caption)}</text>')
     parts.append("</svg>")

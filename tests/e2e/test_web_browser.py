@@ -362,7 +362,7 @@ def test_french_rule_trail(served: Served, page: Page) -> None:
         "Cassius Thorne : attaque touche",
         "oui",
         "déviation",
-        "défense effective d'Aurora Vexley 6 contre attaque 6 : égalité : l'égalité touche",
+        "défense effective 6 d'Aurora Vexley contre attaque 6, à égalité, le sort touche",
     ] in [plain(r) for r in rows]  # typeset like the posts (issue 25): plain() undoes it
     text = " ".join(" ".join(r) for r in rows)
     for english in ("effective defense", "the tie lands", "first die", "twice in a row"):
@@ -374,7 +374,7 @@ def test_french_rule_trail(served: Served, page: Page) -> None:
     page.click("a.lang")
     assert "the tie lands" in page.locator("details.trail table").inner_text()
     page.click("a.lang")
-    assert "l'égalité touche" in plain(page.locator("details.trail table").inner_text())
+    assert "à égalité, le sort touche" in plain(page.locator("details.trail table").inner_text())
 
 
 def test_audit_log_table(served: Served, page: Page) -> None:

@@ -92,7 +92,7 @@ async def test_draft_page_has_the_preview_and_the_referees_words(
     assert sources and not [s for s in sources if "RULES.md" in s or "seed 0" in s]
     assert "aucune attaque touchée" not in visible
     duel = re.sub(r"\s+", " ", text_of((await client.get(f"/duels/{scenario.duel_id}")).text))
-    assert "Évolution des points" in duel and "Empreinte (SHA-256 de la graine)" in duel
+    assert "Évolution des points" in duel and "Empreinte de la graine des dés" in duel
     assert re.search(r"Aurora Vexley \((1re|\d+e) année\)", duel), duel
 
 

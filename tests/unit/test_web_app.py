@@ -153,7 +153,7 @@ async def test_queue_shows_posts_dice_trail_countdown_escaped(
 ) -> None:
     await login(client, "rita")
     html = (await client.get("/drafts")).text
-    # the review page's French is typeset like the posts (issue 25): « n° 3 », U+00A0
+    # the review page's French is typeset like the posts (issue 25): « n° 3 », U+00A0 (T6)
     assert f"Déclaration n°\u00a0{scenario.draft_id}" in html
     assert "Publication automatique dans 9 min 00 s" in html  # publish_after - now = 540 s
     for post_id in (106, 107):
@@ -368,7 +368,7 @@ async def test_referee_sees_only_their_duels(client: httpx.AsyncClient, scenario
     rows = list(csv.reader(io.StringIO((await client.get("/violations.csv")).text)))
     assert len(rows) == 1  # header only
     assign_referee(scenario.storage, scenario.duel_id, "otto", "alice", scenario.clock())
-    assert f"Déclaration n° {scenario.draft_id}" in plain((await client.get("/drafts")).text)
+    assert f"Déclaration n°\u00a0{scenario.draft_id}" in (await client.get("/drafts")).text
 
 
 async def test_admin_only_actions_refused_to_referees(
@@ -435,7 +435,7 @@ async def test_violations_list_filter_and_dismiss(
     await login(client, "alice")
     html = (await client.get("/violations?rule=repeated_spell")).text
     assert "Sortilège de Désarmement deux fois de suite" in html  # French evidence (issue 14)
-    assert "Message n° 106" in plain(html) and "3 lignes" in html
+    assert "Message n°\u00a0106" in html and "3 lignes" in html
     assert (
         "Aucune infraction pour ces filtres."
         in (await client.get("/violations?duellist=Cassius+Thorne")).text

@@ -59,10 +59,12 @@ async def test_admin_sees_one_heatmap_page_per_ruleset(client: httpx.AsyncClient
     (svg,) = svgs(classic.text)  # classic: year against year only
     squares = svg.findall(f"{SVG_NS}rect")
     assert len(squares) == 7 * 7  # seven years
-    assert "classic : victoires de la ligne (année contre année)" in plain(classic.text)
+    assert "classique : victoires de la ligne (année contre année)" in plain(classic.text)
     assert "3 duels par paire, graine 17" in classic.text
-    assert re.search(r"Durée moyenne : \d+,\d tours", plain(classic.text))
-    assert "Clos par l&#39;arbitre\u00a0:" in classic.text  # typeset like the posts
+    # the figures once, one term (reader pass C42): « clos au plafond de tours »
+    assert len(re.findall(r"durée moyenne : \d+,\d tours", plain(classic.text))) == 1
+    assert "clos au plafond de tours\u00a0:" in classic.text
+    assert "par l&#39;arbitre" not in classic.text
     fatigue = await client.get("/balance/fatigue")
     years, types = svgs(fatigue.text)  # fatigue: years, then magic types
     assert len(years.findall(f"{SVG_NS}rect")) == 8 * 8
@@ -75,8 +77,8 @@ async def test_the_english_switch(client: httpx.AsyncClient) -> None:
     page = await client.get("/balance/classic?lang=en")
     assert "Rules balance" in page.text
     assert "classic: win rate of the row side (year against year)" in page.text
-    assert re.search(r"Mean length: \d+\.\d turns", page.text)
-    assert "Closed by the referee:" in page.text
+    assert re.search(r"mean length: \d+\.\d turns", page.text)
+    assert "closed at the turn cap:" in page.text
 
 
 async def test_a_referee_gets_403_and_an_unknown_ruleset_404(client: httpx.AsyncClient) -> None:

@@ -27,7 +27,7 @@ async def test_the_drop_button_redrafts_by_default(
     await login(client, "rita")
     path = f"/drafts/{scenario.draft_id}"
     page = (await client.get(path)).text
-    assert 'name="redraft" value="1" checked' in page and "Abandonner" in page
+    assert 'name="redraft" value="1" checked' in page and "Supprimer ce brouillon" in page
     before = draft(scenario)
     dice = before["context_json"]
     r = await form_post(

@@ -88,7 +88,8 @@ async def test_rule_trail_and_evidence_in_french(
         "Cassius Thorne : attaque touche",
         "oui",
         "déviation",
-        "défense effective d'Aurora Vexley 6 contre attaque 6 : égalité : l'égalité touche",
+        # one colon a sentence (reader pass C40)
+        "défense effective 6 d'Aurora Vexley contre attaque 6, à égalité, le sort touche",
     ] in [plain(r[:4]) for r in rows]  # typeset like the posts (issue 25): plain() undoes it
     assert ["Aurora Vexley : dé d'attaque", "1", "dés", "message 106, premier dé"] in [
         plain(r[:4]) for r in rows
@@ -155,7 +156,7 @@ async def test_audit_log_is_a_readable_table(client: httpx.AsyncClient, scenario
         "forumbot",
         "30/11/2026 13:10 (CET)",
         "déclaration publiée",
-        "Déclaration n° 1",
+        "Déclaration n° 1",  # reader pass T6
         "état : brouillon → publié  message : 102",
     ] in [plain(r[:4]) + [re.sub(r"\s+", " ", r[4]).replace(" message", "  message")] for r in rows]
     # issue 25: French field names and values, no raw key or JSON list
@@ -205,7 +206,8 @@ async def test_the_page_is_typeset_in_french_only(
     await login(client, "rita")
     page = (await client.get("/tasks")).text
     assert "Connecté\u00a0: rita (arbitre)" in page  # the page's own words
-    assert "Aurora Vexley tente : le cadran" in page  # a duellist's words, untouched
+    # the task's subject as one sentence (reader pass C36), its names and object untouched
+    assert "Aurora Vexley tente d&#39;actionner le cadran" in page
     assert "Connecté : " not in page
     en = (await client.get("/tasks?lang=en")).text
     assert "Logged in: rita (referee)" in en

@@ -8,6 +8,9 @@ share of draws and of duels closed by the referee at the turn cap. The tables co
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -16,6 +19,7 @@ from starlette.responses import Response
 
 from forumbot.web.balance import BalanceCache, BalanceTables, shipped_rulesets
 from forumbot.web.i18n import page_translator
+from forumbot.web.page_words import RULESETS_FR
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
 from rules.balance import Cell, Table, svg_heatmap
@@ -71,6 +75,80 @@ def caption(table: Table, language: str) -> str | None:
     return None
 
 
+def _mirror_figures(table: Table) -> dict[str, Any] | None:
+    """What the table says about its mirror claims (W19): the diagonal's and the symmetric
+    pairs' ranges, the chance band of one square (95 %, p = 0.5, the smallest count of a
+    square) and how many squares fall beyond their expected value by more than it. None when
+    the rows are not the columns or no duel was played."""
+    if table.rows != table.cols or not table.cells:
+        return None
+    counts = [c.duels for c in table.cells.values() if c.duels]
+    if not counts:
+        return None
+    n = min(counts)
+    band = 1.96 * math.sqrt(0.25 / n)
+    diagonal, pairs, beyond, squares = [], [], 0, 0
+    for r in table.rows:
+        cell = table.cells[(r, r)]
+        expected = 0.5 * (1 - cell.draw_share - cell.capped_share)
+        diagonal.append(cell.win_rate)
+        squares += 1
+        beyond += abs(cell.win_rate - expected) > band
+    for i, r in enumerate(table.rows):
+        for c in table.rows[i + 1 :]:
+            one, two = table.cells[(r, c)], table.cells[(c, r)]
+            pairs.append(one.win_rate + two.win_rate)
+            expected = 1 - (one.draw_share + one.capped_share + two.draw_share
+                            + two.capped_share) / 2  # fmt: skip
+            squares += 1
+            beyond += abs(one.win_rate + two.win_rate - expected) > band * math.sqrt(2)
+    return {"n": n, "band": band, "diagonal": (min(diagonal), max(diagonal)),
+            "pairs": (min(pairs), max(pairs)) if pairs else None, "beyond": beyond,
+            "checked": squares}  # fmt: skip
+
+
+def mirror_note(table: Table, language: str) -> str | None:
+    """The table's mirror caption (W19: its claims are true of the table it captions): what
+    one would expect on average if the duellists' order did not matter, the spread chance
+    alone gives for the squares' count, and what this table shows; None when the rows are not
+    the columns."""
+    figures = _mirror_figures(table)
+    if figures is None:
+        return None
+    _ = page_translator(language)
+    lo, hi = figures["diagonal"]
+    text = _(
+        "If the duellists' order did not matter, each diagonal square (same year, same magic "
+        "type) would read on average 50 %% less half its draws and closed duels, and two "
+        "symmetric squares (row, column) and (column, row) would add up on average to 100 %% "
+        "less their draws and closed duels. With %s duels a square, chance alone moves a "
+        "square from its expected value by at most %s points 19 times in 20 (a pair by %s).",
+        figures["n"], round(100 * figures["band"]), round(100 * figures["band"] * math.sqrt(2)),
+    )  # fmt: skip
+    pairs = figures["pairs"]
+    shown = _(
+        "In this table the diagonal goes from %s to %s and the symmetric pairs from %s to %s "
+        "together; %s comparisons of %s go beyond that spread (chance alone would give about "
+        "%s).",
+        _pct(lo, language), _pct(hi, language),
+        _pct(pairs[0] if pairs else 0, language), _pct(pairs[1] if pairs else 0, language),
+        figures["beyond"], figures["checked"], max(1, round(0.05 * figures["checked"])),
+    )  # fmt: skip
+    return f"{text} {shown}"
+
+
+def stats_line(table: Table, language: str) -> str:
+    """The table's figures, once (C42): duels, mean and median length, draws, duels closed
+    at the turn cap (one term, the tooltips' « clos au plafond de tours »)."""
+    _ = page_translator(language)
+    return _(
+        "%s duels · mean length: %s turns · median length: %s turns · draws: %s %% · "
+        "closed at the turn cap: %s %%",
+        table.duels, decimal(table.mean_turns, language), decimal(table.median_turns, language),
+        decimal(100 * table.draw_share, language), decimal(100 * table.capped_share, language),
+    )  # fmt: skip
+
+
 def heatmap(table: Table, language: str, tables: BalanceTables | None = None) -> Markup:
     """The table's SVG with the page's language (every text escaped by the renderer):
     readable headers (:func:`labels_for`), each square's rate with « % », its tooltip the
@@ -78,14 +156,8 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
     means little (:func:`caption`)."""
     _ = page_translator(language)
     kind = _("year against year") if table.kind == "years" else _("magic type against magic type")
-    title = _("%s: win rate of the row side (%s)", table.ruleset, kind)
-    summary = _(
-        "%s duels, mean %s turns, draws %s %%, closed by the referee %s %%",
-        table.duels,
-        decimal(table.mean_turns, language),
-        decimal(100 * table.draw_share, language),
-        decimal(100 * table.capped_share, language),
-    )
+    ruleset = RULESETS_FR.get(table.ruleset, table.ruleset) if language == "fr" else table.ruleset
+    title = _("%s: win rate of the row side (%s)", ruleset, kind)
     names = labels_for(tables, table, language) if tables is not None else {}
 
     def tip(cell: Cell, row: str, col: str) -> str:
@@ -98,8 +170,9 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
             _pct(cell.capped_share, language),
         )  # fmt: skip
 
+    # the figures are printed once, under the heatmap (:func:`stats_line`; C42)
     svg = svg_heatmap(
-        table, title=title, summary=summary, versus=_("vs"), labels=names, tooltip=tip,
+        table, title=title, summary="", versus=_("vs"), labels=names, tooltip=tip,
         caption=caption(table, language),
         percent="\u202f%" if language == "fr" else " %",
     )  # fmt: skip
@@ -134,6 +207,8 @@ async def balance_page(request: Request, user: User) -> Response:
             "mean": decimal(t.mean_turns, language),
             "draws": decimal(100 * t.draw_share, language),
             "capped": decimal(100 * t.capped_share, language),
+            "stats": stats_line(t, language),
+            "mirror": mirror_note(t, language),
         }
         for t in shown
     ]
@@ -147,4 +222,7 @@ async def balance_page(request: Request, user: User) -> Response:
     return render(request, "balance.html", context, user=user)
 
 
-__all__ = ["balance_index", "balance_page", "caption", "decimal", "heatmap", "labels_for"]
+__all__ = [
+    "balance_index", "balance_page", "caption", "decimal", "heatmap", "labels_for",
+    "mirror_note", "stats_line",
+]  # fmt: skip

@@ -26,12 +26,12 @@ from forumbot.web import auth, csrf
 from forumbot.web.balance import BalanceCache
 from forumbot.web.forum_account import MemberLookup
 from forumbot.web.i18n import LANGUAGES, page_translator, pick_language
+from forumbot.web.page_words import PageWords, guide_spell_text
 from forumbot.web.sessions import DEFAULT_IDLE_S
 from forumbot.web.users import (
     User,
     can_see_duel,
 )
-from forumbot.web.words import Words
 
 SESSION_COOKIE = "forumbot_session"
 LANG_COOKIE = "lang"
@@ -155,7 +155,7 @@ def render(
     page = deps.env.get_template(template).render(
         {
             "_": _,
-            "w": Words(language, deps.timezone, _),
+            "w": PageWords(language, deps.timezone, _, guide_spell_text),
             "lang": language,
             "other_lang": other,
             "other_lang_url": f"{site_path(request.url.path)}?{urlencode(query)}",

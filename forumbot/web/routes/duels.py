@@ -10,8 +10,10 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from forumbot.duels.duo_board import is_duo
 from forumbot.web import views
 from forumbot.web.chart import points_chart
+from forumbot.web.history import turn_read
 from forumbot.web.i18n import page_translator
 from forumbot.web.routes.common import (
     action,
@@ -42,6 +44,7 @@ async def duels_page(request: Request, user: User) -> Response:
             "duel": d,
             "status_name": views.DUEL_STATUS.get(d["status"], d["status"]),
             "state": json.loads(d["state_json"] or "{}"),
+            "turn_read": turn_read(storage, d),  # the turn players last read (W20)
         }
         for d in storage.duels()
         if d["status"] != "ignored" and (visible is None or d["id"] in visible)
@@ -62,8 +65,10 @@ async def duel_page(request: Request, user: User) -> Response:
     _ = page_translator(language_of(request))
     from forumbot.rulesets import load_ruleset
 
+    engine = "classic"
     try:
-        unit = load_ruleset(view["duel"]["ruleset"]).unit if view["duel"]["ruleset"] else ""
+        rs = load_ruleset(view["duel"]["ruleset"]) if view["duel"]["ruleset"] else None
+        unit, engine = (rs.unit, rs.engine) if rs is not None else ("", engine)
     except Exception:  # an unreadable ruleset only loses the axis label
         unit = ""
     chart = points_chart(view["series"], unit=unit, title=_("Points over time"))
@@ -75,7 +80,14 @@ async def duel_page(request: Request, user: User) -> Response:
     return render(
         request,
         "duel.html",
-        {"v": view, "chart": chart, "candidates": candidates, "unit": unit},
+        {
+            "v": view,
+            "chart": chart,
+            "candidates": candidates,
+            "unit": unit,
+            "engine": engine,
+            "ruleset": "duo" if is_duo(storage, duel_id) else view["duel"]["ruleset"],
+        },
         user=user,
     )
 

@@ -6,7 +6,7 @@
   if (!items.length) { return; }
   var en = document.documentElement.lang === "en";
   function text(s) {
-    if (s <= 0) { return en ? "Auto-publish due now" : "Publication automatique dès maintenant"; }
+    if (s <= 0) { return en ? "Auto-publish due now" : "Publication automatique au prochain passage"; }
     var h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), r = s % 60;
     var pad = function (n) { return (n < 10 ? "0" : "") + n; };
     var d = h ? h + " h " + pad(m) + " min" : (m ? m + " min " + pad(r) + " s" : r + " s");

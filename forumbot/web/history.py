@@ -1,0 +1,120 @@
+"""A duel's turn history and points series as players read them (reader pass after issue 25,
+W17 and W20).
+
+A classic duel stores one ``turns`` row per declared turn. A fatigue duel stores a ``turns``
+row only when a turn is complete (its defense declaration), and a two-against-two duel none at
+all: its declarations (three or four a turn) carry the whole step in their context. The duel
+page used to read ``turns`` only, so a finished 2v2 duel showed « Aucun tour publié » and a
+one-point chart. Here the history of a fatigue-engine duel (1v1 or 2v2) is read from its
+published declarations, grouped by the turn they announce (``declarations.turn``, the number
+players read: « Déclaration de l'arbitre : tour 10 »).
+
+- :func:`declared_turns`: the turns of a fatigue-engine duel, from its published declarations;
+- :func:`declared_series`: duellist -> PV at the start and after each declared turn;
+- :func:`turn_read`: the last turn players read (the highest turn of a published turn
+  declaration), which the duels list and the CLI print, not the state's count of complete
+  turns (a 2v2 that ends at the second declaration of turn 10 has ``state.turn == 9``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from forumbot.storage import Storage
+
+
+def _loads(raw: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _published_steps(storage: Storage, duel_id: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(declaration row, stored context) of the duel's published fatigue-engine turn
+    declarations, oldest first; empty for a classic duel."""
+    steps = []
+    for decl in storage.declarations(("published",), duel_id):
+        if decl["kind"] != "turn":
+            continue
+        stored = _loads(decl["context_json"])
+        if (stored.get("inputs") or {}).get("engine") == "fatigue":
+            steps.append((decl, stored))
+    return steps
+
+
+def declared_turns(storage: Storage, duel_id: int) -> list[dict[str, Any]] | None:
+    """The turns of a fatigue-engine duel (1v1 or 2v2) from its published declarations, or
+    None for a duel whose declarations are not fatigue steps (classic: read ``turns``).
+
+    Returns:
+        One dict per turn number, in order: ``number`` (the turn players read), ``attacks``
+        (every step's attacks, in publication order), ``points`` ((name, PV) after the turn's
+        last published declaration), ``violations``, ``created_at`` (the last declaration's
+        publication time) and ``declarations`` (their ids).
+    """
+    steps = _published_steps(storage, duel_id)
+    if not steps:
+        return None
+    turns: dict[int, dict[str, Any]] = {}
+    for decl, stored in steps:
+        outcome = stored.get("outcome") or {}
+        turn = turns.setdefault(
+            int(decl["turn"]),
+            {"number": int(decl["turn"]), "attacks": [], "points": [], "violations": [],
+             "created_at": "", "declarations": []},
+        )  # fmt: skip
+        # an initiative's spell waits for the defense (``pending``): the defense step has it
+        turn["attacks"].extend(
+            a for a in outcome.get("attacks") or [] if a.get("void_reason") != "pending"
+        )
+        turn["violations"].extend(outcome.get("violations") or [])
+        turn["points"] = [
+            (d["name"], d["points"]) for d in (outcome.get("state") or {}).get("duellists", [])
+        ]
+        turn["created_at"] = decl.get("published_at") or decl.get("created_at") or ""
+        turn["declarations"].append(decl["id"])
+    return [turns[n] for n in sorted(turns)]
+
+
+def declared_series(storage: Storage, duel_id: int) -> dict[str, list[int]] | None:
+    """Duellist -> PV at the start (the first step's state before) and after each declared
+    turn (:func:`declared_turns`), every duellist of the duel included (a 2v2 has four);
+    None for a classic duel."""
+    steps = _published_steps(storage, duel_id)
+    turns = declared_turns(storage, duel_id)
+    if not steps or not turns:
+        return None
+    start = (steps[0][1].get("inputs") or {}).get("state_before") or {}
+    states: list[list[tuple[str, int]]] = [
+        [(d["name"], int(d["points"])) for d in start.get("duellists", [])]
+    ]
+    states += [[(n, int(p)) for n, p in t["points"]] for t in turns]
+    series: dict[str, list[int]] = {}
+    for i, state in enumerate(states):
+        for name, points in state:
+            # a duellist missing from the start state starts at his first known PV
+            series.setdefault(name, [points] * i).append(points)
+    return series
+
+
+def turn_read(storage: Storage, duel: dict[str, Any]) -> int:
+    """The last turn players read in the duel's topic: the highest turn of a published turn
+    declaration (« tour 10 »); the state's ``turn`` when none is published (an opening only).
+    Never less than the state's count of complete turns."""
+    state = _loads(duel.get("state_json"))
+    nested = state.get("duel")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else state
+    counted = int(inner.get("turn", 0) or 0)
+    row = storage.db.execute(
+        "select max(turn) from declarations where duel_id = ? and status = 'published' "
+        "and kind != 'opening'",
+        [duel["id"]],
+    ).fetchone()
+    published = int(row[0]) if row and row[0] is not None else 0
+    return max(counted, published)
+
+
+__all__ = ["declared_series", "declared_turns", "turn_read"]
