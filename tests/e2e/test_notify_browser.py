@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from forumbot.duels.publication import publish_due
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.e2e.test_web_browser import Page, Served, log_in, page, served  # noqa: F401
 
@@ -20,7 +21,7 @@ def test_take_release_approve(served: Served, page: Page) -> None:  # noqa: F811
     card = page.locator(f"#draft-{draft_id}")
     card.locator("button.take").click()
     page.wait_for_url(f"{base}/drafts/{draft_id}")
-    assert page.locator(".flash.ok").inner_text() == "Pris : il attend votre décision."
+    assert plain(page.locator(".flash.ok").inner_text()) == "Pris : il attend votre décision."
     assert page.locator(".claimed-by").inner_text().startswith("Pris par rita le ")
     assert "attend la décision de rita" in page.locator(".countdown").inner_text()
 
