@@ -53,7 +53,7 @@ MIRROR_NOTE = N_(
     "first, so if the order did not matter a mirror cell would read on average 50 %% less half "
     "its draws and capped duels, and cells (r, c) and (c, r) would add up on average to 100 %% "
     "less their draws and capped duels; chance alone moves each cell within its 95 %% interval "
-    "(in brackets), about 22 points either way with 20 duels a cell"
+    "(in brackets), about %s points either way with %s duels a cell"
 )
 """The CLI's note under a table whose rows and columns are the same sides (a ``say``
 template: ``%%`` is one « % »)."""
@@ -141,7 +141,9 @@ def text_table(table: Table, other: Table | None = None, say: Say = english) -> 
             shown = say(template, *share)
             lines.append(say(N_("WARNING: %s"), shown))
     if set(table.rows) & set(table.cols):
-        lines.append(say(MIRROR_NOTE))
+        per = max(1, table.duels // max(1, len(table.cells)))
+        spread = 100 * 1.96 * (0.25 / per) ** 0.5  # the half-width of a 50 % cell's interval
+        lines.append(say(MIRROR_NOTE, f"{min(spread, 50):.0f}", per))
     return "\n".join(lines) + "\n"
 
 

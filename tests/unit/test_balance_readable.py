@@ -51,6 +51,8 @@ def test_text_table_prints_intervals_draws_capped_and_the_mirror_note() -> None:
     assert "30 (11-60)" in text  # 3 of 10 won: the Wilson interval
     assert "draws / capped" in text and "0/10" in text
     assert "mirror cells (row = column)" in text and "WARNING" not in text
+    # chance's spread is the table's own (newcomer after issue 25: it always said 20 duels)
+    assert "about 31 points either way with 10 duels a cell" in text  # 1.96 * sqrt(0.25 / 10)
     stalled = text_table(_table(capped=10))
     assert "capped" in stalled.split("\n")[2]  # no rate for a cell whose duels all stalled
     assert "WARNING: this table means nothing: no duel had a winner" in stalled
