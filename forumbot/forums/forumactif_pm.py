@@ -27,6 +27,7 @@ from forumbot.forums.forumactif_pages import (
     pm_message_text,
     pm_sender,
 )
+from forumbot.forums.marker_search import pm_text_cache
 from parsers.forumactif.forms import (
     parse_pm_form,
 )
@@ -40,6 +41,7 @@ class ForumactifMessages:
     def find_pm_marker(self, subject: str, marker: str, limit: int = 10) -> bool:
         """True when a PM among the ``limit`` newest of the outbox and the sentbox has
         ``marker`` in its subject, or has subject ``subject`` and ``marker`` in its text."""
+        texts = pm_text_cache(self)
         for folder in ("outbox", "sentbox"):
             html, _url = self._read(f"/privmsg?folder={folder}")
             for row in parse_pm_folder(html)[:limit]:
@@ -47,8 +49,10 @@ class ForumactifMessages:
                     return True
                 if row.subject != subject:
                     continue
-                page, _url = self._read(row.href)
-                if has_marker(marker, pm_message_text(page)):
+                if row.href not in texts:  # a sent PM never changes: read once per process
+                    page, _url = self._read(row.href)
+                    texts[row.href] = pm_message_text(page) or ""
+                if has_marker(marker, texts[row.href]):
                     return True
         return False
 

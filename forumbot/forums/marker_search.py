@@ -40,3 +40,18 @@ class MarkerSearch:
             if post.author.casefold() == me and self._post_has_marker(marker, post):
                 return post.post_id
         return None
+
+
+PM_TEXT_CACHE_SIZE = 512
+"""Most PM texts a client keeps (:func:`pm_text_cache`); beyond it the cache starts again."""
+
+
+def pm_text_cache(client: object) -> dict[str, str]:
+    """The texts of the sent PMs ``client`` has read, by the message's link (``href`` ->
+    text, ``""`` when the page showed none): a sent PM never changes, so a marker search
+    reads each one once per process (issue 23, owls looked for after a restore). Bounded by
+    :data:`PM_TEXT_CACHE_SIZE` (emptied when full)."""
+    texts: dict[str, str] = client.__dict__.setdefault("_pm_texts", {})
+    if len(texts) >= PM_TEXT_CACHE_SIZE:
+        texts.clear()
+    return texts

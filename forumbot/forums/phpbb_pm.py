@@ -19,6 +19,7 @@ from forumbot.errors import (
     ServerError,
     SessionExpired,
 )
+from forumbot.forums.marker_search import pm_text_cache
 from forumbot.forums.phpbb_http import (
     FetchedForm,
 )
@@ -60,6 +61,7 @@ class PhpbbMessages:
     def find_pm_marker(self, subject: str, marker: str, limit: int = 10) -> bool:
         """True when a PM in the outbox or sentbox (the ``limit`` newest of each) has
         ``marker`` in its subject, or has subject ``subject`` and ``marker`` in its text."""
+        texts = pm_text_cache(self)
         for folder in ("outbox", "sentbox"):
             rows = parse_pm_folder(self._read(f"ucp.php?i=pm&folder={folder}"))
             for row in rows[:limit]:
@@ -67,8 +69,9 @@ class PhpbbMessages:
                     return True
                 if row.subject != subject:
                     continue
-                text = parse_pm_message_text(self._read(row.href))
-                if text is not None and marker in text:
+                if row.href not in texts:  # a sent PM never changes: read once per process
+                    texts[row.href] = parse_pm_message_text(self._read(row.href)) or ""
+                if marker in texts[row.href]:
                     return True
         return False
 

@@ -74,9 +74,9 @@ class ReadOnlyClient:
     def find_marker(self, topic_id: int, marker: str, after_post_id: int | None) -> int | None:
         return self.inner.find_marker(topic_id, marker, after_post_id)
 
-    def find_pm_marker(self, subject: str, marker: str) -> bool:
+    def find_pm_marker(self, subject: str, marker: str, limit: int = 10) -> bool:
         finder = getattr(self.inner, "find_pm_marker", None)
-        return bool(finder(subject, marker)) if finder is not None else False
+        return bool(finder(subject, marker, limit=limit)) if finder is not None else False
 
     def edit_post(self, post_id: int, message: str) -> None:
         self._refuse(message, _N("edit of post %s"), post_id)

@@ -141,11 +141,22 @@ def owls(storage: Storage, board_id: int, status: str | None = None) -> list[dic
     )
 
 
-def _already_sent(client: ForumClient, row: dict[str, Any]) -> bool | None:
-    """True/False from the client's outbox search, None when it cannot search."""
+RESTORE_PM_SEARCH = 100
+"""PMs read (newest first, per folder) when an owl is looked for before its FIRST send (a
+restore's window, a row from before this process started): the owls sent between a backup
+and its restore can be many more than the usual 10 (soak seed 5: 12, searched one by one,
+each re-send pushing the next out of the 10 newest). The clients keep the text of the PMs
+they read (a sent PM never changes), so the window's searches cost the folder listings."""
+
+
+def _already_sent(client: ForumClient, row: dict[str, Any], deep: bool = False) -> bool | None:
+    """True/False from the client's outbox search, None when it cannot search; ``deep``:
+    among the :data:`RESTORE_PM_SEARCH` newest PMs of each folder, not the client's default."""
     finder = getattr(client, "find_pm_marker", None)
     if finder is None:
         return None
+    if deep:
+        return bool(finder(row["subject"], row["marker"], limit=RESTORE_PM_SEARCH))
     return bool(finder(row["subject"], row["marker"]))
 
 
@@ -176,7 +187,7 @@ def send_owl(
         return False
     try:
         if retrying or check_first:
-            found = _already_sent(client, row)
+            found = _already_sent(client, row, deep=check_first)
             if found is None and retrying:
                 _set(storage, row, "failed", "fate unknown and the client cannot search its outbox")
                 log.error("owl %s to %s: fate unknown; not resent", row["id"], row["recipient"])

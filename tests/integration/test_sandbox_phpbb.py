@@ -323,3 +323,23 @@ def test_sandbox_topic_pages_parse_to_the_same_facts_as_the_real_pages(
         assert _facts(mine) == _facts(real), f"page {n}"
     by_post = parse_topic_page(hibou._http.get(f"{board.base_url}/viewtopic.php?p=14").text)
     assert (by_post.page, by_post.posts[0].post_id) == (2, 12)
+
+
+def test_an_owl_sent_before_many_others_of_its_subject_is_found_by_a_deep_search(
+    board: SandboxBoard, clock: SharedClock
+) -> None:
+    """Issue 23, season soak seed 5: 12 owls sent between a backup and its restore, looked
+    for one by one among the 10 newest, were all sent again. The search before a first send
+    (:data:`forumbot.publish.owls.RESTORE_PM_SEARCH`) reads far enough, and each PM's text is
+    read once per client."""
+    from forumbot.publish.owls import RESTORE_PM_SEARCH
+
+    hibou = client_for(board, clock, "Hibou", "pw-h")
+    for n in range(14):
+        clock.now += 30  # the board's PM flood interval
+        hibou.send_pm(61, "Odric Fenwick", "Ton type de magie", f"détail m{n:02d}", f"m{n:02d}")
+    assert not hibou.find_pm_marker("Ton type de magie", "m00")  # beyond the 10 newest
+    assert hibou.find_pm_marker("Ton type de magie", "m00", limit=RESTORE_PM_SEARCH)
+    reads = len(hibou.__dict__["_pm_texts"])
+    assert hibou.find_pm_marker("Ton type de magie", "m00", limit=RESTORE_PM_SEARCH)
+    assert len(hibou.__dict__["_pm_texts"]) == reads  # no PM page read twice

@@ -116,3 +116,37 @@ def test_unknown_fate_without_an_outbox_search_is_never_resent() -> None:
     assert len(forum.pms) == 1
     row = owl(storage, "b1-duel1-owl-aurora")
     assert row is not None and row["status"] == "failed" and "cannot search" in row["last_error"]
+
+
+class SearchLog(ClubForum):
+    """Records how deep each sent-box search reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.limits: list[int] = []
+
+    def find_pm_marker(self, subject: str, marker: str, limit: int = 10) -> bool:
+        self.limits.append(limit)
+        return super().find_pm_marker(subject, marker, limit)
+
+
+def test_in_a_restores_window_an_owl_is_looked_for_deep_before_its_first_send() -> None:
+    """Issue 23, soak seed 5: the owls sent between a backup and its restore were looked for
+    among the 10 newest PMs only, and sent again. In the window the search reads
+    ``RESTORE_PM_SEARCH`` PMs per folder; outside it, no search before a first send."""
+    from forumbot.publish.owls import RESTORE_PM_SEARCH
+
+    storage, forum = store(), SearchLog()
+    draft(storage)
+    storage.db.execute(
+        "insert into publish_restores (restored_at, backup, started_at, check_until) "
+        "values (?, 'bot-x.db', ?, ?)",
+        [NOW.isoformat(), NOW.isoformat(), "2026-12-01T12:00:00+00:00"],
+    )
+    storage.db.conn.commit()
+    assert len(send_due_owls(storage, forum, clock, 1)) == 1
+    assert forum.limits == [RESTORE_PM_SEARCH] and len(forum.pms) == 1
+    plain_storage, plain_forum = store(), SearchLog()
+    draft(plain_storage)
+    send_due_owls(plain_storage, plain_forum, clock, 1)
+    assert plain_forum.limits == [] and len(plain_forum.pms) == 1
