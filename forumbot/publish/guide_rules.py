@@ -185,6 +185,8 @@ def fatigue_bet_rules(rs: Ruleset) -> list[Trusted]:
     if not s.get("dodge_riposte_counts_as_dodge", False):
         twice += " Esquiver et riposter ne compte pas comme une esquive pour cette règle."
     out.append(twice)
+    if s.get("no_dodge_bars_riposte", False):  # second reader after issue 25, W2
+        out.append("Une cible qui ne peut pas esquiver ne peut pas non plus esquiver et riposter.")
     missing = "Un pari absent ou non autorisé compte comme perdu"
     if s.get("invalid_bet", "applied") == "applied":
         missing += f" et coûte {int(s.get('violation_penalty', 20))} {rs.unit}"

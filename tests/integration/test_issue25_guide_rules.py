@@ -133,3 +133,14 @@ def test_guide_has_no_hyphen_minus_and_one_colon_per_sentence(name: str) -> None
     assert typography_problems(body) == []
     if name == "classic":
         assert f"{MINUS}2 au dé de défense de la cible au tour suivant" in typeset  # T5
+
+
+def test_a_target_that_cannot_dodge_cannot_dodge_and_riposte_either() -> None:
+    """Second reader after issue 25, W2: the guide said « ne peut pas esquiver » and that a
+    dodge-riposte is no dodge for the two-dodges rule, so players took the riposte as still
+    open; fatigue.toml ``no_dodge_bars_riposte = true`` bars it, and the guide says so."""
+    for name in ("fatigue", "duo"):
+        text = plain(render_guide(name))
+        assert "Une cible qui ne peut pas esquiver ne peut pas non plus esquiver et riposter." in (
+            text
+        )

@@ -76,7 +76,9 @@ def test_bets_and_openings_say_who_answers_and_what_a_bet_decides() -> None:
     assert "Le duelliste visé répond : il peut lancer un sort" in bets
     assert "L'adversaire visé répond par sa défense. Il" not in bets
     duo = (TEMPLATES / "duo_opening.bbcode.j2").read_text(encoding="utf-8")
-    assert "tout en bas" not in duo  # said once, by _bets: « le pari tout en bas »
+    assert "tout en bas" not in duo  # the order, said once (second reader after issue 25, W3)
+    assert "avec le sort en gras, puis la ligne du pari." in bets
+    assert "Sous la ligne du pari, indiquez votre cible" in duo
     turn = (TEMPLATES / "fatigue_turn.bbcode.j2").read_text(encoding="utf-8")
     assert (
         "Ce pari ne comptera que si l'adversaire esquive : c'est lui, avec celui de l'esquive, "
