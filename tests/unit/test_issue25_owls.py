@@ -33,7 +33,9 @@ def test_brutale_owl_lists_the_attack_spells_and_not_confringo() -> None:
     # reader W3: the types are public (seed 001: the sign-up gives « votre type de magie »; only
     # « les bonus/malus associés seront signifiés par hibou »), and the opening prints them
     assert "te sont propres" not in text
-    assert "Ton type de magie est public\u00a0: la déclaration d'ouverture du duel l'annonce." in text
+    assert (
+        "Ton type de magie est public\u00a0: la déclaration d'ouverture du duel l'annonce." in text
+    )
     assert "Stupéfix" in text and "Sectumsempra" in text
     assert "Confringo" not in text and "Incendio" not in text
     assert "[list]" in text and "\n  -" not in text  # no nested « ␣␣- » list (collapses on phpBB)
