@@ -55,19 +55,13 @@ _DRAW = re.compile(
     r"\(la récompense (de la créature|du mécanisme) « ([^»]+?) », gagnée au message n° (\d+), "
     r"a été tirée au sort : (\d+) sur (\d+)\)"
 )
-_DRAW_NOW = re.compile(
-    r"\(tirage au sort (\d+) sur (\d+), référence «\s?(créature|mécanisme) ([^\s,]+), "
-    r"message n°\s?(\d+)\s?» pour l'outil de vérification du club\)"
-)
-"""A wording of the branch before the sentence above (never published; read for safety)."""
 _DRAW_KINDS = {
     "créature": "creature", "mécanisme": "mechanism",
     "de la créature": "creature", "du mécanisme": "mechanism",
 }  # fmt: skip
 _REWARD = re.compile(
     r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) "
-    r"\((?:tirage reward:|récompense tirée|tirage au sort"
-    r"|la récompense (?:de la créature|du mécanisme) «)"
+    r"\((?:tirage reward:|récompense tirée|la récompense (?:de la créature|du mécanisme) «)"
 )
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°\s*(\d+)\b.* ; dé « ([^»]+?) » (\d)(?: :|,|\.|$)")
@@ -266,11 +260,6 @@ def _line_draws(line: str) -> list[tuple[str, int, int]]:
         (f"reward:{_DRAW_KINDS[d.group(4)]}:{d.group(5)}:{d.group(3)}", int(d.group(1)),
          int(d.group(2)))
         for d in _DRAW_ISSUE15.finditer(line)
-    ]  # fmt: skip
-    found += [
-        (f"reward:{_DRAW_KINDS[d.group(3)]}:{d.group(4)}:{d.group(5)}", int(d.group(1)),
-         int(d.group(2)))
-        for d in _DRAW_NOW.finditer(line)
     ]  # fmt: skip
     found += [(d.group(1), int(d.group(2)), int(d.group(3))) for d in _DRAW_OLD.finditer(line)]
     return found
