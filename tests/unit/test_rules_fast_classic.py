@@ -39,7 +39,7 @@ def _equal_but_trail(fast: TurnOutcome, full: TurnOutcome) -> None:
     assert fast.state == full.state and fast.attacks == full.attacks
 
 
-@settings(max_examples=100, deadline=None, derandomize=True)
+@settings(max_examples=200, deadline=None, derandomize=True)
 @given(
     seed=st.integers(min_value=0, max_value=2**32 - 1),
     variant=st.sampled_from(sorted(CLASSIC_VARIANTS)),
