@@ -158,14 +158,17 @@ def _creature_damage(d: str) -> str | None:
             f"({m['left']} PV restants)")  # fmt: skip
 
 
-def _points(d: str) -> str | None:
+def _points(d: str, spells_by: list[Any] | None = None) -> str | None:
     m = _POINTS.match(d)
     if m is None:
         return None
     pairs = []
     for sign, value, label in _POINT_TERM.findall(m["rest"]):
         amount = int(value) * (1 if sign == "+" else -1)
-        pairs.append((amount, _POINT_LABELS.get(label, label)))
+        named = _POINT_LABELS.get(label, label)
+        if label == "spells" and spells_by:
+            named = ", ".join(f"{spell} {_de(caster)}" for spell, caster in spells_by)
+        pairs.append((amount, named))
     terms = _terms(pairs)
     if not terms:
         return f"{m['start']} PV, sans changement"
@@ -177,7 +180,7 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
     phrase table of :func:`detail_fr` is used)."""
     code = rule.rsplit(".", 1)[-1]
     if code == "short_post" and (m := _LINES.match(d)):
-        return (f"{m[1]} lignes affichées (à {m[2]} caractères par ligne), "
+        return (f"{m[1]} lignes comptées (à {m[2]} caractères par ligne), "
                 f"{m[3]} requises")  # fmt: skip
     if code == "bet" and (m := _BET.match(d)):
         return f"dé {m[1]}, pari {m[2]} {'gagné' if value else 'perdu'}"
@@ -221,10 +224,15 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
 
 
 def trail_detail_fr(entry: dict[str, Any]) -> str:
-    """One trail entry's detail in French (module doc)."""
+    """One trail entry's detail in French (module doc); an entry with ``spells_by`` (the
+    ``(spell, caster)`` pairs that hit, :func:`forumbot.web.views.duo_points_trail`) names
+    them in its points line."""
     d = str(entry.get("detail") or "")
     rule = str(entry.get("rule") or "")
-    done = _detail_by_rule(rule, str(entry.get("quantity") or ""), entry.get("value"), d)
+    spells_by = entry.get("spells_by")
+    done = _points(d, spells_by) if spells_by else None
+    if done is None:
+        done = _detail_by_rule(rule, str(entry.get("quantity") or ""), entry.get("value"), d)
     text = done if done is not None else detail_fr(d)
     text = text.replace("égalité : l'égalité touche", "à égalité, le sort touche")
     text = text.replace("égalité : l'égalité est déviée", "à égalité, le sort est dévié")
@@ -282,7 +290,6 @@ class PageWords(Words):
                     "rule": self.rule(t.get("rule")), "detail": str(t.get("detail") or ""),
                     "source": str(t.get("source") or "")}  # fmt: skip
         quantity = self.quantity(t.get("quantity"), names)
-        quantity = quantity.replace(" : violation « ", " : infraction « ")
         rule = self.rule(t.get("rule"))
         if str(t.get("quantity") or "").endswith(".lines"):
             rule = "longueur du message"  # the count is shown long enough or not (C28)
@@ -356,6 +363,13 @@ class PageWords(Words):
         who = f"{spell} {_de(caster)}"
         if a.get("void_reason") == "pending":  # a fatigue initiative, before the defense
             return _articles(f"{who} vise {target}{NBSP}: résolu avec la défense")
+        if a.get("void_reason") == "dodge" and not spell:  # the post was a dodge
+            return f"{caster} choisit d'esquiver plutôt que de lancer un sort"
+        if a.get("void_reason") == "dodged":
+            return _articles(f"{target} esquive {who}")
+        if a.get("void_reason") == "no_action" or (a.get("void_reason") and not spell):
+            blockers = ", ".join(str(b) for b in a.get("blocked_by") or [])
+            return f"{caster} n'a pas pu agir" + (f" ({blockers})" if blockers else "")
         if a.get("void_reason"):
             return _articles(f"{who} sur {target} est sans effet ({self.rule(a['void_reason'])})")
         effects = [self._effect(e, caster, target, unit) for e in a.get("effects_applied") or []]

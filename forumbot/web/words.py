@@ -194,7 +194,7 @@ PHRASES_FR: tuple[tuple[str, str], ...] = (
     (r"not in the caster's zone", "pas dans la zone du lanceur"),
     (
         rf"{_n('v')} is alone in the zone with {_n('a')} and {_n('b')}",
-        r"\g<v> est seul(e) dans la zone avec \g<a> et \g<b>",
+        r"dans la zone, il n'y a que \g<v>, \g<a> et \g<b>",
     ),
     (r"all four share a zone", "les quatre partagent une zone"),
     (rf"; {_n('a')} already targeted {_n('v')} this turn", r" ; \g<a> a déjà visé \g<v> ce tour"),
@@ -204,7 +204,7 @@ PHRASES_FR: tuple[tuple[str, str], ...] = (
     ),
     (r"a move with no other action", "un déplacement sans autre action"),
     (r"'Déplacement : (.+)' names no zone", r"« Déplacement : \1 » ne nomme aucune zone"),
-    (rf"{_n('a')} already moved this turn", r"\g<a> s'est déjà déplacé(e) ce tour"),
+    (rf"{_n('a')} already moved this turn", r"\g<a> avait déjà fait son déplacement ce tour-ci"),
     (
         rf"nobody of {_n('a')} & {_n('b')} moved this turn",
         r"ni \g<a> ni \g<b> ne s'est déplacé ce tour",
@@ -267,7 +267,7 @@ def quantity_fr(quantity: str, known_names: tuple[str, ...] = ()) -> str:
     else:
         who, _, what = quantity.partition(".")
     if what.startswith("violation."):
-        return f"{who} : violation « {rule_name(what[len('violation.') :], 'fr')} »"
+        return f"{who} : infraction « {rule_name(what[len('violation.') :], 'fr')} »"
     label = QUANTITIES_FR.get(what)
     if label is None:
         return quantity

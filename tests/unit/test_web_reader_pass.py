@@ -175,7 +175,7 @@ def test_fatigue_attack_line_has_no_dice_but_the_damage_parts() -> None:
                 "rule": "fatigue.short_post",
                 "detail": "11 displayed lines (at 100 characters), 10 needed",
             },
-            "11 lignes affichées (à 100 caractères par ligne), 10 requises",
+            "11 lignes comptées (à 100 caractères par ligne), 10 requises",
         ),
         (
             {
