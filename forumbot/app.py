@@ -306,7 +306,7 @@ def bootstrap(
         store,
         client,
         board_url=config.board_url,
-        verify_docs_url=config.verify_docs_url,
+        verify_docs_url=config.verification_url,
         platform=config.platform,
         ruleset_name=config.ruleset,
         review_delay_s=config.review_delay_s,

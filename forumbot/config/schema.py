@@ -134,7 +134,9 @@ class ClubSettings(_Section):
         "",
         "The address of the page that tells players how to check the dice (the project's "
         "docs/verification.md where the club reads it); the declarations link « l'outil de "
-        "vérification » to it. Empty: no link.",
+        "vérification » to it. Empty: the review page's own public copy "
+        "(<notify.review_url>/verification) when notify.review_url is set, else no link "
+        "(the posts then say what the tool does and to ask the referee).",
     )
     stalemate_turns: int = setting(
         8,

@@ -136,4 +136,3 @@ def test_check_records_the_language_in_the_real_database(tmp_path: Path) -> None
     lines = list(dry_run(config, client=client))
     assert lines[-1] == "dry run: nothing was posted"
     assert recorded_board_language(config.database, BOARD) == "fr"
-

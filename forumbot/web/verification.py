@@ -1,0 +1,42 @@
+"""The players' page on checking the referee's dice, served by the review page (issue 25).
+
+The declarations call ``forumbot verify-dice`` « l'outil de vérification du club » and link it
+to ``club.verify_docs_url``. The text players need is ``docs/verification.md`` (French); the
+review page serves it, rendered to HTML by the Markdown library, at :data:`PATH`, a public
+page (no login: players are not staff). With the review page's public address set
+(``notify.review_url``), that page is the link's default
+(:attr:`forumbot.config.Config.verification_url`).
+
+The Markdown file is read from the package (``forumbot/web/docs/verification.md``, a link to
+``docs/verification.md``: one text for the repository and the page).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import markdown
+
+from forumbot.config import VERIFICATION_PATH
+
+PATH = VERIFICATION_PATH
+"""Where the review page serves the verification page (no login)."""
+
+SOURCE = Path(__file__).parent / "docs" / "verification.md"
+"""The page's Markdown text (French)."""
+
+
+@cache
+def verification_html() -> str:
+    """``docs/verification.md`` as HTML (Markdown with fenced code blocks and tables), read
+    and rendered once a process. The file is the project's own text, not a player's.
+
+    Raises:
+        OSError: the file is missing from the installation.
+    """
+    text = SOURCE.read_text(encoding="utf-8")
+    return str(markdown.markdown(text, extensions=["fenced_code", "tables"], output_format="html"))
+
+
+__all__ = ["PATH", "SOURCE", "verification_html"]
