@@ -91,8 +91,9 @@ class BoardSettings(_Section):
     language: str = setting(
         "",
         'The board\'s language, that of the staff\'s command line and review page: "fr" '
-        '(French) or "en" (English); empty: not known, the command line speaks English and the '
-        "review page the players' language (club.language).",
+        '(French) or "en" (English); empty: the language the board\'s pages say (<html lang>, '
+        "recorded by doctor, check and the first poll; English until then), and on the review "
+        "page the players' language (club.language).",
     )
 
 
