@@ -19,7 +19,7 @@ from starlette.responses import Response
 
 from forumbot.web.balance import BalanceCache, BalanceTables, shipped_rulesets
 from forumbot.web.i18n import page_translator
-from forumbot.web.page_words import RULESETS_FR
+from forumbot.web.page_words import ruleset_fr
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
 from rules.balance import Cell, Table, svg_heatmap
@@ -159,7 +159,7 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
     means little (:func:`caption`)."""
     _ = page_translator(language)
     kind = _("year against year") if table.kind == "years" else _("magic type against magic type")
-    ruleset = RULESETS_FR.get(table.ruleset, table.ruleset) if language == "fr" else table.ruleset
+    ruleset = ruleset_fr(table.ruleset) if language == "fr" else table.ruleset
     title = _("%s: win rate of the row side (%s)", ruleset, kind)
     names = labels_for(tables, table, language) if tables is not None else {}
 
