@@ -16,9 +16,14 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
+import re
+
 import markdown
 
 from forumbot.config import VERIFICATION_PATH
+from forumbot.publish.typography import typeset
+
+_FENCE = re.compile(r"(^```.*?^```$|`[^`\n]*`)", re.MULTILINE | re.DOTALL)
 
 PATH = VERIFICATION_PATH
 """Where the review page serves the verification page (no login)."""
@@ -30,12 +35,18 @@ SOURCE = Path(__file__).parent / "docs" / "verification.md"
 @cache
 def verification_html() -> str:
     """``docs/verification.md`` as HTML (Markdown with fenced code blocks and tables), read
-    and rendered once a process. The file is the project's own text, not a player's.
+    and rendered once a process, its prose with the posts' French typography
+    (:func:`forumbot.publish.typography.typeset`; code left alone). The file is the
+    project's own text, not a player's.
 
     Raises:
         OSError: the file is missing from the installation.
     """
     text = SOURCE.read_text(encoding="utf-8")
+    # French typography on the prose (no-break spaces before « : ; ? ! », inside « »), never
+    # in the code blocks players copy
+    parts = _FENCE.split(text)
+    text = "".join(part if i % 2 else typeset(part) for i, part in enumerate(parts))
     return str(markdown.markdown(text, extensions=["fenced_code", "tables"], output_format="html"))
 
 

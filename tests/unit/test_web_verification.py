@@ -47,6 +47,8 @@ def test_the_page_is_docs_verification_md() -> None:
     assert "<h2>Vérifier</h2>" in html
     assert "<pre><code>pip install .\nforumbot verify-dice &quot;https://" in html  # fenced code
     assert "**" not in html and "\n## " not in html  # no Markdown left
+    assert "(«\u202fgraine révélée\u00a0: …" in html  # French typography on the prose
+    assert "<code>club.verify_docs_url</code>" in html
 
 
 async def test_the_page_is_public_and_french(client: httpx.AsyncClient) -> None:
