@@ -13,10 +13,9 @@ The Markdown file is read from the package (``forumbot/web/docs/verification.md`
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
-
-import re
 
 import markdown
 
