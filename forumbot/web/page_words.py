@@ -257,15 +257,6 @@ def trail_detail_fr(entry: dict[str, Any]) -> str:
     if done is None:
         done = _detail_by_rule(rule, str(entry.get("quantity") or ""), entry.get("value"), d)
     text = done if done is not None else detail_fr(d)
-    text = text.replace("égalité : l'égalité touche", "à égalité, le sort touche")
-    text = text.replace("égalité : l'égalité est déviée", "à égalité, le sort est dévié")
-    text = re.sub(r"strictement supérieure : déviée", "défense plus forte, le sort est dévié", text)
-    text = re.sub(r"inférieure : touche", "défense plus faible, le sort touche", text)
-    text = re.sub(
-        r"défense effective (de |d')(.+?) (-?\d+) contre attaque (-?\d+) : ",
-        lambda m: f"défense effective {m[3]} {m[1]}{m[2]} contre attaque {m[4]}, ",
-        text,
-    )
     if len(re.findall(r"\s:", text)) > 1:  # one colon a sentence: « message 106, … »
         text = re.sub(r"^message (\d+)\s: ", r"message \1, ", text)
     return _minus(_articles(text))

@@ -104,3 +104,11 @@ def test_without_any_link_the_post_says_how_to_verify() -> None:
     assert re.search(r"\[url=https://arbitres\.monforum\.example/verification\]l'outil de "
                      r"vérification du club\[/url\]\.$", linked)  # fmt: skip
     assert VERIFICATION_UNLINKED not in linked
+
+
+def test_the_running_bot_links_the_default(tmp_path: Path) -> None:
+    from forumbot.app import bootstrap
+
+    config = _config(tmp_path, notify='review_url = "https://arbitres.monforum.example"')
+    bot = bootstrap(config, password="unused", storage=open_storage(":memory:"))
+    assert bot.referee.verify_docs_url == "https://arbitres.monforum.example/verification"
