@@ -141,6 +141,9 @@ RULE_NAMES: dict[str, tuple[str, str]] = {
     "second_declaration": ("deuxième déclaration", "second declaration"),
     "defense": ("défense", "defense"),
     "relaunch": ("relance", "relaunch"),
+    # 2v2 (issue 25, reader2 W5): no defense although no deadline passed; a later post's cast
+    "undefended": ("sans défense", "undefended"),
+    "turn_post": ("message du tour", "turn post"),
     "dodge": ("esquive", "dodge"),
     "undodgeable": ("sort inesquivable", "undodgeable spell"),
     "riposte": ("riposte", "riposte"),

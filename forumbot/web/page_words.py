@@ -127,6 +127,19 @@ _NEXT = re.compile(r"^(.+?) by (.+?): (\d+) turn\(s\) from next turn$")
 _RUNNING = re.compile(r"^(.+?) \(by (.+?)\) still running$")
 _EXPIRED = re.compile(r"^(\w+) from (.+?) ran its last turn$")
 _RELAUNCH = re.compile(r"^no defense post from (.+?) in time: (.+?)'s spell resolves undefended$")
+# 2v2 (rules.duo.step, issue 25 reader2 W5): no defense while no deadline passed; a cast
+# after the turn's first post
+_UNDEFENDED = {
+    re.compile(r"^(.+?) already played this turn: the spell resolves undefended$"):
+        "{0} a déjà joué ce tour-ci\u00a0: le sort est résolu sans défense",
+    re.compile(r"^(.+?) is out of the fight: the spell resolves undefended$"):
+        "{0} est hors de combat\u00a0: le sort est résolu sans défense",
+    re.compile(r"^(.+?)'s post answered another spell: this one resolves undefended$"):
+        "le message {0:de} répondait à un autre sort\u00a0: celui-ci est résolu sans défense",
+    re.compile(r"^(.+?)'s spell acts on its caster: no defense$"):
+        "le sort {0:de} agit sur son lanceur\u00a0: pas de défense",
+}  # fmt: skip
+_TURN_POST = re.compile(r"^post (\d+); (.+?) has the initiative \(post (\d+)\)$")
 _REUSED = re.compile(
     r"^(?:post (\d+): )?(.+?) was already affected or targeted by (.+?)'s (.+?)(?:; (-\d+) PV)?$"
 )
@@ -213,6 +226,12 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
     if (m := _RELAUNCH.match(d)) is not None:
         return (f"pas de défense {_de(m[1])} à temps{NBSP}: le sort {_de(m[2])} est résolu "
                 "sans défense")  # fmt: skip
+    for pattern, french in _UNDEFENDED.items():
+        if (m := pattern.match(d)) is not None:
+            name = m[1]
+            return french.replace("{0:de}", _de(name)).replace("{0}", name)
+    if (m := _TURN_POST.match(d)) is not None:
+        return f"message {m[1]}, {m[2]} a l'initiative (message n°{NBSP}{m[3]})"
     if (m := _REUSED.match(d)) is not None:
         post = f"message {m[1]}{NBSP}: " if m[1] else ""
         cost = f"{NBSP}; {MINUS}{m[5][1:]} PV" if m[5] else ""
