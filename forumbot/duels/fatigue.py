@@ -369,6 +369,11 @@ def step_context(
         "riposte_rule": _trail_rule(data, f"{defender}.riposte.landed") if defender else None,
         "dodge_success": str(ruleset.setting("dodge_success")),
         "self_spells": self_spells(ruleset),
+        # a cast does not miss; only a dodge avoids it, never for these (reader2 C9)
+        "undodgeable": [
+            s.name for s in getattr(ruleset, "spells", ())
+            if any(e.kind == "undodgeable" for e in s.effects)
+        ],
         # What each spell cast on its caster will do and from when (issue 25, reader W2: a
         # ward starts with the next turn, never against this turn's spell).
         "caster_effects": _caster_effects(ruleset, data),

@@ -141,6 +141,7 @@ _TYPO_RULES = (
     (re.compile(r"(?<=\w):(?=\s)"), "no space before « {0} »"),
     (re.compile(r"«(?!\u202f)|(?<!\u202f)»"), "guillemet without a narrow no-break space: « {0} »"),
     (re.compile(r"n°(?!\u00a0)"), "« n° » without a no-break space"),
+    (re.compile(r"(?<=\d)[ \u00a0]%"), "ordinary space before « % » (narrow no-break space)"),
     (re.compile(r"(?<![\w\]).,/+\-−])-(?=\d)"), "hyphen as a minus sign: « {0} »"),
 )
 

@@ -242,6 +242,8 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["to"] = _to
     env.filters["of"] = of_name
     env.filters["draw"] = _draw
+    # the club's ruleset text (a magic type's owl sentence): the bot's words, typeset (reader2 T2)
+    env.filters["typeset"] = lambda value: Trusted(str(value))
     env.globals["verification_tool"] = _verification
     return env
 
