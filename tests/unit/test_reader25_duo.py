@@ -184,8 +184,9 @@ def test_the_final_post_names_who_owes_the_stakes_and_whether_the_duel_counts() 
     classement »), as for 1v1 since issue 25."""
     owed = public_stakes(StakesTerms("une mandragore en pot", True), [A1, A2], [B1, B2])
     text = plain(str(render("_stakes_public.bbcode.j2", {"owed": owed}, "fr")))
-    assert "Enjeux du duel : Cassius et Dorian doivent « une mandragore en pot » à Aurora et " \
-        "Blaise." in text  # fmt: skip
+    # reader2 C14: the stakes are quoted as such, never the object of « doivent »
+    assert "Enjeux du duel : « une mandragore en pot ». Cassius et Dorian les doivent à " \
+        "Aurora et Blaise." in text  # fmt: skip
     refused = public_stakes(StakesTerms("une plume", False, (A1,)), [A1, A2], [B1, B2])
     text = plain(str(render("_stakes_public.bbcode.j2", {"owed": refused}, "fr")))
     assert "proposés par Aurora (« une plume ») n'ont pas été acceptés" in text

@@ -26,14 +26,18 @@ def test_stakes_never_accepted_are_said_not_due_in_the_public_posts() -> None:
     desk.cycle()
     (row,) = queue(desk)
     topic = [plain(p.text) for p in forum.posts[int(str(row["topic_id"]))]]
-    # the topic's first post and the opening say the stakes will not be due, and why
-    assert f"{C} ne les a pas repris dans son inscription, ils ne seront donc pas dus." in topic[0]
+    # the opening says the stakes will not be due, and why; the topic's first post only
+    # records who proposed them (reader2 C7: the stakes sentence and the dice fingerprint in
+    # one post, the opening; C8: a colon, not a comma splice)
+    assert f"Enjeux proposés par {A} : un hibou" in topic[0]
+    assert "ne seront donc pas dus" not in topic[0] and "Empreinte des dés" not in topic[0]
+    assert "se saluent" not in topic[0]
     (opening,) = [
         plain(str(d["text"]))
         for d in desk.storage.db["declarations"].rows_where("idempotency_key like ?", ["%-opening"])
     ]
     assert (
-        f"Enjeux proposés par {A} : un hibou. {C} ne les a pas repris dans son inscription, "
+        f"Enjeux proposés par {A} : un hibou. {C} ne les a pas repris dans son inscription : "
         "ils ne seront donc pas dus."
     ) in opening
     assert "Enjeux annoncés" not in opening
