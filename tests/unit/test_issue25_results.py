@@ -40,7 +40,7 @@ def _finish(stakes_a: str | None, stakes_c: str | None) -> dict[str, str]:
 def test_accepted_stakes_say_who_owes_whom() -> None:
     results = _finish("un hibou", "Un hibou")
     assert f"Enjeux à honorer : « un hibou ». {C} te les doit." in results[A]
-    assert f"Enjeux à honorer : tu dois « un hibou » à {A}." in results[C]
+    assert f"Enjeux à honorer : « un hibou ». Tu les dois à {A}." in results[C]
 
 
 def test_stakes_proposed_and_never_accepted_are_not_due() -> None:
