@@ -242,8 +242,9 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["to"] = _to
     env.filters["of"] = of_name
     env.filters["draw"] = _draw
-    # the club's ruleset text (a magic type's owl sentence): the bot's words, typeset (reader2 T2)
-    env.filters["typeset"] = lambda value: Trusted(str(value))
+    # a value printed as the bot's own words (a magic type's owl sentence from the club's
+    # ruleset, a topic title in a heading): neutralised, then typeset (reader2 T1, T2)
+    env.filters["typeset"] = lambda value: Trusted(typeset(neutralise(str(value))))
     env.globals["verification_tool"] = _verification
     return env
 
