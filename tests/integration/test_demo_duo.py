@@ -3,6 +3,7 @@ the sandbox (phpBB and Forumactif), the real bot referees it to the end (issue 5
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -68,6 +69,18 @@ def test_2v2_demo_from_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None
     assert "=== vainqueurs : " in plain(out) and "0 doublon(s)" in out and "0 en double" in out
     assert "ce second déplacement est refusé" in out  # seed 7: an extra move, caught
     assert "tout est conforme" in out
+    # the second French reader (issue 25): the bet rule is the opening's, never repeated (C2);
+    # one line per creature ability (C3); a self cast says what it does (C4); a dodge names
+    # whose spell it dodges (C5); a creature's PV as a sum (C6); the heading typeset (T1)
+    text = plain(out)
+    assert "ne compte que si sa cible esquive" not in text
+    assert "Le pari d'un sort lancé ne compte que contre une esquive" in text
+    assert re.search(r"utilise « Sève acide » : [^.\n]+ et [^.\n]+ perdent 5 PV chacun\.", text)
+    assert re.search(r"lance Impervius, un sort qui agit sur son lanceur\. (?:Au|À partir du) "
+                     r"tour \d+", text)  # fmt: skip
+    assert "agit sur son lanceur.[*]" not in out and ", avec pour cible" not in text
+    assert re.search(r"La tentacula vénéneuse : \d+ − \d+ = \d+ PV", out)
+    assert "[b]Duel en deux contre deux\u00a0: " in out
 
 
 def test_2v2_demo_reports_a_missing_winner(monkeypatch: pytest.MonkeyPatch) -> None:
