@@ -164,6 +164,7 @@ def typography_problems(text: str) -> list[str]:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n")
+_QUOTED = re.compile(r"«[^«»\n]*»")
 
 
 def colon_problems(text: str) -> list[str]:
@@ -175,7 +176,9 @@ def colon_problems(text: str) -> list[str]:
     own = re.sub(r"https?://\S+", "", _TAG.sub("", own))
     out = []
     for sentence in _SENTENCE_END.split(own):
-        if sentence.count(":") - sentence.count("://") > 1:
+        # a colon inside « … » is quoted syntax (« Déplacement : zone 2 »), not the sentence's
+        counted = _QUOTED.sub("«»", sentence)
+        if counted.count(":") - counted.count("://") > 1:
             out.append(f"two colons in one sentence: « {sentence.strip()[:90]} »")
     return out
 
