@@ -81,7 +81,9 @@ def test_bets_and_openings_say_who_answers_and_what_a_bet_decides() -> None:
     assert "L'adversaire visé répond par sa défense. Il" not in bets
     duo = (TEMPLATES / "duo_opening.bbcode.j2").read_text(encoding="utf-8")
     assert "tout en bas" not in duo  # the order, said once (second reader after issue 25, W3)
-    assert "avec le sort en gras, puis la ligne du pari." in bets
+    # reader2 C12: the order of the guide's example post (story, spell, Action, Pari)
+    assert "lignes de récit ; viennent ensuite le sort en gras, puis les lignes « Action » et " \
+        "« Pari »." in bets  # fmt: skip
     assert "Sous la ligne du pari, indiquez votre cible" in duo
     turn = (TEMPLATES / "fatigue_turn.bbcode.j2").read_text(encoding="utf-8")
     assert (
