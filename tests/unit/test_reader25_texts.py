@@ -30,7 +30,7 @@ def test_stakes_never_accepted_are_said_not_due_in_the_public_posts() -> None:
     # records who proposed them (reader2 C7: the stakes sentence and the dice fingerprint in
     # one post, the opening; C8: a colon, not a comma splice)
     assert f"Enjeux proposés par {A} : un hibou" in topic[0]
-    assert "ne seront donc pas dus" not in topic[0] and "Empreinte des dés" not in topic[0]
+    assert "ne seront donc pas dus" not in topic[0] and "Empreinte des dés" in topic[0]
     assert "se saluent" not in topic[0]
     (opening,) = [
         plain(str(d["text"]))
