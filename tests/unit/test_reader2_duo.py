@@ -50,3 +50,17 @@ def test_a_creatures_pv_change_is_a_sum() -> None:
     assert "La tentacula vénéneuse : 60 − 22 = 38 PV" in text.replace("-", "−")
     assert "Le strangulot du bassin : 40 PV" in text
     assert "Le saule : 10 − 14 = −4 PV (hors de combat)" in text.replace("-", "−")
+
+
+def test_a_dodge_names_whose_spell_it_dodges() -> None:
+    """C5: « esquive, avec pour cible Cassius Thorne »: a dodge has no target."""
+    state = duel()
+    posts = [post(A1, 1, "Flipendo", B1)]
+    dice = {1: (4,)}
+    out = resolve_duo_step(state, posts, dice, ruleset=RS, env=ENV, settings=CFG,
+                           draw=_draw({}))  # type: ignore[arg-type]  # fmt: skip
+    context = turn_context(RS, ENV, DUEL, state, posts, dice, out, "L'arbitre")  # type: ignore[arg-type]
+    context["posts"][0] |= {"kind": "dodge", "spell": None, "target": B1}
+    context["deadline"] = "avant le jeudi 3 décembre à 20 h 54"
+    text = plain(str(render("duo_turn.bbcode.j2", context, "fr")))
+    assert f"esquive le sort de {B1}, pari [3,4,5,6]" in text and "avec pour cible" not in text
