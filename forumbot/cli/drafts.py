@@ -529,7 +529,7 @@ def duels_cancel(
         ended = cancel_duel(
             storage, int(duel["id"]), reason, actor(by), datetime.now(UTC),
             referee_name=config.referee_name, language=config.language, announce=not silent,
-            verify_docs_url=config.verify_docs_url,
+            verify_docs_url=config.verification_url,
         )  # fmt: skip
     except EndingError as exc:
         raise error("%s", exc) from exc
@@ -569,7 +569,7 @@ def duels_concede(config_path: str, topic_id: int, name: str, by: str | None) ->
         done = concede_duel(
             storage, int(duel["id"]), name, actor(by), datetime.now(UTC),
             referee_name=config.referee_name, language=config.language,
-            verify_docs_url=config.verify_docs_url,
+            verify_docs_url=config.verification_url,
         )  # fmt: skip
     except EndingError as exc:
         raise error("%s", exc) from exc

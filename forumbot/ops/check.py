@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import sqlite3
 from collections.abc import Iterable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
 from forumbot.i18n import SOURCE_LANGUAGE, translator
+from forumbot.ops.doctor import remember_language
 from forumbot.ops.session import bot_client, log_in
 from forumbot.rulesets import load_duo_inputs, load_ruleset
 from forumbot.storage import MIGRATIONS, Storage
@@ -245,6 +247,9 @@ def dry_run(
                 "forum %s: topics listed %s, read %s, new posts %s",
                 report.forum_id, report.topics_listed, report.topics_read, report.new_posts,
             )  # fmt: skip
+    found = getattr(real, "page_language", None)  # the pages' <html lang>, into the real database
+    if found:
+        remember_language(config, found, datetime.now(UTC))
     for duel in storage.duels():
         if duel["status"] in ("open", "running", "finished"):
             status = duel["status"]

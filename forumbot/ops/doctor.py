@@ -26,6 +26,7 @@ from forumbot.ops.filesystem import PROC_MOUNTS, mount_of, network_filesystem_wa
 from forumbot.ops.session import bot_client, log_in
 from forumbot.ops.validate import config_problems
 from forumbot.storage import MIGRATIONS
+from parsers.page_language import page_language
 
 log = logging.getLogger("forumbot.ops.doctor")
 
@@ -253,7 +254,10 @@ def _clock_check(date_header: str | None, local: datetime, max_skew_s: float) ->
 
 def _board_check(
     config: Config, transport: httpx.BaseTransport | None, timeout_s: float
-) -> tuple[Check, str | None]:
+) -> tuple[Check, str | None, str | None]:
+    """The reachability check, the board's ``Date`` header and the language its index page
+    says (``<html lang>``: :func:`parsers.page_language.page_language`; None when it says
+    none or the board did not answer with its page)."""
     from forumbot.forums.phpbb import DEFAULT_USER_AGENT
     from forumbot.forums.tls import verify_for
 
@@ -269,7 +273,7 @@ def _board_check(
         ) as http:
             resp = http.get(url)
     except httpx.HTTPError as exc:
-        return _check("board", "fail", N_("%s: %s: %s"), url, type(exc).__name__, exc), None
+        return _check("board", "fail", N_("%s: %s: %s"), url, type(exc).__name__, exc), None, None
     elapsed = time.monotonic() - started
     date = resp.headers.get("date")
     outage = challenge_reason(resp)
@@ -283,7 +287,7 @@ def _board_check(
             ),
             url,
             Text(outage),
-        ), date
+        ), date, None
     if resp.status_code == 404:
         return _check(
             "board",
@@ -292,12 +296,18 @@ def _board_check(
                 "no board at this address: %s answers HTTP 404 (is board.url the forum's base URL?)"
             ),
             url,
-        ), date
+        ), date, None
     if resp.status_code >= 400:  # 5xx: the board is down
-        return _check("board", "fail", N_("%s: HTTP %s"), url, resp.status_code), date
+        return _check("board", "fail", N_("%s: HTTP %s"), url, resp.status_code), date, None
+    language = page_language(resp.text) if resp.status_code == 200 else None
+    if language:
+        return _check(
+            "board", "ok", N_("%s: HTTP %s in %s s, pages in language %s"), url,
+            resp.status_code, f"{elapsed:.1f}", language,
+        ), date, language  # fmt: skip
     return _check(
         "board", "ok", N_("%s: HTTP %s in %s s"), url, resp.status_code, f"{elapsed:.1f}"
-    ), date
+    ), date, None
 
 
 def _login_checks(
@@ -362,6 +372,30 @@ def _login_checks(
     return checks
 
 
+def remember_language(config: Config, language: str, now: datetime) -> bool:
+    """Record the board's language in ``config``'s database (``boards.language``, read by
+    the staff's command line when ``board.language`` is not set), when that database exists
+    with every migration applied (``doctor`` and ``check`` never create it nor change its
+    schema: ``run`` does). Returns True when the row changed; a database error is logged and
+    gives False (a diagnosis never fails on it)."""
+    from forumbot.storage import open_storage
+
+    ready = _database_checks(config.database)
+    if not any(c.name == "migrations" and c.status == "ok" for c in ready):
+        return False
+    try:
+        storage = open_storage(config.database)
+        try:
+            return storage.record_board_language(
+                config.board_url, config.platform, language, now
+            )
+        finally:
+            storage.close()
+    except (sqlite3.DatabaseError, OSError) as exc:
+        log.warning("board language not recorded (%s)", exc)
+        return False
+
+
 def doctor(
     config: Config | str | Path,
     *,
@@ -404,8 +438,10 @@ def doctor(
     if offline:
         checks.extend(_check(n, "skip", N_("offline")) for n in ("board", "clock", "login"))
         return checks
-    board, date_header = _board_check(config, transport, timeout_s)
+    board, date_header, language = _board_check(config, transport, timeout_s)
     checks.append(board)
+    if language:
+        remember_language(config, language, clock())
     if board.failed:
         checks.extend(_check(n, "skip", N_("board unreachable")) for n in ("clock", "login"))
         return checks

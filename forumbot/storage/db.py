@@ -73,6 +73,25 @@ class Storage:
             .last_pk
         )
 
+    def record_board_language(
+        self, url: str, platform: str, language: str | None, now: datetime
+    ) -> bool:
+        """Record the language ``url``'s pages say (``"fr"``, :mod:`parsers.page_language`);
+        None or ``""`` records nothing. Returns True when the row changed (first time, or the
+        board now says another language)."""
+        if not language:
+            return False
+        board = self.board_id(url, platform, now)
+        if self.db["boards"].get(board).get("language") == language:
+            return False
+        self.db["boards"].update(board, {"language": language, "language_read_at": iso(now)})
+        return True
+
+    def board_language(self, url: str) -> str | None:
+        """The language recorded for ``url`` (:meth:`record_board_language`), or None."""
+        rows = list(self.db["boards"].rows_where("url = ?", [url], select="language"))
+        return (rows[0]["language"] or None) if rows else None
+
     # -- duels --------------------------------------------------------------------------
     def duels(self, status: str | None = None) -> list[dict[str, Any]]:
         """Duel rows, optionally only those with ``status``."""
@@ -312,6 +331,26 @@ class Storage:
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
+
+
+def recorded_board_language(database: str, url: str) -> str | None:
+    """The language recorded for the board at ``url`` (``boards.language``:
+    :meth:`Storage.record_board_language`) in the database file ``database``, read without
+    creating the file, migrating it or writing to it (a command's language is known before it
+    opens its storage). None when the file, the column or the row is missing, or the file
+    cannot be read."""
+    if database == ":memory:" or not Path(database).is_file():
+        return None
+    try:
+        uri = Path(real_database_path(database)).as_uri() + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, timeout=5)
+        try:
+            row = conn.execute("select language from boards where url = ?", [url]).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:  # no such column before the migration, unreadable file...
+        return None
+    return str(row[0]) if row and row[0] else None
 
 
 def _create_private(path: str) -> None:

@@ -373,7 +373,7 @@ def test_duo_steps_get_the_same_1v1_outcomes_without_the_trail(
 SEED_TESTS_BOOK = Path(__file__).resolve().parents[1] / "fixtures" / "fatigue_seed_tests.toml"
 
 
-@settings(max_examples=20, deadline=None, derandomize=True)
+@settings(max_examples=50, deadline=None, derandomize=True)
 @given(
     seed=st.integers(min_value=0, max_value=2**32 - 1),
     book=st.sampled_from(["shipped", "seed_tests"]),

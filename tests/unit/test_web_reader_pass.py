@@ -144,7 +144,7 @@ def test_fatigue_attack_line_has_no_dice_but_the_damage_parts() -> None:
                 "rule": "fatigue.defender_cast",
                 "detail": "Reducto: a cast cannot miss by default; both spells land",
             },
-            "Reducto\u00a0: un sort lancé ne manque pas sa cible par défaut\u00a0; les deux sorts "
+            "Reducto\u00a0: un sort lancé ne manque pas sa cible par défaut\u202f; les deux sorts "
             "touchent",
         ),
         (
@@ -175,7 +175,7 @@ def test_fatigue_attack_line_has_no_dice_but_the_damage_parts() -> None:
                 "rule": "fatigue.short_post",
                 "detail": "11 displayed lines (at 100 characters), 10 needed",
             },
-            "11 lignes affichées (à 100 caractères par ligne), 10 requises",
+            "11 lignes comptées (à 100 caractères par ligne), 10 requises",
         ),
         (
             {
