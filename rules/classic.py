@@ -200,7 +200,9 @@ def resolve_classic_turn(
                 f"{d.name}.points",
                 computed,
                 "classic.damage",
-                f"{d.points} - {damage_to[d.name]} = {computed} {ruleset.unit}",
+                f"{d.points} - {damage_to[d.name]} = {computed} {ruleset.unit}"
+                if damage_to[d.name]
+                else f"{d.points} {ruleset.unit}, unchanged",
             )
         points[d.name] = int(ctx.override(d.name, "points", computed))
 

@@ -167,6 +167,7 @@ PHRASES_FR: tuple[tuple[str, str], ...] = (
     (r"both at 0 or below: ", "tous deux à 0 ou moins : "),
     (r"disqualified: ", "disqualifié(s) : "),
     (rf"{_n('a')} at (-?\d+) PD", r"\g<a> à \2 PD"),
+    (r"^(-?\d+) (PD|PV), unchanged$", r"\1 \2, sans changement"),
     (rf"{_n('s')} landed", r"\g<s> a touché"),
     # fatigue (rules/fatigue/engine.py)
     (rf"{_n('a')}'s bet ([^()]+?) won \(die (\d+)\)", r"pari de \g<a> \2 gagné (dé \3)"),

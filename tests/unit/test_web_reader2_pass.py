@@ -166,3 +166,11 @@ async def test_t4_and_c21_on_the_draft_page(
         assert f"dont {counted[0]} comptées ({counted[1]} requises)" in html
     else:  # a post long enough by every count has no lines entry
         assert "comptées" not in html
+
+
+def test_classic_points_unchanged_has_no_zero_term() -> None:
+    """A classic duellist who lost nothing reads « 20 PD, sans changement », not « 20 − 0 = 20 PD »
+    (reader h-i25web's note; the trail detail comes from rules/classic.py)."""
+    from forumbot.web.words import detail_fr
+
+    assert detail_fr("20 PD, unchanged") == "20 PD, sans changement"

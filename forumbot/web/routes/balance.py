@@ -131,7 +131,7 @@ def mirror_note(table: Table, language: str) -> str | None:
     pairs = figures["pairs"]
     shown = _(
         "In this table the diagonal goes from %s to %s and the symmetric pairs from %s to %s "
-        "together; %s comparisons of %s go beyond that spread (chance alone would give about "
+        "together; comparisons beyond that spread: %s of %s (chance alone would give about "
         "%s).",
         _pct(lo, language), _pct(hi, language),
         _pct(pairs[0] if pairs else 0, language), _pct(pairs[1] if pairs else 0, language),
