@@ -248,6 +248,9 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["to"] = _to
     env.filters["of"] = of_name
     env.filters["draw"] = _draw
+    # a value printed as the bot's own words (a magic type's owl sentence from the club's
+    # ruleset, a topic title in a heading): neutralised, then typeset (reader2 T1, T2)
+    env.filters["typeset"] = lambda value: Trusted(typeset(neutralise(str(value))))
     env.globals["verification_tool"] = _verification
     return env
 

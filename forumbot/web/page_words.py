@@ -152,6 +152,13 @@ _NEXT = re.compile(r"^(.+?) by (.+?): (\d+) turn\(s\) from next turn$")
 _RUNNING = re.compile(r"^(.+?) \(by (.+?)\) still running$")
 _EXPIRED = re.compile(r"^(\w+) from (.+?) ran its last turn$")
 _RELAUNCH = re.compile(r"^no defense post from (.+?) in time: (.+?)'s spell resolves undefended$")
+# 2v2 (rules.duo.step, issue 25 reader2 W5): no defense while no deadline passed; a cast
+# after the turn's first post
+_PLAYED = re.compile(r"^(.+?) already played this turn: the spell resolves undefended$")
+_OUT = re.compile(r"^(.+?) is out of the fight: the spell resolves undefended$")
+_OTHER = re.compile(r"^(.+?)'s post answered another spell: this one resolves undefended$")
+_SELF_CAST = re.compile(r"^(.+?)'s spell acts on its caster: no defense$")
+_TURN_POST = re.compile(r"^post (\d+); (.+?) has the initiative \(post (\d+)\)$")
 _REUSED = re.compile(
     r"^(?:post (\d+): )?(.+?) was already affected or targeted by (.+?)'s (.+?)(?:; (-\d+) PV)?$"
 )
@@ -239,6 +246,16 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
         return _("effect « %s » of %s over, its last turn played", effect_fr(m[1]), m[2])
     if (m := _RELAUNCH.match(d)) is not None:
         return _("no defense from %s in time: the spell of %s is resolved undefended", m[1], m[2])
+    if (m := _PLAYED.match(d)) is not None:
+        return _("%s already played this turn: the spell is resolved undefended", m[1])
+    if (m := _OUT.match(d)) is not None:
+        return _("%s is out of the fight: the spell is resolved undefended", m[1])
+    if (m := _OTHER.match(d)) is not None:
+        return _("the post of %s answered another spell: this one is resolved undefended", m[1])
+    if (m := _SELF_CAST.match(d)) is not None:
+        return _("the spell of %s acts on its caster: no defense", m[1])
+    if (m := _TURN_POST.match(d)) is not None:
+        return _("post %s, %s has the initiative (post no. %s)", m[1], m[2], m[3])
     if (m := _REUSED.match(d)) is not None:
         post = f"{_('post %s', m[1])}{NBSP}: " if m[1] else ""
         cost = f"{NBSP}; {MINUS}{m[5][1:]} PV" if m[5] else ""
