@@ -25,8 +25,11 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +37,7 @@ import sqlite_utils
 
 from forumbot.config import check_secret_file
 from forumbot.storage.migrations import MIGRATIONS
+from forumbot.storage.notices import NoticeRows
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.same_file import real_database_path, refuse_second_name
 
@@ -60,6 +64,35 @@ class Storage:
 
     db: sqlite_utils.Database
     path: str
+
+    # -- the rooms' repositories (issue 27: all SQL lives in storage/) ----------------------
+    @cached_property
+    def notices(self) -> NoticeRows:
+        """The notify room's queries (:class:`forumbot.storage.notices.NoticeRows`)."""
+        return NoticeRows(self.db)
+
+    # -- transactions -------------------------------------------------------------------
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction around the block (``BEGIN`` ... ``COMMIT``, rolled back when it
+        raises); inside another one, a savepoint (sqlite-utils' ``Database.atomic``)."""
+        with self.db.atomic():
+            yield
+
+    def commit(self) -> None:
+        """Commit the connection's open (implicit) transaction, if any."""
+        self.db.conn.commit()
+
+    def rollback_open(self) -> None:
+        """Roll back the connection's open transaction when there is one (after a database
+        error: the next pass starts clean)."""
+        if self.db.conn.in_transaction:
+            self.db.conn.rollback()
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while the connection has an uncommitted transaction."""
+        return bool(self.db.conn.in_transaction)
 
     # -- boards -------------------------------------------------------------------------
     def board_id(self, url: str, platform: str, now: datetime) -> int:
