@@ -38,6 +38,7 @@ import sqlite_utils
 from forumbot.config import check_secret_file
 from forumbot.storage.migrations import MIGRATIONS
 from forumbot.storage.notices import NoticeRows
+from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.same_file import real_database_path, refuse_second_name
 
@@ -70,6 +71,11 @@ class Storage:
     def notices(self) -> NoticeRows:
         """The notify room's queries (:class:`forumbot.storage.notices.NoticeRows`)."""
         return NoticeRows(self.db)
+
+    @cached_property
+    def readouts(self) -> Readouts:
+        """The CLI's and the demos' reads (:class:`forumbot.storage.readouts.Readouts`)."""
+        return Readouts(self.db)
 
     # -- transactions -------------------------------------------------------------------
     @contextmanager
