@@ -36,8 +36,11 @@ from typing import Any
 import sqlite_utils
 
 from forumbot.config import check_secret_file
+from forumbot.storage.duel_rows import DuelRows
+from forumbot.storage.duel_tasks import DuelTasks
 from forumbot.storage.migrations import MIGRATIONS
 from forumbot.storage.notices import NoticeRows
+from forumbot.storage.post_rows import PostRows
 from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.same_file import real_database_path, refuse_second_name
@@ -71,6 +74,24 @@ class Storage:
     def notices(self) -> NoticeRows:
         """The notify room's queries (:class:`forumbot.storage.notices.NoticeRows`)."""
         return NoticeRows(self.db)
+
+    @cached_property
+    def duel_rows(self) -> DuelRows:
+        """The duels room's duels, declarations, dice and violations
+        (:class:`forumbot.storage.duel_rows.DuelRows`)."""
+        return DuelRows(self.db)
+
+    @cached_property
+    def duel_tasks(self) -> DuelTasks:
+        """The duels room's referee tasks and deadlines
+        (:class:`forumbot.storage.duel_tasks.DuelTasks`)."""
+        return DuelTasks(self.db)
+
+    @cached_property
+    def post_rows(self) -> PostRows:
+        """The duels room's posts, versions and dice snapshots
+        (:class:`forumbot.storage.post_rows.PostRows`)."""
+        return PostRows(self.db)
 
     @cached_property
     def readouts(self) -> Readouts:
