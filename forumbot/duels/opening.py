@@ -120,12 +120,12 @@ def adopt(
         "created_at": iso(now),
     }
     if reuse is not None:
-        storage.db["duels"].update(reuse, row)
+        storage.update_duel(reuse, **row)
         duel_id = reuse
     else:
-        duel_id = int(storage.db["duels"].insert(row).last_pk)
+        duel_id = storage.duel_rows.insert_duel(row)
     for i, (name, year) in enumerate(pairs):
-        storage.db["duellists"].insert(
+        storage.duel_rows.insert_duellist(
             {
                 "duel_id": duel_id,
                 "name": name,

@@ -5,7 +5,6 @@ and login accepted, database integrity and migrations, clock agreeing with the b
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -15,17 +14,15 @@ from pathlib import Path
 from typing import Literal
 
 import httpx
-import sqlite_utils
 
 from forumbot.config import Config, ConfigError, load_config
 from forumbot.errors import BoardNotFound, CaptchaRequired, ForumError, LoginFailed, ServerError
 from forumbot.forums.outages import challenge_reason
 from forumbot.i18n import C_, N_
-from forumbot.ops.backup import _ro_connect, integrity_errors
 from forumbot.ops.filesystem import PROC_MOUNTS, mount_of, network_filesystem_warning
 from forumbot.ops.session import bot_client, log_in
 from forumbot.ops.validate import config_problems
-from forumbot.storage import MIGRATIONS
+from forumbot.storage.files import NotADatabaseError, file_health, known_migrations
 from parsers.page_language import page_language
 
 log = logging.getLogger("forumbot.ops.doctor")
@@ -136,11 +133,7 @@ def _password_check(config: Config, environ: Mapping[str, str] | None) -> tuple[
 
 
 def _known_migrations() -> list[str]:
-    empty = sqlite_utils.Database(memory=True)
-    try:
-        return [m.name for m in MIGRATIONS.pending(empty)]
-    finally:
-        empty.close()
+    return known_migrations()
 
 
 def _filesystem_check(database: str, mounts: str | Path) -> Check:
@@ -166,14 +159,8 @@ def _database_checks(database: str) -> list[Check]:
             _check("migrations", "skip", N_("no database yet")),
         ]
     try:
-        conn = _ro_connect(path)
-        try:
-            errors = integrity_errors(conn)
-            db = sqlite_utils.Database(conn)
-            applied = [m.name for m in MIGRATIONS.applied(db)]
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
+        errors, applied = file_health(path)
+    except NotADatabaseError as exc:
         return [
             _check("database", "fail", N_("%s: %s"), path, exc),
             _check("migrations", "skip", N_("database unreadable")),
@@ -391,7 +378,7 @@ def remember_language(config: Config, language: str, now: datetime) -> bool:
             )
         finally:
             storage.close()
-    except (sqlite3.DatabaseError, OSError) as exc:
+    except (NotADatabaseError, OSError) as exc:
         log.warning("board language not recorded (%s)", exc)
         return False
 

@@ -25,15 +25,23 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 from forumbot.config import check_secret_file
+from forumbot.storage.duel_rows import DuelRows
+from forumbot.storage.duel_tasks import DuelTasks
 from forumbot.storage.migrations import MIGRATIONS
+from forumbot.storage.notices import NoticeRows
+from forumbot.storage.post_rows import PostRows
+from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.same_file import real_database_path, refuse_second_name
 
@@ -60,6 +68,58 @@ class Storage:
 
     db: sqlite_utils.Database
     path: str
+
+    # -- the rooms' repositories (issue 27: all SQL lives in storage/) ----------------------
+    @cached_property
+    def notices(self) -> NoticeRows:
+        """The notify room's queries (:class:`forumbot.storage.notices.NoticeRows`)."""
+        return NoticeRows(self.db)
+
+    @cached_property
+    def duel_rows(self) -> DuelRows:
+        """The duels room's duels, declarations, dice and violations
+        (:class:`forumbot.storage.duel_rows.DuelRows`)."""
+        return DuelRows(self.db)
+
+    @cached_property
+    def duel_tasks(self) -> DuelTasks:
+        """The duels room's referee tasks and deadlines
+        (:class:`forumbot.storage.duel_tasks.DuelTasks`)."""
+        return DuelTasks(self.db)
+
+    @cached_property
+    def post_rows(self) -> PostRows:
+        """The duels room's posts, versions and dice snapshots
+        (:class:`forumbot.storage.post_rows.PostRows`)."""
+        return PostRows(self.db)
+
+    @cached_property
+    def readouts(self) -> Readouts:
+        """The CLI's and the demos' reads (:class:`forumbot.storage.readouts.Readouts`)."""
+        return Readouts(self.db)
+
+    # -- transactions -------------------------------------------------------------------
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction around the block (``BEGIN`` ... ``COMMIT``, rolled back when it
+        raises); inside another one, a savepoint (sqlite-utils' ``Database.atomic``)."""
+        with self.db.atomic():
+            yield
+
+    def commit(self) -> None:
+        """Commit the connection's open (implicit) transaction, if any."""
+        self.db.conn.commit()
+
+    def rollback_open(self) -> None:
+        """Roll back the connection's open transaction when there is one (after a database
+        error: the next pass starts clean)."""
+        if self.db.conn.in_transaction:
+            self.db.conn.rollback()
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while the connection has an uncommitted transaction."""
+        return bool(self.db.conn.in_transaction)
 
     # -- boards -------------------------------------------------------------------------
     def board_id(self, url: str, platform: str, now: datetime) -> int:
