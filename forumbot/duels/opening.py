@@ -53,14 +53,10 @@ class OpeningFlow(DuelFlow, Protocol):
         ...
 
 
-
 def _desk_topic(storage: Any, board_id: int, topic_id: int) -> bool:
     """True when the sign-up desk opened ``topic_id`` for a 1v1 pairing (its first post,
     ``signup_duel_topic.bbcode.j2``, already holds the dice fingerprint)."""
-    rows = storage.db["queue"].rows_where(
-        "board_id = ? and topic_id = ?", [board_id, topic_id], limit=1
-    )
-    return any(True for _ in rows)
+    return bool(storage.duel_rows.desk_topic(board_id, topic_id))
 
 
 def club_variants(rs: Ruleset) -> dict[str, Any]:

@@ -87,6 +87,14 @@ class DuelRows(Repository):
         """Record the forum account of a duellist."""
         self.db["duellists"].update(duellist_id, {"user_id": user_id})
 
+    def desk_topic(self, board_id: int, topic_id: int) -> bool:
+        """True when the sign-up desk opened ``topic_id`` for a 1v1 pairing (a ``queue`` row
+        names it)."""
+        row = self.db.execute(
+            "select 1 from queue where board_id = ? and topic_id = ? limit 1", [board_id, topic_id]
+        ).fetchone()
+        return row is not None
+
     # -- 2v2 ------------------------------------------------------------------------------
     def duo_row(self, duel_id: int) -> dict[str, Any] | None:
         """The ``duo_duels`` row of a duel, or None."""
