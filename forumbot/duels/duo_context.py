@@ -49,6 +49,10 @@ def turn_context(
     decisions = referee_decisions(
         {"trail": [t.to_dict() for t in outcome.trail if isinstance(t, TrailEntry)]}
     )
+    creature_keys = {k for k, _ in after.creatures}
+    for d in decisions:  # a number set on a creature names it as players read it
+        if d["name"] in creature_keys:
+            d["name"] = env.creature(d["name"]).name
     effects_before = {d.name: [e.to_dict() for e in d.effects] for d in before.duel.duellists}
     for e in events:  # a lasting loss names its spell and caster (issue 25)
         if e["kind"] == "damage_over_time":
@@ -120,7 +124,9 @@ def turn_context(
         "decisions": decisions,
         # PV before the step too: a creature's loss is written as a sum (reader2 C6)
         "creatures": [
-            {"name": env.creature(k).name, "pv": pv, "before": dict(before.creatures).get(k, pv)}
+            {"name": env.creature(k).name, "pv": pv, "before": dict(before.creatures).get(k, pv),
+             # set by the referee: no sum the dice did not make (the decision is stated)
+             "decided": any(d["quantity"] == f"{k}.points" for d in decisions)}
             for k, pv in after.creatures
         ],
         # what a spell cast on its caster does and from when (reader2 C4, as in 1v1)

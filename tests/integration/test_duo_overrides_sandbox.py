@@ -78,7 +78,11 @@ def test_set_numbers_on_a_2v2_draft_text_follows_and_the_published_state_carries
 
     row = storage.declaration(draft["id"])
     assert row["version"] == draft["version"] + 1
-    assert "Le strangulot du bassin : 7 PV" in plain(row["text"])
+    # a creature's PV set by the referee is stated as a decision, named as players read it,
+    # never as a sum the dice did not make (« 40 − 33 = 7 PV »)
+    assert "Le strangulot du bassin : 7 PV (décision de l'arbitre)" in plain(row["text"])
+    assert "Le strangulot du bassin, points après le tour : 7 PV" in plain(row["text"])
+    assert "40 - 33" not in plain(row["text"]) and "40 − 33" not in plain(row["text"])
     assert f"{B1} : 77 PV" in plain(row["text"])
     stored = json.loads(row["context_json"])
     points = {d["name"]: d["points"] for d in stored["outcome"]["state"]["duellists"]}

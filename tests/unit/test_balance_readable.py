@@ -71,7 +71,7 @@ def test_heatmap_in_french_with_readable_headers_and_a_caption() -> None:
     texts = " ".join(ET.fromstring(svg).itertext())
     assert "Discrète" in texts and "discrete" not in texts  # labels, never raw keys
     assert "60\u202f%" in texts  # « % » after each rate
-    assert "intervalle à 95 %" in svg and "nuls 10\u202f%" in svg  # the tooltip
+    assert "intervalle à 95\u202f%" in svg and "nuls 10\u202f%" in svg  # the tooltip
     assert labels_for(tables, years, "fr") == {"5": "5e", "adult": "adulte"}
     assert labels_for(tables, years, "en") == {"5": "5th", "adult": "adult"}
     years_svg = " ".join(ET.fromstring(str(heatmap(years, "fr", tables))).itertext())
