@@ -22,9 +22,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from forumbot.config import ConfigError
-
-POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-"""URL prefixes that select PostgreSQL."""
+from forumbot.config.storage_url import POSTGRES_SCHEMES, is_postgres, sqlite_path
 
 RUN_LOCK_SQL = "select pg_try_advisory_lock(hashtext('forumbot:run:' || current_schema()))"
 """The run lock on PostgreSQL: a session-level advisory lock per club schema, released by the
@@ -33,31 +31,14 @@ server when the session ends (the process died or closed it), like the ``flock``
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 
+__all__ = [
+    "POSTGRES_SCHEMES", "RunLockHeld", "connect_pg", "describe", "is_postgres", "open_pg",
+    "pg_run_lock", "redacted", "split_schema", "sqlite_path",
+]  # fmt: skip
+
+
 class RunLockHeld(Exception):
     """Another session holds the PostgreSQL run lock of this club's schema."""
-
-
-def is_postgres(url: str) -> bool:
-    """Whether ``url`` names a PostgreSQL database."""
-    return url.lower().startswith(POSTGRES_SCHEMES)
-
-
-def sqlite_path(url: str) -> str:
-    """The SQLite file of ``url``: ``sqlite:///rel/path`` -> ``rel/path``, ``sqlite:////abs`` ->
-    ``/abs``, ``sqlite:///:memory:`` -> ``:memory:``, a plain path unchanged.
-
-    Raises:
-        ConfigError: another scheme (``mysql://`` ...), or ``sqlite://host/...``.
-    """
-    if url.startswith("sqlite:"):
-        if not url.startswith("sqlite:///"):
-            raise ConfigError(f"storage.url {url!r}: write sqlite:///path (three slashes)")
-        return url[len("sqlite:///") :]
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", url) and not is_postgres(url):
-        raise ConfigError(
-            f"storage.url {url!r}: only sqlite:///path, a path or postgresql://... are known"
-        )
-    return url
 
 
 def split_schema(url: str) -> tuple[str, str | None]:

@@ -61,8 +61,9 @@ _NO_OP_PRAGMAS = {
     "mmap_size", "recursive_triggers", "wal_autocheckpoint",
 }  # fmt: skip
 _WRITE = re.compile(r"^\s*(insert|update|delete|replace)\b", re.I)
-_INSERT_INTO = re.compile(r"^\s*insert\s+(?:or\s+\w+\s+)?into\s+(\"(?:[^\"]|\"\")+\"|\[[^\]]+\]|\w+)",
-                          re.I)  # fmt: skip
+_INSERT_INTO = re.compile(
+    r"^\s*insert\s+(?:or\s+\w+\s+)?into\s+(\"(?:[^\"]|\"\")+\"|\[[^\]]+\]|\w+)", re.I
+)
 _DDL = re.compile(r"^\s*(create|alter|drop)\b", re.I)
 _TX = re.compile(r"^\s*(begin|commit|end|rollback|savepoint|release)\b", re.I)
 

@@ -145,7 +145,9 @@ class PgTable:
         """``alter table add column`` (``col_type`` None: text)."""
         kind = PG_TYPES.get(col_type if col_type is not None else str)
         if kind is None:
-            raise Untranslatable(f"column {self.name}.{col_name}: no PostgreSQL type for {col_type}")
+            raise Untranslatable(
+                f"column {self.name}.{col_name}: no PostgreSQL type for {col_type}"
+            )
         sql = f"alter table {self._q} add column {quote(col_name)} {kind}"
         if not_null_default is not None:
             sql += " not null default " + _literal(not_null_default)
@@ -240,8 +242,10 @@ class PgTable:
         clash with a unique key; ``replace``: the clashing rows are deleted first (module doc).
         ``last_pk`` is the row's key (None when ignored and the key is an identity)."""
         if not self.exists():
-            self.create({c: type(v) if v is not None else str for c, v in record.items()},
-                        pk=pk, foreign_keys=foreign_keys, not_null=not_null, defaults=defaults)  # fmt: skip
+            kinds = {c: type(v) if v is not None else str for c, v in record.items()}
+            self.create(
+                kinds, pk=pk, foreign_keys=foreign_keys, not_null=not_null, defaults=defaults
+            )
         with self.db.atomic():
             if replace:
                 for key in self.db.unique_keys_of(self.name):
