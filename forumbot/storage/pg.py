@@ -28,8 +28,9 @@ The exactly-once primitives (docs/operations.md, "PostgreSQL"):
 - the run lock is :func:`forumbot.storage.engine.pg_run_lock` (``pg_try_advisory_lock`` on a
   session of its own).
 
-``PRAGMA data_version`` answers a number that changes at every call (nothing tells a
-PostgreSQL session that another one committed): callers read again every time. Other pragmas
+``PRAGMA data_version`` answers a number that changes when ``pg_current_snapshot()`` changed
+since the last call (a transaction began or ended anywhere on the server, this session's own
+included): it errs on reading again, never on keeping a stale snapshot. Other pragmas
 that tune SQLite are accepted and do nothing; ``PRAGMA integrity_check`` and the rest are
 refused.
 """
@@ -143,6 +144,11 @@ class PgConnection:
             total += max(self._db.execute(sql, params).rowcount, 0)
         return PgCursor([], total)
 
+    def set_trace_callback(self, callback: Any) -> None:
+        """Call ``callback(sql)`` with each statement sent (None: stop), as ``sqlite3`` does
+        (the tests count queries with it)."""
+        self._db.trace = callback
+
     def commit(self) -> None:
         """Commit the open transaction (nothing when none is open)."""
         if self.in_transaction:
@@ -174,6 +180,9 @@ class PgDatabase:
         self._version = itertools.count(1)
         self._sql: dict[str, str] = {}
         self._schema: dict[str, Any] = {}
+        self.trace: Any = None
+        self._snapshot: str | None = None
+        self._version_now = 0
         raw.execute(f"set lock_timeout = '{LOCK_TIMEOUT}'")
 
     # -- statements ----------------------------------------------------------------------
@@ -211,6 +220,8 @@ class PgDatabase:
         return cursor
 
     def _run(self, text: str, args: list[Any]) -> PgCursor:
+        if self.trace is not None:
+            self.trace(text)
         try:
             cur = self.raw.execute(text, args)
         except psycopg.Error as exc:
@@ -244,10 +255,21 @@ class PgDatabase:
         match = re.match(r"^\s*pragma\s+(\w+)", sql, re.I)
         name = match.group(1).lower() if match else ""
         if name == "data_version":
-            return PgCursor([(next(self._version),)])
+            return PgCursor([(self._data_version(),)])
         if name in _NO_OP_PRAGMAS:
             return PgCursor([])
         raise Untranslatable(f"PRAGMA {name} is SQLite's; it has no PostgreSQL equivalent here")
+
+    def _data_version(self) -> int:
+        """A number that changes when a transaction began or ended anywhere on the server
+        since the last call (``pg_current_snapshot()`` changed): SQLite's ``data_version``
+        changes only for other connections' commits; this one changes for this session's own
+        writes and other schemas' too, so it errs on reading again."""
+        snapshot = self._run("select pg_current_snapshot()::text", []).fetchall()[0][0]
+        if snapshot != self._snapshot:
+            self._snapshot = snapshot
+            self._version_now = next(self._version)
+        return self._version_now
 
     def _transaction(self, sql: str) -> PgCursor:
         words = sql.strip().rstrip(";").lower().split()

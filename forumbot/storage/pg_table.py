@@ -17,14 +17,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, NamedTuple
 
 from sqlite_utils.db import NotFoundError
 
 from forumbot.storage.pg_dialect import Untranslatable, quote
-
-if TYPE_CHECKING:
-    from forumbot.storage.pg import PgDatabase
 
 PG_TYPES: dict[Any, str] = {
     int: "bigint",
@@ -36,6 +33,14 @@ PG_TYPES: dict[Any, str] = {
     list: "text",
 }
 """Python column type (sqlite-utils' ``create`` argument) -> PostgreSQL type."""
+
+
+class Column(NamedTuple):
+    """One column (sqlite-utils' ``Column`` fields the bot reads)."""
+
+    name: str
+    type: str
+    notnull: bool
 
 
 def _stored(value: Any) -> Any:
@@ -54,7 +59,8 @@ def _where(columns: Sequence[str]) -> str:
 class PgTable:
     """A table by name (it need not exist yet; module doc for the API)."""
 
-    def __init__(self, db: PgDatabase, name: str) -> None:
+    def __init__(self, db: Any, name: str) -> None:
+        # db: the forumbot.storage.pg.PgDatabase (not imported: it imports this module)
         self.db = db
         self.name = name
         self.last_pk: Any = None
@@ -73,6 +79,11 @@ class PgTable:
     def pks(self) -> list[str]:
         """Primary key columns (``["rowid"]`` in sqlite-utils for a table without one)."""
         return self.db.pks_of(self.name) or ["rowid"]
+
+    @property
+    def columns(self) -> list[Column]:
+        """The columns in order (``name``, PostgreSQL ``type``, ``notnull``)."""
+        return [Column(c, t, n) for c, t, n in self.db.columns_of(self.name)]
 
     @property
     def columns_dict(self) -> dict[str, type]:
