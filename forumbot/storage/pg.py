@@ -21,7 +21,9 @@ The exactly-once primitives (docs/operations.md, "PostgreSQL"):
 
 - ``BEGIN IMMEDIATE`` (take the write lock first) is ``BEGIN`` then
   ``pg_advisory_xact_lock(hashtext('forumbot:write:' || current_schema()))``: one writer at a
-  time per club schema, released at commit or rollback.
+  time per club schema, released at commit or rollback. As SQLite has one writer at a time,
+  every transaction takes that lock at its first write (``atomic`` at once), so the club's
+  writers are serialised as on SQLite (and, holding it before any row lock, never deadlock).
 - the compare-and-set ``update ... where status = ?`` is unchanged: under READ COMMITTED a
   concurrent update waits for the row lock and re-checks the condition, so ``rowcount`` is 0
   for the loser.
@@ -182,6 +184,7 @@ class PgDatabase:
         self._schema: dict[str, Any] = {}
         self.trace: Any = None
         self._snapshot: str | None = None
+        self._tx_locked = False
         self._version_now = 0
         raw.execute(f"set lock_timeout = '{LOCK_TIMEOUT}'")
 
@@ -212,7 +215,9 @@ class PgDatabase:
                 if identity:
                     text += f" returning {quote(identity)}"
             if not self.conn.in_transaction:
-                self.raw.execute("begin")
+                self._begin(write=True)
+            elif not self._tx_locked:
+                self._write_lock()
             return self._in_savepoint(text, args, identity is not None)
         cursor = self._run(text, args)
         if _DDL.match(sql):
@@ -260,6 +265,23 @@ class PgDatabase:
             return PgCursor([])
         raise Untranslatable(f"PRAGMA {name} is SQLite's; it has no PostgreSQL equivalent here")
 
+    def _begin(self, *, write: bool) -> None:
+        """``BEGIN``; ``write``: with the write lock taken first (module doc)."""
+        self.raw.execute("begin")
+        self._tx_locked = False
+        if write:
+            self._write_lock()
+
+    def _write_lock(self) -> None:
+        """Take the club's write lock for the rest of the open transaction (waiting up to
+        :data:`LOCK_TIMEOUT`; the transaction is rolled back when it cannot)."""
+        try:
+            self.raw.execute(WRITE_LOCK_SQL)
+        except psycopg.Error as exc:
+            self.raw.execute("rollback")
+            raise _sqlite_error(exc) from exc
+        self._tx_locked = True
+
     def _data_version(self) -> int:
         """A number that changes when a transaction began or ended anywhere on the server
         since the last call (``pg_current_snapshot()`` changed): SQLite's ``data_version``
@@ -274,13 +296,7 @@ class PgDatabase:
     def _transaction(self, sql: str) -> PgCursor:
         words = sql.strip().rstrip(";").lower().split()
         if words[0] == "begin":
-            self.raw.execute("begin")
-            if len(words) > 1 and words[1] in ("immediate", "exclusive"):
-                try:
-                    self.raw.execute(WRITE_LOCK_SQL)
-                except psycopg.Error as exc:
-                    self.raw.execute("rollback")
-                    raise _sqlite_error(exc) from exc
+            self._begin(write=len(words) > 1 and words[1] in ("immediate", "exclusive"))
             return PgCursor([])
         if words[0] in ("commit", "end"):
             self.conn.commit()
@@ -312,7 +328,7 @@ class PgDatabase:
                 raise
             self.raw.execute("release savepoint forumbot_atomic")
             return
-        self.raw.execute("begin")
+        self._begin(write=True)
         try:
             yield self
         except BaseException:

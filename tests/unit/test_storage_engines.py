@@ -6,6 +6,8 @@ queries the same rows, and the exactly-once primitives hold on each (docs/operat
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -188,3 +190,34 @@ def test_storage_url_selects_the_engine(tmp_path: Path) -> None:
     assert lite.database == str(tmp_path / "data/bot.db")
     with pytest.raises(ConfigError, match="only sqlite"):
         parse_config(base + "url = 'mysql://bot@db.invalid/forumbot'\n")
+
+
+def _waits_for_a_lock(watcher: Storage, pid: int) -> bool:
+    row = watcher.db.raw.execute(
+        "select wait_event_type from pg_stat_activity where pid = %s", [pid]
+    ).fetchone()
+    return bool(row and row[0] == "Lock")
+
+
+def test_a_concurrent_compare_and_set_waits_and_then_loses(pg_schemas: PgSchemas) -> None:
+    url = pg_schemas.fresh()
+    one, two, watcher = open_storage(url), open_storage(url), open_storage(url)
+    decl = _declaration(one, _duel(one), "k1")
+    claim = "update declarations set status = ? where id = ? and status = ?"
+    assert one.db.execute(claim, ["publishing", decl, "approved"]).rowcount == 1  # not committed
+    results: list[int] = []
+    loser = threading.Thread(
+        target=lambda: results.append(two.db.execute(claim, ["publishing", decl, "approved"])
+                                      .rowcount)  # fmt: skip
+    )
+    loser.start()
+    pid = two.db.raw.info.backend_pid
+    give_up = time.monotonic() + 60  # the second session waits for the lock: seen, not slept
+    while not _waits_for_a_lock(watcher, pid) and time.monotonic() < give_up:
+        pass
+    assert _waits_for_a_lock(watcher, pid) and not results
+    one.db.conn.commit()
+    loser.join(timeout=30)
+    two.db.conn.commit()
+    assert results == [0]
+    assert one.declaration(decl)["status"] == "publishing"
