@@ -30,11 +30,12 @@ The exactly-once primitives (docs/operations.md, "PostgreSQL"):
 - the run lock is :func:`forumbot.storage.engine.pg_run_lock` (``pg_try_advisory_lock`` on a
   session of its own).
 
-``PRAGMA data_version`` answers a number that changes when ``pg_current_snapshot()`` changed
-since the last call (a transaction began or ended anywhere on the server, this session's own
-included): it errs on reading again, never on keeping a stale snapshot. Other pragmas
-that tune SQLite are accepted and do nothing; ``PRAGMA integrity_check`` and the rest are
-refused.
+``select total_changes()`` answers the rows this session's writes changed since it opened
+(the rooms compare two readings around a write). ``PRAGMA data_version`` answers a number
+that changes when ``pg_current_snapshot()`` changed since the last call (a transaction began
+or ended anywhere on the server, this session's own included): it errs on reading again,
+never on keeping a stale snapshot. Other pragmas that tune SQLite are accepted and do
+nothing; ``PRAGMA integrity_check`` and the rest are refused.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ _INSERT_INTO = re.compile(
     r"^\s*insert\s+(?:or\s+\w+\s+)?into\s+(\"(?:[^\"]|\"\")+\"|\[[^\]]+\]|\w+)", re.I
 )
 _DDL = re.compile(r"^\s*(create|alter|drop)\b", re.I)
+_CHANGES = re.compile(r"^\s*select\s+total_changes\s*\(\s*\)\s*;?\s*$", re.I)
 _TX = re.compile(r"^\s*(begin|commit|end|rollback|savepoint|release)\b", re.I)
 
 
@@ -185,6 +187,7 @@ class PgDatabase:
         self.trace: Any = None
         self._snapshot: str | None = None
         self._tx_locked = False
+        self._changes = 0
         self._version_now = 0
         raw.execute(f"set lock_timeout = '{LOCK_TIMEOUT}'")
 
@@ -205,6 +208,8 @@ class PgDatabase:
             return self._pragma(sql)
         if _TX.match(sql):
             return self._transaction(sql)
+        if _CHANGES.match(sql):
+            return PgCursor([(self._changes,)])
         text = self._translated(sql)
         args = [_param(p) for p in (params or ())]
         identity = None
@@ -232,6 +237,8 @@ class PgDatabase:
         except psycopg.Error as exc:
             raise _sqlite_error(exc) from exc
         rows = cur.fetchall() if cur.description is not None else []
+        if _WRITE.match(text):
+            self._changes += max(cur.rowcount, 0)
         return PgCursor(rows, cur.rowcount, None, cur.description)
 
     def _in_savepoint(self, text: str, args: list[Any], returning: bool) -> PgCursor:

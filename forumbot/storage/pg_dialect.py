@@ -51,7 +51,7 @@ REFUSED = (
     "typeof(",
     "last_insert_rowid(",
     "changes(",
-    "total_changes(",
+    "total_changes(",  # but the statement ``select total_changes()`` (forumbot.storage.pg)
     "printf(",
 )
 """SQLite constructs :func:`translate` refuses (its ``Untranslatable`` names the one met)."""

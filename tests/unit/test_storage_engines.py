@@ -221,3 +221,16 @@ def test_a_concurrent_compare_and_set_waits_and_then_loses(pg_schemas: PgSchemas
     two.db.conn.commit()
     assert results == [0]
     assert one.declaration(decl)["status"] == "publishing"
+
+
+def test_total_changes_counts_the_rows_written(storage_url: str) -> None:
+    storage = open_storage(storage_url)
+    before = storage.db.execute("select total_changes()").fetchone()[0]
+    insert = "insert or ignore into notify_state (name, value) values (?, ?)"
+    storage.db.execute(insert, ["a", "1"])
+    storage.db.conn.commit()
+    middle = storage.db.execute("select total_changes()").fetchone()[0]
+    storage.db.execute(insert, ["a", "2"])  # ignored: nothing changed
+    storage.db.conn.commit()
+    assert middle == before + 1
+    assert storage.db.execute("select total_changes()").fetchone()[0] == middle
