@@ -234,3 +234,10 @@ def test_total_changes_counts_the_rows_written(storage_url: str) -> None:
     storage.db.conn.commit()
     assert middle == before + 1
     assert storage.db.execute("select total_changes()").fetchone()[0] == middle
+
+
+def test_an_empty_in_list_matches_nothing_and_not_in_everything(storage_url: str) -> None:
+    storage = open_storage(storage_url)
+    storage.board_id("http://board.invalid", "phpbb3", NOW)
+    assert list(storage.db["boards"].rows_where("id in ()")) == []
+    assert [r["id"] for r in storage.db["boards"].rows_where("id not in ()")] == [1]
