@@ -35,7 +35,7 @@ if [ ! -s "$PGCI_DIR/data/PG_VERSION" ]; then
 fi
 if ! as_postgres "'$bindir/pg_ctl' -D '$PGCI_DIR/data' status >/dev/null 2>&1"; then
     as_postgres "'$bindir/pg_ctl' -D '$PGCI_DIR/data' -l '$PGCI_DIR/server.log' -w -t 60 \
-        -o \"-p $PGCI_PORT -c listen_addresses=127.0.0.1 -k '$PGCI_DIR' -c fsync=off\" start \
+        -o \"-p $PGCI_PORT -c listen_addresses=127.0.0.1 -k '$PGCI_DIR' -c fsync=off -c max_connections=400\" start \
         >/dev/null" || fail "pg_ctl start failed, see $PGCI_DIR/server.log"
 fi
 "$bindir/pg_isready" -q -h 127.0.0.1 -p "$PGCI_PORT" -t 30 || fail "the server does not answer"
