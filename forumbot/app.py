@@ -144,6 +144,20 @@ class Bot:
     club: Club | None = None
     notify_job: NotifyJob | None = None
     publish_state: PublishState | None = None
+    language_recorded: bool = False
+
+    def record_language(self) -> bool:
+        """Store the language the board's pages said (the client's ``page_language``, read
+        from ``<html lang>``: :mod:`parsers.page_language`) in the board's row, once a process
+        (the first poll that met one). Returns True when it was stored this call."""
+        language = getattr(self.client, "page_language", None)
+        if self.language_recorded or not language:
+            return False
+        self.storage.record_board_language(
+            self.config.board_url, self.config.platform, language, self.now()
+        )
+        self.language_recorded = True
+        return True
 
     def wired_club(self) -> Club:
         """The board's club (:func:`forumbot.club.jobs.build_club`), wired once: by
@@ -184,6 +198,11 @@ class Bot:
                     watched.forum_id,
                     exc,
                 )
+        try:
+            self.record_language()
+        except sqlite3.OperationalError as exc:  # tried again at the next poll
+            self._rollback()
+            log.warning("board language not recorded, database error (%s)", exc)
         for label, job in self.after_poll:
             try:
                 job(self)
@@ -287,7 +306,7 @@ def bootstrap(
         store,
         client,
         board_url=config.board_url,
-        verify_docs_url=config.verify_docs_url,
+        verify_docs_url=config.verification_url,
         platform=config.platform,
         ruleset_name=config.ruleset,
         review_delay_s=config.review_delay_s,

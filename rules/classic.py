@@ -194,14 +194,12 @@ def resolve_classic_turn(
 
     points: dict[str, int] = {}
     for d in state.duellists:
-        computed = d.points - damage_to[d.name]
+        computed, lost = d.points - damage_to[d.name], damage_to[d.name]
         if ctx.trail.on:
-            ctx.trail.add(
-                f"{d.name}.points",
-                computed,
-                "classic.damage",
-                f"{d.points} - {damage_to[d.name]} = {computed} {ruleset.unit}",
-            )
+            sums = f"{d.points} - {lost} = {computed}" if lost else f"{d.points}"
+            unchanged = "" if lost else ", unchanged"
+            ctx.trail.add(f"{d.name}.points", computed, "classic.damage",
+                          f"{sums} {ruleset.unit}{unchanged}")  # fmt: skip
         points[d.name] = int(ctx.override(d.name, "points", computed))
 
     effects_next: dict[str, tuple[Effect, ...]] = {}

@@ -69,6 +69,17 @@ def set_language(value: str | None) -> None:
         ctx.find_root().meta[_LANGUAGE_KEY] = staff_language(value)
 
 
+def board_language(config: Config) -> str | None:
+    """The staff's language for ``config``: ``board.language`` when set, else the language
+    the board's pages said, recorded in the database by ``doctor``, ``check`` or the first
+    poll (:func:`forumbot.storage.recorded_board_language`), else None (English)."""
+    from forumbot.storage import recorded_board_language
+
+    if config.board_language:
+        return config.board_language
+    return recorded_board_language(config.database, config.board_url)
+
+
 def _(message: str, *args: object) -> str:
     """``message`` (English, ``%s`` filled by ``args``) in the command's :func:`language`."""
     from forumbot.i18n import translate
@@ -78,17 +89,31 @@ def _(message: str, *args: object) -> str:
 
 def peek_language(config_path: str) -> str | None:
     """``board.language`` read straight from the file, for an error met before the
-    configuration could be parsed (None when the file cannot be read or says nothing)."""
+    configuration could be parsed; when the file sets none, the language the board's pages
+    said, recorded in the database the file names (:func:`board_language`). None when the
+    file cannot be read or nothing is known."""
     import tomllib
+    from pathlib import Path
 
     from forumbot.config.files import read_limited
+    from forumbot.storage import recorded_board_language
 
     try:  # the configuration's own caps (size, encoding, depth: issue 24 F13)
-        board = tomllib.loads(read_limited(config_path, "configuration")).get("board", {})
+        parsed = tomllib.loads(read_limited(config_path, "configuration"))
     except (OSError, ValueError, RecursionError):  # TomlLimitError, TOMLDecodeError
         return None
-    value = board.get("language") if isinstance(board, dict) else None
-    return value if isinstance(value, str) else None
+    board, storage = parsed.get("board", {}), parsed.get("storage", {})
+    if not isinstance(board, dict) or not isinstance(storage, dict):
+        return None
+    value = board.get("language")
+    if isinstance(value, str) and value:
+        return value
+    url, database = board.get("url"), storage.get("database", "forumbot.db")
+    if not isinstance(url, str) or not isinstance(database, str):
+        return None
+    if database != ":memory:" and not Path(database).is_absolute():
+        database = str(Path(config_path).resolve().parent / database)
+    return recorded_board_language(database, url.rstrip("/"))
 
 
 class CliError(click.ClickException):
@@ -143,7 +168,7 @@ def load(config_path: str, *, validate: bool = False) -> Config:
 
     set_language(peek_language(config_path))  # a refused file is reported in its language too
     config = load_config(config_path)
-    set_language(config.board_language)
+    set_language(board_language(config))
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta[_BOARD_KEY] = config.board_url

@@ -44,12 +44,7 @@ EDIT_ACTIONS = ("draft.edit_text", "draft.set_numbers", "draft.waive", "draft.un
 def shown_version(storage: Any, decl_id: int) -> int:
     """1 + the real edits of declaration ``decl_id`` (:data:`EDIT_ACTIONS` in the audit log):
     ``1`` for a draft nobody changed."""
-    marks = ",".join("?" for _action in EDIT_ACTIONS)
-    row = storage.db.execute(
-        f"select count(*) from audit_log where target = ? and action in ({marks})",
-        [f"declaration:{decl_id}", *EDIT_ACTIONS],
-    ).fetchone()
-    return 1 + int(row[0] or 0)
+    return 1 + int(storage.readouts.edit_count(f"declaration:{decl_id}", EDIT_ACTIONS))
 
 
 def duel_progress(duel: dict[str, Any], read: int | None = None) -> str:
@@ -529,7 +524,7 @@ def duels_cancel(
         ended = cancel_duel(
             storage, int(duel["id"]), reason, actor(by), datetime.now(UTC),
             referee_name=config.referee_name, language=config.language, announce=not silent,
-            verify_docs_url=config.verify_docs_url,
+            verify_docs_url=config.verification_url,
         )  # fmt: skip
     except EndingError as exc:
         raise error("%s", exc) from exc
@@ -569,7 +564,7 @@ def duels_concede(config_path: str, topic_id: int, name: str, by: str | None) ->
         done = concede_duel(
             storage, int(duel["id"]), name, actor(by), datetime.now(UTC),
             referee_name=config.referee_name, language=config.language,
-            verify_docs_url=config.verify_docs_url,
+            verify_docs_url=config.verification_url,
         )  # fmt: skip
     except EndingError as exc:
         raise error("%s", exc) from exc

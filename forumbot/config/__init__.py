@@ -25,6 +25,7 @@ from forumbot.config.example import EXAMPLE_CONFIG
 from forumbot.config.loading import load_config, parse_config
 from forumbot.config.model import (
     FLAT_SETTINGS,
+    VERIFICATION_PATH,
     Config,
     Registration,
     WatchedForum,
@@ -43,6 +44,7 @@ __all__ = [
     "Registration",
     "ReviewDelay",
     "SettingInfo",
+    "VERIFICATION_PATH",
     "WatchedForum",
     "check_config_file",
     "check_secret_file",

@@ -11,6 +11,10 @@ from pathlib import Path
 from forumbot.config.errors import ConfigError, ReviewDelay
 from forumbot.config.schema import MAX_CONCURRENT_BY_KIND, default_of
 
+VERIFICATION_PATH = "/verification"
+"""Where the review page serves docs/verification.md to players (no login):
+:attr:`Config.verification_url`, :mod:`forumbot.web.verification`."""
+
 # ---------------------------------------------------------------------------------------
 # The flat configuration the code reads
 # ---------------------------------------------------------------------------------------
@@ -88,6 +92,19 @@ class Config:
     # (forumbot.notify.settings parses and checks it: issue 18).
     notify: dict[str, object] = field(default_factory=dict, hash=False, compare=False)
     config_dir: str = ""
+
+    @property
+    def verification_url(self) -> str:
+        """The page the posts' « l'outil de vérification » links to: ``club.verify_docs_url``
+        when set, else the review page's own copy of docs/verification.md
+        (:data:`VERIFICATION_PATH`, public) when the review page's public address
+        (``notify.review_url``, an ``http(s)://`` URL) is set, else ``""``: no link, and the
+        posts say how to verify in words."""
+        if self.verify_docs_url.strip():
+            return self.verify_docs_url.strip()
+        review = self.notify.get("review_url")
+        base = review.strip().rstrip("/") if isinstance(review, str) else ""
+        return base + VERIFICATION_PATH if base.startswith(("http://", "https://")) else ""
 
     def password(self, environ: dict[str, str] | None = None) -> str:
         """The bot account's password from the environment or the password file.

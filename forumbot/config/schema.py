@@ -91,8 +91,9 @@ class BoardSettings(_Section):
     language: str = setting(
         "",
         'The board\'s language, that of the staff\'s command line and review page: "fr" '
-        '(French) or "en" (English); empty: not known, the command line speaks English and the '
-        "review page the players' language (club.language).",
+        '(French) or "en" (English); empty: the language the board\'s pages say (<html lang>, '
+        "recorded by doctor, check and the first poll; English until then), and on the review "
+        "page the players' language (club.language).",
     )
 
 
@@ -134,7 +135,9 @@ class ClubSettings(_Section):
         "",
         "The address of the page that tells players how to check the dice (the project's "
         "docs/verification.md where the club reads it); the declarations link « l'outil de "
-        "vérification » to it. Empty: no link.",
+        "vérification » to it. Empty: the review page's own public copy "
+        "(<notify.review_url>/verification) when notify.review_url is set, else no link "
+        "(the posts then say what the tool does and to ask the referee).",
     )
     stalemate_turns: int = setting(
         8,

@@ -157,10 +157,8 @@ def run_demo(
             new = bot.publish()
             for post_id in new:
                 published.append(post_id)
-                decl = bot.storage.db.execute(
-                    "select text from declarations where published_post_id = ?", [post_id]
-                ).fetchone()
-                echo(f"--- declaration (post {post_id}) ---\n{decl[0]}")
+                text = bot.storage.readouts.published_text(post_id)
+                echo(f"--- declaration (post {post_id}) ---\n{text}")
             duel = bot.storage.duel_by_topic(bot.referee.board_id, topic_id)
             if duel is None:
                 raise RuntimeError("the bot did not adopt the duel topic")

@@ -494,10 +494,8 @@ def _play(
         new = _cycle(bot)
         for post_id in new:
             published.append(post_id)
-            decl = storage.db.execute(
-                "select text from declarations where published_post_id = ?", [post_id]
-            ).fetchone()
-            echo(f"--- declaration (post {post_id}) ---\n{decl[0]}")
+            text = storage.readouts.published_text(post_id)
+            echo(f"--- declaration (post {post_id}) ---\n{text}")
         if new:
             memory = TurnMemory()
             idle_since = time.monotonic()
@@ -562,14 +560,11 @@ def _summary(
     twice = len(owls) - len(set(owls))
     violations = [
         (str(r["rule"]), str(r["duellist"]))
-        for r in storage.db["violations"].rows_where("duel_id = ?", [duel_id], order_by="id")
+        for r in storage.readouts.violations(duel_id)
     ]
     draw = state.duel.draw
     # the turn players last read (« tour 10 »), not the count of complete turns (W20)
-    read = storage.db.execute(
-        "select max(turn) from declarations where duel_id = ? and status = 'published' "
-        "and kind != 'opening'", [duel_id],
-    ).fetchone()[0]  # fmt: skip
+    read = storage.readouts.last_published_turn(duel_id)
     outcome = "match nul" if draw else f"vainqueurs : {' et '.join(state.winners)}"
     echo(
         f"=== {outcome} ({max(state.duel.turn, read or 0)} tours, {len(published)} déclarations, "

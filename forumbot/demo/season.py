@@ -470,7 +470,7 @@ def _summary(season: Season, duel_id: int, topic_id: int, before: str) -> Season
 
     rewards = [
         (str(r["character"]), str(r["reward"]), int(r["amount"]))
-        for r in storage.db["rewards"].rows_where("duel_id = ?", [duel_id], order_by="id")
+        for r in storage.readouts.rewards(duel_id)
     ]
     (post,) = _bot_posts(season, season.ranking)
     report = None

@@ -59,7 +59,7 @@ def known_names(storage: Storage, title: str, posts: Sequence[Post]) -> list[str
     names: list[str] = [p.author for p in posts if p.author]
     found = find_duellists(title + "\n" + (posts[0].text if posts else ""))
     names += [str(pair[0]) for pair in found or []]
-    names += [str(r[0]) for r in storage.db.execute("select distinct name from duellists")]
+    names += storage.duel_rows.duellist_names()
     return list(dict.fromkeys(n for n in names if n.strip()))
 
 
@@ -107,10 +107,7 @@ def reopen_cancelled(storage: Storage, duel: dict[str, Any], actor: str, now: da
     duel_id = int(duel["id"])
     if duel["status"] != "cancelled":
         raise ValueError(f"topic {duel['topic_id']} already holds a duel")
-    published = storage.db.execute(
-        "select count(*) from declarations where duel_id = ? and status = 'published'",
-        [duel_id],
-    ).fetchone()[0]
+    published = storage.duel_rows.published_count(duel_id)
     if published:
         raise ValueError(
             f"topic {duel['topic_id']} held duel {duel_id}, cancelled after {published} "
@@ -119,21 +116,18 @@ def reopen_cancelled(storage: Storage, duel: dict[str, Any], actor: str, now: da
         )
     kept = {
         "duel": dict(duel),
-        "duellists": list(storage.db["duellists"].rows_where("duel_id = ?", [duel_id])),
+        "duellists": storage.duel_rows.duellists_unordered(duel_id),
     }
-    with storage.db.atomic():
-        for decl in storage.db["declarations"].rows_where("duel_id = ?", [duel_id]):
+    with storage.atomic():
+        for decl in storage.duel_rows.declarations_unordered(duel_id):
             if "~" in decl["idempotency_key"]:
                 continue  # set aside by an earlier re-adoption
             key = f"{decl['idempotency_key']}~{decl['id']}"
-            storage.db["declarations"].update(
+            storage.duel_rows.update_declaration(
                 decl["id"], {"idempotency_key": key, "marker": marker_text(key)}
             )
-        storage.db.execute("delete from duellists where duel_id = ?", [duel_id])
-        storage.db.execute(
-            "update deadlines set status = 'cancelled' where duel_id = ? and status = 'pending'",
-            [duel_id],
-        )
+        storage.duel_rows.delete_duellists(duel_id)
+        storage.duel_tasks.cancel_pending_silently(duel_id)
         storage.audit(
             actor, "duel.readopt", f"duel:{duel_id}", kept, {"status": "open"}, now
         )  # fmt: skip

@@ -71,12 +71,7 @@ def changes(declared: dict[str, Any], current: dict[str, Any]) -> list[str]:
 def _declared_text(storage: Storage, board_id: int, post_id: int, at: str | None) -> str:
     """The post's text as the bot had seen it when the declaration was published (the last
     ``post_versions`` row seen by then), or ``""``."""
-    row = storage.db.execute(
-        "select text from post_versions where board_id = ? and post_id = ? and seen_at <= ? "
-        "order by version desc limit 1",
-        [board_id, post_id, at or ""],
-    ).fetchone()
-    return str(row[0] or "") if row else ""
+    return storage.post_rows.text_seen_by(board_id, post_id, at or "")
 
 
 def _changed_lines(text: str, other: str) -> str:
@@ -117,9 +112,7 @@ def _open_task(
     current: StoredPost, changed: list[str], now: datetime, language: str,
 ) -> int:  # fmt: skip
     key = f"b{duel.board_id}t{duel.topic_id}-lateedit-p{current.post_id}-{current.content_hash}"
-    if storage.db.execute(
-        "select 1 from referee_tasks where source_key = ?", [key]
-    ).fetchone():
+    if storage.duel_tasks.task_exists(key):
         return 0
     before_text = _declared_text(storage, duel.board_id, current.post_id, decl.published_at)
     after = {

@@ -197,16 +197,11 @@ def concede_duel(
     }
     board_id = int(row["board_id"])
     key = f"b{board_id}t{duel.topic_id}-{CONCESSION}"
-    with storage.db.atomic():
+    with storage.atomic():
         drafts = _cancel_drafts(storage, duel_id, f"{who} conceded", actor, now)
-        storage.db.execute(
-            "update deadlines set status = 'cancelled', note = 'concession', fired_at = ? "
-            "where duel_id = ? and status = 'pending'",
-            [iso(now), duel_id],
-        )
+        storage.duel_tasks.cancel_pending(duel_id, "concession", iso(now))
         decl_id = int(
-            storage.db["declarations"]
-            .insert(
+            storage.duel_rows.insert_declaration(
                 declaration_row(
                     duel_id=duel_id, turn=state.turn, kind="closure", key=key,
                     marker=marker_text(key), text=text,
@@ -217,7 +212,6 @@ def concede_duel(
                     status="approved", publish_after=None, at=iso(now),
                 )  # fmt: skip
             )
-            .last_pk
         )
         storage.audit(
             actor, "duel.concede", f"duel:{duel_id}",

@@ -95,7 +95,7 @@ def _task_once(storage: Storage, records: DuelRecords, post_id: int, now: dateti
     from forumbot.duels.duo_board import add_task
 
     duel = records.duel
-    with storage.db.atomic():
+    with storage.atomic():
         add_task(
             storage, duel.board_id, duel.id, "concession_unknown",
             f"{concession_key(records)}-unknown", "", None,

@@ -103,12 +103,8 @@ def create_deadline(
     kind = flow.timeout_kind or "1v1"
     due = next_deadline(spec.phase, published, kind, policy=policy)  # type: ignore[arg-type]
     remind = owl_reminder_at(due, policy=policy)
-    storage.db.execute(
-        "update deadlines set status = 'superseded', note = 'a newer declaration' "
-        "where duel_id = ? and status = 'pending' and declaration_id != ?",
-        [duel.id, decl.id],
-    )
-    storage.db["deadlines"].insert(
+    storage.duel_tasks.supersede_others(duel.id, decl.id)
+    return storage.duel_tasks.insert_deadline(
         {
             "duel_id": duel.id,
             "declaration_id": decl.id,
@@ -119,13 +115,8 @@ def create_deadline(
             "remind_at": iso(remind) if remind is not None else None,
             "status": "pending",
             "created_at": iso(now),
-        },
-        ignore=True,
+        }
     )
-    found = storage.db.execute(
-        "select id from deadlines where declaration_id = ?", [decl.id]
-    ).fetchone()
-    return int(found[0]) if found else None
 
 
 def duel_kind(storage: Storage, duel: Duel | dict[str, Any]) -> str:
@@ -135,12 +126,7 @@ def duel_kind(storage: Storage, duel: Duel | dict[str, Any]) -> str:
 
 
 def _claim(storage: Storage, deadline_id: int, status: str, note: str, now: datetime) -> bool:
-    done = storage.db.execute(
-        "update deadlines set status = ?, fired_at = ?, note = ? where id = ? "
-        "and status = 'pending'",
-        [status, iso(now), note, deadline_id],
-    ).rowcount
-    return bool(done == 1)
+    return storage.duel_tasks.claim_deadline(deadline_id, status, iso(now), note)
 
 
 def sweep(
@@ -154,15 +140,9 @@ def sweep(
     ctx = context_of(source)
     storage = ctx.storage
     now = ctx.now()
-    rows = storage.db.execute(
-        "select d.id from deadlines d join duels u on u.id = d.duel_id where d.status = 'pending' "
-        "and u.board_id = ? and u.held_at is null"
-        + (" and u.forum_id = ?" if forum_id is not None else "")
-        + " order by d.id",
-        [ctx.board_id] + ([forum_id] if forum_id is not None else []),
-    ).fetchall()
+    rows = storage.duel_tasks.pending_ids(ctx.board_id, forum_id)
     drafts = 0
-    for (deadline_id,) in rows:
+    for deadline_id in rows:
         try:
             drafts += _sweep_one(ctx, int(deadline_id), now, polled or {})
         except LoginFailed:
@@ -176,7 +156,7 @@ def _sweep_one(
     ctx: FlowContext, deadline_id: int, now: datetime, polled: Mapping[int, DuelRecords]
 ) -> int:
     storage = ctx.storage
-    dl = dict(storage.db["deadlines"].get(deadline_id))
+    dl = storage.duel_tasks.deadline(deadline_id)
     # the deadline's duel, its declarations and posts: this poll's snapshot of the duel
     # (what the poll wrote meanwhile is no row read here: posts merged, a published
     # declaration never rewritten, the draft written through the writer), else read now
@@ -191,7 +171,7 @@ def _sweep_one(
         decl = Declaration.from_row(storage.declaration(dl["declaration_id"]))
     expected = json.loads(dl["expected_json"])
     if duel.status != "running":
-        with storage.db.atomic():
+        with storage.atomic():
             _claim(storage, deadline_id, "superseded", "duel not running", now)
         return 0
     folded = {n.casefold() for n in expected}
@@ -201,7 +181,7 @@ def _sweep_one(
         if (r.author or "").casefold() in folded
     ]
     if came:
-        with storage.db.atomic():
+        with storage.atomic():
             _claim(storage, deadline_id, "superseded", f"post {came[0].post_id} came", now)
         return 0
     ruleset = load_ruleset(str(duel.ruleset))
@@ -224,7 +204,7 @@ def _sweep_one(
         ):
             _remind(ctx, dl, records, expected, now, policy)
         return 0
-    with storage.db.atomic():
+    with storage.atomic():
         if not _claim(storage, deadline_id, "fired", decision.action, now):
             return 0  # fired already (another sweep, or before a crash): never twice
         duel_ctx = ctx.for_duel(ruleset, records)
@@ -362,8 +342,7 @@ def _remind(
     except LoginFailed:
         raise
     except ForumError as exc:
-        storage.db.execute("update deadlines set reminded_at = null where id = ?", [dl["id"]])
-        storage.db.conn.commit()
+        storage.duel_tasks.clear_reminder(dl["id"])
         log.warning("duel %s: owl reminder failed (%s); will retry", duel.id, exc)
 
 

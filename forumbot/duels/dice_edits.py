@@ -47,23 +47,11 @@ HOLD_PREFIX = "late_edit: edited after its dice"
 
 
 def _snapshots(storage: Storage, board_id: int, post_ids: Sequence[int]) -> dict[int, Any]:
-    if not post_ids or TABLE not in storage.db.table_names():
-        return {}
-    marks = ",".join("?" * len(post_ids))
-    rows = storage.db.execute(
-        f"select * from {TABLE} where board_id = ? and post_id in ({marks})",
-        [board_id, *post_ids],
-    ).fetchall()
-    columns = [c.name for c in storage.db.table(TABLE).columns]
-    return {int(r[1]): dict(zip(columns, r, strict=True)) for r in rows}
+    return storage.post_rows.snapshots(TABLE, board_id, post_ids)
 
 
 def _latest_version(storage: Storage, board_id: int, post_id: int) -> int | None:
-    row = storage.db.execute(
-        "select max(version) from post_versions where board_id = ? and post_id = ?",
-        [board_id, post_id],
-    ).fetchone()
-    return None if row is None or row[0] is None else int(row[0])
+    return storage.post_rows.latest_version(board_id, post_id)
 
 
 def observe(ctx: FlowContext, duel: Duel, posts: Sequence[Post]) -> list[LateEdit]:
@@ -91,7 +79,7 @@ def observe(ctx: FlowContext, duel: Duel, posts: Sequence[Post]) -> list[LateEdi
             "version": _latest_version(storage, board_id, post_id),
             "seen_at": now,
         }
-        storage.db.table(TABLE).insert(row, ignore=True)
+        storage.post_rows.insert_snapshot(TABLE, row)
         kept[post_id] = row
     found = late_edits({k: (int(v["dice_post_id"]), v["fingerprint"]) for k, v in kept.items()},
                        posts)  # fmt: skip
@@ -99,7 +87,8 @@ def observe(ctx: FlowContext, duel: Duel, posts: Sequence[Post]) -> list[LateEdi
         row = kept[edit.post_id]
         if row.get("late_fingerprint") == edit.after:
             continue  # this reading is known: logged once
-        storage.db.table(TABLE).update(
+        storage.post_rows.update_snapshot(
+            TABLE,
             (board_id, edit.post_id),
             {
                 "late_fingerprint": edit.after,
@@ -144,11 +133,7 @@ def ruled_version(
     }
     if snap["version"] is None:
         return post, late
-    version = storage.db.execute(
-        "select text, action_json from post_versions where board_id = ? and post_id = ? "
-        "and version = ?",
-        [board_id, post.post_id, int(snap["version"])],
-    ).fetchone()
+    version = storage.post_rows.version_reading(board_id, post.post_id, int(snap["version"]))
     if version is None:
         return post, late
     ruled = replace(post, text=str(version[0] or ""), action=json.loads(version[1] or "{}"))

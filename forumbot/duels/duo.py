@@ -388,7 +388,7 @@ def silence_draft(ctx: FlowContext, duel: Duel, dl: dict[str, Any], why: str) ->
 
 def duo_platform(storage: Storage, duel: Duel) -> str:
     """The platform name in the duel's derivation key (``phpbb3``, ``forumactif``)."""
-    return str(storage.db["boards"].get(duel.board_id)["platform"])
+    return str(storage.duel_rows.board(duel.board_id)["platform"])
 
 
 class _Stored:

@@ -102,8 +102,7 @@ def make_draw(secret: bytes, duel_key: str) -> Any:
 
 def duo_row(storage: Storage, duel_id: int) -> dict[str, Any] | None:
     """The ``duo_duels`` row of a duel, or None when it is not a 2v2."""
-    rows = list(storage.db["duo_duels"].rows_where("duel_id = ?", [duel_id]))
-    return rows[0] if rows else None
+    return storage.duel_rows.duo_row(duel_id)
 
 
 def is_duo(storage: Storage, duel_id: int) -> bool:
@@ -113,12 +112,8 @@ def is_duo(storage: Storage, duel_id: int) -> bool:
 
 def duo_running(storage: Storage, board_id: int) -> dict[str, Any] | None:
     """The board's 2v2 duel that is open or running, or None."""
-    rows = storage.db.execute(
-        "select d.id from duels d join duo_duels u on u.duel_id = d.id where d.board_id = ? "
-        "and d.status in ('open', 'running') order by d.id",
-        [board_id],
-    ).fetchall()
-    return storage.duel(int(rows[0][0])) if rows else None
+    found = storage.duel_rows.open_duo_id(board_id)
+    return storage.duel(found) if found is not None else None
 
 
 def current_state(
@@ -183,10 +178,9 @@ def open_duo_duel(
     draw = make_draw(secret, f"{ctx.settings.platform}:{topic_id}")
     state = new_duo_duel(rs, duos, env, draw, stakes)
     now = ctx.now()
-    with storage.db.atomic():
+    with storage.atomic():
         duel_id = int(
-            storage.db["duels"]
-            .insert(
+            storage.duel_rows.insert_duel(
                 {
                     "board_id": ctx.board_id,
                     "forum_id": forum_id,
@@ -201,10 +195,9 @@ def open_duo_duel(
                     "created_at": iso(now),
                 }
             )
-            .last_pk
         )
         for i, d in enumerate(state.duel.duellists):
-            storage.db["duellists"].insert(
+            storage.duel_rows.insert_duellist(
                 {
                     "duel_id": duel_id,
                     "name": d.name,
@@ -213,7 +206,7 @@ def open_duo_duel(
                     "magic_types": json.dumps(list(d.magic_types)),
                 }
             )
-        storage.db["duo_duels"].insert(
+        storage.duel_rows.insert_duo(
             {
                 "duel_id": duel_id,
                 "board_id": ctx.board_id,
@@ -376,12 +369,7 @@ def reveal_zones(
     drafted = 0
     for name, zone_key, decl_id in entries:
         key = zone_owl_key(ctx.board_id, duel.topic_id, name, zone_key)
-        inserted = storage.db.execute(
-            "insert or ignore into zone_reveals (duel_id, duellist, zone, owl_key, "
-            "declaration_id, created_at) values (?, ?, ?, ?, ?, ?)",
-            [duel.id, name, zone_key, key, decl_id, iso(ctx.now())],
-        ).rowcount
-        if inserted != 1:
+        if not storage.duel_rows.reveal_zone(duel.id, name, zone_key, key, decl_id, iso(ctx.now())):
             continue
         zone = env.zone(zone_key)
         text = render(
@@ -402,14 +390,14 @@ def reveal_zones(
             legacy_keys=(f"b{ctx.board_id}-duel{duel.id}-zone-{slug(name)}-{zone_key}",),
         )  # fmt: skip
         drafted += 1
-    storage.db.conn.commit()
+    storage.commit()
     return drafted
 
 
 def topic_url(storage: Storage, board_id: int, topic_id: int) -> Trusted:
     """The public link of a topic (as :func:`forumbot.club.topics.topic_url`): built by the
     bot, so :class:`Trusted` (a template prints it as a working link)."""
-    board = storage.db["boards"].get(board_id)
+    board = storage.duel_rows.board(board_id)
     base = str(board["url"]).rstrip("/")
     if board["platform"] == "forumactif":
         return Trusted(base + topic_path(topic_id))
@@ -424,10 +412,7 @@ def add_task(
     zone: str | None, subject: str, text: str, now: datetime, *, mechanism: str | None = None,
     post_id: int | None = None,
 ) -> None:  # fmt: skip
-    storage.db.execute(
-        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
-        "zone, subject, text, mechanism, post_id, status, created_at) "
-        "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
+    storage.duel_tasks.add_task(
         [board_id, duel_id, kind, source_key, duellist, zone, subject, text, mechanism, post_id,
          iso(now)],
     )  # fmt: skip
@@ -437,15 +422,7 @@ def referee_tasks(
     storage: Storage, board_id: int, status: str | None = "open"
 ) -> list[dict[str, Any]]:
     """The board's referee tasks (``open`` by default), oldest first."""
-    if status is None:
-        return list(
-            storage.db["referee_tasks"].rows_where("board_id = ?", [board_id], order_by="id")
-        )
-    return list(
-        storage.db["referee_tasks"].rows_where(
-            "board_id = ? and status = ?", [board_id, status], order_by="id"
-        )
-    )
+    return storage.duel_tasks.board_tasks(board_id, status)
 
 
 def close_task(
@@ -459,25 +436,19 @@ def close_task(
     """
     if status not in ("done", "solved", "failed"):
         raise ValueError(f"unknown task status {status!r}")
-    row = storage.db["referee_tasks"].get(task_id)
+    row = storage.duel_tasks.task(task_id)
     if status in ("solved", "failed") and row["kind"] != "mechanism":
         raise ValueError("only a mechanism attempt is solved or failed")
-    changed = storage.db.execute(
-        "update referee_tasks set status = ?, done_at = ?, done_by = ?, note = ? "
-        "where id = ? and status = 'open'",
-        [status, iso(now), by, note, task_id],
-    ).rowcount
+    changed = storage.duel_tasks.close_open(task_id, status, iso(now), by, note)
     storage.audit(by, f"task.{status}", f"referee_task:{task_id}", "open", status, now)
-    storage.db.conn.commit()
+    storage.commit()
     return bool(changed == 1)
 
 
 def solved_tasks(storage: Storage, duel_id: int, state: DuoState) -> list[tuple[str, str, int]]:
     done = {k for k, _ in state.solved}
     out = []
-    for r in storage.db["referee_tasks"].rows_where(
-        "duel_id = ? and kind = 'mechanism' and status = 'solved'", [duel_id], order_by="id"
-    ):
+    for r in storage.duel_tasks.solved_mechanisms(duel_id):
         if r["mechanism"] not in done:
             done.add(r["mechanism"])
             out.append((r["mechanism"], r["duellist"], int(r["id"])))

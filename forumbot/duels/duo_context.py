@@ -13,6 +13,7 @@ from forumbot.duels.balance import balances, duo_changes, spell_label
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.duo_board import REWARD_FR, duo_settings
 from forumbot.duels.fatigue_posts import ACTION_FR
+from forumbot.publish.labels import caster_effects
 from forumbot.storage.records import Duel
 from rules.duo import (
     DuoOutcome,
@@ -117,7 +118,19 @@ def turn_context(
             for d in after.duel.duellists
         ],
         "decisions": decisions,
-        "creatures": [{"name": env.creature(k).name, "pv": pv} for k, pv in after.creatures],
+        # PV before the step too: a creature's loss is written as a sum (reader2 C6)
+        "creatures": [
+            {"name": env.creature(k).name, "pv": pv, "before": dict(before.creatures).get(k, pv)}
+            for k, pv in after.creatures
+        ],
+        # what a spell cast on its caster does and from when (reader2 C4, as in 1v1)
+        "caster_effects": {
+            f"{e['who']}|{e['detail']}": caster_effects(
+                rs, _types(before, e["who"]), str(e["detail"])
+            )
+            for e in events
+            if e["kind"] == "self_cast" and not e.get("void")
+        },
         "zone_names": zone_names,
         "reward_fr": REWARD_FR,
         # How each creature's ability reads (armour: damage absorbed; regenerate: PV back).
@@ -187,3 +200,8 @@ def _bet_won(outcome: DuoOutcome, name: str) -> bool | None:
 
 
 __all__ = ["turn_context"]
+
+
+def _types(state: DuoState, name: str) -> list[str]:
+    """The magic-type keys of duellist ``name`` (for :func:`caster_effects`)."""
+    return list(state.duel.duellist(name).magic_types)

@@ -60,13 +60,7 @@ def conceding(storage: Storage, duel_id: int, records: DuelRecords | None = None
             and d.status in _CONCEDING
             for d in records.declarations
         )
-    row = storage.db.execute(
-        "select 1 from declarations where duel_id = ? and kind = 'closure' "
-        "and idempotency_key like ? and status in ('draft', 'approved', 'held', 'publishing') "
-        "limit 1",
-        [duel_id, f"%-{CONCESSION}"],
-    ).fetchone()
-    return row is not None
+    return storage.duel_rows.concession_pending(duel_id, CONCESSION)
 
 
 @dataclass(frozen=True)
@@ -85,7 +79,7 @@ def _cancel_drafts(
 ) -> list[int]:
     cancelled = []
     for decl in storage.declarations(REDRAFTABLE, duel_id):
-        storage.db["declarations"].update(
+        storage.duel_rows.update_declaration(
             decl["id"],
             {
                 "status": "cancelled",
@@ -104,18 +98,8 @@ def _cancel_drafts(
 
 def _release(storage: Storage, duel_id: int, now: datetime) -> None:
     """Pending deadlines and the club's queue rows of the duel end with it."""
-    storage.db.execute(
-        "update deadlines set status = 'cancelled', note = 'duel cancelled', fired_at = ? "
-        "where duel_id = ? and status = 'pending'",
-        [iso(now), duel_id],
-    )
-    for table in ("queue", "duo_matches"):
-        if storage.db[table].exists():
-            storage.db.execute(
-                f"update {table} set status = 'cancelled' where duel_id = ? "
-                "and status in ('queued', 'opening', 'running')",
-                [duel_id],
-            )
+    storage.duel_tasks.cancel_pending(duel_id, "duel cancelled", iso(now))
+    storage.duel_rows.release_club_rows(duel_id)
 
 
 def cancel_duel(
@@ -153,7 +137,7 @@ def cancel_duel(
         raise EndingError(f"duel {duel_id} is {duel['status']}: nothing to cancel")
     published = storage.declarations(("published",), duel_id)
     notice = None
-    with storage.db.atomic():
+    with storage.atomic():
         drafts = _cancel_drafts(storage, duel_id, f"duel cancelled: {reason}", actor, now)
         _release(storage, duel_id, now)
         close_hold_tasks(storage, duel_id, actor, now, "duel cancelled")  # moved / gone topic
@@ -172,13 +156,7 @@ def cancel_duel(
 
 def forum_rolled(storage: Storage, duel_id: int) -> bool:
     """True when the forum rolled some of the duel's dice (``dice_rolls.source`` ``forum``)."""
-    return bool(
-        list(
-            storage.db["dice_rolls"].rows_where(
-                "duel_id = ? and source = 'forum'", [duel_id], limit=1
-            )
-        )
-    )
+    return storage.duel_rows.forum_rolled(duel_id)
 
 
 def _turn(duel: dict[str, Any]) -> int:
@@ -205,17 +183,13 @@ def _notice(
         "verify_docs_url": verify_docs_url,
     }
     text = render("duel_cancelled.bbcode.j2", context, language)
-    return int(
-        storage.db["declarations"]
-        .insert(
-            declaration_row(
-                duel_id=duel["id"], turn=_turn(duel), kind=NOTICE, key=key,
-                marker=marker_text(key), text=text,
-                context_json=json.dumps({"context": context}, ensure_ascii=False),
-                status="approved", publish_after=None, at=iso(now),
-            )  # fmt: skip
-        )
-        .last_pk
+    return storage.duel_rows.insert_declaration(
+        declaration_row(
+            duel_id=duel["id"], turn=_turn(duel), kind=NOTICE, key=key,
+            marker=marker_text(key), text=text,
+            context_json=json.dumps({"context": context}, ensure_ascii=False),
+            status="approved", publish_after=None, at=iso(now),
+        )  # fmt: skip
     )
 
 
@@ -248,7 +222,7 @@ def drop_draft(
     duel = storage.duel(decl["duel_id"])
     status = duel["status"]
     again = redraft and decl["kind"] in REDRAFT_KINDS and status == "running"
-    with storage.db.atomic():
+    with storage.atomic():
         if again:
             changes = mark_redraft(
                 storage, decl, f"dropped: {reason}; drafted again at the next poll", now
@@ -260,7 +234,7 @@ def drop_draft(
                 "version": decl["version"] + 1,
                 "updated_at": iso(now),
             }
-            storage.db["declarations"].update(decl_id, changes)
+            storage.duel_rows.update_declaration(decl_id, changes)
         storage.audit(
             actor, "draft.drop", f"declaration:{decl_id}",
             {"status": decl["status"], "kind": decl["kind"], "text": decl["text"],

@@ -158,11 +158,11 @@ def _post_link(storage: Storage, duel: Duel, target: Declaration) -> str:
     stored = (target.stored.get("context") or {}).get("post_link")
     if isinstance(stored, str) and stored:
         return stored
-    rows = list(storage.db["boards"].rows_where("id = ?", [duel.board_id], limit=1))
-    if not rows or not rows[0].get("url"):
+    board = storage.duel_rows.board_or_none(duel.board_id)
+    if not board or not board.get("url"):
         return ""
-    platform = str(rows[0].get("platform") or "phpbb3")
-    url = str(rows[0]["url"])
+    platform = str(board.get("platform") or "phpbb3")
+    url = str(board["url"])
     settings = FlowSettings(board_id=duel.board_id, platform=platform, board_url=url)
     return settings.post_link
 
@@ -208,9 +208,7 @@ def draft_erratum(
         "post_link": _post_link(storage, duel, target),
     }  # fmt: skip
     text = render("erratum.bbcode.j2", context, language)
-    count = storage.db.execute(
-        "select count(*) from declarations where duel_id = ? and kind = ?", [duel_id, ERRATUM]
-    ).fetchone()[0]
+    count = storage.duel_rows.kind_count(duel_id, ERRATUM)
     key = f"b{duel.board_id}t{duel.topic_id}-turn{turn}-erratum{count + 1}"
     erratum: dict[str, Any] = {"corrects": target.id, "turn": turn}
     if corrected is not None:
@@ -218,10 +216,9 @@ def draft_erratum(
             state=corrected["outcome"]["state"], outcome=corrected["outcome"],
             overrides=corrected["overrides"],
         )  # fmt: skip
-    with storage.db.atomic():
+    with storage.atomic():
         decl_id = int(
-            storage.db["declarations"]
-            .insert(
+            storage.duel_rows.insert_declaration(
                 declaration_row(
                     duel_id=duel_id,
                     turn=turn,
@@ -237,7 +234,6 @@ def draft_erratum(
                     at=iso(now),
                 )  # fmt: skip
             )
-            .last_pk
         )
         storage.audit(
             actor, "duel.correct", f"duel:{duel_id}",
@@ -261,11 +257,7 @@ def apply_erratum(storage: Storage, decl: Declaration, now: datetime) -> bool:
     if state is None:
         return False
     duel = Duel.from_row(storage.duel(decl.duel_id))
-    later = storage.db.execute(
-        "select count(*) from declarations where duel_id = ? and status = 'published' and "
-        "kind in ('turn', 'closure') and id > ?",
-        [duel.id, int(erratum["corrects"])],
-    ).fetchone()[0]
+    later = storage.duel_rows.turns_published_after(duel.id, int(erratum["corrects"]))
     if later:
         log.error(
             "duel %s: erratum %s published after a later declaration: its numbers were not "
@@ -281,9 +273,8 @@ def apply_erratum(storage: Storage, decl: Declaration, now: datetime) -> bool:
         )  # fmt: skip
         return False
     storage.update_duel(duel.id, state_json=json.dumps(state, ensure_ascii=False))
-    storage.db.execute(
-        "update turns set outcome_json = ? where duel_id = ? and number = ?",
-        [json.dumps(erratum["outcome"], ensure_ascii=False), duel.id, int(erratum["turn"])],
+    storage.duel_rows.set_turn_outcome(
+        duel.id, int(erratum["turn"]), json.dumps(erratum["outcome"], ensure_ascii=False)
     )
     storage.audit(
         "forumbot", "duel.corrected", f"duel:{duel.id}", {"state": duel.state},

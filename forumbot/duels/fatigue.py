@@ -67,14 +67,18 @@ from forumbot.storage.records import (
     StoredPost,
 )
 from parsers.registration import parse_magic_types
+from rules.effects import NoAttack
 from rules.fatigue import (
     FatigueRuleset,
     PostFacts,
     close_without_winner,
     count_displayed_lines,
+    has_legal_action,
+    legal_actions,
     new_fatigue_duel,
     resolve_fatigue_step,
 )
+from rules.fatigue.effects import NoDodge
 from rules.model import DuelState, TurnOutcome, TurnPost
 from rules.ruleset import Ruleset
 
@@ -198,7 +202,9 @@ def _draft_step(
     ruleset = ctx.rs
     action, text, late, version = post_in_force(ctx, duel, row)
     post = turn_post(name, row.post_id, action)
-    die = ctx.dice.for_post(duel, ruleset, turn_no, row, 1)
+    die = () if _endures(ruleset, state, step, name) else ctx.dice.for_post(
+        duel, ruleset, turn_no, row, 1
+    )
     if die is None:
         missing = [{"duellist": name, "post_id": row.post_id}]
         return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what)]
@@ -236,6 +242,19 @@ def _draft_step(
     draft = step_draft(ctx, duel, what, turn_no, inputs, outcome)
     hold = hold_reason(existing, inputs["dice_late_edits"])
     return [replace(draft, hold=hold, hold_over=True) if hold else draft]
+
+
+def _endures(ruleset: Any, state: DuelState, step: str, name: str) -> bool:
+    """True when ``name``, the defender, has no legal action this step: no bet die is rolled
+    (nor asked of the forum) for him (``resolve_fatigue_step``'s ``dice``; RULES.md Fine
+    points: "A duellist left with no legal action posts role-play and endures")."""
+    if step != "defense":
+        return False
+    me = state.duellist(name)
+    opponents = tuple(d.name for d in state.duellists if d.name != name)
+    return not has_legal_action(
+        me, ruleset.cfg, can_be_dodging=True, ruleset=ruleset, opponents=opponents
+    )
 
 
 def step_draft(
@@ -324,6 +343,8 @@ def step_context(
                 "die": die,
                 "bet_won": _trail(data, f"{name}.bet_won"),
                 "current": pid in inputs["dice"],
+                # no legal action: no bet die, no bet (issue 25, reader2 W1)
+                "endures": bool(_trail(data, f"{name}.endures")) or die is None,
             }
         )
     init_name = all_posts[0]["duellist"] if all_posts else None
@@ -348,10 +369,17 @@ def step_context(
         "riposte_rule": _trail_rule(data, f"{defender}.riposte.landed") if defender else None,
         "dodge_success": str(ruleset.setting("dodge_success")),
         "self_spells": self_spells(ruleset),
+        # a cast does not miss; only a dodge avoids it, never for these (reader2 C9)
+        "undodgeable": [
+            s.name for s in getattr(ruleset, "spells", ())
+            if any(e.kind == "undodgeable" for e in s.effects)
+        ],
         # What each spell cast on its caster will do and from when (issue 25, reader W2: a
         # ward starts with the next turn, never against this turn's spell).
         "caster_effects": _caster_effects(ruleset, data),
         "defender": defender,
+        # What the defender may answer with, and what bars the rest (issue 25, reader2 W1)
+        **_defense_options(ruleset, data, step, defender),
         "extra_posts": inputs.get("extra_posts", []),
         "late_edits": inputs.get("late_edits", []),
         "hours": int(ruleset.setting("timeout_1v1_hours")),
@@ -381,6 +409,27 @@ def step_context(
             decided=[d["quantity"] for d in referee_decisions(data)],
         ),
     }
+
+
+def _defense_options(
+    ruleset: Ruleset, data: dict[str, Any], step: str, defender: str | None
+) -> dict[str, Any]:
+    """``defense_actions`` (:func:`rules.fatigue.legal_actions` of the defender once the
+    initiative is read: ``"cast"``, ``"dodge"``, ``"dodge_riposte"``) and ``defense_bars``
+    (``[{"what": "cast" | "dodge", "spell", "caster"}]``, the effects that bar an action),
+    for a first declaration; empty otherwise."""
+    if step != "initiative" or defender is None or not isinstance(ruleset, FatigueRuleset):
+        return {"defense_actions": None, "defense_bars": []}
+    state = DuelState.from_dict(data["state"])
+    me = state.duellist(defender)
+    opponents = tuple(d.name for d in state.duellists if d.name != defender)
+    bars = []
+    for e in me.effects:
+        what = "cast" if isinstance(e, NoAttack) else "dodge" if isinstance(e, NoDodge) else None
+        if what is not None:
+            bars.append({"what": what, "spell": e.source, "caster": e.caster})
+    actions = legal_actions(me, ruleset.cfg, ruleset=ruleset, opponents=opponents)
+    return {"defense_actions": list(actions), "defense_bars": bars}
 
 
 def _caster_effects(ruleset: Ruleset, data: dict[str, Any]) -> dict[str, list[Any]]:

@@ -99,11 +99,7 @@ def post_in_force(
     Forumactif a post edited after its dice (:mod:`forumbot.duels.dice_edits`) is ruled on
     the version of the roll, a ``late_edit``."""
     storage = ctx.storage
-    versions = list(
-        storage.db["post_versions"].rows_where(
-            "board_id = ? and post_id = ?", [ctx.board_id, row.post_id], order_by="version"
-        )
-    )
+    versions = storage.post_rows.versions(ctx.board_id, row.post_id)
     if not versions:  # stored before post versions existed: the current text
         return dict(row.action), row.text, False, 0
     nxt = next_post_at(ctx.records_of(duel), row.post_id)
@@ -289,11 +285,7 @@ def apply_published_fatigue(
         storage.update_duel(duel.id, **fields)
     if not outcome["finished"]:
         return True
-    storage.db.execute(
-        "update deadlines set status = 'superseded', note = 'duel finished' "
-        "where duel_id = ? and status = 'pending'",
-        [duel.id],
-    )
+    storage.duel_tasks.supersede_finished(duel.id)
     return False
 
 

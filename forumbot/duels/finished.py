@@ -30,9 +30,7 @@ def notify_finished(
     """
     callbacks = list(callbacks)
     done = []
-    for duel in storage.db["duels"].rows_where(
-        "board_id = ? and status = 'finished' and finish_notified_at is null", [board_id]
-    ):
+    for duel in storage.duel_rows.finished_unnotified(board_id):
         if not storage.stamp_once("duels", "finish_notified_at", int(duel["id"]), now):
             continue
         outcome = finished_outcome(duel)

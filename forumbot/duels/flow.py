@@ -167,7 +167,7 @@ class DiceSource:
         """Derive and record a post's dice (recorded once; the same inputs give the same roll)."""
         key = self.duel_key(duel)
         values = derive_roll(duel.secret, key, turn, post_id, name, count)
-        self.storage.db["dice_rolls"].insert(
+        self.storage.duel_rows.insert_roll_once(
             {
                 "duel_id": duel.id,
                 "turn": turn,
@@ -177,8 +177,7 @@ class DiceSource:
                 "source": "bot",
                 "derivation": f"hmac-sha256 v1 {key}|{turn}|{post_id}|{name}",
                 "rolled_at": iso(self.now()),
-            },
-            ignore=True,
+            }
         )
         return values
 
@@ -186,7 +185,7 @@ class DiceSource:
         self, duel: Duel, turn: int, post_id: int, name: str, values: tuple[int, ...]
     ) -> tuple[int, ...]:
         """Record dice the forum rolled for a post (source ``forum``)."""
-        self.storage.db["dice_rolls"].insert(
+        self.storage.duel_rows.replace_roll(
             {
                 "duel_id": duel.id,
                 "turn": turn,
@@ -196,8 +195,7 @@ class DiceSource:
                 "source": "forum",
                 "derivation": "rolled by the forum (Game Master post)",
                 "rolled_at": iso(self.now()),
-            },
-            replace=True,
+            }
         )
         return values
 
@@ -289,7 +287,7 @@ class DraftWriter:
                 marker=marker_text(key), text=draft.text, context_json=ctx_json,
                 status="draft", publish_after=publish_after, at=iso(now),
             )  # fmt: skip
-            decl_id = int(self.storage.db["declarations"].insert(inserted).last_pk)
+            decl_id = self.storage.duel_rows.insert_declaration(inserted)
             return decl_id, {**inserted, "id": decl_id, "last_error": None}
         if existing["status"] == DeclStatus.REDRAFT:
             return self._redraft(existing, draft, ctx_json, publish_after)
@@ -462,7 +460,7 @@ def duellist_of(storage: Storage, duel_id: int, row: StoredPost | dict[str, Any]
         if author_id is None:
             return str(d["name"])
         if d["user_id"] is None:
-            storage.db["duellists"].update(d["id"], {"user_id": author_id})
+            storage.duel_rows.set_duellist_user(d["id"], author_id)
             return str(d["name"])
         if d["user_id"] == author_id:
             return str(d["name"])

@@ -123,7 +123,7 @@ class TopicFollow:
             f"{known} vers le forum {shown}. Le bot le suit et continue d'arbitrer le duel : "
             "rien à faire, sinon vérifier que ce déplacement est voulu."
         )
-        with self.storage.db.atomic():
+        with self.storage.atomic():
             self.storage.update_duel(duel.id, **fields)
             self.storage.audit(
                 "forumbot", "duel.topic_moved", f"duel:{duel.id}", {"forum_id": known},
@@ -151,13 +151,9 @@ class TopicFollow:
             f"{duel.topic_id} », ou annulez le duel (« forumbot duels cancel "
             f"{duel.topic_id} »)."
         )
-        with self.storage.db.atomic():
+        with self.storage.atomic():
             self.storage.update_duel(duel.id, held_at=iso(now), held_reason=reason)
-            self.storage.db.execute(
-                "update declarations set status = 'held', last_error = ?, updated_at = ? "
-                "where duel_id = ? and status in ('draft', 'approved')",
-                [f"topic gone: {reason}", iso(now), duel.id],
-            )
+            self.storage.duel_rows.hold_drafts(duel.id, f"topic gone: {reason}", iso(now))
             self.storage.audit(
                 "forumbot", "duel.held", f"duel:{duel.id}", {"held_at": None},
                 {"held_at": iso(now), "reason": reason}, now,
@@ -170,13 +166,9 @@ class TopicFollow:
     ) -> None:
         """Open a referee task (the notify pass tells the duel's referees); its key counts
         the duel's tasks of that kind, so a second hold at the same second is a new task."""
-        (count,) = self.storage.db.execute(
-            "select count(*) from referee_tasks where duel_id = ? and kind = ?", [duel.id, kind]
-        ).fetchone()
+        count = self.storage.duel_tasks.kind_count(duel.id, kind)
         key = f"{key}-{int(count) + 1}"
-        self.storage.db.execute(
-            "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, subject, "
-            "text, status, created_at) values (?, ?, ?, ?, ?, ?, 'open', ?)",
+        self.storage.duel_tasks.add_hold_task(
             [self.board_id, duel.id, kind, f"b{self.board_id}t{duel.topic_id}-{key}", subject,
              text, iso(now)],
         )  # fmt: skip
@@ -210,13 +202,9 @@ def resume_duel(storage: Storage, duel_id: int, actor: str, now: datetime) -> Re
         raise FollowError(f"duel {duel_id} is {duel.status}: nothing to resume")
     if duel.held_at is None:
         raise FollowError(f"duel {duel_id} is not held (topic {duel.topic_id} is followed)")
-    pending = list(
-        storage.db["deadlines"].rows_where(
-            "duel_id = ? and status = 'pending'", [duel_id], order_by="id"
-        )
-    )
+    pending = storage.duel_tasks.pending_of(duel_id)
     restarted: list[int] = []
-    with storage.db.atomic():
+    with storage.atomic():
         if pending:  # only duels with deadlines (fatigue, 2v2) have a timeout policy
             ruleset = load_ruleset(str(duel.ruleset))
             kind = flow_for(storage, duel, ruleset).timeout_kind or "1v1"
@@ -224,26 +212,15 @@ def resume_duel(storage: Storage, duel_id: int, actor: str, now: datetime) -> Re
         for row in pending:
             due = next_deadline(row["phase"], now, kind, policy=policy)  # type: ignore[arg-type]
             remind = owl_reminder_at(due, policy=policy)
-            storage.db["deadlines"].update(
+            storage.duel_tasks.update_deadline(
                 row["id"],
                 {"started_at": iso(now), "due_at": iso(due),
                  "remind_at": iso(remind) if remind is not None else None},
             )  # fmt: skip
             restarted.append(int(row["id"]))
-        drafts = [
-            int(r[0])
-            for r in storage.db.execute(
-                "select id from declarations where duel_id = ? and status = 'held' "
-                "and last_error like 'topic gone:%'",
-                [duel_id],
-            ).fetchall()
-        ]
+        drafts = storage.duel_rows.held_for_gone_topic(duel_id)
         for decl_id in drafts:
-            storage.db.execute(
-                "update declarations set status = 'draft', last_error = null, updated_at = ? "
-                "where id = ?",
-                [iso(now), decl_id],
-            )
+            storage.duel_rows.unhold(decl_id, iso(now))
         tasks = close_hold_tasks(storage, duel_id, actor, now, "resumed")
         storage.update_duel(duel_id, held_at=None, held_reason=None)
         storage.audit(

@@ -18,20 +18,9 @@ def close_hold_tasks(
 ) -> list[int]:
     """Close the duel's open ``topic_gone`` / ``topic_followed`` tasks (``done``, by
     ``actor``); returns their ids."""
-    ids = [
-        int(r[0])
-        for r in storage.db.execute(
-            "select id from referee_tasks where duel_id = ? and status = 'open' and kind in "
-            f"({', '.join('?' for _ in HOLD_TASKS)})",
-            [duel_id, *HOLD_TASKS],
-        ).fetchall()
-    ]
+    ids = storage.duel_tasks.open_of_kinds(duel_id, HOLD_TASKS)
     for task_id in ids:
-        storage.db.execute(
-            "update referee_tasks set status = 'done', done_at = ?, done_by = ?, note = ? "
-            "where id = ?",
-            [iso(now), actor, note, task_id],
-        )
+        storage.duel_tasks.mark_done(task_id, iso(now), actor, note)
     return ids
 
 

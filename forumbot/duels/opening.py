@@ -54,6 +54,15 @@ class OpeningFlow(DuelFlow, Protocol):
 
 
 
+def _desk_topic(storage: Any, board_id: int, topic_id: int) -> bool:
+    """True when the sign-up desk opened ``topic_id`` for a 1v1 pairing (its first post,
+    ``signup_duel_topic.bbcode.j2``, already holds the dice fingerprint)."""
+    rows = storage.db["queue"].rows_where(
+        "board_id = ? and topic_id = ?", [board_id, topic_id], limit=1
+    )
+    return any(True for _ in rows)
+
+
 def club_variants(rs: Ruleset) -> dict[str, Any]:
     """What the opening shows of the club's departures from the seed (issue 26): its named
     house rules (``house_rules``: name, description) and the spells the spellbook limits
@@ -111,12 +120,12 @@ def adopt(
         "created_at": iso(now),
     }
     if reuse is not None:
-        storage.db["duels"].update(reuse, row)
+        storage.update_duel(reuse, **row)
         duel_id = reuse
     else:
-        duel_id = int(storage.db["duels"].insert(row).last_pk)
+        duel_id = storage.duel_rows.insert_duel(row)
     for i, (name, year) in enumerate(pairs):
-        storage.db["duellists"].insert(
+        storage.duel_rows.insert_duellist(
             {
                 "duel_id": duel_id,
                 "name": name,
@@ -136,6 +145,8 @@ def adopt(
         # accepted at sign-up, or only proposed (issue 25, reader W1)
         **opening_stakes(storage, ctx.board_id, stakes, topic_id),
         "commitment": None if forum_rolls else commitment(secret),
+        # the sign-up desk's topic post published it first: said once (reader2 C7)
+        "commitment_in_topic": not forum_rolls and _desk_topic(storage, ctx.board_id, topic_id),
         "dice_source": ctx.settings.dice_source,
         "early": [],
         "referee_name": ctx.settings.referee_name,

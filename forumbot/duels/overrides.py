@@ -48,7 +48,7 @@ def _editable(storage: Storage, decl_id: int, expected_version: int | None) -> d
 
 def _bump(storage: Storage, decl: dict[str, Any], changes: dict[str, Any], now: datetime) -> None:
     changes = {**changes, "version": decl["version"] + 1, "updated_at": iso(now)}
-    storage.db["declarations"].update(decl["id"], changes)
+    storage.duel_rows.update_declaration(decl["id"], changes)
 
 
 class TextContradicts(OverrideError):
@@ -110,7 +110,7 @@ def edit_text(
     differences = contradictions(computed, text, names) if computed is not None else []
     if differences and not force:
         raise TextContradicts(decl_id, differences)
-    with storage.db.atomic():
+    with storage.atomic():
         _bump(storage, decl, {"text": text, "text_edited": 1}, now)
         storage.audit(actor, "draft.edit_text", f"declaration:{decl_id}", decl["text"], text, now)
         if differences:
@@ -262,7 +262,7 @@ def set_numbers(
         **text_changes,
     }
     keys = list(values)
-    with storage.db.atomic():
+    with storage.atomic():
         _bump(storage, decl, changes, now)
         _sync_violations(storage, decl, stored["outcome"], now)
         storage.audit(
@@ -405,7 +405,7 @@ def set_violation(
         "context_json": json.dumps(stored, ensure_ascii=False),
         **text_changes,
     }
-    with storage.db.atomic():
+    with storage.atomic():
         _bump(storage, decl, changes, now)
         _sync_violations(storage, decl, stored["outcome"], now)
         storage.audit(
@@ -461,7 +461,7 @@ def _waive_opening(
         and all(e.get("waived") for e in context.get("early") or [])
     ):
         changes.update(status="draft", last_error=None)
-    with storage.db.atomic():
+    with storage.atomic():
         _bump(storage, decl, changes, now)
         storage.audit(
             actor, "draft.waive" if waive else "draft.unwaive", f"declaration:{decl['id']}",
@@ -472,7 +472,7 @@ def _waive_opening(
 
 def _flow_context(storage: Storage, duel: Duel, language: str, now: datetime) -> FlowContext:
     """A flow context for a staff command (no forum client: nothing is read or posted)."""
-    board = storage.db["boards"].get(duel.board_id)
+    board = storage.duel_rows.board(duel.board_id)
     settings = FlowSettings(
         board_id=duel.board_id, platform=str(board["platform"]), language=language
     )
@@ -501,7 +501,7 @@ def set_status(
     if status not in EDITABLE:
         raise OverrideError(f"unknown draft status {status!r}")
     decl = _editable(storage, decl_id, expected_version)
-    with storage.db.atomic():
+    with storage.atomic():
         _bump(storage, decl, {"status": status}, now)
         storage.audit(
             actor, f"draft.{status}", f"declaration:{decl_id}", decl["status"], status, now

@@ -65,14 +65,12 @@ def mark_redraft(
         "version": decl["version"] + 1,
         "updated_at": iso(now),
     }
-    storage.db["declarations"].update(decl["id"], changes)
+    storage.duel_rows.update_declaration(decl["id"], changes)
     if str(decl["idempotency_key"]).endswith("-relaunch"):
         # a fired deadline wrote it (deadlines.resolve_undefended), not the posts: the poll
         # would never draft it again (the season soak found such a duel frozen); the
         # deadline is armed again, its next sweep drafts it under the same key
-        storage.db.execute(
-            "update deadlines set status = 'pending', fired_at = null where id = (select "
-            "max(id) from deadlines where duel_id = ? and status = 'fired')", [decl["duel_id"]])
+        storage.duel_tasks.rearm_last_fired(decl["duel_id"])
     return changes
 
 
@@ -100,14 +98,9 @@ def open_dropped_task(
 
 def close_dropped_tasks(storage: Storage, decl_id: int, actor: str, now: datetime) -> int:
     """Close the open ``turn_dropped`` tasks of declaration ``decl_id``; returns how many."""
-    rows = list(
-        storage.db["referee_tasks"].rows_where(
-            "kind = ? and status = 'open' and source_key like ?",
-            [TASK_KIND, f"%-dropped-d{decl_id}v%"],
-        )
-    )
+    rows = storage.duel_tasks.open_with_key_like(TASK_KIND, f"%-dropped-d{decl_id}v%")
     for row in rows:
-        storage.db["referee_tasks"].update(
+        storage.duel_tasks.update_task(
             row["id"],
             {"status": "done", "done_at": iso(now), "done_by": actor,
              "note": "drafted again (forumbot drafts redraft)"},
@@ -159,11 +152,7 @@ def request_redraft(
     if duel["status"] != "running":
         raise RedraftError(f"duel {duel['id']} is {duel['status']}: nothing to draft")
     if status == DeclStatus.CANCELLED:
-        later = storage.db.execute(
-            "select count(*) from declarations where duel_id = ? and status = 'published' "
-            "and id > ?",
-            [duel["id"], decl_id],
-        ).fetchone()[0]
+        later = storage.duel_rows.published_after(duel["id"], decl_id)
         if later:
             raise RedraftError(
                 f"duel {duel['id']} went on since declaration {decl_id} was dropped: its turn "
@@ -171,7 +160,7 @@ def request_redraft(
                 "correct`)"
             )
     note = f"redraft asked by {actor}" + (f": {reason}" if reason else "")
-    with storage.db.atomic():
+    with storage.atomic():
         changes = mark_redraft(storage, decl, note, now)
         closed = close_dropped_tasks(storage, decl_id, actor, now)
         storage.audit(

@@ -39,7 +39,6 @@ from __future__ import annotations
 import json
 import logging
 import random
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from datetime import datetime
@@ -57,7 +56,7 @@ from forumbot.duels.topic_watch import TopicWatch
 from forumbot.errors import ForumError, LoginFailed, TopicMoved
 from forumbot.forums.base import ForumClient
 from forumbot.rulesets import load_ruleset
-from forumbot.storage import Storage, content_hash, iso
+from forumbot.storage import Storage, StorageOperationalError, content_hash, iso
 from forumbot.storage.records import EDITABLE, Duel, DuelRecords, StoredPost
 from parsers.action import SpellMatcher, parse_action
 from parsers.duel_setup import find_duellists, find_stakes
@@ -212,7 +211,7 @@ class Referee:
                 counts = self._poll_topic(ctx, forum_id, summary)
             except LoginFailed:  # credentials refused (or a CAPTCHA): stop the bot
                 raise
-            except sqlite3.OperationalError:
+            except StorageOperationalError:
                 raise  # the database (e.g. locked), not this topic: the caller logs it once
             except ForumError as exc:  # the board failed on this topic: one line, next cycle
                 report_failure(summary.topic_id, exc)
@@ -236,8 +235,8 @@ class Referee:
 
     def _drafted(self) -> None:
         """Run the ``on_drafted`` callbacks (a failing one is logged, the poll goes on)."""
-        if self.storage.db.conn.in_transaction:
-            self.storage.db.conn.commit()  # the publisher reads on its own connection
+        if self.storage.in_transaction:
+            self.storage.commit()  # the publisher reads on its own connection
         for callback in self.on_drafted:
             try:
                 callback()
@@ -343,7 +342,7 @@ class Referee:
             if existing:
                 self.storage.update_duel(existing["id"], **row)
             else:
-                self.storage.db["duels"].insert(
+                self.storage.duel_rows.insert_duel(
                     {
                         "board_id": self.board_id,
                         "forum_id": forum_id,
@@ -365,7 +364,7 @@ class Referee:
             )
             return None
         if existing:
-            self.storage.db["duels"].delete(existing["id"])
+            self.storage.duel_rows.delete_duel(existing["id"])
         stakes = find_stakes(posts[0].text) if posts else None
         duel_id = self.adopt(forum_id, topic_id, title, duellists, stakes=stakes)
         return self.storage.duel(duel_id)
@@ -408,7 +407,7 @@ class Referee:
         if known is not None and known["status"] != "ignored":
             raise ValueError(f"topic {topic_id} already holds a duel")
         if known is not None:  # seen and ignored by a poll: the referee says it is a duel
-            self.storage.db["duels"].delete(known["id"])
+            self.storage.duel_rows.delete_duel(known["id"])
         ruleset_name = ruleset or self.ruleset_name
         rs = load_ruleset(ruleset_name)
         ctx = self.context().for_duel(rs)
@@ -525,7 +524,7 @@ class Referee:
                 self._record_version(post.post_id, digest, post.text, action_json, now)
             if stored is None:
                 row.update(first_seen_at=now, hash_changes=0)
-                self.storage.db["posts_seen"].insert(row)
+                self.storage.post_rows.insert_post(row)
                 written.append(StoredPost.from_row(row))
                 new += 1
             else:  # its text or its dice changed
@@ -543,12 +542,9 @@ class Referee:
         self, post_id: int, digest: str, text: str, action_json: str, seen_at: str
     ) -> None:
         """Store a new version of a post (its text and action) with the time first seen."""
-        row = self.storage.db.execute(
-            "select max(version) from post_versions where board_id = ? and post_id = ?",
-            [self.board_id, post_id],
-        ).fetchone()
-        version = 0 if row is None or row[0] is None else int(row[0]) + 1
-        self.storage.db["post_versions"].insert(
+        latest = self.storage.post_rows.latest_version(self.board_id, post_id)
+        version = 0 if latest is None else latest + 1
+        self.storage.post_rows.insert_version(
             {
                 "board_id": self.board_id,
                 "post_id": post_id,

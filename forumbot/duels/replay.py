@@ -241,12 +241,10 @@ def _run_deadlines_until(
     ref: Referee, client: ReplayClient, clock: _Clock, until: datetime
 ) -> None:
     for _ in range(10):
-        row = ref.storage.db.execute(
-            "select min(due_at) from deadlines where status = 'pending'"
-        ).fetchone()
-        if not row or not row[0]:
+        next_due = ref.storage.duel_tasks.next_due()
+        if not next_due:
             return
-        due = datetime.fromisoformat(row[0])
+        due = datetime.fromisoformat(next_due)
         if due > until:
             return
         clock.t = max(clock.t, due + timedelta(seconds=1))

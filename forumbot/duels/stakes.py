@@ -52,9 +52,7 @@ def stakes_written(
         if post_id in seen:
             continue
         seen.add(post_id)
-        for r in storage.db[table].rows_where(
-            "board_id = ? and post_id = ? and stakes is not null", [board_id, post_id]
-        ):
+        for r in storage.duel_rows.signup_stakes(table, board_id, post_id):
             out.append((character if table == "requests" else r["character"], r["stakes"]))
     return out
 
@@ -80,12 +78,7 @@ def _by_topic(
 ) -> tuple[str, dict[str, Any]] | None:
     """The sign-up desk's pairing that opened ``topic_id``: the opening is drafted before the
     desk records the duel's id on it."""
-    for table in ("queue", "duo_matches"):
-        rows = list(storage.db[table].rows_where(
-            "board_id = ? and topic_id = ?", [board_id, topic_id], limit=1))  # fmt: skip
-        if rows:
-            return table, rows[0]
-    return None
+    return storage.duel_rows.pairing_of_topic(board_id, topic_id)
 
 
 def stakes_terms(

@@ -76,11 +76,7 @@ def turn_boundaries(
     """The duel's states at each turn boundary, oldest first: the state before its first
     closed turn, then the state after each published declaration that closed a turn
     (``current``, the declaration being published, counts as published)."""
-    rows = storage.db["declarations"].rows_where(
-        "duel_id = ? and kind = 'turn' and (status = 'published' or id = ?)",
-        [duel_id, Declaration.of(current).id],
-        order_by="id",
-    )
+    rows = storage.duel_rows.closing_turns(duel_id, Declaration.of(current).id)
     closing = [d for d in map(Declaration.from_row, rows) if closes_turn(d)]
     if not closing:
         return []
@@ -95,10 +91,7 @@ def open_task(
 ) -> bool:  # fmt: skip
     """Open the referee task for ``proposal`` unless the duel has an open one or this block
     of quiet turns had one. Returns True when a row was inserted."""
-    open_rows = storage.db.execute(
-        "select count(*) from referee_tasks where duel_id = ? and kind = ? and status = 'open'",
-        [duel.id, TASK_KIND],
-    ).fetchone()[0]
+    open_rows = storage.duel_tasks.open_count(duel.id, TASK_KIND)
     if open_rows:
         return False
     key = (
@@ -115,12 +108,12 @@ def open_task(
         },
         language,
     )
-    before = storage.db.execute("select total_changes()").fetchone()[0]
+    before = storage.duel_tasks.total_changes()
     add_task(
         storage, duel.board_id, duel.id, TASK_KIND, key, "", None,
         f"Aucun PV perdu depuis {proposal.turns} tours", text, now,
     )  # fmt: skip
-    inserted = bool(storage.db.execute("select total_changes()").fetchone()[0] > before)
+    inserted = bool(storage.duel_tasks.total_changes() > before)
     if inserted:
         log.info(
             "duel %s: no PV lost in %d turns (since turn %d): referee task opened",
@@ -182,12 +175,12 @@ def check_exhausted(
         {"turn": proposal.last_turn, "points": sorted(proposal.points.items())},
         language,
     )
-    before = storage.db.execute("select total_changes()").fetchone()[0]
+    before = storage.duel_tasks.total_changes()
     add_task(
         storage, duel.board_id, duel.id, TASK_KIND, f"b{duel.board_id}-duel{duel.id}-exhausted",
         "", None, "Plus aucun sort d'attaque possible", text, now,
     )  # fmt: skip
-    inserted = bool(storage.db.execute("select total_changes()").fetchone()[0] > before)
+    inserted = bool(storage.duel_tasks.total_changes() > before)
     if inserted:
         log.info("duel %s: no damaging spell left to anyone: referee task opened", duel.id)
     return inserted

@@ -93,10 +93,7 @@ class TopicWatch:
         """The forum's duels still refereed (``open`` / ``running``)."""
         return [
             Duel.from_row(row)
-            for row in self.storage.db["duels"].rows_where(
-                "board_id = ? and forum_id = ? and status in ('open', 'running')",
-                [self.board_id, forum_id],
-            )
+            for row in self.storage.duel_rows.active_in_forum(self.board_id, forum_id)
         ]
 
     def unaccounted(
@@ -232,14 +229,7 @@ class TopicWatch:
     # -- moved topics ---------------------------------------------------------------------
     def held_moved(self, duel: Duel) -> bool:
         """True while the duel has an open ``topic_moved`` referee task (never read it)."""
-        return (
-            self.storage.db.execute(
-                "select 1 from referee_tasks where duel_id = ? and kind = 'topic_moved' "
-                "and status = 'open'",
-                [duel.id],
-            ).fetchone()
-            is not None
-        )
+        return self.storage.duel_tasks.moved_task_open(duel.id)
 
     def hold_moved(self, duel: Duel, exc: TopicMoved) -> None:
         """The board answers the duel's topic as another one (merged or moved): hold the
@@ -259,18 +249,13 @@ class TopicWatch:
             f"Le sujet {duel.topic_id} du duel renvoie au sujet {other} (fusionné ou déplacé). "
             "Le duel est suspendu : l'arbitre décide de la suite."
         )
-        with self.storage.db.atomic():
-            self.storage.db.execute(
-                "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
-                "subject, text, status, created_at, note) "
-                "values (?, ?, 'topic_moved', ?, ?, ?, 'open', ?, ?)",
+        with self.storage.atomic():
+            self.storage.duel_tasks.add_moved_task(
                 [self.board_id, duel.id, f"b{self.board_id}t{duel.topic_id}-moved-{other}",
                  f"Sujet {duel.topic_id} -> {other}", text, now, str(exc)],
             )  # fmt: skip
-            self.storage.db.execute(
-                "update declarations set status = 'held', last_error = ?, updated_at = ? "
-                "where duel_id = ? and status in ('draft', 'approved')",
-                [f"topic moved: {duel.topic_id} -> {other}", now, duel.id],
+            self.storage.duel_rows.hold_drafts(
+                duel.id, f"topic moved: {duel.topic_id} -> {other}", now
             )
 
 

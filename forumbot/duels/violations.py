@@ -135,9 +135,7 @@ def upsert_violations(
     """
     wanted = found if isinstance(found, dict) else {violation_key(v): v for v in found}
     rows: dict[ViolationKey, list[dict[str, Any]]] = {}
-    for row in storage.db["violations"].rows_where(
-        f"duel_id = ? and ({scope})", [duel_id, *scope_args], order_by="id"
-    ):
+    for row in storage.duel_rows.violations_in_scope(duel_id, scope, scope_args):
         rows.setdefault(violation_key(row), []).append(row)
     stamp = iso(now)
     stale: list[int] = []
@@ -159,8 +157,8 @@ def upsert_violations(
             "status": v["status"],
         }
         if any(keep[k] != value for k, value in fields.items()):
-            storage.db["violations"].update(keep["id"], {**fields, "updated_at": stamp})
+            storage.duel_rows.update_violation(keep["id"], {**fields, "updated_at": stamp})
     for existing in rows.values():
         stale.extend(r["id"] for r in existing if r["status"] in UNDECIDED)
     for row_id in stale:
-        storage.db["violations"].delete(row_id)
+        storage.duel_rows.delete_violation(row_id)

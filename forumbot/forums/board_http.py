@@ -35,10 +35,13 @@ from forumbot.errors import BoardPaused, DeadlineExceeded, ResponseTooLarge
 from forumbot.forums.clock_watch import ClockWatch
 from forumbot.forums.http_edges import HttpLimits, exchange, parse_retry_after
 from forumbot.forums.tls import verify_for
+from parsers.page_language import page_language
 
 log = logging.getLogger("forumbot.forums")
 
 PAUSE_SCOPES = ("all", "publish")
+LANGUAGE_READS = 3
+"""Board pages read for their ``<html lang>`` before the client stops looking."""
 
 
 class BoardHttp:
@@ -48,6 +51,8 @@ class BoardHttp:
         limits: the :class:`HttpLimits` of every request.
         max_inline_wait_s: longest ``Retry-After`` waited in place, seconds.
         cookie_file: where the cookie jar is kept (None: not kept).
+        page_language: the language the board's pages say (``"fr"``), None until a page
+            says one (:meth:`_read_language`).
     """
 
     _clock: Callable[[], float]
@@ -70,6 +75,8 @@ class BoardHttp:
         self.cookie_file = Path(cookie_file) if cookie_file is not None else None
         self._pause_until: dict[str, float] = {}
         self._session_lock = threading.RLock()
+        self.page_language: str | None = None
+        self._language_reads = 0
         self._http = httpx.Client(
             transport=transport,
             verify=verify_for(transport),
@@ -111,7 +118,21 @@ class BoardHttp:
         watch: ClockWatch | None = getattr(self, "clock_watch", None)
         if watch is not None:  # the clock watched on every answer (issue 24 F7)
             watch.observe(response.headers.get("date"))
+        if method == "GET":
+            self._read_language(response)
         return response
+
+    def _read_language(self, response: httpx.Response) -> None:
+        """``page_language``: the language the board's pages say (``<html lang>``,
+        :func:`parsers.page_language.page_language`), read from the first HTML pages
+        answered 200 until one says it; at most :data:`LANGUAGE_READS` pages are tried (a
+        board whose theme writes none costs nothing more)."""
+        if self.page_language is not None or self._language_reads >= LANGUAGE_READS:
+            return
+        if response.status_code != 200 or "html" not in response.headers.get("content-type", ""):
+            return
+        self._language_reads += 1
+        self.page_language = page_language(response.text)
 
     def _post_form(self, url: str, content: bytes) -> httpx.Response:
         """One urlencoded POST, redirects not followed. An answer cut by the deadline or the

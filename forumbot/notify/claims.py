@@ -42,10 +42,10 @@ class ClaimError(Exception):
 
 
 def _row(storage: Storage, decl_id: int) -> dict[str, Any]:
-    rows = list(storage.db["declarations"].rows_where("id = ?", [decl_id]))
-    if not rows:
+    row = storage.notices.row("declarations", decl_id)
+    if row is None:
         raise ClaimError("unknown", f"no declaration {decl_id}")
-    return rows[0]
+    return row
 
 
 def active_claim(decl: dict[str, Any], now: datetime) -> str | None:
@@ -58,13 +58,8 @@ def active_claim(decl: dict[str, Any], now: datetime) -> str | None:
 
 def first_take(storage: Storage, decl_id: int) -> datetime | None:
     """When the draft was first taken (its oldest ``draft.take`` audit line), or None."""
-    rows = list(
-        storage.db.execute(
-            "select min(at) from audit_log where action = 'draft.take' and target = ?",
-            [f"declaration:{decl_id}"],
-        ).fetchall()
-    )
-    return datetime.fromisoformat(rows[0][0]) if rows and rows[0][0] else None
+    at = storage.notices.first_take_at(f"declaration:{decl_id}")
+    return datetime.fromisoformat(at) if at else None
 
 
 def end_claims(
@@ -72,19 +67,10 @@ def end_claims(
 ) -> int:
     """End every claim ``username`` holds (on ``duel_id`` only, when given): the referee lost
     the duel or the account. Each is audit-logged (``draft.release``); returns how many."""
-    where = "claimed_by = ? collate nocase and status in ('draft', 'approved', 'held')"
-    args: list[Any] = [username]
-    if duel_id is not None:
-        where += " and duel_id = ?"
-        args.append(duel_id)
-    ids = [r["id"] for r in storage.db["declarations"].rows_where(where, args)]
-    with storage.db.atomic():
+    ids = storage.notices.claimed_ids(username, duel_id)
+    with storage.atomic():
         for decl_id in ids:
-            storage.db.execute(
-                "update declarations set claimed_by = null, claimed_at = null, "
-                "claim_until = null, version = version + 1, updated_at = ? where id = ?",
-                [iso(now), decl_id],
-            )
+            storage.notices.end_claim(decl_id, iso(now))
             storage.audit(
                 actor,
                 "draft.release",
@@ -119,13 +105,8 @@ def take(
             f"declaration {decl_id} was held {cfg.claim_total_s} s in all since its first take",
         )
     until = min(now + timedelta(seconds=cfg.claim_limit_s), end)
-    with storage.db.atomic():
-        changed = storage.db.execute(
-            "update declarations set claimed_by = ?, claimed_at = ?, claim_until = ?, "
-            "version = version + 1, updated_at = ? where id = ? and version = ? "
-            "and status in ('draft', 'approved', 'held')",
-            [username, iso(now), iso(until), iso(now), decl_id, decl["version"]],
-        ).rowcount
+    with storage.atomic():
+        changed = storage.notices.claim(decl_id, decl["version"], username, iso(now), iso(until))
         if changed != 1:
             raise ClaimError("closed", f"declaration {decl_id} changed meanwhile")
         storage.audit(
@@ -172,12 +153,8 @@ def release(
         raise ClaimError("closed", f"declaration {decl_id} is not taken")
     if str(holder).casefold() != username.casefold() and not is_admin:
         raise ClaimError("not_yours", f"declaration {decl_id} is taken by {holder}")
-    with storage.db.atomic():
-        storage.db.execute(
-            "update declarations set claimed_by = null, claimed_at = null, claim_until = null, "
-            "version = version + 1, updated_at = ? where id = ?",
-            [iso(now), decl_id],
-        )
+    with storage.atomic():
+        storage.notices.end_claim(decl_id, iso(now))
         storage.audit(
             username,
             "draft.release",

@@ -5,7 +5,7 @@ declaration without a duel) or a notice that cannot be written (its subject unre
 template failing) is skipped; :func:`report_once` says so **once**, however many passes meet
 it again: one error line in the log, one audit row (``notice.broken``, target
 ``notice-item:<key>``), and, when the item is something a person must act on that nobody
-would otherwise see (a draft, a violation: ``needs_task``), one referee task (kind
+would otherwise see (a draft, a violation: ``needs_task``), one ``referee_tasks`` row (kind
 ``notice_failed``, for the duel's referees or the admins when its duel is unknown). The
 memory is the ``notify_state`` row ``broken:<key>`` (the scanner's own key-value table), so a
 restart does not repeat it.
@@ -47,30 +47,25 @@ def report_once(
     """
     name = f"broken:{key}"
     text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
-    if list(storage.db["notify_state"].rows_where("name = ?", [name])):
+    if storage.notices.state(name) is not None:
         return False
     duel = _int_or_none(duel_id)
-    with storage.db.atomic():
-        storage.db.table("notify_state").insert({"name": name, "value": text[:500]}, pk="name")
+    with storage.atomic():
+        storage.notices.insert_state(name, text[:500])
         storage.audit(
             "forumbot", "notice.broken", f"notice-item:{key}", None, {"error": text[:500]}, now
         )
         if needs_task:
-            storage.db.execute(
-                "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
-                "subject, text, status, created_at, note) "
-                "values (null, ?, ?, ?, ?, ?, 'open', ?, ?)",
-                [
-                    duel,
-                    TASK_KIND,
-                    f"notice-broken-{key}",
-                    f"Notification impossible : {key}",
-                    "Le bot n'a pas pu préparer la notification de cet élément : "
-                    "regardez-le sur la page de relecture.",
-                    iso(now),
-                    "Erreur technique : le détail est dans le journal du bot "
-                    "(« cannot be notified ») et l'historique (notice.broken).",
-                ],
+            storage.notices.open_task_once(
+                duel,
+                TASK_KIND,
+                f"notice-broken-{key}",
+                f"Notification impossible : {key}",
+                "Le bot n'a pas pu préparer la notification de cet élément : "
+                "regardez-le sur la page de relecture.",
+                iso(now),
+                "Erreur technique : le détail est dans le journal du bot "
+                "(« cannot be notified ») et l'historique (notice.broken).",
             )
     log.error("notify: %s cannot be notified (%s); skipped, the others go on", key, text)
     return True

@@ -82,8 +82,7 @@ def local_text(ts: str | datetime, cfg: NotifyConfig) -> str:
 def _one(storage: Storage, table: str, row_id: object) -> dict[str, Any] | None:
     if row_id is None:
         return None
-    rows = list(storage.db[table].rows_where("id = ?", [int(str(row_id))]))
-    return rows[0] if rows else None
+    return storage.notices.row(table, int(str(row_id)))
 
 
 def _duel_title(duel: dict[str, Any]) -> str:
@@ -122,12 +121,7 @@ def publish_when(decl: dict[str, Any], now: datetime, cfg: NotifyConfig) -> str:
 
 def last_decision(storage: Storage, decl_id: int) -> tuple[str, str] | None:
     """``(actor, action)`` of the draft's last ``draft.*`` audit line (None: none yet)."""
-    row = storage.db.execute(
-        "select actor, action from audit_log where target = ? and action like 'draft.%' "
-        "order by id desc limit 1",
-        [f"declaration:{decl_id}"],
-    ).fetchone()
-    return (str(row[0]), str(row[1])) if row else None
+    return storage.notices.last_decision(f"declaration:{decl_id}")
 
 
 def held_by(storage: Storage, decl: dict[str, Any]) -> str | None:
@@ -140,12 +134,7 @@ def held_by(storage: Storage, decl: dict[str, Any]) -> str | None:
 
 
 def _approved_by(storage: Storage, decl_id: int) -> str | None:
-    row = storage.db.execute(
-        "select actor from audit_log where target = ? and action = 'draft.approved' "
-        "and actor != ? order by id desc limit 1",
-        [f"declaration:{decl_id}", BOT],
-    ).fetchone()
-    return str(row[0]) if row else None
+    return storage.notices.approved_by(f"declaration:{decl_id}", BOT)
 
 
 def _declaration(
@@ -210,11 +199,8 @@ def _task(
         title, duel_id = _duel_title(duel), int(duel["id"])
     elif task["kind"] == "signup_unsure":
         title, duel_id = f"Inscription de {task['duellist'] or '?'}", 0
-        topic = storage.db.execute(
-            "select topic_id from registration_posts where board_id = ? and post_id = ?",
-            [task["board_id"], task["post_id"]],
-        ).fetchone() if "registration_posts" in storage.db.table_names() else None  # fmt: skip
-        link = post_link(storage, task["board_id"], task["post_id"], topic[0] if topic else None)
+        topic = storage.notices.signup_topic(task["board_id"], task["post_id"])
+        link = post_link(storage, task["board_id"], task["post_id"], topic)
         subject = str(task["note"] or "")  # the doubts, already French (club.signup_checks)
     elif task["duel_id"] is not None:
         title, duel_id = f"duel n°{task['duel_id']} (introuvable)", 0
@@ -239,12 +225,8 @@ def explain(
     if target_kind == "declaration":
         return _declaration(storage, notice, facts, duel, int(target_id), cfg, now)
     if target_kind == "violation":
-        undecided = list(
-            storage.db["violations"].rows_where(
-                "duel_id = ? and turn = ? and duellist = ? and rule = ? "
-                "and status in ('proposed', 'applied', 'waived')",
-                [duel["id"], notice["turn"], facts.get("duellist"), facts.get("rule")],
-            )
+        undecided = storage.notices.undecided_violation(
+            duel["id"], notice["turn"], facts.get("duellist"), facts.get("rule")
         )
         if not undecided:
             return "violation decided since"

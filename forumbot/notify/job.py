@@ -15,7 +15,6 @@ notices not yet), ``notice_before_apprise``.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,7 +27,7 @@ from forumbot.notify.outbox import Sender, apprise_send, send_notices
 from forumbot.notify.scan import scan
 from forumbot.notify.settings import NotifyConfig, notify_config
 from forumbot.publish.poster import crash_point
-from forumbot.storage import Storage
+from forumbot.storage import Storage, StorageOperationalError
 
 log = logging.getLogger("forumbot.notify.job")
 
@@ -102,8 +101,7 @@ class NotifyJob:
             raise
         except ForumError as exc:
             log.warning("notify: stopped (%s: %s); will retry", type(exc).__name__, exc)
-        except sqlite3.OperationalError as exc:
-            if self.storage.db.conn.in_transaction:
-                self.storage.db.conn.rollback()
+        except StorageOperationalError as exc:
+            self.storage.rollback_open()
             log.warning("notify: database error (%s); will retry", exc)
         return []

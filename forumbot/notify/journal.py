@@ -61,11 +61,6 @@ def journal_path(database: str) -> Path | None:
     return path.with_name(path.stem + SUFFIX)
 
 
-def _one(storage: Storage, sql: str, args: list[Any]) -> Any:
-    row = storage.db.execute(sql, args).fetchone()
-    return row[0] if row else None
-
-
 def durable_key(storage: Storage, row: dict[str, Any]) -> str:
     """The notice ``row``'s name by board facts (module doc): ``<subject>|<kind>|<recipient>|
     <channel>``. A subject the database cannot name any better keeps its event key."""
@@ -73,19 +68,17 @@ def durable_key(storage: Storage, row: dict[str, Any]) -> str:
     table, _, ident = target.partition(":")
     subject = str(row.get("event_key") or target)
     if table == "declaration" and ident.isdigit():
-        key = _one(storage, "select idempotency_key from declarations where id = ?", [int(ident)])
+        key = storage.notices.declaration_key(int(ident))
         if key:
             subject = f"declaration:{key}"
     elif table == "referee_task" and ident.isdigit():
-        key = _one(storage, "select source_key from referee_tasks where id = ?", [int(ident)])
+        key = storage.notices.task_source_key(int(ident))
         if key:
             subject = f"task:{key}"
     elif table == "violation":
         parts = target.split(":")  # violation:<duel id>:<turn>:<duellist>:<rule>
         if len(parts) == 5 and parts[1].isdigit():
-            row_d = storage.db.execute(
-                "select board_id, topic_id from duels where id = ?", [int(parts[1])]
-            ).fetchone()
+            row_d = storage.notices.duel_place(int(parts[1]))
             if row_d:
                 subject = f"violation:b{row_d[0]}t{row_d[1]}:{':'.join(parts[2:])}"
     return f"{subject}|{row.get('kind')}|{row.get('recipient')}|{row.get('channel')}"
@@ -142,21 +135,14 @@ class NoticeJournal:
         if self.path is None or not self.path.exists():
             return self._forgotten
         try:
-            found = storage.db.execute(
-                "select restored_at from publish_restores where restored_at is not null"
-            )
-            restores = [str(r[0]) for r in found]
+            restores = storage.notices.restore_times()
         except Exception:  # noqa: BLE001 - no table: a database never restored
             return self._forgotten
         if not restores:
             return self._forgotten
         windows = []
         for restored_at in restores:
-            mark = _one(
-                storage,
-                "select max(at) from audit_log where action like 'notice.%' and at < ?",
-                [restored_at],
-            )
+            mark = storage.notices.last_notice_audit_before(restored_at)
             windows.append((str(mark or ""), restored_at))
         last: dict[str, tuple[str, str]] = {}
         with self.path.open(encoding="utf-8") as lines:
@@ -187,7 +173,7 @@ class NoticeJournal:
             if at is None:
                 out.append(row)
                 continue
-            with storage.db.atomic():
+            with storage.atomic():
                 final(storage, row, "sent", now,
                       last_error=f"sent at {at}, before the database was restored (notice "
                       "journal): not sent again")  # fmt: skip

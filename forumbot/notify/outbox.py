@@ -41,7 +41,6 @@ import hashlib
 import json
 import logging
 import re
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -57,7 +56,7 @@ from forumbot.publish.labels import slug
 from forumbot.publish.owls import draft_owl, owl, send_owl
 from forumbot.publish.poster import crash_point
 from forumbot.publish.render import Trusted, render
-from forumbot.storage import Storage, iso
+from forumbot.storage import Storage, StorageOperationalError, iso
 
 log = logging.getLogger("forumbot.notify.outbox")
 
@@ -88,10 +87,7 @@ class Event:
 
 
 def _enabled_users(storage: Storage, role: str | None = None) -> list[dict[str, Any]]:
-    where = "disabled = 0" + (" and role = ?" if role else "")
-    return list(
-        storage.db.table("users").rows_where(where, [role] if role else [], order_by="username")
-    )
+    return storage.notices.enabled_users(role)
 
 
 def recipients(storage: Storage, duel_id: int | None, audience: str) -> list[tuple[str, str]]:
@@ -107,9 +103,7 @@ def recipients(storage: Storage, duel_id: int | None, audience: str) -> list[tup
     roles = {u["username"]: u["role"] for u in _enabled_users(storage)}
     assigned = [
         (r["username"], roles[r["username"]])
-        for r in storage.db.table("duel_referees").rows_where(
-            "duel_id = ?", [duel_id], order_by="username"
-        )
+        for r in storage.notices.duel_referees(duel_id)
         if r["username"] in roles
     ]
     return assigned or admins
@@ -140,10 +134,7 @@ def queue_event(
         for channel in settings.channels:
             if channel == "apprise" and cfg.apprise_source(username, role) is None:
                 continue
-            cursor = storage.db.execute(
-                "insert or ignore into notices (idempotency_key, event_key, kind, duel_id, turn, "
-                "target, recipient, channel, facts_json, status, attempts, created_at) "
-                "values (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?)",
+            new_id = storage.notices.queue(
                 [
                     f"{event.key}|{username}|{channel}",
                     event.key,
@@ -155,10 +146,10 @@ def queue_event(
                     channel,
                     json.dumps(event.facts, ensure_ascii=False),
                     iso(now),
-                ],
+                ]
             )
-            if cursor.rowcount == 1 and cursor.lastrowid is not None:
-                inserted.append(int(cursor.lastrowid))
+            if new_id is not None:
+                inserted.append(new_id)
     return inserted
 
 
@@ -166,14 +157,7 @@ def notices(
     storage: Storage, status: str | None = None, channel: str | None = None
 ) -> list[dict[str, Any]]:
     """Notice rows (optionally one status / channel), oldest first."""
-    where, args = [], []
-    if status is not None:
-        where.append("status = ?")
-        args.append(status)
-    if channel is not None:
-        where.append("channel = ?")
-        args.append(channel)
-    return list(storage.db["notices"].rows_where(" and ".join(where) or None, args, order_by="id"))
+    return storage.notices.notices(status, channel)
 
 
 def _final(storage: Storage, row: dict[str, Any], status: str, now: datetime, **extra: Any) -> None:
@@ -181,7 +165,7 @@ def _final(storage: Storage, row: dict[str, Any], status: str, now: datetime, **
     fields: dict[str, Any] = {"status": status, **extra}
     if status == "sent":
         fields["sent_at"] = iso(now)
-    storage.db.table("notices").update(row["id"], fields)
+    storage.notices.update(row["id"], fields)
     storage.audit(
         "forumbot",
         f"notice.{status}",
@@ -200,8 +184,8 @@ def _final(storage: Storage, row: dict[str, Any], status: str, now: datetime, **
 
 
 def _role(storage: Storage, username: str) -> str:
-    rows = list(storage.db.table("users").rows_where("username = ?", [username]))
-    return str(rows[0]["role"]) if rows else "referee"
+    user = storage.notices.user(username)
+    return str(user["role"]) if user else "referee"
 
 
 def _render_items(template: str, username: str, items: list[Item], cfg: NotifyConfig) -> str:
@@ -249,10 +233,8 @@ def _settle_batches(
         outbox_row = owl(storage, key)
         if outbox_row is None:  # cannot happen (same transaction); reopen them
             for r in rows:
-                storage.db.table("notices").update(
-                    r["id"], {"status": "pending", "batch_key": None}
-                )
-            storage.db.conn.commit()
+                storage.notices.update(r["id"], {"status": "pending", "batch_key": None})
+            storage.commit()
             continue
         if outbox_row["status"] in ("pending", "sending"):
             crash_point("notice_before_send")
@@ -260,7 +242,7 @@ def _settle_batches(
             crash_point("notice_after_send")
             outbox_row = owl(storage, key) or outbox_row
         if outbox_row["status"] == "sent":
-            with storage.db.atomic():
+            with storage.atomic():
                 for r in rows:
                     _final(storage, r, "sent", now(), batch_key=key)
             sent.extend(int(r["id"]) for r in rows)
@@ -268,7 +250,7 @@ def _settle_batches(
                 journal.note(storage, rows, "sent", now())
             log.info("owl %s sent to %s (%d notices)", key, rows[0]["recipient"], len(rows))
         elif outbox_row["status"] == "failed":
-            with storage.db.atomic():
+            with storage.atomic():
                 for r in rows:
                     _final(storage, r, "failed", now(), last_error=outbox_row["last_error"])
             if journal is not None:
@@ -277,12 +259,7 @@ def _settle_batches(
 
 
 def _last_owl_at(storage: Storage, username: str) -> str | None:
-    row = storage.db.execute(
-        "select max(sent_at) from notices where recipient = ? and channel = 'owl' "
-        "and status = 'sent'",
-        [username],
-    ).fetchone()
-    return str(row[0]) if row and row[0] else None
+    return storage.notices.last_owl_at(username)
 
 
 def _deadline(storage: Storage, row: dict[str, Any]) -> datetime | None:
@@ -290,10 +267,7 @@ def _deadline(storage: Storage, row: dict[str, Any]) -> datetime | None:
     or the end of a referee's claim), None when it does not (held, manual, not a draft)."""
     if row["kind"] != "draft_waiting" or not str(row["target"]).startswith("declaration:"):
         return None
-    decl = storage.db.execute(
-        "select status, publish_after, claimed_by, claim_until from declarations where id = ?",
-        [int(str(row["target"]).partition(":")[2])],
-    ).fetchone()
+    decl = storage.notices.draft_deadline(int(str(row["target"]).partition(":")[2]))
     if decl is None or decl[0] != "draft" or not decl[1]:
         return None
     until = max(str(decl[1]), str(decl[3] or "")) if decl[2] else str(decl[1])
@@ -322,7 +296,7 @@ def owl_due_at(
 def _broken(storage: Storage, row: dict[str, Any], exc: BaseException, now: datetime) -> None:
     """A notice that cannot be written: ``failed`` (audit), reported once (log, and a
     referee task when it is about a draft or a violation)."""
-    with storage.db.atomic():
+    with storage.atomic():
         _final(storage, row, "failed", now, last_error=f"cannot be written: {exc}"[:500])
     report_once(
         storage, f"notice:{row['id']}", exc, now, duel_id=row["duel_id"],
@@ -349,7 +323,7 @@ def items_of(
     for r in rows:
         try:
             found = explain(storage, r, cfg, now)
-        except sqlite3.OperationalError:
+        except StorageOperationalError:
             raise
         except Exception as exc:  # noqa: BLE001 - one bad row: reported, the others go on
             _broken(storage, r, exc, now)
@@ -357,7 +331,7 @@ def items_of(
         if isinstance(found, Item):
             kept.append((r, found))
         else:
-            with storage.db.atomic():
+            with storage.atomic():
                 _dropped(storage, r, found, now)
     return kept
 
@@ -407,7 +381,7 @@ def _batch_owls(
             for r, _ in kept:
                 _broken(storage, r, exc, now)
             continue
-        with storage.db.atomic():
+        with storage.atomic():
             draft_owl(
                 storage,
                 board_id,
@@ -418,12 +392,7 @@ def _batch_owls(
                 text,
                 now,
             )
-            marks = ",".join("?" * len(kept))
-            storage.db.execute(
-                f"update notices set status = 'batched', batch_key = ? where id in ({marks}) "
-                "and status = 'pending'",
-                [key, *[r["id"] for r, _ in kept]],
-            )
+            storage.notices.batch(key, [r["id"] for r, _ in kept])
         if journal is not None:
             journal.note(storage, [r for r, _ in kept], "sending", now)
 
@@ -447,7 +416,7 @@ def _settle_unknown_apprise(storage: Storage, now: datetime) -> None:
     rows = notices(storage, "sending", "apprise")
     if not rows:
         return
-    with storage.db.atomic():
+    with storage.atomic():
         for r in rows:
             _final(storage, r, "failed", now, last_error="fate unknown after a crash: not resent")
     log.error("notify: %d Apprise notices of unknown fate marked failed", len(rows))
@@ -471,7 +440,7 @@ def _send_apprise(
             continue  # quiet hours: nothing but owls
         found = cfg.apprise_source(username, _role(storage, username))
         if found is None:
-            with storage.db.atomic():
+            with storage.atomic():
                 _final(storage, row, "dropped", now, last_error="no Apprise URL for this person")
             continue
         group, source = found
@@ -499,13 +468,7 @@ def _send_apprise(
                 _broken(storage, r, exc, now)
             continue
         ids = [r["id"] for r in keep]
-        marks = ",".join("?" * len(ids))
-        claimed = storage.db.execute(
-            "update notices set status = 'sending', attempts = coalesce(attempts, 0) + 1, "
-            f"batch_key = ? where status = 'pending' and id in ({marks})",
-            [group, *ids],
-        ).rowcount
-        storage.db.conn.commit()
+        claimed = storage.notices.claim_sending(group, ids)
         if claimed != len(ids):  # another pass took some: leave them to it
             continue
         if journal is not None:
@@ -516,7 +479,7 @@ def _send_apprise(
         except Exception as exc:  # an Apprise plugin raising: counted as a failure
             log.warning("notify: Apprise group %s raised %s", group, exc)
             ok = False
-        with storage.db.atomic():
+        with storage.atomic():
             for r in keep:
                 r = {**r, "status": "sending", "attempts": int(r["attempts"] or 0) + 1}
                 if ok:
@@ -524,7 +487,7 @@ def _send_apprise(
                 elif r["attempts"] >= cfg.max_attempts:
                     _final(storage, r, "failed", now, last_error="Apprise refused it")
                 else:
-                    storage.db.table("notices").update(
+                    storage.notices.update(
                         r["id"], {"status": "pending", "last_error": "Apprise refused it"}
                     )
         if journal is not None:

@@ -25,7 +25,6 @@ between queueing and moving the watermark only re-queues nothing.
 from __future__ import annotations
 
 import functools
-import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -34,16 +33,16 @@ from forumbot.notify.faults import report_once
 from forumbot.notify.items import held_by
 from forumbot.notify.outbox import Event, queue_event, recipients
 from forumbot.notify.settings import NotifyConfig, person_settings
-from forumbot.storage import Storage
+from forumbot.storage import Storage, StorageOperationalError
 
 
 def _mark(storage: Storage, name: str) -> int:
-    rows = list(storage.db["notify_state"].rows_where("name = ?", [name]))
-    return int(rows[0]["value"]) if rows else 0
+    row = storage.notices.state(name)
+    return int(row["value"]) if row else 0
 
 
 def _set_mark(storage: Storage, name: str, value: int) -> None:
-    storage.db.table("notify_state").upsert({"name": name, "value": str(value)}, pk="name")
+    storage.notices.set_state(name, str(value))
 
 
 def _duel_of(row: dict[str, Any]) -> int:
@@ -90,7 +89,7 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
              | None = None, duel_id: object = None, needs_task: bool = False) -> None:  # fmt: skip
         """Queue one item (and move its watermark) in one transaction; report a failure."""
         try:
-            with storage.db.atomic():
+            with storage.atomic():
                 built = build()
                 ids: list[int] = []
                 if built is not None:
@@ -100,17 +99,17 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 if mark is not None:
                     _set_mark(storage, *mark)
             queued.extend(ids)
-        except sqlite3.OperationalError:
+        except StorageOperationalError:
             raise  # the database, not the row (locked, disk): the whole pass retries
         except Exception as exc:  # one bad row: reported once, the pass goes on
             report_once(storage, key, exc, now, duel_id=duel_id, needs_task=needs_task)
             if mark is not None:
-                with storage.db.atomic():
+                with storage.atomic():
                     _set_mark(storage, *mark)
 
     start = _mark(storage, "declarations")
     top = start
-    for d in list(storage.db["declarations"].rows_where("id > ?", [start], order_by="id")):
+    for d in storage.notices.declarations_after(start):
         top = max(top, int(d["id"]))
         pending = d["status"] in ("draft", "held")
         item(
@@ -124,9 +123,8 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
         )
     # The rows looked at again at every pass (held drafts, undecided violations) are queued
     # in one transaction, each item in its own savepoint: an idle pass is one commit.
-    with storage.db.atomic():
-        held = storage.db["declarations"].rows_where("status = 'held' and id <= ?", [top])
-        for d in list(held):
+    with storage.atomic():
+        for d in storage.notices.held_up_to(top):
             if held_by(storage, d) is not None:  # a referee's « Retenir »: nobody is told
                 continue
             item(
@@ -135,10 +133,7 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
                 duel_id=d["duel_id"],
                 needs_task=True,
             )
-        undecided = storage.db["violations"].rows_where(
-            "status in ('proposed', 'applied', 'waived')", order_by="id"
-        )
-        for v in list(undecided):
+        for v in storage.notices.undecided_violations():
             key = f"violation:{v['duel_id']}:{v['turn']}:{v['duellist']}:{v['rule']}"
             item(
                 key,
@@ -158,7 +153,7 @@ def scan(storage: Storage, cfg: NotifyConfig, now: datetime) -> list[int]:
             )
     start = _mark(storage, "referee_tasks")
     top = start
-    for t in list(storage.db["referee_tasks"].rows_where("id > ?", [start], order_by="id")):
+    for t in storage.notices.tasks_after(start):
         top = max(top, int(t["id"]))
         item(
             f"referee_task:{t['id']}",

@@ -282,12 +282,9 @@ class PersonSettings:
 
 def person_settings(storage: Storage, username: str, cfg: NotifyConfig) -> PersonSettings:
     """The settings of ``username`` (defaults when none were set)."""
-    rows = list(
-        storage.db.table("notify_settings").rows_where("username = ? collate nocase", [username])
-    )
-    if not rows:
+    row = storage.notices.settings_row(username)
+    if row is None:
         return PersonSettings(username, username, tuple(cfg.default_channels))
-    row = rows[0]
     return PersonSettings(
         username,
         row["forum_name"] or username,
@@ -322,8 +319,7 @@ def forum_account_of_other(
     """``(user, their forum account)`` of another review-page account whose forum account
     (set, else their username) looks like ``forum_name`` (:func:`parsers.names.look_alike`:
     the same name in another case, or the same letters to the eye), or None."""
-    for row in storage.db.query("select username from users"):
-        other = str(row["username"])
+    for other in storage.notices.usernames():
         if other.casefold() == username.casefold():
             continue
         theirs = person_settings(storage, other, cfg).forum_name
@@ -359,10 +355,10 @@ def set_person_settings(
             look-alike forum name.
     """
     cfg = cfg or NotifyConfig()
-    users = list(storage.db.table("users").rows_where("username = ? collate nocase", [username]))
-    if not users:
+    user = storage.notices.user_any_case(username)
+    if user is None:
         raise NotifyConfigError(f"no user {username!r}")
-    name = users[0]["username"]
+    name = user["username"]
     before = person_settings(storage, name, cfg)
     new_channels = before.channels if channels is None else tuple(dict.fromkeys(channels))
     for c in new_channels:
@@ -388,7 +384,7 @@ def set_person_settings(
     if not forum or len(forum) > 100:
         raise NotifyConfigError("the forum account name is 1 to 100 characters")
     after = PersonSettings(name, forum, new_channels, start, end, linked)
-    storage.db.table("notify_settings").upsert(
+    storage.notices.save_settings(
         {
             "username": name,
             "forum_name": forum,
@@ -398,8 +394,7 @@ def set_person_settings(
             "forum_linked_by": linked,
             "updated_by": actor,
             "updated_at": iso(now),
-        },
-        pk="username",
+        }
     )
     storage.audit(
         actor,

@@ -14,14 +14,19 @@ from __future__ import annotations
 import logging
 import os
 import re
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-import sqlite_utils
-
-from forumbot.storage import MIGRATIONS
-from forumbot.storage.migrations.h_publish import RESTORES_DDL
+from forumbot.storage.files import (
+    Connection,
+    CopyError,
+    NotADatabaseError,
+    StorageFileError,
+    copy_database,
+    file_health,
+    open_read_only,
+    restore_into,
+)
 
 log = logging.getLogger("forumbot.ops.backup")
 
@@ -36,21 +41,6 @@ class BackupError(Exception):
 class RestoreError(Exception):
     """A restore was refused or failed; the live database is left as it was."""
 
-
-
-def _ro_connect(path: Path) -> sqlite3.Connection:
-    """A read-only connection (never creates the file)."""
-    return sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-
-
-def integrity_errors(conn: sqlite3.Connection) -> list[str]:
-    """``PRAGMA integrity_check`` problems of a database (empty list = healthy).
-
-    Raises:
-        sqlite3.DatabaseError: when the file is not an SQLite database at all.
-    """
-    rows = [str(r[0]) for r in conn.execute("PRAGMA integrity_check").fetchall()]
-    return [] if rows == ["ok"] else rows
 
 
 def _backup_pattern(database: Path) -> re.Pattern[str]:
@@ -83,25 +73,14 @@ def list_backups(database: str | Path, dest_dir: str | Path) -> list[Path]:
     return [path for _, path in sorted(found)]
 
 
-def _copy_database(source: sqlite3.Connection, target: Path) -> None:
-    """Online copy of ``source`` into a new file ``target`` (rollback journal, mode 0600),
-    verified with ``integrity_check``. Raises BackupError; ``target`` is removed on failure."""
-    target.unlink(missing_ok=True)
-    fd = os.open(target, os.O_CREAT | os.O_WRONLY | os.O_EXCL, 0o600)
-    os.close(fd)
+def _copy_database(source: Connection, target: Path) -> None:
+    """Online copy of ``source`` (a :func:`forumbot.storage.files.open_read_only` connection)
+    into a new file ``target`` (:func:`forumbot.storage.files.copy_database`). Raises
+    BackupError; ``target`` is removed on failure."""
     try:
-        dest = sqlite3.connect(target)
-        try:
-            source.backup(dest)
-            dest.execute("PRAGMA journal_mode=DELETE")
-            errors = integrity_errors(dest)
-        finally:
-            dest.close()
-        if errors:
-            raise BackupError(f"copy failed integrity_check: {'; '.join(errors[:5])}")
-    except (sqlite3.Error, BackupError) as exc:
-        target.unlink(missing_ok=True)
-        raise BackupError(f"cannot copy into {target}: {exc}") from exc
+        copy_database(source, target)
+    except CopyError as exc:
+        raise BackupError(str(exc)) from exc
 
 
 def backup(
@@ -143,8 +122,8 @@ def backup(
     final = folder / backup_name(db, now)
     tmp = folder / f".{final.name}.tmp"
     try:
-        source = _ro_connect(db)
-    except sqlite3.Error as exc:
+        source = open_read_only(db)
+    except StorageFileError as exc:
         raise BackupError(f"cannot open {db}: {exc}") from exc
     try:
         _copy_database(source, tmp)
@@ -163,30 +142,13 @@ def _check_backup_file(path: Path) -> None:
     if not path.is_file():
         raise RestoreError(f"no backup file at {path}")
     try:
-        conn = _ro_connect(path)
-        try:
-            errors = integrity_errors(conn)
-            applied = [m.name for m in MIGRATIONS.applied(sqlite_utils.Database(conn))]
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
+        errors, applied = file_health(path)
+    except NotADatabaseError as exc:
         raise RestoreError(f"{path} is not an SQLite database: {exc}") from exc
     if errors:
         raise RestoreError(f"{path} fails integrity_check: {'; '.join(errors[:5])}")
     if not applied:
         raise RestoreError(f"{path} is not a forumbot database (no forumbot migrations)")
-
-
-def _stamp_restore(conn: sqlite3.Connection, source: Path, when: datetime) -> None:
-    """Record the restore in the restored database (``publish_restores``, issue 22): the next
-    start looks for the marker of every declaration and owl before its first post, since the
-    board may hold posts and PMs the backup does not know of."""
-    conn.execute(RESTORES_DDL)
-    conn.execute(
-        "insert into publish_restores (restored_at, backup) values (?, ?)",
-        [when.isoformat(timespec="seconds"), source.name],
-    )
-    conn.commit()
 
 
 def restore(
@@ -232,8 +194,8 @@ def restore(
         if db.exists():
             safety = db.with_name(f"{db.name}.pre-restore-{stamp:%Y%m%dT%H%M%SZ}")
             try:
-                current = _ro_connect(db)
-            except sqlite3.Error as exc:
+                current = open_read_only(db)
+            except StorageFileError as exc:
                 raise RestoreError(f"cannot open {db}: {exc}") from exc
             try:
                 _copy_database(current, safety)
@@ -245,18 +207,8 @@ def restore(
             db.parent.mkdir(parents=True, exist_ok=True)
             os.close(os.open(db, os.O_CREAT | os.O_WRONLY, 0o600))
         try:
-            source = _ro_connect(source_path)
-            try:
-                target = sqlite3.connect(db, timeout=30)
-                try:
-                    source.backup(target)
-                    _stamp_restore(target, source_path, stamp)
-                    errors = integrity_errors(target)
-                finally:
-                    target.close()
-            finally:
-                source.close()
-        except sqlite3.Error as exc:
+            errors = restore_into(source_path, db, stamp)
+        except StorageFileError as exc:
             raise RestoreError(f"restore into {db} failed: {exc}; safety copy: {safety}") from exc
         if errors:
             raise RestoreError(f"restored {db} fails integrity_check; safety copy: {safety}")

@@ -11,12 +11,9 @@ with the same dice commitment.
 from __future__ import annotations
 
 import random
-import sqlite3
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from datetime import UTC, datetime
 from typing import Any
-
-import sqlite_utils
 
 from forumbot.app import bootstrap, counted
 from forumbot.config import Config
@@ -24,9 +21,11 @@ from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
 from forumbot.i18n import SOURCE_LANGUAGE, translator
+from forumbot.ops.doctor import remember_language
 from forumbot.ops.session import bot_client, log_in
 from forumbot.rulesets import load_duo_inputs, load_ruleset
-from forumbot.storage import MIGRATIONS, Storage
+from forumbot.storage import Storage
+from forumbot.storage.files import memory_copy
 from parsers.model import Post
 from rules.balance import Stall, stall_warnings
 from rules.balance.duo import duo_stall_warnings
@@ -101,14 +100,7 @@ class ReadOnlyClient:
 
 
 def _memory_copy(path: str) -> Storage:
-    memory = sqlite3.connect(":memory:", check_same_thread=False)
-    if Path(path).exists():
-        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        source.backup(memory)
-        source.close()
-    db = sqlite_utils.Database(memory)
-    MIGRATIONS.apply(db)
-    return Storage(db=db, path=":memory:")
+    return memory_copy(path)
 
 
 def _stall_line(name: str, stall: Stall, language: str) -> str:
@@ -245,6 +237,9 @@ def dry_run(
                 "forum %s: topics listed %s, read %s, new posts %s",
                 report.forum_id, report.topics_listed, report.topics_read, report.new_posts,
             )  # fmt: skip
+    found = getattr(real, "page_language", None)  # the pages' <html lang>, into the real database
+    if found:
+        remember_language(config, found, datetime.now(UTC))
     for duel in storage.duels():
         if duel["status"] in ("open", "running", "finished"):
             status = duel["status"]

@@ -5,7 +5,6 @@ and login accepted, database integrity and migrations, clock agreeing with the b
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -15,17 +14,16 @@ from pathlib import Path
 from typing import Literal
 
 import httpx
-import sqlite_utils
 
 from forumbot.config import Config, ConfigError, load_config
 from forumbot.errors import BoardNotFound, CaptchaRequired, ForumError, LoginFailed, ServerError
 from forumbot.forums.outages import challenge_reason
 from forumbot.i18n import C_, N_
-from forumbot.ops.backup import _ro_connect, integrity_errors
 from forumbot.ops.filesystem import PROC_MOUNTS, mount_of, network_filesystem_warning
 from forumbot.ops.session import bot_client, log_in
 from forumbot.ops.validate import config_problems
-from forumbot.storage import MIGRATIONS
+from forumbot.storage.files import NotADatabaseError, file_health, known_migrations
+from parsers.page_language import page_language
 
 log = logging.getLogger("forumbot.ops.doctor")
 
@@ -135,11 +133,7 @@ def _password_check(config: Config, environ: Mapping[str, str] | None) -> tuple[
 
 
 def _known_migrations() -> list[str]:
-    empty = sqlite_utils.Database(memory=True)
-    try:
-        return [m.name for m in MIGRATIONS.pending(empty)]
-    finally:
-        empty.close()
+    return known_migrations()
 
 
 def _filesystem_check(database: str, mounts: str | Path) -> Check:
@@ -165,14 +159,8 @@ def _database_checks(database: str) -> list[Check]:
             _check("migrations", "skip", N_("no database yet")),
         ]
     try:
-        conn = _ro_connect(path)
-        try:
-            errors = integrity_errors(conn)
-            db = sqlite_utils.Database(conn)
-            applied = [m.name for m in MIGRATIONS.applied(db)]
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
+        errors, applied = file_health(path)
+    except NotADatabaseError as exc:
         return [
             _check("database", "fail", N_("%s: %s"), path, exc),
             _check("migrations", "skip", N_("database unreadable")),
@@ -253,7 +241,10 @@ def _clock_check(date_header: str | None, local: datetime, max_skew_s: float) ->
 
 def _board_check(
     config: Config, transport: httpx.BaseTransport | None, timeout_s: float
-) -> tuple[Check, str | None]:
+) -> tuple[Check, str | None, str | None]:
+    """The reachability check, the board's ``Date`` header and the language its index page
+    says (``<html lang>``: :func:`parsers.page_language.page_language`; None when it says
+    none or the board did not answer with its page)."""
     from forumbot.forums.phpbb import DEFAULT_USER_AGENT
     from forumbot.forums.tls import verify_for
 
@@ -269,7 +260,7 @@ def _board_check(
         ) as http:
             resp = http.get(url)
     except httpx.HTTPError as exc:
-        return _check("board", "fail", N_("%s: %s: %s"), url, type(exc).__name__, exc), None
+        return _check("board", "fail", N_("%s: %s: %s"), url, type(exc).__name__, exc), None, None
     elapsed = time.monotonic() - started
     date = resp.headers.get("date")
     outage = challenge_reason(resp)
@@ -283,7 +274,7 @@ def _board_check(
             ),
             url,
             Text(outage),
-        ), date
+        ), date, None
     if resp.status_code == 404:
         return _check(
             "board",
@@ -292,12 +283,18 @@ def _board_check(
                 "no board at this address: %s answers HTTP 404 (is board.url the forum's base URL?)"
             ),
             url,
-        ), date
+        ), date, None
     if resp.status_code >= 400:  # 5xx: the board is down
-        return _check("board", "fail", N_("%s: HTTP %s"), url, resp.status_code), date
+        return _check("board", "fail", N_("%s: HTTP %s"), url, resp.status_code), date, None
+    language = page_language(resp.text) if resp.status_code == 200 else None
+    if language:
+        return _check(
+            "board", "ok", N_("%s: HTTP %s in %s s, pages in language %s"), url,
+            resp.status_code, f"{elapsed:.1f}", language,
+        ), date, language  # fmt: skip
     return _check(
         "board", "ok", N_("%s: HTTP %s in %s s"), url, resp.status_code, f"{elapsed:.1f}"
-    ), date
+    ), date, None
 
 
 def _login_checks(
@@ -362,6 +359,30 @@ def _login_checks(
     return checks
 
 
+def remember_language(config: Config, language: str, now: datetime) -> bool:
+    """Record the board's language in ``config``'s database (``boards.language``, read by
+    the staff's command line when ``board.language`` is not set), when that database exists
+    with every migration applied (``doctor`` and ``check`` never create it nor change its
+    schema: ``run`` does). Returns True when the row changed; a database error is logged and
+    gives False (a diagnosis never fails on it)."""
+    from forumbot.storage import open_storage
+
+    ready = _database_checks(config.database)
+    if not any(c.name == "migrations" and c.status == "ok" for c in ready):
+        return False
+    try:
+        storage = open_storage(config.database)
+        try:
+            return storage.record_board_language(
+                config.board_url, config.platform, language, now
+            )
+        finally:
+            storage.close()
+    except (NotADatabaseError, OSError) as exc:
+        log.warning("board language not recorded (%s)", exc)
+        return False
+
+
 def doctor(
     config: Config | str | Path,
     *,
@@ -404,8 +425,10 @@ def doctor(
     if offline:
         checks.extend(_check(n, "skip", N_("offline")) for n in ("board", "clock", "login"))
         return checks
-    board, date_header = _board_check(config, transport, timeout_s)
+    board, date_header, language = _board_check(config, transport, timeout_s)
     checks.append(board)
+    if language:
+        remember_language(config, language, clock())
     if board.failed:
         checks.extend(_check(n, "skip", N_("board unreachable")) for n in ("clock", "login"))
         return checks

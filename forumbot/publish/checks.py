@@ -141,6 +141,7 @@ _TYPO_RULES = (
     (re.compile(r"(?<=\w):(?=\s)"), "no space before « {0} »"),
     (re.compile(r"«(?!\u202f)|(?<!\u202f)»"), "guillemet without a narrow no-break space: « {0} »"),
     (re.compile(r"n°(?!\u00a0)"), "« n° » without a no-break space"),
+    (re.compile(r"(?<=\d)[ \u00a0]%"), "ordinary space before « % » (narrow no-break space)"),
     (re.compile(r"(?<![\w\]).,/+\-−])-(?=\d)"), "hyphen as a minus sign: « {0} »"),
 )
 
@@ -163,6 +164,7 @@ def typography_problems(text: str) -> list[str]:
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\n")
+_QUOTED = re.compile(r"«[^«»\n]*»")
 
 
 def colon_problems(text: str) -> list[str]:
@@ -174,7 +176,9 @@ def colon_problems(text: str) -> list[str]:
     own = re.sub(r"https?://\S+", "", _TAG.sub("", own))
     out = []
     for sentence in _SENTENCE_END.split(own):
-        if sentence.count(":") - sentence.count("://") > 1:
+        # a colon inside « … » is quoted syntax (« Déplacement : zone 2 »), not the sentence's
+        counted = _QUOTED.sub("«»", sentence)
+        if counted.count(":") - counted.count("://") > 1:
             out.append(f"two colons in one sentence: « {sentence.strip()[:90]} »")
     return out
 

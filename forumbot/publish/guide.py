@@ -97,11 +97,38 @@ def guide_context(name: str, platform: str | None = None) -> dict[str, Any]:
         "house_rules": [
             {"name": h.name, "description": h.description} for h in rs.house_rules.values()
         ],  # fmt: skip
+        # what a magic type is and which family each changes (issue 25, reader2 C19)
+        "magic_types": [
+            {"label": t.label, "traits": t.traits,
+             "modifiers": [_guide_modifier(m) for m in t.modifiers]}
+            for t in getattr(rs, "magic_types", {}).values()
+        ] if fatigue else [],  # fmt: skip
         "example_spell": next(
             (s.name for s in rs.spells if spell_family(s) == "attaque"),
             rs.spells[0].name if rs.spells else "",
         ),  # fmt: skip
     }
+
+
+def _guide_modifier(mod: Any) -> Trusted:
+    """A magic-type modifier for the guide, one clause addressed to everyone (the owl's
+    :func:`describe_modifier` speaks to one duellist): « +10 % de dégâts pour ses sorts de la
+    famille « attaque » »."""
+    fam = "" if mod.family == "*" else f" de la famille « {mod.family} »"
+    mine = "tous ses sorts" if mod.family == "*" else f"ses sorts{fam}"
+    v = int(mod.value)
+    if mod.kind == "damage_percent":
+        return Trusted(f"{v:+d} % de dégâts pour {mine}")
+    if mod.kind == "damage_flat":
+        return Trusted(f"{v:+d} PV de dégâts pour {mine}")
+    if mod.kind == "damage_taken_flat":
+        theirs = "tous les sorts" if mod.family == "*" else f"les sorts{fam}"
+        return Trusted(f"{v:+d} PV de dégâts subis pour {theirs} qui le touchent")
+    if mod.kind == "duration_bonus":
+        turns = abs(v)
+        length = "d'un tour" if turns == 1 else f"de {turns} tours"
+        return Trusted(f"effets {'prolongés' if v > 0 else 'raccourcis'} {length} pour {mine}")
+    return Trusted(f"soins {v:+d} PV pour {mine}")
 
 
 class GuideError(ValueError):

@@ -128,10 +128,12 @@ def classic_turn_rules(rs: Ruleset, platform: str | None) -> list[Trusted]:
             int(s.get("unlisted_spell_advantage", 2)),
             int(s.get("unlisted_advantage_turns", 1)),
         )
-        damage = ", dégâts compris" if s.get("unlisted_advantage_damage", True) else ""
+        damage = (
+            ", qui compte aussi pour les dégâts" if s.get("unlisted_advantage_damage", True) else ""
+        )
         out.append(
             "Un sort hors de cette liste est sans effet. L'arbitre choisit alors entre la "
-            f"disqualification et un avantage pour l'adversaire, +{adv} à son dé d'attaque "
+            f"disqualification et un avantage pour l'adversaire : +{adv} à son dé d'attaque "
             f"{_turns(turns)}{damage}."
         )
     else:
@@ -206,7 +208,8 @@ def fatigue_turn_rules(rs: Ruleset, duo: bool, together: int = 2) -> list[Truste
                 if together == 2
                 else "."
             ),  # fmt: skip
-            "Deux adversaires seuls dans une zone suivent entre eux les règles du un contre un.",
+            "Quand deux adversaires sont seuls dans une zone, ils jouent entre eux comme en un "
+            "contre un : initiative, puis défense.",
         ]
     else:
         out = [

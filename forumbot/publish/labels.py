@@ -71,14 +71,21 @@ def modifier_scope(ruleset: FatigueRuleset, mod: MagicModifier) -> Trusted:
     every spell for family ``"*"``; a family with no spell in the spellbook is said so.
     :class:`~forumbot.publish.render.Trusted` (the bot's words, from the club's ruleset file):
     the renderer typesets it like a template's own text (issue 25, reader T1)."""
+    # issue 25, reader2 C11: the percent bonus is rounded down (rules.fatigue.applying: ``//``)
+    rounding = (
+        " Les dégâts ajoutés sont arrondis à l'unité inférieure "
+        f"({abs(mod.value)} % de 29 PV font {29 * abs(mod.value) // 100} PV)."
+        if mod.kind == "damage_percent"
+        else ""
+    )
     if mod.family == "*":
-        return Trusted("Cela vaut pour tous les sorts.")
+        return Trusted("Cela vaut pour tous les sorts." + rounding)
     names = modifier_spells(ruleset, mod)
     if not names:
         return Trusted(f"Aucun sort de la liste du club n'est de la famille « {mod.family} ».")
     listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " et " + names[-1]
     word = "Sort concerné" if len(names) == 1 else "Sorts concernés"
-    return Trusted(f"{word} (famille « {mod.family} ») : {listed}.")
+    return Trusted(f"{word} (famille « {mod.family} ») : {listed}.{rounding}")
 
 
 def spell_modified(ruleset: FatigueRuleset, attacker: Sequence[str], defender: Sequence[str],
@@ -141,6 +148,9 @@ RULE_NAMES: dict[str, tuple[str, str]] = {
     "second_declaration": ("deuxième déclaration", "second declaration"),
     "defense": ("défense", "defense"),
     "relaunch": ("relance", "relaunch"),
+    # 2v2 (issue 25, reader2 W5): no defense although no deadline passed; a later post's cast
+    "undefended": ("sans défense", "undefended"),
+    "turn_post": ("message du tour", "turn post"),
     "dodge": ("esquive", "dodge"),
     "undodgeable": ("sort inesquivable", "undodgeable spell"),
     "riposte": ("riposte", "riposte"),

@@ -195,19 +195,25 @@ def _message(context: Any, post_id: Any) -> Trusted:
 
 VERIFICATION_TOOL = "l'outil de vérification du club"
 """What the posts call ``forumbot verify-dice`` (players never see a command's name)."""
+VERIFICATION_UNLINKED = (
+    ", qui relit ce sujet et refait chaque tirage (l'arbitre vous dira où le trouver)"
+)
+"""Said after :data:`VERIFICATION_TOOL` when there is no page to link to: what the tool does
+and whom to ask (a post to both players: « vous »)."""
 
 
 @jinja2.pass_context
 def _verification(context: Any, words: Any = VERIFICATION_TOOL) -> Trusted:
     """« l'outil de vérification du club », linked to the page that tells players how to check
     the dice when the context has ``verify_docs_url`` (``club.verify_docs_url``, issue 25):
-    ``[url=…]l'outil de vérification du club[/url]``; plain text otherwise."""
+    ``[url=…]l'outil de vérification du club[/url]``; otherwise the words and what the tool
+    does, with whom to ask (:data:`VERIFICATION_UNLINKED`)."""
     text = str(words)
     link = context.get("verify_docs_url")
     if isinstance(link, str) and link.startswith(("http://", "https://")):
         if not any(ch in link for ch in "[] \n"):
             return Trusted(f"[url={link}]{text}[/url]")
-    return Trusted(text)
+    return Trusted(text + VERIFICATION_UNLINKED)
 
 
 def make_environment(language: str = "fr") -> jinja2.Environment:
@@ -242,6 +248,9 @@ def make_environment(language: str = "fr") -> jinja2.Environment:
     env.filters["to"] = _to
     env.filters["of"] = of_name
     env.filters["draw"] = _draw
+    # a value printed as the bot's own words (a magic type's owl sentence from the club's
+    # ruleset, a topic title in a heading): neutralised, then typeset (reader2 T1, T2)
+    env.filters["typeset"] = lambda value: Trusted(typeset(neutralise(str(value))))
     env.globals["verification_tool"] = _verification
     return env
 

@@ -2,7 +2,7 @@
 
 Rules (Imprimerie nationale's usual ones, as French boards show them):
 
-- a narrow no-break space (U+202F) before « ; », « ! », « ? » and inside « … »;
+- a narrow no-break space (U+202F) before « ; », « ! », « ? », « % » and inside « … »;
 - a no-break space (U+00A0) before « : » and after « n° » (« n° 3 »);
 - the minus sign « − » (U+2212) for a negative number (« −5 PV »), never the hyphen.
 
@@ -33,6 +33,7 @@ MINUS = "\u2212"
 """The minus sign of a negative number."""
 
 _BEFORE_TIGHT = re.compile(r"[ \u00a0]+(?=[;!?])")
+_BEFORE_PERCENT = re.compile(r"[ \u00a0]+(?=%(?![0-9A-Fa-f]{2}))")
 _BEFORE_COLON = re.compile(r"[ \u202f]+(?=:(?!//))")
 _OPEN_GUILLEMET = re.compile(r"«[ \u00a0\u202f]*")
 _CLOSE_GUILLEMET = re.compile(r"[ \u00a0\u202f]*»")
@@ -45,6 +46,7 @@ _CODE = re.compile(r"(\[code\].*?(?:\[/code\]|$))", re.DOTALL | re.IGNORECASE)
 
 def _typeset_part(text: str, *, before_value: bool) -> str:
     text = _BEFORE_TIGHT.sub(NNBSP, text)
+    text = _BEFORE_PERCENT.sub(NNBSP, text)  # « 10 % » (issue 25, reader2 T2)
     text = _BEFORE_COLON.sub(NBSP, text)
     text = _OPEN_GUILLEMET.sub("«" + NNBSP, text)
     text = _CLOSE_GUILLEMET.sub(NNBSP + "»", text)

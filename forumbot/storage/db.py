@@ -25,16 +25,24 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
 from forumbot.config import check_secret_file
+from forumbot.storage.duel_rows import DuelRows
+from forumbot.storage.duel_tasks import DuelTasks
 from forumbot.storage.engine import is_postgres, open_pg, sqlite_path
 from forumbot.storage.migrations import MIGRATIONS
+from forumbot.storage.notices import NoticeRows
+from forumbot.storage.post_rows import PostRows
+from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.same_file import real_database_path, refuse_second_name
 
@@ -63,6 +71,58 @@ class Storage:
     db: sqlite_utils.Database
     path: str
 
+    # -- the rooms' repositories (issue 27: all SQL lives in storage/) ----------------------
+    @cached_property
+    def notices(self) -> NoticeRows:
+        """The notify room's queries (:class:`forumbot.storage.notices.NoticeRows`)."""
+        return NoticeRows(self.db)
+
+    @cached_property
+    def duel_rows(self) -> DuelRows:
+        """The duels room's duels, declarations, dice and violations
+        (:class:`forumbot.storage.duel_rows.DuelRows`)."""
+        return DuelRows(self.db)
+
+    @cached_property
+    def duel_tasks(self) -> DuelTasks:
+        """The duels room's referee tasks and deadlines
+        (:class:`forumbot.storage.duel_tasks.DuelTasks`)."""
+        return DuelTasks(self.db)
+
+    @cached_property
+    def post_rows(self) -> PostRows:
+        """The duels room's posts, versions and dice snapshots
+        (:class:`forumbot.storage.post_rows.PostRows`)."""
+        return PostRows(self.db)
+
+    @cached_property
+    def readouts(self) -> Readouts:
+        """The CLI's and the demos' reads (:class:`forumbot.storage.readouts.Readouts`)."""
+        return Readouts(self.db)
+
+    # -- transactions -------------------------------------------------------------------
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """One transaction around the block (``BEGIN`` ... ``COMMIT``, rolled back when it
+        raises); inside another one, a savepoint (sqlite-utils' ``Database.atomic``)."""
+        with self.db.atomic():
+            yield
+
+    def commit(self) -> None:
+        """Commit the connection's open (implicit) transaction, if any."""
+        self.db.conn.commit()
+
+    def rollback_open(self) -> None:
+        """Roll back the connection's open transaction when there is one (after a database
+        error: the next pass starts clean)."""
+        if self.db.conn.in_transaction:
+            self.db.conn.rollback()
+
+    @property
+    def in_transaction(self) -> bool:
+        """True while the connection has an uncommitted transaction."""
+        return bool(self.db.conn.in_transaction)
+
     # -- boards -------------------------------------------------------------------------
     def board_id(self, url: str, platform: str, now: datetime) -> int:
         """The id of the board row for ``url``, created on first use."""
@@ -74,6 +134,25 @@ class Storage:
             .insert({"url": url, "platform": platform, "created_at": iso(now)})
             .last_pk
         )
+
+    def record_board_language(
+        self, url: str, platform: str, language: str | None, now: datetime
+    ) -> bool:
+        """Record the language ``url``'s pages say (``"fr"``, :mod:`parsers.page_language`);
+        None or ``""`` records nothing. Returns True when the row changed (first time, or the
+        board now says another language)."""
+        if not language:
+            return False
+        board = self.board_id(url, platform, now)
+        if self.db["boards"].get(board).get("language") == language:
+            return False
+        self.db["boards"].update(board, {"language": language, "language_read_at": iso(now)})
+        return True
+
+    def board_language(self, url: str) -> str | None:
+        """The language recorded for ``url`` (:meth:`record_board_language`), or None."""
+        rows = list(self.db["boards"].rows_where("url = ?", [url], select="language"))
+        return (rows[0]["language"] or None) if rows else None
 
     # -- duels --------------------------------------------------------------------------
     def duels(self, status: str | None = None) -> list[dict[str, Any]]:
@@ -314,6 +393,26 @@ class Storage:
     def close(self) -> None:
         """Close the connection."""
         self.db.close()
+
+
+def recorded_board_language(database: str, url: str) -> str | None:
+    """The language recorded for the board at ``url`` (``boards.language``:
+    :meth:`Storage.record_board_language`) in the database file ``database``, read without
+    creating the file, migrating it or writing to it (a command's language is known before it
+    opens its storage). None when the file, the column or the row is missing, or the file
+    cannot be read."""
+    if database == ":memory:" or not Path(database).is_file():
+        return None
+    try:
+        uri = Path(real_database_path(database)).as_uri() + "?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, timeout=5)
+        try:
+            row = conn.execute("select language from boards where url = ?", [url]).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:  # no such column before the migration, unreadable file...
+        return None
+    return str(row[0]) if row and row[0] else None
 
 
 def _create_private(path: str) -> None:

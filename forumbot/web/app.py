@@ -25,6 +25,7 @@ POST   /drafts/{id}/take                   « je m'en occupe »: pause the auto-
 POST   /drafts/{id}/release                give a taken draft back (the taker or an admin)
 GET    /me/notify, POST /me/notify         my notice channels, forum account, quiet hours
 GET    /balance, GET /balance/{ruleset}    admin: win-rate heatmaps of the shipped rulesets
+GET    /verification                       public: how players check the dice (French)
 ====== =================================== ==============================================
 
 The routes live in :mod:`forumbot.web.routes` (one module per area); this module builds
@@ -87,8 +88,10 @@ from forumbot.web.routes.duels import duel_page, duel_referees, duels_page
 from forumbot.web.routes.login import home, login_page, login_submit, logout
 from forumbot.web.routes.notify import notify_page, notify_save
 from forumbot.web.routes.tasks import task_close, tasks_page
+from forumbot.web.routes.verification import verification_page
 from forumbot.web.routes.violations import violation_decide, violations_csv, violations_page
 from forumbot.web.sessions import DEFAULT_IDLE_S
+from forumbot.web.verification import PATH as VERIFICATION_PATH
 
 HERE = Path(__file__).parent
 UNIX_PEER = "unix"  # the web.trusted_proxies entry naming the Unix socket's peer
@@ -207,6 +210,7 @@ def create_app(
         Route("/me/notify", notify_save, methods=["POST"]),
         Route("/balance", balance_index),
         Route("/balance/{ruleset}", balance_page),
+        Route(VERIFICATION_PATH, verification_page),  # public: the players' page (no login)
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(

@@ -19,6 +19,7 @@ players read: « Déclaration de l'arbitre : tour 10 »).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from forumbot.storage import Storage
@@ -68,7 +69,9 @@ def declared_turns(storage: Storage, duel_id: int) -> list[dict[str, Any]] | Non
         )  # fmt: skip
         # an initiative's spell waits for the defense (``pending``): the defense step has it
         turn["attacks"].extend(
-            a for a in outcome.get("attacks") or [] if a.get("void_reason") != "pending"
+            a
+            for a in with_blockers(outcome.get("attacks") or [], outcome.get("trail") or [])
+            if a.get("void_reason") != "pending"
         )
         turn["violations"].extend(outcome.get("violations") or [])
         turn["points"] = [
@@ -77,6 +80,36 @@ def declared_turns(storage: Storage, duel_id: int) -> list[dict[str, Any]] | Non
         turn["created_at"] = decl.get("published_at") or decl.get("created_at") or ""
         turn["declarations"].append(decl["id"])
     return [turns[n] for n in sorted(turns)]
+
+
+_EXPIRED_NO_ATTACK = re.compile(r"^no_attack from (.+?) ran its last turn$")
+_RUNNING_NO_ATTACK = re.compile(r"\bno_attack \((.+?), \d+\)")
+
+
+def with_blockers(
+    attacks: list[dict[str, Any]], trail: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """The step's attacks, each one voided ``no_action`` (its caster could not act) copied
+    with ``blocked_by``: the spells whose « cannot cast » effect held the caster this turn,
+    read from the trail (``<caster>.effects.expired`` « no_attack from Stupéfix ran its last
+    turn », or a running effect valued « no_attack (Stupéfix, 1) »), so the page writes
+    « Cassius Thorne n'a pas pu agir (Stupéfix) » (C24). Other attacks are returned as
+    they are; the inputs are not changed."""
+    out = []
+    for a in attacks:
+        if a.get("void_reason") != "no_action":
+            out.append(a)
+            continue
+        prefix = f"{a.get('attacker')}."
+        spells: list[str] = []
+        for t in trail:
+            if not str(t.get("quantity") or "").startswith(prefix):
+                continue
+            found = _EXPIRED_NO_ATTACK.findall(str(t.get("detail") or ""))
+            found += _RUNNING_NO_ATTACK.findall(str(t.get("value") or ""))
+            spells += [s for s in found if s not in spells]
+        out.append({**a, "blocked_by": spells})
+    return out
 
 
 def declared_series(storage: Storage, duel_id: int) -> dict[str, list[int]] | None:

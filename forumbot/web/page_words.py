@@ -8,7 +8,7 @@ rule code (reader pass after issue 25: C24–C29, C34, C39, C40, T7, W18).
   each detail rendered from its rule code (:data:`DETAILS`: « dé 6, pari [1,2,3,4] perdu »,
   « 74 − 6 (protection) = 68 PV », « 11 lignes affichées, 10 requises »), the other ones through
   :func:`forumbot.web.words.detail_fr`; internal names (``damage_over_time``, ``ward``,
-  ``no_attack``, ``damage_percent``) never shown (:data:`EFFECTS_FR`);
+  ``no_attack``, ``damage_percent``) never shown (:data:`EFFECTS`);
 - :meth:`PageWords.attack`: one attack of a turn as a sentence, by engine: classic
   « attaque 2 contre défense 3, dévié, 0 PD »; fatigue and 2v2 (no attack or defense dice)
   « Sectumsempra d'Aurora Vexley touche Cassius Thorne : 39 PV (36 de base, magie brutale
@@ -18,7 +18,11 @@ rule code (reader pass after issue 25: C24–C29, C34, C39, C40, T7, W18).
   :meth:`PageWords.progress`: « classique », « Vainqueurs : A et B », « −17 », « terminé au
   tour 10 ».
 
-In English the engine's text is shown as stored, as :class:`Words` does.
+In English the engine's text is shown as stored, as :class:`Words` does. The French is the
+staff's catalogue (:mod:`forumbot.i18n`, ``forumbot/i18n/locales/fr/LC_MESSAGES/forumbot.po``),
+like the rest of the page: each phrase is an English message here (``_("%s hits %s", ...)``),
+typeset and elided by :func:`forumbot.web.i18n.page_translator`; what stays in this module is
+the grammar (« de Le » -> « du »), the minus sign and the parsing of the engine's English.
 """
 
 from __future__ import annotations
@@ -29,30 +33,50 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from forumbot.i18n import N_
 from forumbot.publish.labels import year_label
-from forumbot.publish.typography import MINUS, NBSP
+from forumbot.publish.typography import MINUS, NBSP, NNBSP
+from forumbot.web.i18n import page_translator
 from forumbot.web.words import Words, detail_fr
 
-EFFECTS_FR: dict[str, str] = {
-    "damage_over_time": "perte de PV par tour",
-    "ward": "protection",
-    "no_attack": "ne peut pas lancer de sort",
-    "no_dodge": "ne peut pas esquiver",
-    "damage_percent": "dégâts en pourcentage",
-    "damage_flat": "dégâts en plus",
-    "damage_taken_flat": "dégâts reçus en plus",
-    "duration_bonus": "effets plus longs",
-    "heal_flat": "soins en plus",
-    "heal": "soin",
-    "shield": "bouclier",
-    "counter_spell": "antisort",
-    "attack_modifier": "modificateur d'attaque",
-    "defense_modifier": "modificateur de défense",
-}
-"""Effect and modifier kinds (``rules/``'s internal names) as the page names them."""
+_ = page_translator("fr")
+"""The page's French: a message (English) from the catalogue, typeset, elided, filled."""
 
-RULESETS_FR = {"classic": "classique", "fatigue": "fatigue en un contre un",
-               "duo": "deux contre deux"}  # fmt: skip
+EFFECTS: dict[str, str] = {
+    "damage_over_time": N_("PV lost each turn"),
+    "ward": N_("ward"),
+    "no_attack": N_("cannot cast a spell"),
+    "no_dodge": N_("cannot dodge"),
+    "damage_percent": N_("damage in percent"),
+    "damage_flat": N_("extra damage"),
+    "damage_taken_flat": N_("extra damage taken"),
+    "duration_bonus": N_("longer effects"),
+    "heal_flat": N_("extra healing"),
+    "heal": N_("a heal"),
+    "shield": N_("shield"),
+    "counter_spell": N_("counter-spell"),
+    "attack_modifier": N_("attack modifier"),
+    "defense_modifier": N_("defense modifier"),
+}
+"""Effect and modifier kinds (``rules/``'s internal names) -> how the page names them
+(English; French from the catalogue: :func:`effect_fr`)."""
+
+RULESETS: dict[str, str] = {
+    "classic": N_("classic"), "fatigue": N_("fatigue one against one"),
+    "duo": N_("two against two"),
+}  # fmt: skip
+"""Ruleset names as the page says them (French from the catalogue: :func:`ruleset_fr`)."""
+
+
+def effect_fr(kind: str) -> str:
+    """An effect kind's French name (« perte de PV par tour »), the kind itself if unknown."""
+    return _(EFFECTS[kind]) if kind in EFFECTS else kind
+
+
+def ruleset_fr(name: str) -> str:
+    """« classique », « fatigue en un contre un », « deux contre deux »; unknown: as is."""
+    return _(RULESETS[name]) if name in RULESETS else name
+
 
 _MINUS_NUMBER = re.compile(r"(?<![\w.])-(?=\d)")
 _SPACED_MINUS = re.compile(r"(?<=\d) - (?=\d)")
@@ -83,9 +107,9 @@ def _articles(text: str) -> str:
     return _ARTICLE.sub(fix, text)
 
 
-def _de(name: str) -> str:
-    """« de Cassius », « d'Aurora » (elision before a vowel)."""
-    return f"d'{name}" if name[:1].lower() in "aeiouyâéèêîô" else f"de {name}"
+def _by(spell: str, caster: str) -> str:
+    """« Densaugeo de Blaise Corvin », « Stupéfix d'Aurora Vexley » (elided)."""
+    return _("%s by %s", spell, caster)
 
 
 def _terms(pairs: list[tuple[int, str]]) -> str:
@@ -97,8 +121,9 @@ def _terms(pairs: list[tuple[int, str]]) -> str:
     return out
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if abs(n) > 1 else ''}"
+def _turns(n: int) -> str:
+    """« 1 tour », « 3 tours » (French plural from 2)."""
+    return _("%s turns", n) if abs(n) > 1 else _("%s turn", n)
 
 
 # -- details by rule code -------------------------------------------------------------------
@@ -112,8 +137,8 @@ _CREATURE_DAMAGE = re.compile(
 )
 _POINTS = re.compile(r"^(?P<start>-?\d+)(?P<rest>(?: [+-] -?\d+ \(\w+\))*) = (?P<total>-?\d+) PV$")
 _POINT_TERM = re.compile(r" ([+-]) (-?\d+) \((\w+)\)")
-_POINT_LABELS = {"violations": "infractions", "spells": "sorts", "lasting": "effets durables",
-                 "heal": "soins"}  # fmt: skip
+_POINT_LABELS = {"violations": N_("violations"), "spells": N_("spells"),
+                 "lasting": N_("lasting effects"), "heal": N_("healing")}  # fmt: skip
 _LINES = re.compile(r"^(\d+) displayed lines \(at (\d+) characters\), (\d+) needed$")
 _BET = re.compile(r"^die (\d+), bet (\[[^\]]*\])$")
 _CAST = re.compile(r"^level (\d+), year (\w+)$")
@@ -127,6 +152,13 @@ _NEXT = re.compile(r"^(.+?) by (.+?): (\d+) turn\(s\) from next turn$")
 _RUNNING = re.compile(r"^(.+?) \(by (.+?)\) still running$")
 _EXPIRED = re.compile(r"^(\w+) from (.+?) ran its last turn$")
 _RELAUNCH = re.compile(r"^no defense post from (.+?) in time: (.+?)'s spell resolves undefended$")
+# 2v2 (rules.duo.step, issue 25 reader2 W5): no defense while no deadline passed; a cast
+# after the turn's first post
+_PLAYED = re.compile(r"^(.+?) already played this turn: the spell resolves undefended$")
+_OUT = re.compile(r"^(.+?) is out of the fight: the spell resolves undefended$")
+_OTHER = re.compile(r"^(.+?)'s post answered another spell: this one resolves undefended$")
+_SELF_CAST = re.compile(r"^(.+?)'s spell acts on its caster: no defense$")
+_TURN_POST = re.compile(r"^post (\d+); (.+?) has the initiative \(post (\d+)\)$")
 _REUSED = re.compile(
     r"^(?:post (\d+): )?(.+?) was already affected or targeted by (.+?)'s (.+?)(?:; (-\d+) PV)?$"
 )
@@ -141,10 +173,10 @@ def _damage(d: str) -> str | None:
     ward = -int(m["ward"])
     raw = base + int(m["pct"]) + int(m["flat"]) + int(m["taken"]) + ward
     terms = _terms(
-        [(int(m["pct"]) + int(m["flat"]), "type de magie du lanceur"),
-         (int(m["taken"]), "type de magie de la cible"), (ward, "protection")]
+        [(int(m["pct"]) + int(m["flat"]), _("caster's magic type")),
+         (int(m["taken"]), _("target's magic type")), (ward, effect_fr("ward"))]
     )  # fmt: skip
-    clamp = " (jamais moins de 0)" if raw < 0 <= total else ""
+    clamp = f" ({_('never below 0')})" if raw < 0 <= total else ""
     return f"{m['spell']}{NBSP}: {base}{terms} = {total} PV{clamp}"
 
 
@@ -152,23 +184,26 @@ def _creature_damage(d: str) -> str | None:
     m = _CREATURE_DAMAGE.match(d)
     if m is None:
         return None
-    terms = _terms([(int(m["magic"]), "types de magie du lanceur"),
-                    (-int(m["armour"]), "armure")])  # fmt: skip
-    return (f"{m['spell']}{NBSP}: {m['base']}{terms} = {m['total']} PV sur {m['who']} "
-            f"({m['left']} PV restants)")  # fmt: skip
+    terms = _terms([(int(m["magic"]), _("caster's magic types")),
+                    (-int(m["armour"]), _("armour"))])  # fmt: skip
+    return _("%s: %s%s = %s PV on %s (%s PV left)",
+             m["spell"], m["base"], terms, m["total"], m["who"], m["left"])  # fmt: skip
 
 
-def _points(d: str) -> str | None:
+def _points(d: str, spells_by: list[Any] | None = None) -> str | None:
     m = _POINTS.match(d)
     if m is None:
         return None
     pairs = []
     for sign, value, label in _POINT_TERM.findall(m["rest"]):
         amount = int(value) * (1 if sign == "+" else -1)
-        pairs.append((amount, _POINT_LABELS.get(label, label)))
+        named = _(_POINT_LABELS[label]) if label in _POINT_LABELS else label
+        if label == "spells" and spells_by:
+            named = ", ".join(_by(spell, caster) for spell, caster in spells_by)
+        pairs.append((amount, named))
     terms = _terms(pairs)
     if not terms:
-        return f"{m['start']} PV, sans changement"
+        return _("%s PV, unchanged", m["start"])
     return f"{m['start']}{terms} = {m['total']} PV"
 
 
@@ -177,64 +212,68 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
     phrase table of :func:`detail_fr` is used)."""
     code = rule.rsplit(".", 1)[-1]
     if code == "short_post" and (m := _LINES.match(d)):
-        return (f"{m[1]} lignes affichées (à {m[2]} caractères par ligne), "
-                f"{m[3]} requises")  # fmt: skip
+        return _("%s lines counted (at %s characters a line), %s needed", m[1], m[2], m[3])
     if code == "bet" and (m := _BET.match(d)):
-        return f"dé {m[1]}, pari {m[2]} {'gagné' if value else 'perdu'}"
+        if value:
+            return _("die %s, bet %s won", m[1], m[2])
+        return _("die %s, bet %s lost", m[1], m[2])
     if (m := _CAST.match(d)) is not None:
-        year = m[2]
-        return f"niveau {m[1]}, {year_label(year)}"
+        return _("level %s, %s", m[1], year_label(m[2]))
     if (m := _PENDING.match(d)) is not None:
-        dodge = "peut être esquivé" if m[3] == "can" else "ne peut pas être esquivé"
-        return f"s'il touche {m[1]}{NBSP}: {m[2]} PV avant modificateurs{NBSP}; {dodge}"
+        dodge = _("can be dodged") if m[3] == "can" else _("cannot be dodged")
+        return _("if it lands on %s: %s PV before modifiers; %s", m[1], m[2], dodge)
     if code == "magic_type" and (m := _MAGIC.match(d)):
         kind = m[2]
-        amount = int(m[3])
-        what = {"damage_percent": f"{amount:+d} % de dégâts", "damage_flat": f"{amount:+d} PV",
-                "damage_taken_flat": f"{amount:+d} PV reçus",
-                "duration_bonus": f"{amount:+d} tour(s) d'effet",
-                "heal_flat": f"{amount:+d} PV soignés"}.get(kind)  # fmt: skip
-        what = what or EFFECTS_FR.get(kind, kind)
-        family = "tous les sorts" if m[4] == "*" else f"les sorts de la famille « {m[4]} »"
-        return f"magie {m[1]}{NBSP}: {what} sur {family} ({m[5]} en fait partie)"
+        amount = f"{int(m[3]):+d}"
+        what = {"damage_percent": _("%s %% damage", amount), "damage_flat": f"{amount} PV",
+                "damage_taken_flat": _("%s PV taken", amount),
+                "duration_bonus": _("%s turn(s) of effect", amount),
+                "heal_flat": _("%s PV healed", amount)}.get(kind)  # fmt: skip
+        what = what or effect_fr(kind)
+        family = _("every spell") if m[4] == "*" else _("the spells of the family « %s »", m[4])
+        return _("%s magic: %s on %s (%s is one of them)", m[1], what, family, m[5])
     if (m := _SELF.match(d)) is not None:
-        return f"{m[1]} agit sur son lanceur"
+        return _("%s acts on its caster", m[1])
     if (m := _LANDS.match(d)) or (m := _HITS.match(d)):
-        return f"{m[1]} touche {m[2]}"
+        return _("%s hits %s", m[1], m[2])
     if (m := _DEFENDER_CAST.match(d)) is not None:
-        return (f"{m[1]}{NBSP}: un sort lancé ne manque pas sa cible par défaut{NBSP}; "
-                "les deux sorts touchent")  # fmt: skip
+        return _("%s: a cast spell does not miss by default; both spells land", m[1])
     if (m := _NEXT.match(d)) is not None:
-        return f"{m[1]} {_de(m[2])}, pendant {_plural(int(m[3]), 'tour')} à partir du suivant"
+        return _("%s, for %s from the next one", _by(m[1], m[2]), _turns(int(m[3])))
     if (m := _RUNNING.match(d)) is not None:
-        return f"{m[1]} {_de(m[2])}, toujours actif"
+        return _("%s, still active", _by(m[1], m[2]))
     if (m := _EXPIRED.match(d)) is not None:
-        return f"effet « {EFFECTS_FR.get(m[1], m[1])} » de {m[2]} terminé, son dernier tour joué"
+        return _("effect « %s » of %s over, its last turn played", effect_fr(m[1]), m[2])
     if (m := _RELAUNCH.match(d)) is not None:
-        return (f"pas de défense {_de(m[1])} à temps{NBSP}: le sort {_de(m[2])} est résolu "
-                "sans défense")  # fmt: skip
+        return _("no defense from %s in time: the spell of %s is resolved undefended", m[1], m[2])
+    if (m := _PLAYED.match(d)) is not None:
+        return _("%s already played this turn: the spell is resolved undefended", m[1])
+    if (m := _OUT.match(d)) is not None:
+        return _("%s is out of the fight: the spell is resolved undefended", m[1])
+    if (m := _OTHER.match(d)) is not None:
+        return _("the post of %s answered another spell: this one is resolved undefended", m[1])
+    if (m := _SELF_CAST.match(d)) is not None:
+        return _("the spell of %s acts on its caster: no defense", m[1])
+    if (m := _TURN_POST.match(d)) is not None:
+        return _("post %s, %s has the initiative (post no. %s)", m[1], m[2], m[3])
     if (m := _REUSED.match(d)) is not None:
-        post = f"message {m[1]}{NBSP}: " if m[1] else ""
+        post = f"{_('post %s', m[1])}{NBSP}: " if m[1] else ""
         cost = f"{NBSP}; {MINUS}{m[5][1:]} PV" if m[5] else ""
-        return f"{post}{m[4]} {_de(m[3])} a déjà touché ou visé {m[2]}{cost}"
+        return post + _("%s already hit or targeted %s", _by(m[4], m[3]), m[2]) + cost
     return (_damage(d) or _creature_damage(d) or _points(d)) if d else None
 
 
 def trail_detail_fr(entry: dict[str, Any]) -> str:
-    """One trail entry's detail in French (module doc)."""
+    """One trail entry's detail in French (module doc); an entry with ``spells_by`` (the
+    ``(spell, caster)`` pairs that hit, :func:`forumbot.web.views.duo_points_trail`) names
+    them in its points line."""
     d = str(entry.get("detail") or "")
     rule = str(entry.get("rule") or "")
-    done = _detail_by_rule(rule, str(entry.get("quantity") or ""), entry.get("value"), d)
+    spells_by = entry.get("spells_by")
+    done = _points(d, spells_by) if spells_by else None
+    if done is None:
+        done = _detail_by_rule(rule, str(entry.get("quantity") or ""), entry.get("value"), d)
     text = done if done is not None else detail_fr(d)
-    text = text.replace("égalité : l'égalité touche", "à égalité, le sort touche")
-    text = text.replace("égalité : l'égalité est déviée", "à égalité, le sort est dévié")
-    text = re.sub(r"strictement supérieure : déviée", "défense plus forte, le sort est dévié", text)
-    text = re.sub(r"inférieure : touche", "défense plus faible, le sort touche", text)
-    text = re.sub(
-        r"défense effective (de |d')(.+?) (-?\d+) contre attaque (-?\d+) : ",
-        lambda m: f"défense effective {m[3]} {m[1]}{m[2]} contre attaque {m[4]}, ",
-        text,
-    )
     if len(re.findall(r"\s:", text)) > 1:  # one colon a sentence: « message 106, … »
         text = re.sub(r"^message (\d+)\s: ", r"message \1, ", text)
     return _minus(_articles(text))
@@ -243,12 +282,12 @@ def trail_detail_fr(entry: dict[str, Any]) -> str:
 def trail_value_fr(value: Any) -> str:
     """A trail value: effect kinds by their French names, « A → B », the minus sign."""
     if isinstance(value, bool):
-        return "oui" if value else "non"
+        return _("yes") if value else _("no")
     if isinstance(value, str):
-        if value in EFFECTS_FR:
-            return EFFECTS_FR[value]
+        if value in EFFECTS:
+            return effect_fr(value)
         text = _RUNNING_VALUE.sub(
-            lambda m: f"{EFFECTS_FR.get(m[1], m[1])} ({m[2]}, {_plural(int(m[3]), 'tour')})",
+            lambda m: f"{effect_fr(m[1])} ({m[2]}, {_turns(int(m[3]))})",
             value,
         )
         text = text.replace(" -> ", " → ")
@@ -282,10 +321,9 @@ class PageWords(Words):
                     "rule": self.rule(t.get("rule")), "detail": str(t.get("detail") or ""),
                     "source": str(t.get("source") or "")}  # fmt: skip
         quantity = self.quantity(t.get("quantity"), names)
-        quantity = quantity.replace(" : violation « ", " : infraction « ")
         rule = self.rule(t.get("rule"))
         if str(t.get("quantity") or "").endswith(".lines"):
-            rule = "longueur du message"  # the count is shown long enough or not (C28)
+            rule = _("post length")  # the count is shown long enough or not (C28)
         return {
             "quantity": _articles(quantity),
             "value": trail_value_fr(t.get("value")),
@@ -310,7 +348,7 @@ class PageWords(Words):
         if m and book and self._spell_text is not None:
             effects = self._spell_text(book[1], m[1])
             if effects:
-                return f"Liste des sorts du club{NBSP}: {m[1]}, niveau {m[2]}, {effects}"
+                return _("Club's spell list: %s, level %s, %s", m[1], m[2], effects)
         return _minus(text)
 
     def audit(self, entry: dict[str, Any]) -> Any:
@@ -334,15 +372,15 @@ class PageWords(Words):
             head += f" ({a['spell']})"
         if a.get("void_reason"):
             if self.french:
-                return f"{head}{NBSP}: sans attaque ({self.rule(a['void_reason'])})"
+                return _("%s: no attack (%s)", head, self.rule(a["void_reason"]))
             return f"{head}: no attack ({self.rule(a['void_reason'])})"
         attack = a.get("attack_value") or a.get("attack_die")
         defense = a.get("effective_defense")
         if self.french:
-            result = "touche" if a.get("landed") else "dévié"
+            result = _("lands") if a.get("landed") else _("deflected")
             damage = self.num(a.get("damage"))
-            return (f"{head}{NBSP}: attaque {self.num(attack)} contre défense "
-                    f"{self.num(defense)}, {result}, {damage} {unit}").rstrip()  # fmt: skip
+            return _("%s: attack %s against defense %s, %s, %s %s", head, self.num(attack),
+                     self.num(defense), result, damage, unit).rstrip()  # fmt: skip
         result = "lands" if a.get("landed") else "deflected"
         text = f"{head}: attack {attack} vs defense {defense}, {result}, {a.get('damage')} {unit}"
         return text.rstrip()
@@ -353,50 +391,61 @@ class PageWords(Words):
         if not self.french:
             state = "void" if a.get("void_reason") else ("lands" if a.get("landed") else "misses")
             return f"{spell} by {caster} on {target}: {state}, {a.get('damage')} {unit}".rstrip()
-        who = f"{spell} {_de(caster)}"
+        who = _by(spell, caster)
         if a.get("void_reason") == "pending":  # a fatigue initiative, before the defense
-            return _articles(f"{who} vise {target}{NBSP}: résolu avec la défense")
+            return _articles(_("%s aims at %s: resolved with the defense", who, target))
+        if a.get("void_reason") == "dodge" and not spell:  # the post was a dodge
+            return _("%s chooses to dodge rather than cast a spell", caster)
+        if a.get("void_reason") == "dodged":
+            return _articles(_("%s dodges %s", target, who))
+        if a.get("void_reason") == "no_action" or (a.get("void_reason") and not spell):
+            blockers = ", ".join(str(b) for b in a.get("blocked_by") or [])
+            if blockers:
+                return _("%s could not act (%s)", caster, blockers)
+            return _("%s could not act", caster)
         if a.get("void_reason"):
-            return _articles(f"{who} sur {target} est sans effet ({self.rule(a['void_reason'])})")
+            return _articles(
+                _("%s on %s has no effect (%s)", who, target, self.rule(a["void_reason"]))
+            )
         effects = [self._effect(e, caster, target, unit) for e in a.get("effects_applied") or []]
         effects = [e for e in effects if e]
         base = int(a.get("attack_value") or 0)
         damage = int(a.get("damage") or 0)
         if not a.get("landed"):
-            return _articles(f"{who} ne touche pas {target}")
+            return _articles(_("%s misses %s", who, target))
         if base == 0 and damage == 0 and effects:
-            return _articles(f"{who}{NBSP}: " + f"{NBSP}; ".join(effects))
-        parts = [f"{base} de base"]
+            return _articles(f"{who}{NBSP}: " + f"{NNBSP}; ".join(effects))
+        parts = [_("%s base", base)]
         for m in list(a.get("attack_modifiers") or []) + list(a.get("defense_modifiers") or []):
             amount = int(m.get("amount") or 0)
             if amount:
                 source = str(m.get("source") or "")
-                label = f"magie {source[6:]}" if source.startswith("magic:") else source
+                label = _("%s magic", source[6:]) if source.startswith("magic:") else source
                 parts.append(f"{label} {self.num(amount, signed=True)}")
         if damage == 0 and base > 0:
-            parts.append("jamais moins de 0")
+            parts.append(_("never below 0"))
         detail = f" ({', '.join(parts)})" if len(parts) > 1 else ""
-        text = f"{who} touche {target}{NBSP}: {damage} {unit}{detail}"
+        text = _("%s hits %s: %s %s%s", who, target, damage, unit, detail)
         if effects:
-            text += f"{NBSP}; " + f"{NBSP}; ".join(effects)
+            text += f"{NNBSP}; " + f"{NNBSP}; ".join(effects)
         return _articles(text)
 
     def _effect(self, e: dict[str, Any], caster: str, target: str, unit: str) -> str:
         bearer = caster if e.get("applies") == "caster" else target
         turns = int(e.get("duration") or 0)
-        during = f"pendant {_plural(turns, 'tour')}" if turns else ""
+        during = _("for %s", _turns(turns)) if turns else ""
         amount = int(e.get("amount") or 0)
         kind = str(e.get("type") or "")
         if kind == "ward":
-            return (f"à partir du tour suivant, {during}, chaque sort qui touche {bearer} lui "
-                    f"fait {amount} {unit} de moins")  # fmt: skip
+            return _("from the next turn, %s, each spell that hits %s does %s %s less to them",
+                     during, bearer, amount, unit)  # fmt: skip
         if kind == "damage_over_time":
-            return f"à partir du tour suivant, {during}, {bearer} perd {amount} {unit} par tour"
+            return _("from the next turn, %s, %s loses %s %s a turn", during, bearer, amount, unit)
         if kind in ("no_attack", "no_dodge"):
-            return f"{bearer} {EFFECTS_FR[kind]} au tour suivant"
+            return _("%s %s at the next turn", bearer, effect_fr(kind))
         if kind == "heal":
-            return f"{bearer} regagne {amount} {unit}"
-        return EFFECTS_FR.get(kind, "effet décrit par l'arbitre")
+            return _("%s gets back %s %s", bearer, amount, unit)
+        return effect_fr(kind) if kind in EFFECTS else _("an effect the referee describes")
 
     # -- duel words -------------------------------------------------------------------------
     def roller(self, source: object) -> str:
@@ -404,7 +453,7 @@ class PageWords(Words):
         raw = str(source or "")
         if not self.french:
             return raw
-        return {"bot": "l'arbitre (bot)", "forum": "le forum"}.get(raw, raw)
+        return {"bot": _("the referee (bot)"), "forum": _("the forum")}.get(raw, raw)
 
     def task_subject(self, subject: object) -> str:
         """A referee task's subject in one sentence (C36): « Aurora Vexley tente : le
@@ -412,7 +461,8 @@ class PageWords(Words):
         raw = str(subject or "")
         if not self.french:
             return raw
-        return re.sub(r"^(.+?) tente : (.+)$", r"\1 tente d'actionner \2", raw)
+        m = re.match(r"^(.+?) tente : (.+)$", raw)  # the engine's own French subject
+        return _("%s tries to work %s", m[1], m[2]) if m else raw
 
     def unit(self, ruleset: object) -> str:
         """The points' unit of a ruleset (« PD », « PV »); ``""`` when it does not load."""
@@ -431,16 +481,16 @@ class PageWords(Words):
     def ruleset(self, name: object) -> str:
         """« classique », « fatigue en un contre un », « deux contre deux » (C30)."""
         raw = str(name or "")
-        return RULESETS_FR.get(raw, raw) if self.french else raw
+        return ruleset_fr(raw) if self.french else raw
 
     def winners(self, winner: object) -> str:
         """« Vainqueur : A » or « Vainqueurs : A et B » (a duo is stored « A & B »; C31)."""
         names = [n.strip() for n in str(winner or "").split(" & ") if n.strip()]
         if not self.french:
             return f"Winner{'s' if len(names) > 1 else ''}: {' & '.join(names)}"
-        label = "Vainqueurs" if len(names) > 1 else "Vainqueur"
-        joined = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " et " + names[-1]
-        return f"{label}{NBSP}: {joined}"
+        if len(names) == 1:
+            return _("Winner: %s", names[0])
+        return _("Winners: %s and %s", ", ".join(names[:-1]), names[-1])
 
     def progress(self, status: object, turn: object) -> str:
         """A duel's turn in the duels list (beside its status): « tour 3 en cours » while
@@ -448,13 +498,16 @@ class PageWords(Words):
         count of complete turns; W20, C44)."""
         n = int(str(turn or 0))
         if status == "finished":
-            return f"tour {n}, le dernier" if self.french else f"turn {n}, the last"
+            return _("turn %s, the last", n) if self.french else f"turn {n}, the last"
         if status == "running":
-            return f"tour {n + 1} en cours" if self.french else f"turn {n + 1} under way"
+            return _("turn %s under way", n + 1) if self.french else f"turn {n + 1} under way"
         return self.turn(n) if n else ""
 
 
-__all__ = ["EFFECTS_FR", "PageWords", "trail_detail_fr", "trail_value_fr"]
+__all__ = [
+    "EFFECTS", "RULESETS", "PageWords", "effect_fr", "ruleset_fr",
+    "trail_detail_fr", "trail_value_fr",
+]  # fmt: skip
 
 
 @functools.lru_cache(maxsize=16)

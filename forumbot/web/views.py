@@ -10,6 +10,7 @@ Nothing here writes. Shapes:
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from forumbot.i18n import N_, translate
 from forumbot.publish.render import of_name
 from forumbot.storage import Storage
-from forumbot.web.history import declared_series, declared_turns, turn_read
+from forumbot.web.history import declared_series, declared_turns, turn_read, with_blockers
 from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
 
@@ -204,9 +205,13 @@ def fatigue_number_fields(stored: dict[str, Any], overrides: dict[str, Any]) -> 
             values[found] = t["value"]
     for d in (outcome.get("state") or {}).get("duellists", []):
         values[(d["name"], "points")] = int(d["points"])
+    duo = inputs.get("step") == "duo"
     fields: list[NumberField] = []
     for (name, field), value in values.items():
         key = f"{name}.{field}"
+        why = _trail_for(trail, name, field, FATIGUE_FIELD_TRAIL)
+        if duo and field == "points":
+            why = duo_points_trail(why, outcome.get("attacks") or [], name)
         fields.append(
             NumberField(
                 key,
@@ -215,7 +220,7 @@ def fatigue_number_fields(stored: dict[str, Any], overrides: dict[str, Any]) -> 
                 value,
                 "bool" if isinstance(value, bool) else "int",
                 key in overrides,
-                _trail_for(trail, name, field, FATIGUE_FIELD_TRAIL),
+                why,
             )
         )
     if inputs.get("step") == "duo":
@@ -233,6 +238,27 @@ def fatigue_number_fields(stored: dict[str, Any], overrides: dict[str, Any]) -> 
                 )
             )
     return fields
+
+
+def duo_points_trail(
+    entries: tuple[dict[str, Any], ...], attacks: list[dict[str, Any]], name: str
+) -> tuple[dict[str, Any], ...]:
+    """The one line that computes a 2v2 duellist's PV (C23): the engine's last ``points``
+    entry (a 2v2 has no first declaration: the fatigue engine's ``first_declaration`` entry
+    is dropped), with ``spells_by``, the ``(spell, caster)`` pairs of the attacks that hit
+    ``name`` for damage, so the page writes « 87 − 9 (Densaugeo de Blaise Corvin) = 78 PV ».
+    ``entries`` is the field's trail in the engine's order; returns at most one entry."""
+    if not entries:
+        return entries
+    last = dict(entries[-1])
+    hits = [
+        (str(a.get("spell") or ""), str(a.get("attacker") or ""))
+        for a in attacks
+        if a.get("defender") == name and a.get("landed") and int(a.get("damage") or 0)
+    ]
+    if hits:
+        last["spells_by"] = hits
+    return (last,)
 
 
 def draft_number_fields(
@@ -274,6 +300,23 @@ def duration_text(seconds: int) -> str:
     return f"{secs} s"
 
 
+_COUNTED = re.compile(r"^(\d+) displayed lines \(at \d+ characters\), (\d+) needed$")
+
+
+def counted_lines(trail: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Duellist -> (lines the length rule counted, lines it needs), from the trail's
+    ``<duellist>.lines`` entries (« 11 displayed lines (at 100 characters), 10 needed »), so
+    the post's header gives one count with its part that counts: « 13 lignes, dont 11
+    comptées (10 requises) » (C21). Duellists with no such entry are left out."""
+    out: dict[str, tuple[int, int]] = {}
+    for t in trail:
+        quantity = str(t.get("quantity") or "")
+        m = _COUNTED.match(str(t.get("detail") or ""))
+        if quantity.endswith(".lines") and m:
+            out[quantity[: -len(".lines")]] = (int(m[1]), int(m[2]))
+    return out
+
+
 def post_view(storage: Storage, board_id: int, post_id: int) -> dict[str, Any]:
     """A stored post (author, date, text, line count), or a stub saying it is not stored."""
     row = storage.seen_post(board_id, post_id)
@@ -299,10 +342,12 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
     inputs = stored.get("inputs") or {}
     outcome = stored.get("outcome") or {}
     overrides = _loads(decl["overrides_json"], {})
+    counted = counted_lines(outcome.get("trail") or [])
     posts = [
-        {**post_view(storage, duel["board_id"], int(p["post_id"])), "turn_post": p}
+        {**post_view(storage, duel["board_id"], int(p["post_id"])), "turn_post": p,
+         "counted": counted.get(str(p.get("duellist") or ""))}
         for p in inputs.get("posts", [])
-    ]
+    ]  # fmt: skip
     dice = list(
         storage.db.table("dice_rolls").rows_where(
             "duel_id = ? and turn = ?", [decl["duel_id"], decl["turn"]], order_by="id"
@@ -323,7 +368,7 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
         "extra_posts": inputs.get("extra_posts", []),
         "dice": dice,
         "trail": outcome.get("trail") or [],
-        "attacks": outcome.get("attacks") or [],
+        "attacks": with_blockers(outcome.get("attacks") or [], outcome.get("trail") or []),
         "fields": draft_number_fields(decl, stored, overrides),
         "overrides": overrides,
         "violations": outcome.get("violations") or [],

@@ -109,12 +109,12 @@ PHRASES_FR: tuple[tuple[str, str], ...] = (
     (r"post (\d+), second die", r"message \1, second dé"),
     (
         rf"{_n('a')}'s effective defense (-?\d+) vs attack (-?\d+): ",
-        r"défense effective de \g<a> \2 contre attaque \3 : ",
+        r"défense effective \2 de \g<a> contre attaque \3, ",
     ),
-    (r"equal: the tie lands", "égalité : l'égalité touche"),
-    (r"equal: the tie is deflected", "égalité : l'égalité est déviée"),
-    (r"strictly greater: deflected", "strictement supérieure : déviée"),
-    (r"lower: lands", "inférieure : touche"),
+    (r"equal: the tie lands", "à égalité, le sort touche"),
+    (r"equal: the tie is deflected", "à égalité, le sort est dévié"),
+    (r"strictly greater: deflected", "défense plus forte, le sort est dévié"),
+    (r"lower: lands", "défense plus faible, le sort touche"),
     (rf"{_n('s')} twice in a row", r"\g<s> deux fois de suite"),
     (r"; proposal: ", " ; proposition : "),
     (
@@ -167,6 +167,7 @@ PHRASES_FR: tuple[tuple[str, str], ...] = (
     (r"both at 0 or below: ", "tous deux à 0 ou moins : "),
     (r"disqualified: ", "disqualifié(s) : "),
     (rf"{_n('a')} at (-?\d+) PD", r"\g<a> à \2 PD"),
+    (r"^(-?\d+) (PD|PV), unchanged$", r"\1 \2, sans changement"),
     (rf"{_n('s')} landed", r"\g<s> a touché"),
     # fatigue (rules/fatigue/engine.py)
     (rf"{_n('a')}'s bet ([^()]+?) won \(die (\d+)\)", r"pari de \g<a> \2 gagné (dé \3)"),
@@ -194,7 +195,7 @@ PHRASES_FR: tuple[tuple[str, str], ...] = (
     (r"not in the caster's zone", "pas dans la zone du lanceur"),
     (
         rf"{_n('v')} is alone in the zone with {_n('a')} and {_n('b')}",
-        r"\g<v> est seul(e) dans la zone avec \g<a> et \g<b>",
+        r"dans la zone, il n'y a que \g<v>, \g<a> et \g<b>",
     ),
     (r"all four share a zone", "les quatre partagent une zone"),
     (rf"; {_n('a')} already targeted {_n('v')} this turn", r" ; \g<a> a déjà visé \g<v> ce tour"),
@@ -204,7 +205,7 @@ PHRASES_FR: tuple[tuple[str, str], ...] = (
     ),
     (r"a move with no other action", "un déplacement sans autre action"),
     (r"'Déplacement : (.+)' names no zone", r"« Déplacement : \1 » ne nomme aucune zone"),
-    (rf"{_n('a')} already moved this turn", r"\g<a> s'est déjà déplacé(e) ce tour"),
+    (rf"{_n('a')} already moved this turn", r"\g<a> avait déjà fait son déplacement ce tour-ci"),
     (
         rf"nobody of {_n('a')} & {_n('b')} moved this turn",
         r"ni \g<a> ni \g<b> ne s'est déplacé ce tour",
@@ -229,7 +230,7 @@ def detail_fr(text: str) -> str:
     """French of one trail detail or violation evidence written by ``rules/``.
 
     >>> detail_fr("Cassius Thorne's effective defense 4 vs attack 4: equal: the tie lands")
-    "défense effective de Cassius Thorne 4 contre attaque 4 : égalité : l'égalité touche"
+    "défense effective 4 de Cassius Thorne contre attaque 4, à égalité, le sort touche"
     >>> detail_fr("Aurora Vexley's bet 3-4 won (die 3); Cassius Thorne's bet 5 lost (die 2)")
     "pari d'Aurora Vexley 3-4 gagné (dé 3) ; pari de Cassius Thorne 5 perdu (dé 2)"
     >>> detail_fr("post 106: Sortilège de Désarmement twice in a row")
@@ -267,7 +268,7 @@ def quantity_fr(quantity: str, known_names: tuple[str, ...] = ()) -> str:
     else:
         who, _, what = quantity.partition(".")
     if what.startswith("violation."):
-        return f"{who} : violation « {rule_name(what[len('violation.') :], 'fr')} »"
+        return f"{who} : infraction « {rule_name(what[len('violation.') :], 'fr')} »"
     label = QUANTITIES_FR.get(what)
     if label is None:
         return quantity

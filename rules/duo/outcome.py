@@ -18,6 +18,20 @@ Draw = Callable[[str, int], int]
 # post in the step: their waiting initiative read again); ``points`` and the dice of the step's
 # posts are applied by the 2v2 engine itself.
 _EXCHANGE_FIELDS = ("die", "bet_won", "dodged", "landed", "damage")
+UNDEFENDED_SOURCE = (
+    'RULES.md, Ruleset fatigue 2v2: "A turn ends when all four have posted." A duellist who '
+    "already posted this turn, or is out of the fight, has no post left to defend with: a spell "
+    "cast at them resolves at once, undefended [D]; no deadline lapsed, nothing is relaunched"
+)
+"""Source of ``turn.defense = "none"`` (rule ``duo.undefended``): a 2v2 spell resolved through
+the 1v1 engine's no-defense branch while no deadline passed (issue 25, reader2 W5)."""
+TURN_POST_SOURCE = (
+    'RULES.md, Ruleset fatigue 2v2: "Turn shape (from the seed\'s examples): the first post is '
+    'an initiative; a declaration follows each post"; "Two opponents alone in a zone: the 1v1 '
+    'rules apply between them."'
+)
+"""Source of a 2v2 cast that is not the turn's first post (rule ``duo.turn_post``): resolved
+like a 1v1 initiative, but the initiative is the first poster's."""
 CREATURE_SOURCE = (
     'RULES.md, Ruleset fatigue 2v2: "Actions: cast on any target (opponent, teammate, self, '
     'creature, scenery)"; environments hold "creatures with PV and one unique ability"'

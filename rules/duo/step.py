@@ -9,17 +9,33 @@ Split out of ``rules.duo.engine`` (issue 17). :class:`_StepCore` is extended by
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Literal, cast
 
 from rules.duo.environment import Environment
-from rules.duo.outcome import _EXCHANGE_FIELDS, CREATURE_SOURCE, Draw, Event
+from rules.duo.outcome import (
+    _EXCHANGE_FIELDS,
+    CREATURE_SOURCE,
+    TURN_POST_SOURCE,
+    UNDEFENDED_SOURCE,
+    Draw,
+    Event,
+)
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack, evolve
 from rules.errors import RuleError
 from rules.fatigue.effects import DamageOverTime
 from rules.fatigue.engine import OverrideValue, PostFacts, resolve_fatigue_step
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import AttackResult, DuellistState, DuelState, TurnOutcome, TurnPost, Violation
+from rules.model import (
+    AttackResult,
+    DuellistState,
+    DuelState,
+    TrailEntry,
+    TurnOutcome,
+    TurnPost,
+    Violation,
+)
 from rules.trail import OVERRIDE_RULE, TrailBuilder
 
 
@@ -237,6 +253,7 @@ class _StepCore:
         keep: Collection[str] | None = None,
         close: bool = True,
         voided: Mapping[int, str] | None = None,
+        undefended: str | None = None,
     ) -> AttackResult | None:
         """Run the 1v1 engine between ``a`` (initiator) and ``b``: an initiative (``post``
         without ``pending``), a defense (both) or an undefended resolution (``pending`` only;
@@ -244,7 +261,12 @@ class _StepCore:
         reuse memory and new effects of the duellists in ``keep`` (default both). When ``b``
         is not kept it is a stand-in (a self cast, a creature, the scenery): the exchange is
         not declared as an attack on it. ``voided``: post id -> reason, spells with no effect
-        (a forbidden double target in a defense post). Returns the initiator's AttackResult."""
+        (a forbidden double target in a defense post). ``undefended``: why a spell resolves
+        with no defense while no deadline passed (``"already_played"``, ``"out"``,
+        ``"other"``: the target's post answered another spell); None for a real deadline
+        lapse, which keeps the 1v1 engine's ``turn.relaunch``; ``"self"`` is set here for a
+        spell on its caster (``b`` a stand-in). Returns the initiator's
+        AttackResult."""
         names = (a, b)
         other = self._sub_member(b)
         if keep is not None and b not in keep:  # a stand-in: never a knocked-out one, which
@@ -264,12 +286,18 @@ class _StepCore:
         kept = set(names if keep is None else keep)
         out = self.fatigue_step(sub, posts, dice, kept, waived, confirmed, self.facts, voided)
         attacks = list(out.attacks)
-        self.trail.extend(out.trail)
+        why = undefended
+        if post is not None and pending is None and close:
+            if keep is not None and b not in keep:
+                why = "self"  # b is a stand-in: the spell acts on its caster
+            else:
+                why = "out" if not self.s.active(b) else "already_played"
+        self.trail.extend(self._duo_trail(out.trail, a, b, why))
         violations = list(out.violations)
         if post is not None and pending is None and close and out.state.pending:
             again = self.fatigue_step(out.state, [], {}, kept, waived, confirmed, None)
             attacks = list(again.attacks)
-            self.trail.extend(again.trail)
+            self.trail.extend(self._duo_trail(again.trail, a, b, why))
             known = {(v.duellist, v.rule, v.post_id) for v in violations}
             violations += [
                 v for v in again.violations if (v.duellist, v.rule, v.post_id) not in known
@@ -315,6 +343,50 @@ class _StepCore:
                     self.s = evolve(self.s, incoming=self.s.incoming + ((carrier, e),))
         return attacks[0] if attacks else None
 
+    def _duo_trail(
+        self, entries: Sequence[object], a: str, b: str, undefended: str | None
+    ) -> list[object]:
+        """The 1v1 engine's trail entries of an exchange, worded for the 2v2 turn (issue 25,
+        reader2 W5; the numbers are untouched): its ``turn.relaunch`` becomes ``turn.defense =
+        "none"`` (rule ``duo.undefended``) when no deadline passed (``undefended``), and the
+        caster's ``action`` and the ``turn.initiative`` under ``fatigue.initiative`` name the
+        turn's real initiative when ``a`` is not the turn's first poster (rule
+        ``duo.turn_post``)."""
+        first = self.s.posted[0] if self.s.posted else None
+        first_id = self.s.posted_ids[0] if self.s.posted_ids else 0
+        why = {
+            "already_played": f"{b} already played this turn: the spell resolves undefended",
+            "out": f"{b} is out of the fight: the spell resolves undefended",
+            "other": f"{b}'s post answered another spell: this one resolves undefended",
+            "self": f"{a}'s spell acts on its caster: no defense",
+        }
+        out: list[object] = []
+        for t in entries:
+            if isinstance(t, TrailEntry) and t.quantity == "turn.relaunch" and undefended:
+                t = TrailEntry("turn.defense", "none", "duo.undefended", UNDEFENDED_SOURCE,
+                               why[undefended])  # fmt: skip
+            elif (
+                isinstance(t, TrailEntry)
+                and t.quantity == "turn.initiative"
+                and t.rule == "fatigue.initiative"
+                and first is not None
+                and first != a
+            ):
+                t = replace(t, value=first, rule="duo.turn_post", source=TURN_POST_SOURCE,
+                            detail=f"post {first_id}" if first_id else "")  # fmt: skip
+            elif (
+                isinstance(t, TrailEntry)
+                and t.quantity == f"{a}.action"
+                and t.rule == "fatigue.initiative"
+                and first is not None
+                and first != a
+            ):
+                where = f"; {first} has the initiative (post {first_id})" if first_id else ""
+                t = replace(t, rule="duo.turn_post", source=TURN_POST_SOURCE,
+                            detail=f"{t.detail}{where}")  # fmt: skip
+            out.append(t)
+        return out
+
     def count_cast(self, who: str, att: AttackResult) -> None:
         """Count a spell with a ``max_casts`` cast by ``who`` in an exchange the 1v1 engine
         leaves open (a creature, mechanism, item or the scenery: no defense follows)."""
@@ -328,12 +400,18 @@ class _StepCore:
         self.put(evolve(d, casts=tuple(counted.items())))
 
     def resolve_pending(
-        self, p: PendingAttack, defense: TurnPost | None, *, void_defense: str | None = None
+        self,
+        p: PendingAttack,
+        defense: TurnPost | None,
+        *,
+        void_defense: str | None = None,
+        undefended: str | None = None,
     ) -> None:
         """Resolve a waiting initiative with ``defense`` (None: undefended). ``void_defense``
         (a reason) makes the defense post's spell void; its bet and dodge still count."""
         self.s = evolve(self.s, pending=tuple(x for x in self.s.pending if x != p))
         voided = {defense.post_id: void_defense} if defense is not None and void_defense else None
         self.exchange(
-            p.attacker, p.target, p.post, defense, poster=p.target, close=False, voided=voided
-        )
+            p.attacker, p.target, p.post, defense, poster=p.target, close=False, voided=voided,
+            undefended=undefended,
+        )  # fmt: skip

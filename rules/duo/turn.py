@@ -43,7 +43,7 @@ class _Step(_WorldStep):
             defended = next((p for p in incoming if p.attacker == aimed), None)
         for p in incoming:
             if p is not defended:
-                self.resolve_pending(p, None)
+                self.resolve_pending(p, None, undefended="other")
         if defended is not None:
             # seed 001: "Ne peut pas viser directement A1 car déjà visé par B2": a forbidden
             # double target in a defense post is void (duo.toml double_target_effect), as in
@@ -209,7 +209,8 @@ class _Step(_WorldStep):
     # -- end of turn ----------------------------------------------------------------------
     def close_turn(self) -> None:
         for p in list(self.s.pending):
-            self.resolve_pending(p, None)
+            why = "out" if not self.s.active(p.target) else "other"
+            self.resolve_pending(p, None, undefended=why)
         order = list(self.s.posted)
         ids = dict(zip(self.s.posted, self.s.posted_ids, strict=True))
         for duo in self.s.duos:

@@ -28,6 +28,8 @@ from rules.fatigue.engine import (
     Step,
     close_without_winner,
     concede,
+    has_legal_action,
+    legal_actions,
     new_fatigue_duel,
     resolve_fatigue_step,
 )
@@ -43,6 +45,8 @@ from rules.fatigue.settings import (
 )
 
 __all__ = [
+    "has_legal_action",
+    "legal_actions",
     "FATIGUE_SETTINGS",
     "DamageOverTime",
     "FatigueRuleset",

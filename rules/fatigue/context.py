@@ -329,6 +329,9 @@ def _pairs(
 def _check_dice(dice: Mapping[int, Sequence[int]], rs: Ruleset) -> dict[int, tuple[int, ...]]:
     out: dict[int, tuple[int, ...]] = {}
     for post_id, values in dice.items():
+        if not values:
+            out[post_id] = ()  # no die: allowed only when the duellist has no legal action
+            continue
         if len(values) != rs.dice_per_post:
             raise RuleError(
                 "fatigue.dice", f"post {post_id}: {rs.dice_per_post} die value expected"

@@ -127,6 +127,9 @@ from rules.fatigue.reading import (
 from rules.fatigue.reading import (
     has_legal_action as has_legal_action,
 )
+from rules.fatigue.reading import (
+    legal_actions as legal_actions,
+)
 from rules.model import (
     AttackResult,
     DuelState,
@@ -191,7 +194,10 @@ def resolve_fatigue_step(
         posts: the new posts: ``before_start`` posts (each a ``cast_before_start``) and at
             most one turn post (the initiative, or the defense; none for a relaunch).
         dice: post id -> (die,) d6 value for each new turn post (the pending post keeps
-            its own ``dice``).
+            its own ``dice``); ``()`` for a defense post whose duellist has no legal action
+            (:func:`has_legal_action`): no bet die is rolled for an action that cannot be
+            taken (RULES.md Fine points: "A duellist left with no legal action posts
+            role-play and endures"); a die is still required for anyone else.
         ruleset: a :class:`FatigueRuleset` whose name is ``state.ruleset``.
         step: ``"initiative"``, ``"defense"`` or ``"relaunch"``; None infers it from
             ``state.pending`` and the posts.
@@ -281,6 +287,8 @@ def resolve_fatigue_step(
         if post.post_id not in checked:
             raise RuleError("fatigue.dice", f"no die for post {post.post_id}")
     if inferred == "initiative":
+        if not checked[turn_posts[0].post_id]:
+            raise RuleError("fatigue.dice", f"no die for post {turn_posts[0].post_id}")
         return _initiative(ctx, turn_posts[0], checked[turn_posts[0].post_id][0])
     pending = state.pending[0]
     if pending.dice is None or len(pending.dice) != 1:
@@ -290,9 +298,9 @@ def resolve_fatigue_step(
             "fatigue.posts", f"{pending.duellist!r} took the initiative; the defense is the other's"
         )
     defense = turn_posts[0] if turn_posts else None
-    return _resolve(
-        ctx, pending, pending.dice[0], defense, checked[defense.post_id][0] if defense else None
-    )
+    defense_dice = checked[defense.post_id] if defense else ()
+    defense_die = defense_dice[0] if defense_dice else None
+    return _resolve(ctx, pending, pending.dice[0], defense, defense_die)
 
 
 def _initiative(ctx: _Ctx, post: TurnPost, rolled: int) -> TurnOutcome:
@@ -356,7 +364,6 @@ def _resolve(
     else:
         if trail.on:
             trail.add("turn.defense", d.name, "fatigue.defense", f"post {defense_post.post_id}")
-        assert defense_die is not None
         dfn = _read(ctx, d, a, defense_post, defense_die, "defense", record=True)
 
     init_spell = init.spell
@@ -531,7 +538,7 @@ def _resolve(
         if spell is not None and spell.max_casts is not None:
             limited[who].append(spell.name)
     dice_used = {init_post.post_id: (init.die,)}
-    if dfn is not None and defense_post is not None:
+    if dfn is not None and defense_post is not None and defense_die is not None:
         dice_used[defense_post.post_id] = (dfn.die,)
     return _close(
         ctx,
@@ -571,6 +578,7 @@ __all__ = [
     "close_without_winner",
     "concede",
     "has_legal_action",
+    "legal_actions",
     "new_fatigue_duel",
     "resolve_fatigue_step",
 ]

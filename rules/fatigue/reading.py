@@ -90,6 +90,41 @@ def has_legal_action(
     return not dodged_last
 
 
+def legal_actions(
+    me: DuellistState,
+    cfg: FatigueSettings,
+    *,
+    ruleset: FatigueRuleset | None = None,
+    opponents: Collection[str] = (),
+) -> tuple[str, ...]:
+    """The defense actions open to ``me`` this post, in the order ``"cast"``, ``"dodge"``,
+    ``"dodge_riposte"`` (empty: no legal action; ``bool(...)`` equals
+    :func:`has_legal_action` with ``can_be_dodging=True``).
+
+    Cast: as :func:`has_legal_action`. Dodge: no ``no_dodge`` effect and not a second dodge
+    in a row (seed 001: « il est interdit d'utiliser cette action deux tours de suite »).
+    Dodge-riposte carries a spell, so it needs a legal cast; ``no_dodge`` bars it too when
+    ``no_dodge_bars_riposte`` (fatigue.toml, RULES.md Fine points: "dodging under no_dodge"
+    is a barred action), and a dodge last turn bars it when ``dodge_riposte_counts_as_dodge``.
+    """
+    cast = not any(isinstance(e, NoAttack) for e in me.effects) and (
+        ruleset is None or may_cast_a_spell(ruleset, me, opponents)
+    )
+    no_dodge = any(isinstance(e, NoDodge) for e in me.effects)
+    dodged_last = me.last_action == "dodge" or (
+        cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
+    )
+    out = ["cast"] if cast else []
+    if not no_dodge and not dodged_last:
+        out.append("dodge")
+    riposte_barred = (no_dodge and cfg.no_dodge_bars_riposte) or (
+        cfg.dodge_riposte_counts_as_dodge and dodged_last
+    )
+    if cast and not riposte_barred:
+        out.append("dodge_riposte")
+    return tuple(out)
+
+
 def _counted_action(read: _Read | None) -> str | None:
     if read is None:
         return None
@@ -101,7 +136,7 @@ def _read(
     me: DuellistState,
     opp: DuellistState,
     post: TurnPost,
-    rolled: int,
+    rolled: int | None,
     role: Literal["initiative", "defense"],
     *,
     record: bool,
@@ -114,11 +149,19 @@ def _read(
     declared = post.kind or ("cast" if (post.spell or post.spell_text) else None)
     if declared not in (None, "cast", "dodge", "dodge_riposte"):
         raise RuleError("fatigue.posts", f"post {post.post_id}: unknown action {declared!r}")
-    if trail.on:
-        trail.add(f"{name}.die", rolled, "fatigue.dice", f"post {post.post_id}")
-    die = int(ctx.override(name, "die", rolled))
-    if not 1 <= die <= ctx.ruleset.dice_faces:
-        raise RuleError("fatigue.dice", f"{name}.die override: a d6 shows 1..6, got {die}")
+    if rolled is None:
+        # No bet die for a duellist with no legal action (engine doc: ``dice``); die 0 = none
+        if has_legal_action(
+            me, cfg, can_be_dodging=role == "defense", ruleset=rs, opponents=(opp.name,)
+        ):
+            raise RuleError("fatigue.dice", f"no die for post {post.post_id}")
+        die = 0
+    else:
+        if trail.on:
+            trail.add(f"{name}.die", rolled, "fatigue.dice", f"post {post.post_id}")
+        die = int(ctx.override(name, "die", rolled))
+        if not 1 <= die <= ctx.ruleset.dice_faces:
+            raise RuleError("fatigue.dice", f"{name}.die override: a d6 shows 1..6, got {die}")
     if record:
         _facts(ctx, post)
     rule_role = "fatigue.initiative" if role == "initiative" else "fatigue.defense"
@@ -146,25 +189,10 @@ def _read(
             return nothing("initiative_not_cast")
         declared = "cast"
 
-    given = None if post.bet is None else tuple(sorted(set(post.bet)))
-    bet = given if given is not None and given in rs.bets[declared] else None
-    if bet is None:
-        ctx.violation(
-            post,
-            "invalid_bet",
-            f"{declared}: bet {_bet_text(post.bet)} not in {[list(b) for b in rs.bets[declared]]}",
-            record=record,
-        )
-    computed_won = bet is not None and die in bet
-    if trail.on:
-        trail.add(
-            f"{name}.bet_won",
-            computed_won,
-            "fatigue.bet",
-            f"die {die}, bet {_bet_text(bet)}"
-            + (" (missing or invalid: lost)" if bet is None else ""),
-        )
-    bet_won = bool(ctx.override(name, "bet_won", computed_won))
+    bet: tuple[int, ...] | None = None
+    bet_won = False
+    if rolled is not None:  # no die: every action is barred, the bet is not read (no_action)
+        bet, bet_won = _bet(ctx, post, name, declared, die, record=record)
 
     dodge_ok = False
     kind: str | None = declared
@@ -267,6 +295,33 @@ def _read(
             source=spell.source,
         )
     return _Read(name, post, kind, spell, spell.name, None, bet, die, bet_won, dodge_ok)
+
+
+def _bet(
+    ctx: _Ctx, post: TurnPost, name: str, declared: str, die: int, *, record: bool
+) -> tuple[tuple[int, ...] | None, bool]:
+    """The post's bet (None when missing or not allowed: an ``invalid_bet``) and whether the
+    die won it (seed 001: « Pari »), with the referee's ``bet_won`` override."""
+    rs, trail = ctx.ruleset, ctx.trail
+    given = None if post.bet is None else tuple(sorted(set(post.bet)))
+    bet = given if given is not None and given in rs.bets[declared] else None
+    if bet is None:
+        ctx.violation(
+            post,
+            "invalid_bet",
+            f"{declared}: bet {_bet_text(post.bet)} not in {[list(b) for b in rs.bets[declared]]}",
+            record=record,
+        )
+    computed_won = bet is not None and die in bet
+    if trail.on:
+        trail.add(
+            f"{name}.bet_won",
+            computed_won,
+            "fatigue.bet",
+            f"die {die}, bet {_bet_text(bet)}"
+            + (" (missing or invalid: lost)" if bet is None else ""),
+        )
+    return bet, bool(ctx.override(name, "bet_won", computed_won))
 
 
 def _facts(ctx: _Ctx, post: TurnPost) -> None:

@@ -80,7 +80,8 @@ def sandbox_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ig
     cfg = tmp_path / "forumbot.toml"
     CliRunner().invoke(main, ["init", str(cfg)])
     text = cfg.read_text().replace('url = "http://127.0.0.1:8080"', f'url = "{url}"')
-    cfg.write_text(text)
+    # the sandbox's pages say lang="fr": these commands are checked in English, so say so
+    cfg.write_text(text.replace('language = ""', 'language = "en"', 1))
     monkeypatch.setenv("FORUMBOT_PASSWORD", "pw-hibou")
     yield cfg, board, topic
     board.stop()

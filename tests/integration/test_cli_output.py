@@ -34,6 +34,7 @@ def polled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-
     cfg = tmp_path / "forumbot.toml"
     CliRunner().invoke(main, ["init", str(cfg)])
     text = cfg.read_text().replace('url = "http://127.0.0.1:8080"', f'url = "{url}"')
+    text = text.replace('language = ""', 'language = "en"', 1)  # English checked (the board: fr)
     cfg.write_text(text.replace('timezone = "Europe/Paris"', 'timezone = "America/Montreal"'))
     monkeypatch.setenv("FORUMBOT_PASSWORD", "pw-hibou")
     bot = bootstrap(load_config(cfg))

@@ -49,7 +49,12 @@ def board_cfg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[
     )  # fmt: skip
     cfg = tmp_path / "forumbot.toml"
     CliRunner().invoke(main, ["init", str(cfg)])
-    cfg.write_text(cfg.read_text().replace('url = "http://127.0.0.1:8080"', f'url = "{url}"'))
+    # the sandbox's pages say lang="fr": these commands are checked in English, so say so
+    cfg.write_text(
+        cfg.read_text()
+        .replace('url = "http://127.0.0.1:8080"', f'url = "{url}"')
+        .replace('language = ""', 'language = "en"', 1)
+    )
     monkeypatch.setenv("FORUMBOT_PASSWORD", "pw-hibou")
     yield cfg, board, topic
     board.stop()

@@ -68,6 +68,15 @@ def test_2v2_demo_from_the_command_line(monkeypatch: pytest.MonkeyPatch) -> None
     assert "=== vainqueurs : " in plain(out) and "0 doublon(s)" in out and "0 en double" in out
     assert "ce second déplacement est refusé" in out  # seed 7: an extra move, caught
     assert "tout est conforme" in out
+    # the second French reader (issue 25): the bet rule is the opening's, never repeated (C2);
+    # no self cast glued to the next line (C4) and no dodge « avec pour cible » (C5); the
+    # heading typeset (T1). The demo's duel varies with the session (its content is pinned
+    # in tests/unit/test_reader2_duo.py and test_reader25_duo.py: C3-C6)
+    text = plain(out)
+    assert "ne compte que si sa cible esquive" not in text
+    assert "Le pari d'un sort lancé ne compte que contre une esquive" in text
+    assert "agit sur son lanceur.[*]" not in out and ", avec pour cible" not in text
+    assert "[b]Duel en deux contre deux\u00a0: " in out
 
 
 def test_2v2_demo_reports_a_missing_winner(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,6 +48,16 @@ def test_season_demo_from_sign_ups_to_the_leaderboard(platform: str, tmp_path: A
     assert "n'ont pas été acceptés par Cassius Thorne" in plain(out)
     assert "Enjeux à honorer : une plume de phénix" not in plain(out)
 
+    # reader2 W1 (seed 7, turn 5): Cassius is barred from casting (Stupéfix) and dodging
+    # (Levicorpus): he is offered no action, told the spell resolves undefended, and no bet
+    # die is rolled for him (RULES.md: "A duellist left with no legal action [...] endures")
+    text = plain(out)
+    assert "Cassius Thorne ne peut ni lancer de sort (Stupéfix d'Aurora Vexley) ni esquiver" in text
+    assert "sera résolu sans défense. Cassius Thorne peut poster son récit avant le " in text
+    no_die = "n'est lancé" if platform == "phpbb3" else "ne compte"  # Forumactif: the forum's
+    assert f"ne pouvait pas agir ce tour-ci : aucun dé {no_die} pour sa défense." in text
+    assert "ne choisit aucune action, pari aucun" not in text
+
     # Played to a winner with legal moves only: no violation was declared.
     assert result.winner in NAMES and result.loser in NAMES and result.winner != result.loser
     assert result.turns >= 1 and result.declarations >= 1 + 2 * (result.turns - 1) + 1

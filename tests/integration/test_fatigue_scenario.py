@@ -261,7 +261,9 @@ def test_scripted_fatigue_duel_from_sign_ups_to_the_purse(world: World) -> None:
     assert "[b]Cassius Thorne[/b] (adulte, magie sournoise) : 500 PV" in plain("\n".join(opening))
     if world.platform == "phpbb3":
         world.secret = bytes.fromhex(duel["dice_secret"])
+        # published once, in the topic's first post (reader2 C7: not again in the opening)
         assert duel["dice_commitment"] in opening[0]
+        assert sum(duel["dice_commitment"] in t for t in opening) == 1
     declared = len(opening)
 
     def published(expected: int = 1) -> str:

@@ -321,3 +321,45 @@ def test_check_speaks_the_board_language(
     else:
         assert f"--- would post in topic {topic} (opening 0) ---" in own
         assert own.endswith("dry run: nothing was posted")
+
+
+# ---------------------------------------------------------------------------------------
+# board.language unset: the language the board's pages said (reader2 C26)
+# ---------------------------------------------------------------------------------------
+
+
+def _record(cfg: Path, language: str) -> None:
+    """What doctor, check or the first poll store after reading a board page."""
+    from datetime import UTC, datetime
+
+    from forumbot.config import load_config
+    from forumbot.storage import open_storage
+
+    config = load_config(cfg)
+    storage = open_storage(config.database)
+    try:
+        storage.record_board_language(
+            config.board_url, config.platform, language, datetime(2026, 12, 2, tzinfo=UTC)
+        )
+    finally:
+        storage.close()
+
+
+def test_unset_language_follows_the_board(tmp_path: Path) -> None:
+    """board.language unset on a board whose pages said « fr »: the commands speak French,
+    errors included; an explicit board.language wins over what the board said."""
+    unset = _config(tmp_path, "")
+    _record(unset, "fr")
+    runner = CliRunner()
+    for args in _commands(unset):
+        result = runner.invoke(main, args)
+        if args[0] == "init":  # no configuration read: its language is not known
+            continue
+        _one_language(result.output, "fr", unset, unset.parent)
+    shown = runner.invoke(main, ["drafts", "show", "999", "-c", str(unset)])
+    assert shown.output == "Erreur : aucune déclaration 999\n"
+    english = _config(tmp_path, "en")
+    _record(english, "fr")
+    assert runner.invoke(main, ["drafts", "show", "999", "-c", str(english)]).output == (
+        "Error: no declaration 999\n"
+    )

@@ -39,7 +39,9 @@ def test_classic_guide_states_hit_damage_tie_repeat_unlisted_and_end() -> None:
     assert "au moins égal au dé de défense adverse, égalité comprise" in text  # tie_rule lands
     assert "Il enlève alors autant de PD que son dé d'attaque." in text
     assert "Lancer deux fois de suite le même sort est interdit. Le second est sans effet" in text
-    assert "+2 à son dé d'attaque au tour suivant, dégâts compris" in text  # unlisted spell
+    # unlisted spell (reader2 C18: the advantage after a colon, the damage as a clause)
+    assert "pour l'adversaire : +2 à son dé d'attaque au tour suivant, qui compte aussi pour " \
+        "les dégâts." in text  # fmt: skip
     assert "Le duel s'arrête quand un duelliste tombe à 0 PD ou moins." in text
     # W11: the shield as applied (same post, no attack), not « bouclier : protège son lanceur »
     assert (

@@ -249,7 +249,7 @@ def test_duels_resume_and_cancel_on_the_command_line(tmp_path: Path) -> None:
             box.cycle()
         cfg = tmp_path / "forumbot.toml"
         cfg.write_text(
-            f'[board]\nurl = "{box.board.base_url}"\nplatform = "phpbb3"\n[bot]\n'
+            f'[board]\nurl = "{box.board.base_url}"\nplatform = "phpbb3"\nlanguage = "en"\n[bot]\n'
             f'username = "{BOT}"\n[storage]\ndatabase = "{box.config.database}"\n'
             "[[watch]]\nforum_id = 3\n",
             encoding="utf-8",

@@ -81,8 +81,10 @@ def test_leaderboard_lines_are_one_per_line_with_a_blank_line_before_the_rules()
     )  # fmt: skip
     lines = text.splitlines()
     first = next(i for i, ln in enumerate(lines) if ln.startswith("1. "))
-    assert lines[first].endswith("bourse de 3 gallions, 0 chocogrenouille")
+    # reader2 C10: « aucune chocogrenouille », « aucun gallion », never « 0 gallion »
+    assert lines[first].endswith("bourse de 3 gallions, aucune chocogrenouille")
     assert lines[first + 1].startswith("2. [b]Cassius Thorne[/b]")
+    assert lines[first + 1].endswith("aucun gallion, 1 chocogrenouille")
     assert lines[first + 2] == "" and lines[first + 3].startswith("Chaque victoire")
 
 

@@ -27,7 +27,9 @@ def _owl(key: str) -> str:
 
 def test_brutale_owl_lists_the_attack_spells_and_not_confringo() -> None:
     text = _owl("brutale")
-    assert "Tes sorts d'attaque infligent 10 % de dégâts en plus." in text
+    # reader2 T2: « 10 % » with U+202F; C11: the bonus is rounded down, said with an example
+    assert "Tes sorts d'attaque infligent 10\u202f% de dégâts en plus." in text
+    assert "arrondis à l'unité inférieure (10\u202f% de 29 PV font 2 PV)." in text
     # reader T1: the list items are the bot's words, typeset like the template's own text
     assert "Sorts concernés (famille «\u202fattaque\u202f»)\u00a0: " in text
     # reader W3: the types are public (seed 001: the sign-up gives « votre type de magie »; only
@@ -61,7 +63,7 @@ def test_avant_modificateurs_only_when_a_modifier_applies() -> None:
         duel.post(A, "cast", spell, win=True)
         duel.cycle()
         text = duel.last_bot_text()
-        assert f"lance {spell} sur {C}" in text and "s'il touche" in text, text
+        assert f"lance {spell} sur {C}" in text and "sauf esquive réussie" in text, text  # C9
         assert ("avant modificateurs" in text) is expected, text
 
 

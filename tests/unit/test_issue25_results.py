@@ -39,8 +39,8 @@ def _finish(stakes_a: str | None, stakes_c: str | None) -> dict[str, str]:
 
 def test_accepted_stakes_say_who_owes_whom() -> None:
     results = _finish("un hibou", "Un hibou")
-    assert f"Enjeux à honorer : {C} te doit « un hibou »." in results[A]
-    assert f"Enjeux à honorer : tu dois « un hibou » à {A}." in results[C]
+    assert f"Enjeux à honorer : « un hibou ». {C} te les doit." in results[A]
+    assert f"Enjeux à honorer : « un hibou ». Tu les dois à {A}." in results[C]
 
 
 def test_stakes_proposed_and_never_accepted_are_not_due() -> None:
@@ -75,7 +75,7 @@ def test_a_duel_adopted_by_hand_gives_no_reward_and_promises_none() -> None:
     for text in results.values():
         assert "bourse" not in text.replace("ni point ni bourse", "")
         assert "ne compte pas au classement" in text
-    assert f"{C} te doit « une plume »." in results[A]  # the topic's announced terms
+    assert f"« une plume ». {C} te les doit." in results[A]  # the topic's announced terms
 
 
 def test_duo_result_owl_sentences_are_not_glued() -> None:
@@ -89,7 +89,7 @@ def test_duo_result_owl_sentences_are_not_glued() -> None:
     text = plain(text)
     assert "pour toi.Récompenses" not in text
     assert "5 gallions pour toi.\n\nRécompenses gagnées pendant le duel : 5 gallions." in text
-    assert f"Enjeux à honorer : {C} et Maelis doivent « une mandragore » à ton duo." in text
+    assert f"Enjeux à honorer : « une mandragore ». {C} et Maelis les doivent à ton duo." in text
     lost = stakes_owed(StakesTerms("une mandragore", True), C, [A, "Blaise"], [C, "Maelis"])
     assert lost is not None and lost["case"] == "i_owe" and lost["duo"]
     none = stakes_owed(StakesTerms("une mandragore", True), C, [], [])

@@ -63,7 +63,9 @@ def _value(node: ast.expr, constants: dict[str, str]) -> str | None:
 def hold_reasons() -> dict[str, str]:
     """Every ``last_error`` a flow or the club writes on a declaration it holds or cancels:
     ``hold=...`` arguments, ``"last_error": ...`` dict entries, constants documented as a
-    ``last_error``, and parameters of ``... last_error = ?`` SQL. -> {sample: where}."""
+    ``last_error``, parameters of ``... last_error = ?`` SQL, and the reason of
+    ``storage.duel_rows.hold_drafts(duel_id, why, at)`` (that SQL, moved to storage/ by issue
+    27). -> {sample: where}."""
     found: dict[str, str] = {}
     for path in sorted([*ROOT.joinpath("duels").rglob("*.py"), *ROOT.joinpath("club").rglob(
         "*.py")]):  # fmt: skip
@@ -86,6 +88,9 @@ def hold_reasons() -> dict[str, str]:
                     for a in node.args:
                         if isinstance(a, ast.List):
                             candidates.extend(a.elts[:1])  # the value set first
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr == "hold_drafts":
+                    candidates.extend(node.args[1:2])
         for i, stmt in enumerate(tree.body[:-1]):
             doc = tree.body[i + 1]
             if (

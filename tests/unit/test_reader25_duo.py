@@ -108,7 +108,9 @@ def test_a_self_cast_names_no_target_and_a_void_one_does_not_act() -> None:
     no effect was still said to act on its caster."""
     text, _ = declare(duel(), post(A1, 1, "Protego", "moi", "zone 2"))
     assert "sur moi" not in text and "lance Protego, pari [3,4,5,6]" in text
-    assert "Protego d'Aurora agit sur son lanceur." in text
+    # reader2 C4: the sentence says what the ward will do, and from when (as in 1v1)
+    assert "Aurora lance Protego, un sort qui agit sur son lanceur. À partir du tour 2" in text
+    assert "chaque sort qui touche Aurora lui fera" in text
     young = duel(year="1")  # Protego Maxima is level 7: above a first year's level
     text, out = declare(young, post(A1, 1, "Protego Maxima", "moi", "zone 2"))
     assert "Protego Maxima d'Aurora est sans effet (sort au-dessus de son niveau)." in text
@@ -182,8 +184,9 @@ def test_the_final_post_names_who_owes_the_stakes_and_whether_the_duel_counts() 
     classement »), as for 1v1 since issue 25."""
     owed = public_stakes(StakesTerms("une mandragore en pot", True), [A1, A2], [B1, B2])
     text = plain(str(render("_stakes_public.bbcode.j2", {"owed": owed}, "fr")))
-    assert "Enjeux du duel : Cassius et Dorian doivent « une mandragore en pot » à Aurora et " \
-        "Blaise." in text  # fmt: skip
+    # reader2 C14: the stakes are quoted as such, never the object of « doivent »
+    assert "Enjeux du duel : « une mandragore en pot ». Cassius et Dorian les doivent à " \
+        "Aurora et Blaise." in text  # fmt: skip
     refused = public_stakes(StakesTerms("une plume", False, (A1,)), [A1, A2], [B1, B2])
     text = plain(str(render("_stakes_public.bbcode.j2", {"owed": refused}, "fr")))
     assert "proposés par Aurora (« une plume ») n'ont pas été acceptés" in text

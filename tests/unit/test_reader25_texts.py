@@ -26,14 +26,18 @@ def test_stakes_never_accepted_are_said_not_due_in_the_public_posts() -> None:
     desk.cycle()
     (row,) = queue(desk)
     topic = [plain(p.text) for p in forum.posts[int(str(row["topic_id"]))]]
-    # the topic's first post and the opening say the stakes will not be due, and why
-    assert f"{C} ne les a pas repris dans son inscription, ils ne seront donc pas dus." in topic[0]
+    # the opening says the stakes will not be due, and why; the topic's first post only
+    # records who proposed them (reader2 C7: the stakes sentence and the dice fingerprint in
+    # one post, the opening; C8: a colon, not a comma splice)
+    assert f"Enjeux proposés par {A} : un hibou" in topic[0]
+    assert "ne seront donc pas dus" not in topic[0] and "Empreinte des dés" in topic[0]
+    assert "se saluent" not in topic[0]
     (opening,) = [
         plain(str(d["text"]))
         for d in desk.storage.db["declarations"].rows_where("idempotency_key like ?", ["%-opening"])
     ]
     assert (
-        f"Enjeux proposés par {A} : un hibou. {C} ne les a pas repris dans son inscription, "
+        f"Enjeux proposés par {A} : un hibou. {C} ne les a pas repris dans son inscription : "
         "ils ne seront donc pas dus."
     ) in opening
     assert "Enjeux annoncés" not in opening
@@ -77,7 +81,9 @@ def test_bets_and_openings_say_who_answers_and_what_a_bet_decides() -> None:
     assert "L'adversaire visé répond par sa défense. Il" not in bets
     duo = (TEMPLATES / "duo_opening.bbcode.j2").read_text(encoding="utf-8")
     assert "tout en bas" not in duo  # the order, said once (second reader after issue 25, W3)
-    assert "avec le sort en gras, puis la ligne du pari." in bets
+    # reader2 C12: the order of the guide's example post (story, spell, Action, Pari)
+    assert "lignes de récit ; viennent ensuite le sort en gras, puis les lignes « Action » et " \
+        "« Pari »." in bets  # fmt: skip
     assert "Sous la ligne du pari, indiquez votre cible" in duo
     turn = (TEMPLATES / "fatigue_turn.bbcode.j2").read_text(encoding="utf-8")
     assert (

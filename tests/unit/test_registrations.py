@@ -86,7 +86,9 @@ def finish_by_concession(desk: RegistrationDesk, duel_id: int, loser: str) -> No
 
 def test_seed001_lone_signups_pair_and_the_duel_topic_opens_with_the_commitment() -> None:
     """seed 001: "La première personne [...] à déclarer être également seule sera votre
-    adversaire." The topic opens once with PV by year, magic types and the dice commitment."""
+    adversaire." The topic opens once with the duellists' years and magic types and the dice
+    commitment (the earliest post); the PV are the opening declaration's, which points to the
+    topic's commitment (issue 25, reader2 C7: each said once)."""
     forum, desk = make()
     signup(forum, "Aurora Vexley", "5", "brutale et discrète")
     report = desk.cycle()
@@ -100,9 +102,15 @@ def test_seed001_lone_signups_pair_and_the_duel_topic_opens_with_the_commitment(
     assert duel["ruleset"] == "fatigue" and duel["topic_id"] == row["topic_id"]
     first = forum.posts[duel["topic_id"]][0]
     assert first.author == "Hibou"
-    assert "Aurora Vexley" in first.text and "300 PV" in first.text and "400 PV" in first.text
+    assert "Aurora Vexley" in first.text and "5e année" in first.text and "7e année" in first.text
     assert "brutale et discrète" in first.text and "sournoise" in first.text
-    assert duel["dice_commitment"] in first.text
+    assert duel["dice_commitment"] in first.text and "300 PV" not in first.text
+    (opening,) = [
+        str(d["text"])
+        for d in desk.storage.db["declarations"].rows_where("idempotency_key like ?", ["%-opening"])
+    ]
+    assert duel["dice_commitment"] not in opening and "300 PV" in opening and "400 PV" in opening
+    assert "est publiée dans le premier message du sujet" in plain(opening)
     state = json.loads(duel["state_json"])
     assert [d["magic_types"] for d in state["duellists"]] == [
         ["brutale", "discrete"],
@@ -122,7 +130,7 @@ def test_each_duellist_gets_one_owl_with_their_magic_type_modifiers() -> None:
     desk.cycle()
     (aurora,) = forum.pms_to("Aurora Vexley")
     (cassius,) = forum.pms_to("Cassius Thorne")
-    assert "10 % de dégâts en plus" in str(aurora["message"])
+    assert "10\u202f% de dégâts en plus" in str(aurora["message"])
     assert "Sorts concernés (famille «\u202fattaque\u202f»)" in str(aurora["message"])  # issue 25
     assert "un tour de plus" in str(cassius["message"]) and "Brutale" not in str(cassius["message"])
     desk.cycle()

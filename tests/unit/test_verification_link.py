@@ -11,7 +11,7 @@ from jinja2 import TemplateNotFound
 
 from forumbot.config import load_config
 from forumbot.duels.flow import FlowContext, FlowSettings
-from forumbot.publish.render import VERIFICATION_TOOL, make_environment
+from forumbot.publish.render import VERIFICATION_TOOL, VERIFICATION_UNLINKED, make_environment
 
 DOCS = "https://forumbot.example/docs/verification.md"
 
@@ -22,7 +22,9 @@ def test_the_tool_is_linked_when_the_club_gives_the_page() -> None:
     assert template.render(verify_docs_url=DOCS) == (
         f"à partir de la graine avec [url={DOCS}]{VERIFICATION_TOOL}[/url]."
     )
-    assert template.render() == f"à partir de la graine avec {VERIFICATION_TOOL}."
+    assert template.render() == (
+        f"à partir de la graine avec {VERIFICATION_TOOL}{VERIFICATION_UNLINKED}."
+    )
     # not a link that could break the BBCode, nor another scheme
     assert "[url" not in template.render(verify_docs_url="javascript:alert(1)")
     assert "[url" not in template.render(verify_docs_url="https://x.example/a]b")

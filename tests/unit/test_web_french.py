@@ -188,7 +188,7 @@ def test_words_units() -> None:
     assert rule_name("fatigue.dodge", "en") == "dodge"
     assert rule_name("never.heard_of", "fr") == "heard of"
     assert quantity_fr("Aurora Vexley.violation.repeated_spell", ("Aurora Vexley",)) == (
-        "Aurora Vexley : violation « sort répété »"
+        "Aurora Vexley : infraction « sort répété »"
     )
     assert detail_fr("computed 6, referee set True") == "calculé 6, fixé par l'arbitre à oui"
     assert detail_fr("no attack this turn (counter_spell)") == "pas d'attaque ce tour (contre-sort)"

@@ -144,7 +144,7 @@ def test_fatigue_attack_line_has_no_dice_but_the_damage_parts() -> None:
                 "rule": "fatigue.defender_cast",
                 "detail": "Reducto: a cast cannot miss by default; both spells land",
             },
-            "Reducto\u00a0: un sort lancé ne manque pas sa cible par défaut\u00a0; les deux sorts "
+            "Reducto\u00a0: un sort lancé ne manque pas sa cible par défaut\u202f; les deux sorts "
             "touchent",
         ),
         (
@@ -175,7 +175,7 @@ def test_fatigue_attack_line_has_no_dice_but_the_damage_parts() -> None:
                 "rule": "fatigue.short_post",
                 "detail": "11 displayed lines (at 100 characters), 10 needed",
             },
-            "11 lignes affichées (à 100 caractères par ligne), 10 requises",
+            "11 lignes comptées (à 100 caractères par ligne), 10 requises",
         ),
         (
             {
@@ -303,13 +303,14 @@ def test_balance_mirror_caption_is_true_of_its_table() -> None:
     table = _table(wins)
     note = mirror_note(table, "fr")  # type: ignore[arg-type]
     assert note is not None
-    assert "en moyenne 50 %" in note and "Avec 20 duels par case" in note
+    # « 50 % » typeset like the rest of the note (U+202F, reader2 T2)
+    assert "en moyenne 50\u202f%" in note and "Avec 20 duels par case" in note
     assert "de 22 points au plus, 19 fois sur 20" in note
     assert "la diagonale va de 15\u202f% à 80\u202f%" in note
     assert "paires symétriques de 100\u202f% à 120\u202f%" in note  # 45+65=110, 20+100=120
     # beyond chance: a 80 and 15 on the diagonal (|Δ| > 22), the 120 pair is within 31
-    assert "2 comparaisons sur 6 dépassent cet écart" in note
-    assert "environ 50 % moins" not in note.replace("en moyenne 50 %", "")
+    assert "comparaisons au-delà de cet écart\u00a0: 2 sur 6" in note
+    assert "environ 50\u202f% moins" not in note.replace("en moyenne 50\u202f%", "")
     stats = stats_line(table, "fr")  # type: ignore[arg-type]
     assert stats.startswith("180 duels · durée moyenne\u00a0: 10,0 tours")  # typeset
     assert "clos au plafond de tours" in stats and "arbitre" not in stats

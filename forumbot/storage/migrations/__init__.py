@@ -12,7 +12,9 @@ import importlib
 
 from forumbot.storage.migrations.registry import MIGRATIONS
 
-APPLY_ORDER = ("duels", "web", "club", "notices", "dice", "h_reads", "h_publish", "h_i24")
+APPLY_ORDER = (
+    "duels", "web", "club", "notices", "dice", "h_reads", "h_publish", "h_i24", "h_i25web",
+)  # fmt: skip
 """The migration modules in the order they register, which is the order they apply (a sorted
 import would put the club's tables before the duels they refer to)."""
 

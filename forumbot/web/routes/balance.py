@@ -19,7 +19,7 @@ from starlette.responses import Response
 
 from forumbot.web.balance import BalanceCache, BalanceTables, shipped_rulesets
 from forumbot.web.i18n import page_translator
-from forumbot.web.page_words import RULESETS_FR
+from forumbot.web.page_words import ruleset_fr
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
 from rules.balance import Cell, Table, svg_heatmap
@@ -117,18 +117,21 @@ def mirror_note(table: Table, language: str) -> str | None:
         return None
     _ = page_translator(language)
     lo, hi = figures["diagonal"]
+    # a square of the diagonal pairs the same year (a years table) or the same magic type (C25)
+    same = _("same year") if table.kind == "years" else _("same magic type")
     text = _(
-        "If the duellists' order did not matter, each diagonal square (same year, same magic "
-        "type) would read on average 50 %% less half its draws and closed duels, and two "
+        "If the duellists' order did not matter, each diagonal square (%s) would read on "
+        "average 50 %% less half its draws and closed duels, and two "
         "symmetric squares (row, column) and (column, row) would add up on average to 100 %% "
         "less their draws and closed duels. With %s duels a square, chance alone moves a "
         "square from its expected value by at most %s points 19 times in 20 (a pair by %s).",
-        figures["n"], round(100 * figures["band"]), round(100 * figures["band"] * math.sqrt(2)),
+        same, figures["n"], round(100 * figures["band"]),
+        round(100 * figures["band"] * math.sqrt(2)),
     )  # fmt: skip
     pairs = figures["pairs"]
     shown = _(
         "In this table the diagonal goes from %s to %s and the symmetric pairs from %s to %s "
-        "together; %s comparisons of %s go beyond that spread (chance alone would give about "
+        "together; comparisons beyond that spread: %s of %s (chance alone would give about "
         "%s).",
         _pct(lo, language), _pct(hi, language),
         _pct(pairs[0] if pairs else 0, language), _pct(pairs[1] if pairs else 0, language),
@@ -156,7 +159,7 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
     means little (:func:`caption`)."""
     _ = page_translator(language)
     kind = _("year against year") if table.kind == "years" else _("magic type against magic type")
-    ruleset = RULESETS_FR.get(table.ruleset, table.ruleset) if language == "fr" else table.ruleset
+    ruleset = ruleset_fr(table.ruleset) if language == "fr" else table.ruleset
     title = _("%s: win rate of the row side (%s)", ruleset, kind)
     names = labels_for(tables, table, language) if tables is not None else {}
 

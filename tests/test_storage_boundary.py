@@ -1,0 +1,129 @@
+"""Issue 27's contract: all SQL lives in ``forumbot/storage/``.
+
+The rooms ask :class:`forumbot.storage.Storage` and its repositories (``storage.notices``,
+``storage.duel_rows``, ``storage.readouts``, ``forumbot.storage.files``, ...) for what they
+need; no module outside ``forumbot/storage/`` (the sandbox, a test double, aside) runs SQL or
+touches the database object. The scan reads each module's code tokens (comments and strings
+dropped) for:
+
+- ``execute(`` / ``executemany(``: a statement run by hand;
+- ``db[`` and ``.db.`` / ``.db``: a sqlite-utils table (``db["x"]``, ``storage.db.table(...)``),
+  the connection (``storage.db.conn``), its transactions (``storage.db.atomic()``);
+- ``sqlite3`` and ``sqlite_utils``: the engine itself (its errors are
+  :data:`forumbot.storage.StorageOperationalError` and :mod:`forumbot.storage.files`).
+
+:data:`NOT_YET_MOVED` lists the modules whose SQL has not moved yet (issue 27 goes room by
+room). The list may only shrink: a listed module that is clean fails the test (remove it from
+the list), and a module not listed that holds SQL fails it too.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "forumbot"
+EXEMPT = ("storage", "sandbox")
+"""Top folders of ``forumbot/`` the contract does not cover: storage itself, and the sandbox
+(a stand-in forum with its own database, no part of the bot)."""
+
+PATTERN = re.compile(r"\bexecute(?:many)?\s*\(|\bdb\s*\[|\.\s*db\b|\bsqlite3\b|\bsqlite_utils\b")
+
+NOT_YET_MOVED: frozenset[str] = frozenset(
+    {
+        "app.py",
+        "club/duo_registrations.py",
+        "club/duo_settling.py",
+        "club/engagements.py",
+        "club/inbox.py",
+        "club/jobs.py",
+        "club/leaderboard.py",
+        "club/opening.py",
+        "club/posts.py",
+        "club/profiles.py",
+        "club/registrations.py",
+        "club/replies.py",
+        "club/settling.py",
+        "club/signup_checks.py",
+        "club/solo_registrations.py",
+        "club/topics.py",
+        "club/withdrawals.py",
+        "publish/clock_pause.py",
+        "publish/owls.py",
+        "publish/poster.py",
+        "publish/refusals.py",
+        "web/app.py",
+        "web/history.py",
+        "web/judging.py",
+        "web/routes/duels.py",
+        "web/sessions.py",
+        "web/tasks.py",
+        "web/users.py",
+        "web/views.py",
+    }
+)
+"""Modules (paths under ``forumbot/``) whose SQL is still to move to ``storage/``: may only
+shrink."""
+
+
+def code_hits(path: Path) -> list[tuple[int, str]]:
+    """``(line, text)`` of each SQL or database access in the code of ``path`` (comments,
+    strings and docstrings left out)."""
+    source = path.read_text(encoding="utf-8")
+    lines: dict[int, list[str]] = {}
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type in (tokenize.COMMENT, tokenize.STRING) or tok.type >= tokenize.N_TOKENS:
+            continue
+        if getattr(tokenize, "FSTRING_MIDDLE", None) == tok.type:
+            continue
+        lines.setdefault(tok.start[0], []).append(tok.string)
+    hits = []
+    for number, parts in sorted(lines.items()):
+        code = " ".join(parts)
+        if PATTERN.search(code):
+            hits.append((number, code))
+    return hits
+
+
+def modules_with_sql() -> dict[str, list[tuple[int, str]]]:
+    """``{path under forumbot/: hits}`` of every module outside :data:`EXEMPT` with SQL."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] in EXEMPT:
+            continue
+        hits = code_hits(path)
+        if hits:
+            found[rel.as_posix()] = hits
+    return found
+
+
+def test_no_sql_outside_storage_but_the_modules_not_yet_moved() -> None:
+    found = modules_with_sql()
+    new = {name: hits[:3] for name, hits in found.items() if name not in NOT_YET_MOVED}
+    assert not new, f"SQL or database access outside forumbot/storage/: {new}"
+
+
+def test_the_list_of_modules_not_yet_moved_only_shrinks() -> None:
+    found = modules_with_sql()
+    clean = sorted(NOT_YET_MOVED - set(found))
+    assert not clean, f"these modules hold no SQL any more: remove them from NOT_YET_MOVED: {clean}"
+
+
+def test_the_scan_sees_sql_and_not_prose(tmp_path: Path) -> None:
+    """The scanner itself: it finds each kind of access, and not words in comments or text."""
+    source = (
+        'x = storage.db["duels"].rows_where("id = ?", [1])\n'
+        "storage.db.execute('select 1')\n"
+        "import sqlite3\n"
+        "# storage.db.execute in a comment\n"
+        "s = 'sqlite3 and db[ in a string'\n"
+        "with storage.atomic():\n"
+        "    pass\n"
+    )
+    sample = tmp_path / "sample.py"
+    sample.write_text(source, encoding="utf-8")
+    assert [n for n, _ in code_hits(sample)] == [1, 2, 3]

@@ -1,0 +1,66 @@
+"""2v2 declarations after the second French reader (issue 25, reader2 C3, C6): a creature's
+ability hitting several duellists is one line; a creature's PV change is written as a sum, as
+the duellists' are. Each test resolves a real step (rules.duo), builds the declaration's context
+(forumbot.duels.duo_context) and renders it; the suite's French lint runs on every render."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forumbot.duels.duo_context import turn_context
+from forumbot.publish.render import render
+from forumbot.publish.typography import plain
+from rules.duo import resolve_duo_step
+from tests.unit.test_reader25_duo import A1, A2, B1, CFG, DUEL, ENV, RS, _draw, duel, post
+
+
+def rendered(**change: Any) -> str:
+    """One real step (Aurora casts at Cassius), its context changed by ``change``."""
+    state = duel()
+    posts = [post(A1, 1, "Flipendo", B1)]
+    dice = {1: (4,)}
+    out = resolve_duo_step(state, posts, dice, ruleset=RS, env=ENV, settings=CFG,
+                           draw=_draw({}))  # type: ignore[arg-type]  # fmt: skip
+    context = turn_context(RS, ENV, DUEL, state, posts, dice, out, "L'arbitre")  # type: ignore[arg-type]
+    context |= {"deadline": "avant le jeudi 3 décembre à 20 h 54", **change}
+    return plain(str(render("duo_turn.bbcode.j2", context, "fr")))
+
+
+def aura(who: str) -> dict[str, Any]:
+    return {"kind": "creature_ability", "who": who, "target": "La tentacula vénéneuse",
+            "detail": "Sève acide", "amount": 5, "creature": None, "zone": None}  # fmt: skip
+
+
+def test_one_ability_hitting_several_duellists_is_one_line() -> None:
+    """serre.toml: « À chaque fin de tour, chaque duelliste de l'allée perd 5 PV. »"""
+    text = rendered(events=[aura(A1), aura(A2), aura(B1)])
+    assert (
+        f"La tentacula vénéneuse utilise « Sève acide » : {A1}, {A2} et {B1} perdent 5 PV "
+        "chacun." in text
+    )
+    assert text.count("utilise « Sève acide »") == 1
+    alone = rendered(events=[aura(A1)])
+    assert f"La tentacula vénéneuse utilise « Sève acide » et {A1} perd 5 PV." in alone
+
+
+def test_a_creatures_pv_change_is_a_sum() -> None:
+    text = rendered(creatures=[{"name": "La tentacula vénéneuse", "pv": 38, "before": 60},
+                               {"name": "Le strangulot du bassin", "pv": 40, "before": 40},
+                               {"name": "Le saule", "pv": -4, "before": 10}])  # fmt: skip
+    assert "La tentacula vénéneuse : 60 − 22 = 38 PV" in text.replace("-", "−")
+    assert "Le strangulot du bassin : 40 PV" in text
+    assert "Le saule : 10 − 14 = −4 PV (hors de combat)" in text.replace("-", "−")
+
+
+def test_a_dodge_names_whose_spell_it_dodges() -> None:
+    """C5: « esquive, avec pour cible Cassius Thorne »: a dodge has no target."""
+    state = duel()
+    posts = [post(A1, 1, "Flipendo", B1)]
+    dice = {1: (4,)}
+    out = resolve_duo_step(state, posts, dice, ruleset=RS, env=ENV, settings=CFG,
+                           draw=_draw({}))  # type: ignore[arg-type]  # fmt: skip
+    context = turn_context(RS, ENV, DUEL, state, posts, dice, out, "L'arbitre")  # type: ignore[arg-type]
+    context["posts"][0] |= {"kind": "dodge", "spell": None, "target": B1}
+    context["deadline"] = "avant le jeudi 3 décembre à 20 h 54"
+    text = plain(str(render("duo_turn.bbcode.j2", context, "fr")))
+    assert f"esquive le sort de {B1}, pari [3,4,5,6]" in text and "avec pour cible" not in text
