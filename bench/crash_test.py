@@ -80,7 +80,7 @@ poll_interval_s = 1
 publish_interval_s = 1
 flood_interval_s = 1
 [storage]
-database = "crash.db"
+{storage}
 [[watch]]
 forum_id = 3
 """
@@ -198,13 +198,33 @@ def markers_in(text: str) -> list[str]:
 
 
 class Database:
-    """Read-only peeks into the bot's SQLite file (tolerates absence and locks)."""
+    """Read-only peeks into the bot's SQLite file, or its PostgreSQL schema when ``url`` is
+    given (``--storage-url``, issue 27); tolerates absence and locks."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, url: str | None = None) -> None:
         self.path = path
+        self.url = url
+
+    def _pg_rows(self, sql: str, args: tuple[object, ...]) -> list[tuple[object, ...]]:
+        import psycopg
+
+        from forumbot.storage.engine import connect_pg
+
+        try:
+            raw = connect_pg(self.url or "")
+        except Exception:
+            return []
+        try:
+            return list(raw.execute(sql.replace("?", "%s"), args).fetchall())
+        except psycopg.Error:
+            return []
+        finally:
+            raw.close()
 
     def rows(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
         """Rows of ``sql``; [] when the file or table does not exist yet or is locked."""
+        if self.url:
+            return self._pg_rows(sql, args)
         if not self.path.exists():
             return []
         try:
@@ -224,6 +244,9 @@ class Database:
 
     def has_table(self, name: str) -> bool:
         """True when the bot's database has table ``name``."""
+        if self.url:
+            found = "select 1 from information_schema.tables where table_schema = "
+            return bool(self.rows(found + "current_schema() and table_name = ?", (name,)))
         return bool(
             self.rows("select 1 from sqlite_master where type = 'table' and name = ?", (name,))
         )
@@ -369,6 +392,7 @@ def run_crash_test(
     backup_share: float = 0.0,
     restore_share: float = 0.0,
     say: Callable[[str], None] = print,
+    storage_url: str | None = None,
 ) -> CrashFigures:
     """Run the crash test in directory ``work``; returns the figures (see module docstring).
 
@@ -376,6 +400,8 @@ def run_crash_test(
     ``after_post`` at random), the rest a random delay. Before a run (the bot dead),
     ``backup_share`` of the time the database is backed up and ``restore_share`` of the time
     an older backup (one at random) is restored. ``say`` receives progress lines.
+    ``storage_url``: the bot's database is that PostgreSQL URL (a schema of its own; no
+    backups there) instead of ``crash.db``.
     """
     from datetime import UTC, datetime
 
@@ -396,11 +422,13 @@ def run_crash_test(
             figures.cut_requests += 1
 
         server.handle_error = cut  # type: ignore[method-assign]
-    db = Database(work / "crash.db")
+    db = Database(work / "crash.db", storage_url)
     players = Duellists(board, db, random.Random(seed + 1))
     topics = [players.open_duel(i) for i in range(duels)]
     (work / "forumbot.toml").write_text(
-        CONFIG.format(url=url, bot=BOT, password_env=PASSWORD_ENV), encoding="utf-8"
+        CONFIG.format(url=url, bot=BOT, password_env=PASSWORD_ENV, storage=(
+            f'url = "{storage_url}"\nbackup_keep = 0' if storage_url else 'database = "crash.db"'
+        )), encoding="utf-8"
     )
     replaced: set[int] = set()
     saved: list[Path] = []
@@ -516,10 +544,17 @@ def main() -> None:
         help="back the database up and restore older backups between runs (issue 22)",
     )  # fmt: skip
     parser.add_argument("--backup-share", type=float, default=0.3)
+    parser.add_argument(
+        "--storage-url", default=None,
+        help="run the bot on this PostgreSQL database (postgresql://...?schema=NAME; issue 27)",
+    )  # fmt: skip
     parser.add_argument("--restore-share", type=float, default=0.25)
     args = parser.parse_args()
+    if args.storage_url and args.restore:
+        parser.error("--restore copies SQLite files: not with --storage-url")
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="forumbot-crash-"))
     mode = " (restore mode)" if args.restore else ""
+    mode += f" on {args.storage_url}" if args.storage_url else ""
     print(f"crash test{mode}: {args.runs} runs, {args.duels} duels, seed {args.seed}, in {work}")
     figures = run_crash_test(
         args.runs,
@@ -533,6 +568,7 @@ def main() -> None:
         final_timeout_s=args.final_timeout,
         backup_share=args.backup_share if args.restore else 0.0,
         restore_share=args.restore_share if args.restore else 0.0,
+        storage_url=args.storage_url,
     )
     for line in figures.lines():
         print(line)

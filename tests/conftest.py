@@ -26,6 +26,9 @@ from forumbot.publish.checks import (
     lint_problems,
 )
 from forumbot.web import users as users_module
+from tests.engines import on_each_engine, pg_schemas, postgres_server, storage_url
+
+__all__ = ["on_each_engine", "pg_schemas", "postgres_server", "storage_url"]
 
 
 def _check_rendered(template: str, language: str, text: str) -> None:

@@ -26,6 +26,7 @@ from forumbot.config.schema import (
     section_model,
     settings,
 )
+from forumbot.config.storage_url import is_postgres, sqlite_path
 from rules.toml_limits import MAX_TOML_DEPTH, toml_depth
 
 # ---------------------------------------------------------------------------------------
@@ -162,7 +163,12 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
             watch.append(WatchedForum(entry.forum_id))
     base = base_dir or Path.cwd()
     database = parsed.storage.database
-    if database != ":memory:" and not Path(database).is_absolute():
+    if parsed.storage.url:
+        # storage.url (issue 27): PostgreSQL kept as it is, SQLite's URL made a path.
+        database = parsed.storage.url
+        if not is_postgres(database):
+            database = sqlite_path(database)
+    if not is_postgres(database) and database != ":memory:" and not Path(database).is_absolute():
         database = str(base / database)
     password_file = parsed.bot.password_file
     if password_file and not Path(password_file).is_absolute():

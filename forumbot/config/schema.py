@@ -224,6 +224,13 @@ class StorageSettings(_Section):
     database: str = setting(
         "forumbot.db", "SQLite database file (WAL mode). Relative paths are relative to this file."
     )
+    url: str = setting(
+        "",
+        "Where the database is, as a URL; when set it replaces `database`: `sqlite:///path` "
+        "(or a plain path) is SQLite as `database`; `postgresql://user@host/db` is PostgreSQL "
+        "(psycopg 3, `pip install 'forumbot[postgres]'`), `?schema=club_a` for one schema per "
+        "club. Empty: `database`.",
+    )
     backup_keep: int = setting(
         7,
         "Daily online backups of the database by `forumbot run`: how many daily copies to "

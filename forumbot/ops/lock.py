@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from forumbot.storage.engine import RunLockHeld, is_postgres, pg_run_lock
 from forumbot.storage.same_file import record_identity
 
 
@@ -28,13 +29,22 @@ def single_instance(database: str) -> Iterator[None]:
     """Hold the exclusive run lock of ``database`` for the ``with`` block.
 
     ``database`` is a path (it need not exist yet);
-    ``":memory:"`` needs no lock.
+    ``":memory:"`` needs no lock; a ``postgresql://`` URL takes
+    :func:`forumbot.storage.engine.pg_run_lock` (an advisory lock per club schema).
 
     Raises:
         AlreadyRunning: when another process holds the lock on the same file (any path to it).
     """
     if database == ":memory:":
         yield
+        return
+    if is_postgres(database):
+        # PostgreSQL (issue 27): pg_try_advisory_lock on a session of its own.
+        try:
+            with pg_run_lock(database):
+                yield
+        except RunLockHeld as exc:
+            raise AlreadyRunning(str(exc)) from exc
         return
     real = Path(os.path.realpath(database))
     real.parent.mkdir(parents=True, exist_ok=True)

@@ -38,6 +38,7 @@ import sqlite_utils
 from forumbot.config import check_secret_file
 from forumbot.storage.duel_rows import DuelRows
 from forumbot.storage.duel_tasks import DuelTasks
+from forumbot.storage.engine import is_postgres, open_pg, sqlite_path
 from forumbot.storage.migrations import MIGRATIONS
 from forumbot.storage.notices import NoticeRows
 from forumbot.storage.post_rows import PostRows
@@ -62,8 +63,9 @@ class Storage:
     """The bot's database. Open with :func:`open_storage`.
 
     Attributes:
-        db: the sqlite-utils Database (WAL mode, foreign keys on).
-        path: the file path, or ``":memory:"``.
+        db: the sqlite-utils Database (WAL mode, foreign keys on), or on PostgreSQL a
+            :class:`forumbot.storage.pg.PgDatabase` with the same API.
+        path: the file path, ``":memory:"``, or the ``postgresql://`` URL.
     """
 
     db: sqlite_utils.Database
@@ -431,6 +433,10 @@ PAGE_CACHE_KIB = 512
 def open_storage(path: str | Path) -> Storage:
     """Open (creating if needed) the database at ``path`` and apply pending migrations.
 
+    ``path`` is a ``storage.url`` (:mod:`forumbot.storage.engine`): a file path or
+    ``sqlite:///path`` opens SQLite as below; ``postgresql://...`` opens PostgreSQL
+    (:class:`forumbot.storage.pg.PgDatabase`, the same migrations and queries).
+
     WAL journal mode and a 30 s busy timeout are set so the scheduler's jobs and the CLI
     can share the file; the connection may be used from the scheduler's single worker thread.
     ``synchronous = NORMAL`` (the setting SQLite recommends with WAL): a commit survives a
@@ -448,6 +454,12 @@ def open_storage(path: str | Path) -> Storage:
             (:func:`forumbot.storage.same_file.refuse_second_name`).
     """
     path_s = str(path)
+    if is_postgres(path_s):
+        # PostgreSQL (issue 27): the same migrations and queries (forumbot.storage.pg).
+        db = open_pg(path_s)
+        MIGRATIONS.apply(db)
+        return Storage(db=db, path=path_s)
+    path_s = sqlite_path(path_s)
     if path_s == ":memory:":
         db = sqlite_utils.Database(memory=True)
     else:

@@ -11,6 +11,9 @@ from forumbot.publish.owls import draft_owl, owl, owls, send_due_owls
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import ClubForum, Crash
 
+# The storage and exactly-once tests run on both engines (issue 27, tests/engines.py).
+pytestmark = pytest.mark.usefixtures("on_each_engine")
+
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 

@@ -9,11 +9,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from forumbot.duels.publication import apply_published
 from forumbot.duels.referee import Referee
 from forumbot.publish.poster import PublishState, publish_due
 from forumbot.storage import open_storage
 from tests.fakes.forum import FakeForum
+
+# The storage and exactly-once tests run on both engines (issue 27, tests/engines.py).
+pytestmark = pytest.mark.usefixtures("on_each_engine")
 
 OPENING = "Les adversaires : Aurora Vexley (1re année) contre Cassius Thorne (2e année)."
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

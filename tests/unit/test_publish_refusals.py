@@ -21,6 +21,9 @@ from parsers.phpbb import parse_topic_page
 from parsers.phpbb_forms import classify_notice
 from tests.fakes.forum import ClubForum
 
+# The storage and exactly-once tests run on both engines (issue 27, tests/engines.py).
+pytestmark = pytest.mark.usefixtures("on_each_engine")
+
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
@@ -165,6 +168,9 @@ def test_a_refusal_holds_the_row_with_the_sentence_in_both_languages() -> None:
 # ---------------------------------------------------------------------------- restore window
 
 
+@pytest.mark.sqlite_only(
+    "forumbot backup / restore copy a SQLite file; on PostgreSQL they are pg_dump / pg_restore"
+)
 def test_a_restore_opens_a_marker_check_window_from_the_first_start(tmp_path: Path) -> None:
     from forumbot.ops.backup import backup, restore
 

@@ -1,0 +1,156 @@
+"""Which engine holds the bot's database (issue 27): SQLite (the embedded default) or
+PostgreSQL (the scale-out store), chosen by ``storage.url``.
+
+- a plain path, ``:memory:`` or ``sqlite:///path`` (``sqlite:////abs/path``): SQLite through
+  sqlite-utils, as before;
+- ``postgresql://user@host:port/db`` (or ``postgres://``): PostgreSQL through psycopg 3
+  (:class:`forumbot.storage.pg.PgDatabase`). ``?schema=club_a`` puts the club's tables in their
+  own PostgreSQL schema (created when absent; one database can then hold many clubs); libpq's
+  own parameters (``sslmode``, ``options=-csearch_path=...``) are passed on unchanged.
+
+:func:`pg_run_lock` is the run lock on PostgreSQL; :func:`describe` the schema of either
+engine (columns, primary key, unique indexes), compared by the tests.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from forumbot.config import ConfigError
+from forumbot.config.storage_url import POSTGRES_SCHEMES, is_postgres, sqlite_path
+
+RUN_LOCK_SQL = "select pg_try_advisory_lock(hashtext('forumbot:run:' || current_schema()))"
+"""The run lock on PostgreSQL: a session-level advisory lock per club schema, released by the
+server when the session ends (the process died or closed it), like the ``flock`` on SQLite."""
+
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+
+
+__all__ = [
+    "POSTGRES_SCHEMES", "RunLockHeld", "connect_pg", "describe", "is_postgres", "open_pg",
+    "pg_run_lock", "redacted", "split_schema", "sqlite_path",
+]  # fmt: skip
+
+
+class RunLockHeld(Exception):
+    """Another session holds the PostgreSQL run lock of this club's schema."""
+
+
+def split_schema(url: str) -> tuple[str, str | None]:
+    """``url`` without its ``schema=`` parameter, and that schema (None: the default one).
+
+    Raises:
+        ConfigError: a schema name that is not a plain lowercase identifier.
+    """
+    parts = urlsplit(url)
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    schemas = [v for k, v in params if k == "schema"]
+    if not schemas:
+        return url, None
+    schema = schemas[-1]
+    if not _SCHEMA_NAME.match(schema):
+        raise ConfigError(f"storage.url: schema {schema!r} must be a lowercase identifier")
+    rest = urlencode([(k, v) for k, v in params if k != "schema"])
+    return urlunsplit(parts._replace(query=rest)), schema
+
+
+def redacted(url: str) -> str:
+    """``url`` without the password it may hold (for logs and errors)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def connect_pg(url: str) -> Any:
+    """A psycopg connection (autocommit) to ``url``, its ``schema=`` created and first in the
+    search path.
+
+    Raises:
+        ConfigError: psycopg is not installed (``pip install 'forumbot[postgres]'``), or the
+            server cannot be reached or refuses the login (the URL without its password).
+    """
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - the [postgres] extra is installed in CI
+        raise ConfigError(
+            "storage.url is PostgreSQL but psycopg is not installed: "
+            "pip install 'forumbot[postgres]'"
+        ) from exc
+    dsn, schema = split_schema(url)
+    try:
+        raw = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise ConfigError(f"cannot open PostgreSQL {redacted(dsn)}: {exc}".strip()) from exc
+    if schema is not None:
+        raw.execute(f'create schema if not exists "{schema}"')
+        raw.execute(f'set search_path to "{schema}"')
+    return raw
+
+
+def open_pg(url: str) -> Any:
+    """A :class:`forumbot.storage.pg.PgDatabase` on ``url`` (:func:`connect_pg`)."""
+    from forumbot.storage.pg import PgDatabase
+
+    return PgDatabase(connect_pg(url), redacted(url))
+
+
+@contextmanager
+def pg_run_lock(url: str) -> Iterator[None]:
+    """Hold the run lock of the club at ``url`` for the ``with`` block: a session of its own
+    holding :data:`RUN_LOCK_SQL` (closing it, or the process dying, releases it).
+
+    Raises:
+        RunLockHeld: another session holds it.
+        ConfigError: the server cannot be reached (:func:`connect_pg`).
+    """
+    raw = connect_pg(url)
+    try:
+        if not raw.execute(RUN_LOCK_SQL).fetchone()[0]:
+            raise RunLockHeld(
+                f"another forumbot run holds the run lock of {redacted(url)} "
+                "(pg_try_advisory_lock on its schema)"
+            )
+        yield
+    finally:
+        raw.close()
+
+
+def describe(db: Any) -> dict[str, dict[str, Any]]:
+    """The schema of a database of either engine, engine-neutral: table -> ``{"columns":
+    [(name, kind)], "pk": [columns], "unique": sorted column tuples}``; ``kind`` is ``int``,
+    ``str``, ``float`` or ``bytes`` (SQLite's ``INTEGER``/``TEXT``/``FLOAT``/``BLOB``,
+    PostgreSQL's ``bigint``/``text``/``double precision``/``bytea``)."""
+    kinds = {
+        "integer": "int", "bigint": "int", "text": "str", "float": "float", "real": "float",
+        "double precision": "float", "blob": "bytes", "bytea": "bytes", "": "str",
+    }  # fmt: skip
+    out: dict[str, dict[str, Any]] = {}
+    if isinstance(getattr(db, "conn", None), sqlite3.Connection):
+        for name in db.table_names():
+            table = db[name]
+            pk = [c.name for c in table.columns if c.is_pk] if table.use_rowid is False else []
+            pk = pk or ([] if table.use_rowid else list(table.pks))
+            unique = {tuple(i.columns) for i in table.indexes if i.unique}
+            unique -= {tuple(pk)}
+            out[name] = {
+                "columns": [(c.name, kinds[c.type.lower()]) for c in table.columns],
+                "pk": pk,
+                "unique": sorted(unique),
+            }
+        return out
+    for name in db.table_names():
+        pk = db.pks_of(name)
+        unique = {tuple(k) for k in db.unique_keys_of(name)} - {tuple(pk)}
+        out[name] = {
+            "columns": [(c, kinds[t]) for c, t, _ in db.columns_of(name)],
+            "pk": pk,
+            "unique": sorted(unique),
+        }
+    return out
