@@ -20,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from soak.duos import DUO_SHARE  # noqa: E402
 from soak.season import run_seed  # noqa: E402
 
 
@@ -37,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real-kills", type=int, default=0, metavar="K",
                         help="SIGKILL a real bot process K times per seed (board served on "
                         "127.0.0.1; about 2 CPU s each)")
+    parser.add_argument("--duo-share", type=float, default=DUO_SHARE,
+                        help="share of the sign-ups posted in the 2v2 thread")
     parser.add_argument("--verbose", action="store_true", help="the bot's log lines")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.CRITICAL)
@@ -46,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         progress = (lambda line: print(f"  {line}", flush=True)) if args.verbose else None
         summary = run_seed(
             seed, args.players, args.weeks, progress=progress, drain_days=args.drain_days,
-            http=args.http, real_kills=args.real_kills,
+            http=args.http, real_kills=args.real_kills, duo_share=args.duo_share,
         )
         print(f"{summary.line()} wall_s={time.monotonic() - started:.0f} "
               f"cpu_s={time.process_time() - cpu:.0f}", flush=True)

@@ -33,7 +33,7 @@ from soak.world import World
 
 HOUR, DAY = 3600.0, 86400.0
 DUO_SHARE = 0.3
-"""The share of a player's sign-ups posted in the 2v2 thread."""
+"""The share of a player's sign-ups posted in the 2v2 thread (default of ``--duo-share``)."""
 
 
 def duo_text(rng: random.Random, me: Player, partner: Player | None) -> str:
@@ -96,11 +96,12 @@ class Duos:
     scripts: dict[int, DuoScript] = field(default_factory=dict)
     count: Counter[str] = field(default_factory=Counter)
     posts: int = 0
+    share: float = DUO_SHARE
 
     # -- sign-ups ----------------------------------------------------------------------------
     def wants(self) -> bool:
         """Whether a player's next sign-up goes to the 2v2 thread."""
-        return self.rng.random() < DUO_SHARE
+        return self.rng.random() < self.share
 
     def sign_up(self, me: Player, players: list[Player], live: dict[str, object]) -> None:
         """``me`` (free in both kinds) signs up in the 2v2 thread, with a free partner or

@@ -32,11 +32,11 @@ from forumbot.duels.ending import EndingError
 from forumbot.errors import BoardPaused
 from rules.model import DuelState
 from soak import checks, checks_duo
-from soak.duos import Duos, match_players
-from soak.summary import Summary
 from soak.db_views import epoch_of, iso_of, live_players, published_count
+from soak.duos import DUO_SHARE, Duos, match_players
 from soak.players import WITHDRAWALS, Player, invalid_signup_text, make_players, signup_text
 from soak.staff import Referees, enabled_moderator_events
+from soak.summary import Summary
 from soak.world import BOT, REFEREE, Killed, World, make_world
 
 HOUR, DAY = 3600.0, 86400.0
@@ -562,11 +562,13 @@ def run_seed(
     drain_days: float = 28.0,
     http: bool = False,
     real_kills: int = 0,
+    duo_share: float = DUO_SHARE,
 ) -> Summary:
     """Play one seeded season; returns its :class:`Summary` (violations listed in it).
     ``http``: the bot talks to the board over a real socket (:func:`soak.world.make_world`);
     ``real_kills``: that many real bot processes SIGKILLed during the sign-up weeks
-    (:mod:`soak.real_kill`; the board is then served on 127.0.0.1 too)."""
+    (:mod:`soak.real_kill`; the board is then served on 127.0.0.1 too); ``duo_share``: the
+    share of sign-ups posted in the 2v2 thread (:mod:`soak.duos`)."""
     rng = random.Random(seed)
     cast = make_players(players, rng)
     where = folder or Path(tempfile.mkdtemp(prefix=f"forumbot-soak-{seed}-"))
@@ -574,6 +576,7 @@ def run_seed(
     try:
         season = Season(world, cast, rng, weeks, drain_days)
         season.progress, season.real_kills = progress, real_kills
+        season.duo.share = duo_share
         season.run()
         summary = season.summary()
         summary.extra.update(
