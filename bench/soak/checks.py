@@ -1,6 +1,7 @@
 """The soak's invariants (issue 23). Each check returns violations as one-line strings.
 
-- :func:`one_place`: nobody is in two duels at once (queued, opening or running pairings);
+- :func:`one_place`: nobody is in two duels at once (queued, opening or running pairings,
+  1v1 queue rows and 2v2 matches together; the 2v2 invariants are in :mod:`soak.checks_duo`);
   two live pairings of the same two players are named « second pairing » (a sign-up naming
   one's partner must confirm the pairing, never create another one). Checked after every
   cycle, since a later end hides an overlap.
