@@ -3,8 +3,8 @@ the corpus' phrasings on the sandbox board, in the 1v1 thread and (most of them)
 one, as duos written one line per member or alone; the real bot (HTTP client, desk, referee,
 poster, notify) opens and referees a 1v1 and a 2v2 on the fake clock through a restore of the
 nightly backup and whatever the seed draws (kills mid-write, restarts, outages, referee
-decisions); every invariant of ``bench/soak/checks.py`` and ``checks_duo.py`` holds. The full season (``--players 40 --weeks
-8``) is in ``bench/``."""
+decisions); every invariant of ``bench/soak/checks.py`` and ``checks_duo.py`` holds. The full
+season (``--players 40 --weeks 8``) is in ``bench/``."""
 
 from __future__ import annotations
 
