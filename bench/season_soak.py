@@ -4,12 +4,11 @@ A whole club season on the sandbox board, on a fake clock, with the real bot (se
 ``bench/soak/``): sign-ups in the corpus' phrasings in a 1v1 and a 2v2 thread (duos one line
 per member, or alone; ``--duo-share`` of them in the 2v2 one), duels of both kinds played to
 the end with silent players, concessions, late edits and posts before the top, referees
-approving, editing,
-dropping and claiming, moderators locking and moving topics (when the sandbox can), restarts,
-simulated ``kill -9`` in the middle of writes (and, with ``--real-kills K``, real SIGKILLs of a
-bot process mid-write), a restore of the last nightly backup and board
-outages. Prints one line per seed and exits 1 when any invariant is violated (listed below
-the line).
+approving, editing, dropping and claiming, moderators locking and moving topics (when the
+sandbox can), restarts, simulated ``kill -9`` in the middle of writes (and, with
+``--real-kills K``, real SIGKILLs of a bot process mid-write), a restore of the last nightly
+backup and board outages. Prints one line per seed and exits 1 when any invariant is violated
+(listed below the line).
 """
 
 from __future__ import annotations
