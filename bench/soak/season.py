@@ -270,6 +270,7 @@ class Season:
         assert self.world.bot is not None
         db = self.world.bot.storage.db
         live = db["queue"].count_where("status in ('queued', 'opening', 'running')")
+        live += db["duo_matches"].count_where("status in ('queued', 'opening')")
         return not live and not self.world.bot.storage.duels("running")
 
     # -- disruptions -------------------------------------------------------------------------
