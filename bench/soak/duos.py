@@ -32,7 +32,7 @@ from soak.players import WITHDRAWALS, Player, _types
 from soak.world import World
 
 HOUR, DAY = 3600.0, 86400.0
-DUO_SHARE = 0.3
+DUO_SHARE = 0.4
 """The share of a player's sign-ups posted in the 2v2 thread (default of ``--duo-share``)."""
 
 
