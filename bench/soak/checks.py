@@ -1,6 +1,7 @@
 """The soak's invariants (issue 23). Each check returns violations as one-line strings.
 
-- :func:`one_place`: nobody is in two duels at once (queued, opening or running pairings);
+- :func:`one_place`: nobody is in two duels at once (queued, opening or running pairings,
+  1v1 queue rows and 2v2 matches together; the 2v2 invariants are in :mod:`soak.checks_duo`);
   two live pairings of the same two players are named « second pairing » (a sign-up naming
   one's partner must confirm the pairing, never create another one). Checked after every
   cycle, since a later end hides an overlap.
@@ -59,24 +60,46 @@ def _pair(row: dict[str, Any]) -> tuple[str, str]:
     return (a, b) if a <= b else (b, a)
 
 
-def one_place(world: World) -> list[str]:
-    """Players in two live pairings at once (1v1; the soak runs no 2v2)."""
+def live_rows(world: World) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    """``(players folded, row)`` of every live pairing: 1v1 queue rows and 2v2 matches
+    queued, opening or running whose duel is not finished (a finished duel's row is marked
+    over at the next cycle)."""
     assert world.bot is not None
-    rows = list(world.bot.storage.db["queue"].rows_where(
-        "status in ('queued', 'opening', 'running')", order_by="id"))  # fmt: skip
+    db = world.bot.storage.db
+    out: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    for table in ("queue", "duo_matches"):
+        for row in db.query(
+            f"select t.* from {table} t left join duels d on d.id = t.duel_id where t.status "
+            "in ('queued', 'opening', 'running') and (d.status is null or d.status != "
+            "'finished') order by t.id"
+        ):
+            row = {**row, "table": table, "reason": row.get("reason", "2v2")}
+            if table == "queue":
+                out.append((_pair(row), row))
+            else:
+                players = [fold(str(e["player"])) for d in json.loads(row["duos_json"]) for e in d]
+                out.append((tuple(sorted(players)), row))
+    return out
+
+
+def one_place(world: World) -> list[str]:
+    """Players in two live pairings at once, 1v1 and 2v2 together (a player twice in one
+    2v2 match counts too)."""
     by_player: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        for who in _pair(row):
+    pairs_of: dict[int, tuple[str, ...]] = {}
+    for players, row in live_rows(world):
+        pairs_of[id(row)] = players
+        for who in players:
             by_player[who].append(row)
     out = []
     for who, live in sorted(by_player.items()):
         if len(live) < 2:
             continue
-        pairs = {_pair(r) for r in live}
+        pairs = {pairs_of[id(r)] for r in live}
         what = "second pairing of the same players" if len(pairs) < len(live) else "two duels"
         out.append(
-            f"{what}: {who} in queue rows "
-            + ", ".join(f"{r['id']}({r['status']}, {r['reason']})" for r in live)
+            f"{what}: {who} in "
+            + ", ".join(f"{r['table']} {r['id']}({r['status']}, {r['reason']})" for r in live)
         )
     return out
 
@@ -200,6 +223,11 @@ def owls_per_duel(world: World) -> list[str]:
         for who in (str(row["first_player"]), str(row["second_player"])):
             opened[(who, "magic")] += 1
             opened[(who, "result")] += 1 if finished else 0
+    for row in storage.db["duo_matches"].rows_where("duel_id is not null"):
+        finished = storage.duel(int(row["duel_id"]))["status"] == "finished"
+        for who in (str(e["player"]) for d in json.loads(row["duos_json"]) for e in d):
+            opened[(who, "magic")] += 1
+            opened[(who, "result")] += 1 if finished else 0
     return [f"{who} got {n} {what} owls for {opened[(who, what)]} duel(s)"
             for (who, what), n in sorted(got.items()) if n > opened[(who, what)]]  # fmt: skip
 
@@ -218,9 +246,10 @@ def no_post_lost(world: World) -> list[str]:
                 out.append(f"post {post.post_id} of duel {duel['id']} (topic "
                            f"{duel['topic_id']}) never seen by the bot")  # fmt: skip
     read = {int(r["post_id"]) for r in storage.db["registration_posts"].rows_where()}
-    for post in board.posts(world.thread)[1:]:
-        if post.poster_id != bot_id and post.post_id not in read:
-            out.append(f"sign-up post {post.post_id} never read by the desk")
+    for thread in (world.thread, world.duo_thread):
+        for post in board.posts(thread)[1:]:
+            if post.poster_id != bot_id and post.post_id not in read:
+                out.append(f"sign-up post {post.post_id} never read by the desk")
     for topic in board.topics(DUEL_FORUM):
         if storage.duel_by_topic(board_id, topic.topic_id) is None:
             out.append(f"duel topic {topic.topic_id} ({topic.title}) unknown to the bot")
@@ -246,8 +275,9 @@ def duels_end(world: World) -> list[str]:
             out.append(f"duel {duel_id} (topic {duel['topic_id']}) still {duel['status']} at "
                        f"turn {state.get('turn')}: no referee task, draft or deadline "
                        "(frozen)")  # fmt: skip
-    for row in world.bot.storage.db["queue"].rows_where("status = 'opening'"):
-        out.append(f"queue row {row['id']} left 'opening' ({row['last_error']})")
+    for table in ("queue", "duo_matches"):
+        for row in world.bot.storage.db[table].rows_where("status = 'opening'"):
+            out.append(f"{table} row {row['id']} left 'opening' ({row['last_error']})")
     return out
 
 

@@ -23,7 +23,7 @@ import tempfile
 import traceback
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from forumbot.demo.season import _fatigue, duel_text, next_post
@@ -31,10 +31,12 @@ from forumbot.duels.concession import concede_duel
 from forumbot.duels.ending import EndingError
 from forumbot.errors import BoardPaused
 from rules.model import DuelState
-from soak import checks
+from soak import checks, checks_duo
 from soak.db_views import epoch_of, iso_of, live_players, published_count
+from soak.duos import DUO_SHARE, Duos, match_players
 from soak.players import WITHDRAWALS, Player, invalid_signup_text, make_players, signup_text
 from soak.staff import Referees, enabled_moderator_events
+from soak.summary import Summary
 from soak.world import BOT, REFEREE, Killed, World, make_world
 
 HOUR, DAY = 3600.0, 86400.0
@@ -60,32 +62,6 @@ class DuelScript:
     published: int = -1  # published declarations when the next post was scheduled
     silent: bool = False
     early: bool = False
-
-
-@dataclass
-class Summary:
-    """The figures of one seed (see :meth:`line`)."""
-
-    seed: int
-    duels: int = 0
-    posts: int = 0
-    owls: int = 0
-    notices: int = 0
-    restarts: int = 0
-    kills: int = 0
-    restores: int = 0
-    outages: int = 0
-    violations: list[str] = field(default_factory=list)
-    extra: dict[str, object] = field(default_factory=dict)
-
-    def line(self) -> str:
-        """``seed=N duels=.. posts=.. owls=.. notices=.. restarts=.. kills=.. restores=..
-        outages=.. violations=..`` and the extra figures."""
-        extra = " ".join(f"{k}={v}" for k, v in self.extra.items())
-        return (f"seed={self.seed} duels={self.duels} posts={self.posts} owls={self.owls} "
-                f"notices={self.notices} restarts={self.restarts} kills={self.kills} "
-                f"restores={self.restores} outages={self.outages} "
-                f"violations={len(self.violations)}" + (f" {extra}" if extra else ""))  # fmt: skip
 
 
 class Season:
@@ -123,6 +99,7 @@ class Season:
         self.poll_owed = True  # the next cycle polls whatever woke it
         self.last_poll_at = 0.0
         self.wakes: Counter[str] = Counter()
+        self.duo = Duos(world, random.Random(rng.random()), self._post, self._owe)
 
     # -- the loop ----------------------------------------------------------------------------
     def run(self) -> None:
@@ -293,6 +270,7 @@ class Season:
         assert self.world.bot is not None
         db = self.world.bot.storage.db
         live = db["queue"].count_where("status in ('queued', 'opening', 'running')")
+        live += db["duo_matches"].count_where("status in ('queued', 'opening')")
         return not live and not self.world.bot.storage.duels("running")
 
     # -- disruptions -------------------------------------------------------------------------
@@ -378,10 +356,12 @@ class Season:
         for duel_id in list(self.duels):
             if duel_id not in running:
                 self.duels.pop(duel_id)
-                for row in storage.db["queue"].rows_where("duel_id = ?", [duel_id]):
-                    for who in (row["first_player"], row["second_player"]):
-                        if who in self.next_signup:
-                            self.next_signup[who] = now + self.rng.uniform(2 * HOUR, 4 * DAY)
+                players = match_players(storage, duel_id) + [
+                    p for row in storage.db["queue"].rows_where("duel_id = ?", [duel_id])
+                    for p in (row["first_player"], row["second_player"])]  # fmt: skip
+                for who in players:
+                    if who in self.next_signup:
+                        self.next_signup[who] = now + self.rng.uniform(2 * HOUR, 4 * DAY)
 
     def _sign_up(self, me: Player, live: dict[str, object]) -> None:
         rng, world, now = self.rng, self.world, self.world.clock()
@@ -392,6 +372,8 @@ class Season:
             self.count["invalid_signup"] += 1
             self.next_signup[me.name] = now + rng.uniform(20 * 60, 3 * HOUR)  # the corrected one
             return
+        if self.duo.wants():
+            return self.duo.sign_up(me, self.players, live)
         partner = None
         if rng.random() < 0.35:
             free = [p for p in self.players if p.name != me.name and p.name not in live]
@@ -483,6 +465,8 @@ class Season:
             return
         if self._conceded_on_board(int(duel["topic_id"])):
             return  # the players read the board: a restored database may not know it yet
+        if self.duo.is_duo(duel_id):
+            return self.duo.play(duel_id, published, self._late_edit)
         state = DuelState.from_dict(json.loads(duel["state_json"]))
         post = next_post(self.rs, state, self.rng)
         them = next(d.name for d in state.duellists if d.name != post.duellist)
@@ -493,8 +477,11 @@ class Season:
             self.count["late_edit"] += 1
             other = self.rng.choice([s.name for s in self.rs.spells])
             edited = BOLD_RE.sub(f"[b]{other}[/b]", text)
-            world.later(self.rng.uniform(20 * 60, 8 * HOUR), lambda: self._owe(
-                world.board.edit_post(post_id, edited, by=post.duellist)))  # fmt: skip
+            self._late_edit(post_id, edited, post.duellist)
+
+    def _late_edit(self, post_id: int, edited: str, who: str) -> None:
+        self.world.later(self.rng.uniform(20 * 60, 8 * HOUR), lambda: self._owe(
+            self.world.board.edit_post(post_id, edited, by=who)))  # fmt: skip
 
     def _conceded_on_board(self, topic_id: int) -> bool:
         """True when the topic holds the bot's concession post (the duel is over for the
@@ -532,13 +519,16 @@ class Season:
         violations += checks.notices_delivered_once(world)
         violations += checks.leaderboard(world)
         violations += checks.refusals_real(world, self.invalid_posts, self.named)
+        violations += checks_duo.duos_asked_for(world, self.duo.asks)
+        violations += checks_duo.duo_leaderboard(world)
+        violations += checks_duo.duo_refusals_real(world, self.duo.named)
         _, pms = checks.marker_counts(world)
         notices = checks.notice_counts(world)
         statuses = Counter(str(d["status"]) for d in storage.duels())
         summary = Summary(
             seed=world.seed,
             duels=len(storage.duels()),
-            posts=self.posts,
+            posts=self.posts + self.duo.posts,
             owls=sum(pms.values()),
             notices=sum(world.deliveries.values()),
             restarts=world.restarts,
@@ -549,6 +539,7 @@ class Season:
         )
         summary.extra = {
             "finished": statuses.get("finished", 0),
+            "duels_2v2": storage.db["duo_duels"].count,
             "notices_dropped": notices.get("dropped", 0),
             "notices_failed": notices.get("failed", 0),
             "moderators": ",".join(n for n, _, _ in self.moderators) or "none",
@@ -572,11 +563,13 @@ def run_seed(
     drain_days: float = 28.0,
     http: bool = False,
     real_kills: int = 0,
+    duo_share: float = DUO_SHARE,
 ) -> Summary:
     """Play one seeded season; returns its :class:`Summary` (violations listed in it).
     ``http``: the bot talks to the board over a real socket (:func:`soak.world.make_world`);
     ``real_kills``: that many real bot processes SIGKILLed during the sign-up weeks
-    (:mod:`soak.real_kill`; the board is then served on 127.0.0.1 too)."""
+    (:mod:`soak.real_kill`; the board is then served on 127.0.0.1 too); ``duo_share``: the
+    share of sign-ups posted in the 2v2 thread (:mod:`soak.duos`)."""
     rng = random.Random(seed)
     cast = make_players(players, rng)
     where = folder or Path(tempfile.mkdtemp(prefix=f"forumbot-soak-{seed}-"))
@@ -584,10 +577,11 @@ def run_seed(
     try:
         season = Season(world, cast, rng, weeks, drain_days)
         season.progress, season.real_kills = progress, real_kills
+        season.duo.share = duo_share
         season.run()
         summary = season.summary()
         summary.extra.update(
-            {k: v for k, v in sorted(season.count.items())}
+            {k: v for k, v in sorted((season.count + season.duo.count).items())}
             | {f"ref_{k}": v for k, v in sorted(season.referees.did.items())}
             | {f"wake_{k}": v for k, v in sorted(season.wakes.items())}
         )

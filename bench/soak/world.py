@@ -177,6 +177,7 @@ class World:
     board: SandboxBoard
     players: list[str]
     thread: int = 0
+    duo_thread: int = 0  # the 2v2 registration thread
     ranking: int = 0
     config: Config | None = None
     bot: Bot | None = None
@@ -223,6 +224,11 @@ class World:
             "Postez ici votre fiche : nom, année, type de magie (et votre adversaire si vous "
             "en avez choisi un).",
         )  # fmt: skip
+        self.duo_thread = self.board.create_topic(
+            REGISTRATION_FORUM, REFEREE, "Inscriptions : duels en deux contre deux",
+            "Postez ici la fiche de votre duo (une ligne par membre), ou la vôtre seule : le bot "
+            "vous trouve un coéquipier.",
+        )  # fmt: skip
         self.ranking = self.board.create_topic(
             CLUB_FORUM, REFEREE, "Tableau de classement", "Le classement du club de duel."
         )
@@ -247,6 +253,12 @@ topic_id = {self.thread}
 thread_forum_id = {REGISTRATION_FORUM}
 forum_id = {DUEL_FORUM}
 kind = "1v1"
+ruleset = "fatigue"
+[[registration]]
+topic_id = {self.duo_thread}
+thread_forum_id = {REGISTRATION_FORUM}
+forum_id = {DUEL_FORUM}
+kind = "2v2"
 ruleset = "fatigue"
 [leaderboard]
 topic_id = {self.ranking}

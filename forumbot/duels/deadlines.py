@@ -17,16 +17,20 @@ Design (a persistent table swept by an interval job, not APScheduler date jobs):
   (:func:`rules.timeouts.owl_reminder_at`) and how many "nobody took the initiative"
   relaunches came since the last post. Older pending rows of the duel are superseded.
 - :func:`sweep` runs at the end of every poll of the forum (the scheduler's interval ``poll``
-  job, :meth:`forumbot.duels.referee.Referee.poll_forum`; the topics were just read, so a post that
-  came in is known). A poll whose forum listing fails raises before the sweep: while the
+  job, :meth:`forumbot.duels.referee.Referee.poll_forum`; the topics were just read, so a post
+  that came in is known). A poll whose forum listing fails raises before the sweep: while the
   board cannot be read, no relaunch is drafted on a silence that may not be one. A row whose
-  expected post came is ``superseded``. A due row is **claimed** by a compare-and-set
-  (``update ... set status='fired' where id=? and status='pending'``) in one transaction with
-  the relaunch draft it writes: a sweep that runs again (a second process, a retry after a
-  crash, the next poll) finds it ``fired`` and does nothing, and the draft's idempotency key
-  makes a repeat harmless anyway. Nothing is in memory, so a restart loses nothing; after a
-  downtime the first sweep fires what fell due meanwhile, once (the next deadline is only
-  created when the relaunch is published, so deadlines chain from publication times).
+  expected post came is ``superseded`` (2v2: once the posts the next declaration waits for
+  came, :meth:`forumbot.duels.duo.DuoFlow.posts_needed`; when it runs out with fewer, it is
+  ``fired`` with the note ``short_turn:...`` and the posts that came are declared as they are,
+  :meth:`forumbot.duels.duo.DuoFlow.short_draft`). A due row is **claimed** by a
+  compare-and-set (``update ... set status='fired' where id=? and status='pending'``) in one
+  transaction with the relaunch draft it writes: a sweep that runs again (a second process, a
+  retry after a crash, the next poll) finds it ``fired`` and does nothing, and the draft's
+  idempotency key makes a repeat harmless anyway. Nothing is in memory, so a restart loses
+  nothing; after a downtime the first sweep fires what fell due meanwhile, once (the next
+  deadline is only created when the relaunch is published, so deadlines chain from publication
+  times).
 - Owl reminders (setting ``owl_reminder_hours`` before ``due_at``; 0 = none): claimed the
   same way on ``reminded_at`` before ``send_pm``; a failed send releases the claim to retry
   at the next sweep; a crash between the claim and the send loses that reminder (at most once).
@@ -81,6 +85,10 @@ from rules.model import DuelState
 from rules.timeouts import TimeoutPolicy, next_deadline, owl_reminder_at, relaunch_decision
 
 log = logging.getLogger("forumbot.duels.deadlines")
+
+SHORT_TURN = "short_turn"
+"""The note of a 2v2 deadline that ran out after some of the posts its declaration waits for
+(``short_turn:<action>``): :func:`forumbot.duels.duo.advance_duo` declares them as they are."""
 
 
 def create_deadline(
@@ -180,12 +188,15 @@ def _sweep_one(
         for r in records.posts_after(decl.published_post_id or 0)
         if (r.author or "").casefold() in folded
     ]
-    if came:
+    ruleset = load_ruleset(str(duel.ruleset))
+    flow = flow_for(storage, duel, ruleset)
+    needed = getattr(flow, "posts_needed", None)  # 2v2: a declaration may wait for two posts
+    if came and len({(r.author or "").casefold() for r in came}) >= (
+        needed(storage, duel, decl) if needed is not None else 1
+    ):
         with storage.atomic():
             _claim(storage, deadline_id, "superseded", f"post {came[0].post_id} came", now)
         return 0
-    ruleset = load_ruleset(str(duel.ruleset))
-    flow = flow_for(storage, duel, ruleset)
     policy = TimeoutPolicy.from_ruleset(ruleset)
     decision = relaunch_decision(
         dl["phase"],
@@ -204,6 +215,17 @@ def _sweep_one(
         ):
             _remind(ctx, dl, records, expected, now, policy)
         return 0
+    if came:  # some of the posts the declaration waits for (2v2): declared as they are
+        with storage.atomic():
+            if not _claim(storage, deadline_id, "fired", f"{SHORT_TURN}:{decision.action}", now):
+                return 0
+        # the flow's own poll writes it too (it reads the claim: a crash here loses nothing)
+        duel_ctx = ctx.for_duel(ruleset, records)
+        for draft in flow.short_draft(duel_ctx, duel):  # type: ignore[attr-defined]
+            duel_ctx.drafts.write(duel, draft)
+        log.info("duel %s: deadline %s ran out with %s of the posts: declared as they are",
+                 duel.id, deadline_id, len(came))  # fmt: skip
+        return 1
     with storage.atomic():
         if not _claim(storage, deadline_id, "fired", decision.action, now):
             return 0  # fired already (another sweep, or before a crash): never twice

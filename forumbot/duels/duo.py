@@ -115,9 +115,20 @@ def _consumed_posts(records: DuelRecords) -> tuple[set[int], int]:
     return answered, floor
 
 
-def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
+def _ran_out(storage: Storage, records: DuelRecords) -> bool:
+    """Whether the last published declaration's deadline ran out with fewer posts than it
+    waits for (note ``short_turn:...``, :func:`forumbot.duels.deadlines.sweep`)."""
+    published = records.published()
+    if not published:
+        return False
+    return bool(storage.duel_tasks.fired_with_note_prefix(published[-1].id, "short_turn:"))
+
+
+def advance_duo(ctx: FlowContext, duel: Duel, fewer: bool = False) -> list[Draft]:
     """The draft a 2v2 duel's recorded posts call for; the zone owls of published
-    declarations and the referee tasks of mechanism attempts are written on the way."""
+    declarations and the referee tasks of mechanism attempts are written on the way.
+    ``fewer``: the declaration's deadline ran out with fewer posts than it waits for
+    (:meth:`DuoFlow.short_draft`): the posts that came are declared as they are."""
     storage = ctx.storage
     records = ctx.records_of(duel)
     if duel.status != "running" or conceding(storage, duel.id, records):
@@ -141,6 +152,8 @@ def advance_duo(ctx: FlowContext, duel: Duel) -> list[Draft]:
     if rows:
         cancel_silence_drafts(ctx, duel, "a duellist posted")  # any post resets the clock
     want = min(posts_per_declaration(state, duo_settings()), len(expected_posters(state)))
+    if fewer or _ran_out(storage, records):
+        want = min(want, len(rows))
     if not rows or len(rows) < want:
         return []
     rows = rows[:want]
@@ -482,6 +495,28 @@ class DuoFlow:
     ) -> Draft:
         """The draft of a deadline run out on a turn under way (:func:`silence_draft`)."""
         return silence_draft(ctx, duel, dl, why)
+
+    def posts_needed(self, storage: Storage, duel: Duel, decl: Declaration) -> int:
+        """How many of the expected duellists must post before the declaration ``decl``'s
+        deadline is answered: the posts the next declaration waits for
+        (:func:`rules.duo.posts_per_declaration`: two when all four share a zone, one of
+        each duo; seed 001 "l'arbitre ne postera d'intervention que tous les deux postes"),
+        at most the expected posters. One post of two does not stop the clock (soak, issue
+        23: the duel waited for the second post for ever, with no deadline left)."""
+        stored = decl.context
+        if stored.get("duo_state"):
+            state = DuoState.from_dict(stored["duo_state"])
+        else:
+            state = current_state(storage, duel)
+        return max(1, min(posts_per_declaration(state, duo_settings()),
+                          len(expected_posters(state))))  # fmt: skip
+
+    def short_draft(self, ctx: FlowContext, duel: Duel) -> list[Draft]:
+        """The declaration's deadline ran out after some expected posts came, not all it
+        waits for (:meth:`posts_needed`): the posts that came are declared as they are, the
+        silent are expected again by the next declaration's deadline (RULES.md: "the clock
+        runs for whoever is expected next")."""
+        return advance_duo(ctx, duel, fewer=True)
 
 
 DUO = DuoFlow()

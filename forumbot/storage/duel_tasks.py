@@ -208,6 +208,15 @@ class DuelTasks(Repository):
         ).fetchall()
         return [int(r[0]) for r in rows]
 
+    def fired_with_note_prefix(self, declaration_id: int, prefix: str) -> bool:
+        """Whether a deadline of ``declaration_id`` fired with a note starting ``prefix``
+        (2v2: ``short_turn:``, the posts that came declared as they are)."""
+        row = self.db.execute(
+            "select count(*) from deadlines where declaration_id = ? and status = 'fired' "
+            "and note like ?", [declaration_id, prefix.replace("%", "") + "%"],
+        ).fetchone()  # fmt: skip
+        return bool(row[0])
+
     def pending_of(self, duel_id: int) -> list[dict[str, Any]]:
         """The duel's pending deadlines, oldest first."""
         return list(

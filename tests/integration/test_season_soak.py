@@ -1,9 +1,10 @@
-"""The season soak of ``bench/season_soak.py`` on a short seed (CI): four players sign up in
-the corpus' phrasings on the sandbox board, the real bot (HTTP client, desk, referee, poster,
-notify) opens and referees their duels on the fake clock through a restore of the nightly
-backup and whatever the seed draws (kills mid-write, restarts, outages, referee decisions);
-every invariant of ``bench/soak/checks.py`` holds. The full season (``--players 40 --weeks
-8``) is in ``bench/``."""
+"""The season soak of ``bench/season_soak.py`` on a short seed (CI): eight players sign up in
+the corpus' phrasings on the sandbox board, in the 1v1 thread and (most of them) in the 2v2
+one, as duos written one line per member or alone; the real bot (HTTP client, desk, referee,
+poster, notify) opens and referees a 1v1 and a 2v2 on the fake clock through a restore of the
+nightly backup and whatever the seed draws (kills mid-write, restarts, outages, referee
+decisions); every invariant of ``bench/soak/checks.py`` and ``checks_duo.py`` holds. The full
+season (``--players 40 --weeks 8``) is in ``bench/``."""
 
 from __future__ import annotations
 
@@ -28,9 +29,11 @@ def test_a_short_season_keeps_every_invariant(tmp_path: Path) -> None:
     load_soak()  # puts bench/ on sys.path for the soak package
     from soak.season import run_seed
 
-    summary = run_seed(4, players=4, weeks=0.3, folder=tmp_path, drain_days=0.5)
+    summary = run_seed(4, players=8, weeks=0.5, folder=tmp_path, drain_days=3, duo_share=0.6)
     assert summary.violations == []
-    assert summary.duels >= 1 and summary.owls >= 2  # the opening owls at least
+    duos = int(str(summary.extra["duels_2v2"]))
+    assert duos >= 1 and summary.duels > duos  # a 2v2 and a 1v1 at least
+    assert int(str(summary.extra["duo_signup"])) >= 4 and summary.owls >= 6
     assert summary.restores == 1  # the restore of the last nightly backup ran
     line = summary.line()
     assert line.startswith(f"seed=4 duels={summary.duels} posts={summary.posts} ")

@@ -164,3 +164,44 @@ def test_no_post_after_the_last_relaunch_closes_the_2v2_without_rewards() -> Non
     assert settle_duo(ctx, duel) == 0  # no winner, no rewards
     owl = next(o for o in storage.db["owls"].rows if o["kind"] == "result")
     assert "sans vainqueur ni perdant" in owl["text"]
+
+
+def test_one_post_of_two_keeps_the_clock_running_for_the_declaration() -> None:
+    """Soak (issue 23), seed 1 of the short season: all four share a zone, so the next
+    declaration waits for two posts (seed 001: « l'arbitre ne postera d'intervention que tous
+    les deux postes »). One came: the deadline was superseded by it and no declaration
+    followed, so the duel waited for the second post for ever (« frozen »). The deadline now
+    stays pending until the posts the declaration waits for came; when it runs out, the post
+    that came is declared as it is and the others are expected by the next deadline."""
+    storage, forum, clock = open_storage(":memory:"), FakeForum(), Clock()
+    ref = Referee(
+        storage, forum, board_url="http://board.invalid", platform="phpbb3", review_delay_s=0,
+        now=clock, rng=random.Random(3), bot_username="Hibou",
+    )  # fmt: skip
+    forum.add_topic(7, "2v2", "Arbitre", "La bibliothèque.")
+    secret = next(
+        s for s in (i.to_bytes(32, "big") for i in range(5000))
+        if [make_draw(s, "phpbb3:7")(f"place:{n}", 4) for n in (A1, A2, B1, B2)] == [1, 1, 1, 1]
+    )  # fmt: skip
+    duel_id = open_duo_duel(
+        ref, 3, 7, "2v2",
+        [[(A1, "adult", ["brutale"]), (A2, "adult", ["discrete"])],
+         [(B1, "adult", ["sournoise"]), (B2, "adult", ["protectrice"])]],
+        "bibliotheque", dice_secret=secret,
+    )  # fmt: skip
+    assert len(publish_due(storage, forum, clock)) == 1  # the opening: all four in one zone
+    a1_post = forum.add_post(7, A1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\n"
+                             f"Pari : [3,4,5,6]\nCible : {B1}")  # fmt: skip
+    ref.poll_duel(duel_id)
+    assert storage.declarations(("draft",), duel_id) == []  # one post of the two it waits for
+    row = pending(storage, duel_id)  # was superseded by A1's post: no deadline left
+    assert sorted(json.loads(str(row["expected_json"]))) == sorted([A1, A2, B1, B2])
+    clock.advance(48 * HOUR + 60)
+    assert sweep(ref) == 1 and sweep(ref) == 0
+    (draft,) = storage.declarations(("draft",), duel_id)
+    decl = Declaration.from_row(draft)
+    assert decl.kind == "turn" and decl.inputs["step"] == "duo"
+    assert [p["post_id"] for p in decl.inputs["posts"]] == [a1_post]
+    assert len(publish_due(storage, forum, clock)) == 1
+    row = pending(storage, duel_id)  # the clock runs for the three who did not post
+    assert sorted(json.loads(str(row["expected_json"]))) == sorted([A2, B1, B2])
