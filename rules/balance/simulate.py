@@ -21,6 +21,7 @@ from rules.balance.policies import POLICIES, Policy, Rng, classic_post, drawer, 
 from rules.engine import new_duel, resolve_turn, start_duel
 from rules.errors import RuleError
 from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
+from rules.fatigue.fast import resolve_fast
 from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuelState
 from rules.ruleset import Ruleset
@@ -211,7 +212,10 @@ def play_fatigue(
         first, second = (a, b) if rng.random() < 0.5 else (b, a)
         pid += 1
         post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name])
-        one = resolve_fatigue_step(state, [post], {pid: (1 + below(6),)}, ruleset=rs, trail=False)
+        dice = {pid: (1 + below(6),)}
+        one = resolve_fast(state, [post], dice, rs, trusted=True) or resolve_fatigue_step(
+            state, [post], dice, ruleset=rs, trail=False
+        )
         turns += 1
         state = one.state
         if one.finished:
@@ -220,9 +224,11 @@ def play_fatigue(
         me, opp = (b, a) if a.name == first.name else (a, b)
         pid += 1
         post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name])
-        state = resolve_fatigue_step(
-            state, [post], {pid: (1 + below(6),)}, ruleset=rs, trail=False
-        ).state
+        dice = {pid: (1 + below(6),)}
+        two = resolve_fast(state, [post], dice, rs, trusted=True) or resolve_fatigue_step(
+            state, [post], dice, ruleset=rs, trail=False
+        )
+        state = two.state
     return state, turns
 
 

@@ -15,7 +15,7 @@ The rules of :mod:`rules.fatigue.engine`, ``reading``, ``applying``, ``closing``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from rules.effects import Effect, NoAttack
@@ -273,10 +273,18 @@ def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, .
 
 def resolve_fast(
     state: DuelState, posts: Sequence[TurnPost], dice: Mapping[int, Sequence[int]],
-    ruleset: Ruleset, step: str | None = None,
+    ruleset: Ruleset, step: str | None = None, *, trusted: bool = False,
 ) -> TurnOutcome | None:  # fmt: skip
     """The outcome of a common-case fatigue step without the trail (see the module doc), or
-    None when the full resolution must run."""
+    None when the full resolution must run.
+
+    ``trusted``: the caller vouches that the step is one of a legal play: a started 1v1 duel,
+    a post by the duellist whose turn it is, one d6 value for it, and a post that breaks no
+    rule (the balance simulator's scripted duellists, :mod:`rules.balance.policies`, which
+    post only legal actions, spells and bets, and no action only when none is legal). No
+    violation is then looked for and the dice are not checked again (issue 26: the simulator
+    pays for no re-validation). The live bot never sets it; ``test_rules_fast.py`` checks
+    that both give the full resolution's outcome on generated legal play."""
     cached = _PLANS.get(id(ruleset))
     if cached is not None and cached[0] is ruleset:
         plan = cached[1]
@@ -284,6 +292,8 @@ def resolve_fast(
         plan = plan_for(ruleset)
     else:
         return None
+    if trusted and plan is not None and not state.finished:
+        return _trusted(plan, state, posts[0] if posts else None, dice)
     if (
         plan is None
         or state.ruleset != plan.name
@@ -349,10 +359,18 @@ def resolve_fast(
         return None
 
 
-def _initiative(call: _Call, state: DuelState, post: TurnPost, rolled: int) -> TurnOutcome | None:
+_Reader = Callable[
+    [_Call, DuellistState, DuellistState, TurnPost, int, Literal["initiative", "defense"], bool],
+    _Read | None,
+]
+
+
+def _initiative(
+    call: _Call, state: DuelState, post: TurnPost, rolled: int, reader: _Reader | None = None
+) -> TurnOutcome | None:
     d0, d1 = state.duellists
     me, opp = (d0, d1) if post.duellist == d0.name else (d1, d0)
-    read = _read(call, me, opp, post, rolled, "initiative", True)
+    read = (reader or _read)(call, me, opp, post, rolled, "initiative", True)
     if read is None:
         return None
     sp = read[1]
@@ -378,10 +396,11 @@ def _initiative(call: _Call, state: DuelState, post: TurnPost, rolled: int) -> T
 
 def _resolve(
     call: _Call, state: DuelState, a: DuellistState, d: DuellistState, init_post: TurnPost,
-    init_die: int, defense_post: TurnPost | None, defense_die: int,
+    init_die: int, defense_post: TurnPost | None, defense_die: int, reader: _Reader | None = None,
 ) -> TurnOutcome | None:  # fmt: skip
     """:func:`rules.fatigue.engine._resolve` without trail, overrides and waivers."""
     plan = call.plan
+    read = reader or _read
     an, dn = a.name, d.name
     memo = plan.last_initiative
     if (
@@ -396,12 +415,12 @@ def _resolve(
     ):
         init: _Read | None = memo[6]  # type: ignore[assignment]
     else:
-        init = _read(call, a, d, init_post, init_die, "initiative", False)
+        init = read(call, a, d, init_post, init_die, "initiative", False)
     if init is None:
         return None
     dfn: _Read | None = None
     if defense_post is not None:
-        dfn = _read(call, d, a, defense_post, defense_die, "defense", True)
+        dfn = read(call, d, a, defense_post, defense_die, "defense", True)
         if dfn is None:
             return None
     init_sp = init[1]
@@ -478,6 +497,40 @@ def _resolve(
                       (after_a, after_d), (eff_a, eff_d), (mem_a, mem_d))  # fmt: skip
     return _close(call, state, state.turn + 1, True, attacks, dice_used, None, (after_d, after_a),
                   (eff_d, eff_a), (mem_d, mem_a), True)  # fmt: skip
+
+
+def _trusted(
+    plan: _Plan, state: DuelState, post: TurnPost | None, dice: Mapping[int, Sequence[int]]
+) -> TurnOutcome:
+    """:func:`resolve_fast` of a trusted step (legal play: no violation to look for)."""
+    call = _Call(plan)
+    pending_posts = state.pending
+    d0, d1 = state.duellists
+    if not pending_posts:
+        assert post is not None
+        return _initiative(call, state, post, dice[post.post_id][0], _read_legal)
+    pending = pending_posts[0]
+    a, d = (d0, d1) if pending.duellist == d0.name else (d1, d0)
+    assert pending.dice is not None
+    rolled = 0 if post is None else dice[post.post_id][0]
+    return _resolve(call, state, a, d, pending, pending.dice[0], post, rolled,  # type: ignore[return-value]
+                    _read_legal)  # fmt: skip
+
+
+def _read_legal(
+    call: _Call, me: DuellistState, opp: DuellistState, post: TurnPost, die: int,
+    role: Literal["initiative", "defense"], record: bool,
+) -> _Read:  # fmt: skip
+    """:func:`_read` of a legal post (a trusted step): its action, spell and bet as posted."""
+    kind = post.kind
+    if kind is None:
+        return None, None, post.spell, "no_action", None, die, False, False
+    bet = post.bet
+    won = bet is not None and die in bet
+    if kind == "dodge":
+        return kind, None, None, "dodge", bet, die, won, True
+    sp = call.plan.spells[post.spell]  # type: ignore[index]
+    return kind, sp, sp.name, None, bet, die, won, kind != "cast"
 
 
 def _healed(plan: _Plan, me: DuellistState, after: int, wanted: int) -> int:
