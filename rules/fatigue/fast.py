@@ -592,27 +592,35 @@ def _close(
             pending_at_end[n0] = e0
         if e1:
             pending_at_end[n1] = e1
-    up0 = _new(DuellistState)
-    u = d0.__dict__.copy()
-    _set(up0, "__dict__", u)
-    u["points"], u["effects"] = p0, e0
-    up1 = _new(DuellistState)
-    w = d1.__dict__.copy()
-    _set(up1, "__dict__", w)
-    w["points"], w["effects"] = p1, e1
-    if violations:
-        u["violations"] = d0.violations + tuple(v for v in violations if v.duellist == n0)
-        w["violations"] = d1.violations + tuple(v for v in violations if v.duellist == n1)
-    if memory is not None:
-        for old, mem, x in ((d0, memory[0], u), (d1, memory[1], w)):
-            x["last_action"], x["last_spell"], used = mem
-            if used:
-                had = old.spells_used_on
-                if used[0] not in had:
-                    x["spells_used_on"] = had + used
+    if memory is None and not violations and p0 == d0.points and e0 is d0.effects:
+        up0 = d0  # unchanged (an initiative step): the same frozen state
+    else:
+        up0 = _new(DuellistState)
+        u = up0.__dict__
+        u.update(d0.__dict__)
+        u["points"], u["effects"] = p0, e0
+        if violations:
+            u["violations"] = d0.violations + tuple(v for v in violations if v.duellist == n0)
+        if memory is not None:
+            u["last_action"], u["last_spell"], used = memory[0]
+            if used and used[0] not in d0.spells_used_on:
+                u["spells_used_on"] = d0.spells_used_on + used
+    if memory is None and not violations and p1 == d1.points and e1 is d1.effects:
+        up1 = d1
+    else:
+        up1 = _new(DuellistState)
+        w = up1.__dict__
+        w.update(d1.__dict__)
+        w["points"], w["effects"] = p1, e1
+        if violations:
+            w["violations"] = d1.violations + tuple(v for v in violations if v.duellist == n1)
+        if memory is not None:
+            w["last_action"], w["last_spell"], used = memory[1]
+            if used and used[0] not in d1.spells_used_on:
+                w["spells_used_on"] = d1.spells_used_on + used
     new_state = _new(DuelState)
-    s = state.__dict__.copy()
-    _set(new_state, "__dict__", s)
+    s = new_state.__dict__
+    s.update(state.__dict__)
     s["turn"] = turn if closes_turn else state.turn
     s["duellists"] = (up0, up1)
     s["finished"], s["winner"], s["draw"] = finished, winner, draw
