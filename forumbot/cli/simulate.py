@@ -200,6 +200,12 @@ def say(message: str, *values: object) -> str:
     "for several; default every shipped one, one drawn per duel",
 )
 @click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="processes playing the duels (default: the machine's cores; 1: this process); "
+    "the table is the same whatever the number",
+)
+@click.option(
     "--policy",
     type=click.Choice(sorted(POLICY_CHOICES)),
     help="the scripted duellists: greedy, random legal, or mixed (one of the two drawn per "
@@ -207,7 +213,8 @@ def say(message: str, *values: object) -> str:
 )
 def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: int, seed: int,
              other_file: str | None, csv_file: str | None, magic_types: bool, duo: bool,
-             environments: tuple[str, ...], policy: str | None) -> None:  # fmt: skip
+             environments: tuple[str, ...], policy: str | None,
+             jobs: int | None) -> None:  # fmt: skip
     """Play scripted duels (random legal and greedy duellists) for every pair of years and
     print who wins: win rates, mean length, draws, duels closed by the referee.
 
@@ -215,7 +222,9 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
     year, greedy duellists, through the 2v2 engine. Ruleset files are read with the
     configuration's limits (size, UTF-8, depth: exit 78); ``--duels`` above ``--max-duels``
     is refused (exit 2) with the time it would take. The captions are in ``board.language``
-    of ``-c`` (English without one)."""
+    of ``-c`` (English without one). Duel ``i`` of a table draws from its own generator
+    seeded from (``--seed``, ``i``), so ``--jobs`` changes the time, never the table."""
+    from forumbot.cli.simulate_jobs import default_jobs, runner
     from forumbot.rulesets import is_duo_settings, read_ruleset_file
 
     named = (ruleset_file, *((other_file,) if other_file else ()))
@@ -234,7 +243,8 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
                 )
             click.echo(_("%s duels: about %s", duels, _duration(seconds)), err=True)
         # the same draws for both rulesets
-        tables = [play(duels=duels, rng=random.Random(seed)) for _rs, play in players]
+        run = runner(seed, jobs or default_jobs())
+        tables = [play(duels=duels, run=run) for _rs, play in players]
     except (RuleError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc
     other = tables[1] if len(tables) > 1 else None
