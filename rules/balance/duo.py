@@ -119,7 +119,7 @@ def duo_post(
     choose = _greedy_spells if greedy else fatigue_spells
 
     def attacks_at(other: DuellistState) -> list[Spell]:
-        return [s for s in choose(rs, mine, other) if _targets_opponent(s)]
+        return [s for s in choose(rs, mine, other) if _aimed(s)]
 
     def attacks(victim: str) -> list[Spell]:
         return attacks_at(d.duellist(victim))
@@ -165,6 +165,22 @@ def duo_post(
     if selfish:
         return post("cast", rng.choice(selfish), me)
     return DuoPost(TurnPost(me, post_id, None), move_to=move)
+
+
+_AIMED: dict[int, tuple[Spell, bool]] = {}
+"""id(spell) -> (spell, :func:`rules.fatigue.engine._targets_opponent`): read once per spell
+(a spellbook's spells are frozen; issue 26, the scripted duellists' repeated lookups)."""
+
+
+def _aimed(spell: Spell) -> bool:
+    """True when ``spell`` is aimed at an opponent (:func:`_targets_opponent`, kept)."""
+    found = _AIMED.get(id(spell))
+    if found is not None and found[0] is spell:
+        return found[1]
+    if len(_AIMED) >= 4096:
+        _AIMED.clear()
+    aimed = _AIMED[id(spell)] = (spell, _targets_opponent(spell))
+    return aimed[1]
 
 
 def _damage(spell: Spell) -> int:
