@@ -37,6 +37,7 @@ from rules.balance.simulate import (
     Outcome,
     Run,
     Table,
+    _combinations,
     per_cell,
     play_table,
     type_combinations,
@@ -263,7 +264,7 @@ def duo_duel(
 ) -> Outcome:  # fmt: skip
     """One duel of :func:`simulate_duo`'s cell (duo year ``row``, duo year ``col``): magic
     types per duellist, policies, environment, drawn from ``rng``, then the duel."""
-    types = type_combinations(rs)
+    types = _combinations(rs)
     sides = [[(y, rng.choice(types)) for _ in range(2)] for y in (row, col)]
     pol = [rng.choice(policies) for _ in range(4)]
     env = envs[0] if len(envs) == 1 else rng.choice(envs)

@@ -258,6 +258,20 @@ def type_combinations(rs: FatigueRuleset) -> list[tuple[str, ...]]:
     return [(k,) for k in keys] + [(a, b) for i, a in enumerate(keys) for b in keys[i + 1 :]]
 
 
+_COMBINATIONS: dict[int, tuple[FatigueRuleset, list[tuple[str, ...]]]] = {}
+"""id(ruleset) -> (ruleset, its :func:`type_combinations`): read once per ruleset (a duel
+of the table draws from them)."""
+
+
+def _combinations(rs: FatigueRuleset) -> list[tuple[str, ...]]:
+    found = _COMBINATIONS.get(id(rs))
+    if found is None or found[0] is not rs:
+        if len(_COMBINATIONS) >= 64:
+            _COMBINATIONS.clear()
+        found = _COMBINATIONS[id(rs)] = (rs, type_combinations(rs))
+    return found[1]
+
+
 Outcome = tuple[str, int]
 """One simulated duel: (``"win"``, ``"loss"``, ``"draw"`` or ``"capped"`` for the row side,
 turns played)."""
@@ -278,7 +292,7 @@ def year_duel(
     magic-type combination per duellist, drawn from ``rng``, then the duel."""
     pol = _policies(rng, policies)
     if isinstance(rs, FatigueRuleset):
-        types = type_combinations(rs)
+        types = _combinations(rs)
         sides = ((row, rng.choice(types)), (col, rng.choice(types)))
         state, turns = play_fatigue(rs, sides, pol, rng, max_turns)
     else:
