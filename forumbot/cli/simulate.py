@@ -87,10 +87,12 @@ greedy, one drawn per duellist and duel)."""
 GREEDY_NOTE = N_(
     "greedy duellists only: a cast cannot miss and a greedy defender casts back, so no die "
     "decides a duel; who wins follows PV, spells known, magic types and the order of posts "
-    "(a stronger side that wins every duel here may lose to a player who dodges: --policy mixed)"
+    "(the stronger side's losses of --policy mixed come from its own random duellists, not "
+    "from the weaker side's dodges)"
 )
 """The CLI's note under a table of greedy duellists only (issue 26: a caption when a table
-means little)."""
+means little; docs/balance.md, "Why greedy-only 2v2 duels always go to the stronger duo",
+measures where the upsets of mixed play come from)."""
 
 
 def _player(
@@ -104,7 +106,8 @@ def _player(
     settings file (``duo.toml``) plays 2v2 duels of the shipped fatigue spellbook, a fatigue
     ruleset with ``--2v2`` plays 2v2 duels of that spellbook (the shipped 2v2 settings);
     otherwise 1v1 duels (``--magic-types``: magic type against magic type). ``policy`` (a
-    :data:`POLICY_CHOICES` key): None plays greedy duellists in 2v2 and mixed ones in 1v1.
+    :data:`POLICY_CHOICES` key): None plays mixed duellists (1v1 and 2v2, issue 26: a
+    greedy-only 2v2 table always goes to the stronger duo, no die deciding).
 
     Raises:
         click.UsageError: ``--magic-types`` or ``--2v2`` without a fatigue ruleset, or both.
@@ -126,7 +129,7 @@ def _player(
             from rules.duo import load_duo_settings
 
             settings = load_duo_settings(settings_file)
-        pols = POLICY_CHOICES[policy or "greedy"]
+        pols = POLICY_CHOICES[policy or "mixed"]
         return rs, partial(simulate_duo, rs, envs, settings, policies=pols)
     pols = POLICY_CHOICES[policy or "mixed"]
     if magic_types:
@@ -200,22 +203,31 @@ def say(message: str, *values: object) -> str:
     "for several; default every shipped one, one drawn per duel",
 )
 @click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    help="processes playing the duels (default: the machine's cores; 1: this process); "
+    "the table is the same whatever the number",
+)
+@click.option(
     "--policy",
     type=click.Choice(sorted(POLICY_CHOICES)),
     help="the scripted duellists: greedy, random legal, or mixed (one of the two drawn per "
-    "duellist and duel); default mixed in 1v1, greedy in 2v2",
+    "duellist and duel); default mixed",
 )
 def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: int, seed: int,
              other_file: str | None, csv_file: str | None, magic_types: bool, duo: bool,
-             environments: tuple[str, ...], policy: str | None) -> None:  # fmt: skip
+             environments: tuple[str, ...], policy: str | None,
+             jobs: int | None) -> None:  # fmt: skip
     """Play scripted duels (random legal and greedy duellists) for every pair of years and
     print who wins: win rates, mean length, draws, duels closed by the referee.
 
     2v2 (``--ruleset duo``, a 2v2 settings file, or ``--2v2``): duos of two duellists of one
-    year, greedy duellists, through the 2v2 engine. Ruleset files are read with the
+    year, mixed duellists as in 1v1, through the 2v2 engine. Ruleset files are read with the
     configuration's limits (size, UTF-8, depth: exit 78); ``--duels`` above ``--max-duels``
     is refused (exit 2) with the time it would take. The captions are in ``board.language``
-    of ``-c`` (English without one)."""
+    of ``-c`` (English without one). Duel ``i`` of a table draws from its own generator
+    seeded from (``--seed``, ``i``), so ``--jobs`` changes the time, never the table."""
+    from forumbot.cli.simulate_jobs import default_jobs, runner
     from forumbot.rulesets import is_duo_settings, read_ruleset_file
 
     named = (ruleset_file, *((other_file,) if other_file else ()))
@@ -234,12 +246,13 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
                 )
             click.echo(_("%s duels: about %s", duels, _duration(seconds)), err=True)
         # the same draws for both rulesets
-        tables = [play(duels=duels, rng=random.Random(seed)) for _rs, play in players]
+        run = runner(seed, jobs or default_jobs())
+        tables = [play(duels=duels, run=run) for _rs, play in players]
     except (RuleError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc
     other = tables[1] if len(tables) > 1 else None
     click.echo(text_table(tables[0], other, say), nl=False)
-    if (policy or ("greedy" if tables[0].kind == "duo years" else "mixed")) == "greedy":
+    if policy == "greedy":
         click.echo(_(GREEDY_NOTE))
     if csv_file:
         Path(csv_file).write_text(csv_text(tables[0], other), encoding="utf-8")

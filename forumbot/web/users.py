@@ -33,7 +33,18 @@ MIN_PASSWORD_CHARS = 8
 _INVISIBLE = regex.compile(r"[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}]")
 _HASHER = PasswordHasher()
 # Verified against when the user does not exist, so a miss costs as long as a hit.
-_DUMMY_HASH = _HASHER.hash("forumbot-no-such-user")
+_DUMMY_HASH: str | None = None
+
+
+def _dummy_hash() -> str:
+    """The hash an unknown user's password is checked against (the same time as a known
+    one's), made on first use, not at import: every ``forumbot`` command (``simulate``
+    included) paid the 64 MiB argon2 hash at start (issue 26, "keep the command's start
+    cheap")."""
+    global _DUMMY_HASH
+    if _DUMMY_HASH is None:
+        _DUMMY_HASH = _HASHER.hash("forumbot-no-such-user")
+    return _DUMMY_HASH
 
 
 class UserError(Exception):
@@ -206,7 +217,7 @@ def authenticate(storage: Storage, username: str, password: str) -> User | None:
 
 def _check_hash(row: dict[str, Any] | None, password: str) -> bool:
     """The argon2 verification alone (no database: safe in a worker thread)."""
-    stored = row["password_hash"] if row is not None else _DUMMY_HASH
+    stored = row["password_hash"] if row is not None else _dummy_hash()
     try:
         return bool(_HASHER.verify(stored, password))
     except (VerifyMismatchError, VerificationError, InvalidHashError):

@@ -20,7 +20,8 @@ referee" at ``max_turns`` turns (the cap).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
 
 from rules.balance.policies import (
     GREEDY_STEP_PV,
@@ -31,7 +32,16 @@ from rules.balance.policies import (
     fatigue_spells,
     fatigue_total_damage,
 )
-from rules.balance.simulate import DEFAULT_MAX_TURNS, Cell, Table, _cell, type_combinations
+from rules.balance.simulate import (
+    DEFAULT_MAX_TURNS,
+    Outcome,
+    Run,
+    Table,
+    _combinations,
+    per_cell,
+    play_table,
+    type_combinations,
+)
 from rules.balance.stall import STALL_THRESHOLD, Stall
 from rules.duo.engine import resolve_duo_step
 from rules.duo.environment import Environment
@@ -110,7 +120,7 @@ def duo_post(
     choose = _greedy_spells if greedy else fatigue_spells
 
     def attacks_at(other: DuellistState) -> list[Spell]:
-        return [s for s in choose(rs, mine, other) if _targets_opponent(s)]
+        return [s for s in choose(rs, mine, other) if _aimed(s)]
 
     def attacks(victim: str) -> list[Spell]:
         return attacks_at(d.duellist(victim))
@@ -156,6 +166,22 @@ def duo_post(
     if selfish:
         return post("cast", rng.choice(selfish), me)
     return DuoPost(TurnPost(me, post_id, None), move_to=move)
+
+
+_AIMED: dict[int, tuple[Spell, bool]] = {}
+"""id(spell) -> (spell, :func:`rules.fatigue.engine._targets_opponent`): read once per spell
+(a spellbook's spells are frozen; issue 26, the scripted duellists' repeated lookups)."""
+
+
+def _aimed(spell: Spell) -> bool:
+    """True when ``spell`` is aimed at an opponent (:func:`_targets_opponent`, kept)."""
+    found = _AIMED.get(id(spell))
+    if found is not None and found[0] is spell:
+        return found[1]
+    if len(_AIMED) >= 4096:
+        _AIMED.clear()
+    aimed = _AIMED[id(spell)] = (spell, _targets_opponent(spell))
+    return aimed[1]
 
 
 def _damage(spell: Spell) -> int:
@@ -232,43 +258,48 @@ def _result(state: DuoState) -> str:
     return "win" if NAMES[0][0] in state.winners else "loss"
 
 
+def duo_duel(
+    rs: FatigueRuleset, envs: Sequence[Environment], settings: DuoSettings,
+    policies: Sequence[Policy], max_turns: int, row: str, col: str, rng: Rng,
+) -> Outcome:  # fmt: skip
+    """One duel of :func:`simulate_duo`'s cell (duo year ``row``, duo year ``col``): magic
+    types per duellist, policies, environment, drawn from ``rng``, then the duel."""
+    types = _combinations(rs)
+    sides = [[(y, rng.choice(types)) for _ in range(2)] for y in (row, col)]
+    pol = [rng.choice(policies) for _ in range(4)]
+    env = envs[0] if len(envs) == 1 else rng.choice(envs)
+    state, turns = play_duo(rs, env, settings, sides, pol, rng, max_turns)
+    return _result(state), turns
+
+
 def simulate_duo(
     rs: FatigueRuleset,
     envs: Sequence[Environment],
     settings: DuoSettings,
     *,
     duels: int,
-    rng: Rng,
+    rng: Rng | None = None,
     policies: Sequence[Policy] = ("greedy",),
     max_turns: int = DEFAULT_MAX_TURNS,
     years: Sequence[str] | None = None,
+    rng_of: Callable[[int], Rng] | None = None,
+    run: Run | None = None,
 ) -> Table:
     """Duo year against duo year: ``duels`` 2v2 duels spread evenly over every (row, column)
     pair of years, each duo two duellists of that year (magic types drawn per duellist among
     the :func:`rules.balance.type_combinations`), each duel in an environment drawn from
     ``envs``, each duellist's policy drawn from ``policies`` (default: greedy for all four).
+    The draws as in :func:`rules.balance.simulate` (``rng``, ``rng_of`` or ``run``).
 
     Returns a :class:`rules.balance.Table` of kind ``"duo years"`` (cells: the row duo's
     wins). Raises RuleError (``"simulate"``) when ``duels`` is smaller than the number of
     cells or ``envs`` is empty."""
     keys = tuple(years or rs.starting_points)
-    per = duels // (len(keys) ** 2)
-    if per < 1:
-        raise RuleError("simulate", f"at least {len(keys) ** 2} duels (one per pair of years)")
+    per = per_cell(keys, duels)
     if not envs:
         raise RuleError("simulate", "at least one environment")
-    types = type_combinations(rs)
-    cells: dict[tuple[str, str], Cell] = {}
-    for row in keys:
-        for col in keys:
-            results = []
-            for _ in range(per):
-                sides = [[(y, rng.choice(types)) for _ in range(2)] for y in (row, col)]
-                pol = [rng.choice(policies) for _ in range(4)]
-                env = envs[0] if len(envs) == 1 else rng.choice(envs)
-                state, turns = play_duo(rs, env, settings, sides, pol, rng, max_turns)
-                results.append((_result(state), turns))
-            cells[(row, col)] = _cell(row, col, results)
+    duel = partial(duo_duel, rs, tuple(envs), settings, tuple(policies), max_turns)
+    cells = play_table(duel, keys, per, rng, rng_of, run)
     return Table(f"{rs.name} 2v2", "duo years", keys, keys, cells)
 
 
@@ -308,4 +339,12 @@ def duo_stall_warnings(
     return sorted(found, key=lambda s: -s.share)
 
 
-__all__ = ["DUO_STALL_DUELS", "NAMES", "duo_post", "duo_stall_warnings", "play_duo", "simulate_duo"]
+__all__ = [
+    "DUO_STALL_DUELS",
+    "NAMES",
+    "duo_duel",
+    "duo_post",
+    "duo_stall_warnings",
+    "play_duo",
+    "simulate_duo",
+]

@@ -14,13 +14,15 @@ drawn from ``policies`` (random legal, greedy). The row duellist is always liste
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 from rules.balance.policies import POLICIES, Policy, Rng, classic_post, drawer, fatigue_post
 from rules.engine import new_duel, resolve_turn, start_duel
 from rules.errors import RuleError
 from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
+from rules.fatigue.fast import resolve_fast
 from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuelState
 from rules.ruleset import Ruleset
@@ -211,7 +213,10 @@ def play_fatigue(
         first, second = (a, b) if rng.random() < 0.5 else (b, a)
         pid += 1
         post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name])
-        one = resolve_fatigue_step(state, [post], {pid: (1 + below(6),)}, ruleset=rs, trail=False)
+        dice = {pid: (1 + below(6),)}
+        one = resolve_fast(state, [post], dice, rs, trusted=True) or resolve_fatigue_step(
+            state, [post], dice, ruleset=rs, trail=False
+        )
         turns += 1
         state = one.state
         if one.finished:
@@ -220,9 +225,11 @@ def play_fatigue(
         me, opp = (b, a) if a.name == first.name else (a, b)
         pid += 1
         post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name])
-        state = resolve_fatigue_step(
-            state, [post], {pid: (1 + below(6),)}, ruleset=rs, trail=False
-        ).state
+        dice = {pid: (1 + below(6),)}
+        two = resolve_fast(state, [post], dice, rs, trusted=True) or resolve_fatigue_step(
+            state, [post], dice, ruleset=rs, trail=False
+        )
+        state = two.state
     return state, turns
 
 
@@ -251,66 +258,131 @@ def type_combinations(rs: FatigueRuleset) -> list[tuple[str, ...]]:
     return [(k,) for k in keys] + [(a, b) for i, a in enumerate(keys) for b in keys[i + 1 :]]
 
 
+_COMBINATIONS: dict[int, tuple[FatigueRuleset, list[tuple[str, ...]]]] = {}
+"""id(ruleset) -> (ruleset, its :func:`type_combinations`): read once per ruleset (a duel
+of the table draws from them)."""
+
+
+def _combinations(rs: FatigueRuleset) -> list[tuple[str, ...]]:
+    found = _COMBINATIONS.get(id(rs))
+    if found is None or found[0] is not rs:
+        if len(_COMBINATIONS) >= 64:
+            _COMBINATIONS.clear()
+        found = _COMBINATIONS[id(rs)] = (rs, type_combinations(rs))
+    return found[1]
+
+
+Outcome = tuple[str, int]
+"""One simulated duel: (``"win"``, ``"loss"``, ``"draw"`` or ``"capped"`` for the row side,
+turns played)."""
+
+Duel = Callable[[str, str, Rng], Outcome]
+"""One duel of a table's cell: (row side, column side, its draws) -> :data:`Outcome`."""
+
+Run = Callable[[Duel, Sequence[tuple[str, str]]], Sequence[Outcome]]
+"""Plays a table's duels: (one duel, every duel's (row, column) in table order) -> their
+outcomes in that order. The caller seeds duel ``i`` from (seed, ``i``) itself (the CLI's
+parallel run, ``forumbot/cli/simulate_jobs.py``: the same outcomes whatever the processes)."""
+
+
+def year_duel(
+    rs: Ruleset, policies: Sequence[Policy], max_turns: int, row: str, col: str, rng: Rng
+) -> Outcome:
+    """One duel of :func:`simulate`'s cell (``row``, ``col``): policies, then (fatigue) one
+    magic-type combination per duellist, drawn from ``rng``, then the duel."""
+    pol = _policies(rng, policies)
+    if isinstance(rs, FatigueRuleset):
+        types = _combinations(rs)
+        sides = ((row, rng.choice(types)), (col, rng.choice(types)))
+        state, turns = play_fatigue(rs, sides, pol, rng, max_turns)
+    else:
+        state, turns = play_classic(rs, (row, col), pol, rng, max_turns)
+    return _result(state, "A"), turns
+
+
+def type_duel(
+    rs: FatigueRuleset, year: str, policies: Sequence[Policy], max_turns: int, row: str,
+    col: str, rng: Rng,
+) -> Outcome:  # fmt: skip
+    """One duel of :func:`simulate_magic_types`' cell (type ``row``, type ``col``)."""
+    pol = _policies(rng, policies)
+    state, turns = play_fatigue(rs, ((year, row), (year, col)), pol, rng, max_turns)
+    return _result(state, "A"), turns
+
+
+def per_cell(keys: Sequence[str], duels: int, what: str = "years") -> int:
+    """Duels per cell of a ``keys`` x ``keys`` table of ``duels`` duels. Raises RuleError
+    (``"simulate"``) below one per cell."""
+    per = duels // (len(keys) ** 2)
+    if per < 1:
+        raise RuleError("simulate", f"at least {len(keys) ** 2} duels (one per pair of {what})")
+    return per
+
+
+def play_table(
+    duel: Duel, keys: Sequence[str], per: int, rng: Rng | None = None,
+    rng_of: Callable[[int], Rng] | None = None, run: Run | None = None,
+) -> dict[tuple[str, str], Cell]:  # fmt: skip
+    """The cells of a table: ``per`` duels for each (row, column) of ``keys`` in order,
+    each drawn from the one stream ``rng``, or duel ``i`` (0-based, table order) from
+    ``rng_of(i)``, or played by ``run`` (which seeds them). Raises RuleError without any."""
+    jobs = [(row, col) for row in keys for col in keys for _ in range(per)]
+    if run is not None:
+        outcomes = list(run(duel, jobs))
+    elif rng_of is not None:
+        outcomes = [duel(row, col, rng_of(i)) for i, (row, col) in enumerate(jobs)]
+    elif rng is not None:
+        outcomes = [duel(row, col, rng) for row, col in jobs]
+    else:
+        raise RuleError("simulate", "no randomness given (rng, rng_of or run)")
+    cells: dict[tuple[str, str], Cell] = {}
+    for n, (row, col) in enumerate(jobs[::per]):
+        cells[(row, col)] = _cell(row, col, outcomes[n * per : (n + 1) * per])
+    return cells
+
+
 def simulate(
     rs: Ruleset,
     *,
     duels: int,
-    rng: Rng,
+    rng: Rng | None = None,
     policies: Sequence[Policy] = POLICIES,
     max_turns: int = DEFAULT_MAX_TURNS,
     years: Sequence[str] | None = None,
+    rng_of: Callable[[int], Rng] | None = None,
+    run: Run | None = None,
 ) -> Table:
     """Year against year: ``duels`` duels spread evenly over every (row, column) pair of years.
 
     Fatigue duellists get one or two magic types drawn at random for each duel (one of the
     :func:`type_combinations`, all equally likely: a duellist of one year is not the same
-    duellist twice, issue 26). Raises RuleError
-    (``"simulate"``) when ``duels`` is smaller than the number of cells.
+    duellist twice, issue 26). The draws: one stream ``rng`` for every duel, or duel ``i``'s
+    own ``rng_of(i)``, or ``run`` (:func:`play_table`). Raises RuleError (``"simulate"``)
+    when ``duels`` is smaller than the number of cells.
     """
     keys = tuple(years or rs.starting_points)
-    per = duels // (len(keys) ** 2)
-    if per < 1:
-        raise RuleError("simulate", f"at least {len(keys) ** 2} duels (one per pair of years)")
-    cells: dict[tuple[str, str], Cell] = {}
-    types = type_combinations(rs) if isinstance(rs, FatigueRuleset) else []
-    for row in keys:
-        for col in keys:
-            results = []
-            for _ in range(per):
-                pol = _policies(rng, policies)
-                if isinstance(rs, FatigueRuleset):
-                    sides = ((row, rng.choice(types)), (col, rng.choice(types)))
-                    state, turns = play_fatigue(rs, sides, pol, rng, max_turns)
-                else:
-                    state, turns = play_classic(rs, (row, col), pol, rng, max_turns)
-                results.append((_result(state, "A"), turns))
-            cells[(row, col)] = _cell(row, col, results)
-    return Table(rs.name, "years", keys, keys, cells)
+    per = per_cell(keys, duels)
+    duel = partial(year_duel, rs, tuple(policies), max_turns)
+    return Table(rs.name, "years", keys, keys, play_table(duel, keys, per, rng, rng_of, run))
 
 
 def simulate_magic_types(
     rs: FatigueRuleset,
     *,
     duels: int,
-    rng: Rng,
+    rng: Rng | None = None,
     year: str = "5",
     policies: Sequence[Policy] = POLICIES,
     max_turns: int = DEFAULT_MAX_TURNS,
+    rng_of: Callable[[int], Rng] | None = None,
+    run: Run | None = None,
 ) -> Table:
-    """Fatigue, magic type against magic type (both duellists of ``year``)."""
+    """Fatigue, magic type against magic type (both duellists of ``year``); the draws as in
+    :func:`simulate`."""
     keys = tuple(sorted(rs.magic_types))
-    per = duels // (len(keys) ** 2)
-    if per < 1:
-        raise RuleError("simulate", f"at least {len(keys) ** 2} duels (one per pair of types)")
-    cells: dict[tuple[str, str], Cell] = {}
-    for row in keys:
-        for col in keys:
-            results = []
-            for _ in range(per):
-                pol = _policies(rng, policies)
-                state, turns = play_fatigue(rs, ((year, row), (year, col)), pol, rng, max_turns)
-                results.append((_result(state, "A"), turns))
-            cells[(row, col)] = _cell(row, col, results)
+    per = per_cell(keys, duels, "types")
+    duel = partial(type_duel, rs, year, tuple(policies), max_turns)
+    cells = play_table(duel, keys, per, rng, rng_of, run)
     return Table(rs.name, "magic_types", keys, keys, cells)
 
 
@@ -327,12 +399,19 @@ __all__ = [
     "DEFAULT_MAX_TURNS",
     "MEANINGLESS_CAPPED",
     "Cell",
+    "Duel",
+    "Outcome",
+    "Run",
     "Table",
     "compare",
+    "per_cell",
+    "play_table",
     "play_classic",
     "play_fatigue",
     "simulate",
     "simulate_magic_types",
     "type_combinations",
+    "type_duel",
     "wilson",
+    "year_duel",
 ]

@@ -154,8 +154,12 @@ class DuoState:
 
     def active_names(self) -> tuple[str, ...]:
         """The duellists still in the duel, duo by duo."""
+        names = self.duos[0] + self.duos[1]
+        down = [d.name for d in self.duel.duellists if d.points <= 0]
+        if not down and len(self.duel.duellists) == len(names):  # everyone still in
+            return names
         up = {d.name for d in self.duel.duellists if d.points > 0}
-        return tuple(n for n in self.duos[0] + self.duos[1] if n in up)
+        return tuple(n for n in names if n in up)
 
     def creature_pv(self, key: str) -> int:
         """PV left of creature ``key``."""

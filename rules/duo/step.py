@@ -240,6 +240,8 @@ class _StepCore:
     # -- the 1v1 engine on two duellists -----------------------------------------------------
     def _sub_member(self, name: str) -> DuellistState:
         d = self.member(name)
+        if not any(isinstance(e, DamageOverTime) for e in d.effects):
+            return d  # nothing to leave out: the same frozen state (issue 26: no copy)
         return evolve(d, effects=tuple(e for e in d.effects if not isinstance(e, DamageOverTime)))
 
     def exchange(
@@ -314,6 +316,7 @@ class _StepCore:
             if d.name not in keep:
                 continue
             mine = self.member(d.name)
+            opponents = self.s.opponents(d.name)
             merged.append(
                 evolve(
                     mine,
@@ -321,9 +324,7 @@ class _StepCore:
                     violations=d.violations,
                     # the reuse ban is "sur son adversaire" (seed 001): a spell at oneself or
                     # a teammate (the stand-in) is no use on an opponent (reader issue 25, W6)
-                    spells_used_on=tuple(
-                        u for u in d.spells_used_on if u[1] in self.s.opponents(d.name)
-                    ),
+                    spells_used_on=tuple(u for u in d.spells_used_on if u[1] in opponents),
                     casts=d.casts,
                     last_spell=d.last_spell if d.name == poster else mine.last_spell,
                 )

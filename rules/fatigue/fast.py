@@ -10,23 +10,24 @@ resolution refuses included): the caller then runs it.
 Without waivers a violation never changes what a post does, so the waiting initiative read
 again at the defense records nothing. Speed: a plan built once per ruleset
 (:mod:`rules.fatigue.plan`).
-The rules of :mod:`rules.fatigue.engine`, ``reading``, ``applying``, ``closing``, line for line.
+The rules of :mod:`rules.fatigue.engine`, ``reading``, ``applying``, ``closing``, line for line
+(the bookkeeping and the close: :mod:`rules.fatigue.fast_close`). ``trusted=True`` (the
+balance simulator's legal play only) reads each post as posted and looks for no violation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
 from rules.effects import Effect, NoAttack
 from rules.errors import RuleError
 from rules.fatigue.context import _bet_text
 from rules.fatigue.effects import NoDodge, Ward
+from rules.fatigue.fast_close import _Call, _carry, _close, _healed
 from rules.fatigue.plan import (
     _PLANS,
-    _VIOLATION,
     _bet,
-    _build,
     _by_year,
     _first,
     _lasting,
@@ -44,7 +45,6 @@ from rules.model import (
     Modifier,
     TurnOutcome,
     TurnPost,
-    Violation,
 )
 from rules.ruleset import Ruleset
 
@@ -60,35 +60,6 @@ _Read = tuple[
 
 def _ignore(name: str, post_id: int, rule: str, evidence: str) -> None:
     """A waiting initiative read again: its violations were recorded at its declaration."""
-
-
-class _Call:
-    """The bookkeeping of one fast step (internal): violations found and penalties (PV by
-    duellist, only once one is applied)."""
-
-    __slots__ = ("plan", "violations", "penalties")
-
-    def __init__(self, plan: _Plan) -> None:
-        self.plan = plan
-        self.violations: list[Violation] = []
-        self.penalties: dict[str, int] | None = None
-
-    def violation(self, name: str, post_id: int, rule: str, evidence: str) -> None:
-        found = self.plan.rules.get(rule)
-        if found is None:
-            return
-        status, penalty, proposal = found
-        self.violations.append(
-            _build(Violation, _VIOLATION, name, rule, post_id, evidence, penalty, status, proposal)
-        )
-        if status == "applied":
-            if self.penalties is None:
-                self.penalties = {}
-            self.penalties[name] = self.penalties.get(name, 0) + penalty
-
-    def penalty(self, name: str) -> int:
-        """PV of the violations applied to ``name`` in this step."""
-        return 0 if self.penalties is None else self.penalties.get(name, 0)
 
 
 def _legal(plan: _Plan, me: DuellistState, opp: DuellistState, role: str) -> bool:
@@ -243,40 +214,20 @@ def _apply(
     return out
 
 
-def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, ...]:
-    """:func:`rules.fatigue.applying._carry` without trail."""
-    effects = me.effects
-    if not effects and not new:
-        return ()
-    out: list[Effect] = []
-    for e in effects:
-        if e.duration > 1:
-            c = _new(e.__class__)
-            d = e.__dict__.copy()
-            d["duration"] = e.duration - 1
-            _set(c, "__dict__", d)
-            out.append(c)
-    if not new:
-        return tuple(out)
-    by_kind = plan.by_kind
-    for e in new:
-        kind, source = e.kind, e.source
-        for i, o in enumerate(out):
-            if o.kind == kind and (by_kind or o.source == source):
-                if o.duration < e.duration:
-                    out[i] = e
-                break
-        else:
-            out.append(e)
-    return tuple(out)
-
-
 def resolve_fast(
     state: DuelState, posts: Sequence[TurnPost], dice: Mapping[int, Sequence[int]],
-    ruleset: Ruleset, step: str | None = None,
+    ruleset: Ruleset, step: str | None = None, *, trusted: bool = False,
 ) -> TurnOutcome | None:  # fmt: skip
     """The outcome of a common-case fatigue step without the trail (see the module doc), or
-    None when the full resolution must run."""
+    None when the full resolution must run.
+
+    ``trusted``: the caller vouches that the step is one of a legal play: a started 1v1 duel,
+    a post by the duellist whose turn it is, one d6 value for it, and a post that breaks no
+    rule (the balance simulator's scripted duellists, :mod:`rules.balance.policies`, which
+    post only legal actions, spells and bets, and no action only when none is legal). No
+    violation is then looked for and the dice are not checked again (issue 26: the simulator
+    pays for no re-validation). The live bot never sets it; ``test_rules_fast.py`` checks
+    that both give the full resolution's outcome on generated legal play."""
     cached = _PLANS.get(id(ruleset))
     if cached is not None and cached[0] is ruleset:
         plan = cached[1]
@@ -284,6 +235,8 @@ def resolve_fast(
         plan = plan_for(ruleset)
     else:
         return None
+    if trusted and plan is not None and not state.finished:
+        return _trusted(plan, state, posts[0] if posts else None, dice)
     if (
         plan is None
         or state.ruleset != plan.name
@@ -349,10 +302,18 @@ def resolve_fast(
         return None
 
 
-def _initiative(call: _Call, state: DuelState, post: TurnPost, rolled: int) -> TurnOutcome | None:
+_Reader = Callable[
+    [_Call, DuellistState, DuellistState, TurnPost, int, Literal["initiative", "defense"], bool],
+    _Read | None,
+]
+
+
+def _initiative(
+    call: _Call, state: DuelState, post: TurnPost, rolled: int, reader: _Reader | None = None
+) -> TurnOutcome | None:
     d0, d1 = state.duellists
     me, opp = (d0, d1) if post.duellist == d0.name else (d1, d0)
-    read = _read(call, me, opp, post, rolled, "initiative", True)
+    read = (reader or _read)(call, me, opp, post, rolled, "initiative", True)
     if read is None:
         return None
     sp = read[1]
@@ -378,10 +339,11 @@ def _initiative(call: _Call, state: DuelState, post: TurnPost, rolled: int) -> T
 
 def _resolve(
     call: _Call, state: DuelState, a: DuellistState, d: DuellistState, init_post: TurnPost,
-    init_die: int, defense_post: TurnPost | None, defense_die: int,
+    init_die: int, defense_post: TurnPost | None, defense_die: int, reader: _Reader | None = None,
 ) -> TurnOutcome | None:  # fmt: skip
     """:func:`rules.fatigue.engine._resolve` without trail, overrides and waivers."""
     plan = call.plan
+    read = reader or _read
     an, dn = a.name, d.name
     memo = plan.last_initiative
     if (
@@ -396,12 +358,12 @@ def _resolve(
     ):
         init: _Read | None = memo[6]  # type: ignore[assignment]
     else:
-        init = _read(call, a, d, init_post, init_die, "initiative", False)
+        init = read(call, a, d, init_post, init_die, "initiative", False)
     if init is None:
         return None
     dfn: _Read | None = None
     if defense_post is not None:
-        dfn = _read(call, d, a, defense_post, defense_die, "defense", True)
+        dfn = read(call, d, a, defense_post, defense_die, "defense", True)
         if dfn is None:
             return None
     init_sp = init[1]
@@ -480,97 +442,37 @@ def _resolve(
                   (eff_d, eff_a), (mem_d, mem_a), True)  # fmt: skip
 
 
-def _healed(plan: _Plan, me: DuellistState, after: int, wanted: int) -> int:
-    """PV healed: ``wanted``, capped (setting ``heal_cap``), never below 0."""
-    if plan.heal_cap_start:
-        cap = _by_year(plan.caps, me.year, plan.rs.starting_points_for)
-    else:
-        cap = after + wanted
-    return max(0, min(wanted, cap - after))
-
-
-_Memory = tuple[str | None, str | None, tuple[tuple[str, str], ...]]
-
-
-def _close(
-    call: _Call, state: DuelState, turn: int, closes_turn: bool,
-    attacks: tuple[AttackResult, ...], dice: dict[int, tuple[int, ...]],
-    pending: TurnPost | None, points: tuple[int, int],
-    effects_next: tuple[tuple[Effect, ...], tuple[Effect, ...]],
-    memory: tuple[_Memory, _Memory] | None, swap: bool = False,
-) -> TurnOutcome:  # fmt: skip
-    """:func:`rules.fatigue.closing._close` without trail and overrides; ``points``,
-    ``effects_next`` and ``memory`` in roster order; ``swap``: the outcome's ``effects_next``
-    names the second duellist first (the initiative's caster, as the full engine does)."""
-    plan = call.plan
-    violations = call.violations
+def _trusted(
+    plan: _Plan, state: DuelState, post: TurnPost | None, dice: Mapping[int, Sequence[int]]
+) -> TurnOutcome | None:
+    """:func:`resolve_fast` of a trusted step (legal play: no violation to look for)."""
+    call = _Call(plan)
+    pending_posts = state.pending
     d0, d1 = state.duellists
-    n0, n1 = d0.name, d1.name
-    p0, p1 = points
-    finished, winner, draw = False, None, False
-    if d0.disqualified or d1.disqualified:  # disqualified by the referee
-        q0, q1 = d0.disqualified, d1.disqualified
-        finished, winner = True, (n1 if not q1 else n0 if not q0 else None)
-    else:
-        three0 = three1 = False
-        if violations or d0.violations or d1.violations:
-            c0 = c1 = 0
-            for v in (*d0.violations, *violations):
-                c0 += v.status == "applied" and v.duellist == n0
-            for v in (*d1.violations, *violations):
-                c1 += v.status == "applied" and v.duellist == n1
-            three0, three1 = c0 >= plan.to_lose, c1 >= plan.to_lose
-        if three0 or three1 or p0 <= 0 or p1 <= 0:
-            finished = True
-            if three0 or three1:  # three violations, then 0 PV
-                out0, out1, tie = three0, three1, plan.both_lose_draw
-            else:
-                out0, out1, tie = p0 <= 0, p1 <= 0, plan.double_ko_draw
-            if out0 != out1:
-                winner = n1 if out0 else n0
-            elif tie or p0 == p1:
-                draw = True
-            else:
-                winner = n0 if p0 > p1 else n1
-    e0, e1 = effects_next
-    pending_at_end: dict[str, tuple[Effect, ...]] = {}
-    if finished:
-        if e0:
-            pending_at_end[n0] = e0
-        if e1:
-            pending_at_end[n1] = e1
-    up0 = _new(DuellistState)
-    u = d0.__dict__.copy()
-    _set(up0, "__dict__", u)
-    u["points"], u["effects"] = p0, e0
-    up1 = _new(DuellistState)
-    w = d1.__dict__.copy()
-    _set(up1, "__dict__", w)
-    w["points"], w["effects"] = p1, e1
-    if violations:
-        u["violations"] = d0.violations + tuple(v for v in violations if v.duellist == n0)
-        w["violations"] = d1.violations + tuple(v for v in violations if v.duellist == n1)
-    if memory is not None:
-        for old, mem, x in ((d0, memory[0], u), (d1, memory[1], w)):
-            x["last_action"], x["last_spell"], used = mem
-            if used:
-                had = old.spells_used_on
-                if used[0] not in had:
-                    x["spells_used_on"] = had + used
-    new_state = _new(DuelState)
-    s = state.__dict__.copy()
-    _set(new_state, "__dict__", s)
-    s["turn"] = turn if closes_turn else state.turn
-    s["duellists"] = (up0, up1)
-    s["finished"], s["winner"], s["draw"] = finished, winner, draw
-    s["pending"] = () if finished or pending is None else (pending,)
-    out = _new(TurnOutcome)
-    out.__dict__.update(turn=turn, state=new_state, attacks=attacks,
-                        effects_next={n1: e1, n0: e0} if swap else {n0: e0, n1: e1},
-                        violations=tuple(violations),
-                        winner=winner, draw=draw, finished=finished, trail=(),
-                        pending_effects_at_end=pending_at_end, dice=dice)  # fmt: skip
-    return out
+    if not pending_posts:
+        assert post is not None
+        return _initiative(call, state, post, dice[post.post_id][0], _read_legal)
+    pending = pending_posts[0]
+    a, d = (d0, d1) if pending.duellist == d0.name else (d1, d0)
+    assert pending.dice is not None
+    rolled = 0 if post is None else dice[post.post_id][0]
+    return _resolve(call, state, a, d, pending, pending.dice[0], post, rolled, _read_legal)
+
+
+def _read_legal(
+    call: _Call, me: DuellistState, opp: DuellistState, post: TurnPost, die: int,
+    role: Literal["initiative", "defense"], record: bool,
+) -> _Read:  # fmt: skip
+    """:func:`_read` of a legal post (a trusted step): its action, spell and bet as posted."""
+    kind = post.kind
+    if kind is None:
+        return None, None, post.spell, "no_action", None, die, False, False
+    bet = post.bet
+    won = bet is not None and die in bet
+    if kind == "dodge":
+        return kind, None, None, "dodge", bet, die, won, True
+    sp = call.plan.spells[post.spell]  # type: ignore[index]
+    return kind, sp, sp.name, None, bet, die, won, kind != "cast"
 
 
 __all__ = ["plan_for", "resolve_fast"]

@@ -204,9 +204,10 @@ def _fatigue_post(rs: Any, rng: random.Random, who: str, pid: int, initiative: b
 
 
 def _both(state: DuelState, posts: list[TurnPost], dice: dict[int, tuple[int, ...]], rs: Any,
-          counts: dict[str, int]) -> TurnOutcome | None:  # fmt: skip
+          counts: dict[str, int], trusted: bool = False) -> TurnOutcome | None:  # fmt: skip
     """The full step (with the trail) and the step without it, compared; None when both
-    refuse the input with the same error."""
+    refuse the input with the same error. ``trusted`` (legal play only): the trusted fast
+    step too."""
     from rules.errors import RuleError
     from rules.fatigue import resolve_fatigue_step
     from rules.fatigue.fast import resolve_fast
@@ -221,6 +222,11 @@ def _both(state: DuelState, posts: list[TurnPost], dice: dict[int, tuple[int, ..
         return None
     counts["fast" if resolve_fast(state, posts, dice, rs) is not None else "full"] += 1
     _same_but_trail(resolve_fatigue_step(state, posts, dice, ruleset=rs, trail=False), full)
+    if trusted:  # legal play: the simulator's trusted step gives the same outcome
+        fast = resolve_fast(state, posts, dice, rs, trusted=True)
+        if fast is not None:
+            counts["trusted"] += 1
+            _same_but_trail(fast, full)
     return full
 
 
@@ -392,7 +398,7 @@ def test_fatigue_fast_path_equals_the_full_one_on_generated_legal_play(
     rs = load_fatigue_ruleset(text)
     rng = random.Random(seed)
     types = sorted(rs.magic_types)
-    counts = {"fast": 0, "full": 0, "refused": 0}
+    counts = {"fast": 0, "full": 0, "refused": 0, "trusted": 0}
     pol = {A: policies[0], C: policies[1]}
     pid = 0
     for _ in range(2):
@@ -404,18 +410,18 @@ def test_fatigue_fast_path_equals_the_full_one_on_generated_legal_play(
             pid += 1
             me, opp = state.duellist(first), state.duellist(second)
             post = fatigue_post(rs, me, opp, pid, "initiative", rng, pol[first])
-            one = _both(state, [post], {pid: (rng.randint(1, 6),)}, rs, counts)
+            one = _both(state, [post], {pid: (rng.randint(1, 6),)}, rs, counts, True)
             assert one is not None
             if one.finished:
                 state = one.state
                 break
             pid += 1
             if rng.random() < 0.1:
-                two = _both(one.state, [], {}, rs, counts)
+                two = _both(one.state, [], {}, rs, counts, True)
             else:
                 me, opp = one.state.duellist(second), one.state.duellist(first)
                 post = fatigue_post(rs, me, opp, pid, "defense", rng, pol[second])
-                two = _both(one.state, [post], {pid: (rng.randint(1, 6),)}, rs, counts)
+                two = _both(one.state, [post], {pid: (rng.randint(1, 6),)}, rs, counts, True)
             assert two is not None
             state = two.state
-    assert counts["refused"] == 0 and counts["fast"] > 0
+    assert counts["refused"] == 0 and counts["fast"] > 0 and counts["trusted"] > 0

@@ -1,0 +1,176 @@
+"""The fatigue fast path's bookkeeping and close (internal, :mod:`rules.fatigue.fast`): the
+violations and penalties of one step, the effects carried into the next turn, heals, and the
+new state and outcome (:func:`rules.fatigue.closing._close` without trail and overrides).
+Split from ``fast.py`` (the 600-line limit); the rules of ``applying`` and ``closing``, line
+for line.
+"""
+
+from __future__ import annotations
+
+from rules.effects import Effect
+from rules.fatigue.plan import _VIOLATION, _build, _by_year, _Plan
+from rules.model import AttackResult, DuellistState, DuelState, TurnOutcome, TurnPost, Violation
+
+_new = object.__new__
+_set = object.__setattr__  # a frozen result's __dict__: a copy of another's, then changed
+
+
+class _Call:
+    """The bookkeeping of one fast step (internal): violations found and penalties (PV by
+    duellist, only once one is applied)."""
+
+    __slots__ = ("plan", "violations", "penalties")
+
+    def __init__(self, plan: _Plan) -> None:
+        self.plan = plan
+        self.violations: list[Violation] = []
+        self.penalties: dict[str, int] | None = None
+
+    def violation(self, name: str, post_id: int, rule: str, evidence: str) -> None:
+        found = self.plan.rules.get(rule)
+        if found is None:
+            return
+        status, penalty, proposal = found
+        self.violations.append(
+            _build(Violation, _VIOLATION, name, rule, post_id, evidence, penalty, status, proposal)
+        )
+        if status == "applied":
+            if self.penalties is None:
+                self.penalties = {}
+            self.penalties[name] = self.penalties.get(name, 0) + penalty
+
+    def penalty(self, name: str) -> int:
+        """PV of the violations applied to ``name`` in this step."""
+        return 0 if self.penalties is None else self.penalties.get(name, 0)
+
+
+def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, ...]:
+    """:func:`rules.fatigue.applying._carry` without trail."""
+    effects = me.effects
+    if not effects and not new:
+        return ()
+    out: list[Effect] = []
+    for e in effects:
+        if e.duration > 1:
+            c = _new(e.__class__)
+            d = e.__dict__.copy()
+            d["duration"] = e.duration - 1
+            _set(c, "__dict__", d)
+            out.append(c)
+    if not new:
+        return tuple(out)
+    by_kind = plan.by_kind
+    for e in new:
+        kind, source = e.kind, e.source
+        for i, o in enumerate(out):
+            if o.kind == kind and (by_kind or o.source == source):
+                if o.duration < e.duration:
+                    out[i] = e
+                break
+        else:
+            out.append(e)
+    return tuple(out)
+
+
+def _healed(plan: _Plan, me: DuellistState, after: int, wanted: int) -> int:
+    """PV healed: ``wanted``, capped (setting ``heal_cap``), never below 0."""
+    if plan.heal_cap_start:
+        cap = _by_year(plan.caps, me.year, plan.rs.starting_points_for)
+    else:
+        cap = after + wanted
+    return max(0, min(wanted, cap - after))
+
+
+_Memory = tuple[str | None, str | None, tuple[tuple[str, str], ...]]
+
+
+def _close(
+    call: _Call, state: DuelState, turn: int, closes_turn: bool,
+    attacks: tuple[AttackResult, ...], dice: dict[int, tuple[int, ...]],
+    pending: TurnPost | None, points: tuple[int, int],
+    effects_next: tuple[tuple[Effect, ...], tuple[Effect, ...]],
+    memory: tuple[_Memory, _Memory] | None, swap: bool = False,
+) -> TurnOutcome:  # fmt: skip
+    """:func:`rules.fatigue.closing._close` without trail and overrides; ``points``,
+    ``effects_next`` and ``memory`` in roster order; ``swap``: the outcome's ``effects_next``
+    names the second duellist first (the initiative's caster, as the full engine does)."""
+    plan = call.plan
+    violations = call.violations
+    d0, d1 = state.duellists
+    n0, n1 = d0.name, d1.name
+    p0, p1 = points
+    finished, winner, draw = False, None, False
+    if d0.disqualified or d1.disqualified:  # disqualified by the referee
+        q0, q1 = d0.disqualified, d1.disqualified
+        finished, winner = True, (n1 if not q1 else n0 if not q0 else None)
+    else:
+        three0 = three1 = False
+        if violations or d0.violations or d1.violations:
+            c0 = c1 = 0
+            for v in (*d0.violations, *violations):
+                c0 += v.status == "applied" and v.duellist == n0
+            for v in (*d1.violations, *violations):
+                c1 += v.status == "applied" and v.duellist == n1
+            three0, three1 = c0 >= plan.to_lose, c1 >= plan.to_lose
+        if three0 or three1 or p0 <= 0 or p1 <= 0:
+            finished = True
+            if three0 or three1:  # three violations, then 0 PV
+                out0, out1, tie = three0, three1, plan.both_lose_draw
+            else:
+                out0, out1, tie = p0 <= 0, p1 <= 0, plan.double_ko_draw
+            if out0 != out1:
+                winner = n1 if out0 else n0
+            elif tie or p0 == p1:
+                draw = True
+            else:
+                winner = n0 if p0 > p1 else n1
+    e0, e1 = effects_next
+    pending_at_end: dict[str, tuple[Effect, ...]] = {}
+    if finished:
+        if e0:
+            pending_at_end[n0] = e0
+        if e1:
+            pending_at_end[n1] = e1
+    if memory is None and not violations and p0 == d0.points and e0 is d0.effects:
+        up0 = d0  # unchanged (an initiative step): the same frozen state
+    else:
+        up0 = _new(DuellistState)
+        u = up0.__dict__
+        u.update(d0.__dict__)
+        u["points"], u["effects"] = p0, e0
+        if violations:
+            u["violations"] = d0.violations + tuple(v for v in violations if v.duellist == n0)
+        if memory is not None:
+            u["last_action"], u["last_spell"], used = memory[0]
+            if used and used[0] not in d0.spells_used_on:
+                u["spells_used_on"] = d0.spells_used_on + used
+    if memory is None and not violations and p1 == d1.points and e1 is d1.effects:
+        up1 = d1
+    else:
+        up1 = _new(DuellistState)
+        w = up1.__dict__
+        w.update(d1.__dict__)
+        w["points"], w["effects"] = p1, e1
+        if violations:
+            w["violations"] = d1.violations + tuple(v for v in violations if v.duellist == n1)
+        if memory is not None:
+            w["last_action"], w["last_spell"], used = memory[1]
+            if used and used[0] not in d1.spells_used_on:
+                w["spells_used_on"] = d1.spells_used_on + used
+    new_state = _new(DuelState)
+    s = new_state.__dict__
+    s.update(state.__dict__)
+    s["turn"] = turn if closes_turn else state.turn
+    s["duellists"] = (up0, up1)
+    s["finished"], s["winner"], s["draw"] = finished, winner, draw
+    s["pending"] = () if finished or pending is None else (pending,)
+    out = _new(TurnOutcome)
+    out.__dict__.update(turn=turn, state=new_state, attacks=attacks,
+                        effects_next={n1: e1, n0: e0} if swap else {n0: e0, n1: e1},
+                        violations=tuple(violations),
+                        winner=winner, draw=draw, finished=finished, trail=(),
+                        pending_effects_at_end=pending_at_end, dice=dice)  # fmt: skip
+    return out
+
+
+__all__: list[str] = []
