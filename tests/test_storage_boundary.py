@@ -51,14 +51,6 @@ NOT_YET_MOVED: frozenset[str] = frozenset(
         "club/solo_registrations.py",
         "club/topics.py",
         "club/withdrawals.py",
-        "web/app.py",
-        "web/history.py",
-        "web/judging.py",
-        "web/routes/duels.py",
-        "web/sessions.py",
-        "web/tasks.py",
-        "web/users.py",
-        "web/views.py",
     }
 )
 """Modules (paths under ``forumbot/``) whose SQL is still to move to ``storage/``: may only

@@ -47,6 +47,7 @@ from forumbot.storage.publish_rows import PublishRows
 from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.same_file import real_database_path, refuse_second_name
+from forumbot.storage.web_rows import WebRows
 
 
 def content_hash(text: str) -> str:
@@ -112,6 +113,12 @@ class Storage:
     def owl_rows(self) -> OwlRows:
         """The owl outbox (:class:`forumbot.storage.owl_rows.OwlRows`)."""
         return OwlRows(self.db)
+
+    @cached_property
+    def web_rows(self) -> WebRows:
+        """The review page's accounts, sessions, referees, judging and views
+        (:class:`forumbot.storage.web_rows.WebRows`)."""
+        return WebRows(self.db)
 
     # -- transactions -------------------------------------------------------------------
     @contextmanager
