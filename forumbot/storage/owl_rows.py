@@ -23,19 +23,19 @@ class OwlRows(Repository):
 
     def insert(self, row: dict[str, Any]) -> int:
         """Insert the owl ``row``; returns its id."""
-        return int(self.db["owls"].insert(row).last_pk)
+        return int(self.db.table("owls").insert(row).last_pk or 0)
 
     def by_key(self, key: str) -> dict[str, Any] | None:
         """The owl with that idempotency key, or None."""
-        rows = list(self.db["owls"].rows_where("idempotency_key = ?", [key]))
+        rows = list(self.db.table("owls").rows_where("idempotency_key = ?", [key]))
         return rows[0] if rows else None
 
     def of_board(self, board_id: int, status: str | None = None) -> list[dict[str, Any]]:
         """The board's owls (only those with ``status`` unless None), by id."""
         if status is None:
-            return list(self.db["owls"].rows_where("board_id = ?", [board_id], order_by="id"))
+            return list(self.db.table("owls").rows_where("board_id = ?", [board_id], order_by="id"))
         return list(
-            self.db["owls"].rows_where(
+            self.db.table("owls").rows_where(
                 "board_id = ? and status = ?", [board_id, status], order_by="id"
             )
         )
@@ -58,7 +58,7 @@ class OwlRows(Repository):
 
     def update(self, owl_id: int, fields: dict[str, Any]) -> None:
         """Set ``fields`` on the owl (sqlite-utils ``update``, as the outbox always did)."""
-        self.db["owls"].update(owl_id, fields)
+        self.db.table("owls").update(owl_id, fields)
 
     def fresh_after(self) -> int | None:
         """``publish_marks.owls_fresh_after`` (owls up to it were written before this process
@@ -75,12 +75,14 @@ class OwlRows(Repository):
 
     def queued(self, board_id: int) -> list[dict[str, Any]]:
         """The board's ``queued`` owls (table order)."""
-        return list(self.db["owls"].rows_where("board_id = ? and status = 'queued'", [board_id]))
+        return list(
+            self.db.table("owls").rows_where("board_id = ? and status = 'queued'", [board_id])
+        )
 
     def due(self, board_id: int) -> list[dict[str, Any]]:
         """The board's ``pending`` and ``sending`` owls, by id."""
         return list(
-            self.db["owls"].rows_where(
+            self.db.table("owls").rows_where(
                 "board_id = ? and status in ('pending', 'sending')", [board_id], order_by="id"
             )
         )

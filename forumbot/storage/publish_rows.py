@@ -124,7 +124,7 @@ class PublishRows(Repository):
     def update_declaration(self, decl_id: int, fields: dict[str, Any]) -> None:
         """Set ``fields`` on the declaration ``decl_id`` (sqlite-utils ``update``, as the
         publisher always did)."""
-        self.db["declarations"].update(decl_id, fields)
+        self.db.table("declarations").update(decl_id, fields)
 
     # -- refusals (issue 22) --------------------------------------------------------------
     def seen_posts(self, board_id: int, topic_id: int, marker: str) -> list[tuple[Any, ...]]:
