@@ -34,7 +34,6 @@ PATTERN = re.compile(r"\bexecute(?:many)?\s*\(|\bdb\s*\[|\.\s*db\b|\bsqlite3\b|\
 
 NOT_YET_MOVED: frozenset[str] = frozenset(
     {
-        "app.py",
         "club/duo_registrations.py",
         "club/duo_settling.py",
         "club/engagements.py",
