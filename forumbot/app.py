@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import random
-import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,7 +32,7 @@ from forumbot.forums.base import ForumClient
 from forumbot.forums.clock_watch import attach_clock_watch
 from forumbot.notify.job import NotifyJob
 from forumbot.publish.poster import OnPublished, PublishState, publish_due
-from forumbot.storage import Storage, open_storage
+from forumbot.storage import Storage, StorageOperationalError, open_storage
 
 log = logging.getLogger("forumbot")
 
@@ -191,7 +190,7 @@ class Bot:
                     type(exc).__name__,
                     exc,
                 )
-            except sqlite3.OperationalError as exc:  # e.g. another process holds a write lock
+            except StorageOperationalError as exc:  # e.g. another process holds a write lock
                 self._rollback()
                 log.warning(
                     "forum %s: poll stopped, database error (%s); will retry next cycle",
@@ -200,7 +199,7 @@ class Bot:
                 )
         try:
             self.record_language()
-        except sqlite3.OperationalError as exc:  # tried again at the next poll
+        except StorageOperationalError as exc:  # tried again at the next poll
             self._rollback()
             log.warning("board language not recorded, database error (%s)", exc)
         for label, job in self.after_poll:
@@ -212,7 +211,7 @@ class Bot:
                 log.warning(
                     "%s: stopped (%s: %s); will retry next cycle", label, type(exc).__name__, exc
                 )
-            except sqlite3.OperationalError as exc:
+            except StorageOperationalError as exc:
                 self._rollback()
                 log.warning("%s: stopped, database error (%s); will retry next cycle", label, exc)
         for report in reports:
@@ -249,15 +248,14 @@ class Bot:
                 on_published=self.on_published,
                 state=self.publish_state,
             )
-        except sqlite3.OperationalError as exc:
+        except StorageOperationalError as exc:
             self._rollback()
             log.warning("publish: stopped, database error (%s); will retry next cycle", exc)
             return []
 
     def _rollback(self) -> None:
         """End a transaction a failed statement left open (its snapshot would be stale)."""
-        if self.storage.db.conn.in_transaction:
-            self.storage.db.conn.rollback()
+        self.storage.rollback_open()
 
     def close(self) -> None:
         """Close the database."""

@@ -34,7 +34,6 @@ PATTERN = re.compile(r"\bexecute(?:many)?\s*\(|\bdb\s*\[|\.\s*db\b|\bsqlite3\b|\
 
 NOT_YET_MOVED: frozenset[str] = frozenset(
     {
-        "app.py",
         "club/duo_registrations.py",
         "club/duo_settling.py",
         "club/engagements.py",
@@ -51,18 +50,6 @@ NOT_YET_MOVED: frozenset[str] = frozenset(
         "club/solo_registrations.py",
         "club/topics.py",
         "club/withdrawals.py",
-        "publish/clock_pause.py",
-        "publish/owls.py",
-        "publish/poster.py",
-        "publish/refusals.py",
-        "web/app.py",
-        "web/history.py",
-        "web/judging.py",
-        "web/routes/duels.py",
-        "web/sessions.py",
-        "web/tasks.py",
-        "web/users.py",
-        "web/views.py",
     }
 )
 """Modules (paths under ``forumbot/``) whose SQL is still to move to ``storage/``: may only

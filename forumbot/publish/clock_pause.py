@@ -28,10 +28,7 @@ TASK_KIND = "clock_skew"
 
 def delay_paused(storage: Storage) -> bool:
     """True while a :data:`TASK_KIND` task is open: no draft publishes by its delay."""
-    row = storage.db.execute(
-        "select 1 from referee_tasks where kind = ? and status = 'open' limit 1", [TASK_KIND]
-    ).fetchone()
-    return row is not None
+    return storage.publish_rows.open_task_of_kind(TASK_KIND)
 
 
 def sync_clock_pause(storage: Storage, watch: ClockWatch | None, now: datetime) -> bool:
@@ -46,22 +43,17 @@ def sync_clock_pause(storage: Storage, watch: ClockWatch | None, now: datetime) 
         return paused
     problem = watch.problem()
     if problem is not None and not paused:
-        with storage.db.atomic():
-            storage.db.execute(
-                "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
-                "subject, text, status, created_at, note) "
-                "values (null, null, ?, ?, ?, ?, 'open', ?, ?)",
-                [
-                    TASK_KIND,
-                    f"clock-{iso(now)}",
-                    "Horloge du bot déréglée : publication automatique suspendue",
-                    "L'horloge de la machine du bot ne s'accorde plus avec celle du forum. "
-                    "Aucun brouillon ne part tout seul à la fin de son délai de relecture tant "
-                    "qu'elles ne s'accordent pas ; les brouillons approuvés partent toujours. "
-                    "Faites régler l'horloge (NTP) : la tâche se ferme d'elle-même ensuite.",
-                    iso(now),
-                    problem,
-                ],
+        with storage.atomic():
+            storage.publish_rows.open_clock_task(
+                TASK_KIND,
+                f"clock-{iso(now)}",
+                "Horloge du bot déréglée : publication automatique suspendue",
+                "L'horloge de la machine du bot ne s'accorde plus avec celle du forum. "
+                "Aucun brouillon ne part tout seul à la fin de son délai de relecture tant "
+                "qu'elles ne s'accordent pas ; les brouillons approuvés partent toujours. "
+                "Faites régler l'horloge (NTP) : la tâche se ferme d'elle-même ensuite.",
+                iso(now),
+                problem,
             )
         log.warning(
             "clock: %s: publication by review delay paused (referee task %s) until the clocks "
@@ -71,11 +63,9 @@ def sync_clock_pause(storage: Storage, watch: ClockWatch | None, now: datetime) 
         )
         return True
     if problem is None and paused:
-        with storage.db.atomic():
-            storage.db.execute(
-                "update referee_tasks set status = 'done', done_at = ?, done_by = 'forumbot', "
-                "note = coalesce(note, '') || ? where kind = ? and status = 'open'",
-                [iso(now), " ; horloges de nouveau d'accord", TASK_KIND],
+        with storage.atomic():
+            storage.publish_rows.close_clock_tasks(
+                TASK_KIND, iso(now), " ; horloges de nouveau d'accord"
             )
         log.info("clock: the local clock agrees with the board again: publication by delay resumes")
         return False

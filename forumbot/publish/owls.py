@@ -102,43 +102,32 @@ def draft_owl(
         existing = owl(storage, known)
         if existing is not None:
             return int(existing["id"])
-    return int(
-        storage.db["owls"]
-        .insert(
-            {
-                "board_id": board_id,
-                "idempotency_key": key,
-                "kind": kind,
-                "duel_id": duel_id,
-                "recipient": recipient,
-                "user_id": user_id,
-                "subject": subject,
-                "text": text,
-                "marker": marker_text(key),
-                "status": "pending",
-                "attempts": 0,
-                "created_at": iso(now),
-            }
-        )
-        .last_pk
+    return storage.owl_rows.insert(
+        {
+            "board_id": board_id,
+            "idempotency_key": key,
+            "kind": kind,
+            "duel_id": duel_id,
+            "recipient": recipient,
+            "user_id": user_id,
+            "subject": subject,
+            "text": text,
+            "marker": marker_text(key),
+            "status": "pending",
+            "attempts": 0,
+            "created_at": iso(now),
+        }
     )
 
 
 def owl(storage: Storage, key: str) -> dict[str, Any] | None:
     """The owl with that idempotency key, or None."""
-    rows = list(storage.db["owls"].rows_where("idempotency_key = ?", [key]))
-    return rows[0] if rows else None
+    return storage.owl_rows.by_key(key)
 
 
 def owls(storage: Storage, board_id: int, status: str | None = None) -> list[dict[str, Any]]:
     """The board's owls (optionally only those with ``status``), oldest first."""
-    if status is None:
-        return list(storage.db["owls"].rows_where("board_id = ?", [board_id], order_by="id"))
-    return list(
-        storage.db["owls"].rows_where(
-            "board_id = ? and status = ?", [board_id, status], order_by="id"
-        )
-    )
+    return storage.owl_rows.of_board(board_id, status)
 
 
 RESTORE_PM_SEARCH = 100
@@ -177,12 +166,8 @@ def send_owl(
         LoginFailed: the bot cannot log in (stops the bot, as for declarations).
     """
     retrying = row["status"] == "sending"
-    claimed = storage.db.execute(
-        "update owls set status = 'sending', attempts = coalesce(attempts, 0) + 1 "
-        "where id = ? and status = ?",
-        [row["id"], row["status"]],
-    ).rowcount
-    storage.db.conn.commit()
+    claimed = storage.owl_rows.claim(row["id"], row["status"])
+    storage.owl_rows.commit()
     if claimed != 1:
         return False
     try:
@@ -229,7 +214,7 @@ def send_owl(
         log.error("owl %s to %s: refused by the board (%s)", row["id"], row["recipient"], exc)
         return False
     except ForumError as exc:
-        storage.db["owls"].update(row["id"], {"last_error": f"{type(exc).__name__}: {exc}"})
+        storage.owl_rows.update(row["id"], {"last_error": f"{type(exc).__name__}: {exc}"})
         log.warning("owl %s to %s: outcome unknown (%s)", row["id"], row["recipient"], exc)
         return False
     _set(storage, row, "sent", None, now())
@@ -264,16 +249,12 @@ def _owl_task(
             f'EN: the board refused the owl "{row["subject"]}" to {who}: "{quoted}". Nothing '
             "was sent; tell the player (inbox full), then send it again or pass it on yourself."
         )
-    storage.db.execute(
-        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
-        "zone, subject, text, status, created_at) values (?, ?, ?, ?, ?, null, ?, ?, 'open', ?)",
-        [
-            row["board_id"], row["duel_id"], kind,
-            f"b{row['board_id']}-owl{row['id']}-{kind}-a{int(row.get('attempts') or 0) + 1}",
-            who, subject, text, iso(now),
-        ],
+    storage.publish_rows.open_task(
+        row["board_id"], row["duel_id"], kind,
+        f"b{row['board_id']}-owl{row['id']}-{kind}-a{int(row.get('attempts') or 0) + 1}",
+        who, subject, text, iso(now),
     )  # fmt: skip
-    storage.db.conn.commit()
+    storage.owl_rows.commit()
 
 
 def _set(
@@ -286,19 +267,17 @@ def _set(
     fields: dict[str, Any] = {"status": status, "last_error": error}
     if sent_at is not None:
         fields["sent_at"] = iso(sent_at)
-    storage.db["owls"].update(row["id"], fields)
+    storage.owl_rows.update(row["id"], fields)
 
 
 def _first_send_checks(storage: Storage, now: datetime) -> tuple[int, bool]:
     """``(owls_fresh_after, restore window open)``: owls with an id up to the first were
     written before this process started; while a restore's window is open every owl is
     looked for before its first send (:class:`forumbot.publish.poster.PublishState`)."""
-    mark = storage.db.execute(
-        "select value from publish_marks where name = 'owls_fresh_after'"
-    ).fetchone()
-    until = storage.db.execute("select max(check_until) from publish_restores").fetchone()
-    window = bool(until and until[0] and iso(now) < str(until[0]))
-    return (int(mark[0]) if mark else 0), window
+    mark = storage.owl_rows.fresh_after()
+    until = storage.owl_rows.restore_check_until()
+    window = bool(until and iso(now) < until)
+    return (mark if mark is not None else 0), window
 
 
 def found_in_sent_box(client: ForumClient, subject: str, marker: str) -> bool:
@@ -321,9 +300,7 @@ def send_due_owls(
     in this pass."""
     fresh_after, window = _first_send_checks(storage, now())
     done: list[int] = []
-    for row in list(
-        storage.db["owls"].rows_where("board_id = ? and status = 'queued'", [board_id])
-    ):
+    for row in storage.owl_rows.queued(board_id):
         try:
             delivered = _already_sent(client, row)
         except LoginFailed:
@@ -335,10 +312,7 @@ def send_due_owls(
             _set(storage, row, "sent", None, now())
             log.info("owl %s to %s: delivered after moderation", row["id"], row["recipient"])
             done.append(int(row["id"]))
-    rows = storage.db["owls"].rows_where(
-        "board_id = ? and status in ('pending', 'sending')", [board_id], order_by="id"
-    )
-    for row in list(rows):
+    for row in storage.owl_rows.due(board_id):
         check = window or int(row["id"]) <= fresh_after
         if send_owl(storage, client, row, now, check_first=check):
             done.append(int(row["id"]))

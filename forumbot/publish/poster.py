@@ -33,8 +33,7 @@ from __future__ import annotations
 import logging
 import os
 import signal
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -71,12 +70,7 @@ def crash_point(name: str) -> None:
 def _last_published(storage: Storage, duel_id: int) -> int | None:
     """Post id of the duel's latest published declaration: the marker search starts there
     (read when the search is made, after the claim: never from an older snapshot)."""
-    row = storage.db.execute(
-        "select max(published_post_id) from declarations where duel_id = ? "
-        "and status = 'published'",
-        [duel_id],
-    ).fetchone()
-    return int(row[0]) if row and row[0] is not None else None
+    return storage.publish_rows.last_published_post(duel_id)
 
 
 DUE_STATUSES: tuple[str, ...] = (
@@ -117,23 +111,10 @@ class PublishState:
         """The state of a process starting now on ``storage``. Also records, for the owl
         outbox, the largest owl id now (``publish_marks.owls_fresh_after``) and starts the
         check window of a restore not started after yet (``publish_restores.started_at``)."""
-        row = storage.db.execute("select max(id) from declarations").fetchone()
-        fresh = int(row[0]) if row and row[0] is not None else 0
+        fresh = storage.publish_rows.max_declaration_id()
         moment = now or datetime.now(UTC)
         until = iso(moment + timedelta(seconds=RESTORE_CHECK_S))
-        with storage.db.atomic():
-            storage.db.execute(
-                "update publish_restores set started_at = ?, check_until = ? "
-                "where started_at is null",
-                [iso(moment), until],
-            )
-            owls = storage.db.execute("select max(id) from owls").fetchone()
-            storage.db.execute(
-                "insert or replace into publish_marks (name, value) values (?, ?)",
-                ["owls_fresh_after", str(int(owls[0]) if owls and owls[0] is not None else 0)],
-            )
-        top = storage.db.execute("select max(check_until) from publish_restores").fetchone()
-        return cls(fresh, str(top[0]) if top and top[0] else None)
+        return cls(fresh, storage.publish_rows.start_process(iso(moment), until))
 
     def needs_marker_check(self, decl: Declaration, now: datetime | None = None) -> bool:
         """True when ``decl`` may already be in its topic (left ``publishing``, written before
@@ -195,12 +176,10 @@ def publish_one(
     retrying = decl.status == "publishing"
     # Claim the row (compare-and-set on its status and version): of two processes that saw
     # it due at once (forumbot run and the review page's "publish now"), one goes on.
-    claimed = storage.db.execute(
-        "update declarations set status = 'publishing', attempts = coalesce(attempts, 0) + 1, "
-        "version = version + 1, updated_at = ? where id = ? and status = ? and version = ?",
-        [iso(now()), decl.id, decl.status, decl.version],
-    ).rowcount
-    storage.db.conn.commit()
+    claimed = storage.publish_rows.claim_declaration(
+        decl.id, decl.status, decl.version, iso(now())
+    )
+    storage.publish_rows.commit_claim()
     if claimed != 1:
         log.info("declaration %s: claimed by another publisher or changed; skipped", decl.id)
         return None
@@ -256,7 +235,7 @@ def publish_one(
         _refused(storage, decl, topic_id, exc, now())
         return None
     except ForumError as exc:
-        storage.db["declarations"].update(
+        storage.publish_rows.update_declaration(
             decl.id, {"last_error": f"{type(exc).__name__}: {exc}", "updated_at": iso(now())}
         )
         log.warning(
@@ -279,8 +258,8 @@ def _dated(storage: Storage, decl: Declaration, at: datetime) -> str:
     stored = decl.stored or {}
     text = redate(decl.text, stored.get("context") if isinstance(stored, dict) else None, at)
     if text != decl.text:
-        storage.db["declarations"].update(decl.id, {"text": text})
-        storage.db.conn.commit()
+        storage.publish_rows.update_declaration(decl.id, {"text": text})
+        storage.commit()
     return text
 
 
@@ -289,8 +268,8 @@ def _queued(
 ) -> None:
     """The board took the post but holds it for a moderator: ``queued`` (never posted again),
     a referee task; :func:`forumbot.publish.refusals.settle_queued` finds it once approved."""
-    with storage.db.atomic():
-        storage.db["declarations"].update(
+    with storage.atomic():
+        storage.publish_rows.update_declaration(
             decl.id,
             {"status": "queued", "last_error": f"PostQueued: {exc}", "updated_at": iso(now)},
         )
@@ -312,8 +291,8 @@ def _refused(
     """The board refused the post (nothing posted): ``held`` with the board's sentence and a
     referee task; out again on a referee's approval or once the reply form comes back."""
     sentence = getattr(exc, "sentence", None) or str(exc)
-    with storage.db.atomic():
-        storage.db["declarations"].update(
+    with storage.atomic():
+        storage.publish_rows.update_declaration(
             decl.id,
             {"status": "held", "last_error": REFUSED_PREFIX + sentence, "updated_at": iso(now)},
         )
@@ -341,8 +320,8 @@ def _mark_published(
     # BEGIN IMMEDIATE takes the write lock first (waiting up to the busy timeout): a deferred
     # transaction that reads, then writes after the poll worker committed, fails at once
     # with "database is locked" (SQLite cannot upgrade a stale read snapshot).
-    with _immediate(storage), storage.db.atomic():
-        storage.db["declarations"].update(
+    with storage.publish_rows.immediate(), storage.atomic():
+        storage.publish_rows.update_declaration(
             decl.id,
             {
                 "status": "published",
@@ -369,23 +348,6 @@ def _mark_published(
         decl.idempotency_key,
         post_id,
     )
-
-
-@contextmanager
-def _immediate(storage: Storage) -> Iterator[None]:
-    """A write transaction begun with the write lock held (committed at the end, rolled back
-    on any error); inside an open transaction, nothing more."""
-    conn = storage.db.conn
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.rollback()
-        raise
-    conn.commit()
 
 
 OnPublished = Callable[[Storage, Declaration, datetime], None]

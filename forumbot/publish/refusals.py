@@ -71,11 +71,7 @@ def seen_post(
     """``(post id, text)`` of the stored post :func:`seen_marker` finds, or None."""
     if not bot or not marker:
         return None
-    rows = storage.db.execute(
-        "select post_id, author, text from posts_seen where board_id = ? and topic_id = ? "
-        "and instr(text, ?) > 0 order by post_id",
-        [board_id, topic_id, marker],
-    ).fetchall()
+    rows = storage.publish_rows.seen_posts(board_id, topic_id, marker)
     for post_id, author, text in rows:  # the marker's closing "·" makes it a whole token
         if (author or "").casefold() == bot.casefold():
             return int(post_id), str(text)
@@ -94,7 +90,7 @@ def seen_marker(
 
 
 def _duel_title(storage: Storage, duel_id: int) -> str:
-    row = storage.db.execute("select title, topic_id from duels where id = ?", [duel_id]).fetchone()
+    row = storage.publish_rows.duel_title(duel_id)
     if row is None:
         return f"duel {duel_id}"
     return str(row[0] or f"sujet {row[1]}")
@@ -155,25 +151,17 @@ def open_publish_task(
             f'"{quoted}". It is held: it goes out again when you approve it (Approve / drafts '
             "approve) or by itself once the topic is open to the bot again."
         )
-    storage.db.execute(
-        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
-        "zone, subject, text, status, created_at) values (?, ?, ?, ?, '', null, ?, ?, 'open', ?)",
-        [
-            int(duel["board_id"]), decl.duel_id, kind,
-            f"b{duel['board_id']}-decl{decl.id}-{kind}-a{decl.attempts}", subject, text, iso(now),
-        ],
+    storage.publish_rows.open_task(
+        int(duel["board_id"]), decl.duel_id, kind,
+        f"b{duel['board_id']}-decl{decl.id}-{kind}-a{decl.attempts}", "", subject, text, iso(now),
     )  # fmt: skip
 
 
 def close_publish_tasks(storage: Storage, decl: Declaration, note: str, now: datetime) -> int:
     """Close (``done``, by ``forumbot``) the open publish tasks of ``decl``; returns how many."""
     duel = storage.duel(decl.duel_id)
-    return int(
-        storage.db.execute(
-            "update referee_tasks set status = 'done', done_at = ?, done_by = 'forumbot', "
-            "note = ? where status = 'open' and source_key like ?",
-            [iso(now), note, f"b{duel['board_id']}-decl{decl.id}-publish_%"],
-        ).rowcount
+    return storage.publish_rows.close_tasks_like(
+        f"b{duel['board_id']}-decl{decl.id}-publish_%", note, iso(now)
     )
 
 
@@ -195,7 +183,7 @@ def settle_queued(
     approved it): ``mark_published(decl, post_id)`` and its tasks closed. Returns the post ids
     found. A refused login propagates; other forum errors leave the row queued."""
     found_ids: list[int] = []
-    rows = storage.db["declarations"].rows_where("status = 'queued'", order_by="id")
+    rows = storage.publish_rows.queued_declarations()
     for decl in map(Declaration.from_row, list(rows)):
         if not _older_than(decl.updated_at, now(), every_s):
             continue
@@ -208,8 +196,8 @@ def settle_queued(
             log.warning("declaration %s (queued): topic %s not read: %s", decl.id, topic_id, exc)
             continue
         if post_id is None:
-            storage.db["declarations"].update(decl.id, {"updated_at": iso(now())})
-            storage.db.conn.commit()
+            storage.publish_rows.update_declaration(decl.id, {"updated_at": iso(now())})
+            storage.commit()
             continue
         log.info(
             "duel %s: queued declaration %s approved by a moderator: post %s",
@@ -217,7 +205,7 @@ def settle_queued(
         )  # fmt: skip
         mark_published(decl, post_id)
         close_publish_tasks(storage, decl, f"approved: post {post_id}", now())
-        storage.db.conn.commit()
+        storage.commit()
         found_ids.append(post_id)
     return found_ids
 
@@ -238,9 +226,7 @@ def probe_refused(
     if probe is None:
         return []
     released: list[int] = []
-    rows = storage.db["declarations"].rows_where(
-        "status = 'held' and last_error like ?", [REFUSED_PREFIX + "%"], order_by="id"
-    )
+    rows = storage.publish_rows.refused_declarations(REFUSED_PREFIX)
     for decl in map(Declaration.from_row, list(rows)):
         if not _older_than(decl.updated_at, now(), every_s):
             continue
@@ -253,19 +239,11 @@ def probe_refused(
             log.info("declaration %s (refused): reply form not probed: %s", decl.id, exc)
             refusal = "probe failed"
         if refusal is not None:
-            storage.db.execute(
-                "update declarations set updated_at = ? where id = ? and status = 'held'",
-                [iso(now()), decl.id],
-            )
-            storage.db.conn.commit()
+            storage.publish_rows.touch_held(decl.id, iso(now()))
+            storage.commit()
             continue
-        with storage.db.atomic():
-            changed = storage.db.execute(
-                "update declarations set status = 'approved', last_error = null, "
-                "version = version + 1, updated_at = ? where id = ? and status = 'held' "
-                "and version = ?",
-                [iso(now()), decl.id, decl.version],
-            ).rowcount
+        with storage.atomic():
+            changed = storage.publish_rows.release_refused(decl.id, decl.version, iso(now()))
             if changed == 1:
                 storage.audit(
                     "forumbot", "declaration.unlocked", f"declaration:{decl.id}",

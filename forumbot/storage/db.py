@@ -41,10 +41,13 @@ from forumbot.storage.duel_tasks import DuelTasks
 from forumbot.storage.engine import is_postgres, open_pg, sqlite_path
 from forumbot.storage.migrations import MIGRATIONS
 from forumbot.storage.notices import NoticeRows
+from forumbot.storage.owl_rows import OwlRows
 from forumbot.storage.post_rows import PostRows
+from forumbot.storage.publish_rows import PublishRows
 from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.same_file import real_database_path, refuse_second_name
+from forumbot.storage.web_rows import WebRows
 
 
 def content_hash(text: str) -> str:
@@ -99,6 +102,23 @@ class Storage:
     def readouts(self) -> Readouts:
         """The CLI's and the demos' reads (:class:`forumbot.storage.readouts.Readouts`)."""
         return Readouts(self.db)
+
+    @cached_property
+    def publish_rows(self) -> PublishRows:
+        """The publish room's claims, marks, refusals and clock pause
+        (:class:`forumbot.storage.publish_rows.PublishRows`)."""
+        return PublishRows(self.db)
+
+    @cached_property
+    def owl_rows(self) -> OwlRows:
+        """The owl outbox (:class:`forumbot.storage.owl_rows.OwlRows`)."""
+        return OwlRows(self.db)
+
+    @cached_property
+    def web_rows(self) -> WebRows:
+        """The review page's accounts, sessions, referees, judging and views
+        (:class:`forumbot.storage.web_rows.WebRows`)."""
+        return WebRows(self.db)
 
     # -- transactions -------------------------------------------------------------------
     @contextmanager

@@ -169,9 +169,7 @@ def create_app(
     """
     if len(secret_key) < 32:
         raise ValueError("secret_key must have at least 32 characters")
-    from forumbot.storage import MIGRATIONS
-
-    MIGRATIONS.apply(storage.db)
+    storage.web_rows.migrate()
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(HERE / "templates")),
         autoescape=True,

@@ -141,12 +141,7 @@ def turn_read(storage: Storage, duel: dict[str, Any]) -> int:
     nested = state.get("duel")
     inner: dict[str, Any] = nested if isinstance(nested, dict) else state
     counted = int(inner.get("turn", 0) or 0)
-    row = storage.db.execute(
-        "select max(turn) from declarations where duel_id = ? and status = 'published' "
-        "and kind != 'opening'",
-        [duel["id"]],
-    ).fetchone()
-    published = int(row[0]) if row and row[0] is not None else 0
+    published = storage.web_rows.last_published_turn(int(duel["id"]))
     return max(counted, published)
 
 

@@ -63,31 +63,12 @@ def query_violations(
     storage: Storage, flt: ViolationFilter, visible_duels: Iterable[int] | None
 ) -> list[dict[str, Any]]:
     """Violation rows matching ``flt`` among ``visible_duels`` (None: all), newest first."""
-    where: list[str] = []
-    args: list[Any] = []
+    ids: list[int] | None = None
     if visible_duels is not None:
         ids = sorted(set(visible_duels))
         if not ids:
             return []
-        where.append(f"duel_id in ({','.join('?' * len(ids))})")
-        args.extend(ids)
-    if flt.duel_id is not None:
-        where.append("duel_id = ?")
-        args.append(flt.duel_id)
-    if flt.duellist:
-        where.append("duellist = ? collate nocase")
-        args.append(flt.duellist)
-    if flt.rule:
-        where.append("rule = ?")
-        args.append(flt.rule)
-    if flt.status:
-        where.append("status = ?")
-        args.append(flt.status)
-    return list(
-        storage.db.table("violations").rows_where(
-            " and ".join(where) or None, args, order_by="id desc"
-        )
-    )
+    return storage.web_rows.violations(ids, flt.duel_id, flt.duellist, flt.rule, flt.status)
 
 
 def distinct_values(
@@ -118,13 +99,12 @@ def decide_violation(
     reason = reason.strip()
     if not reason:
         raise JudgingError("a decision needs a reason")
-    rows = list(storage.db.table("violations").rows_where("id = ?", [violation_id]))
-    if not rows:
+    before = storage.web_rows.violation(violation_id)
+    if before is None:
         raise JudgingError(f"no violation {violation_id}")
-    before = rows[0]
     changes = {"status": decision, "decided_by": actor, "reason": reason, "updated_at": iso(now)}
-    with storage.db.atomic():
-        storage.db.table("violations").update(violation_id, changes)
+    with storage.atomic():
+        storage.web_rows.update_violation(violation_id, changes)
         # the decision reaches the duel: penalty given back or taken, count toward three
         carry_decision(storage, before, decision, actor, now)
         storage.audit(
@@ -135,7 +115,7 @@ def decide_violation(
             {"status": decision, "reason": reason},
             now,
         )
-    return dict(storage.db.table("violations").get(violation_id))
+    return storage.web_rows.violation_row(violation_id)
 
 
 def violations_csv(rows: Iterable[dict[str, Any]]) -> str:

@@ -50,7 +50,7 @@ def _hash(session_id: str) -> str:
 def open_session(storage: Storage, username: str, now: datetime) -> str:
     """Record a new session of ``username`` and return its id (for the cookie only)."""
     session_id = secrets.token_urlsafe(32)
-    storage.db.table(TABLE).insert(
+    storage.web_rows.insert_session(
         {
             "id_hash": _hash(session_id),
             "username": username,
@@ -68,42 +68,37 @@ def live_session(
     ago, else None (an idle record is deleted). Moves ``last_seen_at`` to ``now`` when it is
     :data:`TOUCH_INTERVAL_S` seconds old or more."""
     key = _hash(session_id)
-    rows = list(storage.db.table(TABLE).rows_where("id_hash = ?", [key]))
-    if not rows:
+    row = storage.web_rows.session(key)
+    if row is None:
         return None
-    row = rows[0]
     last_seen = datetime.fromisoformat(row["last_seen_at"])
     idle = (now - last_seen).total_seconds()
     if idle >= idle_s:
-        storage.db.table(TABLE).delete_where("id_hash = ?", [key])
+        storage.web_rows.delete_session(key)
         return None
     if idle >= TOUCH_INTERVAL_S:
-        storage.db.table(TABLE).update(key, {"last_seen_at": iso(now)})
+        storage.web_rows.touch_session(key, iso(now))
         last_seen = now
     return WebSession(row["username"], datetime.fromisoformat(row["created_at"]), last_seen)
 
 
 def end_session(storage: Storage, session_id: str) -> None:
     """Delete the record of ``session_id`` (nothing happens when there is none)."""
-    storage.db.table(TABLE).delete_where("id_hash = ?", [_hash(session_id)])
+    storage.web_rows.delete_session(_hash(session_id))
 
 
 def end_user_sessions(storage: Storage, username: str) -> int:
     """Delete every session record of ``username`` (case-insensitive); returns how many."""
-    table = storage.db.table(TABLE)
-    count = table.count_where("username = ? collate nocase", [username])
-    table.delete_where("username = ? collate nocase", [username])
-    return count
+    return storage.web_rows.end_user_sessions(username)
 
 
 def purge_idle(storage: Storage, now: datetime, idle_s: float = DEFAULT_IDLE_S) -> int:
     """Delete the records unused for ``idle_s`` seconds or more; returns how many."""
-    table = storage.db.table(TABLE)
     stale = [
         r["id_hash"]
-        for r in table.rows_where(select="id_hash, last_seen_at")
+        for r in storage.web_rows.session_stamps()
         if (now - datetime.fromisoformat(r["last_seen_at"])).total_seconds() >= idle_s
     ]
     for key in stale:
-        table.delete_where("id_hash = ?", [key])
+        storage.web_rows.delete_session(key)
     return len(stale)

@@ -91,7 +91,7 @@ def task_views(
     ``visible`` (None: every duel, for admins), across boards."""
     rows = [
         r
-        for r in storage.db["referee_tasks"].rows_where(order_by="id")
+        for r in storage.web_rows.referee_tasks()
         if visible is None or r["duel_id"] in visible
     ]
     titles: dict[int, str] = {}
@@ -102,8 +102,7 @@ def task_views(
             return TaskView(r, kind, status, "", r["subject"] or "")
         duel_id = int(r["duel_id"])
         if duel_id not in titles:
-            found = list(storage.db["duels"].rows_where("id = ?", [duel_id]))
-            titles[duel_id] = str(found[0]["title"] or "") if found else ""
+            titles[duel_id] = storage.web_rows.duel_title(duel_id) or ""
         return TaskView(
             r,
             KIND_NAMES.get(r["kind"], r["kind"]),
@@ -136,10 +135,9 @@ def close(
     """
     from forumbot.duels.duo import close_task
 
-    found = list(storage.db["referee_tasks"].rows_where("id = ?", [task_id]))
-    if not found or (visible is not None and found[0]["duel_id"] not in visible):
+    row = storage.web_rows.referee_task(task_id)
+    if row is None or (visible is not None and row["duel_id"] not in visible):
         raise TaskError("unknown", f"no task {task_id}")
-    row = found[0]
     if status not in ALLOWED.get(row["kind"], ("done",)):
         raise TaskError("status", f"task {task_id} ({row['kind']}) cannot be {status!r}")
     if row["status"] != "open":

@@ -70,16 +70,15 @@ class User:
 
 
 def _row(storage: Storage, username: str) -> dict[str, Any] | None:
-    rows = list(storage.db.table("users").rows_where("username = ? collate nocase", [username]))
-    return rows[0] if rows else None
+    return storage.web_rows.user(username)
 
 
 def look_alike_account(storage: Storage, name: str) -> str | None:
     """The existing account whose name looks like ``name`` (:func:`parsers.names.look_alike`;
     the same name in another case counts), or None."""
-    for row in storage.db.query("select username from users"):
-        if look_alike(row["username"], name):
-            return str(row["username"])
+    for username in storage.web_rows.usernames():
+        if look_alike(username, name):
+            return username
     return None
 
 
@@ -118,7 +117,7 @@ def add_user(storage: Storage, username: str, password: str, role: str, now: dat
             f"{name!r} looks like the existing account {taken!r} (same letters to the eye, "
             "Unicode confusables): pick a name that reads differently"
         )
-    storage.db.table("users").insert(
+    storage.web_rows.insert_user(
         {
             "username": name,
             "password_hash": _HASHER.hash(password),
@@ -143,7 +142,7 @@ def set_password(storage: Storage, username: str, password: str, now: datetime) 
         raise UserError(f"no user {username!r}")
     if len(password) < MIN_PASSWORD_CHARS:
         raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
-    storage.db.table("users").update(row["username"], {"password_hash": _HASHER.hash(password)})
+    storage.web_rows.update_user(row["username"], {"password_hash": _HASHER.hash(password)})
     end_user_sessions(storage, row["username"])
     storage.audit("forumbot", "user.password", f"user:{row['username']}", None, None, now)
 
@@ -162,7 +161,7 @@ def set_disabled(
     row = _row(storage, username)
     if row is None:
         raise UserError(f"no user {username!r}")
-    storage.db.table("users").update(row["username"], {"disabled": int(disabled)})
+    storage.web_rows.update_user(row["username"], {"disabled": int(disabled)})
     end_user_sessions(storage, row["username"])
     if disabled:  # their claims end with the account (issue 24 F5)
         from forumbot.notify.claims import end_claims
@@ -185,7 +184,7 @@ def list_users(storage: Storage) -> list[User]:
     """Every enabled account, by name."""
     return [
         User(r["username"], r["role"])
-        for r in storage.db.table("users").rows_where("disabled = 0", order_by="username")
+        for r in storage.web_rows.users(enabled_only=True)
     ]
 
 
@@ -201,7 +200,7 @@ def list_accounts(storage: Storage) -> list[Account]:
     """Every account, enabled or not, by name."""
     return [
         Account(User(r["username"], r["role"]), bool(r["disabled"]))
-        for r in storage.db.table("users").rows_where(order_by="username")
+        for r in storage.web_rows.users(enabled_only=False)
     ]
 
 
@@ -230,7 +229,7 @@ def _finish(
     if not matched or row is None or row["disabled"]:
         return None
     if _HASHER.check_needs_rehash(row["password_hash"]):
-        storage.db.table("users").update(row["username"], {"password_hash": _HASHER.hash(password)})
+        storage.web_rows.update_user(row["username"], {"password_hash": _HASHER.hash(password)})
     return User(row["username"], row["role"])
 
 
@@ -258,22 +257,12 @@ async def authenticate_in_thread(storage: Storage, username: str, password: str)
 # -- duel referees ----------------------------------------------------------------------
 def duel_referees(storage: Storage, duel_id: int) -> list[str]:
     """Usernames assigned to referee ``duel_id``, by name."""
-    return [
-        r["username"]
-        for r in storage.db.table("duel_referees").rows_where(
-            "duel_id = ?", [duel_id], order_by="username"
-        )
-    ]
+    return storage.web_rows.duel_referees(duel_id)
 
 
 def refereed_duels(storage: Storage, username: str) -> set[int]:
     """Ids of the duels ``username`` referees."""
-    return {
-        int(r["duel_id"])
-        for r in storage.db.table("duel_referees").rows_where(
-            "username = ? collate nocase", [username]
-        )
-    }
+    return storage.web_rows.refereed_duels(username)
 
 
 def visible_duel_ids(storage: Storage, user: User) -> set[int] | None:
@@ -298,11 +287,11 @@ def assign_referee(
     user = get_user(storage, username)
     if user is None:
         raise UserError(f"no user {username!r}")
-    if not list(storage.db.table("duels").rows_where("id = ?", [duel_id])):
+    if not storage.web_rows.duel_exists(duel_id):
         raise UserError(f"no duel {duel_id}")
     if user.username in duel_referees(storage, duel_id):
         return
-    storage.db.table("duel_referees").insert(
+    storage.web_rows.insert_referee(
         {
             "duel_id": duel_id,
             "username": user.username,
@@ -321,7 +310,7 @@ def unassign_referee(
     current = [n for n in duel_referees(storage, duel_id) if n.casefold() == username.casefold()]
     if not current:
         return
-    storage.db.table("duel_referees").delete((duel_id, current[0]))
+    storage.web_rows.delete_referee(duel_id, current[0])
     storage.audit(actor, "duel.unassign_referee", f"duel:{duel_id}", current[0], None, now)
     from forumbot.notify.claims import end_claims
 

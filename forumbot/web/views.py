@@ -348,11 +348,7 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
          "counted": counted.get(str(p.get("duellist") or ""))}
         for p in inputs.get("posts", [])
     ]  # fmt: skip
-    dice = list(
-        storage.db.table("dice_rolls").rows_where(
-            "duel_id = ? and turn = ?", [decl["duel_id"], decl["turn"]], order_by="id"
-        )
-    )
+    dice = storage.web_rows.dice_rolls(decl["duel_id"], decl["turn"])
     for roll in dice:
         roll["values"] = _loads(roll["values_json"], [])
     state, left = countdown(decl, now)
@@ -413,9 +409,7 @@ def verify_roll(duel: dict[str, Any], roll: dict[str, Any]) -> bool | None:
 
 def points_series(storage: Storage, duel: dict[str, Any]) -> dict[str, list[int]]:
     """Duellist -> points at the start and after each recorded turn."""
-    turns = list(
-        storage.db.table("turns").rows_where("duel_id = ?", [duel["id"]], order_by="number")
-    )
+    turns = storage.web_rows.turns(duel["id"])
     series: dict[str, list[int]] = {}
     if turns:
         start = _loads(turns[0]["state_before_json"], {})
@@ -433,7 +427,7 @@ def duel_view(storage: Storage, duel_id: int) -> dict[str, Any]:
     duel = storage.duel(duel_id)
     state = _loads(duel["state_json"], {})
     turns = []
-    for t in storage.db.table("turns").rows_where("duel_id = ?", [duel_id], order_by="number"):
+    for t in storage.web_rows.turns(duel_id):
         outcome = _loads(t["outcome_json"], {})
         turns.append(
             {
@@ -450,15 +444,13 @@ def duel_view(storage: Storage, duel_id: int) -> dict[str, Any]:
             }
         )
     rolls = []
-    for roll in storage.db.table("dice_rolls").rows_where("duel_id = ?", [duel_id], order_by="id"):
+    for roll in storage.web_rows.dice_rolls(duel_id):
         rolls.append(
             {**roll, "values": _loads(roll["values_json"], []), "verified": verify_roll(duel, roll)}
         )
     decls = storage.declarations(None, duel_id)
     targets = {f"duel:{duel_id}"} | {f"declaration:{d['id']}" for d in decls}
-    violation_ids = [
-        r["id"] for r in storage.db.table("violations").rows_where("duel_id = ?", [duel_id])
-    ]
+    violation_ids = storage.web_rows.violation_ids(duel_id)
     targets |= {f"violation:{v}" for v in violation_ids}
     audit = [e for e in storage.audit_entries() if e["target"] in targets]
     # a fatigue-engine duel (1v1, 2v2) is read from its published declarations (W17)

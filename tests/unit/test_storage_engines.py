@@ -16,7 +16,6 @@ import sqlite_utils
 
 from forumbot.config import ConfigError, parse_config
 from forumbot.ops.lock import AlreadyRunning, single_instance
-from forumbot.publish.poster import _immediate
 from forumbot.storage import Storage, open_storage
 from forumbot.storage.engine import describe, is_postgres
 from forumbot.storage.pg_dialect import Untranslatable
@@ -144,13 +143,13 @@ def _no_wait(storage: Storage) -> None:
 def test_begin_immediate_takes_the_write_lock_first(storage_url: str) -> None:
     holder, other = open_storage(storage_url), open_storage(storage_url)
     _no_wait(other)
-    with _immediate(holder):
+    with holder.publish_rows.immediate():
         assert holder.db.conn.in_transaction
         with pytest.raises(sqlite3.OperationalError, match="locked"):
-            with _immediate(other):
+            with other.publish_rows.immediate():
                 pass
         assert not other.db.conn.in_transaction
-    with _immediate(other):  # released at the holder's commit
+    with other.publish_rows.immediate():  # released at the holder's commit
         other.board_id("http://other.invalid", "phpbb3", NOW)
     assert holder.board_id("http://other.invalid", "phpbb3", NOW) == 1
 

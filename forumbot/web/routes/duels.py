@@ -57,7 +57,7 @@ async def duel_page(request: Request, user: User) -> Response:
     """A duel: turns, points chart, dice audit, audit log, referees."""
     storage = deps_of(request).storage
     duel_id = int(request.path_params["duel_id"])
-    if not list(storage.db.table("duels").rows_where("id = ?", [duel_id])):
+    if not storage.web_rows.duel_exists(duel_id):
         raise HTTPException(404)
     if not can_see_duel(storage, user, duel_id):
         raise HTTPException(404)
