@@ -36,19 +36,10 @@ NOT_YET_MOVED: frozenset[str] = frozenset(
     {
         "club/duo_registrations.py",
         "club/duo_settling.py",
-        "club/engagements.py",
-        "club/inbox.py",
-        "club/jobs.py",
         "club/leaderboard.py",
-        "club/opening.py",
         "club/posts.py",
-        "club/profiles.py",
-        "club/registrations.py",
         "club/replies.py",
-        "club/settling.py",
-        "club/signup_checks.py",
         "club/solo_registrations.py",
-        "club/topics.py",
         "club/withdrawals.py",
     }
 )

@@ -38,35 +38,16 @@ def board_engagements(storage: Storage, board_id: int) -> Engagements:
 
     A queue row or match whose duel is already ``finished`` (not settled yet) counts as over.
     """
-    db = storage.db
+    rows = storage.club_rows
     items: list[Engagement] = []
-    for r in db.execute(
-        "select post_id, player from requests where board_id = ? and status = 'open'",
-        [board_id],
-    ).fetchall():
+    for r in rows.open_requests(board_id):
         items.append(Engagement(r[1], "1v1", "open", int(r[0])))
-    for r in db.execute(
-        "select q.id, q.status, q.first_player, q.second_player from queue q "
-        "left join duels d on d.id = q.duel_id where q.board_id = ? "
-        "and q.status in ('queued', 'opening', 'running') "
-        "and (d.status is null or d.status != 'finished')",
-        [board_id],
-    ).fetchall():
+    for r in rows.live_pairings(board_id):
         stage: Stage = "queued" if r[1] == "queued" else "running"
         items += [Engagement(p, "1v1", stage, int(r[0])) for p in (r[2], r[3])]
-    for r in db.execute(
-        "select post_id, player, mate_player from duo_entries where board_id = ? "
-        "and status in ('lone', 'duo')",
-        [board_id],
-    ).fetchall():
+    for r in rows.open_duo_entries(board_id):
         items += [Engagement(p, "2v2", "open", int(r[0])) for p in (r[1], r[2]) if p]
-    for r in db.execute(
-        "select m.id, m.status, m.duos_json from duo_matches m "
-        "left join duels d on d.id = m.duel_id where m.board_id = ? "
-        "and m.status in ('queued', 'opening', 'running') "
-        "and (d.status is null or d.status != 'finished')",
-        [board_id],
-    ).fetchall():
+    for r in rows.live_duo_matches(board_id):
         stage = "queued" if r[1] == "queued" else "running"
         players = [e["player"] for duo in json.loads(r[2]) for e in duo]
         items += [Engagement(p, "2v2", stage, int(r[0])) for p in players]

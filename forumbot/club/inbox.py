@@ -59,12 +59,7 @@ def poll_inbox(
 ) -> list[int]:
     """Read the inbox's new messages; returns the ids of the referee tasks created."""
     created: list[int] = []
-    seen_ids = {
-        int(r[0])
-        for r in storage.db.execute(
-            "select msg_id from inbox_seen where board_id = ?", [board_id]
-        ).fetchall()
-    }
+    seen_ids = storage.club_rows.inbox_seen(board_id)
     try:
         rows = inbox_rows(client, seen_ids)
     except NotImplementedError as exc:
@@ -92,26 +87,20 @@ def poll_inbox(
                 note = "Expéditeur non reconnu sur la page du forum : à lire dans la messagerie."
                 log.warning("inbox: owl %s (%r): sender not found on the page", msg_id, subject)
             text = read()
-            storage.db.execute(
-                "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
-                "duellist, zone, subject, text, status, created_at, note) "
-                "values (?, ?, 'owl_question', ?, ?, ?, ?, ?, 'open', ?, ?)",
-                [board_id, duel["id"], f"b{board_id}-pm{msg_id}", name, zone_key, subject,
-                 text, iso(now()), note],
+            task_id = storage.club_rows.open_task(
+                {"board_id": board_id, "duel_id": duel["id"], "kind": "owl_question",
+                 "source_key": f"b{board_id}-pm{msg_id}", "duellist": name, "zone": zone_key,
+                 "subject": subject, "text": text, "status": "open", "created_at": iso(now()),
+                 "note": note}
             )  # fmt: skip
-            row = storage.db.execute(
-                "select id from referee_tasks where source_key = ?", [f"b{board_id}-pm{msg_id}"]
-            ).fetchone()
-            task_id = int(row[0])
             created.append(task_id)
             log.info("inbox: owl %s from %s (duel %s) -> referee task %s", msg_id, name,
                      duel["id"], task_id)  # fmt: skip
-        storage.db["inbox_seen"].insert(
+        storage.club_rows.mark_inbox_seen(
             {"board_id": board_id, "msg_id": msg_id, "sender": sender, "subject": subject,
              "seen_at": iso(now())},
-            ignore=True,
         )  # fmt: skip
-        storage.db.conn.commit()
+        storage.commit()
     return created
 
 

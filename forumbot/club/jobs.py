@@ -75,9 +75,7 @@ class Club:
         """2v2 rewards settled, then the inbox (while a 2v2 runs) and the due owls. Nothing on a
         board that never had a 2v2."""
         ctx = self.ctx
-        if not list(
-            ctx.storage.db["duo_duels"].rows_where("board_id = ?", [ctx.board_id], limit=1)
-        ):
+        if not ctx.storage.club_rows.had_duo(ctx.board_id):
             return DuoReport()
         settled = settle_duo_duels(ctx)
         tasks: list[int] = []

@@ -47,7 +47,7 @@ def open_duel(ctx: DeskContext, row: dict[str, Any]) -> int:
     if duel_id is None:
         duel = ctx.storage.duel_by_topic(ctx.board_id, topic_id)
         if duel is not None and duel["status"] == "ignored":
-            ctx.storage.db["duels"].delete(duel["id"])
+            ctx.storage.club_rows.delete_duel(duel["id"])
             duel = None
         if duel is None:
             duel_id = ctx.referee.adopt(
@@ -64,8 +64,8 @@ def open_duel(ctx: DeskContext, row: dict[str, Any]) -> int:
             duel_id = duel["id"]
     for me, other in ((first, second), (second, first)):
         owl_magic_types(ctx, duel_id, topic_id, rs, me, other)
-    ctx.storage.db["queue"].update(
-        row["id"], {"duel_id": duel_id, "status": "running", "last_error": None}
+    ctx.storage.club_rows.update_row(
+        "queue", row["id"], {"duel_id": duel_id, "status": "running", "last_error": None}
     )
     log.info("pairing %s: duel %s opened in topic %s", row["id"], duel_id, topic_id)
     return int(duel_id)

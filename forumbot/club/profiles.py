@@ -42,11 +42,8 @@ class Profile:
 
 def get_profile(storage: Storage, board_id: int, character: str) -> Profile | None:
     """The recorded profile of ``character`` (case and accents ignored), or None."""
-    r = storage.db.execute(  # one plain query: the desk asks it for every queued pairing
-        "select character, player, year, magic_types_json from duellist_profiles "
-        "where board_id = ? and character_key = ? limit 1",
-        [board_id, fold(character)],
-    ).fetchone()
+    # one plain query: the desk asks it for every queued pairing
+    r = storage.club_rows.profile(board_id, fold(character))
     if r is None:
         return None
     return Profile(r[0], r[1], r[2], tuple(json.loads(r[3])))
@@ -54,7 +51,7 @@ def get_profile(storage: Storage, board_id: int, character: str) -> Profile | No
 
 def profiles_of(storage: Storage, board_id: int, player: str) -> list[Profile]:
     """The profiles of every character of ``player``."""
-    rows = storage.db["duellist_profiles"].rows_where("board_id = ?", [board_id])
+    rows = storage.club_rows.profiles(board_id)
     return [
         Profile(r["character"], r["player"], r["year"], tuple(json.loads(r["magic_types_json"])))
         for r in rows
@@ -65,7 +62,7 @@ def profiles_of(storage: Storage, board_id: int, player: str) -> list[Profile]:
 def insert_profile(storage: Storage, board_id: int, profile: Profile, now: datetime) -> None:
     """Record ``profile`` for a new duellist (a first sign-up; an existing profile is kept:
     ``ignore``). Not audited: the sign-up post is the record."""
-    storage.db["duellist_profiles"].insert(
+    storage.club_rows.insert_profile(
         {
             "board_id": board_id,
             "character_key": fold(profile.character),
@@ -77,7 +74,6 @@ def insert_profile(storage: Storage, board_id: int, profile: Profile, now: datet
             "updated_at": iso(now),
             "updated_by": "forumbot",
         },
-        ignore=True,
     )
 
 
@@ -119,8 +115,8 @@ def set_profile(
     before = get_profile(storage, board_id, character)
     owner = player or (before.player if before else character)
     after = Profile(before.character if before else character, owner, parsed, keys)
-    with storage.db.atomic():
-        storage.db["duellist_profiles"].upsert(
+    with storage.atomic():
+        storage.club_rows.upsert_profile(
             {
                 "board_id": board_id,
                 "character_key": fold(character),
@@ -132,7 +128,6 @@ def set_profile(
                 "updated_at": iso(now),
                 "updated_by": by,
             },
-            pk=("board_id", "character_key"),
         )
         storage.audit(
             by,

@@ -297,24 +297,18 @@ class RegistrationDesk:
             handled += h
             replies += r
         for reg, newest in marks:
-            self.storage.db["registration_threads"].upsert(
+            self.storage.club_rows.set_thread_mark(
                 {
                     "board_id": self.board_id,
                     "topic_id": reg.topic_id,
                     "last_post_id": newest,
                     "updated_at": iso(self.now()),
                 },
-                pk=("board_id", "topic_id"),
             )
         return handled, replies
 
     def _thread(self, topic_id: int) -> dict[str, Any] | None:
-        rows = list(
-            self.storage.db["registration_threads"].rows_where(
-                "board_id = ? and topic_id = ?", [self.board_id, topic_id]
-            )
-        )
-        return rows[0] if rows else None
+        return self.storage.club_rows.thread_mark(self.board_id, topic_id)
 
     # -- 2. one sign-up ---------------------------------------------------------------------
     def handle_post(self, reg: Registration, post: Post) -> tuple[int, int]:

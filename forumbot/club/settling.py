@@ -39,11 +39,7 @@ def settle_finished(ctx: DeskContext) -> int:
     """Settle every finished duel the registration flow opened and has not settled yet
     (a missed hook, a crash). Returns how many were settled now."""
     count = 0
-    for row in list(
-        ctx.storage.db["queue"].rows_where(
-            "board_id = ? and status = 'running' and duel_id is not null", [ctx.board_id]
-        )
-    ):
+    for row in ctx.storage.club_rows.running_pairings(ctx.board_id):
         duel = ctx.storage.duel(row["duel_id"])
         if duel["status"] == "finished":
             settle(ctx, duel)
@@ -106,12 +102,8 @@ def settle(ctx: DeskContext, duel: dict[str, Any]) -> None:
             duel_id=duel["id"],
             legacy_keys=(f"b{ctx.board_id}-duel{duel['id']}-result-{slug(name)}",),
         )  # fmt: skip
-    ctx.storage.db.execute(
-        "update queue set status = 'finished', finished_at = ? "
-        "where board_id = ? and duel_id = ? and status = 'running'",
-        [iso(now), ctx.board_id, duel["id"]],
-    )
-    ctx.storage.db.conn.commit()
+    ctx.storage.club_rows.finish_pairing(ctx.board_id, duel["id"], iso(now))
+    ctx.storage.commit()
 
 
 __all__ = ["on_finished", "settle", "settle_finished"]

@@ -115,20 +115,20 @@ def ask_referee(
     ``note``), the post recorded ``referee``, one French reply. Returns 1."""
     reasons = [DOUBTS_FR.get(d, d) for d in doubts]
     quoted = f'[quote="{post.author}" post_id={post.post_id}]{post.text}[/quote]'
-    ctx.storage.db.execute(
-        "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
-        "subject, text, post_id, status, created_at, note) "
-        "values (?, null, 'signup_unsure', ?, ?, ?, ?, ?, 'open', ?, ?)",
-        [
-            ctx.board_id,
-            f"b{ctx.board_id}-signup{post.post_id}",
-            post.author,
-            f"Inscription à relire ({reg.kind}, sujet {reg.topic_id}) : {post.author}",
-            quoted,
-            post.post_id,
-            iso(ctx.now()),
-            "; ".join(reasons),
-        ],
+    ctx.storage.club_rows.open_task(
+        {
+            "board_id": ctx.board_id,
+            "duel_id": None,
+            "kind": "signup_unsure",
+            "source_key": f"b{ctx.board_id}-signup{post.post_id}",
+            "duellist": post.author,
+            "subject": f"Inscription à relire ({reg.kind}, sujet {reg.topic_id}) : {post.author}",
+            "text": quoted,
+            "post_id": post.post_id,
+            "status": "open",
+            "created_at": iso(ctx.now()),
+            "note": "; ".join(reasons),
+        }
     )
     text = render(
         "signup_referee.bbcode.j2",
@@ -138,7 +138,7 @@ def ask_referee(
     )
     record_post(ctx, post, "referee", "signup_unsure", "; ".join(doubts), None)
     draft_reply(ctx, reg, post, "signup_unsure", text)
-    ctx.storage.db.conn.commit()
+    ctx.storage.commit()
     log.info("sign-up %s by %s: not sure (%s): referee task", post.post_id, post.author,
              ", ".join(doubts))  # fmt: skip
     return 1

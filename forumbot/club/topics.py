@@ -50,20 +50,20 @@ def create_topic_once(ctx: DeskContext, table: str, row: dict[str, Any], text: s
     Raises:
         forumbot.errors.ForumError: the topic could not be opened now (retried next cycle).
     """
-    db = ctx.storage.db
+    rows = ctx.storage.club_rows
     key = row["idempotency_key"]
     marker = marker_text(key)
     found = None
     if row["attempts"] or restore_window(ctx.storage, ctx.now()):
         found = find_topic(ctx, row["forum_id"], row["subject"], marker)
-    db.execute(f"update {table} set attempts = coalesce(attempts, 0) + 1 where id = ?", [row["id"]])
-    db.conn.commit()
+    rows.count_topic_attempt(table, row["id"])
+    ctx.storage.commit()
     topic_id = found
     if topic_id is None:
         message = text.rstrip() + "\n" + marker_line(key, client_platform(ctx.client))
         topic_id = ctx.client.create_topic(row["forum_id"], row["subject"], message, marker)
-    db[table].update(row["id"], {"topic_id": topic_id})
-    db.conn.commit()
+    rows.update_row(table, row["id"], {"topic_id": topic_id})
+    ctx.storage.commit()
     return int(topic_id)
 
 
@@ -72,7 +72,7 @@ def topic_url(ctx: DeskContext, topic_id: int) -> Trusted:
     ``/t<id>-a``: the slug is not checked, so the client's own path is used, see
     :func:`forumbot.forums.forumactif_http.topic_path`). :class:`Trusted`: the bot built it, so
     templates print it as a link, not neutralised like player text."""
-    board = ctx.storage.db["boards"].get(ctx.board_id)
+    board = ctx.storage.club_rows.board(ctx.board_id)
     base = str(board["url"]).rstrip("/")
     if board["platform"] == "forumactif":
         return Trusted(base + topic_path(topic_id))

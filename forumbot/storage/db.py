@@ -36,6 +36,7 @@ from typing import Any
 import sqlite_utils
 
 from forumbot.config import check_secret_file
+from forumbot.storage.club_rows import ClubRows
 from forumbot.storage.duel_rows import DuelRows
 from forumbot.storage.duel_tasks import DuelTasks
 from forumbot.storage.engine import is_postgres, open_pg, sqlite_path
@@ -119,6 +120,12 @@ class Storage:
         """The review page's accounts, sessions, referees, judging and views
         (:class:`forumbot.storage.web_rows.WebRows`)."""
         return WebRows(self.db)
+
+    @cached_property
+    def club_rows(self) -> ClubRows:
+        """The sign-up desk's engagements, inbox, topics, profiles and threads
+        (:class:`forumbot.storage.club_rows.ClubRows`)."""
+        return ClubRows(self.db)
 
     # -- transactions -------------------------------------------------------------------
     @contextmanager
