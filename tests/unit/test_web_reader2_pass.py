@@ -7,21 +7,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 
-from forumbot.duels.publication import publish_due
 from forumbot.publish.typography import plain
-from forumbot.storage import Storage, open_storage
-from forumbot.web import create_app
+from forumbot.storage import Storage
 from forumbot.web.history import with_blockers
 from forumbot.web.page_words import PageWords, trail_detail_fr
-from forumbot.web.users import add_user
 from forumbot.web.views import counted_lines, draft_number_fields, duo_points_trail
 from forumbot.web.words import detail_fr
-from tests.unit.test_duo_flow import A1, A2, BODY, NOW, InboxForum, setup
+from tests.unit.test_duo_flow import A1, A2
+from tests.unit.test_web_duo_numbers import client, duo  # noqa: F401 (pytest fixtures)
 
 pytestmark = pytest.mark.anyio
 PASSWORD = "correct horse battery staple"
@@ -114,29 +111,9 @@ def test_c25_the_caption_of_a_years_table_says_same_year() -> None:
     assert english is not None and "diagonal square (same year) would" in english
 
 
-@pytest.fixture
-def duo() -> tuple[Storage, int]:
-    """A 2v2 duel with A1's first post drafted, A2's points set to -1 by the referee."""
-    storage, forum = open_storage(":memory:"), InboxForum()
-    ref, duel_id = setup(storage, forum)
-    publish_due(storage, forum, lambda: NOW)
-    forum.add_post(7, A1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [3,4,5,6]")
-    ref.poll_duel(duel_id)
-    add_user(storage, "alice", PASSWORD, "admin", NOW)
-    return storage, storage.declarations(("draft",), duel_id)[-1]["id"]
-
-
-@pytest.fixture
-async def client(duo: tuple[Storage, int]) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(duo[0], secret_key="s" * 48, now=lambda: NOW)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://testserver"
-    ) as c:
-        yield c
-
-
-async def test_t4_and_c21_on_the_draft_page(
-    client: httpx.AsyncClient, duo: tuple[Storage, int]
+async def test_t4_and_c21_on_the_draft_page(  # the 2v2 numbers tests' draft and client
+    client: httpx.AsyncClient,  # noqa: F811
+    duo: tuple[Storage, int],  # noqa: F811
 ) -> None:
     """A published draft shows its numbers as text: a negative one with U+2212 (T4); the
     post's header gives its line count and the part the length rule counted (C21)."""
