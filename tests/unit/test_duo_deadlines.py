@@ -38,7 +38,12 @@ class Clock:
         self.t += timedelta(seconds=seconds)
 
 
-def setup(storage: Storage, forum: FakeForum, clock: Clock) -> tuple[Referee, int]:
+def setup(
+    storage: Storage, forum: FakeForum, clock: Clock, placements: list[int] | None = None
+) -> tuple[Referee, int]:
+    """A 2v2 duel opened in topic 7; ``placements``: the starting zones of A1, A2, B1, B2
+    the dice secret is chosen to give (default [3, 0, 1, 2])."""
+    zones = placements or [3, 0, 1, 2]
     ref = Referee(
         storage, forum, board_url="http://board.invalid", platform="phpbb3", review_delay_s=0,
         now=clock, rng=random.Random(3), bot_username="Hibou",
@@ -46,7 +51,7 @@ def setup(storage: Storage, forum: FakeForum, clock: Clock) -> tuple[Referee, in
     forum.add_topic(7, "2v2", "Arbitre", "La bibliothèque.")
     secret = next(
         s for s in (i.to_bytes(32, "big") for i in range(5000))
-        if [make_draw(s, "phpbb3:7")(f"place:{n}", 4) for n in (A1, A2, B1, B2)] == [3, 0, 1, 2]
+        if [make_draw(s, "phpbb3:7")(f"place:{n}", 4) for n in (A1, A2, B1, B2)] == zones
     )  # fmt: skip
     duel_id = open_duo_duel(
         ref, 3, 7, "2v2",
@@ -174,21 +179,7 @@ def test_one_post_of_two_keeps_the_clock_running_for_the_declaration() -> None:
     stays pending until the posts the declaration waits for came; when it runs out, the post
     that came is declared as it is and the others are expected by the next deadline."""
     storage, forum, clock = open_storage(":memory:"), FakeForum(), Clock()
-    ref = Referee(
-        storage, forum, board_url="http://board.invalid", platform="phpbb3", review_delay_s=0,
-        now=clock, rng=random.Random(3), bot_username="Hibou",
-    )  # fmt: skip
-    forum.add_topic(7, "2v2", "Arbitre", "La bibliothèque.")
-    secret = next(
-        s for s in (i.to_bytes(32, "big") for i in range(5000))
-        if [make_draw(s, "phpbb3:7")(f"place:{n}", 4) for n in (A1, A2, B1, B2)] == [1, 1, 1, 1]
-    )  # fmt: skip
-    duel_id = open_duo_duel(
-        ref, 3, 7, "2v2",
-        [[(A1, "adult", ["brutale"]), (A2, "adult", ["discrete"])],
-         [(B1, "adult", ["sournoise"]), (B2, "adult", ["protectrice"])]],
-        "bibliotheque", dice_secret=secret,
-    )  # fmt: skip
+    ref, duel_id = setup(storage, forum, clock, placements=[1, 1, 1, 1])
     assert len(publish_due(storage, forum, clock)) == 1  # the opening: all four in one zone
     a1_post = forum.add_post(7, A1, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\n"
                              f"Pari : [3,4,5,6]\nCible : {B1}")  # fmt: skip
