@@ -84,6 +84,28 @@ def _healed(plan: _Plan, me: DuellistState, after: int, wanted: int) -> int:
 _Memory = tuple[str | None, str | None, tuple[tuple[str, str], ...]]
 
 
+def _updated(
+    d: DuellistState, points: int, effects: tuple[Effect, ...],
+    violations: list[Violation], memory: _Memory | None,
+) -> DuellistState:
+    """``d`` after the step: the same frozen state when nothing changed (an initiative step),
+    else a copy with its points, effects, its share of ``violations`` and the step's memory
+    (``memory``: last action, last spell, the spell-on-opponent pair used, or None)."""
+    if memory is None and not violations and points == d.points and effects is d.effects:
+        return d
+    up = _new(DuellistState)
+    u = up.__dict__
+    u.update(d.__dict__)
+    u["points"], u["effects"] = points, effects
+    if violations:
+        u["violations"] = d.violations + tuple(v for v in violations if v.duellist == d.name)
+    if memory is not None:
+        u["last_action"], u["last_spell"], used = memory
+        if used and used[0] not in d.spells_used_on:
+            u["spells_used_on"] = d.spells_used_on + used
+    return up
+
+
 def _close(
     call: _Call, state: DuelState, turn: int, closes_turn: bool,
     attacks: tuple[AttackResult, ...], dice: dict[int, tuple[int, ...]],
@@ -131,32 +153,8 @@ def _close(
             pending_at_end[n0] = e0
         if e1:
             pending_at_end[n1] = e1
-    if memory is None and not violations and p0 == d0.points and e0 is d0.effects:
-        up0 = d0  # unchanged (an initiative step): the same frozen state
-    else:
-        up0 = _new(DuellistState)
-        u = up0.__dict__
-        u.update(d0.__dict__)
-        u["points"], u["effects"] = p0, e0
-        if violations:
-            u["violations"] = d0.violations + tuple(v for v in violations if v.duellist == n0)
-        if memory is not None:
-            u["last_action"], u["last_spell"], used = memory[0]
-            if used and used[0] not in d0.spells_used_on:
-                u["spells_used_on"] = d0.spells_used_on + used
-    if memory is None and not violations and p1 == d1.points and e1 is d1.effects:
-        up1 = d1
-    else:
-        up1 = _new(DuellistState)
-        w = up1.__dict__
-        w.update(d1.__dict__)
-        w["points"], w["effects"] = p1, e1
-        if violations:
-            w["violations"] = d1.violations + tuple(v for v in violations if v.duellist == n1)
-        if memory is not None:
-            w["last_action"], w["last_spell"], used = memory[1]
-            if used and used[0] not in d1.spells_used_on:
-                w["spells_used_on"] = d1.spells_used_on + used
+    up0 = _updated(d0, p0, e0, violations, None if memory is None else memory[0])
+    up1 = _updated(d1, p1, e1, violations, None if memory is None else memory[1])
     new_state = _new(DuelState)
     s = new_state.__dict__
     s.update(state.__dict__)
