@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forumbot.storage.repository import Repository
+from forumbot.storage.repository import Repository, open_task_once
 
 TOPIC_TABLES = ("queue", "duo_matches")
 """The tables whose rows open a duel topic (:meth:`ClubRows.count_topic_attempt`)."""
@@ -90,11 +90,7 @@ class ClubRows(Repository):
     def open_task(self, row: dict[str, Any]) -> int:
         """Open the referee task ``row`` (columns -> values, ``source_key`` among them) once
         (``insert or ignore`` on ``source_key``); returns the id of the task with that key."""
-        columns = ", ".join(row)
-        marks = ", ".join("?" * len(row))
-        self.db.execute(
-            f"insert or ignore into referee_tasks ({columns}) values ({marks})", list(row.values())
-        )
+        open_task_once(self.db, row)
         found = self.db.execute(
             "select id from referee_tasks where source_key = ?", [row["source_key"]]
         ).fetchone()

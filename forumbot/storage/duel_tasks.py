@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from forumbot.storage.repository import Repository
+from forumbot.storage.repository import Repository, open_task_once
 
 
 class DuelTasks(Repository):
@@ -42,33 +42,23 @@ class DuelTasks(Repository):
         """Open a task unless one with its ``source_key`` exists (``insert or ignore``).
         ``values``: board_id, duel_id, kind, source_key, duellist, zone, subject, text,
         mechanism, post_id, created_at. Caller's transaction."""
-        self.db.execute(
-            "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, duellist, "
-            "zone, subject, text, mechanism, post_id, status, created_at) "
-            "values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'open', ?)",
-            values,
-        )
+        columns = ("board_id", "duel_id", "kind", "source_key", "duellist", "zone", "subject",
+                   "text", "mechanism", "post_id", "created_at")  # fmt: skip
+        open_task_once(self.db, dict(zip(columns, values, strict=True)))
 
     def add_hold_task(self, values: list[Any]) -> None:
         """Open a task of a held duel unless its ``source_key`` exists (``insert or
         ignore``). ``values``: board_id, duel_id, kind, source_key, subject, text,
         created_at. Caller's transaction."""
-        self.db.execute(
-            "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, subject, "
-            "text, status, created_at) values (?, ?, ?, ?, ?, ?, 'open', ?)",
-            values,
-        )
+        columns = ("board_id", "duel_id", "kind", "source_key", "subject", "text", "created_at")
+        open_task_once(self.db, dict(zip(columns, values, strict=True)))
 
     def add_moved_task(self, values: list[Any]) -> None:
         """Open a ``topic_moved`` task unless its ``source_key`` exists (``insert or
         ignore``). ``values``: board_id, duel_id, source_key, subject, text, created_at,
         note. Caller's transaction."""
-        self.db.execute(
-            "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
-            "subject, text, status, created_at, note) "
-            "values (?, ?, 'topic_moved', ?, ?, ?, 'open', ?, ?)",
-            values,
-        )
+        columns = ("board_id", "duel_id", "source_key", "subject", "text", "created_at", "note")
+        open_task_once(self.db, {"kind": "topic_moved", **dict(zip(columns, values, strict=True))})
 
     def moved_task_open(self, duel_id: int) -> bool:
         """True when the duel has an open ``topic_moved`` task."""

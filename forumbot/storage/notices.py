@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from forumbot.storage.repository import Repository
+from forumbot.storage.repository import Repository, open_task_once
 
 ROW_TABLES = ("boards", "duels", "declarations", "referee_tasks")
 """The tables :meth:`NoticeRows.row` reads one row of by id."""
@@ -81,12 +81,10 @@ class NoticeRows(Repository):
     ) -> None:  # fmt: skip
         """Open a board-less referee task unless one with ``source_key`` exists
         (``insert or ignore``: SQLite-only). Caller's transaction."""
-        self.db.execute(
-            "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
-            "subject, text, status, created_at, note) "
-            "values (null, ?, ?, ?, ?, ?, 'open', ?, ?)",
-            [duel_id, kind, source_key, subject, text, created_at, note],
-        )
+        open_task_once(self.db, {
+            "board_id": None, "duel_id": duel_id, "kind": kind, "source_key": source_key,
+            "subject": subject, "text": text, "created_at": created_at, "note": note,
+        })  # fmt: skip
 
     # -- one row, the audit trail ---------------------------------------------------------
     def row(self, table: str, row_id: int) -> dict[str, Any] | None:

@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from forumbot.storage.repository import Repository
+from forumbot.storage.repository import Repository, open_task_once
 
 
 class PublishRows(Repository):
@@ -151,12 +151,11 @@ class PublishRows(Repository):
     ) -> None:  # fmt: skip
         """Open a referee task once per ``source_key`` (``insert or ignore``; status
         ``open``, zone null)."""
-        self.db.execute(
-            "insert or ignore into referee_tasks (board_id, duel_id, kind, source_key, "
-            "duellist, zone, subject, text, status, created_at) "
-            "values (?, ?, ?, ?, ?, null, ?, ?, 'open', ?)",
-            [board_id, duel_id, kind, source_key, duellist, subject, text, created_at],
-        )
+        open_task_once(self.db, {
+            "board_id": board_id, "duel_id": duel_id, "kind": kind, "source_key": source_key,
+            "duellist": duellist, "zone": None, "subject": subject, "text": text,
+            "created_at": created_at,
+        })  # fmt: skip
 
     def close_tasks_like(self, source_like: str, note: str, done_at: str) -> int:
         """Close (``done`` by ``forumbot``, with ``note``) the open referee tasks whose

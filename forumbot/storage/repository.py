@@ -24,6 +24,19 @@ StorageOperationalError = sqlite3.OperationalError
 for one bad row: a room catches it to retry the whole pass (today ``sqlite3.OperationalError``)."""
 
 
+def open_task_once(db: sqlite_utils.Database, row: dict[str, object]) -> None:
+    """Insert the referee task ``row`` (columns -> values, ``source_key`` among them; status
+    ``open`` unless given) unless a task with its ``source_key`` exists (``insert or
+    ignore`` on the unique ``source_key``). The one statement every room's tasks go through.
+    Caller's transaction."""
+    row = {"status": "open", **row}
+    db.execute(
+        f"insert or ignore into referee_tasks ({', '.join(row)}) "
+        f"values ({', '.join('?' * len(row))})",
+        list(row.values()),
+    )
+
+
 @dataclass(frozen=True)
 class Repository:
     """One room's queries over ``db`` (the :class:`~forumbot.storage.Storage`'s database)."""
@@ -31,4 +44,4 @@ class Repository:
     db: sqlite_utils.Database
 
 
-__all__ = ["Repository", "StorageOperationalError"]
+__all__ = ["Repository", "StorageOperationalError", "open_task_once"]

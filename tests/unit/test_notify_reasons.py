@@ -109,11 +109,12 @@ def hold_reasons() -> dict[str, str]:
 
 def task_kinds() -> dict[str, str]:
     """Every ``referee_tasks.kind`` written anywhere in forumbot: SQL inserts with a literal
-    kind, ``add_task(..., kind, ...)`` calls, ``TASK_KIND`` constants. -> {kind: where}."""
+    kind, ``add_task(..., kind, ...)`` calls, task rows (``{"kind": ...}``) given to
+    ``open_task`` / ``open_task_once``, ``TASK_KIND`` constants. -> {kind: where}."""
     found: dict[str, str] = {}
     for path in sorted(ROOT.rglob("*.py")):
         source = path.read_text(encoding="utf-8")
-        if "referee_tasks" not in source and "add_task" not in source:
+        if not any(w in source for w in ("referee_tasks", "add_task", "open_task")):
             continue
         tree = ast.parse(source)
         constants = _module_constants(tree)
@@ -130,6 +131,16 @@ def task_kinds() -> dict[str, str]:
                     literal = values[columns.index("kind")]
                     if literal.startswith("'"):
                         found[literal.strip("'")] = where
+            called = getattr(node, "func", None)
+            called_name = getattr(called, "attr", None) or getattr(called, "id", "")
+            if isinstance(node, ast.Call) and called_name.startswith("open_task"):
+                # a task row given whole: its literal « kind »
+                for row in (a for a in node.args if isinstance(a, ast.Dict)):
+                    for key, value in zip(row.keys, row.values, strict=True):
+                        if isinstance(key, ast.Constant) and key.value == "kind":
+                            kind = _value(value, constants)
+                            if kind is not None:
+                                found[kind] = where
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
