@@ -14,16 +14,21 @@ from rules.duo import resolve_duo_step
 from tests.unit.test_reader25_duo import A1, A2, B1, CFG, DUEL, ENV, RS, _draw, duel, post
 
 
-def rendered(**change: Any) -> str:
-    """One real step (Aurora casts at Cassius), its context changed by ``change``."""
+def step_context() -> dict[str, Any]:
+    """The declaration context of one real step (Aurora casts at Cassius), with a deadline."""
     state = duel()
     posts = [post(A1, 1, "Flipendo", B1)]
     dice = {1: (4,)}
     out = resolve_duo_step(state, posts, dice, ruleset=RS, env=ENV, settings=CFG,
                            draw=_draw({}))  # type: ignore[arg-type]  # fmt: skip
     context = turn_context(RS, ENV, DUEL, state, posts, dice, out, "L'arbitre")  # type: ignore[arg-type]
-    context |= {"deadline": "avant le jeudi 3 décembre à 20 h 54", **change}
-    return plain(str(render("duo_turn.bbcode.j2", context, "fr")))
+    context["deadline"] = "avant le jeudi 3 décembre à 20 h 54"
+    return context
+
+
+def rendered(**change: Any) -> str:
+    """The step of :func:`step_context`, its context changed by ``change``, as plain text."""
+    return plain(str(render("duo_turn.bbcode.j2", step_context() | change, "fr")))
 
 
 def aura(who: str) -> dict[str, Any]:
@@ -54,13 +59,7 @@ def test_a_creatures_pv_change_is_a_sum() -> None:
 
 def test_a_dodge_names_whose_spell_it_dodges() -> None:
     """C5: « esquive, avec pour cible Cassius Thorne »: a dodge has no target."""
-    state = duel()
-    posts = [post(A1, 1, "Flipendo", B1)]
-    dice = {1: (4,)}
-    out = resolve_duo_step(state, posts, dice, ruleset=RS, env=ENV, settings=CFG,
-                           draw=_draw({}))  # type: ignore[arg-type]  # fmt: skip
-    context = turn_context(RS, ENV, DUEL, state, posts, dice, out, "L'arbitre")  # type: ignore[arg-type]
+    context = step_context()
     context["posts"][0] |= {"kind": "dodge", "spell": None, "target": B1}
-    context["deadline"] = "avant le jeudi 3 décembre à 20 h 54"
     text = plain(str(render("duo_turn.bbcode.j2", context, "fr")))
     assert f"esquive le sort de {B1}, pari [3,4,5,6]" in text and "avec pour cible" not in text
