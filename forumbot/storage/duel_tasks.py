@@ -203,7 +203,7 @@ class DuelTasks(Repository):
         (2v2: ``short_turn:``, the posts that came declared as they are)."""
         row = self.db.execute(
             "select count(*) from deadlines where declaration_id = ? and status = 'fired' "
-            "and note like ?", [declaration_id, prefix.replace("%", "") + "%"],
+            "and note like ?", [declaration_id, prefix + "%"],
         ).fetchone()  # fmt: skip
         return bool(row[0])
 
