@@ -446,16 +446,23 @@ def _trusted(
     plan: _Plan, state: DuelState, post: TurnPost | None, dice: Mapping[int, Sequence[int]]
 ) -> TurnOutcome | None:
     """:func:`resolve_fast` of a trusted step (legal play: no violation to look for)."""
+    rolled = 0
+    if post is not None:
+        given = dice.get(post.post_id)
+        if not given:  # no die: a post with no legal action (W1), the full resolution's case
+            return None
+        rolled = given[0]
     call = _Call(plan)
     pending_posts = state.pending
     d0, d1 = state.duellists
     if not pending_posts:
-        assert post is not None
-        return _initiative(call, state, post, dice[post.post_id][0], _read_legal)
+        if post is None:
+            return None
+        return _initiative(call, state, post, rolled, _read_legal)
     pending = pending_posts[0]
     a, d = (d0, d1) if pending.duellist == d0.name else (d1, d0)
-    assert pending.dice is not None
-    rolled = 0 if post is None else dice[post.post_id][0]
+    if not pending.dice:
+        return None
     return _resolve(call, state, a, d, pending, pending.dice[0], post, rolled, _read_legal)
 
 

@@ -305,6 +305,12 @@ def test_fatigue_fast_path_leaves_unusual_steps_to_the_full_resolution() -> None
     full = step(waived.state, [dodge], {2: (6,)}, ruleset=rs)
     _same_but_trail(step(waived.state, [dodge], {2: (6,)}, **kw), full)
     assert full.attacks[0].spell == "Flipendo" and full.attacks[0].void_reason == "dodged"
+    # the trusted step (the simulator's) leaves a post without a die (W1) to the full one too
+    assert resolve_fast(state, [feu], {1: ()}, rs, trusted=True) is None
+    one = step(state, [feu], {1: (2,)}, **kw)
+    none = TurnPost(C, 2, None)
+    assert resolve_fast(one.state, [none], {2: ()}, rs, trusted=True) is None
+    assert resolve_fast(one.state, [none], {2: (3,)}, rs, trusted=True) is not None
 
 
 def test_duo_steps_get_the_same_1v1_outcomes_without_the_trail(
