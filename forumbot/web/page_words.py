@@ -441,7 +441,9 @@ class PageWords(Words):
                      during, bearer, amount, unit)  # fmt: skip
         if kind == "damage_over_time":
             return _("from the next turn, %s, %s loses %s %s a turn", during, bearer, amount, unit)
-        if kind in ("no_attack", "no_dodge"):
+        if kind in ("no_attack", "no_dodge"):  # third reader after issue 25: the duration counts
+            if turns > 1:
+                return _("%s %s during the next %s turns", bearer, effect_fr(kind), turns)
             return _("%s %s at the next turn", bearer, effect_fr(kind))
         if kind == "heal":
             return _("%s gets back %s %s", bearer, amount, unit)
