@@ -36,6 +36,7 @@ from typing import Any
 import sqlite_utils
 
 from forumbot.config import check_secret_file
+from forumbot.storage.club_posts import ClubPosts
 from forumbot.storage.club_rows import ClubRows
 from forumbot.storage.duel_rows import DuelRows
 from forumbot.storage.duel_tasks import DuelTasks
@@ -47,7 +48,9 @@ from forumbot.storage.post_rows import PostRows
 from forumbot.storage.publish_rows import PublishRows
 from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
+from forumbot.storage.reward_rows import RewardRows
 from forumbot.storage.same_file import real_database_path, refuse_second_name
+from forumbot.storage.signup_rows import SignupRows
 from forumbot.storage.web_rows import WebRows
 
 
@@ -126,6 +129,24 @@ class Storage:
         """The sign-up desk's engagements, inbox, topics, profiles and threads
         (:class:`forumbot.storage.club_rows.ClubRows`)."""
         return ClubRows(self.db)
+
+    @cached_property
+    def signup_rows(self) -> SignupRows:
+        """The sign-up desks' requests, pairings, 2v2 entries and matches, sign-up posts,
+        withdrawals and cancellations (:class:`forumbot.storage.signup_rows.SignupRows`)."""
+        return SignupRows(self.db)
+
+    @cached_property
+    def club_posts(self) -> ClubPosts:
+        """The club's own posts: drafts, the claim, the due ones
+        (:class:`forumbot.storage.club_posts.ClubPosts`)."""
+        return ClubPosts(self.db)
+
+    @cached_property
+    def reward_rows(self) -> RewardRows:
+        """The club's rewards, leaderboards and 2v2 settling
+        (:class:`forumbot.storage.reward_rows.RewardRows`)."""
+        return RewardRows(self.db)
 
     # -- transactions -------------------------------------------------------------------
     @contextmanager
