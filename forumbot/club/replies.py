@@ -196,6 +196,8 @@ _FIELDS = {
     "adversaire": "partner",
     "coequipier": "partner",
     "coequipiere": "partner",
+    "enjeux": "stakes",
+    "enjeu": "stakes",
 }
 _WRONG = {
     "year": ("missing_year", "invalid_year"),
@@ -205,9 +207,9 @@ _WRONG = {
 
 def own_words(text: str, code: str) -> dict[str, str]:
     """The sign-up lines of ``text`` as the player typed them (« Année : 6e année »):
-    ``name``, ``year``, ``types``, ``partner`` (those present), so the example of a reply is
-    the player's own sign-up with only the wrong line replaced. The field ``code`` names as
-    wrong (``missing_year``, ``partner_invalid_year``...) is left out."""
+    ``name``, ``year``, ``types``, ``partner``, ``stakes`` (those present), so the example of
+    a reply is the player's own sign-up with only the wrong line replaced. The field ``code``
+    names as wrong (``missing_year``, ``partner_invalid_year``...) is left out."""
     out: dict[str, str] = {}
     for m in _LINE.finditer(text):
         field = _FIELDS.get(fold(m.group(1)).strip())
@@ -237,24 +239,25 @@ def reply(
             "message": message if isinstance(message, Trusted) else Trusted(neutralise(message)),
             "kind": reg.kind,
             "own": own_words(post.text, code),
-            "open_request": open_request(ctx, reg, post.author),
+            **open_request(ctx, reg, post.author),
         },
         ctx.language,
     )
     draft_reply(ctx, reg, post, code, text)
 
 
-def open_request(ctx: DeskContext, reg: Registration, author: str) -> str | None:
-    """The character of the thread's first open 1v1 request by someone other than ``author``
-    (a sign-up without « Adversaire » is matched with it at once: RULES.md « matched with the
-    first person who answers it or who also signs up alone »; issue 25, reader W4); None in
-    2v2 or when there is none."""
-    if reg.kind != "1v1":
-        return None
-    for r in ctx.storage.signup_rows.open_requests_in(ctx.board_id, reg.topic_id):
-        if player_key(str(r["player"])) != player_key(author):
-            return str(r["character"])
-    return None
+def open_request(ctx: DeskContext, reg: Registration, author: str) -> dict[str, Any]:
+    """A reply's ``open_request``: the character of the thread's first open 1v1 request by
+    someone other than ``author`` (a sign-up without « Adversaire » is matched with it at
+    once: RULES.md « matched with the first person who answers it or who also signs up
+    alone »; issue 25, reader W4), and ``open_request_stakes``: the stakes that request wrote
+    (player text), which the reply's reader accepts by writing the same « Enjeux » line
+    (:mod:`forumbot.duels.stakes` [D]; reader3). Both None in 2v2 or when there is none."""
+    if reg.kind == "1v1":
+        for r in ctx.storage.signup_rows.open_requests_in(ctx.board_id, reg.topic_id):
+            if player_key(str(r["player"])) != player_key(author):
+                return {"open_request": str(r["character"]), "open_request_stakes": r["stakes"]}
+    return {"open_request": None, "open_request_stakes": None}
 
 
 def draft_reply(ctx: DeskContext, reg: Registration, post: Post, code: str, text: str) -> None:
