@@ -244,7 +244,7 @@ class StorageSettings(_Section):
         "",
         "Folder of the daily backups (and of `forumbot backup` without --dest). Relative "
         "paths are relative to this file. Empty: `backups/` beside the SQLite database; on "
-        "PostgreSQL, `backups/` in the working directory (pg_dump files).",
+        "PostgreSQL, `backups/` in $STATE_DIRECTORY or the working directory (pg_dump files).",
     )
 
 

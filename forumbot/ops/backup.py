@@ -22,9 +22,8 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit
 
-from forumbot.storage.engine import is_postgres, split_schema
+from forumbot.storage.engine import is_postgres, pg_file_stem, pg_state_dir
 from forumbot.storage.files import (
     Connection,
     CopyError,
@@ -66,19 +65,10 @@ PG_SUFFIX = ".dump"
 """Suffix of a PostgreSQL backup (``pg_dump -Fc`` archive)."""
 
 
-def _pg_stem(url: str) -> str:
-    """``<database>-<schema>`` of a PostgreSQL URL (asks the server for the schema when the URL
-    names none): one club's backups, distinct from another database's club of the same schema."""
-    dsn, _ = split_schema(url)
-    parts = urlsplit(dsn)
-    name = unquote(parts.path.lstrip("/")) or parts.username or "postgres"
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{name}-{club_schema(url)}")
-
-
 def _stem_suffix(database: str | Path) -> tuple[str, str]:
     """``(stem, suffix)`` of the backups of ``database`` (a file or a ``postgresql://`` URL)."""
     if is_postgres(str(database)):
-        return _pg_stem(str(database)), PG_SUFFIX
+        return pg_file_stem(str(database)), PG_SUFFIX
     db = Path(database)
     return db.stem, db.suffix or ".db"
 
@@ -116,12 +106,14 @@ def list_backups(database: str | Path, dest_dir: str | Path) -> list[Path]:
 
 def default_backup_dir(config: Config) -> Path:
     """The backup folder of ``config``: ``storage.backup_dir`` when set; else ``backups/``
-    beside the SQLite database, or on PostgreSQL ``backups/`` in the working directory
-    (``/var/lib/forumbot`` under the systemd units and in the container)."""
+    beside the SQLite database, or on PostgreSQL ``backups/`` in the club's state folder
+    (:func:`forumbot.storage.engine.pg_state_dir`: ``$STATE_DIRECTORY`` under the systemd
+    units, else the working directory; ``/var/lib/forumbot`` in both the units and the
+    container)."""
     if config.backup_dir:
         return Path(config.backup_dir)
     if is_postgres(config.database):
-        return Path.cwd() / "backups"
+        return pg_state_dir() / "backups"
     return Path(config.database).parent / "backups"
 
 

@@ -224,6 +224,7 @@ def test_the_backup_folder_of_a_postgresql_club(
     """``storage.backup_dir`` (relative to the file), else ``./backups`` on PostgreSQL (no file
     to sit beside), else beside the SQLite database."""
     monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("STATE_DIRECTORY", raising=False)
     base = (
         '[board]\nurl = "https://b.example"\n[bot]\nusername = "Hibou"\n[[watch]]\nforum_id = 3\n'
     )
@@ -266,3 +267,37 @@ def test_the_commands_back_up_and_restore_a_postgresql_club(
     assert done.exit_code == 0, done.output
     assert f"into {url}" in done.output and "pre-restore" in done.output
     assert audit_count(url) == 2
+
+
+def test_a_postgresql_clubs_side_files_live_in_its_state_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cookie jar, the notice journal (which a restore must not roll back: issue 23) and
+    the dice reserve of a PostgreSQL club: named after its database and schema in
+    ``$STATE_DIRECTORY`` (else the working directory), never a path made of the URL."""
+    from forumbot.app import cookie_file_for
+    from forumbot.duels.dice_reserve import reserve_path
+    from forumbot.notify.journal import journal_path
+    from forumbot.storage.engine import pg_file_stem
+
+    url = "postgresql://bot:secret@db.example/forumbot?schema=poudlard&sslmode=require"
+    monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path / "state"))
+    assert journal_path(url) == tmp_path / "state" / "forumbot-poudlard.notices.journal"
+    assert cookie_file_for(url) == tmp_path / "state" / "forumbot-poudlard.cookies.json"
+    assert reserve_path(url) == tmp_path / "state" / "forumbot-poudlard.dice-reserve.json"
+    monkeypatch.delenv("STATE_DIRECTORY")
+    monkeypatch.chdir(tmp_path)
+    assert journal_path(url) == tmp_path / "forumbot-poudlard.notices.journal"
+    assert default_backup_dir_of(url) == tmp_path / "backups"
+    assert pg_file_stem("postgresql://u@h/db?options=-csearch_path%3Dclub_b,public") == "db-club_b"
+    assert pg_file_stem("postgres://u@h") == "u-public"
+    assert journal_path("/var/lib/forumbot/bot.db") == Path("/var/lib/forumbot/bot.notices.journal")
+    assert reserve_path("/x/bot.db") == Path("/x/bot.db.dice-reserve.json")
+    assert reserve_path(":memory:") is None and cookie_file_for(":memory:") is None
+
+
+def default_backup_dir_of(url: str) -> Path:
+    from forumbot.config import Config
+
+    config = Config(board_url="https://b.org", platform="phpbb3", username="Hibou", database=url)
+    return default_backup_dir(config)
