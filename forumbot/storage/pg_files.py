@@ -148,6 +148,37 @@ def schema_has_tables(url: str) -> bool:
         raw.close()
 
 
+def schema_health(url: str) -> tuple[str, bool, int, list[str]]:
+    """``(schema, it exists, its table count, applied forumbot migrations in order)`` of the
+    club at ``url``, read on a read-only session (nothing is created). ``forumbot doctor``'s
+    view of a PostgreSQL club (the server checks its own pages: there is no
+    ``integrity_check`` to run).
+
+    Raises:
+        ConfigError: the server cannot be reached.
+    """
+    from forumbot.storage.pg import PgDatabase
+
+    schema = club_schema(url)
+    raw = _read_only(url)
+    try:
+        row = raw.execute(
+            "select (select count(*) from pg_namespace where nspname = %s), "
+            "(select count(*) from information_schema.tables where table_schema = %s)",
+            [schema, schema],
+        ).fetchone()
+        exists, tables = bool(row[0]), int(row[1])
+        applied: list[str] = []
+        if tables:
+            raw.execute(f'set search_path to "{schema}"')
+            source = PgDatabase(raw, redacted(url))
+            if _MIGRATIONS_TABLE in source.table_names():
+                applied = [m.name for m in MIGRATIONS.applied(source)]
+        return schema, exists, tables, applied
+    finally:
+        raw.close()
+
+
 def dump_schema(url: str, target: Path) -> None:
     """``pg_dump -n <schema> -Fc`` of the club's schema into a new file ``target`` (mode 0600),
     then checked with :func:`dump_health`. ``target`` is removed on failure.
@@ -303,4 +334,5 @@ __all__ = [
     "pg_tool",
     "restore_schema",
     "schema_has_tables",
+    "schema_health",
 ]

@@ -301,3 +301,33 @@ def default_backup_dir_of(url: str) -> Path:
 
     config = Config(board_url="https://b.org", platform="phpbb3", username="Hibou", database=url)
     return default_backup_dir(config)
+
+
+def test_doctor_reads_a_postgresql_clubs_schema_without_creating_it(pg: PgSchemas) -> None:
+    """``doctor --offline`` on ``storage.url``: the schema's tables and its migrations, read
+    only; a schema not made yet is a warning (``run`` makes it), and is still not made."""
+    from forumbot.config import Config, WatchedForum
+    from forumbot.ops.doctor import doctor
+
+    def checks(url: str) -> dict[str, tuple[str, str]]:
+        config = Config(board_url="https://b.org", platform="phpbb3", username="Hibou",
+                        database=url, watch=(WatchedForum(3),))  # fmt: skip
+        found = doctor(config, offline=True, environ={"FORUMBOT_PASSWORD": "s3cret"})
+        return {c.name: (c.status, c.detail) for c in found}
+
+    url = pg.fresh()
+    seeded(url, 1)
+    found = checks(url)
+    assert found["database"][0] == "ok" and f"schema {schema_of(url)}:" in found["database"][1]
+    assert found["migrations"][0] == "ok" and "none pending" in found["migrations"][1]
+    assert found["filesystem"][0] == "skip"
+    missing = pg.fresh()
+    found = checks(missing)
+    assert found["database"][0] == "warn" and found["migrations"][0] == "skip"
+    assert memory_copy_pg(missing).duels() == []  # still no schema: an empty copy
+    dsn, _ = split_schema(missing)
+    with psycopg.connect(dsn) as conn:
+        made = conn.execute(
+            "select 1 from pg_namespace where nspname = %s", [schema_of(missing)]
+        ).fetchone()
+    assert made is None
