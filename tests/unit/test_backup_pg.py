@@ -61,6 +61,18 @@ def audit_count(url: str) -> int:
         storage.close()
 
 
+MINIMAL = '[board]\nurl = "https://b.example"\n[bot]\nusername = "Hibou"\n[[watch]]\nforum_id = 3\n'
+"""A club file's required settings; its ``[storage]`` table is the test's."""
+
+
+def club_file(tmp_path: Path, name: str, storage: str) -> Path:
+    """``tmp_path/name``: :data:`MINIMAL` and ``[storage]`` ``storage`` (mode 0644)."""
+    path = tmp_path / name
+    path.write_text(f"{MINIMAL}[storage]\n{storage}\n", encoding="utf-8")
+    path.chmod(0o644)
+    return path
+
+
 def schema_of(url: str) -> str:
     schema = split_schema(url)[1]
     assert schema is not None
@@ -225,18 +237,12 @@ def test_the_backup_folder_of_a_postgresql_club(
     to sit beside), else beside the SQLite database."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("STATE_DIRECTORY", raising=False)
-    base = (
-        '[board]\nurl = "https://b.example"\n[bot]\nusername = "Hibou"\n[[watch]]\nforum_id = 3\n'
-    )
-    pg_file = tmp_path / "pg.toml"
-    pg_file.write_text(base + '[storage]\nurl = "postgresql://u@h/db?schema=club"\n', "utf-8")
+    url = 'url = "postgresql://u@h/db?schema=club"'
+    pg_file = club_file(tmp_path, "pg.toml", url)
     assert default_backup_dir(load_config(pg_file)) == tmp_path / "backups"
-    pg_file.write_text(
-        base + '[storage]\nurl = "postgresql://u@h/db?schema=club"\nbackup_dir = "dumps"\n', "utf-8"
-    )
+    pg_file = club_file(tmp_path, "pg.toml", f'{url}\nbackup_dir = "dumps"')
     assert default_backup_dir(load_config(pg_file)) == tmp_path / "dumps"
-    lite = tmp_path / "lite.toml"
-    lite.write_text(base + '[storage]\ndatabase = "data/bot.db"\n', "utf-8")
+    lite = club_file(tmp_path, "lite.toml", 'database = "data/bot.db"')
     assert default_backup_dir(load_config(lite)) == tmp_path / "data" / "backups"
 
 
@@ -251,13 +257,7 @@ def test_the_commands_back_up_and_restore_a_postgresql_club(
 
     url = pg.fresh()
     seeded(url, 2)
-    config = tmp_path / "club.toml"
-    config.write_text(
-        '[board]\nurl = "https://b.example"\n[bot]\nusername = "Hibou"\n[[watch]]\nforum_id = 3\n'
-        f'[storage]\nurl = "{url}"\nbackup_dir = "dumps"\n',
-        encoding="utf-8",
-    )
-    config.chmod(0o644)
+    config = club_file(tmp_path, "club.toml", f'url = "{url}"\nbackup_dir = "dumps"')
     done = CliRunner().invoke(main, ["backup", "-c", str(config), "--keep", "2"])
     assert done.exit_code == 0, done.output
     saved = Path(done.output.strip())
