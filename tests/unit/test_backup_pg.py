@@ -331,3 +331,22 @@ def test_doctor_reads_a_postgresql_clubs_schema_without_creating_it(pg: PgSchema
             "select 1 from pg_namespace where nspname = %s", [schema_of(missing)]
         ).fetchone()
     assert made is None
+
+
+def test_the_daily_backup_of_a_postgresql_club_goes_to_its_state_folder(
+    pg: PgSchemas, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``run`` (ops.scheduler) does each day: a pg_dump in ``<state folder>/backups``,
+    ``storage.backup_keep`` kept."""
+    from forumbot.config import Config
+    from forumbot.ops.backup import daily_backup
+
+    monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path))
+    url = pg.fresh()
+    seeded(url, 1)
+    config = Config(board_url="https://b.org", platform="phpbb3", username="Hibou",
+                    database=url, backup_keep=2)  # fmt: skip
+    for day in range(3):
+        daily_backup(config, NOW + timedelta(days=day))
+    kept = list_backups(url, tmp_path / "backups")
+    assert [p.name for p in kept] == [backup_name(url, NOW + timedelta(days=d)) for d in (1, 2)]
