@@ -33,6 +33,7 @@ from forumbot.forums.clock_watch import attach_clock_watch
 from forumbot.notify.job import NotifyJob
 from forumbot.publish.poster import OnPublished, PublishState, publish_due
 from forumbot.storage import Storage, StorageOperationalError, open_storage
+from forumbot.storage.engine import side_file
 
 log = logging.getLogger("forumbot")
 
@@ -43,12 +44,10 @@ def utc_now() -> datetime:
 
 
 def cookie_file_for(database: str) -> Path | None:
-    """The bot's cookie jar beside ``database`` (``bot.db`` -> ``bot.cookies.json``, mode 0600);
-    None for an in-memory database."""
-    if database == ":memory:":
-        return None
-    path = Path(database)
-    return path.with_name(path.stem + ".cookies.json")
+    """The bot's cookie jar beside ``database`` (``bot.db`` -> ``bot.cookies.json``, mode 0600;
+    a PostgreSQL club's in its state folder: :func:`forumbot.storage.engine.side_file`); None
+    for an in-memory database."""
+    return side_file(database, ".cookies.json")
 
 
 def make_client(

@@ -91,7 +91,12 @@ def check_line(item: Check) -> str:
 
 @click.command()
 @config_option
-@click.option("--dest", default=None, help="Backup folder [default: <database folder>/backups].")
+@click.option(
+    "--dest",
+    default=None,
+    help="Backup folder [default: storage.backup_dir, else <database folder>/backups; "
+    "PostgreSQL: ./backups].",
+)
 @click.option(
     "--keep",
     default=7,
@@ -100,12 +105,14 @@ def check_line(item: Check) -> str:
     help="Daily backups to keep.",
 )
 def backup(config_path: str, dest: str | None, keep: int) -> None:
-    """Copy the database (safe while the bot runs) and keep the newest KEEP daily backups."""
+    """Copy the database (safe while the bot runs) and keep the newest KEEP daily backups.
+    On PostgreSQL (storage.url): pg_dump of the club's schema."""
     from forumbot.ops.backup import backup as run_backup
+    from forumbot.ops.backup import default_backup_dir
 
-    database = load(config_path).database
-    folder = Path(dest) if dest else Path(database).parent / "backups"
-    click.echo(str(run_backup(database, folder, datetime.now(UTC), keep=keep)))
+    config = load(config_path)
+    folder = Path(dest) if dest else default_backup_dir(config)
+    click.echo(str(run_backup(config.database, folder, datetime.now(UTC), keep=keep)))
 
 
 @click.command()
@@ -113,12 +120,14 @@ def backup(config_path: str, dest: str | None, keep: int) -> None:
 @config_option
 def restore(backup_file: str, config_path: str) -> None:
     """Put BACKUP_FILE back as the database (refused while forumbot run is running); the
-    current database is saved next to it first."""
+    current database is saved next to it first. On PostgreSQL: a pg_dump archive of the
+    club's schema, restored in one transaction (the current schema saved beside it)."""
     from forumbot.ops.backup import restore as run_restore
+    from forumbot.storage.engine import redacted
 
     database = load(config_path).database
     safety = run_restore(backup_file, database)
-    click.echo(_("restored %s into %s", backup_file, database))
+    click.echo(_("restored %s into %s", backup_file, redacted(database)))
     if safety is not None:
         click.echo(_("previous database saved as %s", safety))
 

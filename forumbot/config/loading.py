@@ -173,6 +173,9 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
     password_file = parsed.bot.password_file
     if password_file and not Path(password_file).is_absolute():
         password_file = str(base / password_file)
+    backup_dir = parsed.storage.backup_dir
+    if backup_dir and not Path(backup_dir).is_absolute():
+        backup_dir = str(base / backup_dir)
     values: dict[str, Any] = {}
     for attribute, path in FLAT_SETTINGS.items():
         section, key = path.split(".")
@@ -182,6 +185,7 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
         board_url=parsed.board.url.rstrip("/"),
         database=database,
         password_file=password_file,
+        backup_dir=backup_dir,
         watch=tuple(watch),
         registrations=tuple(registrations),
         notify=dict(notify),

@@ -80,6 +80,7 @@ class Config:
     board_language: str = default_of("board", "language")
     backup_keep: int = default_of("storage", "backup_keep")
     backup_hour_utc: int = default_of("storage", "backup_hour_utc")
+    backup_dir: str = default_of("storage", "backup_dir")
     health_port: int = default_of("ops", "health_port")
     log_format: str = default_of("ops", "log_format")
     registrations: tuple[Registration, ...] = field(default_factory=tuple)
@@ -156,6 +157,7 @@ FLAT_SETTINGS: dict[str, str] = {
     "database": "storage.database",
     "backup_keep": "storage.backup_keep",
     "backup_hour_utc": "storage.backup_hour_utc",
+    "backup_dir": "storage.backup_dir",
     "health_port": "ops.health_port",
     "log_format": "ops.log_format",
     "leaderboard_topic_id": "leaderboard.topic_id",

@@ -240,6 +240,12 @@ class StorageSettings(_Section):
     backup_hour_utc: int = setting(
         4, "Hour of the day (UTC, 0-23) of the daily backup.", unit="h", ge=0, le=23
     )
+    backup_dir: str = setting(
+        "",
+        "Folder of the daily backups (and of `forumbot backup` without --dest). Relative "
+        "paths are relative to this file. Empty: `backups/` beside the SQLite database; on "
+        "PostgreSQL, `backups/` in $STATE_DIRECTORY or the working directory (pg_dump files).",
+    )
 
 
 class OpsSettings(_Section):

@@ -30,16 +30,20 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from forumbot.storage.engine import side_file
+
 log = logging.getLogger("forumbot.duels.dice_reserve")
 
 SEED_BYTES = 32
 
 
 def reserve_path(database: str) -> Path | None:
-    """The reserve file of the database at ``database`` (None for an in-memory database)."""
-    if not database or database == ":memory:" or database.startswith("file::memory:"):
+    """The reserve file of the database at ``database`` (``bot.db.dice-reserve.json``; a
+    PostgreSQL club's in its state folder: :func:`forumbot.storage.engine.side_file`); None
+    for an in-memory database."""
+    if not database:
         return None
-    return Path(database + ".dice-reserve.json")
+    return side_file(database, ".dice-reserve.json", whole_name=True)
 
 
 class DiceReserve(random.SystemRandom):

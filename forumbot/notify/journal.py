@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from forumbot.storage import Storage, iso
+from forumbot.storage.engine import side_file
 
 Final = Callable[..., None]
 """``final(storage, row, status, now, **fields)``: the outbox's final state of a notice."""
@@ -53,12 +54,10 @@ DELIVERED = ("sending", "sent")
 
 
 def journal_path(database: str) -> Path | None:
-    """The journal beside ``database`` (``bot.db`` -> ``bot.notices.journal``); None for
-    ``:memory:``."""
-    if database == ":memory:":
-        return None
-    path = Path(database)
-    return path.with_name(path.stem + SUFFIX)
+    """The journal beside ``database`` (``bot.db`` -> ``bot.notices.journal``; a PostgreSQL
+    club's in its state folder, ``forumbot-poudlard.notices.journal``:
+    :func:`forumbot.storage.engine.side_file`); None for ``:memory:``."""
+    return side_file(database, SUFFIX)
 
 
 def durable_key(storage: Storage, row: dict[str, Any]) -> str:

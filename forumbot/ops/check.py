@@ -25,7 +25,9 @@ from forumbot.ops.doctor import remember_language
 from forumbot.ops.session import bot_client, log_in
 from forumbot.rulesets import load_duo_inputs, load_ruleset
 from forumbot.storage import Storage
+from forumbot.storage.engine import is_postgres
 from forumbot.storage.files import memory_copy
+from forumbot.storage.pg_files import memory_copy_pg
 from parsers.model import Post
 from rules.balance import Stall, stall_warnings
 from rules.balance.duo import duo_stall_warnings
@@ -100,7 +102,10 @@ class ReadOnlyClient:
 
 
 def _memory_copy(path: str) -> Storage:
-    return memory_copy(path)
+    """A private in-memory copy of the club's database: a SQLite file's
+    (:func:`forumbot.storage.files.memory_copy`) or a PostgreSQL schema's rows, read on a
+    read-only session (:func:`forumbot.storage.pg_files.memory_copy_pg`)."""
+    return memory_copy_pg(path) if is_postgres(path) else memory_copy(path)
 
 
 def _stall_line(name: str, stall: Stall, language: str) -> str:

@@ -22,7 +22,9 @@ from forumbot.i18n import C_, N_
 from forumbot.ops.filesystem import PROC_MOUNTS, mount_of, network_filesystem_warning
 from forumbot.ops.session import bot_client, log_in
 from forumbot.ops.validate import config_problems
+from forumbot.storage.engine import is_postgres, redacted
 from forumbot.storage.files import NotADatabaseError, file_health, known_migrations
+from forumbot.storage.pg_files import schema_health
 from parsers.page_language import page_language
 
 log = logging.getLogger("forumbot.ops.doctor")
@@ -191,6 +193,8 @@ def _filesystem_check(database: str, mounts: str | Path) -> Check:
     """``warn`` when the database's folder is on a network filesystem (WAL does not work)."""
     if database == ":memory:":
         return _check("filesystem", "skip", N_("in-memory database"))
+    if is_postgres(database):
+        return _check("filesystem", "skip", N_("PostgreSQL: no database file"))
     warning = network_filesystem_warning(database, mounts)
     if warning is not None:
         return _check(
@@ -204,9 +208,30 @@ def _filesystem_check(database: str, mounts: str | Path) -> Check:
     return _check("filesystem", "ok", N_("database folder on %s on %s"), mount.fstype, mount.point)
 
 
+def _pg_database_checks(url: str) -> list[Check]:
+    """``database`` and ``migrations`` of a PostgreSQL club (its schema, read only)."""
+    try:
+        schema, exists, tables, applied = schema_health(url)
+    except ConfigError as exc:
+        return [
+            _check("database", "fail", N_("%s: %s"), redacted(url), exc),
+            _check("migrations", "skip", N_("database unreadable")),
+        ]
+    if not exists or not tables:
+        return [
+            _check("database", "warn", N_("%s does not exist yet; forumbot run creates it"),
+                   f"{redacted(url)} (schema {schema})"),  # fmt: skip
+            _check("migrations", "skip", N_("no database yet")),
+        ]
+    found = _check("database", "ok", N_("PostgreSQL schema %s: %s tables"), schema, tables)
+    return [found, *_migration_checks(applied)]
+
+
 def _database_checks(database: str) -> list[Check]:
     if database == ":memory:":
         return [_check("database", "skip", N_("in-memory database (tests only)"))]
+    if is_postgres(database):
+        return _pg_database_checks(database)
     path = Path(database)
     if not path.exists():
         return [
@@ -237,6 +262,12 @@ def _database_checks(database: str) -> list[Check]:
         checks.append(
             _check("database", "ok", N_("%s (%s KiB): integrity_check ok"), path, size_kib)
         )
+    return [*checks, *_migration_checks(applied)]
+
+
+def _migration_checks(applied: list[str]) -> list[Check]:
+    """The ``migrations`` check of a database whose applied migrations are ``applied``."""
+    checks: list[Check] = []
     known = _known_migrations()
     unknown = [name for name in applied if name not in known]
     pending = [name for name in known if name not in applied]

@@ -39,7 +39,6 @@ import signal
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from apscheduler.events import EVENT_JOB_MAX_INSTANCES, EVENT_JOB_MISSED, JobExecutionEvent
@@ -50,7 +49,7 @@ from apscheduler.schedulers.blocking import BlockingScheduler
 from forumbot._lean import limit_malloc_arenas
 from forumbot.app import Bot
 from forumbot.errors import BoardPaused, LoginFailed
-from forumbot.ops.backup import backup
+from forumbot.ops.backup import daily_backup
 from forumbot.ops.health import HealthState, start_health_server, tracked_jobs
 from forumbot.ops.lock import AlreadyRunning, single_instance
 from forumbot.ops.session import OutageWait, log_in
@@ -285,17 +284,14 @@ def build_scheduler(
         misfire_grace_time=int(max(1, publish_s)),
     )
     if bot.config.backup_keep > 0 and bot.config.database != ":memory:":
-        database = bot.config.database
 
-        def daily_backup() -> None:
-            path = backup(
-                database, Path(database).parent / "backups", bot.now(), keep=bot.config.backup_keep
-            )
+        def the_daily_backup() -> None:
+            path = daily_backup(bot.config, bot.now())  # a file copy, or pg_dump (issue 27)
             log.info("backup written: %s", path)
 
         # A backup missed while the bot was down runs at start-up within the hour's grace.
         scheduler.add_job(
-            _guard("backup", daily_backup, scheduler, stopped_by),
+            _guard("backup", the_daily_backup, scheduler, stopped_by),
             "cron",
             hour=bot.config.backup_hour_utc,
             minute=0,

@@ -9,17 +9,22 @@ PostgreSQL (the scale-out store), chosen by ``storage.url``.
   own parameters (``sslmode``, ``options=-csearch_path=...``) are passed on unchanged.
 
 :func:`pg_run_lock` is the run lock on PostgreSQL; :func:`describe` the schema of either
-engine (columns, primary key, unique indexes), compared by the tests.
+engine (columns, primary key, unique indexes), compared by the tests. :func:`side_file` names
+the files the bot keeps beside its database (cookie jar, notice journal, dice reserve): beside
+the SQLite file, or for a PostgreSQL club in the state folder (:func:`pg_state_dir`) under
+:func:`pg_file_stem`.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 from forumbot.config import ConfigError
 from forumbot.config.storage_url import POSTGRES_SCHEMES, is_postgres, sqlite_path
@@ -33,7 +38,8 @@ _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 __all__ = [
     "POSTGRES_SCHEMES", "RunLockHeld", "connect_pg", "describe", "is_postgres", "open_pg",
-    "pg_run_lock", "redacted", "split_schema", "sqlite_path",
+    "pg_file_stem", "pg_run_lock", "pg_state_dir", "redacted", "side_file", "split_schema",
+    "sqlite_path",
 ]  # fmt: skip
 
 
@@ -57,6 +63,56 @@ def split_schema(url: str) -> tuple[str, str | None]:
         raise ConfigError(f"storage.url: schema {schema!r} must be a lowercase identifier")
     rest = urlencode([(k, v) for k, v in params if k != "schema"])
     return urlunsplit(parts._replace(query=rest)), schema
+
+
+def _search_path_schema(query: str) -> str | None:
+    """The first schema of a ``options=-csearch_path=a,b`` libpq parameter, or None."""
+    for key, value in parse_qsl(query, keep_blank_values=True):
+        if key == "options":
+            found = re.search(r"-c\s*search_path\s*=\s*([^\s,]+)", value)
+            if found:
+                return found.group(1).strip('"')
+    return None
+
+
+def pg_file_stem(url: str) -> str:
+    """``<database>-<schema>`` of a PostgreSQL URL, read from the URL alone (``schema=``, else
+    ``options=-csearch_path=...``, else ``public``), reduced to ``[A-Za-z0-9_.-]``: the name
+    of a club's backups and side files, distinct from another database's club of the same
+    schema.
+
+    >>> pg_file_stem("postgresql://bot:secret@db.example:5432/forumbot?schema=poudlard")
+    'forumbot-poudlard'
+    """
+    dsn, schema = split_schema(url)
+    parts = urlsplit(dsn)
+    name = unquote(parts.path.lstrip("/")) or parts.username or "postgres"
+    schema = schema or _search_path_schema(parts.query) or "public"
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{name}-{schema}")
+
+
+def pg_state_dir() -> Path:
+    """Where a PostgreSQL club's files live (no database file to sit beside): systemd's
+    ``$STATE_DIRECTORY`` (``StateDirectory=forumbot``: ``/var/lib/forumbot``), else the working
+    directory (the container's ``/var/lib/forumbot``)."""
+    state = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    return Path(state) if state else Path.cwd()
+
+
+def side_file(database: str, suffix: str, *, whole_name: bool = False) -> Path | None:
+    """A file the bot keeps with its database: SQLite ``<folder>/<stem><suffix>``
+    (``whole_name``: ``<name><suffix>``); PostgreSQL ``<pg_state_dir>/<pg_file_stem><suffix>``;
+    None for an in-memory database.
+
+    >>> str(side_file("/var/lib/forumbot/bot.db", ".cookies.json"))
+    '/var/lib/forumbot/bot.cookies.json'
+    """
+    if database == ":memory:" or database.startswith("file::memory:"):
+        return None
+    if is_postgres(database):
+        return pg_state_dir() / f"{pg_file_stem(database)}{suffix}"
+    path = Path(database)
+    return path.with_name((path.name if whole_name else path.stem) + suffix)
 
 
 def redacted(url: str) -> str:

@@ -49,8 +49,18 @@ def printed_opening(output: str, topic: int) -> str:
     return output.split(head, 1)[1].split("\ndry run: nothing was posted", 1)[0]
 
 
-def test_check_prints_the_opening_run_publishes(sandbox) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"])
+def test_check_prints_the_opening_run_publishes(  # type: ignore[no-untyped-def]
+    sandbox, engine: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On both engines (issue 27): on PostgreSQL ``check`` dry-runs on a copy of the club's
+    schema (not even created by it) and keeps the reserve in the club's state folder."""
     cfg, board, topic = sandbox
+    if engine == "postgresql":
+        url = request.getfixturevalue("pg_schemas").fresh()
+        cfg.write_text(cfg.read_text().replace('url = ""', f'url = "{url}"', 1))
+        monkeypatch.setenv("STATE_DIRECTORY", str(cfg.parent / "state"))
+        (cfg.parent / "state").mkdir(mode=0o700)
     runner = CliRunner()
     first = runner.invoke(main, ["check", "-c", str(cfg)])
     assert first.exit_code == 0, first.output
@@ -58,7 +68,8 @@ def test_check_prints_the_opening_run_publishes(sandbox) -> None:  # type: ignor
     again = printed_opening(runner.invoke(main, ["check", "-c", str(cfg)]).output, topic)
     assert again == shown  # a second dry run shows the same dice
     config = load_config(cfg)
-    assert not Path(config.database).exists()  # still a dry run: the database is untouched
+    # still a dry run: the database is untouched (on PostgreSQL: the schema not even made)
+    assert not untouched_exists(config.database)
     reserve = reserve_path(config.database)
     assert reserve is not None and stat.S_IMODE(reserve.stat().st_mode) == 0o600
 
@@ -78,6 +89,16 @@ def test_check_prints_the_opening_run_publishes(sandbox) -> None:  # type: ignor
         bot.close()
     published = [p.text for p in board.posts(topic) if "forumbot·" in p.text]
     assert len(published) == 1 and FINGERPRINT.findall(published[0]) == [fingerprint]
+
+
+def untouched_exists(database: str) -> bool:
+    """Whether the club's database exists: its file, or its PostgreSQL schema."""
+    from forumbot.storage.engine import is_postgres
+    from forumbot.storage.pg_files import schema_health
+
+    if is_postgres(database):
+        return schema_health(database)[1]
+    return Path(database).exists()
 
 
 def test_the_reserve_keeps_for_check_and_hands_over_once_to_run(tmp_path: Path) -> None:

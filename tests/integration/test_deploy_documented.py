@@ -102,11 +102,12 @@ def test_f3_documented_caddyfiles_send_hsts_and_proxy_to_the_socket(name: str) -
     assert re.search(r"^\s*reverse_proxy unix/" + re.escape(unit_socket()) + r"\s*$", site, re.M)
 
 
-def test_compose_trusts_exactly_the_proxy() -> None:
-    """compose.yaml: the review page has no port, no fixed address, listens on a socket in a
-    volume that caddy and it mount and no other service does; forumbot.docker.toml trusts
-    that socket's peer only."""
-    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
+@pytest.mark.parametrize("name", ["compose.yaml", "compose.pg.yaml"])
+def test_compose_trusts_exactly_the_proxy(name: str) -> None:
+    """compose.yaml and compose.pg.yaml: the review page has no port, no fixed address, listens
+    on a socket in a volume that caddy and it mount and no other service does;
+    forumbot.docker.toml trusts that socket's peer only."""
+    compose = yaml.safe_load((DEPLOY / name).read_text(encoding="utf-8"))
     services = compose["services"]
     web = services["forumbot-web"]
     command = web["command"]
@@ -130,6 +131,36 @@ def test_compose_trusts_exactly_the_proxy() -> None:
     assert docker_web()["trusted_proxies"] == ["unix"]
     dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
     assert f"-m 0750 {folder}" in dockerfile
+
+
+def test_compose_pg_runs_serve_on_an_unexposed_postgresql_of_the_clients_version() -> None:
+    """Issue 27: compose.pg.yaml runs `forumbot serve --boards` on a PostgreSQL reachable from
+    the forumbot services only (an internal network, no host port), waits for it to be ready,
+    gives libpq its password in a file (never in a club's storage.url), and builds the image
+    with psycopg and the PostgreSQL client of the server's major version (pg_dump refuses a
+    newer server); the systemd unit of serve starts after a local PostgreSQL."""
+    compose = yaml.safe_load((DEPLOY / "compose.pg.yaml").read_text(encoding="utf-8"))
+    services = compose["services"]
+    pg, serve = services["postgres"], services["forumbot-serve"]
+    assert "ports" not in pg and pg["networks"] == ["db"]
+    assert compose["networks"]["db"]["internal"] is True
+    command = serve["command"]
+    assert command[:3] == ["serve", "--boards", "/etc/forumbot/clubs"]
+    assert serve["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert "db" in serve["networks"] and "default" in serve["networks"]  # the boards are outside
+    for name in ("forumbot-serve", "forumbot-web"):
+        assert services[name]["environment"]["PGPASSFILE"] == "/run/secrets/pgpass"
+        assert "pgpass" in services[name]["secrets"]
+    assert serve["build"]["args"] == {"EXTRAS": "[postgres]", "PG_CLIENT": "1"}
+    dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
+    assert "bookworm" in pg["image"] and pg["image"].startswith("postgres:15")
+    assert dockerfile.count("FROM python:3.11-slim-bookworm") == 2  # Debian 12: client 15
+    assert "postgresql-client" in dockerfile and '".${EXTRAS}"' in dockerfile
+    unit = (DEPLOY / "forumbot-serve.service").read_text(encoding="utf-8")
+    assert re.search(r"^After=.*postgresql\.service", unit, re.M)
+    readme = (DEPLOY / "README.md").read_text(encoding="utf-8")
+    assert "postgresql://forumbot@postgres:5432/forumbot?schema=" in readme
+    assert "pg_dump" in readme and "pg_restore" in readme
 
 
 def test_pins_install_on_debian_12_python() -> None:

@@ -168,16 +168,32 @@ def test_a_refusal_holds_the_row_with_the_sentence_in_both_languages() -> None:
 # ---------------------------------------------------------------------------- restore window
 
 
-@pytest.mark.sqlite_only(
-    "forumbot backup / restore copy a SQLite file; on PostgreSQL they are pg_dump / pg_restore"
-)
+def backed_up(tmp_path: Path, db: Path) -> tuple[str, Path]:
+    """The database ``db`` opened (on PostgreSQL: its schema), closed, and backed up with
+    ``forumbot backup``'s function: ``(its storage.url or path, the backup)``. Skips on
+    PostgreSQL without ``pg_dump``."""
+    from forumbot.ops.backup import backup
+    from forumbot.storage.engine import is_postgres
+    from forumbot.storage.pg_files import PgToolError, pg_tool
+
+    first = store(db)
+    where = first.path
+    first.close()
+    if is_postgres(where):
+        try:
+            pg_tool("pg_dump")
+        except PgToolError as exc:
+            pytest.skip(str(exc))
+    return where, backup(where, tmp_path / "b", NOW)
+
+
 def test_a_restore_opens_a_marker_check_window_from_the_first_start(tmp_path: Path) -> None:
-    from forumbot.ops.backup import backup, restore
+    """On both engines: a SQLite file copy, or pg_dump / pg_restore of the club's schema."""
+    from forumbot.ops.backup import restore
 
     db = tmp_path / "bot.db"
-    store(db).close()
-    saved = backup(db, tmp_path / "b", NOW)
-    restore(saved, db, now=NOW)
+    where, saved = backed_up(tmp_path, db)
+    restore(saved, where, now=NOW)
     storage = open_storage(db)
     later = NOW + timedelta(days=3)  # started long after the restore: the window starts now
     state = PublishState.at_start(storage, later)
@@ -192,6 +208,34 @@ def test_a_restore_opens_a_marker_check_window_from_the_first_start(tmp_path: Pa
     assert again.check_until == state.check_until
     assert not state.needs_marker_check(fresh, later + timedelta(days=2))  # window over
     assert not PublishState.at_start(store(), NOW).check_until  # no restore, no window
+
+
+def test_a_declaration_published_after_the_backup_is_not_posted_again_after_a_restore(
+    tmp_path: Path,
+) -> None:
+    """Issue 22/24 on both engines: the backup knows the turn as ``approved``; it went out
+    after the backup; the restored database's first pass finds its marker on the board and
+    records it, with no second post, though its id is newer than nothing the process wrote."""
+    from forumbot.ops.backup import restore
+
+    db = tmp_path / "bot.db"
+    storage, forum = store(db), Board()
+    forum.add_topic(7, "Duel 1", "Arbitre", "Ouverture")
+    decl = add_decl(storage, add_duel(storage))
+    storage.close()
+    where, saved = backed_up(tmp_path, db)
+    storage = open_storage(db)
+    (posted,) = publish_due(storage, forum, clock, on_published=None)
+    assert forum.replies_sent == 1
+    storage.close()
+    restore(saved, where, now=NOW)
+    storage = open_storage(db)
+    assert storage.declaration(decl)["status"] == "approved"  # the backup's view
+    state = PublishState.at_start(storage, NOW + timedelta(minutes=5))
+    assert publish_due(storage, forum, clock, on_published=None, state=state) == [posted]
+    assert forum.replies_sent == 1  # found by its marker: not posted twice
+    row = storage.declaration(decl)
+    assert row["status"] == "published" and row["published_post_id"] == posted
 
 
 # ---------------------------------------------------------------------------- owls
