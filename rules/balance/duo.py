@@ -119,8 +119,10 @@ def duo_post(
     incoming = [p for p in state.pending if p.target == me]
     choose = _greedy_spells if greedy else fatigue_spells
 
+    aimed = _aimed_names(rs)
+
     def attacks_at(other: DuellistState) -> list[Spell]:
-        return [s for s in choose(rs, mine, other) if _aimed(s)]
+        return [s for s in choose(rs, mine, other) if s.name in aimed]
 
     def attacks(victim: str) -> list[Spell]:
         return attacks_at(d.duellist(victim))
@@ -168,20 +170,21 @@ def duo_post(
     return DuoPost(TurnPost(me, post_id, None), move_to=move)
 
 
-_AIMED: dict[int, tuple[Spell, bool]] = {}
-"""id(spell) -> (spell, :func:`rules.fatigue.engine._targets_opponent`): read once per spell
-(a spellbook's spells are frozen; issue 26, the scripted duellists' repeated lookups)."""
+_AIMED: dict[int, tuple[FatigueRuleset, frozenset[str]]] = {}
+"""id(ruleset) -> (ruleset, the names of its spells aimed at an opponent): read once per
+spellbook (a ruleset is frozen; issue 26, the scripted duellists' repeated lookups)."""
 
 
-def _aimed(spell: Spell) -> bool:
-    """True when ``spell`` is aimed at an opponent (:func:`_targets_opponent`, kept)."""
-    found = _AIMED.get(id(spell))
-    if found is not None and found[0] is spell:
+def _aimed_names(rs: FatigueRuleset) -> frozenset[str]:
+    """The names of ``rs``'s spells aimed at an opponent (:func:`_targets_opponent`)."""
+    found = _AIMED.get(id(rs))
+    if found is not None and found[0] is rs:
         return found[1]
-    if len(_AIMED) >= 4096:
+    if len(_AIMED) >= 64:
         _AIMED.clear()
-    aimed = _AIMED[id(spell)] = (spell, _targets_opponent(spell))
-    return aimed[1]
+    names = frozenset(s.name for s in rs.spells if _targets_opponent(s))
+    _AIMED[id(rs)] = (rs, names)
+    return names
 
 
 def _damage(spell: Spell) -> int:

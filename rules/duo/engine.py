@@ -199,7 +199,7 @@ def _conclude(
         finished, winners, losers, draw_ = step.end()
     for unused in sorted(parsed.keys() - step.used):
         raise RuleError(OVERRIDE_RULE, f"nothing to apply {unused[0]}.{unused[1]} to here")
-    s = step.s
+    s = step.s.freeze()
     if finished:
         s = evolve(
             s,
