@@ -152,8 +152,8 @@ def duo_post(
     options = [(v, s) for v, s in options if s]
     if options:
         if greedy:
-            best = max(_damage(s[0]) for _, s in options)
-            options = [(v, s) for v, s in options if _damage(s[0]) == best]
+            best = max(aimed[s[0].name] for _, s in options)
+            options = [(v, s) for v, s in options if aimed[s[0].name] == best]
             low = min(d.duellist(v).points for v, _ in options)
             options = [(v, s) for v, s in options if d.duellist(v).points == low]
         victim, spells = options[0] if len(options) == 1 else rng.choice(options)
@@ -170,19 +170,21 @@ def duo_post(
     return DuoPost(TurnPost(me, post_id, None), move_to=move)
 
 
-_AIMED: dict[int, tuple[FatigueRuleset, frozenset[str]]] = {}
-"""id(ruleset) -> (ruleset, the names of its spells aimed at an opponent): read once per
-spellbook (a ruleset is frozen; issue 26, the scripted duellists' repeated lookups)."""
+_AIMED: dict[int, tuple[FatigueRuleset, dict[str, int]]] = {}
+"""id(ruleset) -> (ruleset, its spells aimed at an opponent: name -> :func:`_damage`): read
+once per spellbook (a ruleset is frozen; issue 26, the scripted duellists' repeated
+lookups)."""
 
 
-def _aimed_names(rs: FatigueRuleset) -> frozenset[str]:
-    """The names of ``rs``'s spells aimed at an opponent (:func:`_targets_opponent`)."""
+def _aimed_names(rs: FatigueRuleset) -> dict[str, int]:
+    """``rs``'s spells aimed at an opponent (:func:`_targets_opponent`): name -> the greedy
+    duellist's damage steps (:func:`_damage`)."""
     found = _AIMED.get(id(rs))
     if found is not None and found[0] is rs:
         return found[1]
     if len(_AIMED) >= 64:
         _AIMED.clear()
-    names = frozenset(s.name for s in rs.spells if _targets_opponent(s))
+    names = {s.name: _damage(s) for s in rs.spells if _targets_opponent(s)}
     _AIMED[id(rs)] = (rs, names)
     return names
 

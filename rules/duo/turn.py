@@ -245,7 +245,10 @@ class _Step(_WorldStep):
             if self.s.active(who):
                 self.arrive(who, key)
         updated = []
+        arriving = {n for n, _ in self.s.incoming}
         for d in self.s.duel.duellists:
+            if not d.effects and d.name not in arriving:
+                continue  # nothing runs out, nothing starts: unchanged (issue 26: no copy)
             if d.points <= 0:  # knocked out: frozen, their lasting effects end with them
                 updated.append(evolve(d, effects=()))
                 continue
