@@ -261,8 +261,7 @@ class WorkState(DuoState):
     __hash__ = None  # type: ignore[assignment]
 
     def __init__(self, state: DuoState) -> None:  # noqa: D107 (class doc)
-        fields = dict(state.__dict__)
-        self.__dict__.update(fields)
+        self.__dict__.update(state.__dict__)
         del self.__dict__["duel"]
         self._take_duel(state.duel)
         self._where = dict(state.positions)
@@ -280,6 +279,12 @@ class WorkState(DuoState):
             base = self._base
             self._duel = _with(base, duellists=tuple(self._members.values()))
         return self._duel
+
+    @property
+    def duel_head(self) -> DuelState:
+        """The duel's own fields (``ruleset``, ``turn``, ``started``, ``finished``...) as they
+        stand; its ``duellists`` may be older than the members (read :meth:`member`)."""
+        return self._base
 
     def update(self, **changes: Any) -> None:
         """Set the fields ``changes`` (``duel`` included: its duellists become the members).

@@ -273,10 +273,11 @@ class _StepCore:
         other = self._sub_member(b)
         if keep is not None and b not in keep:  # a stand-in: never a knocked-out one, which
             # would end the 1v1 exchange before it starts (a self heal with the teammate down)
-            other = evolve(other, points=max(other.points, 1))
+            other = evolve(other, points=1) if other.points < 1 else other
+        head = self.s.duel_head  # ruleset and turn, without rebuilding the duellists
         sub = DuelState(
-            ruleset=self.s.duel.ruleset,
-            turn=self.s.duel.turn,
+            ruleset=head.ruleset,
+            turn=head.turn,
             started=True,
             duellists=(self._sub_member(a), other),
             pending=(pending,) if pending is not None else (),
