@@ -2,12 +2,13 @@
 speed work of issue 26 ("make the 2v2 step fast on the simulate path without changing any
 outcome: the same seeds give the same results").
 
-Each duel is played by the balance simulator's loop (tests/duo_play.py, :func:`rules.balance.duo.play_duo`:
-greedy and random legal duellists, the shipped spellbook and the spellbook of the golden
-tests, every shipped environment), with one post in six replaced by an odd one (unknown
-spell, no or two targets, a dodge with nothing to dodge, a creature, a mechanism, an item,
-a move alone, a bad bet), so the violations and the void paths are reached too. Every step's
-whole :class:`rules.duo.DuoOutcome` (state, attacks, violations, events, trail, dice, held)
+Each duel is played by the balance simulator's loop (tests/duo_play.py,
+:func:`rules.balance.duo.play_duo`: greedy and random legal duellists, the shipped spellbook
+and the spellbook of the golden tests, every shipped environment), with one post in six
+replaced by an odd one (unknown spell, no or two targets, a dodge with nothing to dodge, a
+creature, a mechanism, an item, a move alone, a bad bet), so the violations and the void
+paths are reached too. Every step's whole :class:`rules.duo.DuoOutcome` (state, attacks,
+violations, events, trail, dice, held)
 goes into the digest; with the trail off, the same outcomes without the trail.
 
 The digests were computed with the engine as it stood before that work (commit f2e0db2); a
