@@ -84,7 +84,8 @@ def _move(state: DuoState, me: str, env: Environment, rng: Rng, greedy: bool) ->
     here = state.zone_of(me)
     zones = [z for z in env.zones if z.key != here]
     if greedy:
-        alive = [c for c in env.creatures if state.creature_pv(c.key) > 0]
+        left = dict(state.creatures)
+        alive = [c for c in env.creatures if left[c.key] > 0]
         hurt = {c.zone for c in alive if c.ability.kind == "aura"}
         zones = [z for z in zones if z.key not in hurt] or zones
     return (zones[0] if len(zones) == 1 else rng.choice(zones)).name
