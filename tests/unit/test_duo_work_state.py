@@ -65,6 +65,8 @@ def test_the_working_state_answers_and_changes_as_the_frozen_state(
         work.put(hurt)
         work.update(positions=moved, posted=(*frozen.posted, first.name))
         assert work.freeze() == expected
+        assert type(work.freeze()) is DuoState
+        assert set(vars(work.freeze())) == set(DuoState.__dataclass_fields__)  # nothing leaks
         assert _lookups(work) == _lookups(expected)
         work.update(duel=frozen.duel)  # a whole duel given back: its members with it
         assert work.member(first.name) == first
