@@ -9,4 +9,4 @@ __version__ = "0.1.0"
 
 from forumbot._lean import import_lean
 
-import_lean()  # sqlite_utils without numpy, httpx without its CLI (forumbot._lean)
+import_lean()  # sqlite_utils without numpy, httpx without its CLI, when imported (forumbot._lean)

@@ -2,7 +2,9 @@
 
 One module per group of commands; :class:`~forumbot.cli._common.ForumbotGroup` turns every
 library error a command lets through into one line and the exit code of
-:mod:`forumbot.exit_codes` (the table is in docs/operations.md).
+:mod:`forumbot.exit_codes` (the table is in docs/operations.md). A command's module is
+imported only when that command runs, or when ``--help`` lists it (:data:`COMMAND_MODULES`):
+``forumbot simulate`` starts without the web app, the scheduler or storage (issue 26).
 
 =================  =========================================================
 module             commands
@@ -20,6 +22,7 @@ module             commands
 ``simulate``       simulate (balance tables of a ruleset)
 ``notify``         notify (list, send: the notices outbox), users notify
 ``serve``          serve (every club of a folder in one process)
+``guide``          guide (the ruleset as a French BBCode post)
 =================  =========================================================
 """
 
@@ -31,22 +34,31 @@ import sys
 
 import click
 
-from forumbot.cli import (
-    club,
-    corrections,
-    demo,
-    drafts,
-    follow,
-    guide,
-    notify,
-    ops,
-    pages,
-    serve,
-    setup,
-    simulate,
-    web,
-)
 from forumbot.cli._common import DEFAULT_CONFIG, ForumbotGroup
+
+COMMAND_MODULES: dict[str, str] = {
+    "init": "setup", "run": "setup", "check": "setup",
+    "drafts": "drafts", "duels": "drafts",
+    "sandbox": "demo", "demo": "demo",
+    "doctor": "ops", "backup": "ops", "restore": "ops",
+    "web": "web", "users": "web",
+    "leaderboard": "club", "duellists": "club",
+    "parse-page": "pages", "verify-dice": "pages", "replay": "pages",
+    "simulate": "simulate",
+    "notify": "notify",
+    "serve": "serve",
+    "guide": "guide",
+}  # fmt: skip
+"""Top-level command -> the module of :mod:`forumbot.cli` whose ``COMMANDS`` holds it: the
+module is imported only when its command runs (or ``forumbot --help`` lists it), so
+``forumbot simulate`` does not import the web app, the scheduler or storage (issue 26:
+start-up under 0.5 s). tests/unit/test_cli_lazy.py checks the table against ``COMMANDS``."""
+
+SUBCOMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "users": (("notify", "users_notify"),),
+    "duels": (("corrections", "duels_correct"), ("follow", "duels_resume")),
+}
+"""Top-level group -> the (module, attribute) of commands another module adds to it."""
 
 __all__ = ["DEFAULT_CONFIG", "main"]
 
@@ -68,17 +80,11 @@ def _setup_logging(verbose: bool) -> None:
     quiet_logs()  # no cookie or session id in the logs, even with -v
 
 
-@click.group(cls=ForumbotGroup)
+@click.group(
+    cls=ForumbotGroup, lazy_commands=COMMAND_MODULES, lazy_subcommands=SUBCOMMANDS
+)
 @click.option("-v", "--verbose", is_flag=True, help="Debug logging.")
 @click.version_option(package_name="forumbot")
 def main(verbose: bool) -> None:
     """forumbot referees role-play wizard duels on phpBB and Forumactif boards."""
     _setup_logging(verbose)
-
-
-for _module in (setup, drafts, demo, ops, web, club, pages, simulate, notify, serve, guide):
-    for _command in _module.COMMANDS:
-        main.add_command(_command)
-web.users.add_command(notify.users_notify)
-drafts.duels.add_command(corrections.duels_correct)
-drafts.duels.add_command(follow.duels_resume)

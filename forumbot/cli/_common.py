@@ -95,8 +95,9 @@ def peek_language(config_path: str) -> str | None:
     import tomllib
     from pathlib import Path
 
+    if not Path(config_path).is_file():  # the default file absent: nothing to import
+        return None
     from forumbot.config.files import read_limited
-    from forumbot.storage import recorded_board_language
 
     try:  # the configuration's own caps (size, encoding, depth: issue 24 F13)
         parsed = tomllib.loads(read_limited(config_path, "configuration"))
@@ -113,6 +114,8 @@ def peek_language(config_path: str) -> str | None:
         return None
     if database != ":memory:" and not Path(database).is_absolute():
         database = str(Path(config_path).resolve().parent / database)
+    from forumbot.storage import recorded_board_language
+
     return recorded_board_language(database, url.rstrip("/"))
 
 
@@ -249,14 +252,58 @@ class Detail(Exception):
 
 class ForumbotGroup(click.Group):
     """The top group: turns the library errors any command lets through into one clean
-    line and an exit code (:func:`cli_error`), so commands never catch them one by one."""
+    line and an exit code (:func:`cli_error`), so commands never catch them one by one.
+
+    Its commands are imported lazily: ``lazy_commands`` maps a command's name to the module
+    of :mod:`forumbot.cli` whose ``COMMANDS`` tuple holds it, imported the first time the
+    command is looked up (when it runs, or when ``--help`` lists it with its help);
+    ``lazy_subcommands`` maps a group's name to the (module, attribute) of the commands other
+    modules add to it.
+
+    Raises (on lookup): LookupError when a module's ``COMMANDS`` lacks the name the table
+    gives it (a programming error, caught by tests/unit/test_cli_lazy.py)."""
+
+    def __init__(
+        self,
+        *args: Any,
+        lazy_commands: dict[str, str] | None = None,
+        lazy_subcommands: dict[str, tuple[tuple[str, str], ...]] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+        self.lazy_subcommands = dict(lazy_subcommands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command's name, sorted, without importing any command module."""
+        return sorted({*self.commands, *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, its module imported now if it was not (None: unknown)."""
+        if cmd_name not in self.commands and cmd_name in self.lazy_commands:
+            self.add_command(self._import(cmd_name))
+        return super().get_command(ctx, cmd_name)
+
+    def _import(self, name: str) -> click.Command:
+        from importlib import import_module
+
+        module = import_module(f"forumbot.cli.{self.lazy_commands[name]}")
+        found = [command for command in module.COMMANDS if command.name == name]
+        if not found:
+            raise LookupError(f"forumbot.cli.{self.lazy_commands[name]} has no command {name!r}")
+        command = found[0]
+        if isinstance(command, click.Group):
+            for module_name, attribute in self.lazy_subcommands.get(name, ()):
+                extra = import_module(f"forumbot.cli.{module_name}")
+                command.add_command(getattr(extra, attribute))
+        return command  # type: ignore[no-any-return]
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             try:
                 return super().invoke(ctx)
-            except click.ClickException:
-                raise
+            except (click.ClickException, click.exceptions.Exit):
+                raise  # Exit: --help, --version (no library error to look up)
             except Exception as exc:
                 error = cli_error(exc, ctx.meta.get(_BOARD_KEY))
                 if error is None:

@@ -1,6 +1,6 @@
 """``forumbot simulate``: balance tables of a ruleset (issue 17), from the pure simulator.
 
-Registered by the CLI group (``forumbot/cli.py``): ``cli.add_command(simulate)``.
+Listed in :data:`forumbot.cli.COMMAND_MODULES`: imported only when ``forumbot simulate`` runs.
 """
 
 from __future__ import annotations

@@ -27,11 +27,10 @@ from collections.abc import Callable
 from functools import cache
 from io import BytesIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from babel.messages.catalog import Catalog
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import Translations
+if TYPE_CHECKING:  # babel is imported at the first catalogue read (English needs none)
+    from babel.messages.catalog import Catalog
 
 DOMAIN = "forumbot"
 LOCALES_DIR = Path(__file__).parent / "locales"
@@ -65,6 +64,8 @@ def _catalog(language: str) -> Catalog | None:
     path = po_path(language)
     if language == SOURCE_LANGUAGE or not path.is_file():
         return None
+    from babel.messages.pofile import read_po
+
     with path.open("rb") as po:
         return read_po(po, locale=language, domain=DOMAIN, abort_invalid=True)
 
@@ -83,6 +84,9 @@ def catalogue(language: str) -> gettext.NullTranslations:
     catalog = _catalog(language)
     if catalog is None:
         return gettext.NullTranslations()
+    from babel.messages.mofile import write_mo
+    from babel.support import Translations
+
     compiled = BytesIO()
     write_mo(compiled, catalog)
     compiled.seek(0)

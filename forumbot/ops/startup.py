@@ -24,13 +24,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
-
-from forumbot.config import Config
-from forumbot.forums.tls import verify_for
 from forumbot.ops.filesystem import PROC_MOUNTS, network_filesystem_warning
 from forumbot.ops.logs import mask_notify_secrets
+
+if TYPE_CHECKING:  # not at import: every command imports this module for quiet_logs
+    import httpx
+
+    from forumbot.config import Config
 
 log = logging.getLogger("forumbot.startup")
 
@@ -97,6 +99,10 @@ def check_clock(
     Raises:
         ClockSkewError: the clocks differ by more than ``max_skew_s``.
     """
+    import httpx
+
+    from forumbot.forums.tls import verify_for
+
     clock = now or (lambda: datetime.now(UTC))
     try:
         with httpx.Client(

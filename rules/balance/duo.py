@@ -84,7 +84,8 @@ def _move(state: DuoState, me: str, env: Environment, rng: Rng, greedy: bool) ->
     here = state.zone_of(me)
     zones = [z for z in env.zones if z.key != here]
     if greedy:
-        alive = [c for c in env.creatures if state.creature_pv(c.key) > 0]
+        left = dict(state.creatures)
+        alive = [c for c in env.creatures if left[c.key] > 0]
         hurt = {c.zone for c in alive if c.ability.kind == "aura"}
         zones = [z for z in zones if z.key not in hurt] or zones
     return (zones[0] if len(zones) == 1 else rng.choice(zones)).name
@@ -119,8 +120,10 @@ def duo_post(
     incoming = [p for p in state.pending if p.target == me]
     choose = _greedy_spells if greedy else fatigue_spells
 
+    aimed = _aimed_names(rs)
+
     def attacks_at(other: DuellistState) -> list[Spell]:
-        return [s for s in choose(rs, mine, other) if _aimed(s)]
+        return [s for s in choose(rs, mine, other) if s.name in aimed]
 
     def attacks(victim: str) -> list[Spell]:
         return attacks_at(d.duellist(victim))
@@ -150,8 +153,8 @@ def duo_post(
     options = [(v, s) for v, s in options if s]
     if options:
         if greedy:
-            best = max(_damage(s[0]) for _, s in options)
-            options = [(v, s) for v, s in options if _damage(s[0]) == best]
+            best = max(aimed[s[0].name] for _, s in options)
+            options = [(v, s) for v, s in options if aimed[s[0].name] == best]
             low = min(d.duellist(v).points for v, _ in options)
             options = [(v, s) for v, s in options if d.duellist(v).points == low]
         victim, spells = options[0] if len(options) == 1 else rng.choice(options)
@@ -168,20 +171,23 @@ def duo_post(
     return DuoPost(TurnPost(me, post_id, None), move_to=move)
 
 
-_AIMED: dict[int, tuple[Spell, bool]] = {}
-"""id(spell) -> (spell, :func:`rules.fatigue.engine._targets_opponent`): read once per spell
-(a spellbook's spells are frozen; issue 26, the scripted duellists' repeated lookups)."""
+_AIMED: dict[int, tuple[FatigueRuleset, dict[str, int]]] = {}
+"""id(ruleset) -> (ruleset, its spells aimed at an opponent: name -> :func:`_damage`): read
+once per spellbook (a ruleset is frozen; issue 26, the scripted duellists' repeated
+lookups)."""
 
 
-def _aimed(spell: Spell) -> bool:
-    """True when ``spell`` is aimed at an opponent (:func:`_targets_opponent`, kept)."""
-    found = _AIMED.get(id(spell))
-    if found is not None and found[0] is spell:
+def _aimed_names(rs: FatigueRuleset) -> dict[str, int]:
+    """``rs``'s spells aimed at an opponent (:func:`_targets_opponent`): name -> the greedy
+    duellist's damage steps (:func:`_damage`)."""
+    found = _AIMED.get(id(rs))
+    if found is not None and found[0] is rs:
         return found[1]
-    if len(_AIMED) >= 4096:
+    if len(_AIMED) >= 64:
         _AIMED.clear()
-    aimed = _AIMED[id(spell)] = (spell, _targets_opponent(spell))
-    return aimed[1]
+    names = {s.name: _damage(s) for s in rs.spells if _targets_opponent(s)}
+    _AIMED[id(rs)] = (rs, names)
+    return names
 
 
 def _damage(spell: Spell) -> int:

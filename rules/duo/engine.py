@@ -116,10 +116,11 @@ def resolve_duo_step(
     for key, who, task_id in solved:
         step.solve(key, who, task_id)
     together = state.all_together()
+    names = state.names()
     held: list[int] = []
     for dp in posts:
         p = dp.post
-        if p.duellist not in state.names():
+        if p.duellist not in names:
             raise RuleError("duo.posts", f"post {p.post_id} by unknown {p.duellist!r}")
         if p.post_id not in dice:
             raise RuleError("fatigue.dice", f"no die for post {p.post_id}")
@@ -128,7 +129,7 @@ def resolve_duo_step(
             step.events.append(Event("initiative_held", p.duellist, None, str(p.post_id)))
             continue
         rolled = step.rolled(p.duellist, tuple(dice[p.post_id]))
-        step.post(DuoPost(evolve(p, dice=rolled), dp.move_to, dp.use_item))
+        step.post(evolve(dp, post=evolve(p, dice=rolled)))
         step.dice.setdefault(p.post_id, rolled)
     return _conclude(state, step, parsed, held)
 
@@ -197,9 +198,9 @@ def _conclude(
         closed = True
         step.settle()
         finished, winners, losers, draw_ = step.end()
-    for unused in sorted(parsed.keys() - step.used):
+    for unused in sorted(parsed.keys() - step.used) if parsed else ():
         raise RuleError(OVERRIDE_RULE, f"nothing to apply {unused[0]}.{unused[1]} to here")
-    s = step.s
+    s = step.s.freeze()
     if finished:
         s = evolve(
             s,
@@ -220,7 +221,7 @@ def _conclude(
     events = [e for e in step.events if e.kind != "pending" or (e.who, e.target) in still]
     at = next((i for i, e in enumerate(events) if e.kind == "turn_closed"), len(events))
     for before in state.duel.duellists:
-        after = s.duel.duellist(before.name)
+        after = step.s.member(before.name)  # as in ``s`` (a finished duel keeps its members)
         if before.points > 0 >= after.points:
             events.insert(at, Event("knocked_out", before.name, None, "", after.points))
             at += 1

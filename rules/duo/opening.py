@@ -125,26 +125,46 @@ def resolve_target(text: str | None, caster: str, state: DuoState, env: Environm
     ``missing_target`` to the referee (issue 26, D2; docs/rules-readings.md)."""
     if text is None or not text.strip():
         return Target("none")
+    names = state.names()
+    key = (text, caster, names, id(env))
+    found = _TARGETS.get(key)
+    if found is not None and found[0] is env:
+        return found[1]
+    target = _read_target(text, caster, names, env)
+    if len(_TARGETS) >= 4096:
+        _TARGETS.clear()
+    _TARGETS[key] = (env, target)
+    return target
+
+
+_TARGETS: dict[tuple[str, str, tuple[str, ...], int], tuple[Environment, Target]] = {}
+"""(line, caster, the duel's names, id(environment)) -> (environment, its :class:`Target`):
+a line is read once per duel (an environment is frozen; issue 26, the same lines at every
+post of a simulated duel)."""
+
+
+def _read_target(text: str, caster: str, names: tuple[str, ...], env: Environment) -> Target:
+    """:func:`resolve_target` of a non-blank line, the duel's duellists ``names``."""
     pieces = [p for p in _SEPARATORS.split(fold(text)) if p]
     if len(pieces) > 1:
         found: list[str] = []
         for piece in pieces:
-            one = _resolve_one(piece, caster, state, env)
+            one = _resolve_one(piece, caster, names, env)
             label = caster if one.kind == "self" else one.key
             if one.kind not in ("scenery", "none") and label is not None and label not in found:
                 found.append(label)
         if len(found) > 1:
             return Target("several", ", ".join(found))
-    return _resolve_one(fold(text), caster, state, env, raw=text.strip())
+    return _resolve_one(fold(text), caster, names, env, raw=text.strip())
 
 
 def _resolve_one(
-    t: str, caster: str, state: DuoState, env: Environment, raw: str | None = None
+    t: str, caster: str, names: tuple[str, ...], env: Environment, raw: str | None = None
 ) -> Target:
     """One folded name -> its :class:`Target` (see :func:`resolve_target`)."""
     if t in _SELF or t == fold(caster):
         return Target("self")
-    for name in state.names():
+    for name in names:
         full = fold(name)
         if t == full or t == full.split()[0] or full in t:
             return Target("self") if name == caster else Target("duellist", name)

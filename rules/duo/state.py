@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from rules.effects import Effect, effect_from_data
 from rules.errors import RuleError
-from rules.model import DuelState, TurnPost
+from rules.model import DuellistState, DuelState, TurnPost
 
 _T = TypeVar("_T")
 
@@ -246,4 +246,149 @@ class DuoState:
             raise RuleError("DuoState", f"malformed: {exc}") from exc
 
 
-__all__ = ["DuoState", "PendingAttack", "RewardGiven"]
+class WorkState(DuoState):
+    """A :class:`DuoState` being changed by one 2v2 step (:mod:`rules.duo.step`; it never
+    escapes the step): the same fields and lookups, but changed in place with
+    :meth:`update` and :meth:`put` instead of a new frozen copy per change, and the lookups
+    read dictionaries kept beside the fields (issue 26: the 2v2 step's ``replace`` chains
+    were a sixth of a simulated duel). :meth:`freeze` gives the frozen state back.
+
+    ``duel`` is rebuilt from the members only when read after a :meth:`put`. The lookups
+    answer as :class:`DuoState`'s do (RuleError ``"duo.duellist"`` for an unknown name)."""
+
+    __setattr__ = object.__setattr__  # mutable: only the step holds it
+    __delattr__ = object.__delattr__
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, state: DuoState) -> None:  # noqa: D107 (class doc)
+        self.__dict__.update(state.__dict__)
+        del self.__dict__["duel"]
+        self._take_duel(state.duel)
+        self._where = dict(state.positions)
+        self._duo = {n: i for i, duo in enumerate(state.duos) for n in duo}
+
+    def _take_duel(self, duel: DuelState) -> None:
+        self._base = duel
+        self._duel: DuelState | None = duel
+        self._members = {d.name: d for d in duel.duellists}
+
+    @property
+    def duel(self) -> DuelState:
+        """The four duellists' fatigue state as it stands now."""
+        if self._duel is None:
+            base = self._base
+            self._duel = _with(base, duellists=tuple(self._members.values()))
+        return self._duel
+
+    @property
+    def duel_head(self) -> DuelState:
+        """The duel's own fields (``ruleset``, ``turn``, ``started``, ``finished``...) as they
+        stand; its ``duellists`` may be older than the members (read :meth:`member`)."""
+        return self._base
+
+    def update(self, **changes: Any) -> None:
+        """Set the fields ``changes`` (``duel`` included: its duellists become the members).
+        Raises TypeError for a field :class:`DuoState` lacks."""
+        names = _DUO_FIELDS
+        for key, value in changes.items():
+            if key not in names:
+                raise TypeError(f"DuoState has no field {key!r}")
+            if key == "duel":
+                self._take_duel(value)
+                continue
+            self.__dict__[key] = value
+            if key == "positions":
+                self._where = dict(value)
+
+    def member(self, name: str) -> DuellistState:
+        """Duellist ``name`` as they stand now. Raises RuleError (``"duellist"``) as
+        :meth:`rules.model.DuelState.duellist` does."""
+        try:
+            return self._members[name]
+        except KeyError:
+            raise RuleError("duellist", f"no duellist named {name!r} in this duel") from None
+
+    def put(self, *updated: DuellistState) -> None:
+        """Replace the duellists of ``updated`` (by name; a name not in the duel is ignored)."""
+        members = self._members
+        for d in updated:
+            if d.name in members:
+                members[d.name] = d
+        self._duel = None
+
+    def freeze(self) -> DuoState:
+        """The frozen :class:`DuoState` of what the step made."""
+        frozen = object.__new__(DuoState)
+        fields = frozen.__dict__
+        fields.update(self.__dict__)
+        for private in _PRIVATE:
+            del fields[private]
+        fields["duel"] = self.duel
+        return frozen
+
+    # -- lookups (as DuoState's) ---------------------------------------------------------------
+    def zone_of(self, name: str) -> str:
+        """The zone key where ``name`` stands. Raises RuleError (``"duo.duellist"``)."""
+        try:
+            return self._where[name]
+        except KeyError:
+            raise RuleError("duo.duellist", f"no duellist {name!r}") from None
+
+    def duo_of(self, name: str) -> int:
+        """0 or 1: the duo ``name`` belongs to."""
+        try:
+            return self._duo[name]
+        except KeyError:
+            raise RuleError("duo.duellist", f"no duellist {name!r}") from None
+
+    def teammate(self, name: str) -> str:
+        """The other member of ``name``'s duo."""
+        duo = self.duos[self.duo_of(name)]
+        return duo[1] if duo[0] == name else duo[0]
+
+    def opponents(self, name: str) -> tuple[str, str]:
+        """The two members of the other duo."""
+        return self.duos[1 - self.duo_of(name)]
+
+    def active(self, name: str) -> bool:
+        """True while ``name`` has PV left."""
+        return self.member(name).points > 0
+
+    def active_names(self) -> tuple[str, ...]:
+        """The duellists still in the duel, duo by duo."""
+        members = self._members
+        names = self.duos[0] + self.duos[1]
+        return tuple([n for n in names if n in members and members[n].points > 0])
+
+    def in_zone(self, zone: str) -> tuple[str, ...]:
+        """Active duellists standing in ``zone``."""
+        where = self._where
+        return tuple([n for n in self.active_names() if where[n] == zone])
+
+    def all_together(self) -> bool:
+        """True when every active duellist stands in the same zone (and there are four)."""
+        active = self.active_names()
+        if len(active) != 4:
+            return False
+        where = self._where
+        return len({where[n] for n in active}) == 1
+
+
+_PRIVATE = ("_base", "_duel", "_members", "_where", "_duo")
+""":class:`WorkState`'s own attributes (not :class:`DuoState` fields)."""
+
+
+def _with(obj: _T, **changes: Any) -> _T:
+    """A copy of the frozen dataclass instance ``obj`` with ``changes`` (fields the caller
+    knows it has; no ``__post_init__``)."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+_DUO_FIELDS = frozenset(DuoState.__dataclass_fields__)
+""":class:`DuoState`'s field names (what :meth:`WorkState.update` may set)."""
+
+
+__all__ = ["DuoState", "PendingAttack", "RewardGiven", "WorkState"]

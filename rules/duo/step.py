@@ -22,7 +22,7 @@ from rules.duo.outcome import (
     Event,
 )
 from rules.duo.settings import DuoSettings
-from rules.duo.state import DuoState, PendingAttack, evolve
+from rules.duo.state import DuoState, PendingAttack, WorkState, evolve
 from rules.errors import RuleError
 from rules.fatigue.effects import DamageOverTime
 from rules.fatigue.engine import OverrideValue, PostFacts, resolve_fatigue_step
@@ -37,6 +37,9 @@ from rules.model import (
     Violation,
 )
 from rules.trail import OVERRIDE_RULE, TrailBuilder
+
+_NONE: frozenset[tuple[str, str]] = frozenset()
+"""No referee decision (waived or confirmed violations) for an exchange."""
 
 
 class _StepCore:
@@ -56,7 +59,7 @@ class _StepCore:
         posters: Collection[str],
         trail: bool = True,
     ) -> None:
-        self.s = state
+        self.s = WorkState(state)  # changed in place; frozen again by the step's end
         self.trail_on = trail  # False: no trail entries unless an override is applied
         self.rs = ruleset
         self.env = env
@@ -150,10 +153,9 @@ class _StepCore:
                     self.settled.add(key)
                     if value == 0 and not any(k == c.key for k, _ in self.s.defeated):
                         # the referee puts it out of the fight: no reward (none was drawn)
-                        self.s = evolve(self.s, defeated=self.s.defeated + ((c.key, ""),))
+                        self.s.update(defeated=self.s.defeated + ((c.key, ""),))
                         self.events.append(Event("creature_down", None, c.name, "referee"))
-                self.s = evolve(
-                    self.s,
+                self.s.update(
                     creatures=tuple((k, value if k == c.key else v) for k, v in self.s.creatures),
                 )
 
@@ -180,26 +182,24 @@ class _StepCore:
             if k[0] in names
             and k[1] in _EXCHANGE_FIELDS
             and not (k[1] == "die" and k[0] in self.posters)
-        }
+        } if self.overrides else {}  # fmt: skip
         out = resolve_fatigue_step(
             sub, posts, dice, ruleset=self.rs, waived=waived, confirmed=confirmed, facts=facts,
-            overrides={f"{n}.{f}": v for (n, f), v in offered.items()}, strict_overrides=False,
+            overrides={f"{n}.{f}": v for (n, f), v in offered.items()} if offered else None,
+            strict_overrides=False,
             voided=voided, trail=self.trail_on or bool(offered),
         )  # fmt: skip
-        applied = {t.quantity for t in out.trail if t.rule == OVERRIDE_RULE}
-        self.used.update(k for k in offered if f"{k[0]}.{k[1]}" in applied)
+        if offered:
+            applied = {t.quantity for t in out.trail if t.rule == OVERRIDE_RULE}
+            self.used.update(k for k in offered if f"{k[0]}.{k[1]}" in applied)
         return out
 
     # -- state helpers --------------------------------------------------------------------
     def member(self, name: str) -> DuellistState:
-        return self.s.duel.duellist(name)
+        return self.s.member(name)
 
     def put(self, *updated: DuellistState) -> None:
-        by = {d.name: d for d in updated}
-        duel = self.s.duel
-        self.s = evolve(
-            self.s, duel=evolve(duel, duellists=tuple(by.get(d.name, d) for d in duel.duellists))
-        )
+        self.s.put(*updated)
 
     def points(self, name: str, delta: int) -> None:
         d = self.member(name)
@@ -240,7 +240,7 @@ class _StepCore:
     # -- the 1v1 engine on two duellists -----------------------------------------------------
     def _sub_member(self, name: str) -> DuellistState:
         d = self.member(name)
-        if not any(isinstance(e, DamageOverTime) for e in d.effects):
+        if not d.effects or not any(isinstance(e, DamageOverTime) for e in d.effects):
             return d  # nothing to leave out: the same frozen state (issue 26: no copy)
         return evolve(d, effects=tuple(e for e in d.effects if not isinstance(e, DamageOverTime)))
 
@@ -273,16 +273,17 @@ class _StepCore:
         other = self._sub_member(b)
         if keep is not None and b not in keep:  # a stand-in: never a knocked-out one, which
             # would end the 1v1 exchange before it starts (a self heal with the teammate down)
-            other = evolve(other, points=max(other.points, 1))
+            other = evolve(other, points=1) if other.points < 1 else other
+        head = self.s.duel_head  # ruleset and turn, without rebuilding the duellists
         sub = DuelState(
-            ruleset=self.s.duel.ruleset,
-            turn=self.s.duel.turn,
+            ruleset=head.ruleset,
+            turn=head.turn,
             started=True,
             duellists=(self._sub_member(a), other),
             pending=(pending,) if pending is not None else (),
         )
-        waived = {p for p in self.waived if p[0] in names}
-        confirmed = {p for p in self.confirmed if p[0] in names}
+        waived = {p for p in self.waived if p[0] in names} if self.waived else _NONE
+        confirmed = {p for p in self.confirmed if p[0] in names} if self.confirmed else _NONE
         posts = [post] if post is not None else []
         dice = {p.post_id: p.dice for p in posts if p.dice is not None}
         kept = set(names if keep is None else keep)
@@ -294,12 +295,14 @@ class _StepCore:
                 why = "self"  # b is a stand-in: the spell acts on its caster
             else:
                 why = "out" if not self.s.active(b) else "already_played"
-        self.trail.extend(self._duo_trail(out.trail, a, b, why))
+        if out.trail:
+            self.trail.extend(self._duo_trail(out.trail, a, b, why))
         violations = list(out.violations)
         if post is not None and pending is None and close and out.state.pending:
             again = self.fatigue_step(out.state, [], {}, kept, waived, confirmed, None)
             attacks = list(again.attacks)
-            self.trail.extend(self._duo_trail(again.trail, a, b, why))
+            if again.trail:
+                self.trail.extend(self._duo_trail(again.trail, a, b, why))
             known = {(v.duellist, v.rule, v.post_id) for v in violations}
             violations += [
                 v for v in again.violations if (v.duellist, v.rule, v.post_id) not in known
@@ -324,7 +327,7 @@ class _StepCore:
                     violations=d.violations,
                     # the reuse ban is "sur son adversaire" (seed 001): a spell at oneself or
                     # a teammate (the stand-in) is no use on an opponent (reader issue 25, W6)
-                    spells_used_on=tuple(u for u in d.spells_used_on if u[1] in opponents),
+                    spells_used_on=tuple([u for u in d.spells_used_on if u[1] in opponents]),
                     casts=d.casts,
                     last_spell=d.last_spell if d.name == poster else mine.last_spell,
                 )
@@ -341,7 +344,7 @@ class _StepCore:
                     att.defender if getattr(e, "applies", "target") == "target" else att.attacker
                 )
                 if carrier in keep:
-                    self.s = evolve(self.s, incoming=self.s.incoming + ((carrier, e),))
+                    self.s.update(incoming=self.s.incoming + ((carrier, e),))
         return attacks[0] if attacks else None
 
     def _duo_trail(
@@ -410,7 +413,7 @@ class _StepCore:
     ) -> None:
         """Resolve a waiting initiative with ``defense`` (None: undefended). ``void_defense``
         (a reason) makes the defense post's spell void; its bet and dodge still count."""
-        self.s = evolve(self.s, pending=tuple(x for x in self.s.pending if x != p))
+        self.s.update(pending=tuple(x for x in self.s.pending if x != p))
         voided = {defense.post_id: void_defense} if defense is not None and void_defense else None
         self.exchange(
             p.attacker, p.target, p.post, defense, poster=p.target, close=False, voided=voided,

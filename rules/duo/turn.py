@@ -11,7 +11,7 @@ from rules.duo.outcome import DuoPost, Event
 from rules.duo.state import PendingAttack, evolve
 from rules.duo.world import _WorldStep
 from rules.fatigue.effects import DamageOverTime
-from rules.model import TurnPost
+from rules.model import TurnPost, Violation
 
 
 class _Step(_WorldStep):
@@ -74,9 +74,7 @@ class _Step(_WorldStep):
         # issue 26, D3: the action that counted, as 1v1 keeps it (``_counted_action``): an
         # ignored dodge, or one with nothing to dodge, is no dodge for next turn's ban
         self.put(evolve(d, last_action=counted))
-        self.s = evolve(
-            self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (post.post_id,)
-        )
+        self.s.update(posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (post.post_id,))
 
     def dodge_with_nothing_to_dodge(
         self, me: str, post: TurnPost, target: Target, declared: str
@@ -138,7 +136,7 @@ class _Step(_WorldStep):
                     # effect: it is stated once and does not wait for its target
                     return
                 kept = evolve(post, dice=self.dice.get(post.post_id))
-                self.s = evolve(self.s, pending=self.s.pending + (PendingAttack(me, victim, kept),))
+                self.s.update(pending=self.s.pending + (PendingAttack(me, victim, kept),))
                 self.events.append(Event("pending", me, victim))
         elif target.kind == "self":
             att = self.exchange(me, self._dummy(me), None, post, poster=me, keep={me})
@@ -160,8 +158,7 @@ class _Step(_WorldStep):
             self.exchange(me, self._dummy(me), None, post, poster=me, keep={me}, close=False)
             item = self.env.item(target.key)
             if item.key in self.s.items_left and item.zone == self.s.zone_of(me):
-                self.s = evolve(
-                    self.s,
+                self.s.update(
                     items_left=tuple(k for k in self.s.items_left if k != item.key),
                     inventory=self.s.inventory + ((me, item.key),),
                 )
@@ -191,7 +188,7 @@ class _Step(_WorldStep):
                 if status not in ("waived", "off"):
                     self.events.append(Event("double_target", me, victim))
                     return False
-        self.s = evolve(self.s, targeted=self.s.targeted + ((me, victim),))
+        self.s.update(targeted=self.s.targeted + ((me, victim),))
         return True
 
     def silence(self, me: str) -> None:
@@ -204,7 +201,7 @@ class _Step(_WorldStep):
         self.events.append(Event("silent", me, None, "aimed" if aimed else ""))
         d = self.member(me)
         self.put(evolve(d, last_action=None))
-        self.s = evolve(self.s, posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (0,))
+        self.s.update(posted=self.s.posted + (me,), posted_ids=self.s.posted_ids + (0,))
 
     # -- end of turn ----------------------------------------------------------------------
     def close_turn(self) -> None:
@@ -238,8 +235,7 @@ class _Step(_WorldStep):
                     )
             elif c.ability.kind == "regenerate" and left < c.pv:
                 healed = min(c.pv, left + c.ability.amount)
-                self.s = evolve(
-                    self.s,
+                self.s.update(
                     creatures=tuple((k, healed if k == c.key else v) for k, v in self.s.creatures),
                 )
                 self.events.append(
@@ -249,7 +245,10 @@ class _Step(_WorldStep):
             if self.s.active(who):
                 self.arrive(who, key)
         updated = []
+        arriving = {n for n, _ in self.s.incoming}
         for d in self.s.duel.duellists:
+            if not d.effects and d.name not in arriving:
+                continue  # nothing runs out, nothing starts: unchanged (issue 26: no copy)
             if d.points <= 0:  # knocked out: frozen, their lasting effects end with them
                 updated.append(evolve(d, effects=()))
                 continue
@@ -270,8 +269,7 @@ class _Step(_WorldStep):
                     running[same] = e
             updated.append(evolve(d, points=d.points - dot, effects=tuple(running)))
         self.put(*updated)
-        self.s = evolve(
-            self.s,
+        self.s.update(
             duel=evolve(self.s.duel, turn=self.s.duel.turn + 1),
             incoming=(),
             posted=(),
@@ -286,12 +284,12 @@ class _Step(_WorldStep):
         limit = int(self.rs.setting("violations_to_lose"))
         lost = []
         for i, duo in enumerate(self.s.duos):
-            members = [self.member(n) for n in duo]
-            down = all(m.points <= 0 for m in members) or any(m.disqualified for m in members)
-            three = any(
-                sum(1 for v in m.violations if v.status == "applied") >= limit for m in members
-            )
-            if down or three:
+            down, out = True, False  # every member at 0 PV; one disqualified or at the limit
+            for n in duo:
+                m = self.member(n)
+                down = down and m.points <= 0
+                out = out or m.disqualified or _applied(m.violations) >= limit
+            if down or out:
                 lost.append(i)
         if not lost:
             return False, (), (), False
@@ -304,3 +302,8 @@ class _Step(_WorldStep):
             lost = [0 if totals[0] < totals[1] else 1]
         loser = self.s.duos[lost[0]]
         return True, self.s.duos[1 - lost[0]], loser, False
+
+
+def _applied(violations: tuple[Violation, ...]) -> int:
+    """How many of ``violations`` are applied (they count towards ``violations_to_lose``)."""
+    return sum([1 for v in violations if v.status == "applied"]) if violations else 0

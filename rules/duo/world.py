@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from rules.duo.environment import RewardEntry, fold, pick_reward
 from rules.duo.opening import Target
 from rules.duo.outcome import Event
-from rules.duo.state import RewardGiven, evolve
+from rules.duo.state import RewardGiven
 from rules.duo.step import _StepCore
 from rules.fatigue.context import _base_damage, _family
 from rules.fatigue.effects import Ward
@@ -35,7 +35,7 @@ class _WorldStep(_StepCore):
                 gain = max(0, min(gain, top - self.member(who).points))
             self.points(who, gain)
         given = RewardGiven(who, source, chosen.kind, chosen.amount)
-        self.s = evolve(self.s, rewards=self.s.rewards + (given,))
+        self.s.update(rewards=self.s.rewards + (given,))
         self.events.append(Event("reward", who, source, chosen.kind, chosen.amount, draw=audit))
 
     def hit_creature(self, who: str, key: str, post: TurnPost) -> None:
@@ -66,9 +66,7 @@ class _WorldStep(_StepCore):
         )  # fmt: skip
         damage = max(0, int(self.take(who, "damage", computed)))
         left = max(0, left - damage)
-        self.s = evolve(
-            self.s, creatures=tuple((k, left if k == key else v) for k, v in self.s.creatures)
-        )
+        self.s.update(creatures=tuple((k, left if k == key else v) for k, v in self.s.creatures))
         self.events.append(
             Event("creature_hit", who, creature.name, att.spell or "", damage,
                   base=att.attack_value)
@@ -80,7 +78,7 @@ class _WorldStep(_StepCore):
         if left == 0:
             self.events.append(Event("creature_defeated", who, creature.name))
             if not any(k == key for k, _ in self.s.defeated):  # one reward per creature, ever
-                self.s = evolve(self.s, defeated=self.s.defeated + ((key, who),))
+                self.s.update(defeated=self.s.defeated + ((key, who),))
                 self.reward(who, f"creature:{key}", creature.rewards, post.post_id)
         elif creature.ability.kind == "retaliate":
             self.points(who, -creature.ability.amount)
@@ -141,7 +139,7 @@ class _WorldStep(_StepCore):
         if any(k == key for k, _ in self.s.solved):
             return
         mech = self.env.mechanism(key)
-        self.s = evolve(self.s, solved=self.s.solved + ((key, who),))
+        self.s.update(solved=self.s.solved + ((key, who),))
         self.events.append(Event("mechanism_solved", who, mech.name))
         self.reward(who, f"mechanism:{key}", mech.rewards, ref_id)
 
@@ -159,7 +157,7 @@ class _WorldStep(_StepCore):
         item = self.env.item(key)
         inv = list(self.s.inventory)
         inv.remove((who, key))
-        self.s = evolve(self.s, inventory=tuple(inv))
+        self.s.update(inventory=tuple(inv))
         if item.effect == "heal":
             top = self.rs.starting_points_for(self.member(who).year)
             gain = max(0, min(item.amount, top - self.member(who).points))
@@ -167,7 +165,7 @@ class _WorldStep(_StepCore):
             self.events.append(Event("item_used", who, item.name, "heal", gain))
         elif item.effect == "ward":
             ward = Ward(amount=item.amount, duration=item.duration, source=item.name, caster=who)
-            self.s = evolve(self.s, incoming=self.s.incoming + ((who, ward),))
+            self.s.update(incoming=self.s.incoming + ((who, ward),))
             self.events.append(Event("item_used", who, item.name, "ward", item.amount))
         else:
             victim = target.key if target.kind == "duellist" and target.key else None
@@ -194,21 +192,17 @@ class _WorldStep(_StepCore):
                 self.events.append(Event("extra_move_refused", me, None, zone.name, zone=zone.key))
                 return
         if self.cfg.move_effect == "end_of_turn":  # the four stay put until the turn closes
-            self.s = evolve(
-                self.s, movers=self.s.movers + (me,), moves=self.s.moves + ((me, zone.key),)
-            )
+            self.s.update(movers=self.s.movers + (me,), moves=self.s.moves + ((me, zone.key),))
             self.events.append(
                 Event("move_planned", me, here, self.env.zone(here).name, zone=zone.key)
             )
             return
-        self.s = evolve(self.s, movers=self.s.movers + (me,))
+        self.s.update(movers=self.s.movers + (me,))
         self.arrive(me, zone.key)
 
     def arrive(self, me: str, key: str) -> None:
         """``me`` enters zone ``key`` (the zone's owl is sent: ``entered``)."""
         here = self.s.zone_of(me)
-        self.s = evolve(
-            self.s, positions=tuple((n, key if n == me else z) for n, z in self.s.positions)
-        )
+        self.s.update(positions=tuple((n, key if n == me else z) for n, z in self.s.positions))
         self.entered.append((me, key))
         self.events.append(Event("move", me, here, self.env.zone(here).name, zone=key))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -164,7 +165,7 @@ def test_demo_referees_a_duel_to_a_winner() -> None:
 
 def test_readme_documents_every_command() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    for command in main.commands:
+    for command in main.list_commands(click.Context(main)):
         assert f"forumbot {command}" in readme, f"README does not mention `forumbot {command}`"
 
 
