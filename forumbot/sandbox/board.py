@@ -41,6 +41,7 @@ import os
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, replace
 from email.utils import formatdate
@@ -425,7 +426,23 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch, BoardModera
             key=lambda p: p.post_id,
         )
 
-    def _post_view(self, post: PostRecord) -> PostView:
+    def _visible_by_topic(self) -> dict[int, list[PostRecord]]:
+        """Every topic's :meth:`_visible_posts` (approved, by post id), in one pass over the
+        board's posts (a forum listing shows every topic's last post)."""
+        out: dict[int, list[PostRecord]] = {}
+        for p in sorted(self._posts.values(), key=lambda p: p.post_id):
+            if p.approved:
+                out.setdefault(p.topic_id, []).append(p)
+        return out
+
+    def _approved_counts(self) -> Counter[int]:
+        """Approved posts per poster id (the « Messages » count beside each post)."""
+        return Counter(p.poster_id for p in self._posts.values() if p.approved)
+
+    def _post_view(self, post: PostRecord, counts: Counter[int] | None = None) -> PostView:
+        """What a page shows of ``post``; ``counts``: :meth:`_approved_counts` when the page
+        already counted them (once per page, not once per post)."""
+
         def quote_info(pid: int) -> QuoteInfo:
             quoted = self._posts.get(pid)
             if quoted is None:
@@ -437,9 +454,7 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch, BoardModera
             subject=post.subject,
             author_id=post.poster_id,
             author=self._name(post.poster_id),
-            author_posts=sum(
-                1 for p in self._posts.values() if p.poster_id == post.poster_id and p.approved
-            ),
+            author_posts=(self._approved_counts() if counts is None else counts)[post.poster_id],
             time_s=post.time,
             content_html=render_bbcode(post.text, quote_info),
             edit_by_id=post.edit_user_id,

@@ -44,10 +44,11 @@ class BoardPages:
         if not self._may_read(session, forum_id):
             return self._refused(req, session)
         rows = []
+        by_topic = self._visible_by_topic()
         for topic in self._topics.values():
             if topic.forum_id != forum_id and forum_id not in topic.shadow_forum_ids:
                 continue
-            visible = self._visible_posts(topic.topic_id)
+            visible = by_topic.get(topic.topic_id, [])
             if not visible:
                 continue
             last = visible[-1]
@@ -108,8 +109,9 @@ class BoardPages:
         page = start // ppp + 1
         shown = posts[start : start + ppp]
         logged_in = session.user_id != GUEST_ID
+        counts = self._approved_counts()
         posts_html = "".join(
-            pages.post_html(self._post_view(p), i, logged_in) for i, p in enumerate(shown)
+            pages.post_html(self._post_view(p, counts), i, logged_in) for i, p in enumerate(shown)
         )
         quick_reply = None
         locked = self._is_locked(topic)
