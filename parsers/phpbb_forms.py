@@ -8,7 +8,8 @@ What this module reads (all from HTML text, no I/O):
   post review, queued for approval, PM sent, CAPTCHA, wrong credentials, login required,
   not found, permission denied;
 * viewforum topic rows (:func:`parse_topic_list`);
-* private-message folders and messages (:func:`parse_pm_folder`, :func:`parse_pm_message_text`);
+* private-message folders (:func:`parse_pm_folder`; a message's text:
+  :func:`parsers.pm_text.parse_pm_message_text`);
 * the ``<meta http-equiv="refresh">`` target (:func:`meta_refresh_url`).
 
 Source of every string matched: the real phpBB 3.3.15 captures in ``fixtures/html/phpbb`` (French
@@ -32,6 +33,7 @@ from bs4 import BeautifulSoup, UnicodeDammit
 from bs4.filter import SoupStrainer
 
 from parsers.errors import ParseError
+from parsers.form_fragment import form_markup
 from parsers.tree import html_parser, utf8_html_parser
 
 NoticeKind = Literal[
@@ -241,35 +243,13 @@ def parse_form(html: str | bytes, form_id: str) -> HtmlForm | None:
     ``qr_postform`` (quick reply at the bottom of a topic's last page).
     """
     strainer = SoupStrainer("form", id=form_id)
-    fragment = _form_markup(html, form_id)
+    fragment = form_markup(html, form_id)
     if fragment is not None:
         tag = _soup(fragment, strainer).find("form", id=form_id)
         if tag is not None:
             return _form_from_tag(tag)
     tag = _soup(html, strainer).find("form", id=form_id)
     return None if tag is None else _form_from_tag(tag)
-
-
-def _form_markup(html: str | bytes, form_id: str) -> str | None:
-    """The markup of the first ``<form id=form_id>`` up to its ``</form>`` (forms do not
-    nest), decoded as :func:`_page_root` decodes; None when the page has no such tag, or
-    when it may sit in an unclosed comment, script or textarea (the whole page is then
-    parsed). Parsing the form alone reads the same fields as parsing the page, a tenth of
-    the work (the owls' compose forms; issue 23)."""
-    text = html if isinstance(html, str) else UnicodeDammit(html).unicode_markup
-    if not text:
-        return None
-    found = re.search(
-        r"<form\b[^>]*?\sid\s*=\s*([\"']?)" + re.escape(form_id) + r"\1(?=[\s/>])", text, re.I
-    )
-    if found is None:
-        return None
-    before = text[: found.start()].lower()
-    for opening, closing in (("<!--", "-->"), ("<script", "</script"), ("<textarea", "</textarea")):
-        if before.rfind(opening) > before.rfind(closing):
-            return None
-    end = text.lower().find("</form", found.end())
-    return text[found.start() :] if end < 0 else text[found.start() : end] + "</form>"
 
 
 def logged_in_user(html: str | bytes) -> str | None:
@@ -605,40 +585,6 @@ def parse_pm_folder(html: str | bytes) -> tuple[PmRow, ...]:
 _PM_ROWS = lxml.etree.XPath(f"//ul[{_has_class('pmlist')}]//li[{_has_class('row')}]")
 _PM_LINK = lxml.etree.XPath(f".//a[{_has_class('topictitle')}]")
 _PM_USER = lxml.etree.XPath(f".//a[{_has_class('username')} or {_has_class('username-coloured')}]")
-
-
-_PM_CONTENT = lxml.etree.XPath(f"//div[{_has_class('postbody')}]//div[{_has_class('content')}]")
-_NO_TEXT_TAGS = frozenset({"script", "style", "template"})
-
-
-def parse_pm_message_text(html: str | bytes) -> str | None:
-    """Text of the message shown by ``ucp.php?i=pm&mode=view&p=N`` (first ``div.content``
-    inside a ``div.postbody``), one line per displayed line, or None when the page shows no
-    message. Each ``<br>`` is a newline; comments, scripts and styles give no text (what
-    BeautifulSoup's ``get_text`` gave, read with lxml: the owl outbox search reads up to
-    100 PMs after every restart)."""
-    root = _page_root(html)
-    nodes = _PM_CONTENT(root) if root is not None else []
-    if not nodes:
-        return None
-    out: list[str] = []
-    _text_with_breaks(nodes[0], out)
-    # prosilver writes "<br>" followed by a newline: one displayed line break each.
-    return "".join(out).replace("\n\n", "\n").strip()
-
-
-def _text_with_breaks(el: Any, out: list[str]) -> None:
-    """Append the text of ``el``'s subtree to ``out`` (``<br>``: ``"\n"``; the tails of
-    comments and scripts count, their own text does not)."""
-    if el.text and el.tag not in _NO_TEXT_TAGS:
-        out.append(el.text)
-    for child in el:
-        if child.tag == "br":
-            out.append("\n")
-        elif isinstance(child.tag, str):
-            _text_with_breaks(child, out)
-        if child.tail:
-            out.append(child.tail)
 
 
 def sent_pm_id(html: str | bytes) -> int | None:

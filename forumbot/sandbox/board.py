@@ -426,19 +426,6 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch, BoardModera
             key=lambda p: p.post_id,
         )
 
-    def _visible_by_topic(self) -> dict[int, list[PostRecord]]:
-        """Every topic's :meth:`_visible_posts` (approved, by post id), in one pass over the
-        board's posts (a forum listing shows every topic's last post)."""
-        out: dict[int, list[PostRecord]] = {}
-        for p in sorted(self._posts.values(), key=lambda p: p.post_id):
-            if p.approved:
-                out.setdefault(p.topic_id, []).append(p)
-        return out
-
-    def _approved_counts(self) -> Counter[int]:
-        """Approved posts per poster id (the « Messages » count beside each post)."""
-        return Counter(p.poster_id for p in self._posts.values() if p.approved)
-
     def _post_view(self, post: PostRecord, counts: Counter[int] | None = None) -> PostView:
         """What a page shows of ``post``; ``counts``: :meth:`_approved_counts` when the page
         already counted them (once per page, not once per post)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from forumbot.sandbox import pages
 from forumbot.sandbox.board_model import (
@@ -35,6 +36,19 @@ class BoardPages:
             posts = sum(1 for p in self._posts.values() if p.topic_id in topic_ids and p.approved)
             rows.append((forum.forum_id, forum.name, len(topic_ids), posts))
         return self._page(session, "Index du forum", pages.index_body(rows))
+
+    def _visible_by_topic(self) -> dict[int, list[PostRecord]]:
+        """Every topic's :meth:`_visible_posts` (approved, by post id), in one pass over the
+        board's posts (a forum listing shows every topic's last post)."""
+        out: dict[int, list[PostRecord]] = {}
+        for p in sorted(self._posts.values(), key=lambda p: p.post_id):
+            if p.approved:
+                out.setdefault(p.topic_id, []).append(p)
+        return out
+
+    def _approved_counts(self) -> Counter[int]:
+        """Approved posts per poster id (the « Messages » count beside each post)."""
+        return Counter(p.poster_id for p in self._posts.values() if p.approved)
 
     def _viewforum(self, req: Request, session: Session) -> Response:
         forum_id = int(req.query["f"]) if req.query.get("f", "").isdigit() else 0

@@ -9,7 +9,8 @@ import pytest
 from bs4 import BeautifulSoup
 from bs4.filter import SoupStrainer
 
-from parsers.phpbb_forms import HtmlForm, _form_from_tag, _form_markup, parse_form
+from parsers.form_fragment import form_markup
+from parsers.phpbb_forms import HtmlForm, _form_from_tag, parse_form
 
 FIX = Path("/work/shared/fixtures/phpbb")
 PAGES = sorted(FIX.glob("*.html"))
@@ -61,7 +62,7 @@ def test_odd_markup_reads_the_same_form(body: str) -> None:
 
 
 def test_a_form_in_an_unclosed_comment_is_not_cut_out() -> None:
-    assert _form_markup(page("<!-- <form id='login'>"), "login") is None
-    assert _form_markup(page("<form id='login'><input name='u'></form>"), "login") == (
+    assert form_markup(page("<!-- <form id='login'>"), "login") is None
+    assert form_markup(page("<form id='login'><input name='u'></form>"), "login") == (
         "<form id='login'><input name='u'></form>"
     )

@@ -10,7 +10,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from forumbot.sandbox.bbcode import render_bbcode
-from parsers.phpbb_forms import parse_pm_message_text
+from parsers.pm_text import parse_pm_message_text
 
 FIX = Path("/work/shared/fixtures/phpbb")
 CAPTURES = sorted(FIX.glob("pm_*.html")) + sorted(FIX.glob("*unread_pm*.html"))
