@@ -8,7 +8,8 @@ What this module reads (all from HTML text, no I/O):
   post review, queued for approval, PM sent, CAPTCHA, wrong credentials, login required,
   not found, permission denied;
 * viewforum topic rows (:func:`parse_topic_list`);
-* private-message folders and messages (:func:`parse_pm_folder`, :func:`parse_pm_message_text`);
+* private-message folders (:func:`parse_pm_folder`; a message's text:
+  :func:`parsers.pm_text.parse_pm_message_text`);
 * the ``<meta http-equiv="refresh">`` target (:func:`meta_refresh_url`).
 
 Source of every string matched: the real phpBB 3.3.15 captures in ``fixtures/html/phpbb`` (French
@@ -32,6 +33,7 @@ from bs4 import BeautifulSoup, UnicodeDammit
 from bs4.filter import SoupStrainer
 
 from parsers.errors import ParseError
+from parsers.form_fragment import form_markup
 from parsers.tree import html_parser, utf8_html_parser
 
 NoticeKind = Literal[
@@ -240,7 +242,13 @@ def parse_form(html: str | bytes, form_id: str) -> HtmlForm | None:
     phpBB form ids: ``login`` (login page / login box), ``postform`` (posting and PM compose),
     ``qr_postform`` (quick reply at the bottom of a topic's last page).
     """
-    tag = _soup(html, SoupStrainer("form", id=form_id)).find("form", id=form_id)
+    strainer = SoupStrainer("form", id=form_id)
+    fragment = form_markup(html, form_id)
+    if fragment is not None:
+        tag = _soup(fragment, strainer).find("form", id=form_id)
+        if tag is not None:
+            return _form_from_tag(tag)
+    tag = _soup(html, strainer).find("form", id=form_id)
     return None if tag is None else _form_from_tag(tag)
 
 
@@ -577,18 +585,6 @@ def parse_pm_folder(html: str | bytes) -> tuple[PmRow, ...]:
 _PM_ROWS = lxml.etree.XPath(f"//ul[{_has_class('pmlist')}]//li[{_has_class('row')}]")
 _PM_LINK = lxml.etree.XPath(f".//a[{_has_class('topictitle')}]")
 _PM_USER = lxml.etree.XPath(f".//a[{_has_class('username')} or {_has_class('username-coloured')}]")
-
-
-def parse_pm_message_text(html: str | bytes) -> str | None:
-    """Text of the message shown by ``ucp.php?i=pm&mode=view&p=N`` (first ``div.content``),
-    one line per displayed line, or None when the page shows no message."""
-    node = _soup(html).select_one("div.postbody div.content")
-    if node is None:
-        return None
-    for br in node.find_all("br"):
-        br.replace_with("\n")
-    # prosilver writes "<br>" followed by a newline: one displayed line break each.
-    return str(node.get_text()).replace("\n\n", "\n").strip()
 
 
 def sent_pm_id(html: str | bytes) -> int | None:

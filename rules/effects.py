@@ -76,7 +76,7 @@ class Effect:
             RuleError: unknown field, missing required field, wrong value type or choice;
                 ``rule`` is ``f"{where}.{field}"``.
         """
-        hints = get_type_hints(cls)
+        hints = _type_hints(cls)
         known = {f.name: f for f in fields(cls)}
         for key in data:
             if key != "type" and key not in known:
@@ -89,6 +89,18 @@ class Effect:
                 continue
             kwargs[name] = _check_value(f"{where}.{name}", hints[name], data[name])
         return cls(**kwargs)
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _type_hints(cls: type) -> dict[str, Any]:
+    """``get_type_hints(cls)``, once per effect class (a duel's state holds effects that are
+    read back at every load: the hints never change, and computing them compiles strings)."""
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = get_type_hints(cls)
+    return hints
 
 
 def _check_value(where: str, hint: object, value: object) -> object:

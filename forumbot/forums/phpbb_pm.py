@@ -28,8 +28,8 @@ from parsers.phpbb_forms import (
     classify_notice,
     parse_form,
     parse_pm_folder,
-    parse_pm_message_text,
 )
+from parsers.pm_text import parse_pm_message_text
 
 
 class PhpbbMessages:

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 PARIS = ZoneInfo("Europe/Paris")
@@ -138,9 +139,20 @@ def render_bbcode(source: str, quote_info: Callable[[int], QuoteInfo] | None = N
     """HTML of ``source`` (BBCode), prosilver markup, French labels.
 
     ``quote_info(post_id)`` supplies the quoted post's author id and time when the quote tag
-    does not carry ``user_id`` / ``time``.
+    does not carry ``user_id`` / ``time``. A text without a quote renders the same whatever
+    ``quote_info`` says: its HTML is remembered (:func:`_render_without_quotes`; every page
+    view renders each post again).
     """
-    return _render_children(_parse(source.replace("\r\n", "\n")), quote_info)
+    text = source.replace("\r\n", "\n")
+    if quote_info is None or "[quote" not in text.lower():
+        return _render_without_quotes(text)
+    return _render_children(_parse(text), quote_info)
+
+
+@lru_cache(maxsize=8192)
+def _render_without_quotes(text: str) -> str:
+    """HTML of ``text`` rendered without ``quote_info`` (a pure function of the text)."""
+    return _render_children(_parse(text), None)
 
 
 def _render_children(node: _Node, quote_info: Callable[[int], QuoteInfo] | None) -> str:

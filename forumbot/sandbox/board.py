@@ -41,6 +41,7 @@ import os
 import secrets
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, replace
 from email.utils import formatdate
@@ -425,7 +426,10 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch, BoardModera
             key=lambda p: p.post_id,
         )
 
-    def _post_view(self, post: PostRecord) -> PostView:
+    def _post_view(self, post: PostRecord, counts: Counter[int] | None = None) -> PostView:
+        """What a page shows of ``post``; ``counts``: :meth:`_approved_counts` when the page
+        already counted them (once per page, not once per post)."""
+
         def quote_info(pid: int) -> QuoteInfo:
             quoted = self._posts.get(pid)
             if quoted is None:
@@ -437,9 +441,7 @@ class SandboxBoard(BoardPages, BoardUcp, BoardPosting, OutageSwitch, BoardModera
             subject=post.subject,
             author_id=post.poster_id,
             author=self._name(post.poster_id),
-            author_posts=sum(
-                1 for p in self._posts.values() if p.poster_id == post.poster_id and p.approved
-            ),
+            author_posts=(self._approved_counts() if counts is None else counts)[post.poster_id],
             time_s=post.time,
             content_html=render_bbcode(post.text, quote_info),
             edit_by_id=post.edit_user_id,

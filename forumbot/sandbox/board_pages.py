@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 from forumbot.sandbox import pages
 from forumbot.sandbox.board_model import (
@@ -36,6 +37,19 @@ class BoardPages:
             rows.append((forum.forum_id, forum.name, len(topic_ids), posts))
         return self._page(session, "Index du forum", pages.index_body(rows))
 
+    def _visible_by_topic(self) -> dict[int, list[PostRecord]]:
+        """Every topic's :meth:`_visible_posts` (approved, by post id), in one pass over the
+        board's posts (a forum listing shows every topic's last post)."""
+        out: dict[int, list[PostRecord]] = {}
+        for p in sorted(self._posts.values(), key=lambda p: p.post_id):
+            if p.approved:
+                out.setdefault(p.topic_id, []).append(p)
+        return out
+
+    def _approved_counts(self) -> Counter[int]:
+        """Approved posts per poster id (the « Messages » count beside each post)."""
+        return Counter(p.poster_id for p in self._posts.values() if p.approved)
+
     def _viewforum(self, req: Request, session: Session) -> Response:
         forum_id = int(req.query["f"]) if req.query.get("f", "").isdigit() else 0
         forum = self._forums.get(forum_id)
@@ -44,10 +58,11 @@ class BoardPages:
         if not self._may_read(session, forum_id):
             return self._refused(req, session)
         rows = []
+        by_topic = self._visible_by_topic()
         for topic in self._topics.values():
             if topic.forum_id != forum_id and forum_id not in topic.shadow_forum_ids:
                 continue
-            visible = self._visible_posts(topic.topic_id)
+            visible = by_topic.get(topic.topic_id, [])
             if not visible:
                 continue
             last = visible[-1]
@@ -108,8 +123,9 @@ class BoardPages:
         page = start // ppp + 1
         shown = posts[start : start + ppp]
         logged_in = session.user_id != GUEST_ID
+        counts = self._approved_counts()
         posts_html = "".join(
-            pages.post_html(self._post_view(p), i, logged_in) for i, p in enumerate(shown)
+            pages.post_html(self._post_view(p, counts), i, logged_in) for i, p in enumerate(shown)
         )
         quick_reply = None
         locked = self._is_locked(topic)

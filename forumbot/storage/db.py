@@ -50,6 +50,7 @@ from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.reward_rows import RewardRows
 from forumbot.storage.same_file import real_database_path, refuse_second_name
+from forumbot.storage.schema_cache import SchemaCachedDatabase
 from forumbot.storage.signup_rows import SignupRows
 from forumbot.storage.web_rows import WebRows
 
@@ -494,7 +495,9 @@ def open_storage(path: str | Path) -> Storage:
     is posted twice (issue 12: the fsync per commit was a fifth of a busy poll). The page
     cache is :data:`PAGE_CACHE_KIB` per connection (SQLite's default is 2 MiB; the bot keeps
     two connections open and the operating system caches the file anyway).
-    ``":memory:"`` gives a private in-memory database (tests).
+    ``":memory:"`` gives a private in-memory database (tests). The schema lookups of
+    sqlite-utils are remembered per schema version
+    (:class:`forumbot.storage.schema_cache.SchemaCachedDatabase`).
 
     Raises:
         ConfigError: the file may be written by other users (a warning is logged when they
@@ -509,7 +512,7 @@ def open_storage(path: str | Path) -> Storage:
         return Storage(db=db, path=path_s)
     path_s = sqlite_path(path_s)
     if path_s == ":memory:":
-        db = sqlite_utils.Database(memory=True)
+        db = SchemaCachedDatabase(memory=True)
     else:
         # Same database, same file (issue 24): the real path, never a second name.
         refuse_second_name(path_s)
@@ -519,7 +522,7 @@ def open_storage(path: str | Path) -> Storage:
         check_secret_file(Path(real), "storage.database")
         # The scheduler runs jobs in one worker thread (serially), not the opening thread.
         conn = sqlite3.connect(real, check_same_thread=False, timeout=30)
-        db = sqlite_utils.Database(conn)
+        db = SchemaCachedDatabase(conn)
         db.enable_wal()
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")

@@ -16,10 +16,10 @@ from parsers.phpbb_forms import (
     normalize_text,
     parse_form,
     parse_pm_folder,
-    parse_pm_message_text,
     parse_topic_list,
     sent_pm_id,
 )
+from parsers.pm_text import parse_pm_message_text
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "html" / "phpbb"
 
