@@ -8,7 +8,7 @@ import json
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from forumbot.duels.duo_board import is_duo
 from forumbot.web import views
@@ -21,6 +21,7 @@ from forumbot.web.routes.common import (
     flash,
     language_of,
     page,
+    redirect,
     render,
 )
 from forumbot.web.users import (
@@ -106,7 +107,7 @@ async def duel_referees(request: Request, user: User, form: FormData) -> Respons
     except UserError as exc:
         raise HTTPException(400, str(exc)) from exc
     flash(request, "ok", "Saved.")
-    return RedirectResponse(f"/duels/{duel_id}", status_code=303)
+    return redirect(request, f"/duels/{duel_id}")
 
 
 __all__ = ["duel_page", "duel_referees", "duels_page"]

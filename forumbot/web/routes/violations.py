@@ -14,6 +14,7 @@ from forumbot.web.routes.common import (
     action,
     deps_of,
     flash,
+    here,
     local_path,
     page,
     render,
@@ -69,7 +70,7 @@ async def violations_page(request: Request, user: User) -> Response:
             "duellists": judging.distinct_values(storage, "duellist", visible),
             "rules": judging.distinct_values(storage, "rule", visible),
             "statuses": [(s, views.VIOLATION_STATUS[s]) for s in judging.STATUSES],
-            "csv_url": "/violations.csv" + (f"?{urlencode(query)}" if query else ""),
+            "csv_url": here(request, "/violations.csv") + (f"?{urlencode(query)}" if query else ""),
             "back": request.url.path + (f"?{urlencode(query)}" if query else ""),
         },
         user=user,
@@ -92,9 +93,10 @@ async def violations_csv(request: Request, user: User) -> Response:
 async def violation_decide(request: Request, user: User, form: FormData) -> Response:
     """Confirm or dismiss (``decision``) with a ``reason``."""
     deps = deps_of(request)
-    back = local_path(form.get("back"), "/violations")
-    if not back.startswith("/violations"):
-        back = "/violations"
+    listed = here(request, "/violations")
+    back = local_path(form.get("back"), listed)
+    if not back.startswith(listed):
+        back = listed
     try:
         judging.decide_violation(
             deps.storage,
