@@ -204,6 +204,31 @@ def list_accounts(storage: Storage) -> list[Account]:
     ]
 
 
+def enabled_admins(storage: Storage) -> list[str]:
+    """The enabled ``admin`` accounts, by name."""
+    return [u.username for u in list_users(storage) if u.is_admin]
+
+
+def add_first_admin(
+    storage: Storage, username: str, password: str, now: datetime, actor: str
+) -> User:
+    """Create a club's first admin (``forumbot host add-admin``, the host page under
+    ``forumbot web --boards``; issue 27): :func:`add_user` with the ``admin`` role, refused
+    while the club has an enabled admin (its admins create the club's other accounts; the
+    host does not give itself a way into a club that runs). ``actor`` (the host admin) is
+    written in the club's audit log.
+
+    Raises:
+        UserError: the club already has an enabled admin, or :func:`add_user` refuses.
+    """
+    admins = enabled_admins(storage)
+    if admins:
+        raise UserError(f"the club has an admin already ({', '.join(admins)})")
+    user = add_user(storage, username, password, "admin", now)
+    storage.audit(actor, "user.first_admin", f"user:{user.username}", None, None, now)
+    return user
+
+
 def authenticate(storage: Storage, username: str, password: str) -> User | None:
     """The account when ``password`` matches its hash, else None (same cost either way).
 

@@ -11,11 +11,11 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
+from starlette._utils import get_route_path
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
-from starlette.routing import get_route_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from forumbot.i18n import N_
@@ -76,6 +76,8 @@ class Deps:
     realm: str = ""
     #: Where ``/`` and a login without ``next`` lead (under the app's prefix).
     home: str = "/drafts"
+    #: True for the host's page of ``forumbot web --boards`` (its own menu).
+    host_page: bool = False
 
 
 class SecurityHeaders:
@@ -188,6 +190,7 @@ def render(
             "flashes": flashes,
             "request_path": site_path(request.url.path),
             "root": root_of(request),
+            "host_page": deps.host_page,
             **(context or {}),
         }
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -91,16 +92,19 @@ async def violations_csv(request: Request, user: User) -> Response:
 
 @action(admin=True)
 async def violation_decide(request: Request, user: User, form: FormData) -> Response:
-    """Confirm or dismiss (``decision``) with a ``reason``."""
+    """Confirm or dismiss (``decision``) with a ``reason``; an unknown violation is 404."""
     deps = deps_of(request)
     listed = here(request, "/violations")
     back = local_path(form.get("back"), listed)
     if not back.startswith(listed):
         back = listed
+    violation_id = int(request.path_params["violation_id"])
+    if deps.storage.web_rows.violation(violation_id) is None:
+        raise HTTPException(404)  # as an unknown draft or duel, not a refused decision
     try:
         judging.decide_violation(
             deps.storage,
-            int(request.path_params["violation_id"]),
+            violation_id,
             str(form.get("decision", "")),
             str(form.get("reason", "")),
             user.username,
