@@ -1,7 +1,13 @@
-"""One review page for many clubs (issue 27): a referee or admin of club A never sees club
-B, by URL, by id, in lists or through a session; every route of the club app is tried (the
-route list is read from the app, as tests/unit/test_web_security.py does), each refusal is a
-404 (never a 403), and each has its positive control."""
+"""One review page for many clubs (issue 27).
+
+- A referee or admin of club A never sees club B, by URL, by id, in lists or through a
+  session; every route of the club app is tried (the route list is read from the app, as
+  tests/unit/test_web_security.py does), each refusal is a 404 (never a 403), and each has its
+  positive control.
+- The host's page: its own accounts, the clubs of the folder (served or refused, with why,
+  never their duels), each club's first admin, the folder followed without a restart, one
+  login limit for the whole site; the ``forumbot host`` commands and ``web --boards``.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +19,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from click.testing import CliRunner
 from starlette.routing import Mount, Route
 
+from forumbot.cli import main
+from forumbot.storage import open_storage
 from forumbot.web.host import HostSite
 from tests.unit.web_clubs import (
     A_MARK,
@@ -26,10 +35,12 @@ from tests.unit.web_clubs import (
     client,
     login,
     token,
+    write_club,
 )
 from tests.unit.web_scenario import PASSWORD
 
 pytestmark = pytest.mark.anyio
+NEW_PASSWORD = "first admin battery"
 ID_PARAM = re.compile(r"\{(decl_id|duel_id|violation_id|task_id)(:[a-z]+)?\}")
 
 
@@ -250,3 +261,159 @@ async def test_links_and_redirects_stay_under_the_club(a_admin: httpx.AsyncClien
     r = await a_admin.post("/c/a/logout", data={"csrf_token": await csrf_of(a_admin, "/c/a")})
     assert r.status_code == 303 and r.headers["location"] == "/c/a/login"
     assert (await a_admin.get("/c/a/drafts")).headers["location"].startswith("/c/a/login")
+
+
+# -- the host's page and commands -------------------------------------------------------
+@pytest.fixture
+async def hector(site: HostSite) -> AsyncIterator[httpx.AsyncClient]:
+    """The host admin, logged in under /host."""
+    async with client(site) as c:
+        r = await login(c, "/host", "hector", HOST_PASSWORD)
+        assert r.status_code == 303 and r.headers["location"] == "/host/"
+        yield c
+
+
+async def add_admin(c: httpx.AsyncClient, club: str, name: str) -> httpx.Response:
+    page = await c.get("/host/")
+    return await c.post(
+        f"/host/clubs/{club}/admin",
+        data={"csrf_token": token(page.text), "username": name, "password": NEW_PASSWORD},
+    )
+
+
+async def test_the_host_page_needs_a_host_login(site: HostSite) -> None:
+    async with client(site) as c:
+        r = await c.get("/")
+        assert r.status_code == 303 and r.headers["location"] == "/host/"
+        r = await c.get("/host/")
+        assert r.status_code == 303 and r.headers["location"] == "/host/login?next=%2Fhost%2F"
+        assert (await login(c, "/host", "alice", PASSWORD)).status_code == 401  # a club's
+        r = await c.post("/host/clubs/a/admin", data={"username": "x", "password": "y" * 8})
+        assert r.status_code == 303 and r.headers["location"] == "/host/login"
+
+
+async def test_the_host_sees_the_clubs_not_their_duels(
+    clubs: Clubs, hector: httpx.AsyncClient
+) -> None:
+    (clubs.folder / "broken.toml").write_text('[board]\nurl = "http://x"\nplatform = \n')
+    write_club(clubs.folder, "twin", (clubs.folder / "a.toml").read_text())  # a's database
+    write_club(clubs.folder, "bad name")
+    page = (await hector.get("/host/")).text
+    assert 'href="/c/a/"' in page and 'href="/c/b/"' in page
+    assert page.count("<td>3</td>") == 2  # a and b: alice, rita, otto
+    assert "<td>alice</td>" in page
+    assert "broken.toml: " in page and "line 3" in page
+    assert "twin.toml: refused: storage.database" in page and "of club a" in page
+    assert "bad name.toml: refused: a club" in page
+    assert A_MARK not in page and B_MARK not in page and "/drafts" not in page
+    assert "/duels" not in page
+    for refused in ("twin", "bad%20name", "broken"):
+        async with client(clubs.site()) as c:
+            assert (await c.get(f"/c/{refused}/login")).status_code == 404, refused
+
+
+async def test_the_host_creates_a_new_clubs_first_admin_once(
+    clubs: Clubs, site: HostSite, hector: httpx.AsyncClient
+) -> None:
+    write_club(clubs.folder, "c")  # a new club: its database is created when it is served
+    page = (await hector.get("/host/")).text
+    assert 'action="/host/clubs/c/admin"' in page and 'action="/host/clubs/a/admin"' not in page
+    r = await hector.post("/host/clubs/c/admin", data={"username": "cleo", "password": "p" * 9})
+    assert r.status_code == 403  # no CSRF token
+    r = await add_admin(hector, "c", "cleo")
+    assert r.status_code == 303 and r.headers["location"] == "/host/"
+    page = (await hector.get("/host/")).text
+    assert "cleo est le premier admin de c." in page and "<td>cleo</td>" in page
+    async with client(site) as c:  # the new admin logs in on the club's page
+        r = await login(c, "/c/c", "cleo", NEW_PASSWORD)
+        assert r.status_code == 303 and r.headers["location"] == "/c/c/drafts"
+        assert (await c.get("/c/c/drafts")).status_code == 200
+    r = await add_admin(hector, "c", "mallory")  # a second "first" admin: refused
+    assert r.status_code == 303
+    page = (await hector.get("/host/")).text
+    assert "Compte refusé\u00a0: the club has an admin already (cleo)" in page
+    r = await add_admin(hector, "a", "mallory")
+    assert "Compte refusé" in (await hector.get("/host/")).text
+    assert (await add_admin(hector, "nowhere", "mallory")).status_code == 404
+    club_c = open_storage(str(clubs.folder / "c.db"))
+    assert [u["username"] for u in club_c.web_rows.users(enabled_only=False)] == ["cleo"]
+    assert [e["actor"] for e in club_c.audit_entries("user:")] == ["forumbot", "host:hector"]
+    assert [e["action"] for e in clubs.host.audit_entries("club:")] == ["club.first_admin"]
+    assert [u["username"] for u in clubs.a.storage.web_rows.users(False)] == [
+        "alice",
+        "otto",
+        "rita",
+    ]
+
+
+async def test_the_folder_is_followed_without_a_restart(clubs: Clubs, site: HostSite) -> None:
+    async with client(site) as c:
+        assert (await c.get("/c/b/login")).status_code == 200
+        (clubs.folder / "b.toml").unlink()
+        assert (await c.get("/c/b/login")).status_code == 404
+        write_club(clubs.folder, "d")
+        assert (await c.get("/c/d/login")).status_code == 200
+        (clubs.folder / "a.toml").write_text("[board]\n", encoding="utf-8")
+        assert (await c.get("/c/a/login")).status_code == 404
+        write_club(clubs.folder, "a")
+        assert (await login(c, "/c/a", "alice")).status_code == 303  # a's database, as it was
+
+
+async def test_one_login_limit_for_the_whole_site(site: HostSite) -> None:
+    async with client(site) as c:
+        for _ in range(5):
+            assert (await login(c, "/c/a", "alice", "wrong password")).status_code == 401
+        assert (await login(c, "/c/a", "alice")).status_code == 429  # per account and address
+        assert (await login(c, "/c/b", "alice", B_PASSWORD)).status_code == 303  # B's alice
+    async with client(site) as c:
+        for i in range(19):  # 5 above + 15 here: the address's 20 attempts, whatever club
+            assert (await login(c, f"/c/{'ab'[i % 2]}", f"x{i}", "wrong")).status_code in (
+                401,
+                429,
+            )
+        r = await login(c, "/host", "hector", HOST_PASSWORD)
+        assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+
+
+def test_host_commands(clubs: Clubs) -> None:
+    runner = CliRunner()
+    folder = str(clubs.folder)
+    write_club(clubs.folder, "c")
+    r = runner.invoke(main, ["host", "clubs", "--boards", folder])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert lines[0].split("\t") == ["club", "status", "accounts", "admins"]
+    assert lines[1:] == ["a\tserved\t3\talice", "b\tserved\t3\talice", "c\tserved\t0\t-"]
+    args = ["host", "add-admin", "--boards", folder, "c", "cleo", "--password-stdin"]
+    r = runner.invoke(main, args, input=NEW_PASSWORD + "\n")
+    assert r.exit_code == 0 and "user cleo added (admin)" in r.output, r.output
+    r = runner.invoke(main, args[:-2] + ["mallory", "--password-stdin"], input=NEW_PASSWORD)
+    assert r.exit_code != 0 and "has an admin already (cleo)" in r.output
+    r = runner.invoke(
+        main, ["host", "add-admin", "--boards", folder, "zz", "x", "--password-stdin"]
+    )
+    assert r.exit_code != 0 and "club zz: no such club file" in r.output
+    args = ["host", "add-host-admin", "--boards", folder, "hera", "--password-stdin"]
+    r = runner.invoke(main, args, input=HOST_PASSWORD + "\n")
+    assert r.exit_code == 0 and "host admin hera added" in r.output, r.output
+    assert {u["username"] for u in clubs.host.web_rows.users(enabled_only=False)} == {
+        "hector",
+        "hera",
+    }
+    r = runner.invoke(main, ["host", "clubs", "--boards", str(clubs.folder / "nope")])
+    assert r.exit_code != 0 and "not a folder" in r.output
+
+
+def test_web_boards_serves_the_site(clubs: Clubs, monkeypatch: pytest.MonkeyPatch) -> None:
+    import forumbot.web.serve as serve_module
+
+    served: list[object] = []
+    monkeypatch.setattr(serve_module, "run_page", lambda app, *a: served.append(app))
+    monkeypatch.setenv("FORUMBOT_WEB_SECRET", "w" * 40)
+    runner = CliRunner()
+    r = runner.invoke(main, ["web", "--boards", str(clubs.folder)])
+    assert r.exit_code == 0, r.output
+    assert isinstance(served[0], HostSite)
+    assert sorted(served[0].folder.clubs) == []  # opened at the first request, not before
+    r = runner.invoke(main, ["web", "--boards", str(clubs.folder), "--publish-now"])
+    assert r.exit_code != 0 and "--publish-now is for one club" in r.output
