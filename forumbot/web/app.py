@@ -29,7 +29,10 @@ GET    /verification                       public: how players check the dice (F
 ====== =================================== ==============================================
 
 The routes live in :mod:`forumbot.web.routes` (one module per area); this module builds
-the app.
+the app. The paths above are relative to the app's prefix: none for ``forumbot web``,
+``/c/<club>`` under ``forumbot web --boards`` (:mod:`forumbot.web.host`), where every link
+and redirect carries it (:func:`forumbot.web.routes.common.here`). An unknown draft, duel,
+violation or task id is 404 on every route.
 
 Every draft form carries the draft's ``version``; a stale one (the draft changed or was
 published meanwhile) gets HTTP 409 and a clear message. Referees see only the duels assigned
