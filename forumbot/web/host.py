@@ -60,6 +60,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from forumbot.config import Config, ConfigError
 from forumbot.notify.settings import NotifyConfig
 from forumbot.ops.boards_dir import dir_signature, read_boards, sharing_conflicts
+from forumbot.ops.club_log import club_context
 from forumbot.storage import Storage, open_storage
 from forumbot.web.auth import REALM
 from forumbot.web.i18n import page_translator
@@ -168,9 +169,10 @@ class ClubFolder:
             )
         assert club.config is not None
         try:
-            club.storage = self._open(club.config.database)
-            if self._make_app is not None:
-                club.app = self._make_app(club.name, club.config, club.storage)
+            with club_context(club.name):  # its lines say which club (forumbot.ops.club_log)
+                club.storage = self._open(club.config.database)
+                if self._make_app is not None:
+                    club.app = self._make_app(club.name, club.config, club.storage)
         except Exception as exc:  # one club's database must not stop the others' pages
             log.exception("club %s: its database does not open", club.name)
             _close(club)
@@ -298,7 +300,8 @@ class HostSite:
         if path == prefix:  # "/c/a": the app's home is "/c/a/"
             await RedirectResponse(root + prefix + "/", status_code=303)(scope, receive, send)
             return
-        await app({**scope, "root_path": root + prefix}, receive, send)
+        with club_context(realm):  # the request's log lines name its club (or /host)
+            await app({**scope, "root_path": root + prefix}, receive, send)
 
     async def _not_found(self, scope: Scope, receive: Receive, send: Send) -> None:
         _ = page_translator(self.language)

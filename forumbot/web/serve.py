@@ -228,9 +228,11 @@ def serve_boards(
     """
     from forumbot.config.storage_url import is_postgres
     from forumbot.ops.boards_dir import club_paths
+    from forumbot.ops.club_log import install_club_logging
     from forumbot.web.site import create_site
 
     club_paths(boards_dir)  # not a folder: refused now, not at the first request
+    install_club_logging()  # "[club]" on the lines of a club's page, as under forumbot serve
     database = host_database(boards_dir, host_db)
     key_base = str(Path(boards_dir) / "host") if is_postgres(database) else database
     site = create_site(
