@@ -263,6 +263,19 @@ async def test_links_and_redirects_stay_under_the_club(a_admin: httpx.AsyncClien
     assert (await a_admin.get("/c/a/drafts")).headers["location"].startswith("/c/a/login")
 
 
+async def test_referees_inside_a_club_see_their_duels_only(clubs: Clubs, site: HostSite) -> None:
+    """Today's authorization across duels holds under a club's prefix."""
+    draft = f"/c/a/drafts/{clubs.a.draft_id}"
+    async with client(site) as otto:  # a referee of no duel of A
+        assert (await login(otto, "/c/a", "otto")).status_code == 303
+        assert (await otto.get(draft)).status_code == 404
+        assert (await otto.get(f"/c/a/duels/{clubs.a.duel_id}")).status_code == 404
+    async with client(site) as rita:  # positive control: A's referee of the duel
+        assert (await login(rita, "/c/a", "rita")).status_code == 303
+        assert (await rita.get(draft)).status_code == 200
+        assert (await rita.get(f"/c/b/drafts/{clubs.b.draft_id}")).status_code == 303  # no B login
+
+
 # -- the host's page and commands -------------------------------------------------------
 @pytest.fixture
 async def hector(site: HostSite) -> AsyncIterator[httpx.AsyncClient]:
