@@ -24,6 +24,8 @@ POST   /tasks/{id}/close                   done / solved / failed, with a note (
 POST   /drafts/{id}/take                   « je m'en occupe »: pause the auto-publication
 POST   /drafts/{id}/release                give a taken draft back (the taker or an admin)
 GET    /me/notify, POST /me/notify         my notice channels, forum account, quiet hours
+GET    /me/password, POST /me/password     my password (the current one checked, then every
+                                           session of the account ends)
 GET    /balance, GET /balance/{ruleset}    admin: win-rate heatmaps of the shipped rulesets
 GET    /verification                       public: how players check the dice (French)
 ====== =================================== ==============================================
@@ -90,6 +92,7 @@ from forumbot.web.routes.drafts import (
 from forumbot.web.routes.duels import duel_page, duel_referees, duels_page
 from forumbot.web.routes.login import home, login_page, login_submit, logout
 from forumbot.web.routes.notify import notify_page, notify_save
+from forumbot.web.routes.password import password_page, password_save
 from forumbot.web.routes.tasks import task_close, tasks_page
 from forumbot.web.routes.verification import verification_page
 from forumbot.web.routes.violations import violation_decide, violations_csv, violations_page
@@ -264,6 +267,8 @@ def create_app(
         Route("/drafts/{decl_id:int}/release", draft_release, methods=["POST"]),
         Route("/me/notify", notify_page, methods=["GET"]),
         Route("/me/notify", notify_save, methods=["POST"]),
+        Route("/me/password", password_page, methods=["GET"]),
+        Route("/me/password", password_save, methods=["POST"]),
         Route("/balance", balance_index),
         Route("/balance/{ruleset}", balance_page),
         Route(VERIFICATION_PATH, verification_page),  # public: the players' page (no login)

@@ -8,6 +8,7 @@ GET    /host/                       the clubs of the folder, served or refused
 GET    /host/login, POST            log in (the same limits as a club's page)
 POST   /host/logout                 log out
 POST   /host/clubs/{club}/admin     the club's first admin (refused once it has one)
+GET    /host/me/password, POST      my password (as on a club's page)
 ====== ============================ ================================================
 """
 
@@ -32,6 +33,7 @@ from forumbot.web.i18n import DEFAULT_LANGUAGE
 from forumbot.web.routes.common import Deps
 from forumbot.web.routes.host import host_add_admin, host_clubs
 from forumbot.web.routes.login import login_page, login_submit, logout
+from forumbot.web.routes.password import password_page, password_save
 from forumbot.web.sessions import DEFAULT_IDLE_S
 
 SESSION_MAX_AGE_S = 12 * 3600
@@ -109,6 +111,8 @@ def host_app(
         Route("/login", login_submit, methods=["POST"]),
         Route("/logout", logout, methods=["POST"]),
         Route("/clubs/{club}/admin", host_add_admin, methods=["POST"]),
+        Route("/me/password", password_page, methods=["GET"]),
+        Route("/me/password", password_save, methods=["POST"]),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = starlette_app(

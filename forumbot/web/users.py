@@ -130,9 +130,12 @@ def add_user(storage: Storage, username: str, password: str, role: str, now: dat
     return User(name, role)
 
 
-def set_password(storage: Storage, username: str, password: str, now: datetime) -> None:
+def set_password(
+    storage: Storage, username: str, password: str, now: datetime, actor: str = "forumbot"
+) -> None:
     """Replace a user's password hash and end every open session of the account
-    (:func:`forumbot.web.sessions.end_user_sessions`).
+    (:func:`forumbot.web.sessions.end_user_sessions`); ``actor`` (the CLI: ``forumbot``; the
+    page: the user) goes to the audit log.
 
     Raises:
         UserError: unknown user or a password under 8 characters.
@@ -144,7 +147,7 @@ def set_password(storage: Storage, username: str, password: str, now: datetime) 
         raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
     storage.web_rows.update_user(row["username"], {"password_hash": _HASHER.hash(password)})
     end_user_sessions(storage, row["username"])
-    storage.audit("forumbot", "user.password", f"user:{row['username']}", None, None, now)
+    storage.audit(actor, "user.password", f"user:{row['username']}", None, None, now)
 
 
 def set_disabled(

@@ -430,3 +430,23 @@ def test_web_boards_serves_the_site(clubs: Clubs, monkeypatch: pytest.MonkeyPatc
     assert sorted(served[0].folder.clubs) == []  # opened at the first request, not before
     r = runner.invoke(main, ["web", "--boards", str(clubs.folder), "--publish-now"])
     assert r.exit_code != 0 and "--publish-now is for one club" in r.output
+
+
+async def change_password(c: httpx.AsyncClient, prefix: str, password: str) -> None:
+    page = await c.get(f"{prefix}/me/password")
+    assert page.status_code == 200
+    data = {"password": password, "new_password": NEW_PASSWORD, "new_password_again": NEW_PASSWORD}
+    r = await c.post(f"{prefix}/me/password", data={"csrf_token": token(page.text), **data})
+    assert r.status_code == 303 and r.headers["location"] == f"{prefix}/login"
+
+
+async def test_the_host_and_a_club_admin_change_their_passwords(
+    clubs: Clubs, site: HostSite, hector: httpx.AsyncClient
+) -> None:
+    await change_password(hector, "/host", HOST_PASSWORD)
+    async with client(site) as alice:
+        assert (await login(alice, "/c/a", "alice")).status_code == 303
+        await change_password(alice, "/c/a", PASSWORD)
+    assert clubs.host.audit_entries("user:hector")[-1]["action"] == "user.password"
+    assert clubs.a.storage.audit_entries("user:alice")[-1]["actor"] == "alice"
+    assert clubs.b.storage.audit_entries("user:alice")[-1]["actor"] == "forumbot"  # B's alice
