@@ -217,14 +217,15 @@ def serve_boards(
     """Serve the review page of every club of ``boards_dir`` and the host's page
     (:func:`forumbot.web.site.create_site`) until interrupted (blocking). The session key is
     ``$FORUMBOT_WEB_SECRET`` or the host database's ``.web-secret`` file (:func:`secret_key`;
-    for a PostgreSQL host database: ``host.web-secret`` in the folder). Each club's forum
+    a PostgreSQL host database needs the variable). Each club's forum
     accounts on ``/me/notify`` are checked on its board with its bot's password
     (:func:`board_members`). "Publish now" is not offered: approved drafts go out at
     ``forumbot serve``'s next pass.
 
     Raises:
         ConfigError: ``boards_dir`` is not a folder, or the host database cannot be opened.
-        ValueError: no session key, or the address / socket cannot be listened on.
+        ValueError: no session key (a PostgreSQL host database without
+            ``$FORUMBOT_WEB_SECRET``), or the address / socket cannot be listened on.
     """
     from forumbot.config.storage_url import is_postgres
     from forumbot.ops.boards_dir import club_paths
@@ -234,11 +235,16 @@ def serve_boards(
     club_paths(boards_dir)  # not a folder: refused now, not at the first request
     install_club_logging()  # "[club]" on the lines of a club's page, as under forumbot serve
     database = host_database(boards_dir, host_db)
-    key_base = str(Path(boards_dir) / "host") if is_postgres(database) else database
+    if is_postgres(database) and SECRET_ENV not in os.environ:
+        raise ValueError(
+            f"a PostgreSQL host database keeps no key file: set ${SECRET_ENV} (at least 32 "
+            "characters), the key of every session cookie of the site"
+        )
+    key = secret_key(database)
     site = create_site(
         boards_dir,
         open_storage(database),
-        secret_key=secret_key(key_base),
+        secret_key=key,
         https_only=https_only,
         trusted_proxies=trusted_proxies,
         language=language,

@@ -450,3 +450,12 @@ async def test_the_host_and_a_club_admin_change_their_passwords(
     assert clubs.host.audit_entries("user:hector")[-1]["action"] == "user.password"
     assert clubs.a.storage.audit_entries("user:alice")[-1]["actor"] == "alice"
     assert clubs.b.storage.audit_entries("user:alice")[-1]["actor"] == "forumbot"  # B's alice
+
+
+def test_a_postgresql_host_database_needs_the_secret_variable(
+    clubs: Clubs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FORUMBOT_WEB_SECRET", raising=False)
+    url = "postgresql://nobody@127.0.0.1:9/none?schema=host"
+    r = CliRunner().invoke(main, ["web", "--boards", str(clubs.folder), "--host-db", url])
+    assert r.exit_code != 0 and "set $FORUMBOT_WEB_SECRET" in r.output, r.output
