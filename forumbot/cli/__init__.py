@@ -15,7 +15,8 @@ module             commands
                    adopt, cancel, concede)
 ``corrections``    duels correct (an erratum for a published turn)
 ``follow``         duels resume (a duel held because its topic is gone)
-``web``            web, users (add, password, disable, enable, list)
+``web``            web, users (add, password, disable, enable, list), host (clubs,
+                   add-admin, add-host-admin)
 ``club``           leaderboard, duellists (set)
 ``pages``          parse-page, verify-dice, replay
 ``demo``           sandbox, demo
@@ -41,7 +42,7 @@ COMMAND_MODULES: dict[str, str] = {
     "drafts": "drafts", "duels": "drafts",
     "sandbox": "demo", "demo": "demo",
     "doctor": "ops", "backup": "ops", "restore": "ops",
-    "web": "web", "users": "web",
+    "web": "web", "users": "web", "host": "web",
     "leaderboard": "club", "duellists": "club",
     "parse-page": "pages", "verify-dice": "pages", "replay": "pages",
     "simulate": "simulate",

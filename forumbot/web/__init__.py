@@ -8,6 +8,8 @@ Public surface:
 - :mod:`forumbot.web.sessions`: server-side session records (logout, password change,
   disable/enable and inactivity end them).
 - :mod:`forumbot.web.judging`: admins' confirm / dismiss of violations, filters, CSV.
+- :mod:`forumbot.web.site` and :mod:`forumbot.web.host`: ``forumbot web --boards``, every
+  club of a folder under ``/c/<club>/`` (each its own accounts) and the host's page (issue 27).
 """
 
 from __future__ import annotations

@@ -24,12 +24,17 @@ POST   /tasks/{id}/close                   done / solved / failed, with a note (
 POST   /drafts/{id}/take                   « je m'en occupe »: pause the auto-publication
 POST   /drafts/{id}/release                give a taken draft back (the taker or an admin)
 GET    /me/notify, POST /me/notify         my notice channels, forum account, quiet hours
+GET    /me/password, POST /me/password     my password (the current one checked, then every
+                                           session of the account ends)
 GET    /balance, GET /balance/{ruleset}    admin: win-rate heatmaps of the shipped rulesets
 GET    /verification                       public: how players check the dice (French)
 ====== =================================== ==============================================
 
 The routes live in :mod:`forumbot.web.routes` (one module per area); this module builds
-the app.
+the app. The paths above are relative to the app's prefix: none for ``forumbot web``,
+``/c/<club>`` under ``forumbot web --boards`` (:mod:`forumbot.web.host`), where every link
+and redirect carries it (:func:`forumbot.web.routes.common.here`). An unknown draft, duel,
+violation or task id is 404 on every route.
 
 Every draft form carries the draft's ``version``; a stale one (the draft changed or was
 published meanwhile) gets HTTP 409 and a clear message. Referees see only the duels assigned
@@ -52,7 +57,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
@@ -87,6 +92,7 @@ from forumbot.web.routes.drafts import (
 from forumbot.web.routes.duels import duel_page, duel_referees, duels_page
 from forumbot.web.routes.login import home, login_page, login_submit, logout
 from forumbot.web.routes.notify import notify_page, notify_save
+from forumbot.web.routes.password import password_page, password_save
 from forumbot.web.routes.tasks import task_close, tasks_page
 from forumbot.web.routes.verification import verification_page
 from forumbot.web.routes.violations import violation_decide, violations_csv, violations_page
@@ -115,6 +121,61 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def page_env(notify: NotifyConfig | None = None) -> jinja2.Environment:
+    """The templates of the review page (autoescaped, undefined names are errors) with the
+    ``json``, ``preview`` and ``local`` filters (times in ``notify``'s timezone)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["json"] = lambda v: json.dumps(v, ensure_ascii=False, default=str)
+    env.filters["preview"] = preview_html  # a draft as phpBB shows it (forumbot.web.preview)
+    tz = (notify or NotifyConfig()).tz
+    env.filters["local"] = lambda ts: (
+        datetime.fromisoformat(ts).astimezone(tz).strftime("%d/%m %H:%M") if ts else ""
+    )
+    return env
+
+
+def starlette_app(
+    routes: Sequence[BaseRoute],
+    *,
+    secret_key: str,
+    https_only: bool,
+    trusted_proxies: Sequence[str],
+    session_max_age_s: int,
+    cookie_path: str = "/",
+) -> Starlette:
+    """The Starlette app around ``routes`` with the review page's middleware: the Unix-socket
+    peer and proxy headers (``trusted_proxies`` only), the security headers (HSTS with
+    ``https_only``), the signed session cookie (``SameSite=Lax``, HttpOnly, ``Secure`` with
+    ``https_only``, lifetime ``session_max_age_s`` seconds, sent under ``cookie_path`` only)
+    and the error pages. The caller sets ``app.state.deps``."""
+    return Starlette(
+        routes=list(routes),
+        middleware=[
+            *([Middleware(UnixPeer)] if UNIX_PEER in trusted_proxies else []),
+            *(
+                [Middleware(ProxyHeadersMiddleware, trusted_hosts=list(trusted_proxies))]
+                if trusted_proxies
+                else []
+            ),
+            Middleware(SecurityHeaders, hsts=https_only),
+            Middleware(
+                SessionMiddleware,
+                secret_key=secret_key,
+                session_cookie=SESSION_COOKIE,
+                max_age=session_max_age_s,
+                path=cookie_path,
+                same_site="lax",
+                https_only=https_only,
+            ),
+        ],
+        exception_handlers={HTTPException: http_error},
+    )
+
+
 def create_app(
     storage: Storage,
     *,
@@ -133,6 +194,8 @@ def create_app(
     notify: NotifyConfig | None = None,
     members: MemberLookup | None = None,
     language: str = DEFAULT_LANGUAGE,
+    realm: str = "",
+    limiter: auth.LoginLimiter | None = None,
 ) -> Starlette:
     """The review web app.
 
@@ -163,6 +226,13 @@ def create_app(
         language: the page's language when the user has not chosen one (``?lang=``):
             ``"fr"`` or ``"en"``; ``forumbot web`` passes the club's ``board.language``
             (:func:`forumbot.i18n.staff_language`).
+        realm: the club's name when one process serves many clubs (``forumbot web --boards``,
+            :mod:`forumbot.web.host`): the app is then mounted under ``/c/<realm>``, its
+            session cookie is scoped to that path and records the realm, and a session of
+            another realm is anonymous here. ``""``: the one club of ``forumbot web``.
+        limiter: the login rate limit to count in (the host shares one among its clubs, so
+            an address has its 20 guesses in all, not per club); None: a new one from the
+            ``max_*`` arguments.
 
     Raises:
         ValueError: when ``secret_key`` is shorter than 32 characters.
@@ -170,17 +240,8 @@ def create_app(
     if len(secret_key) < 32:
         raise ValueError("secret_key must have at least 32 characters")
     storage.web_rows.migrate()
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(HERE / "templates")),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-    )
-    env.filters["json"] = lambda v: json.dumps(v, ensure_ascii=False, default=str)
-    env.filters["preview"] = preview_html  # a draft as phpBB shows it (forumbot.web.preview)
     notify_cfg = notify or NotifyConfig()
-    env.filters["local"] = lambda ts: (
-        datetime.fromisoformat(ts).astimezone(notify_cfg.tz).strftime("%d/%m %H:%M") if ts else ""
-    )
+    env = page_env(notify_cfg)
     routes = [
         Route("/", home),
         Route("/login", login_page, methods=["GET"]),
@@ -206,37 +267,27 @@ def create_app(
         Route("/drafts/{decl_id:int}/release", draft_release, methods=["POST"]),
         Route("/me/notify", notify_page, methods=["GET"]),
         Route("/me/notify", notify_save, methods=["POST"]),
+        Route("/me/password", password_page, methods=["GET"]),
+        Route("/me/password", password_save, methods=["POST"]),
         Route("/balance", balance_index),
         Route("/balance/{ruleset}", balance_page),
         Route(VERIFICATION_PATH, verification_page),  # public: the players' page (no login)
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    app = Starlette(
-        routes=routes,
-        middleware=[
-            *([Middleware(UnixPeer)] if UNIX_PEER in trusted_proxies else []),
-            *(
-                [Middleware(ProxyHeadersMiddleware, trusted_hosts=list(trusted_proxies))]
-                if trusted_proxies
-                else []
-            ),
-            Middleware(SecurityHeaders, hsts=https_only),
-            Middleware(
-                SessionMiddleware,
-                secret_key=secret_key,
-                session_cookie=SESSION_COOKIE,
-                max_age=session_max_age_s,
-                same_site="lax",
-                https_only=https_only,
-            ),
-        ],
-        exception_handlers={HTTPException: http_error},
+    app = starlette_app(
+        routes,
+        secret_key=secret_key,
+        https_only=https_only,
+        trusted_proxies=trusted_proxies,
+        session_max_age_s=session_max_age_s,
+        cookie_path=f"/c/{realm}" if realm else "/",
     )
     app.state.deps = Deps(
         storage=storage,
         now=now,
         publisher=publisher,
-        limiter=auth.LoginLimiter(
+        limiter=limiter
+        or auth.LoginLimiter(
             now,
             max_login_failures,
             login_window_s,
@@ -249,6 +300,7 @@ def create_app(
         notify=notify_cfg,
         members=members,
         language=language,
+        realm=realm,
     )
     return app
 
@@ -258,4 +310,4 @@ def new_secret_key() -> str:
     return secrets.token_hex(32)
 
 
-__all__ = ["SECURITY_HEADERS", "create_app", "new_secret_key"]
+__all__ = ["SECURITY_HEADERS", "create_app", "new_secret_key", "page_env", "starlette_app"]

@@ -47,6 +47,9 @@ from forumbot.web import csrf, sessions
 from forumbot.web.users import User, get_user
 
 SESSION_ID = "sid"  # the key of the session id in the cookie
+REALM = "realm"
+"""The key of the session's realm in the cookie: the club (or ``/host``) under ``forumbot web
+--boards``; absent for ``forumbot web`` (one club)."""
 log = logging.getLogger(__name__)
 _TICKETS = itertools.count(1)
 
@@ -167,9 +170,12 @@ class LoginLimiter:
         self._flood_logged = False
 
     @staticmethod
-    def key(username: str, client: str) -> tuple[str, str]:
-        """The limiter key of a login attempt."""
-        return (username.strip().casefold(), client)
+    def key(username: str, client: str, realm: str = "") -> tuple[str, str]:
+        """The limiter key of a login attempt; ``realm``: the club under ``forumbot web
+        --boards`` (its accounts are its own: ``alice`` of two clubs are two accounts; a club
+        name holds no ``/``)."""
+        name = username.strip().casefold()
+        return (f"{realm}/{name}" if realm else name, client)
 
     def _wait(self, key: tuple[str, str], now: datetime) -> int:
         user_limit = self.max_failures
@@ -246,15 +252,20 @@ def current_user(
     session: MutableMapping[str, Any],
     now: datetime,
     idle_s: float = sessions.DEFAULT_IDLE_S,
+    realm: str = "",
 ) -> User | None:
     """The enabled account of this session, or None (anonymous).
 
     None when the cookie has no session id, when its record is gone (logout, password
     change, disable/enable) or idle for ``idle_s`` seconds or more, or when the account is
     disabled or unknown; the id is then dropped from the cookie. ``now`` is aware UTC.
+    None, too, when the session was opened in another realm (:data:`REALM`: another club
+    of ``forumbot web --boards``, or the host page): its id is not even looked up here.
     """
     session_id = session.get(SESSION_ID)
     if not isinstance(session_id, str) or not session_id:
+        return None
+    if session.get(REALM, "") != realm:
         return None
     record = sessions.live_session(storage, session_id, now, idle_s)
     user = get_user(storage, record.username) if record is not None else None
@@ -270,13 +281,18 @@ def log_in(
     storage: Storage,
     now: datetime,
     idle_s: float = sessions.DEFAULT_IDLE_S,
+    realm: str = "",
 ) -> None:
     """Start a fresh session for ``user``: the cookie's previous session (if any) ends, a new
     record is created and its id stored in the cookie, with a new CSRF token (no fixation).
-    Records idle for ``idle_s`` seconds or more (anyone's) are deleted on the way."""
+    Records idle for ``idle_s`` seconds or more (anyone's) are deleted on the way. A
+    ``realm`` (the club, under ``forumbot web --boards``) is recorded in the cookie
+    (:data:`REALM`)."""
     log_out(session, storage)
     sessions.purge_idle(storage, now, idle_s)
     session[SESSION_ID] = sessions.open_session(storage, user.username, now)
+    if realm:
+        session[REALM] = realm
     csrf.rotate(session)
 
 

@@ -162,28 +162,31 @@ def serve(
         ValueError: no session key, or the address / socket cannot be listened on.
     """
     uds = uds or config.web_socket
-    import uvicorn
-
-    from forumbot.i18n import staff_language
     from forumbot.web.app import create_app
+    from forumbot.web.host import page_settings
 
     storage = open_storage(config.database)
     publisher = board_publisher(config, storage) if publish_now else None
-    from forumbot.notify.settings import notify_config
-
     app = create_app(
         storage,
         secret_key=secret_key(config.database),
         publisher=publisher,
         https_only=config.web_https_only,
         trusted_proxies=config.web_trusted_proxies,
-        timezone=config.timezone,
-        notify=notify_config(config),
         members=board_members(config),
-        # unset board.language: the page keeps the language the club's players read (club.language,
-        # French by default), as it did before the catalogue; the CLI's default stays English
-        language=staff_language(config.board_language or config.language),
+        **page_settings(config),
     )
+    run_page(app, host, port, uds)
+
+
+def run_page(app: Any, host: str, port: int, uds: str) -> None:
+    """Run ``app`` with uvicorn (:func:`uvicorn_config`) until interrupted (blocking).
+
+    Raises:
+        ValueError: the address / socket cannot be listened on.
+    """
+    import uvicorn
+
     server = uvicorn.Server(uvicorn_config(app, host, port, uds=uds))
     try:
         server.run()
@@ -192,3 +195,59 @@ def serve(
     if not server.started:  # e.g. the port is in use: uvicorn logged why
         where = f"unix socket {uds}" if uds else f"{host}:{port}"
         raise ValueError(f"the review page could not listen on {where} (see the line above)")
+
+
+def host_database(boards_dir: str | Path, host_db: str = "") -> str:
+    """The host database of ``forumbot web --boards`` / ``forumbot host``: ``host_db``
+    (``--host-db``: a path or ``storage.url``), else ``host.db`` in the folder (not a
+    ``.toml``: never read as a club)."""
+    return host_db or str(Path(boards_dir) / "host.db")
+
+
+def serve_boards(
+    boards_dir: str | Path,
+    host_db: str = "",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    uds: str = "",
+    https_only: bool = False,
+    trusted_proxies: tuple[str, ...] = (),
+    language: str = "fr",
+) -> None:
+    """Serve the review page of every club of ``boards_dir`` and the host's page
+    (:func:`forumbot.web.site.create_site`) until interrupted (blocking). The session key is
+    ``$FORUMBOT_WEB_SECRET`` or the host database's ``.web-secret`` file (:func:`secret_key`;
+    a PostgreSQL host database needs the variable). Each club's forum
+    accounts on ``/me/notify`` are checked on its board with its bot's password
+    (:func:`board_members`). "Publish now" is not offered: approved drafts go out at
+    ``forumbot serve``'s next pass.
+
+    Raises:
+        ConfigError: ``boards_dir`` is not a folder, or the host database cannot be opened.
+        ValueError: no session key (a PostgreSQL host database without
+            ``$FORUMBOT_WEB_SECRET``), or the address / socket cannot be listened on.
+    """
+    from forumbot.config.storage_url import is_postgres
+    from forumbot.ops.boards_dir import club_paths
+    from forumbot.ops.club_log import install_club_logging
+    from forumbot.web.site import create_site
+
+    club_paths(boards_dir)  # not a folder: refused now, not at the first request
+    install_club_logging()  # "[club]" on the lines of a club's page, as under forumbot serve
+    database = host_database(boards_dir, host_db)
+    if is_postgres(database) and SECRET_ENV not in os.environ:
+        raise ValueError(
+            f"a PostgreSQL host database keeps no key file: set ${SECRET_ENV} (at least 32 "
+            "characters), the key of every session cookie of the site"
+        )
+    key = secret_key(database)
+    site = create_site(
+        boards_dir,
+        open_storage(database),
+        secret_key=key,
+        https_only=https_only,
+        trusted_proxies=trusted_proxies,
+        language=language,
+        members_for=board_members,
+    )
+    run_page(site, host, port, uds)

@@ -130,9 +130,12 @@ def add_user(storage: Storage, username: str, password: str, role: str, now: dat
     return User(name, role)
 
 
-def set_password(storage: Storage, username: str, password: str, now: datetime) -> None:
+def set_password(
+    storage: Storage, username: str, password: str, now: datetime, actor: str = "forumbot"
+) -> None:
     """Replace a user's password hash and end every open session of the account
-    (:func:`forumbot.web.sessions.end_user_sessions`).
+    (:func:`forumbot.web.sessions.end_user_sessions`); ``actor`` (the CLI: ``forumbot``; the
+    page: the user) goes to the audit log.
 
     Raises:
         UserError: unknown user or a password under 8 characters.
@@ -144,7 +147,7 @@ def set_password(storage: Storage, username: str, password: str, now: datetime) 
         raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
     storage.web_rows.update_user(row["username"], {"password_hash": _HASHER.hash(password)})
     end_user_sessions(storage, row["username"])
-    storage.audit("forumbot", "user.password", f"user:{row['username']}", None, None, now)
+    storage.audit(actor, "user.password", f"user:{row['username']}", None, None, now)
 
 
 def set_disabled(
@@ -202,6 +205,31 @@ def list_accounts(storage: Storage) -> list[Account]:
         Account(User(r["username"], r["role"]), bool(r["disabled"]))
         for r in storage.web_rows.users(enabled_only=False)
     ]
+
+
+def enabled_admins(storage: Storage) -> list[str]:
+    """The enabled ``admin`` accounts, by name."""
+    return [u.username for u in list_users(storage) if u.is_admin]
+
+
+def add_first_admin(
+    storage: Storage, username: str, password: str, now: datetime, actor: str
+) -> User:
+    """Create a club's first admin (``forumbot host add-admin``, the host page under
+    ``forumbot web --boards``; issue 27): :func:`add_user` with the ``admin`` role, refused
+    while the club has an enabled admin (its admins create the club's other accounts; the
+    host does not give itself a way into a club that runs). ``actor`` (the host admin) is
+    written in the club's audit log.
+
+    Raises:
+        UserError: the club already has an enabled admin, or :func:`add_user` refuses.
+    """
+    admins = enabled_admins(storage)
+    if admins:
+        raise UserError(f"the club has an admin already ({', '.join(admins)})")
+    user = add_user(storage, username, password, "admin", now)
+    storage.audit(actor, "user.first_admin", f"user:{user.username}", None, None, now)
+    return user
 
 
 def authenticate(storage: Storage, username: str, password: str) -> User | None:

@@ -98,7 +98,7 @@ def snapshot(scenario: Scenario) -> tuple[object, ...]:
 def test_the_app_has_the_expected_post_routes(app: Starlette, scenario: Scenario) -> None:
     paths = post_paths(app, scenario)
     d = scenario.draft_id
-    assert len(paths) == 14
+    assert len(paths) == 15
     for expected in (
         "/login",
         "/logout",
@@ -111,6 +111,7 @@ def test_the_app_has_the_expected_post_routes(app: Starlette, scenario: Scenario
         f"/drafts/{d}/take",
         f"/drafts/{d}/release",
         "/me/notify",
+        "/me/password",
     ):
         assert expected in paths
 

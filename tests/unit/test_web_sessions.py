@@ -1,6 +1,7 @@
 """Server-side sessions of the review page (:mod:`forumbot.web.sessions`): a session ends for
 good at logout, password change, disable *and* enable, or after inactivity; replaying a copy of
-an older cookie never brings it back (the newcomer's break-it pass)."""
+an older cookie never brings it back (the newcomer's break-it pass); a user's own password
+change on ``/me/password`` ends them all too."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from forumbot.web.sessions import (
     open_session,
     purge_idle,
 )
-from forumbot.web.users import set_disabled, set_password
+from forumbot.web.users import authenticate, set_disabled, set_password
 from tests.unit.web_scenario import PASSWORD, Scenario, build
 
 pytestmark = pytest.mark.anyio
@@ -229,6 +230,56 @@ async def test_old_style_signed_cookie_is_anonymous(app: Starlette) -> None:
     data = b64encode(json.dumps({"user": "alice", "stamp": "0" * 16, "csrf": "x"}).encode())
     legacy = itsdangerous.TimestampSigner(SECRET).sign(data).decode()
     assert await _status(app, legacy) == 303
+
+
+# -- /me/password: the user's own change ---------------------------------------------------
+NEW = "a brand new battery"
+
+
+async def _change(
+    c: httpx.AsyncClient, current: str, new: str = NEW, again: str | None = None
+) -> httpx.Response:
+    page = await c.get("/me/password")
+    assert page.status_code == 200
+    data = {"password": current, "new_password": new, "new_password_again": again or new}
+    return await c.post("/me/password", data={"csrf_token": _token(page.text), **data})
+
+
+async def test_own_password_change_ends_every_session(
+    app: Starlette, client: httpx.AsyncClient, scenario: Scenario
+) -> None:
+    await _login(client)
+    async with _client(app) as other:  # another open session of rita's
+        stolen = await _login(other)
+        r = await _change(client, PASSWORD)
+        assert r.status_code == 303 and r.headers["location"] == "/login"
+        assert "Mot de passe changé" in (await client.get("/login")).text
+        assert (await client.get("/drafts")).status_code == 303
+        assert await _status(app, stolen) == 303
+    assert authenticate(scenario.storage, "rita", PASSWORD) is None
+    entry = scenario.storage.audit_entries("user:rita")[-1]
+    assert (entry["actor"], entry["action"]) == ("rita", "user.password")
+    await _login(client, "rita", NEW)
+
+
+async def test_own_password_refusals_change_nothing(
+    client: httpx.AsyncClient, scenario: Scenario
+) -> None:
+    await _login(client)
+    r = await _change(client, PASSWORD, NEW, NEW + "x")
+    assert r.status_code == 400 and "Les deux nouveaux mots de passe diffèrent." in r.text
+    r = await _change(client, PASSWORD, "short")
+    assert r.status_code == 400 and "at least 8 characters" in r.text
+    r = await _change(client, "not her password")
+    assert r.status_code == 401 and "Mot de passe erroné." in r.text
+    r = await client.post("/me/password", data={"password": PASSWORD, "new_password": NEW})
+    assert r.status_code == 403  # no CSRF token
+    assert authenticate(scenario.storage, "rita", PASSWORD) is not None
+    assert (await client.get("/drafts")).status_code == 200  # still logged in
+    for _ in range(4):  # 5 wrong current passwords per account and address, as at login
+        assert (await _change(client, "wrong guess")).status_code == 401
+    r = await _change(client, PASSWORD)
+    assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
 
 
 # -- the record functions ------------------------------------------------------------------

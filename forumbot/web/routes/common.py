@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jinja2
+from starlette._utils import get_route_path
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -70,6 +71,13 @@ class Deps:
     members: MemberLookup | None = None
     #: The page's language when the user chose none (``?lang=``): the club's.
     language: str = "fr"
+    #: The club's name under ``forumbot web --boards`` (``""``: the one club of ``forumbot
+    #: web``): a session records it, and one of another realm is anonymous here.
+    realm: str = ""
+    #: Where ``/`` and a login without ``next`` lead (under the app's prefix).
+    home: str = "/drafts"
+    #: True for the host's page of ``forumbot web --boards`` (its own menu).
+    host_page: bool = False
 
 
 class SecurityHeaders:
@@ -84,7 +92,7 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        static = str(scope.get("path", "")).startswith("/static/")
+        static = get_route_path(scope).startswith("/static/")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -121,6 +129,23 @@ def flash(request: Request, kind: str, text: str, *args: object) -> None:
     items = list(request.session.get("flash", []))
     items.append([kind, text, [str(a) for a in args]])
     request.session["flash"] = items[-5:]
+
+
+def root_of(request: Request) -> str:
+    """The prefix this app is served under: ``""`` for ``forumbot web`` (one club), e.g.
+    ``"/c/dumbledore"`` or ``"/host"`` under ``forumbot web --boards`` (the ASGI
+    ``root_path`` the host dispatcher sets, :mod:`forumbot.web.host`)."""
+    return str(request.scope.get("root_path", "")).rstrip("/")
+
+
+def here(request: Request, path: str) -> str:
+    """``path`` (``"/drafts"``) under this app's prefix (:func:`root_of`)."""
+    return root_of(request) + path
+
+
+def redirect(request: Request, path: str) -> RedirectResponse:
+    """303 to ``path`` (``"/drafts/3"``) under this app's prefix (:func:`here`)."""
+    return RedirectResponse(here(request, path), status_code=303)
 
 
 def site_path(path: str) -> str:
@@ -164,6 +189,8 @@ def render(
             "csrf_field": csrf.FIELD,
             "flashes": flashes,
             "request_path": site_path(request.url.path),
+            "root": root_of(request),
+            "host_page": deps.host_page,
             **(context or {}),
         }
     )
@@ -185,12 +212,14 @@ def error_page(
 def current_user(request: Request) -> User | None:
     """The logged-in account of this request (:func:`forumbot.web.auth.current_user`)."""
     deps = deps_of(request)
-    return auth.current_user(deps.storage, request.session, deps.now(), deps.session_idle_s)
+    return auth.current_user(
+        deps.storage, request.session, deps.now(), deps.session_idle_s, deps.realm
+    )
 
 
 def login_redirect(request: Request) -> RedirectResponse:
     target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-    return RedirectResponse("/login?" + urlencode({"next": target}), status_code=303)
+    return redirect(request, "/login?" + urlencode({"next": target}))
 
 
 def page(
@@ -217,7 +246,7 @@ def action(*, admin: bool = False) -> Callable[[Handler], Callable[[Request], Aw
         async def endpoint(request: Request) -> Response:
             user = current_user(request)
             if user is None:
-                return RedirectResponse("/login", status_code=303)
+                return redirect(request, "/login")
             form = await request.form()
             if not csrf.is_valid(request.session, form.get(csrf.FIELD)):
                 return error_page(
@@ -285,7 +314,10 @@ __all__ = [
     "local_path",
     "login_redirect",
     "page",
+    "redirect",
     "render",
+    "root_of",
+    "here",
     "site_path",
     "visible_decl",
 ]

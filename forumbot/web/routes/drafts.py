@@ -10,7 +10,7 @@ from typing import Any
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from forumbot.duels import overrides
 from forumbot.duels.ending import EndingError, drop_draft
@@ -25,6 +25,7 @@ from forumbot.web.routes.common import (
     form_version,
     language_of,
     page,
+    redirect,
     render,
     visible_decl,
 )
@@ -100,7 +101,7 @@ async def _apply(
     flash(request, "ok", "Saved.")
     if overrides.TEXT_RERENDERED in warnings:
         flash(request, "warning", RERENDERED)
-    return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+    return redirect(request, f"/drafts/{decl['id']}")
 
 
 @action()
@@ -271,7 +272,7 @@ async def draft_drop(request: Request, user: User, form: FormData) -> Response:
         flash(
             request, "error", "This draft changed meanwhile: reload the page before changing it."
         )  # fmt: skip
-        return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+        return redirect(request, f"/drafts/{decl['id']}")
     try:
         ended = drop_draft(
             deps.storage, decl["id"], str(form.get("reason", "")), user.username, deps.now(),
@@ -279,7 +280,7 @@ async def draft_drop(request: Request, user: User, form: FormData) -> Response:
         )  # fmt: skip
     except EndingError as exc:
         flash(request, "error", "Drop refused: %s", str(exc))
-        return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+        return redirect(request, f"/drafts/{decl['id']}")
     row = deps.storage.declaration(decl["id"])
     if row["status"] == "redraft":
         flash(
@@ -289,7 +290,7 @@ async def draft_drop(request: Request, user: User, form: FormData) -> Response:
         flash(request, "warning", "Dropped: the duel waits for a referee (task opened).")
     else:
         flash(request, "ok", "Dropped.")
-    return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+    return redirect(request, f"/drafts/{decl['id']}")
 
 
 @action()
@@ -307,9 +308,9 @@ async def draft_take(request: Request, user: User, form: FormData) -> Response:
             flash(request, "error", "Held long enough already: it can no longer be taken.")
         else:
             flash(request, "error", "This draft can no longer be taken.")
-        return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+        return redirect(request, f"/drafts/{decl['id']}")
     flash(request, "ok", "Taken: it waits for your decision.")
-    return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+    return redirect(request, f"/drafts/{decl['id']}")
 
 
 @action()
@@ -324,9 +325,9 @@ async def draft_release(request: Request, user: User, form: FormData) -> Respons
             flash(request, "error", "Only %s or an admin can release it.", decl["claimed_by"])
         else:
             flash(request, "error", "This draft is not taken.")
-        return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+        return redirect(request, f"/drafts/{decl['id']}")
     flash(request, "ok", "Released.")
-    return RedirectResponse(f"/drafts/{decl['id']}", status_code=303)
+    return redirect(request, f"/drafts/{decl['id']}")
 
 
 __all__ = [

@@ -8,7 +8,7 @@ import json
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from forumbot.duels.duo_board import is_duo
 from forumbot.web import views
@@ -21,6 +21,7 @@ from forumbot.web.routes.common import (
     flash,
     language_of,
     page,
+    redirect,
     render,
 )
 from forumbot.web.users import (
@@ -56,11 +57,7 @@ async def duels_page(request: Request, user: User) -> Response:
 async def duel_page(request: Request, user: User) -> Response:
     """A duel: turns, points chart, dice audit, audit log, referees."""
     storage = deps_of(request).storage
-    duel_id = int(request.path_params["duel_id"])
-    if not storage.web_rows.duel_exists(duel_id):
-        raise HTTPException(404)
-    if not can_see_duel(storage, user, duel_id):
-        raise HTTPException(404)
+    duel_id = visible_duel(request, user)
     view = views.duel_view(storage, duel_id)
     _ = page_translator(language_of(request))
     from forumbot.rulesets import load_ruleset
@@ -92,11 +89,20 @@ async def duel_page(request: Request, user: User) -> Response:
     )
 
 
+def visible_duel(request: Request, user: User) -> int:
+    """The duel id in the path, when the duel exists and ``user`` may see it (else 404)."""
+    storage = deps_of(request).storage
+    duel_id = int(request.path_params["duel_id"])
+    if not storage.web_rows.duel_exists(duel_id) or not can_see_duel(storage, user, duel_id):
+        raise HTTPException(404)
+    return duel_id
+
+
 @action(admin=True)
 async def duel_referees(request: Request, user: User, form: FormData) -> Response:
     """Assign (``op=add``) or remove (``op=remove``) the referee ``username``."""
     deps = deps_of(request)
-    duel_id = int(request.path_params["duel_id"])
+    duel_id = visible_duel(request, user)  # an unknown duel is 404, as on its page
     username = str(form.get("username", ""))
     try:
         if form.get("op") == "remove":
@@ -106,7 +112,7 @@ async def duel_referees(request: Request, user: User, form: FormData) -> Respons
     except UserError as exc:
         raise HTTPException(400, str(exc)) from exc
     flash(request, "ok", "Saved.")
-    return RedirectResponse(f"/duels/{duel_id}", status_code=303)
+    return redirect(request, f"/duels/{duel_id}")
 
 
 __all__ = ["duel_page", "duel_referees", "duels_page"]

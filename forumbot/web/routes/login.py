@@ -13,8 +13,10 @@ from forumbot.web.routes.common import (
     current_user,
     deps_of,
     error_page,
+    here,
     language_of,
     local_path,
+    redirect,
     render,
 )
 from forumbot.web.users import (
@@ -26,7 +28,7 @@ from forumbot.web.users import (
 async def login_page(request: Request) -> Response:
     """The login form."""
     user = current_user(request)
-    nxt = local_path(request.query_params.get("next"), "/drafts")
+    nxt = local_path(request.query_params.get("next"), here(request, deps_of(request).home))
     if user is not None:
         return RedirectResponse(nxt, status_code=303)
     return render(request, "login.html", {"next": nxt})
@@ -37,13 +39,13 @@ async def login_submit(request: Request) -> Response:
     password check: a burst cannot pass the limit), then the password; start a session."""
     deps = deps_of(request)
     form = await request.form()
-    nxt = local_path(form.get("next"), "/drafts")
+    nxt = local_path(form.get("next"), here(request, deps.home))
     if not csrf.is_valid(request.session, form.get(csrf.FIELD)):
         return error_page(request, 403, "Invalid form token: reload the page.", None)
     username = str(form.get("username", ""))
     password = str(form.get("password", ""))
     client = request.client.host if request.client else "?"
-    key = deps.limiter.key(username, client)
+    key = deps.limiter.key(username, client, deps.realm)
     reserved = deps.limiter.reserve(key)
     _ = page_translator(language_of(request))
     if not isinstance(reserved, auth.Reservation):
@@ -73,7 +75,9 @@ async def login_submit(request: Request) -> Response:
             401,
         )
     deps.limiter.success(reserved)
-    auth.log_in(request.session, user, deps.storage, deps.now(), deps.session_idle_s)
+    auth.log_in(
+        request.session, user, deps.storage, deps.now(), deps.session_idle_s, deps.realm
+    )
     return RedirectResponse(nxt, status_code=303)
 
 
@@ -81,12 +85,12 @@ async def login_submit(request: Request) -> Response:
 async def logout(request: Request, user: User, form: FormData) -> Response:
     """End the session (its server-side record is deleted: the old cookie stays dead)."""
     auth.log_out(request.session, deps_of(request).storage)
-    return RedirectResponse("/login", status_code=303)
+    return redirect(request, "/login")
 
 
 async def home(request: Request) -> Response:
-    """Redirect to the queue."""
-    return RedirectResponse("/drafts", status_code=303)
+    """Redirect to the queue (the app's home page, :attr:`Deps.home`)."""
+    return redirect(request, deps_of(request).home)
 
 
 __all__ = ["home", "login_page", "login_submit", "logout"]

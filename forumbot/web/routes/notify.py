@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from starlette.datastructures import FormData
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from forumbot.notify.settings import (
     NotifyConfigError,
@@ -23,6 +23,7 @@ from forumbot.web.routes.common import (
     deps_of,
     flash,
     page,
+    redirect,
     render,
 )
 from forumbot.web.users import (
@@ -71,7 +72,7 @@ async def notify_save(request: Request, user: User, form: FormData) -> Response:
             check_free(deps.storage, user, spelling, deps.notify)
     except ForumAccountRefused as exc:
         flash(request, "error", exc.text, *exc.args_fr)
-        return RedirectResponse("/me/notify", status_code=303)
+        return redirect(request, "/me/notify")
     try:
         set_person_settings(
             deps.storage,
@@ -86,9 +87,9 @@ async def notify_save(request: Request, user: User, form: FormData) -> Response:
         )
     except NotifyConfigError as exc:
         flash(request, "error", "Setting refused: %s", str(exc))
-        return RedirectResponse("/me/notify", status_code=303)
+        return redirect(request, "/me/notify")
     flash(request, "ok", "Saved.")
-    return RedirectResponse("/me/notify", status_code=303)
+    return redirect(request, "/me/notify")
 
 
 __all__ = ["notify_page", "notify_save"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import RedirectResponse, Response
+from starlette.responses import Response
 
 from forumbot.web import tasks
 from forumbot.web.i18n import page_translator
@@ -16,6 +16,7 @@ from forumbot.web.routes.common import (
     flash,
     language_of,
     page,
+    redirect,
     render,
 )
 from forumbot.web.users import (
@@ -57,10 +58,10 @@ async def task_close(request: Request, user: User, form: FormData) -> Response:
             flash(request, "error", "This task is already closed.")
         else:
             flash(request, "error", "Not possible on this task.")
-        return RedirectResponse("/tasks", status_code=303)
+        return redirect(request, "/tasks")
     _ = page_translator(language_of(request))
     flash(request, "ok", "Task #%s: %s.", task_id, _(tasks.STATUS_NAMES[status]))
-    return RedirectResponse("/tasks", status_code=303)
+    return redirect(request, "/tasks")
 
 
 __all__ = ["task_close", "tasks_page"]

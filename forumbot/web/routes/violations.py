@@ -6,6 +6,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
@@ -14,6 +15,7 @@ from forumbot.web.routes.common import (
     action,
     deps_of,
     flash,
+    here,
     local_path,
     page,
     render,
@@ -69,7 +71,7 @@ async def violations_page(request: Request, user: User) -> Response:
             "duellists": judging.distinct_values(storage, "duellist", visible),
             "rules": judging.distinct_values(storage, "rule", visible),
             "statuses": [(s, views.VIOLATION_STATUS[s]) for s in judging.STATUSES],
-            "csv_url": "/violations.csv" + (f"?{urlencode(query)}" if query else ""),
+            "csv_url": here(request, "/violations.csv") + (f"?{urlencode(query)}" if query else ""),
             "back": request.url.path + (f"?{urlencode(query)}" if query else ""),
         },
         user=user,
@@ -90,15 +92,19 @@ async def violations_csv(request: Request, user: User) -> Response:
 
 @action(admin=True)
 async def violation_decide(request: Request, user: User, form: FormData) -> Response:
-    """Confirm or dismiss (``decision``) with a ``reason``."""
+    """Confirm or dismiss (``decision``) with a ``reason``; an unknown violation is 404."""
     deps = deps_of(request)
-    back = local_path(form.get("back"), "/violations")
-    if not back.startswith("/violations"):
-        back = "/violations"
+    listed = here(request, "/violations")
+    back = local_path(form.get("back"), listed)
+    if not back.startswith(listed):
+        back = listed
+    violation_id = int(request.path_params["violation_id"])
+    if deps.storage.web_rows.violation(violation_id) is None:
+        raise HTTPException(404)  # as an unknown draft or duel, not a refused decision
     try:
         judging.decide_violation(
             deps.storage,
-            int(request.path_params["violation_id"]),
+            violation_id,
             str(form.get("decision", "")),
             str(form.get("reason", "")),
             user.username,
