@@ -47,6 +47,7 @@ from forumbot.config import ConfigError
 from forumbot.ops.boards_dir import ClubFile, dir_signature, read_boards, sharing_conflicts
 from forumbot.ops.club_log import club_context
 from forumbot.ops.club_runner import ClubRunner, MakeBot, default_make_bot
+from forumbot.ops.leases import Leaser, lease_key, lease_refusal
 
 THREADS_PER_WORKER = 4
 """Threads per worker slot: a job whose client waits (phpBB's 1 s form age, a flood wait, a
@@ -99,6 +100,8 @@ class Serve:
         inline_wait_s: see :data:`DEFAULT_INLINE_WAIT_S`.
         watch_interval_s: look at the folder's files every that many seconds and reload when
             one was added, removed or changed (0: only on SIGHUP / :meth:`reload`).
+        leases: share the clubs with other workers on PostgreSQL (module doc, "Several
+            workers"; :class:`forumbot.ops.leases.Leaser`); None: run every club.
 
     Raises:
         ValueError: ``workers`` < 1.
@@ -116,6 +119,7 @@ class Serve:
         sleep: Callable[[float], None] = time.sleep,
         inline_wait_s: float = DEFAULT_INLINE_WAIT_S,
         watch_interval_s: float = 0.0,
+        leases: Leaser | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
@@ -148,6 +152,8 @@ class Serve:
         self._started_at = now()
         self._signature: tuple[tuple[str, int, int], ...] = ()
         self._next_watch = clock()
+        self.leases = leases
+        self._files: dict[str, ClubFile] = {}  # the valid clubs of the folder (leases: to run)
 
     # ------------------------------------------------------------------ reload
 
@@ -182,9 +188,14 @@ class Serve:
             running = [n for n in self.runners if n in found]
             conflicts = sharing_conflicts([self._current(f) for f in files], first=running)
             self.refused = {}
+            self._files = {}
             for club in files:
-                error = club.error or conflicts.get(club.name)
+                error = club.error or conflicts.get(club.name) or self._lease_refusal(club)
                 runner = self.runners.get(club.name)
+                if error is None:
+                    self._files[club.name] = club
+                elif runner is not None:  # it keeps running on the configuration it had
+                    self._files[club.name] = runner.club
                 if error is not None:
                     self.refused[club.name] = {"file": str(club.path), "error": error}
                     report["refused"].append(club.name)
@@ -193,9 +204,11 @@ class Serve:
                         log.error("club file refused%s: %s", kept, error)
                     continue
                 if runner is None:
-                    if club.name not in self._waiting:
+                    if club.name not in self._waiting and self._may_run(club):
                         self._start(club)
                         report["started"].append(club.name)
+                    elif club.name not in self._waiting:
+                        report["unchanged"].append(club.name)  # leased elsewhere (or free)
                     else:
                         self._waiting[club.name] = club
                 elif runner.club.fingerprint != club.fingerprint or runner.stopping:
@@ -221,9 +234,28 @@ class Serve:
             return runner.club
         return club
 
+    def _lease_refusal(self, club: ClubFile) -> str | None:
+        """Why a valid club cannot run under this worker's leases (None: it can)."""
+        if self.leases is None or club.config is None or self.leases.lease_url is None:
+            return None
+        why = lease_refusal(club.config, self.leases.lease_url)
+        return f"{club.path}: refused: {why}" if why else None
+
+    def _may_run(self, club: ClubFile) -> bool:
+        """True when this worker may run ``club`` now (no leases, or its lease is held)."""
+        if self.leases is None:
+            return True
+        assert club.config is not None
+        key = lease_key(club.config)
+        return key in self.leases.held and key not in self.leases.shedding
+
     def _start(self, club: ClubFile) -> None:
         with club_context(club.name):
             log.info("club %s: starting from %s", club.name, club.path)
+        fence = None
+        if self.leases is not None:
+            assert club.config is not None
+            fence = self.leases.fence(lease_key(club.config))
         self.runners[club.name] = ClubRunner(
             club,
             clock=self._clock,
@@ -231,6 +263,7 @@ class Serve:
             make_bot=self._make_bot,
             inline_wait_s=self.inline_wait_s,
             wake=self.wakeup.set,
+            fence=fence,
         )
 
     def _stop(self, name: str, why: str) -> None:
@@ -256,12 +289,17 @@ class Serve:
                 self.reload()
         due: list[tuple[float, float, str, str, ClubRunner]] = []
         with self._lock:
+            self._lease_tick(now_s)
             for name, runner in list(self.runners.items()):
-                if runner.closed:  # stopped: its file was removed or changed
+                if runner.closed:  # stopped: its file was removed or changed, or its lease
                     del self.runners[name]
+                    self._release_if_done(runner)
                     if name not in self._waiting:
                         continue
-                    self._start(self._waiting.pop(name))
+                    waiting = self._waiting.pop(name)
+                    if not self._may_run(waiting):
+                        continue
+                    self._start(waiting)
                     runner = self.runners[name]
                 job = runner.next_job()
                 if job is None:
@@ -278,11 +316,48 @@ class Serve:
                     self._in_flight += 1
                     self._submit(runner, what)
             later: float | None = None  # after the hand-out (an inline job has run already)
+            if self.leases is not None:
+                later = self.leases.next_due()
             for runner in self.runners.values():
                 job = runner.next_job()
                 if job is not None:
                     later = job[0] if later is None else min(later, job[0])
         return None if later is None else max(0.0, later - self._clock())
+
+    def _lease_tick(self, now_s: float) -> None:
+        """The lease round when due (:meth:`forumbot.ops.leases.Leaser.step`): start the
+        clubs gained, stop at once the ones lost, stop cleanly the ones shed."""
+        if self.leases is None or now_s < self.leases.next_due():
+            return
+        keys = {lease_key(c.config): n for n, c in self._files.items() if c.config is not None}
+        step = self.leases.step(keys, claim=not self._stop_asked)  # stopping: renew only
+        for key in sorted(step.lost | step.shed):
+            name = keys.get(key)
+            if name is None or name not in self.runners:
+                if key in step.shed:  # nothing of it runs here: give it back at once
+                    self.leases.release(key)
+                continue
+            why = "its lease was lost (taken over or lapsed)" if key in step.lost else (
+                "its lease goes to another worker (fair share)")  # fmt: skip
+            if key in step.lost:
+                with club_context(name):
+                    log.error("club %s: %s: stopping; its claims are fenced", name, why)
+            self._stop(name, why)
+        for key in sorted(step.gained):
+            name = keys[key]
+            if name not in self.runners and name not in self._waiting:
+                self._start(self._files[name])
+
+    def _release_if_done(self, runner: ClubRunner) -> None:
+        """A stopped club's lease is released unless it restarts here (its file changed)."""
+        if self.leases is None:
+            return
+        key = lease_key(runner.config)
+        again = self._files.get(runner.name) if runner.name in self._waiting else None
+        restarting = again is not None and again.config is not None and (
+            lease_key(again.config) == key)  # fmt: skip
+        if key in self.leases.held and (not restarting or key in self.leases.shedding):
+            self.leases.release(key)
 
     def _submit(self, runner: ClubRunner, job: str) -> None:
         def done(_future: Future[Any]) -> None:
@@ -352,6 +427,8 @@ class Serve:
             if server is not None:
                 server.close()
             self._executor.shutdown(wait=True)
+            if self.leases is not None:
+                self.leases.close()
         log.info("forumbot serve stopped")
 
     # ------------------------------------------------------------------ health
@@ -366,21 +443,27 @@ class Serve:
             runners = dict(self.runners)
             refused = dict(self.refused)
             busy, waiting = self._in_flight, self._sleeping
+            names = sorted(set(runners) | set(self._files))
         clubs: dict[str, Any] = {}
-        for name, runner in sorted(runners.items()):
-            entry = runner.snapshot()
-            if name in refused:
-                entry["config_error"] = refused[name]["error"]
-            clubs[name] = entry
+        for name in names:
+            entry = self.club_health(name)
+            if entry is not None:
+                clubs[name] = entry
         if self._last_tick is None:
             status = "starting"
         elif self._clock() - self._last_tick > LOOP_STALE_S:
             status = "stale"
         else:
             status = "ok"
+        leases: dict[str, Any] = {}
+        if self.leases is not None:
+            leases = {"worker": self.leases.holder, "lease_ttl_s": self.leases.ttl_s,
+                      "live_workers": self.leases.live, "leases_held": len(self.leases.held),
+                      "lease_error": self.leases.last_error}  # fmt: skip
         return {
             "status": status,
             "boards_dir": str(self.boards_dir),
+            **leases,
             "workers": self.workers,
             "busy": busy,
             "waiting": waiting,
@@ -390,15 +473,29 @@ class Serve:
 
     def club_health(self, name: str) -> dict[str, Any] | None:
         """One club's answer (``/healthz/<name>``): its snapshot, a refused file as
-        ``{"status": "refused", ...}``; None for an unknown name (404)."""
+        ``{"status": "refused", ...}``; None for an unknown name (404). Under leases, with
+        ``holder`` (the worker running it, None: free), ``held_here``, ``lease_epoch``,
+        ``lease_live``; a valid club this worker does not run answers ``state``
+        ``leased_elsewhere`` (another worker holds it) or ``unleased`` (nobody does yet)."""
         with self._lock:
             runner = self.runners.get(name)
             refused = self.refused.get(name)
+            club = self._files.get(name)
+        lease: dict[str, Any] = {}
+        if self.leases is not None:
+            config = runner.config if runner is not None else club.config if club else None
+            if config is not None:
+                lease = self.leases.describe(lease_key(config))
         if runner is not None:
-            entry = runner.snapshot()
+            entry = {**runner.snapshot(), **lease}
             if refused is not None:
                 entry["config_error"] = refused["error"]
             return entry
         if refused is not None:
             return {"state": "refused", "status": "refused", **refused}
+        if club is not None and self.leases is not None:
+            holder = lease.get("holder")
+            elsewhere = holder not in (None, self.leases.holder) and lease["lease_live"]
+            state = "leased_elsewhere" if elsewhere else "unleased"
+            return {"state": state, "status": state, "file": str(club.path), **lease}
         return None
