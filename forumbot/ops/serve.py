@@ -25,10 +25,20 @@ is refused with its line (in the log and in the health answer); a club already r
 file becomes invalid keeps running on the configuration it had (the refusal is reported beside
 it) until the file is fixed.
 
+**Several workers** (``--lease-url``, :mod:`forumbot.ops.leases`). Several serve processes
+with the same folder share one PostgreSQL (each club a schema of the lease database): a club
+runs only in the worker holding its lease. Every third of the lease TTL the loop renews its
+leases and claims free or lapsed ones up to its fair share (clubs started), stops at once a
+club whose lease it lost, and stops cleanly (then releases) the clubs above its share. Each
+club's storage is fenced by its lease (:meth:`forumbot.storage.Storage.set_lease_fence`): its
+publish claims win only while the lease is held. A clean stop releases every lease.
+
 **Health.** ``GET /healthz`` (and ``/health``) on ``127.0.0.1:<health_port>``: the loop's own
 status, and per club its state, last pass, last error and pause reason; ``GET /healthz/<club>``
 answers that club alone, with 503 when it is not healthy. The whole-process answer is 200 as
 long as the loop runs: one club's trouble must not make a supervisor restart every club.
+Under leases each club says its ``holder``; a club another worker runs answers
+``leased_elsewhere`` (200), one nobody holds yet ``unleased`` (503).
 """
 
 from __future__ import annotations
@@ -166,10 +176,11 @@ class Serve:
         """Read the folder again and apply it (module doc, "Changes without a restart").
 
         Returns:
-            ``{"started", "stopped", "restarted", "refused", "unchanged"}``: club names.
+            ``{"started", "stopped", "restarted", "refused", "unchanged", "not_held"}``: club
+            names (``not_held``: under leases, a club this worker holds no lease of yet).
         """
         report: dict[str, list[str]] = {
-            k: [] for k in ("started", "stopped", "restarted", "refused", "unchanged")
+            k: [] for k in ("started", "stopped", "restarted", "refused", "unchanged", "not_held")
         }
         self._signature = dir_signature(self.boards_dir)
         try:
@@ -208,7 +219,7 @@ class Serve:
                         self._start(club)
                         report["started"].append(club.name)
                     elif club.name not in self._waiting:
-                        report["unchanged"].append(club.name)  # leased elsewhere (or free)
+                        report["not_held"].append(club.name)  # leased elsewhere, or not yet
                     else:
                         self._waiting[club.name] = club
                 elif runner.club.fingerprint != club.fingerprint or runner.stopping:
