@@ -3,7 +3,9 @@
 
 A club is leased to one worker at a time (:mod:`forumbot.storage.leases`: a ``leases`` row per
 club, claimed with ``SELECT … FOR UPDATE SKIP LOCKED``, a TTL, an epoch). :class:`Leaser` is
-this worker's side, one :meth:`Leaser.step` every ``ttl_s / 3`` seconds of the serve loop:
+this worker's side, one :meth:`Leaser.step` every ``ttl_s / 3`` seconds of the serve loop, and
+just after another worker's lease is due to lapse (a dead worker's clubs are taken over as soon
+as its leases lapse, not up to a third of the TTL later):
 
 1. heartbeat (this worker counts among the live workers), and a lease row for every club of
    the folder;
@@ -11,8 +13,9 @@ this worker's side, one :meth:`Leaser.step` every ``ttl_s / 3`` seconds of the s
    unreachable for longer than ``ttl_s - margin``) is **lost**: its club is stopped at once
    (it could not publish anyway: the fence of its claims fails);
 3. the fair share: ``target = ceil(clubs / live workers)``, ``cap = target + 1``. Holding more
-   than ``cap``, the worker **sheds** down to ``target`` (those clubs stop cleanly, then their
-   leases are released); holding fewer, it claims free or lapsed clubs up to ``cap``. A club it
+   than ``cap`` (or more than ``target`` while a live worker holds none and no club is free),
+   the worker **sheds** down to ``target`` (those clubs stop cleanly, then their leases are
+   released); holding fewer, it claims free or lapsed clubs up to ``cap``. A club it
    released is not claimed back by it for one TTL (another worker takes it first).
 
 Units: seconds on the serve loop's monotonic clock (``clock``); lease times are the server's.
@@ -179,6 +182,12 @@ class Leaser:
             if claim:
                 out.shed, out.gained = self._share(table, keys)
             self.rows = table.read(keys)
+            others = [
+                r.remaining_s for r in self.rows.values()
+                if r.live and r.holder != self.holder and r.remaining_s is not None
+            ]  # fmt: skip
+            if claim and others:  # look again just after the next lease of another lapses
+                self._next = min(self._next, self._clock() + max(0.0, min(others)) + 0.05)
         except Exception as exc:
             self.last_error = f"{type(exc).__name__}: {exc}"
             log.error("leases: claiming failed (%s)", self.last_error)
@@ -191,7 +200,11 @@ class Leaser:
         target = math.ceil(len(keys) / self.live) if keys else 0
         cap = target + 1
         active = [k for k in sorted(self.held) if k not in self.shedding]
-        if len(active) > cap:
+        rows = table.read(keys)
+        taken = {k for k, r in rows.items() if r.live and r.holder is not None}
+        holders = {r.holder for r in rows.values() if r.live and r.holder is not None}
+        idle = len(holders | {self.holder}) < self.live and not keys - taken  # one holds none
+        if len(active) > cap or (idle and len(active) > target):
             shed = set(active[target:])
             self.shedding |= shed
             return shed, set()

@@ -79,12 +79,14 @@ class Fence:
 
 @dataclass(frozen=True)
 class LeaseRow:
-    """One club's lease as read: ``holder`` None when free; ``live`` False when lapsed."""
+    """One club's lease as read: ``holder`` None when free; ``live`` False when lapsed;
+    ``remaining_s`` seconds until it lapses (None when free, negative once lapsed)."""
 
     club: str
     holder: str | None
     epoch: int
     live: bool
+    remaining_s: float | None = None
 
 
 class LeaseTable:
@@ -148,11 +150,16 @@ class LeaseTable:
     def read(self, clubs: Iterable[str], at: datetime | None = None) -> dict[str, LeaseRow]:
         """The lease rows of ``clubs`` (missing: not created yet)."""
         rows = self._rows(
-            f"select club, holder, epoch, coalesce(expires_at > {_NOW}, false) "
+            f"select club, holder, epoch, coalesce(expires_at > {_NOW}, false), "
+            f"extract(epoch from expires_at - {_NOW}) "
             f"from {self.schema}.leases where club = any(%(c)s)",
             {"c": sorted(set(clubs)), "at": at},
         )
-        return {r[0]: LeaseRow(r[0], r[1], int(r[2]), bool(r[3])) for r in rows}
+        return {
+            r[0]: LeaseRow(r[0], r[1], int(r[2]), bool(r[3]),
+                           float(r[4]) if r[4] is not None else None)  # fmt: skip
+            for r in rows
+        }
 
     def claim(
         self, holder: str, clubs: Iterable[str], limit: int, ttl_s: float,
