@@ -305,12 +305,10 @@ class Serve:
                 if runner.closed:  # stopped: its file was removed or changed, or its lease
                     del self.runners[name]
                     self._release_if_done(runner)
-                    if name not in self._waiting:
+                    again = self._waiting.pop(name, None) or self._held_again(name)
+                    if again is None or not self._may_run(again):
                         continue
-                    waiting = self._waiting.pop(name)
-                    if not self._may_run(waiting):
-                        continue
-                    self._start(waiting)
+                    self._start(again)
                     runner = self.runners[name]
                 job = runner.next_job()
                 if job is None:
@@ -354,10 +352,21 @@ class Serve:
                 with club_context(name):
                     log.error("club %s: %s: stopping; its claims are fenced", name, why)
             self._stop(name, why)
+        if step.gained:
+            log.info("leases: claimed %d club(s): %s (holding %d, %d live worker(s))",
+                     len(step.gained), ", ".join(sorted(keys[k] for k in step.gained)),
+                     len(self.leases.held), self.leases.live)  # fmt: skip
         for key in sorted(step.gained):
             name = keys[key]
             if name not in self.runners and name not in self._waiting:
                 self._start(self._files[name])
+
+    def _held_again(self, name: str) -> ClubFile | None:
+        """The file of a club stopped for a lost lease and claimed again meanwhile (it
+        starts again here); None otherwise."""
+        if self.leases is None or self._stop_asked:
+            return None
+        return self._files.get(name)
 
     def _release_if_done(self, runner: ClubRunner) -> None:
         """A stopped club's lease is released unless it restarts here (its file changed)."""
