@@ -12,9 +12,9 @@ dropped) for:
 - ``sqlite3`` and ``sqlite_utils``: the engine itself (its errors are
   :data:`forumbot.storage.StorageOperationalError` and :mod:`forumbot.storage.files`).
 
-:data:`NOT_YET_MOVED` lists the modules whose SQL has not moved yet (issue 27 goes room by
-room). The list may only shrink: a listed module that is clean fails the test (remove it from
-the list), and a module not listed that holds SQL fails it too.
+Issue 27 moved the rooms one by one; since the last ones (the club's desks, posts and
+rewards: ``storage.signup_rows``, ``club_posts``, ``reward_rows``) moved, no module outside
+:data:`EXEMPT` has a pass: any SQL found fails the test.
 """
 
 from __future__ import annotations
@@ -31,20 +31,6 @@ EXEMPT = ("storage", "sandbox")
 (a stand-in forum with its own database, no part of the bot)."""
 
 PATTERN = re.compile(r"\bexecute(?:many)?\s*\(|\bdb\s*\[|\.\s*db\b|\bsqlite3\b|\bsqlite_utils\b")
-
-NOT_YET_MOVED: frozenset[str] = frozenset(
-    {
-        "club/duo_registrations.py",
-        "club/duo_settling.py",
-        "club/leaderboard.py",
-        "club/posts.py",
-        "club/replies.py",
-        "club/solo_registrations.py",
-        "club/withdrawals.py",
-    }
-)
-"""Modules (paths under ``forumbot/``) whose SQL is still to move to ``storage/``: may only
-shrink."""
 
 
 def code_hits(path: Path) -> list[tuple[int, str]]:
@@ -79,16 +65,9 @@ def modules_with_sql() -> dict[str, list[tuple[int, str]]]:
     return found
 
 
-def test_no_sql_outside_storage_but_the_modules_not_yet_moved() -> None:
-    found = modules_with_sql()
-    new = {name: hits[:3] for name, hits in found.items() if name not in NOT_YET_MOVED}
-    assert not new, f"SQL or database access outside forumbot/storage/: {new}"
-
-
-def test_the_list_of_modules_not_yet_moved_only_shrinks() -> None:
-    found = modules_with_sql()
-    clean = sorted(NOT_YET_MOVED - set(found))
-    assert not clean, f"these modules hold no SQL any more: remove them from NOT_YET_MOVED: {clean}"
+def test_no_sql_outside_storage() -> None:
+    found = {name: hits[:3] for name, hits in modules_with_sql().items()}
+    assert not found, f"SQL or database access outside forumbot/storage/: {found}"
 
 
 def test_the_scan_sees_sql_and_not_prose(tmp_path: Path) -> None:

@@ -63,19 +63,23 @@ def check_line(item: Check) -> str:
     """One doctor finding as printed: ``[warn] clock: ...`` in English, « [alerte] horloge :
     ... » in French. Its detail is translated from the check's message (the catalogue's
     ``msgctxt "doctor"`` for the name and status); when a library's text in it is not in the
-    catalogue, the whole line stays English, so one line never mixes two languages."""
+    catalogue, the line says the check's sentence without it (:attr:`Check.alone`) and quotes
+    the library's English as a technical detail (« … (détail technique : « ConnectError: … »)
+    »), so one report speaks one language (issue 25)."""
     from forumbot.i18n import SOURCE_LANGUAGE, figures, translate, translate_detail
 
     speak = current_language()
-    english = f"[{item.status:>4}] {item.name}: {item.detail}"
     if speak == SOURCE_LANGUAGE or not item.message:
-        return english
+        return f"[{item.status:>4}] {item.name}: {item.detail}"
     values = [
         translate_detail(speak, str(a)) if isinstance(a, BaseException) else a for a in item.args
     ]
     if any(v is None for v in values):
-        return english
-    detail = translate(speak, item.message, *figures(speak, tuple(values)))
+        sentence = translate(speak, item.alone, *figures(speak, item.alone_args))
+        quoted = "; ".join(item.library_texts)
+        detail = translate(speak, "%s (technical detail: « %s »)", sentence, quoted)
+    else:
+        detail = translate(speak, item.message, *figures(speak, tuple(values)))
     number = item.name.removeprefix("forum ")
     if number != item.name:
         name = translate(speak, "forum %s", number, context="doctor")

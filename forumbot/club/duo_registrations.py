@@ -108,14 +108,9 @@ REJECTIONS = {
 def lobby(ctx: DeskContext, reg: Registration) -> DuoLobby:
     """The thread's lobby rebuilt from storage (busy: players and characters of matches not
     finished, on the whole board; sign-ups involving a player in a formed 1v1 are set aside)."""
-    db = ctx.storage.db
     lone: list[Entrant] = []
     duos: list[Duo] = []
-    for r in db["duo_entries"].rows_where(
-        "board_id = ? and thread_topic_id = ? and status in ('lone', 'duo')",
-        [ctx.board_id, reg.topic_id],
-        order_by="post_id",
-    ):
+    for r in ctx.storage.signup_rows.waiting_duo_entries(ctx.board_id, reg.topic_id):
         me = Entrant(r["player"], r["character"], r["post_id"])
         if r["status"] == "lone":
             lone.append(me)
@@ -138,12 +133,7 @@ def lobby(ctx: DeskContext, reg: Registration) -> DuoLobby:
 def formed_matches(ctx: DeskContext) -> list[dict[str, Any]]:
     """The board's 2v2 matches formed and not over (``queued``, ``opening`` or ``running``,
     their duel not finished), oldest first."""
-    return list(ctx.storage.db.query(
-        "select m.* from duo_matches m left join duels d on d.id = m.duel_id "
-        "where m.board_id = ? and m.status in ('queued', 'opening', 'running') "
-        "and (d.status is null or d.status != 'finished') order by m.id",
-        [ctx.board_id],
-    ))  # fmt: skip
+    return ctx.storage.signup_rows.formed_matches(ctx.board_id)
 
 
 def registration_closed(ctx: DeskContext) -> bool:
@@ -218,8 +208,8 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
             return refuse_engaged(ctx, reg, post, event.reason, event.other, None)
         return refuse(ctx, reg, post, event.reason, REJECTIONS[event.reason])
     stakes = s.stakes
-    db = storage.db
-    with db.atomic():
+    signups = storage.signup_rows
+    with storage.atomic():
         if mine is None:
             insert_profile(storage, ctx.board_id, profile, now)
         if mate_profile is not None:
@@ -229,16 +219,14 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
         )
         if event.duo is not None and event.duo[0].post_id != post.post_id:
             # paired with a lone sign-up: the older entry becomes the duo
-            db.execute(
-                "update duo_entries set mate_player = ?, mate_character = ?, mate_post_id = ?, "
-                "status = ?, updated_at = ? where board_id = ? and post_id = ?",
-                [entrant.player, entrant.character, entrant.post_id, status, iso(now),
-                 ctx.board_id, event.duo[0].post_id],
+            signups.join_duo(
+                ctx.board_id, event.duo[0].post_id,
+                (entrant.player, entrant.character, entrant.post_id), status, iso(now),
             )  # fmt: skip
             row_status = "merged"
         else:
             row_status = status
-        db["duo_entries"].insert(
+        signups.insert_duo_entry(
             {
                 "board_id": ctx.board_id, "thread_topic_id": reg.topic_id,
                 "post_id": post.post_id, "player": entrant.player, "character": entrant.character,
@@ -248,27 +236,17 @@ def handle_duo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signup
                 "status": row_status, "stakes": stakes,
                 "created_at": iso(now), "updated_at": iso(now),
             },
-            ignore=True,
         )  # fmt: skip
         if event.match is not None:
             waiting, new = event.match
             withdraw_other_kind(
                 ctx, "2v2", [e.player for d in (waiting, new) for e in d], engagements
             )
-            db.execute(
-                "update duo_entries set status = 'matched', updated_at = ? where board_id = ? "
-                "and post_id in (?, ?) and status = 'duo'",
-                [iso(now), ctx.board_id, waiting[0].post_id, new[0].post_id],
+            signups.match_duos(ctx.board_id, [waiting[0].post_id, new[0].post_id], iso(now))
+            first_stakes = signups.duo_stakes(
+                ctx.board_id, [e.post_id for d in (waiting, new) for e in d]
             )
-            first_stakes = [
-                r["stakes"]
-                for r in db["duo_entries"].rows_where(
-                    "board_id = ? and post_id in (?, ?, ?, ?) and stakes is not null",
-                    [ctx.board_id] + [e.post_id for d in (waiting, new) for e in d],
-                    order_by="post_id",
-                )
-            ]
-            db["duo_matches"].insert(
+            signups.insert_match(
                 {
                     "board_id": ctx.board_id, "thread_topic_id": reg.topic_id,
                     "forum_id": reg.forum_id,
@@ -296,29 +274,23 @@ def confirm_teammate(
     post id), the duo's entry takes their post and account and their sign-up is kept as
     ``merged`` with its stakes (code ``mutual``); else the code is ``confirmed``. One French
     reply says so (``signup_confirmed.bbcode.j2``). Returns 1."""
-    db = ctx.storage.db
+    signups = ctx.storage.signup_rows
     me = character_key(s.name)
     stage = "open"
     for m in formed_matches(ctx):
         if any(set(d) == set(duo) for d in _match_duos(m)):
             stage = "queued" if m["status"] == "queued" else "running"
     placeholder = next(
-        (r for r in db["duo_entries"].rows_where(
-            "board_id = ? and status in ('duo', 'matched') and mate_post_id = post_id "
-            "and post_id = ?", [ctx.board_id, duo[0].post_id],
-        ) if character_key(r["mate_character"] or "") in (me, character_key(post.author))),
+        (r for r in signups.placeholder_entries(ctx.board_id, duo[0].post_id)
+         if character_key(r["mate_character"] or "") in (me, character_key(post.author))),
         None,
     )  # fmt: skip
     now = iso(ctx.now())
-    with db.atomic():
+    with ctx.storage.atomic():
         if placeholder is not None:
             row = placeholder
-            db.execute(
-                "update duo_entries set mate_post_id = ?, mate_player = ?, "
-                "stakes = coalesce(stakes, ?), updated_at = ? where id = ?",
-                [post.post_id, post.author, s.stakes, now, row["id"]],
-            )
-            db["duo_entries"].insert(
+            signups.take_mate_place(row["id"], post.post_id, post.author, s.stakes, now)
+            signups.insert_duo_entry(
                 {
                     "board_id": ctx.board_id, "thread_topic_id": reg.topic_id,
                     "post_id": post.post_id, "player": post.author,
@@ -327,7 +299,6 @@ def confirm_teammate(
                     "status": "merged", "stakes": s.stakes, "created_at": now,
                     "updated_at": now,
                 },
-                ignore=True,
             )  # fmt: skip
         code = "mutual" if placeholder is not None else "confirmed"
         replies = confirm_pairing(ctx, reg, post, s, code, other, stage)
@@ -346,11 +317,8 @@ def pick_environment(ctx: DeskContext, reg: Registration) -> str:
     shipped = environments()
     if not shipped:
         raise ValueError("no environment shipped in rules/data/environments")
-    opened = ctx.storage.db.execute(
-        "select count(*) from duo_matches where board_id = ? and environment is not null",
-        [ctx.board_id],
-    ).fetchone()[0]
-    return shipped[int(opened) % len(shipped)]
+    opened = ctx.storage.signup_rows.matches_with_environment(ctx.board_id)
+    return shipped[opened % len(shipped)]
 
 
 def start_duo_matches(ctx: DeskContext, reg: Registration) -> int:
@@ -365,43 +333,34 @@ def start_duo_matches(ctx: DeskContext, reg: Registration) -> int:
         forumbot.errors.LoginFailed: the bot cannot log in (other forum errors are logged on
             the match and retried next cycle).
     """
-    db = ctx.storage.db
-    for m in list(db["duo_matches"].rows_where(
-        "board_id = ? and status = 'running' and duel_id is not null", [ctx.board_id]
-    )):  # fmt: skip
+    signups, club_rows = ctx.storage.signup_rows, ctx.storage.club_rows
+    for m in signups.running_matches(ctx.board_id):
         if ctx.storage.duel(m["duel_id"])["status"] == "finished":
-            db["duo_matches"].update(m["id"], {"status": "finished", "finished_at": iso(ctx.now())})
-    db.conn.commit()
-    rows = list(db["duo_matches"].rows_where(
-        "board_id = ? and thread_topic_id = ? and status = 'opening'",
-        [ctx.board_id, reg.topic_id], order_by="id",
-    ))  # fmt: skip
+            club_rows.update_row(
+                "duo_matches", m["id"], {"status": "finished", "finished_at": iso(ctx.now())}
+            )
+    ctx.storage.commit()
+    rows = signups.matches_in(ctx.board_id, reg.topic_id, "opening")
     rows = [row for row in rows if not cancel_if_unplayable(ctx, row)]
     if not rows and duo_running(ctx.storage, ctx.board_id) is None:
         queued = [
             row
-            for row in list(db["duo_matches"].rows_where(
-                "board_id = ? and thread_topic_id = ? and status = 'queued'",
-                [ctx.board_id, reg.topic_id], order_by="id",
-            ))
+            for row in signups.matches_in(ctx.board_id, reg.topic_id, "queued")
             if not cancel_if_unplayable(ctx, row)
-        ]  # fmt: skip
+        ]
         in_1v1 = board_engagements(ctx.storage, ctx.board_id).started_in("1v1")
         free = first_free_match([_match_duos(m) for m in queued], in_1v1)
         if free is not None:
             m = queued[free]
             duos = json.loads(m["duos_json"])
             names = [" et ".join(e["character"] for e in d) for d in duos]
-            db.execute(
-                "update duo_matches set status = 'opening', started_at = ?, subject = ?, "
-                "idempotency_key = ?, dice_secret = ?, environment = ? "
-                "where id = ? and status = 'queued'",
-                [iso(ctx.now()), f"Duel en deux contre deux : {names[0]} contre {names[1]}",
-                 f"b{ctx.board_id}-duo{m['id']}-topic", ctx.referee.rng.randbytes(32).hex(),
-                 pick_environment(ctx, reg), m["id"]],
+            signups.start_match(
+                m["id"], iso(ctx.now()), f"Duel en deux contre deux : {names[0]} contre {names[1]}",
+                f"b{ctx.board_id}-duo{m['id']}-topic", ctx.referee.rng.randbytes(32).hex(),
+                pick_environment(ctx, reg),
             )  # fmt: skip
-            db.conn.commit()
-            rows = [db["duo_matches"].get(m["id"])]
+            ctx.storage.commit()
+            rows = [signups.match(m["id"])]
     opened = 0
     for row in rows:
         try:
@@ -413,7 +372,9 @@ def start_duo_matches(ctx: DeskContext, reg: Registration) -> int:
             reason = "la fiche de l'un des duellistes ne permet pas de l'ouvrir."
             cancel_duel(ctx, "duo_matches", row["id"], reason, f"{type(exc).__name__}: {exc}")
         except ForumError as exc:
-            db["duo_matches"].update(row["id"], {"last_error": f"{type(exc).__name__}: {exc}"})
+            club_rows.update_row(
+                "duo_matches", row["id"], {"last_error": f"{type(exc).__name__}: {exc}"}
+            )
             log.warning("2v2 match %s: duel topic not opened yet (%s)", row["id"], exc)
     return opened
 
@@ -451,7 +412,6 @@ def open_match(ctx: DeskContext, row: dict[str, Any]) -> int:
             members.append(found)
         duos.append(members)
     secret = bytes.fromhex(row["dice_secret"])
-    db = ctx.storage.db
     topic_id = row["topic_id"]
     if topic_id is None:
         text = render(
@@ -480,7 +440,7 @@ def open_match(ctx: DeskContext, row: dict[str, Any]) -> int:
     if duel_id is None:
         duel = ctx.storage.duel_by_topic(ctx.board_id, topic_id)
         if duel is not None and duel["status"] == "ignored":
-            db["duels"].delete(duel["id"])
+            ctx.storage.club_rows.delete_duel(duel["id"])
             duel = None
         if duel is None:
             duel_id = open_duo_duel(
@@ -490,9 +450,10 @@ def open_match(ctx: DeskContext, row: dict[str, Any]) -> int:
             )  # fmt: skip
         else:
             duel_id = duel["id"]
-    db["duo_matches"].update(row["id"], {"duel_id": duel_id, "status": "running",
-                                         "last_error": None})  # fmt: skip
-    db.conn.commit()
+    ctx.storage.club_rows.update_row(
+        "duo_matches", row["id"], {"duel_id": duel_id, "status": "running", "last_error": None}
+    )
+    ctx.storage.commit()
     log.info("2v2 match %s: duel %s opened in topic %s (%s)", row["id"], duel_id, topic_id,
              row["environment"])  # fmt: skip
     return int(duel_id)

@@ -62,14 +62,13 @@ def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
     # As in 1v1 (issue 25): only the duels the sign-up desk opened count on the leaderboard
     # (its post says so); a 2v2 opened by hand gives no end-of-duel reward (reader after 25).
     counted = registration_duel(storage, int(duel["id"]))
-    with storage.db.atomic():
+    with storage.atomic():
         for who, reward, amount in duo_rewards(state, duo_settings()) if counted else []:
-            inserted = storage.db.execute(
-                "insert or ignore into rewards (board_id, duel_id, kind, character, player, "
-                "reward, amount, stakes, created_at) values (?, ?, '2v2', ?, ?, ?, ?, ?, ?)",
-                [board_id, duel["id"], who, player_of(storage, board_id, who), reward, amount,
-                 duel["stakes"], iso(now)],
-            ).rowcount  # fmt: skip
+            inserted = storage.reward_rows.give_reward({
+                "board_id": board_id, "duel_id": duel["id"], "kind": "2v2", "character": who,
+                "player": player_of(storage, board_id, who), "reward": reward,
+                "amount": amount, "stakes": duel["stakes"], "created_at": iso(now),
+            })  # fmt: skip
             given += inserted
             if inserted and reward in ("leaderboard_point", "chocolate_frog"):
                 column = (
@@ -77,9 +76,7 @@ def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
                 )
                 bump_leaderboard(storage, board_id, "2v2", who, column,
                                  amount if reward == "leaderboard_point" else 0, now)  # fmt: skip
-        storage.db.execute(
-            "update duo_duels set settled_at = ? where duel_id = ?", [iso(now), duel["id"]]
-        )
+        storage.reward_rows.settle_duo_duel(duel["id"], iso(now))
     for name in state.names():
         outcome = (
             "won" if name in state.winners else "lost" if name in state.losers
@@ -110,13 +107,13 @@ def settle_duo_duels(ctx: DeskContext) -> int:
     """After a poll, on a board that ever had a 2v2: the in-duel rewards of every 2v2 not
     settled yet (:func:`record_in_duel_rewards`), then every finished one settled
     (:func:`settle_duo`). Returns the 2v2 duels settled now."""
-    db, board_id = ctx.storage.db, ctx.board_id
-    if not list(db["duo_duels"].rows_where("board_id = ?", [board_id], limit=1)):
+    rows, board_id = ctx.storage.reward_rows, ctx.board_id
+    if not ctx.storage.club_rows.had_duo(board_id):
         return 0
-    for row in list(db["duo_duels"].rows_where("board_id = ? and settled_at is null", [board_id])):
+    for row in rows.unsettled_duo_duels(board_id):
         record_in_duel_rewards(ctx.storage, board_id, ctx.storage.duel(row["duel_id"]), ctx.now())
     settled = 0
-    for row in list(db["duo_duels"].rows_where("board_id = ? and settled_at is null", [board_id])):
+    for row in rows.unsettled_duo_duels(board_id):
         duel = ctx.storage.duel(row["duel_id"])
         if duel["status"] == "finished":
             settle_duo(ctx, duel)

@@ -104,24 +104,14 @@ def record_rewards(
         raise ValueError(f"duel {duel['id']} is not finished")
     state = json.loads(duel["state_json"] or "{}")
     given: list[Reward] = []
-    with storage.db.atomic():
+    with storage.atomic():
         for character, reward, amount in rewards_for(state):
             player = player_of(storage, board_id, character)
-            inserted = storage.db.execute(
-                "insert or ignore into rewards (board_id, duel_id, kind, character, player, "
-                "reward, amount, stakes, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    board_id,
-                    duel["id"],
-                    kind,
-                    character,
-                    player,
-                    reward,
-                    amount,
-                    duel.get("stakes"),
-                    iso(now),
-                ],
-            ).rowcount
+            inserted = storage.reward_rows.give_reward({
+                "board_id": board_id, "duel_id": duel["id"], "kind": kind,
+                "character": character, "player": player, "reward": reward, "amount": amount,
+                "stakes": duel.get("stakes"), "created_at": iso(now),
+            })  # fmt: skip
             if inserted == 1:
                 given.append(Reward(character, player, reward, amount))
         winner = state.get("winner")
@@ -169,21 +159,13 @@ def bump_leaderboard(
     Call it only in the transaction that inserted the matching reward (so it moves once).
 
     Raises:
-        ValueError: an unknown column.
+        ValueError: an unknown column
+            (:meth:`forumbot.storage.reward_rows.RewardRows.bump_leaderboard`).
     """
-    if column not in ("wins", "losses", "draws"):
-        raise ValueError(f"unknown leaderboard column {column!r}")
-    key = fold(character)
-    storage.db.execute(
-        "insert or ignore into leaderboard (board_id, kind, character_key, character, player, "
-        "points, wins, losses, draws, updated_at) values (?, ?, ?, ?, ?, 0, 0, 0, 0, ?)",
-        [board_id, kind, key, character, player_of(storage, board_id, character), iso(now)],
-    )
-    storage.db.execute(
-        f"update leaderboard set {column} = {column} + 1, points = points + ?, updated_at = ? "
-        "where board_id = ? and kind = ? and character_key = ?",
-        [points, iso(now), board_id, kind, key],
-    )
+    storage.reward_rows.bump_leaderboard(
+        board_id, kind, fold(character), character, player_of(storage, board_id, character),
+        column, points, iso(now),
+    )  # fmt: skip
 
 
 _bump = bump_leaderboard  # the former private name, kept for older callers
@@ -216,14 +198,14 @@ def record_duel_rewards(
     seed 001, "Vaincre une créature ou résoudre un mécanisme rapportera une récompense
     aléatoire". Returns the rewards recorded by *this* call."""
     given: list[DuelReward] = []
-    with storage.db.atomic():
+    with storage.atomic():
         for r in rewards:
-            inserted = storage.db.execute(
-                "insert or ignore into duel_rewards (board_id, duel_id, kind, character, player, "
-                "source, reward, amount, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [board_id, duel_id, kind, r.character, player_of(storage, board_id, r.character),
-                 r.source, r.reward, r.amount, iso(now)],
-            ).rowcount  # fmt: skip
+            inserted = storage.reward_rows.give_duel_reward({
+                "board_id": board_id, "duel_id": duel_id, "kind": kind,
+                "character": r.character, "player": player_of(storage, board_id, r.character),
+                "source": r.source, "reward": r.reward, "amount": r.amount,
+                "created_at": iso(now),
+            })  # fmt: skip
             if inserted == 1:
                 given.append(r)
     if given:
@@ -238,11 +220,7 @@ def record_duel_rewards(
 def duel_reward_totals(storage: Storage, board_id: int, kind: str) -> dict[str, dict[str, int]]:
     """In-duel rewards per folded character name: ``{character_key: {reward: total}}``."""
     out: dict[str, dict[str, int]] = {}
-    for row in storage.db.execute(
-        "select character, reward, sum(amount) from duel_rewards where board_id = ? and kind = ? "
-        "group by character, reward",
-        [board_id, kind],
-    ).fetchall():
+    for row in storage.reward_rows.duel_reward_sums(board_id, kind):
         out.setdefault(fold(row[0]), {})[row[1]] = int(row[2] or 0)
     return out
 
@@ -253,15 +231,10 @@ def standings(storage: Storage, board_id: int, kind: str = "1v1") -> list[Standi
     ``purse`` counts every galleon won: end-of-duel purses and, in 2v2, the galleons of
     creatures defeated and mechanisms solved (``duel_rewards``)."""
     purses: dict[str, tuple[int, int]] = {}
-    for row in storage.db.execute(
-        "select character, sum(case when reward = 'galleons' then amount else 0 end), "
-        "sum(case when reward = 'chocolate_frog' then amount else 0 end) from rewards "
-        "where board_id = ? and kind = ? group by character",
-        [board_id, kind],
-    ).fetchall():
+    for row in storage.reward_rows.purses(board_id, kind):
         purses[fold(row[0])] = (int(row[1] or 0), int(row[2] or 0))
     extra = duel_reward_totals(storage, board_id, kind)
-    rows = list(storage.db["leaderboard"].rows_where("board_id = ? and kind = ?", [board_id, kind]))
+    rows = storage.reward_rows.leaderboard(board_id, kind)
     rows.sort(key=lambda r: (-r["points"], -r["wins"], r["losses"], fold(r["character"])))
     out: list[Standing] = []
     previous: tuple[int, int, int] | None = None
@@ -327,9 +300,7 @@ def classic_records(storage: Storage, board_id: int) -> list[ClassicRecord]:
     club's leaderboard: they are counted here, from each finished duel's final state
     (``winner``, ``draw``, ``duellists``). A duel whose ruleset no longer loads is skipped."""
     tally: dict[str, list[Any]] = {}
-    for duel in storage.db["duels"].rows_where(
-        "board_id = ? and status = 'finished'", [board_id], order_by="id"
-    ):
+    for duel in storage.reward_rows.finished_duels(board_id):
         try:
             if load_ruleset(duel["ruleset"] or "classic").engine == "fatigue":
                 continue
@@ -389,7 +360,7 @@ def update_leaderboard_post(
         return "drafted"
     if row["status"] != "published":
         if row["status"] == "draft" and row["text"] != text:
-            storage.db["club_posts"].update(row["id"], {"text": text, "updated_at": iso(now)})
+            storage.club_posts.update(row["id"], {"text": text, "updated_at": iso(now)})
         return "waiting"
     return "edited" if edit_club_post(storage, client, key, text, now) else "unchanged"
 

@@ -91,32 +91,27 @@ def draft_club_post(
     existing = club_post(storage, key)
     if existing is not None:
         return int(existing["id"])
-    return int(
-        storage.db["club_posts"]
-        .insert(
-            {
-                "board_id": board_id,
-                "idempotency_key": key,
-                "kind": kind,
-                "topic_id": topic_id,
-                "after_post_id": after_post_id,
-                "text": text,
-                "marker": marker_text(key),
-                "status": "draft",
-                "attempts": 0,
-                "created_at": iso(now),
-                "updated_at": iso(now),
-                "publish_after": iso(now + timedelta(seconds=delay_s)),
-            }
-        )
-        .last_pk
+    return storage.club_posts.insert(
+        {
+            "board_id": board_id,
+            "idempotency_key": key,
+            "kind": kind,
+            "topic_id": topic_id,
+            "after_post_id": after_post_id,
+            "text": text,
+            "marker": marker_text(key),
+            "status": "draft",
+            "attempts": 0,
+            "created_at": iso(now),
+            "updated_at": iso(now),
+            "publish_after": iso(now + timedelta(seconds=delay_s)),
+        }
     )
 
 
 def club_post(storage: Storage, key: str) -> dict[str, Any] | None:
     """The club post with that idempotency key, or None."""
-    rows = list(storage.db["club_posts"].rows_where("idempotency_key = ?", [key]))
-    return rows[0] if rows else None
+    return storage.club_posts.by_key(key)
 
 
 def publish_club_post(
@@ -124,12 +119,7 @@ def publish_club_post(
 ) -> int | None:
     """Publish one club post (see module docstring); returns its post id, or None when it
     failed this time or another publisher claimed it. LoginFailed propagates."""
-    claimed = storage.db.execute(
-        "update club_posts set status = 'publishing', attempts = coalesce(attempts, 0) + 1, "
-        "updated_at = ? where id = ? and status = ?",
-        [iso(now()), row["id"], row["status"]],
-    ).rowcount
-    storage.db.conn.commit()
+    claimed = storage.club_posts.claim(row["id"], row["status"], iso(now()))  # commits
     if claimed != 1:
         return None
     message = (
@@ -142,12 +132,12 @@ def publish_club_post(
     except LoginFailed:
         raise
     except ForumError as exc:
-        storage.db["club_posts"].update(
+        storage.club_posts.update(
             row["id"], {"last_error": f"{type(exc).__name__}: {exc}", "updated_at": iso(now())}
         )
         log.warning("club post %s: publish failed (%s); will retry", row["id"], exc)
         return None
-    storage.db["club_posts"].update(
+    storage.club_posts.update(
         row["id"],
         {
             "status": "published",
@@ -174,13 +164,8 @@ def publish_due_club_posts(
     the module doc; the others stay due for the next pass). Returns the post ids published."""
     if delay_paused(storage):
         return []  # the clocks disagree: nothing publishes by its delay (issue 24 F7)
-    due = storage.db["club_posts"].rows_where(
-        "board_id = ? and (status = 'publishing' or (status = 'draft' and publish_after <= ?))",
-        [board_id, iso(now())],
-        order_by="id",
-    )
     published = []
-    for row in list(due):
+    for row in storage.club_posts.due(board_id, iso(now())):
         if budget is not None and not budget.take():
             break
         post_id = publish_club_post(storage, client, row, now)
@@ -208,7 +193,7 @@ def edit_club_post(
     if digest == row["published_hash"]:
         return False
     client.edit_post(int(row["post_id"]), message)
-    storage.db["club_posts"].update(
+    storage.club_posts.update(
         row["id"], {"text": text, "published_hash": digest, "updated_at": iso(now)}
     )
     log.info("club post %s (%s): post %s edited", row["id"], row["kind"], row["post_id"])

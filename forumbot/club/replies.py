@@ -144,22 +144,13 @@ def withdraw_other_kind(
     ``engagements`` are the board's before it. Returns the sign-ups withdrawn."""
     now = ctx.now()
     done = 0
-    db = ctx.storage.db
+    signups = ctx.storage.signup_rows
     for eng in engagements.withdrawals(kind, players):
         table = "requests" if eng.kind == "1v1" else "duo_entries"
-        rows = list(
-            db[table].rows_where(
-                "board_id = ? and post_id = ? and status in ('open', 'lone', 'duo')",
-                [ctx.board_id, eng.ref],
-            )
-        )
-        if not rows:
+        row = signups.live_signup(table, ctx.board_id, eng.ref)
+        if row is None:
             continue
-        row = rows[0]
-        db.execute(
-            f"update {table} set status = 'withdrawn', updated_at = ? where id = ?",
-            [iso(now), row["id"]],
-        )
+        signups.withdraw_signups(table, [row["id"]], iso(now))
         context = {
             "author": row["player"],
             "post_id": eng.ref,
@@ -205,6 +196,8 @@ _FIELDS = {
     "adversaire": "partner",
     "coequipier": "partner",
     "coequipiere": "partner",
+    "enjeux": "stakes",
+    "enjeu": "stakes",
 }
 _WRONG = {
     "year": ("missing_year", "invalid_year"),
@@ -214,9 +207,9 @@ _WRONG = {
 
 def own_words(text: str, code: str) -> dict[str, str]:
     """The sign-up lines of ``text`` as the player typed them (« Année : 6e année »):
-    ``name``, ``year``, ``types``, ``partner`` (those present), so the example of a reply is
-    the player's own sign-up with only the wrong line replaced. The field ``code`` names as
-    wrong (``missing_year``, ``partner_invalid_year``...) is left out."""
+    ``name``, ``year``, ``types``, ``partner``, ``stakes`` (those present), so the example of
+    a reply is the player's own sign-up with only the wrong line replaced. The field ``code``
+    names as wrong (``missing_year``, ``partner_invalid_year``...) is left out."""
     out: dict[str, str] = {}
     for m in _LINE.finditer(text):
         field = _FIELDS.get(fold(m.group(1)).strip())
@@ -246,28 +239,25 @@ def reply(
             "message": message if isinstance(message, Trusted) else Trusted(neutralise(message)),
             "kind": reg.kind,
             "own": own_words(post.text, code),
-            "open_request": open_request(ctx, reg, post.author),
+            **open_request(ctx, reg, post.author),
         },
         ctx.language,
     )
     draft_reply(ctx, reg, post, code, text)
 
 
-def open_request(ctx: DeskContext, reg: Registration, author: str) -> str | None:
-    """The character of the thread's first open 1v1 request by someone other than ``author``
-    (a sign-up without « Adversaire » is matched with it at once: RULES.md « matched with the
-    first person who answers it or who also signs up alone »; issue 25, reader W4); None in
-    2v2 or when there is none."""
-    if reg.kind != "1v1":
-        return None
-    for r in ctx.storage.db["requests"].rows_where(
-        "board_id = ? and thread_topic_id = ? and status = 'open'",
-        [ctx.board_id, reg.topic_id],
-        order_by="post_id",
-    ):
-        if player_key(str(r["player"])) != player_key(author):
-            return str(r["character"])
-    return None
+def open_request(ctx: DeskContext, reg: Registration, author: str) -> dict[str, Any]:
+    """A reply's ``open_request``: the character of the thread's first open 1v1 request by
+    someone other than ``author`` (a sign-up without « Adversaire » is matched with it at
+    once: RULES.md « matched with the first person who answers it or who also signs up
+    alone »; issue 25, reader W4), and ``open_request_stakes``: the stakes that request wrote
+    (player text), which the reply's reader accepts by writing the same « Enjeux » line
+    (:mod:`forumbot.duels.stakes` [D]; reader3). Both None in 2v2 or when there is none."""
+    if reg.kind == "1v1":
+        for r in ctx.storage.signup_rows.open_requests_in(ctx.board_id, reg.topic_id):
+            if player_key(str(r["player"])) != player_key(author):
+                return {"open_request": str(r["character"]), "open_request_stakes": r["stakes"]}
+    return {"open_request": None, "open_request_stakes": None}
 
 
 def draft_reply(ctx: DeskContext, reg: Registration, post: Post, code: str, text: str) -> None:
@@ -287,12 +277,7 @@ def draft_reply(ctx: DeskContext, reg: Registration, post: Post, code: str, text
 
 def post_row(ctx: DeskContext, post_id: int) -> dict[str, Any] | None:
     """The ``registration_posts`` row of a sign-up post already handled, or None."""
-    rows = list(
-        ctx.storage.db["registration_posts"].rows_where(
-            "board_id = ? and post_id = ?", [ctx.board_id, post_id]
-        )
-    )
-    return rows[0] if rows else None
+    return ctx.storage.signup_rows.post(ctx.board_id, post_id)
 
 
 def record_post(
@@ -302,7 +287,7 @@ def record_post(
     ``referee``: handed to a referee, :mod:`forumbot.club.signup_checks`;
     its ``code``, the French ``message`` given, the parsed ``signup`` when readable)."""
     now = iso(ctx.now())
-    ctx.storage.db["registration_posts"].upsert(
+    ctx.storage.signup_rows.record_post(
         {
             "board_id": ctx.board_id,
             "post_id": post.post_id,
@@ -326,7 +311,6 @@ def record_post(
             "created_at": now,
             "updated_at": now,
         },
-        pk=("board_id", "post_id"),
     )
 
 
@@ -338,17 +322,12 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
     topic was already posted, one notice in it (``signup_cancelled.bbcode.j2``; ``reason``
     is its French sentence). ``detail``: for the log and ``last_error``. Returns False
     when the row was no longer cancellable."""
-    db = ctx.storage.db
+    signups = ctx.storage.signup_rows
     now = ctx.now()
-    cur = db.execute(
-        f"update {table} set status = 'cancelled', finished_at = ?, last_error = ? "
-        "where id = ? and status in ('queued', 'opening') and duel_id is null",
-        [iso(now), f"cancelled: {detail}", row_id],
-    )
-    if cur.rowcount == 0:
-        db.conn.commit()
+    if signups.cancel_formed(table, row_id, iso(now), f"cancelled: {detail}") == 0:
+        ctx.storage.commit()
         return False
-    row = db[table].get(row_id)
+    row = signups.formed(table, row_id)
     kind: DuelKind = "1v1" if table == "queue" else "2v2"
     if table == "queue":
         entrants = [
@@ -367,11 +346,7 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
     post_ids = sorted({e.post_id for e in entrants})
     thread = int(row["thread_topic_id"])
     for post_id in post_ids:
-        db.execute(
-            f"update {signups_table} set status = 'cancelled', updated_at = ? "
-            f"where board_id = ? and post_id = ? and status in ({', '.join('?' * len(live))})",
-            [iso(now), ctx.board_id, post_id, *live],
-        )
+        signups.cancel_signup(signups_table, ctx.board_id, post_id, live, iso(now))
         posted = post_row(ctx, post_id)
         author = (
             posted["author"]
@@ -412,7 +387,7 @@ def cancel_duel(ctx: DeskContext, table: str, row_id: int, reason: str, detail: 
             text,
             now,
         )
-    db.conn.commit()
+    ctx.storage.commit()
     log.warning(
         "%s %s %s (%s) cancelled before its duel opened: %s [%s]",
         kind,

@@ -133,12 +133,13 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
             return refuse_engaged(ctx, reg, post, event.reason, event.other, event.stage)
         return refuse(ctx, reg, post, event.reason, REJECTIONS[event.reason])
     stakes = s.stakes
-    with ctx.storage.db.atomic():
+    signups = ctx.storage.signup_rows
+    with ctx.storage.atomic():
         if mine is None:
             insert_profile(ctx.storage, ctx.board_id, profile, now)
         if partner_new is not None:
             insert_profile(ctx.storage, ctx.board_id, partner_new, now)
-        ctx.storage.db["requests"].insert(
+        signups.insert_request(
             {
                 "board_id": ctx.board_id,
                 "thread_topic_id": reg.topic_id,
@@ -155,19 +156,11 @@ def handle_solo_signup(ctx: DeskContext, reg: Registration, post: Post, s: Signu
             first = event.pairing.first
             first_stakes = None
             if first.post_id != post.post_id:
-                ctx.storage.db.execute(
-                    "update requests set status = 'paired', updated_at = ? "
-                    "where board_id = ? and post_id = ? and status = 'open'",
-                    [iso(now), ctx.board_id, first.post_id],
-                )
-                found = list(
-                    ctx.storage.db["requests"].rows_where(
-                        "board_id = ? and post_id = ?", [ctx.board_id, first.post_id]
-                    )
-                )
-                first_stakes = found[0]["stakes"] if found else None
+                signups.pair_request(ctx.board_id, first.post_id, iso(now))
+                found = signups.request(ctx.board_id, first.post_id)
+                first_stakes = found["stakes"] if found else None
             withdraw_other_kind(ctx, "1v1", event.pairing.players, engagements)
-            ctx.storage.db["queue"].insert(
+            signups.insert_pairing(
                 {
                     "board_id": ctx.board_id,
                     "thread_topic_id": reg.topic_id,
@@ -249,14 +242,12 @@ def confirm_solo(
     placeholder = mine.post_id == other.post_id
     now = iso(ctx.now())
     side = "first" if me_first else "second"
-    with ctx.storage.db.atomic():
+    with ctx.storage.atomic():
         if placeholder:
-            ctx.storage.db.execute(
-                f"update queue set {side}_post_id = ?, {side}_player = ?, "
-                "stakes = coalesce(stakes, ?) where id = ?",
-                [post.post_id, post.author, s.stakes, row_id],
+            ctx.storage.signup_rows.take_pairing_place(
+                row_id, side, post.post_id, post.author, s.stakes
             )
-            ctx.storage.db["requests"].insert(
+            ctx.storage.signup_rows.insert_request(
                 {
                     "board_id": ctx.board_id,
                     "thread_topic_id": reg.topic_id,
@@ -285,22 +276,13 @@ def solo_lobby(ctx: DeskContext, reg: Registration) -> tuple[Lobby, dict[Pairing
     :func:`forumbot.club.engagements.board_engagements`."""
     opens = tuple(
         Entrant(r["player"], r["character"], r["post_id"])
-        for r in ctx.storage.db["requests"].rows_where(
-            "board_id = ? and thread_topic_id = ? and status = 'open'",
-            [ctx.board_id, reg.topic_id],
-            order_by="post_id",
-        )
+        for r in ctx.storage.signup_rows.open_requests_in(ctx.board_id, reg.topic_id)
     )
     rows: dict[Pairing, int] = {}
     queued: list[Pairing] = []
     running: list[Pairing] = []
     elsewhere: list[Pairing] = []
-    for r in ctx.storage.db.query(
-        "select q.* from queue q left join duels d on d.id = q.duel_id "
-        "where q.board_id = ? and q.kind = ? and q.status in ('queued', 'opening', 'running') "
-        "and (d.status is null or d.status != 'finished') order by q.id",
-        [ctx.board_id, reg.kind],
-    ):
+    for r in ctx.storage.signup_rows.live_pairings_of_kind(ctx.board_id, reg.kind):
         pairing = Pairing(
             Entrant(r["first_player"], r["first_character"], r["first_post_id"]),
             Entrant(r["second_player"], r["second_character"], r["second_post_id"]),
@@ -323,13 +305,7 @@ def start_solo_duels(ctx: DeskContext, reg: Registration) -> int:
     keeps its place): they become ``opening`` (subject, idempotency key and dice secret fixed).
     A queued pairing that cannot be played (:func:`unplayable_reason`) is cancelled once first.
     The duels are opened by :func:`open_solo_duels`. Returns 0 (nothing opened yet)."""
-    for row in list(
-        ctx.storage.db["queue"].rows_where(
-            "board_id = ? and thread_topic_id = ? and kind = ? and status = 'queued'",
-            [ctx.board_id, reg.topic_id, reg.kind],
-            order_by="id",
-        )
-    ):
+    for row in ctx.storage.signup_rows.queued_pairings(ctx.board_id, reg.topic_id, reg.kind):
         cancel_if_unplayable(ctx, row)
     lobby, rows = solo_lobby(ctx, reg)
     in_2v2 = board_engagements(ctx.storage, ctx.board_id).started_in("2v2")
@@ -337,18 +313,14 @@ def start_solo_duels(ctx: DeskContext, reg: Registration) -> int:
     for pairing in started:
         row_id = rows[pairing]
         key = f"b{ctx.board_id}-pair{row_id}-topic"
-        ctx.storage.db.execute(
-            "update queue set status = 'opening', started_at = ?, subject = ?, "
-            "idempotency_key = ?, dice_secret = ? where id = ? and status = 'queued'",
-            [
-                iso(ctx.now()),
-                f"Duel : {pairing.first.character} contre {pairing.second.character}",
-                key,
-                ctx.referee.rng.randbytes(32).hex(),
-                row_id,
-            ],
+        ctx.storage.signup_rows.start_pairing(
+            row_id,
+            iso(ctx.now()),
+            f"Duel : {pairing.first.character} contre {pairing.second.character}",
+            key,
+            ctx.referee.rng.randbytes(32).hex(),
         )
-        ctx.storage.db.conn.commit()
+        ctx.storage.commit()
         log.info("pairing %s: a slot is free, opening its duel", row_id)
     return 0
 
@@ -364,11 +336,7 @@ def open_solo_duels(ctx: DeskContext) -> int:
         forumbot.errors.LoginFailed: the bot cannot log in.
     """
     opened = 0
-    for row in list(
-        ctx.storage.db["queue"].rows_where(
-            "board_id = ? and status = 'opening'", [ctx.board_id], order_by="id"
-        )
-    ):
+    for row in ctx.storage.signup_rows.opening_pairings(ctx.board_id):
         if cancel_if_unplayable(ctx, row):
             continue
         try:
@@ -380,8 +348,8 @@ def open_solo_duels(ctx: DeskContext) -> int:
             reason = "la fiche de l'un des duellistes ne permet pas de l'ouvrir."
             cancel_duel(ctx, "queue", row["id"], reason, f"{type(exc).__name__}: {exc}")
         except ForumError as exc:
-            ctx.storage.db["queue"].update(
-                row["id"], {"last_error": f"{type(exc).__name__}: {exc}"}
+            ctx.storage.club_rows.update_row(
+                "queue", row["id"], {"last_error": f"{type(exc).__name__}: {exc}"}
             )
             log.warning("pairing %s: duel topic not opened yet (%s)", row["id"], exc)
     return opened

@@ -49,7 +49,7 @@ def _mine(player: Any, author: str) -> bool:
 def handle_withdrawal(ctx: DeskContext, reg: Registration, post: Post, w: Withdrawal) -> int:
     """Apply the withdrawal ``post`` (its author's sign-up in ``reg``'s thread; see the module
     docstring) in one transaction with its reply. Returns the replies drafted (1)."""
-    with ctx.storage.db.atomic():
+    with ctx.storage.atomic():
         if reg.kind == "2v2":
             code, context = _withdraw_duo(ctx, reg, post)
         else:
@@ -66,14 +66,9 @@ def handle_withdrawal(ctx: DeskContext, reg: Registration, post: Post, w: Withdr
 
 
 def _withdraw_solo(ctx: DeskContext, reg: Registration, post: Post) -> tuple[str, dict[str, Any]]:
-    db = ctx.storage.db
+    signups = ctx.storage.signup_rows
     now = iso(ctx.now())
-    for r in db.query(
-        "select q.* from queue q left join duels d on d.id = q.duel_id where q.board_id = ? "
-        "and q.kind = ? and q.status in ('queued', 'opening', 'running') "
-        "and (d.status is null or d.status != 'finished') order by q.id",
-        [ctx.board_id, reg.kind],
-    ):
+    for r in signups.live_pairings_of_kind(ctx.board_id, reg.kind):
         sides = (("first", "second"), ("second", "first"))
         mine = next((s for s in sides if _mine(r[f"{s[0]}_player"], post.author)), None)
         if mine is None:
@@ -82,51 +77,34 @@ def _withdraw_solo(ctx: DeskContext, reg: Registration, post: Post) -> tuple[str
         partner = str(r[f"{other}_character"])
         if r["status"] != "queued" or r["thread_topic_id"] != reg.topic_id:
             return "duel_started", {"case": "running", "partner": partner}
-        db.execute("update queue set status = 'withdrawn' where id = ?", [r["id"]])
+        signups.withdraw_pairing(r["id"])
         reopened = 0
-        for req in db["requests"].rows_where(
-            "board_id = ? and post_id in (?, ?) and status = 'paired'",
-            [ctx.board_id, r["first_post_id"], r["second_post_id"]],
-        ):
+        for req in signups.paired_requests(ctx.board_id, [r["first_post_id"], r["second_post_id"]]):
             # a request is the withdrawer's by its player (a placeholder side carries the
             # other's post id, issue 15), never by its side of the pairing
             again = "withdrawn" if _mine(req["player"], post.author) else "open"
             reopened += again == "open"
-            db.execute(
-                "update requests set status = ?, updated_at = ? where id = ?",
-                [again, now, req["id"]],
-            )
+            signups.set_request_status(req["id"], again, now)
         return "withdrawn_pairing", {
             "case": "pairing", "partner": partner, "reopened": bool(reopened),
         }  # fmt: skip
     opens = [
         r
-        for r in db["requests"].rows_where(
-            "board_id = ? and thread_topic_id = ? and status = 'open'",
-            [ctx.board_id, reg.topic_id],
-        )
+        for r in signups.open_requests_in(ctx.board_id, reg.topic_id)
         if _mine(r["player"], post.author)
     ]
     if opens:
-        marks = ",".join("?" * len(opens))
-        db.execute(
-            f"update requests set status = 'withdrawn', updated_at = ? where id in ({marks})",
-            [now, *[r["id"] for r in opens]],
-        )
+        signups.withdraw_signups("requests", [r["id"] for r in opens], now)
         return "withdrawn_open", {"case": "open"}
     return "nothing_to_withdraw", {"case": "nothing"}
 
 
 def _withdraw_duo(ctx: DeskContext, reg: Registration, post: Post) -> tuple[str, dict[str, Any]]:
-    db = ctx.storage.db
+    signups = ctx.storage.signup_rows
     now = iso(ctx.now())
     rows = [
         r
-        for r in db["duo_entries"].rows_where(
-            "board_id = ? and thread_topic_id = ? and status in ('lone', 'duo')",
-            [ctx.board_id, reg.topic_id],
-            order_by="post_id",
-        )
+        for r in signups.waiting_duo_entries(ctx.board_id, reg.topic_id)
         if _mine(r["player"], post.author) or _mine(r.get("mate_player"), post.author)
     ]
     if player_key(post.author) in board_engagements(ctx.storage, ctx.board_id).formed_in("2v2"):
@@ -140,11 +118,7 @@ def _withdraw_duo(ctx: DeskContext, reg: Registration, post: Post) -> tuple[str,
                 mate = str(r.get("mate_player") or r.get("mate_character"))
         else:
             mate = str(r["player"])
-    marks = ",".join("?" * len(rows))
-    db.execute(
-        f"update duo_entries set status = 'withdrawn', updated_at = ? where id in ({marks})",
-        [now, *[r["id"] for r in rows]],
-    )
+    signups.withdraw_signups("duo_entries", [r["id"] for r in rows], now)
     return "withdrawn_duo", {"case": "duo", "mate": mate}
 
 

@@ -25,6 +25,7 @@ from typing import Any
 import rules
 from forumbot.duels.flow import Draft, FlowContext, HasContext, context_of
 from forumbot.duels.opening import club_variants
+from forumbot.duels.stakes import opening_stakes
 from forumbot.forums.forumactif_http import topic_path
 from forumbot.publish.labels import modifier_scope, slug
 from forumbot.publish.owls import draft_owl, owl_key
@@ -223,6 +224,8 @@ def open_duo_duel(
         rs, env, state, title, stakes, commitment(secret), ctx.settings.referee_name,
         dice_source="forum" if ctx.settings.forum_rolls_dice else "bot",
     )  # fmt: skip
+    # stakes the four duellists did not all write are said not to be due (issue 25, reader3)
+    context.update(opening_stakes(storage, ctx.board_id, stakes, topic_id))
     text = render("duo_opening.bbcode.j2", context, ctx.settings.language)
     ctx.drafts.write(
         Duel.from_row(storage.duel(duel_id)), Draft(0, "opening", "opening", text, context)

@@ -139,6 +139,11 @@ def turn_context(
         },
         "zone_names": zone_names,
         "reward_fr": REWARD_FR,
+        # a reward draw names its source as the environment writes it (reader3: no key)
+        "reward_sources": {
+            **{f"creature:{c.key}": c.name for c in env.creatures},
+            **{f"mechanism:{m.key}": m.name for m in env.mechanisms},
+        },
         # How each creature's ability reads (armour: damage absorbed; regenerate: PV back).
         "abilities": {c.name: c.ability.kind for c in env.creatures},
         "entered": [list(e) for e in outcome.entered],

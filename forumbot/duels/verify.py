@@ -18,11 +18,13 @@ final declaration ``Graine des dés : <seed>``. The seed also drew the starting 
 (:func:`forumbot.duels.duo.make_draw`: label ``place:<name>``, turn 0, post 0), which the
 opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
 turn 0 of the opening post); and each reward, whose line names its draw in French
-(``... (la récompense de la créature|du mécanisme « <key> », gagnée au message n° <id>, a été
-tirée au sort : <value> sur <sides>)``, from which the label
-``reward:creature|mechanism:<key>:<id>`` is rebuilt; threads written before issue 25 say
+(``... (la récompense du strangulot du bassin, gagnée au message n° <id>, a été tirée au sort :
+<value> sur <sides>)``: the source as the environment names it, whose key is found in the
+environment the opening names, else in every shipped one; from it the label
+``reward:creature|mechanism:<key>:<id>`` is rebuilt; threads written before the third reader
+of issue 25 say ``(la récompense de la créature|du mécanisme « <key> », …)``, before issue 25
 ``(récompense tirée : <value> sur <sides> ; tirage n° <id>, créature|mécanisme <key>)``, and
-before issue 15 ``(tirage reward:<source>:<id> <value>/<sides>)``, both also read), the same
+before issue 15 ``(tirage reward:<source>:<id> <value>/<sides>)``, all also read), the same
 derivation with the label as name; the reward stated is checked against its table in the
 environment the opening names, when it is a shipped one). On Forumactif the forum rolls the
 « Pari » dice: the seed (``Engagement des dés de l'arbitre ...``, ``Graine des dés de
@@ -55,13 +57,21 @@ _DRAW = re.compile(
     r"\(la récompense (de la créature|du mécanisme) « ([^»]+?) », gagnée au message n° (\d+), "
     r"a été tirée au sort : (\d+) sur (\d+)\)"
 )
+_DRAW_NAMED = re.compile(
+    r"\(la récompense (?!de la créature «|du mécanisme «)(.+?), gagnée au message n° (\d+), "
+    r"a été tirée au sort : (\d+) sur (\d+)\)"
+)
+"""The wording since the third reader of issue 25: the source by its display name, contracted
+(« du strangulot du bassin »), its key found again in the environment (:func:`_resolve`)."""
+_NAMED = "named"
+"""The kind of a draw label whose source is still a display name: ``reward:named:<words>:<id>``."""
 _DRAW_KINDS = {
     "créature": "creature", "mécanisme": "mechanism",
     "de la créature": "creature", "du mécanisme": "mechanism",
 }  # fmt: skip
 _REWARD = re.compile(
     r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) "
-    r"\((?:tirage reward:|récompense tirée|la récompense (?:de la créature|du mécanisme) «)"
+    r"\((?:tirage reward:|récompense tirée|la récompense )"
 )
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°\s*(\d+)\b.* ; dé « ([^»]+?) » (\d)(?: :|,|\.|$)")
@@ -215,6 +225,9 @@ def verify_pages(
                         fatigue.group(2).strip(),
                     )
                 )
+    if any(label.startswith(f"reward:{_NAMED}:") for _t, _p, label, _v, _s in draws):
+        draws, rewards, unknown = _resolve(env_name, draws, rewards)
+        report.problems.extend(unknown)
     if report.commitment is None:
         report.problems.append(
             "aucune empreinte des dés trouvée (la déclaration d'ouverture manque ?)"
@@ -252,6 +265,10 @@ def _line_draws(line: str) -> list[tuple[str, int, int]]:
     issue 15 (``récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot``) and the
     older ``(tirage <label> 3/4)``."""
     found = [
+        (f"reward:{_NAMED}:{d.group(1)}:{d.group(2)}", int(d.group(3)), int(d.group(4)))
+        for d in _DRAW_NAMED.finditer(line)
+    ]
+    found += [
         (f"reward:{_DRAW_KINDS[d.group(1)]}:{d.group(2)}:{d.group(3)}", int(d.group(4)),
          int(d.group(5)))
         for d in _DRAW.finditer(line)
@@ -263,6 +280,57 @@ def _line_draws(line: str) -> list[tuple[str, int, int]]:
     ]  # fmt: skip
     found += [(d.group(1), int(d.group(2)), int(d.group(3))) for d in _DRAW_OLD.finditer(line)]
     return found
+
+
+def _sources(env_name: str | None) -> dict[str, set[str]]:
+    """Each reward source's name as the declarations write it (« du strangulot du bassin »,
+    plain text) -> the draw-label sources it may be (``creature:strangulot``): those of the
+    environment the opening names, else of every shipped one."""
+    from forumbot.publish.render import of_name
+
+    envs = [load_env(k) for k in environments()]
+    named = [e for e in envs if env_name is not None and e.name == env_name]
+    out: dict[str, set[str]] = {}
+    for env in named or envs:
+        for kind, items in (("creature", env.creatures), ("mechanism", env.mechanisms)):
+            for item in items:
+                out.setdefault(plain(of_name(item.name)), set()).add(f"{kind}:{item.key}")
+    return out
+
+
+def _resolve(
+    env_name: str | None,
+    draws: list[tuple[int, int, str, int, int]],
+    stated: dict[str, str],
+) -> tuple[list[tuple[int, int, str, int, int]], dict[str, str], list[str]]:
+    """The draws whose source is a display name (``reward:named:du strangulot du bassin:42``)
+    with their label rebuilt from the environment (``reward:creature:strangulot:42``), the
+    stated rewards keyed by the rebuilt labels, and a problem for each source no environment
+    names once (that draw cannot be recomputed and is left out)."""
+    sources = _sources(env_name)
+    out: list[tuple[int, int, str, int, int]] = []
+    rekeyed = dict(stated)
+    problems = []
+    for turn_no, post_id, label, value, sides in draws:
+        prefix = f"reward:{_NAMED}:"
+        if not label.startswith(prefix):
+            out.append((turn_no, post_id, label, value, sides))
+            continue
+        words, source_post = label.removeprefix(prefix).rsplit(":", 1)
+        found = sources.get(words, set())
+        if len(found) != 1:
+            problems.append(
+                f"message n°{post_id} : récompense « {words} » introuvable dans "
+                f"{'« ' + env_name + ' »' if env_name else 'les environnements connus'}"
+                if not found else
+                f"message n°{post_id} : récompense « {words} » ambiguë (environnement non nommé)"
+            )  # fmt: skip
+            continue
+        real = f"reward:{next(iter(found))}:{source_post}"
+        if label in rekeyed:
+            rekeyed[real] = rekeyed.pop(label)
+        out.append((turn_no, post_id, real, value, sides))
+    return out, rekeyed, problems
 
 
 def _label_fr(label: str) -> str:

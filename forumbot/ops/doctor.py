@@ -51,6 +51,12 @@ class Check:
             catalogue (:mod:`forumbot.i18n`), or ``""`` when the detail is a library's text
             only; args: the values filling it (an exception stands for a library's English
             text, translated only when the catalogue knows it).
+        alone: the sentence said without the library's texts (``%s`` filled by
+            ``alone_args``), for a staff's language whose catalogue does not know them: the
+            CLI prints it, then the library's texts as a quoted technical detail (« détail
+            technique : « … » »), so one report speaks one language (issue 25); ``""`` when
+            no arg is an exception.
+        alone_args: the values filling ``alone``.
     """
 
     name: str
@@ -58,6 +64,13 @@ class Check:
     detail: str
     message: str = ""
     args: tuple[object, ...] = ()
+    alone: str = ""
+    alone_args: tuple[object, ...] = ()
+
+    @property
+    def library_texts(self) -> tuple[str, ...]:
+        """The args that are a library's English text (exceptions), as strings."""
+        return tuple(str(a) for a in self.args if isinstance(a, BaseException))
 
     @property
     def failed(self) -> bool:
@@ -70,9 +83,33 @@ class Text(Exception):
     language shows it only when the catalogue knows it (:func:`forumbot.i18n.translate_detail`)."""
 
 
-def _check(name: str, status: CheckStatus, message: str, *args: object) -> Check:
-    """A :class:`Check` whose English ``detail`` is ``message % args``."""
-    return Check(name, status, message % args if args else message, message, args)
+def _check(
+    name: str,
+    status: CheckStatus,
+    message: str,
+    *args: object,
+    alone: str = "",
+    alone_args: tuple[object, ...] | None = None,
+) -> Check:
+    """A :class:`Check` whose English ``detail`` is ``message % args``; ``alone`` is the
+    sentence without the library's texts (:attr:`Check.alone`), filled by ``alone_args``
+    (default: the args that are not exceptions, in order).
+
+    Raises:
+        ValueError: an arg is an exception (a library's text) and ``alone`` is not given.
+    """
+    if not alone and any(isinstance(a, BaseException) for a in args):
+        raise ValueError(f"check {name!r}: a library's text needs the sentence said without it")
+    if alone_args is None:
+        alone_args = tuple(a for a in args if not isinstance(a, BaseException))
+    detail = message % args if args else message
+    return Check(name, status, detail, message, args, alone, alone_args)
+
+
+def _failure(exc: BaseException) -> Text:
+    """``ConnectError: [Errno 111] Connection refused``: an exception's class and text, one
+    library detail."""
+    return Text(f"{type(exc).__name__}: {exc}")
 
 
 NAMES = (
@@ -85,6 +122,20 @@ NAMES = (
 """The checks' names and statuses, translated by the CLI under ``msgctxt "doctor"``."""
 
 
+REFUSED_CONFIG = N_("the configuration is refused")
+"""A refused configuration said without the library's text (:attr:`Check.alone`)."""
+
+REFUSALS = {
+    "password": N_("login refused: wrong user name or password"),
+    "captcha": N_("login refused: the board asks for a CAPTCHA"),
+    "banned": N_("login refused: the bot's account is banned"),
+    "inactive": N_("login refused: the bot's account is not active"),
+    "refused": N_("login refused by the board"),
+}
+"""A refused login said without the board's text, by :attr:`~forumbot.errors.LoginFailed.kind`
+(:data:`~forumbot.errors.LOGIN_REFUSAL_KINDS`)."""
+
+
 # ---------------------------------------------------------------------------------------
 # doctor
 # ---------------------------------------------------------------------------------------
@@ -93,7 +144,7 @@ NAMES = (
 def _config_checks(config: Config) -> list[Check]:
     problems = config_problems(config)  # the same checks as `check` and `run` (issue 13)
     if problems:
-        return [_check("config", "fail", "%s", Text("; ".join(problems)))]
+        return [_check("config", "fail", "%s", Text("; ".join(problems)), alone=REFUSED_CONFIG)]
     checks = [
         _check(
             "config",
@@ -114,7 +165,7 @@ def _password_check(config: Config, environ: Mapping[str, str] | None) -> tuple[
     try:
         password = config.password(dict(environ) if environ is not None else None)
     except ConfigError as exc:
-        return _check("password", "fail", "%s", exc), None
+        return _check("password", "fail", "%s", exc, alone=N_("no usable password")), None
     if config.password_file:
         mode = Path(config.password_file).stat().st_mode & 0o777
         if mode & 0o077:
@@ -142,7 +193,11 @@ def _filesystem_check(database: str, mounts: str | Path) -> Check:
         return _check("filesystem", "skip", N_("in-memory database"))
     warning = network_filesystem_warning(database, mounts)
     if warning is not None:
-        return _check("filesystem", "warn", "%s", Text(warning))
+        return _check(
+            "filesystem", "warn", "%s", Text(warning),
+            alone=N_("the database folder is on a network filesystem, where SQLite's WAL mode "
+                     "does not work: move the database to a local disk"),
+        )  # fmt: skip
     mount = mount_of(Path(database).parent, mounts)
     if mount is None:
         return _check("filesystem", "ok", N_("database folder on mount table unreadable"))
@@ -162,7 +217,8 @@ def _database_checks(database: str) -> list[Check]:
         errors, applied = file_health(path)
     except NotADatabaseError as exc:
         return [
-            _check("database", "fail", N_("%s: %s"), path, exc),
+            _check("database", "fail", N_("%s: %s"), path, exc,
+                   alone=N_("%s cannot be read as a database (restore a backup)")),
             _check("migrations", "skip", N_("database unreadable")),
         ]
     checks = []
@@ -173,6 +229,7 @@ def _database_checks(database: str) -> list[Check]:
                 "fail",
                 N_("integrity_check: %s (restore a backup)"),
                 Text("; ".join(errors[:5])),
+                alone=N_("the database's integrity check found errors (restore a backup)"),
             )
         )
     else:
@@ -260,7 +317,10 @@ def _board_check(
         ) as http:
             resp = http.get(url)
     except httpx.HTTPError as exc:
-        return _check("board", "fail", N_("%s: %s: %s"), url, type(exc).__name__, exc), None, None
+        return _check(
+            "board", "fail", N_("%s: %s"), url, _failure(exc),
+            alone=N_("%s: the board does not answer"),
+        ), None, None  # fmt: skip
     elapsed = time.monotonic() - started
     date = resp.headers.get("date")
     outage = challenge_reason(resp)
@@ -274,6 +334,10 @@ def _board_check(
             ),
             url,
             Text(outage),
+            alone=N_(
+                "%s: a page in front of the board, not the board (forumbot run waits for it "
+                "to go away)"
+            ),
         ), date, None
     if resp.status_code == 404:
         return _check(
@@ -306,7 +370,8 @@ def _login_checks(
         client = bot_client(config, password=password, transport=transport, keep_session=False)
     except (ImportError, ValueError) as exc:
         return [
-            _check("login", "fail", N_("no forum client for %s: %s"), repr(config.platform), exc)
+            _check("login", "fail", N_("no forum client for %s: %s"), repr(config.platform), exc,
+                   alone=N_("no forum client for %s"))
         ]
     checks: list[Check] = []
     try:
@@ -322,12 +387,18 @@ def _login_checks(
                         "retry (the bot never sends the password again)"
                     ),
                     exc,
+                    alone=N_(
+                        "the board asks for a CAPTCHA; log in once in a browser, then retry "
+                        "(the bot never sends the password again)"
+                    ),
                 )
             ]
         except LoginFailed as exc:
-            return [_check("login", "fail", N_("refused (%s): %s"), exc.kind, Text(exc.reason))]
+            return [_check("login", "fail", N_("refused (%s): %s"), exc.kind, Text(exc.reason),
+                           alone=REFUSALS.get(exc.kind, REFUSALS["refused"]), alone_args=())]
         except BoardNotFound as exc:
-            return [_check("login", "fail", N_("%s; fix board.url"), exc)]
+            return [_check("login", "fail", N_("%s; fix board.url"), exc,
+                           alone=N_("no board at this address; fix board.url"))]
         except ServerError as exc:
             return [
                 _check(
@@ -339,17 +410,24 @@ def _login_checks(
                     ),
                     type(exc).__name__,
                     exc,
+                    alone=N_(
+                        "board unavailable: an outage, not a refused password; forumbot run "
+                        "waits for it"
+                    ),
+                    alone_args=(),
                 )
             ]
         except ForumError as exc:
-            return [_check("login", "fail", N_("%s: %s"), type(exc).__name__, exc)]
+            return [_check("login", "fail", "%s", _failure(exc),
+                           alone=N_("the login failed"))]
         checks.append(_check("login", "ok", N_("logged in as %s"), config.username))
         for watched in config.watch:
             name = f"forum {watched.forum_id}"
             try:
                 topics = client.list_topics(watched.forum_id)
             except ForumError as exc:
-                checks.append(_check(name, "fail", N_("%s: %s"), type(exc).__name__, exc))
+                checks.append(_check(name, "fail", "%s", _failure(exc),
+                                     alone=N_("the forum cannot be read")))
             else:
                 checks.append(_check(name, "ok", N_("readable, %s topics listed"), len(topics)))
     finally:
@@ -416,7 +494,7 @@ def doctor(
         try:
             config = load_config(config)
         except ConfigError as exc:
-            return [_check("config", "fail", "%s", exc)]
+            return [_check("config", "fail", "%s", exc, alone=REFUSED_CONFIG)]
     checks = _config_checks(config)
     password_check, password = _password_check(config, environ)
     checks.append(password_check)

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from forumbot.i18n import N_
 from forumbot.ops.boards_dir import read_boards, sharing_conflicts
-from forumbot.ops.doctor import Check, Text, _check, doctor
+from forumbot.ops.doctor import REFUSED_CONFIG, Check, Text, _check, doctor
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,16 @@ def doctor_all(
     reports = []
     for club in files:
         if club.config is None:
-            checks = [_check("config", "fail", "%s", Text(club.error or "invalid"))]
+            checks = [
+                _check("config", "fail", "%s", Text(club.error or "invalid"), alone=REFUSED_CONFIG)
+            ]
         else:
             checks = doctor(club.config, offline=offline, environ=environ, **doctor_options)
             if club.name in conflicts:
-                checks.insert(0, _check("sharing", "fail", "%s", Text(conflicts[club.name])))
+                checks.insert(0, _check(
+                    "sharing", "fail", "%s", Text(conflicts[club.name]),
+                    alone=N_("refused: this club shares its database or its bot account with "
+                             "another club; give each club its own"),
+                ))  # fmt: skip
         reports.append(ClubReport(club.name, club.path, checks))
     return reports

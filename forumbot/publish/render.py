@@ -136,20 +136,29 @@ _DRAW = re.compile(r"^reward:(creature|mechanism):(\S+):(\d+) (\d+)/(\d+)$")
 _DRAW_KIND_FR = {"creature": "de la créature", "mechanism": "du mécanisme"}
 
 
-def _draw(audit: str) -> str | Trusted:
+def _draw(audit: str, names: Any = None) -> str | Trusted:
     """A 2v2 reward draw as players read it, one sentence that also holds what the
-    verification tool needs to recompute it (issue 25): ``reward:creature:strangulot:42 3/4``
-    -> ``la récompense de la créature « strangulot », gagnée au message n° 42, a été tirée
-    au sort : 3 sur 4`` (:mod:`forumbot.duels.verify` reads it back: the label
-    ``reward:<kind>:<key>:<post id>`` is rebuilt from the kind, the key and the post id). A
-    draw of another shape is returned as is. :class:`Trusted`, the bot's own words, written with
-    their no-break spaces (a plain value's spaces are collapsed by the renderer)."""
+    verification tool needs to recompute it (issue 25). With ``names`` (``{"creature:<key>":
+    display name, "mechanism:<key>": …}``, the environment's, :func:`forumbot.duels.
+    duo_context.turn_context`), the source is named as the ruleset writes it (reader3: never
+    a lowercase key): ``reward:creature:strangulot:42 3/4`` -> ``la récompense du strangulot
+    du bassin, gagnée au message n° 42, a été tirée au sort : 3 sur 4``
+    (:mod:`forumbot.duels.verify` finds the key again in the environment). A source missing
+    from ``names`` (or no ``names``) keeps the key: ``la récompense de la créature
+    « strangulot », …``. A draw of another shape is returned as is. :class:`Trusted`, the
+    bot's own words, written with their no-break spaces (a plain value's spaces are
+    collapsed by the renderer)."""
     m = _DRAW.match(audit.strip())
     if m is None:
         return audit
     kind, key, post_id, value, sides = m.groups()
+    name = (names or {}).get(f"{kind}:{key}")
+    source = (
+        of_name(neutralise(str(name))) if name
+        else f"{_DRAW_KIND_FR[kind]} «\u202f{key}\u202f»"
+    )  # fmt: skip
     return Trusted(
-        f"la récompense {_DRAW_KIND_FR[kind]} «\u202f{key}\u202f», gagnée au message "
+        f"la récompense {source}, gagnée au message "
         f"n°\u00a0{post_id}, a été tirée au sort\u00a0: {value} sur {sides}"
     )
 

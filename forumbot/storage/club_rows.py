@@ -1,8 +1,9 @@
 """The sign-up desk's queries (:mod:`forumbot.club`): engagements, inbox, topics, profiles, threads.
 
-Exposed as ``storage.club_rows`` (:class:`ClubRows`; the sign-ups, pairings, withdrawals,
-desk posts and rewards of ``club/`` have not moved yet: issue 27's ``NOT_YET_MOVED``).
-Rows are ``dict[str, Any]`` of the table named (column
+Exposed as ``storage.club_rows`` (:class:`ClubRows`; the desks' lobby, withdrawals and
+cancellations are :mod:`forumbot.storage.signup_rows`, the club's own posts
+:mod:`forumbot.storage.club_posts`, the rewards and leaderboards
+:mod:`forumbot.storage.reward_rows`). Rows are ``dict[str, Any]`` of the table named (column
 -> value; timestamps ISO 8601 UTC strings). The SQL is the one the desk always ran (issue 27
 moved it here verbatim). Nothing here commits unless its docstring says so: the desk's
 ``with storage.atomic():`` blocks and its ``storage.commit()`` calls are the boundaries, as

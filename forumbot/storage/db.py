@@ -36,6 +36,7 @@ from typing import Any
 import sqlite_utils
 
 from forumbot.config import check_secret_file
+from forumbot.storage.club_posts import ClubPosts
 from forumbot.storage.club_rows import ClubRows
 from forumbot.storage.duel_rows import DuelRows
 from forumbot.storage.duel_tasks import DuelTasks
@@ -48,7 +49,9 @@ from forumbot.storage.post_rows import PostRows
 from forumbot.storage.publish_rows import PublishRows
 from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
+from forumbot.storage.reward_rows import RewardRows
 from forumbot.storage.same_file import real_database_path, refuse_second_name
+from forumbot.storage.signup_rows import SignupRows
 from forumbot.storage.web_rows import WebRows
 
 
@@ -128,6 +131,24 @@ class Storage:
         (:class:`forumbot.storage.club_rows.ClubRows`)."""
         return ClubRows(self.db)
 
+    @cached_property
+    def signup_rows(self) -> SignupRows:
+        """The sign-up desks' requests, pairings, 2v2 entries and matches, sign-up posts,
+        withdrawals and cancellations (:class:`forumbot.storage.signup_rows.SignupRows`)."""
+        return SignupRows(self.db)
+
+    @cached_property
+    def club_posts(self) -> ClubPosts:
+        """The club's own posts: drafts, the claim, the due ones
+        (:class:`forumbot.storage.club_posts.ClubPosts`)."""
+        return ClubPosts(self.db)
+
+    @cached_property
+    def reward_rows(self) -> RewardRows:
+        """The club's rewards, leaderboards and 2v2 settling
+        (:class:`forumbot.storage.reward_rows.RewardRows`)."""
+        return RewardRows(self.db)
+
     # -- transactions -------------------------------------------------------------------
     @contextmanager
     def atomic(self) -> Iterator[None]:
@@ -142,8 +163,9 @@ class Storage:
 
     def set_lease_fence(self, fence: Fence | None) -> None:
         """Fence this database's publish claims with ``fence`` (``forumbot serve``'s club
-        lease, issue 27): from now on a declaration's or an owl's compare-and-set claim wins
-        only while that lease is held (:func:`forumbot.storage.leases.fenced`); None lifts it.
+        lease, issue 27): from now on a compare-and-set claim before a post to the board
+        (a declaration, an owl, a club post, a notice) wins only while that lease is held
+        (:func:`forumbot.storage.leases.fenced`); None lifts it.
 
         Raises:
             ValueError: a fence on SQLite (leases are PostgreSQL's: the lease row must be read

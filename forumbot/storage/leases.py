@@ -16,8 +16,9 @@ tests pass an explicit ``at`` (an aware datetime) instead. Durations are seconds
 A claim takes free or lapsed rows with ``SELECT … FOR UPDATE SKIP LOCKED`` (two workers
 claiming at once never wait on each other nor take the same row) and bumps their epoch.
 
-:class:`Fence` is what the publisher's compare-and-set adds, in the same statement, so a
-worker that lost its lease never claims a declaration or an owl
+:class:`Fence` is what the compare-and-set claims before a post to the board add, in the same
+statement, so a worker that lost its lease never claims a declaration, an owl, a club post or
+a notice
 (:meth:`forumbot.storage.Storage.set_lease_fence`).
 
 Errors: every method raises ``psycopg.Error`` when the server fails or is unreachable (the

@@ -16,20 +16,15 @@ from __future__ import annotations
 from typing import Any
 
 from forumbot.storage.leases import fenced
-from forumbot.storage.repository import Repository
+from forumbot.storage.repository import KeyedRows
 
 
-class OwlRows(Repository):
-    """Queries of :mod:`forumbot.publish.owls` (module docstring)."""
+class OwlRows(KeyedRows):
+    """Queries of :mod:`forumbot.publish.owls` (module docstring); ``insert``, ``by_key`` and
+    ``update`` (sqlite-utils ``update``, as the outbox always did) are
+    :class:`~forumbot.storage.repository.KeyedRows`'."""
 
-    def insert(self, row: dict[str, Any]) -> int:
-        """Insert the owl ``row``; returns its id."""
-        return int(self.db.table("owls").insert(row).last_pk or 0)
-
-    def by_key(self, key: str) -> dict[str, Any] | None:
-        """The owl with that idempotency key, or None."""
-        rows = list(self.db.table("owls").rows_where("idempotency_key = ?", [key]))
-        return rows[0] if rows else None
+    table = "owls"
 
     def of_board(self, board_id: int, status: str | None = None) -> list[dict[str, Any]]:
         """The board's owls (only those with ``status`` unless None), by id."""
@@ -57,10 +52,6 @@ class OwlRows(Repository):
     def commit(self) -> None:
         """**Commits** the connection's open transaction (after a claim, after a task)."""
         self.db.conn.commit()
-
-    def update(self, owl_id: int, fields: dict[str, Any]) -> None:
-        """Set ``fields`` on the owl (sqlite-utils ``update``, as the outbox always did)."""
-        self.db.table("owls").update(owl_id, fields)
 
     def fresh_after(self) -> int | None:
         """``publish_marks.owls_fresh_after`` (owls up to it were written before this process

@@ -80,7 +80,10 @@ def ruleset_fr(name: str) -> str:
 
 _MINUS_NUMBER = re.compile(r"(?<![\w.])-(?=\d)")
 _SPACED_MINUS = re.compile(r"(?<=\d) - (?=\d)")
-_ARTICLE = re.compile(r"\b(de|à|touche|sur) (Le|La|Les|L')(?=[ \w])")
+_ARTICLE = re.compile(r"\b(de|à|touche|pas|sur) (Les(?= )|Le(?= )|La(?= )|L'(?=\w))")
+"""An article starting a name after « de », « à », « touche », « pas », « sur »: « Le », « La »,
+« Les » followed by a space, or « L' » (a spell such as « Levicorpus », « Lacarnum Inflamarae »
+or « Lumos » starts with no article: reader3, « duvicorpus »)."""
 
 
 def _minus(text: str) -> str:

@@ -11,6 +11,8 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from forumbot.club.registrations import RegistrationDesk, board_engagements
 from forumbot.config import Registration
 from forumbot.duels.referee import Referee
@@ -20,6 +22,8 @@ from forumbot.storage import iso, open_storage
 from rules.fatigue import concede
 from rules.model import DuelState
 from tests.fakes.forum import ClubForum
+
+pytestmark = pytest.mark.usefixtures("on_each_engine")
 
 SOLO = 20  # the 1v1 registration thread
 DUO = 30  # the 2v2 registration thread

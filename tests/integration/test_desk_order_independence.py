@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +35,8 @@ from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from parsers.registration import fold
 from tests.fakes.forum import ClubForum
+
+pytestmark = pytest.mark.usefixtures("on_each_engine")
 
 SOLO, DUO, DUEL_FORUM = 20, 30, 3
 THREAD_KIND = {SOLO: "1v1", DUO: "2v2"}

@@ -28,6 +28,8 @@ from tests.integration.test_desk_confirmations import (
     sign_up,
 )
 
+pytestmark = pytest.mark.usefixtures("on_each_engine")
+
 
 def unlinked(text: str) -> str:
     """``text`` with typography undone and post links unwrapped (issue 25: replies link

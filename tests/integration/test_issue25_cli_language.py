@@ -167,14 +167,22 @@ def test_doctor_speaks_the_board_language(tmp_path: Path, language: str) -> None
         assert any(line.startswith("[fail] password: no password: set") for line in lines)
 
 
-def test_a_doctor_line_whose_library_text_is_unknown_stays_english(tmp_path: Path) -> None:
-    """A check whose detail is a library's text the catalogue does not hold is printed whole
-    in English on a French board, never half and half."""
+def test_a_doctor_line_whose_library_text_is_unknown_quotes_it_after_french(
+    tmp_path: Path,
+) -> None:
+    """A check whose detail is a library's text the catalogue does not hold says its French
+    sentence, then quotes the library's English as a technical detail: one report, one language
+    (issue 25, third reader; it printed the whole line in English)."""
     cfg = _config(tmp_path, "fr")
     (tmp_path / "fr" / "bot.db").write_bytes(b"not a database at all" * 100)
     result = CliRunner().invoke(main, ["doctor", "--offline", "-c", str(cfg)], env={})
     (line,) = [ln for ln in result.output.splitlines() if "bot.db" in ln]
-    assert line.startswith("[fail] database: ") and "file is not a database" in line
+    assert line.startswith("[ échec] base de données\u00a0: "), line
+    assert line.endswith(
+        "n'est pas lisible comme base de données (restaurez une sauvegarde) "
+        "(détail technique\u00a0: «\u00a0file is not a database\u00a0»)"
+    ), line
+    _one_language(result.output.replace("file is not a database", ""), "fr", cfg, cfg.parent)
 
 
 def _notices(cfg: Path) -> None:

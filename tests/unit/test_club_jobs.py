@@ -7,11 +7,15 @@ from __future__ import annotations
 import random
 from types import SimpleNamespace
 
+import pytest
+
 from forumbot.club.jobs import DuoReport, build_club
 from forumbot.duels.referee import Referee
 from forumbot.publish.owls import owls
 from forumbot.storage import open_storage
 from tests.unit.test_duo_flow import A1, NOW, InboxForum, setup
+
+pytestmark = pytest.mark.usefixtures("on_each_engine")
 
 
 def config(**overrides: object) -> SimpleNamespace:

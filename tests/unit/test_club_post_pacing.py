@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from forumbot.club.posts import ClubPostBudget, draft_club_post, publish_due_club_posts
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import ClubForum
+
+pytestmark = pytest.mark.usefixtures("on_each_engine")
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from forumbot.club.duo_registrations import CLOSED_MESSAGE
 from forumbot.club.registrations import RegistrationDesk, get_profile
 from forumbot.config import Registration
@@ -18,6 +20,8 @@ from rules.duo_matchmaking import DuoLobby, add_duo_signup
 from rules.matchmaking import Entrant
 from tests.fakes.clock import Clock
 from tests.fakes.forum import ClubForum
+
+pytestmark = pytest.mark.usefixtures("on_each_engine")
 
 THREAD = 30
 DUEL_FORUM = 3

@@ -20,6 +20,8 @@ from forumbot.club.leaderboard import (
 from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 
+pytestmark = pytest.mark.usefixtures("on_each_engine")
+
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 
 

@@ -27,6 +27,8 @@ from forumbot.publish.typography import plain
 from forumbot.storage import Storage, open_storage
 from tests.fakes.forum import ClubForum
 
+pytestmark = pytest.mark.usefixtures("on_each_engine")
+
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "html" / "phpbb"
 
@@ -242,6 +244,9 @@ def test_classic_duels_are_counted_in_their_own_table() -> None:
     assert standings(storage, board_id) == []  # no reward recorded: the club's table is apart
 
 
+@pytest.mark.sqlite_only(
+    "the command opens the SQLite file of forumbot init's config, not the test's schema"
+)
 def test_the_leaderboard_command_prints_the_classic_table_too(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -26,6 +26,8 @@ from rules.model import DuelState
 from tests.fakes.clock import Clock
 from tests.fakes.forum import ClubForum
 
+pytestmark = pytest.mark.usefixtures("on_each_engine")
+
 THREAD = 20
 DUEL_FORUM = 3
 

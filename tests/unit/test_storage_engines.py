@@ -240,3 +240,99 @@ def test_an_empty_in_list_matches_nothing_and_not_in_everything(storage_url: str
     storage.board_id("http://board.invalid", "phpbb3", NOW)
     assert list(storage.db["boards"].rows_where("id in ()")) == []
     assert [r["id"] for r in storage.db["boards"].rows_where("id not in ()")] == [1]
+
+
+# -- the club's repositories (issue 27: the last SQL moved into storage/) ---------------------
+def test_a_club_post_is_claimed_once_and_the_claim_is_committed(storage_url: str) -> None:
+    one, two = open_storage(storage_url), open_storage(storage_url)
+    row = {"board_id": 1, "idempotency_key": "b1-reply", "kind": "signup_reply", "topic_id": 20,
+           "text": "Bienvenue", "marker": "m", "status": "draft", "attempts": 0,
+           "created_at": NOW.isoformat(), "publish_after": NOW.isoformat(),
+           "updated_at": NOW.isoformat()}  # fmt: skip
+    post_id = one.club_posts.insert(row)
+    assert [r["id"] for r in two.club_posts.due(1, NOW.isoformat())] == [post_id]
+    assert two.club_posts.due(1, "2026-12-01T00:00:00+00:00") == []  # not due before its time
+    assert one.club_posts.claim(post_id, "draft", NOW.isoformat()) == 1
+    assert not one.in_transaction  # the claim commits before any request to the board
+    assert two.club_posts.claim(post_id, "draft", NOW.isoformat()) == 0
+    claimed = two.club_posts.by_key("b1-reply")
+    assert claimed is not None and (claimed["status"], claimed["attempts"]) == ("publishing", 1)
+    assert [r["id"] for r in two.club_posts.due(1, NOW.isoformat())] == [post_id]  # left publishing
+    two.club_posts.update(post_id, {"status": "published", "post_id": 99})
+    assert one.club_posts.due(1, NOW.isoformat()) == []
+    assert one.club_posts.by_key("b1-other") is None
+
+
+def test_rewards_are_given_once_and_the_leaderboard_sums_them(storage_url: str) -> None:
+    storage = open_storage(storage_url)
+    rows = storage.reward_rows
+    at = NOW.isoformat()
+    reward = {"board_id": 1, "duel_id": 7, "kind": "1v1", "character": "Aurora", "player": "A",
+              "reward": "galleons", "amount": 3, "stakes": None, "created_at": at}  # fmt: skip
+    frog = {**reward, "character": "Cassius", "player": "C", "reward": "chocolate_frog",
+            "amount": 1}  # fmt: skip
+    in_duel = {"board_id": 1, "duel_id": 7, "kind": "1v1", "character": "Aurora", "player": "A",
+               "source": "creature:troll", "reward": "galleons", "amount": 2,
+               "created_at": at}  # fmt: skip
+    with storage.atomic():
+        assert [rows.give_reward(reward), rows.give_reward(frog)] == [1, 1]
+        assert rows.give_reward({**reward, "amount": 30}) == 0  # given before: unchanged
+        assert [rows.give_duel_reward(in_duel), rows.give_duel_reward(in_duel)] == [1, 0]
+        rows.bump_leaderboard(1, "1v1", "aurora", "Aurora", "A", "wins", 1, at)
+        rows.bump_leaderboard(1, "1v1", "aurora", "Aurora", "A", "wins", 1, at)
+        rows.bump_leaderboard(1, "1v1", "cassius", "Cassius", "C", "losses", 0, at)
+        with pytest.raises(ValueError, match="points"):
+            rows.bump_leaderboard(1, "1v1", "aurora", "Aurora", "A", "points", 1, at)
+    assert sorted(tuple(r) for r in rows.purses(1, "1v1")) == [("Aurora", 3, 0), ("Cassius", 0, 1)]
+    assert [tuple(r) for r in rows.duel_reward_sums(1, "1v1")] == [("Aurora", "galleons", 2)]
+    lines = {r["character_key"]: (r["points"], r["wins"], r["losses"])
+             for r in rows.leaderboard(1, "1v1")}  # fmt: skip
+    assert lines == {"aurora": (2, 2, 0), "cassius": (0, 0, 1)}
+    assert rows.leaderboard(1, "2v2") == []
+
+
+def _pairing(storage: Storage, first: int, second: int) -> int:
+    with storage.atomic():
+        for post_id, player in ((first, f"p{first}"), (second, f"p{second}")):
+            storage.signup_rows.insert_request({
+                "board_id": 1, "thread_topic_id": 20, "post_id": post_id, "player": player,
+                "character": player.upper(), "status": "paired", "created_at": NOW.isoformat(),
+                "updated_at": NOW.isoformat(),
+            })  # fmt: skip
+        storage.signup_rows.insert_pairing({
+            "board_id": 1, "thread_topic_id": 20, "kind": "1v1", "first_player": f"p{first}",
+            "first_character": f"P{first}", "first_post_id": first,
+            "second_player": f"p{second}", "second_character": f"P{second}",
+            "second_post_id": second, "status": "queued", "attempts": 0,
+            "created_at": NOW.isoformat(),
+        })  # fmt: skip
+    return int(storage.signup_rows.queued_pairings(1, 20, "1v1")[-1]["id"])
+
+
+def test_the_lobby_changes_a_row_only_in_the_state_it_was_read_in(storage_url: str) -> None:
+    storage = open_storage(storage_url)
+    signups, at = storage.signup_rows, NOW.isoformat()
+    started, cancelled = _pairing(storage, 101, 102), _pairing(storage, 103, 104)
+    signups.start_pairing(started, at, "Duel : P101 contre P102", "b1-pair1-topic", "ab")
+    signups.start_pairing(started, at, "again", "b1-pair1-other", "cd")  # no longer queued
+    storage.commit()
+    assert [r["id"] for r in signups.opening_pairings(1)] == [started]
+    assert signups.opening_pairings(1)[0]["subject"] == "Duel : P101 contre P102"
+    assert signups.cancel_formed("queue", cancelled, at, "cancelled: unplayable") == 1
+    assert signups.cancel_formed("queue", cancelled, at, "cancelled: again") == 0
+    signups.cancel_signup("requests", 1, 103, ("paired",), at)
+    storage.commit()
+    assert signups.formed("queue", cancelled)["last_error"] == "cancelled: unplayable"
+    assert [r["id"] for r in signups.live_pairings_of_kind(1, "1v1")] == [started]
+    assert [r["post_id"] for r in signups.paired_requests(1, [103, 104])] == [104]
+    request = signups.request(1, 104)
+    assert request is not None
+    signups.set_request_status(request["id"], "open", at)
+    assert [r["post_id"] for r in signups.open_requests_in(1, 20)] == [104]
+    signups.withdraw_signups("requests", [request["id"]], at)
+    storage.commit()
+    assert signups.open_requests_in(1, 20) == [] and signups.live_signup("requests", 1, 104) is None
+    with pytest.raises(ValueError):
+        signups.withdraw_signups("duels", [1], at)
+    with pytest.raises(ValueError):
+        signups.take_pairing_place(started, "third", 105, "p105", None)

@@ -21,13 +21,19 @@ def post(post_id: int, text: str, author: str = "Arbitre") -> Post:
 
 
 def pages(
-    reward_value: int | None = None, *, old_wording: bool = False, issue15: bool = False
+    reward_value: int | None = None,
+    *,
+    old_wording: bool = False,
+    issue15: bool = False,
+    source: str = "",
 ) -> list[TopicPage]:
     """An opening and one turn; the reward line worded as the declarations word it (issue 25:
     « la récompense de la créature « strangulot », gagnée au message n° 12, a été tirée au
     sort : v sur 6 »), or, with ``issue15``, as threads written before issue 25 did
     (« récompense tirée : v sur 6 ; tirage n° 12, créature strangulot »), or, with
-    ``old_wording``, as threads written before issue 15 did (« tirage reward:... v/6 »)."""
+    ``old_wording``, as threads written before issue 15 did (« tirage reward:... v/6 »); with
+    ``source``, as the declarations word it since the third reader (« la récompense du
+    strangulot du bassin, … »: the environment's name for the source)."""
     zones: dict[int, list[str]] = {}
     for name in NAMES:
         zones.setdefault(derive_die(SEED, KEY, 0, 0, f"place:{name}", 0, sides=4), []).append(name)
@@ -55,6 +61,9 @@ def pages(
             else f"[*] Récompense pour Cassius Thorne : 10 gallions (récompense tirée : {value} "
             "sur 6 ; tirage n° 12, créature strangulot)."
             if issue15
+            else f"[*] Cassius Thorne reçoit en récompense 10 gallions (la récompense {source}, "
+            f"gagnée au message n°\u00a012, a été tirée au sort\u00a0: {value} sur 6)."
+            if source
             else "[*] Cassius Thorne reçoit en récompense 10 gallions (la récompense de la "
             "créature\u202f«\u202fstrangulot\u202f», gagnée au message n°\u00a012, a été "
             f"tirée au sort\u00a0: {value} sur 6).",
@@ -201,3 +210,34 @@ def test_a_topic_without_seed_or_commitment_says_none_rather_than_not_matching()
     assert "graine révélée : aucune dans ce sujet" in plain(lines)
     assert not any("NON conforme" in line for line in lines)
     assert any(line.startswith("problème : aucune empreinte") for line in lines)
+
+
+def test_a_reward_named_as_the_environment_writes_it_verifies() -> None:
+    """Issue 25, third reader: the line names « du strangulot du bassin », not the key; the
+    verification finds the key in the shipped environments (none named here) and recomputes
+    the draw; a forged value is caught; a source no environment has is a problem."""
+    report = verify_pages(pages(source="du strangulot du bassin"))
+    assert report.ok and report.seed_matches, report.problems
+    assert [c.label for c in report.checks].count("reward:creature:strangulot:12") == 1
+    good = derive_die(SEED, KEY, 0, 0, "reward:creature:strangulot:12", 0, sides=6)
+    assert not verify_pages(pages(good % 6 + 1, source="du strangulot du bassin")).ok
+    unknown = verify_pages(pages(source="du dragon du lac"))
+    assert not unknown.ok
+    assert any("récompense « du dragon du lac » introuvable" in p for p in unknown.problems)
+
+
+def test_the_renderer_names_the_source_and_verify_reads_it_back() -> None:
+    from forumbot.duels.duo import load_env
+    from forumbot.duels.verify import _line_draws
+    from forumbot.publish.render import _draw
+
+    env = load_env("serre")
+    names = {f"creature:{c.key}": c.name for c in env.creatures}
+    sentence = plain(_draw("reward:creature:strangulot:12 3/6", names))
+    assert sentence == (
+        "la récompense du strangulot du bassin, gagnée au message n° 12, a été tirée au sort : "
+        "3 sur 6"
+    )
+    assert _line_draws(f"(x ({sentence}).") == [
+        ("reward:named:du strangulot du bassin:12", 3, 6)
+    ]
