@@ -7,7 +7,8 @@ through the single-board path of ``forumbot run`` (``bootstrap``, ``Bot.poll``,
 
 **The worker pool.** :class:`Serve` owns one bounded pool shared by every club: ``workers``
 slots (default :data:`DEFAULT_WORKERS`). Each :meth:`Serve.tick` hands the due jobs to free
-slots, earliest due first (ties: the club served longest ago first). A club has at most one
+slots, a club's start and login first (:data:`FIRST_JOBS`), then earliest due first (ties:
+the club served longest ago first). A club has at most one
 job running, so a slow board holds one slot and its next job waits behind every job that was
 due before it: no club can starve the others, and ``workers`` slow boards at most slow the
 rest down (a pass is not cut in the middle: a declaration is never half published).
@@ -74,6 +75,10 @@ DEFAULT_INLINE_WAIT_S = 5.0
 
 LOOP_STALE_S = 60.0
 """Seconds without a loop tick before the health answer says ``stale`` (503)."""
+
+FIRST_JOBS = frozenset({"start", "login"})
+"""Jobs handed out before every other due job: a club without its bot or session runs nothing
+(a club taken over from a dead worker, a new file), and each runs once, briefly."""
 
 MAX_IDLE_WAIT_S = 5.0
 """Longest the loop sleeps between two ticks when nothing is due, seconds (a job ending,
@@ -286,9 +291,10 @@ class Serve:
     # ------------------------------------------------------------------ the loop
 
     def tick(self) -> float | None:
-        """One step of the loop: reap stopped clubs (starting a waiting restart), then hand
-        the due jobs to the free workers, earliest due first (ties: the club served longest
-        ago). Returns the seconds until the next job is due (None: nothing scheduled)."""
+        """One step of the loop: the lease round when due (:meth:`_lease_tick`), reap
+        stopped clubs (starting a waiting restart), then hand the due jobs to the free
+        workers, starts and logins first, then earliest due first (ties: the club served
+        longest ago). Returns the seconds until the next job is due (None: nothing scheduled)."""
         now_s = self._clock()
         self._last_tick = now_s
         if self._reload_asked:
@@ -316,7 +322,7 @@ class Serve:
                 at, what = job
                 if at <= now_s:
                     due.append((at, runner.last_started, name, what, runner))
-            due.sort(key=lambda d: (d[0], d[1], d[2]))
+            due.sort(key=lambda d: (d[3] not in FIRST_JOBS, d[0], d[1], d[2]))
             # a slot per running job that is not waiting; a thread per job
             free = min(self.workers - (self._in_flight - self._sleeping),
                        self.threads - self._in_flight)  # fmt: skip
