@@ -316,6 +316,11 @@ def run_takeovers(
             if duellists.owed() == 0 and all(s == "published" for s in rows):
                 break
             time.sleep(1)
+    except BaseException:  # a timeout (SystemExit) or ^C: leave no schema behind
+        for w in pool:
+            w.stop()
+        dbs.drop([*schemas, lease_schema])
+        raise
     finally:
         for w in pool:
             w.stop()
