@@ -18,8 +18,13 @@ interval 1 s, ``--workers W``). Three phases, in one serve process:
 
     python bench/bench_serve.py --boards 10 --duels-per-board 3 [--poll 30 --workers 4]
 
-Out of scope here (issue 27's second half): several workers sharing one PostgreSQL, the
-takeover after ``kill -9`` of a worker, the kill loop.
+Issue 27's second half, ``--pg-workers 2 --kills 30`` (bench/serve_takeover.py): the clubs
+shared by that many serve workers on PostgreSQL (``--pg-url``, default ``$POSTGRES_URL``;
+leases of ``--lease-ttl`` seconds), ``kill -9`` of one worker or the other ``--kills`` times
+(the killed one restarted), the takeover time per club against TTL + one poll, and
+duplicates / missing on the boards:
+
+    python bench/bench_serve.py --boards 20 --pg-workers 2 --kills 30 --poll 5 --lease-ttl 10
 """
 
 from __future__ import annotations
@@ -295,9 +300,29 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--turns", type=int, default=3, help="turns played in each duel")
     parser.add_argument("--work", default=None)
+    parser.add_argument("--pg-workers", type=int, default=0,
+                        help="serve workers sharing the clubs on PostgreSQL (0: one process)")
+    parser.add_argument("--kills", type=int, default=30, help="kill -9s of a worker")
+    parser.add_argument("--lease-ttl", type=float, default=30.0, help="lease TTL, seconds")
+    parser.add_argument("--pg-url", default=os.environ.get("POSTGRES_URL"))
+    parser.add_argument("--settle", type=float, default=300.0,
+                        help="longest wait for every declaration published at the end, s")
     args = parser.parse_args()
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="forumbot-serve-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.pg_workers:
+        from serve_takeover import run_takeovers, takeover_table
+
+        if not args.pg_url:
+            raise SystemExit("--pg-workers needs --pg-url or $POSTGRES_URL (bash .ci/postgres.sh)")
+        print(f"bench_serve: {args.boards} clubs, {args.pg_workers} workers on PostgreSQL, "
+              f"{args.kills} kills, poll {args.poll} s, lease TTL {args.lease_ttl} s, in {work}",
+              flush=True)  # fmt: skip
+        found = run_takeovers(args.boards, args.pg_workers, args.kills, args.poll,
+                              args.lease_ttl, args.settle, args.pg_url, work)  # fmt: skip
+        for line in takeover_table(found):
+            print(line)
+        return
     print(f"bench_serve: {args.boards} clubs x {args.duels_per_board} duels, poll {args.poll} s, "
           f"in {work}", flush=True)  # fmt: skip
     figures = run(args.boards, args.duels_per_board, args.poll, args.workers, args.turns, work)

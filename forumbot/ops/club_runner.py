@@ -47,6 +47,7 @@ from forumbot.ops.lock import AlreadyRunning, single_instance
 if TYPE_CHECKING:
     from forumbot.app import Bot
     from forumbot.ops.boards_dir import ClubFile
+    from forumbot.storage.leases import Fence
 
 log = logging.getLogger("forumbot.ops.serve")
 
@@ -89,6 +90,10 @@ class ClubRunner:
         inline_wait_s: longest ``Retry-After`` the club's client waits in place, seconds
             (longer: the board is paused and the club rescheduled).
         wake: called when a job ends or a kick comes (wakes the serve loop).
+        fence: the club's lease under several workers (:mod:`forumbot.ops.leases`): set on
+            its storage at start, so its publish claims win only while the lease is held; a
+            run lock still held by the previous holder's session is then waited for (start
+            tried again with backoff) instead of refusing the club.
     """
 
     def __init__(
@@ -100,6 +105,7 @@ class ClubRunner:
         make_bot: MakeBot = default_make_bot,
         inline_wait_s: float = 5.0,
         wake: Callable[[], None] = lambda: None,
+        fence: Fence | None = None,
     ) -> None:
         assert club.config is not None, "a refused club file is not run"
         self.club = club
@@ -110,6 +116,7 @@ class ClubRunner:
         self._make_bot = make_bot
         self.inline_wait_s = inline_wait_s
         self._wake = wake
+        self.fence = fence
         self._lock = threading.RLock()
         self._resources = ExitStack()
         self.bot: Bot | None = None
@@ -256,11 +263,25 @@ class ClubRunner:
         try:
             self._resources.enter_context(single_instance(config.database))
             bot = self._make_bot(config)
-        except (AlreadyRunning, ConfigError) as exc:  # another run on it, no password...
+        except AlreadyRunning as exc:
+            if self.fence is None:  # another run on it
+                self._close_quietly()
+                self._end("refused", f"start: {exc}")
+                return
+            # leased: the previous holder's session still holds the run lock (it is stopping,
+            # or the server has not noticed it died yet): wait for it, never run beside it
+            self._close_quietly()
+            with self._lock:
+                self.last_error = f"start: {exc}"
+                self.due["start"] = self._clock() + self.fence.margin_s
+            return
+        except ConfigError as exc:  # no password, bad URL...
             self._close_quietly()
             self._end("refused", f"start: {exc}")
             return
         self._resources.callback(bot.close)
+        if self.fence is not None:
+            bot.storage.set_lease_fence(self.fence)
         client: Any = bot.client
         if hasattr(client, "max_inline_wait_s"):  # a long Retry-After pauses, never sleeps
             client.max_inline_wait_s = min(float(client.max_inline_wait_s), self.inline_wait_s)

@@ -35,7 +35,7 @@ PENDING_STATUSES = ("draft", "approved", "held", "publishing")
 HEALTH_PATHS = ("/health", "/healthz")
 """The paths answered with the whole status."""
 
-HEALTHY = frozenset({"ok", "starting"})
+HEALTHY = frozenset({"ok", "starting", "leased_elsewhere"})
 """Statuses answered with HTTP 200; the others (``stale``, ``failing``, ``error``) get 503."""
 
 

@@ -7,7 +7,8 @@ through the single-board path of ``forumbot run`` (``bootstrap``, ``Bot.poll``,
 
 **The worker pool.** :class:`Serve` owns one bounded pool shared by every club: ``workers``
 slots (default :data:`DEFAULT_WORKERS`). Each :meth:`Serve.tick` hands the due jobs to free
-slots, earliest due first (ties: the club served longest ago first). A club has at most one
+slots, a club's start and login first (:data:`FIRST_JOBS`), then earliest due first (ties:
+the club served longest ago first). A club has at most one
 job running, so a slow board holds one slot and its next job waits behind every job that was
 due before it: no club can starve the others, and ``workers`` slow boards at most slow the
 rest down (a pass is not cut in the middle: a declaration is never half published).
@@ -25,10 +26,20 @@ is refused with its line (in the log and in the health answer); a club already r
 file becomes invalid keeps running on the configuration it had (the refusal is reported beside
 it) until the file is fixed.
 
+**Several workers** (``--lease-url``, :mod:`forumbot.ops.leases`). Several serve processes
+with the same folder share one PostgreSQL (each club a schema of the lease database): a club
+runs only in the worker holding its lease. Every third of the lease TTL the loop renews its
+leases and claims free or lapsed ones up to its fair share (clubs started), stops at once a
+club whose lease it lost, and stops cleanly (then releases) the clubs above its share. Each
+club's storage is fenced by its lease (:meth:`forumbot.storage.Storage.set_lease_fence`): its
+publish claims win only while the lease is held. A clean stop releases every lease.
+
 **Health.** ``GET /healthz`` (and ``/health``) on ``127.0.0.1:<health_port>``: the loop's own
 status, and per club its state, last pass, last error and pause reason; ``GET /healthz/<club>``
 answers that club alone, with 503 when it is not healthy. The whole-process answer is 200 as
 long as the loop runs: one club's trouble must not make a supervisor restart every club.
+Under leases each club says its ``holder``; a club another worker runs answers
+``leased_elsewhere`` (200), one nobody holds yet ``unleased`` (503).
 """
 
 from __future__ import annotations
@@ -47,6 +58,7 @@ from forumbot.config import ConfigError
 from forumbot.ops.boards_dir import ClubFile, dir_signature, read_boards, sharing_conflicts
 from forumbot.ops.club_log import club_context
 from forumbot.ops.club_runner import ClubRunner, MakeBot, default_make_bot
+from forumbot.ops.leases import Leaser, lease_key, lease_refusal
 
 THREADS_PER_WORKER = 4
 """Threads per worker slot: a job whose client waits (phpBB's 1 s form age, a flood wait, a
@@ -63,6 +75,10 @@ DEFAULT_INLINE_WAIT_S = 5.0
 
 LOOP_STALE_S = 60.0
 """Seconds without a loop tick before the health answer says ``stale`` (503)."""
+
+FIRST_JOBS = frozenset({"start", "login"})
+"""Jobs handed out before every other due job: a club without its bot or session runs nothing
+(a club taken over from a dead worker, a new file), and each runs once, briefly."""
 
 MAX_IDLE_WAIT_S = 5.0
 """Longest the loop sleeps between two ticks when nothing is due, seconds (a job ending,
@@ -99,6 +115,8 @@ class Serve:
         inline_wait_s: see :data:`DEFAULT_INLINE_WAIT_S`.
         watch_interval_s: look at the folder's files every that many seconds and reload when
             one was added, removed or changed (0: only on SIGHUP / :meth:`reload`).
+        leases: share the clubs with other workers on PostgreSQL (module doc, "Several
+            workers"; :class:`forumbot.ops.leases.Leaser`); None: run every club.
 
     Raises:
         ValueError: ``workers`` < 1.
@@ -116,6 +134,7 @@ class Serve:
         sleep: Callable[[float], None] = time.sleep,
         inline_wait_s: float = DEFAULT_INLINE_WAIT_S,
         watch_interval_s: float = 0.0,
+        leases: Leaser | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError("workers must be at least 1")
@@ -148,6 +167,8 @@ class Serve:
         self._started_at = now()
         self._signature: tuple[tuple[str, int, int], ...] = ()
         self._next_watch = clock()
+        self.leases = leases
+        self._files: dict[str, ClubFile] = {}  # the valid clubs of the folder (leases: to run)
 
     # ------------------------------------------------------------------ reload
 
@@ -160,10 +181,11 @@ class Serve:
         """Read the folder again and apply it (module doc, "Changes without a restart").
 
         Returns:
-            ``{"started", "stopped", "restarted", "refused", "unchanged"}``: club names.
+            ``{"started", "stopped", "restarted", "refused", "unchanged", "not_held"}``: club
+            names (``not_held``: under leases, a club this worker holds no lease of yet).
         """
         report: dict[str, list[str]] = {
-            k: [] for k in ("started", "stopped", "restarted", "refused", "unchanged")
+            k: [] for k in ("started", "stopped", "restarted", "refused", "unchanged", "not_held")
         }
         self._signature = dir_signature(self.boards_dir)
         try:
@@ -182,9 +204,14 @@ class Serve:
             running = [n for n in self.runners if n in found]
             conflicts = sharing_conflicts([self._current(f) for f in files], first=running)
             self.refused = {}
+            self._files = {}
             for club in files:
-                error = club.error or conflicts.get(club.name)
+                error = club.error or conflicts.get(club.name) or self._lease_refusal(club)
                 runner = self.runners.get(club.name)
+                if error is None:
+                    self._files[club.name] = club
+                elif runner is not None:  # it keeps running on the configuration it had
+                    self._files[club.name] = runner.club
                 if error is not None:
                     self.refused[club.name] = {"file": str(club.path), "error": error}
                     report["refused"].append(club.name)
@@ -193,9 +220,11 @@ class Serve:
                         log.error("club file refused%s: %s", kept, error)
                     continue
                 if runner is None:
-                    if club.name not in self._waiting:
+                    if club.name not in self._waiting and self._may_run(club):
                         self._start(club)
                         report["started"].append(club.name)
+                    elif club.name not in self._waiting:
+                        report["not_held"].append(club.name)  # leased elsewhere, or not yet
                     else:
                         self._waiting[club.name] = club
                 elif runner.club.fingerprint != club.fingerprint or runner.stopping:
@@ -221,9 +250,28 @@ class Serve:
             return runner.club
         return club
 
+    def _lease_refusal(self, club: ClubFile) -> str | None:
+        """Why a valid club cannot run under this worker's leases (None: it can)."""
+        if self.leases is None or club.config is None or self.leases.lease_url is None:
+            return None
+        why = lease_refusal(club.config, self.leases.lease_url)
+        return f"{club.path}: refused: {why}" if why else None
+
+    def _may_run(self, club: ClubFile) -> bool:
+        """True when this worker may run ``club`` now (no leases, or its lease is held)."""
+        if self.leases is None:
+            return True
+        assert club.config is not None
+        key = lease_key(club.config)
+        return key in self.leases.held and key not in self.leases.shedding
+
     def _start(self, club: ClubFile) -> None:
         with club_context(club.name):
             log.info("club %s: starting from %s", club.name, club.path)
+        fence = None
+        if self.leases is not None:
+            assert club.config is not None
+            fence = self.leases.fence(lease_key(club.config))
         self.runners[club.name] = ClubRunner(
             club,
             clock=self._clock,
@@ -231,6 +279,7 @@ class Serve:
             make_bot=self._make_bot,
             inline_wait_s=self.inline_wait_s,
             wake=self.wakeup.set,
+            fence=fence,
         )
 
     def _stop(self, name: str, why: str) -> None:
@@ -242,9 +291,10 @@ class Serve:
     # ------------------------------------------------------------------ the loop
 
     def tick(self) -> float | None:
-        """One step of the loop: reap stopped clubs (starting a waiting restart), then hand
-        the due jobs to the free workers, earliest due first (ties: the club served longest
-        ago). Returns the seconds until the next job is due (None: nothing scheduled)."""
+        """One step of the loop: the lease round when due (:meth:`_lease_tick`), reap
+        stopped clubs (starting a waiting restart), then hand the due jobs to the free
+        workers, starts and logins first, then earliest due first (ties: the club served
+        longest ago). Returns the seconds until the next job is due (None: nothing scheduled)."""
         now_s = self._clock()
         self._last_tick = now_s
         if self._reload_asked:
@@ -256,12 +306,15 @@ class Serve:
                 self.reload()
         due: list[tuple[float, float, str, str, ClubRunner]] = []
         with self._lock:
+            self._lease_tick(now_s)
             for name, runner in list(self.runners.items()):
-                if runner.closed:  # stopped: its file was removed or changed
+                if runner.closed:  # stopped: its file was removed or changed, or its lease
                     del self.runners[name]
-                    if name not in self._waiting:
+                    self._release_if_done(runner)
+                    again = self._waiting.pop(name, None) or self._held_again(name)
+                    if again is None or not self._may_run(again):
                         continue
-                    self._start(self._waiting.pop(name))
+                    self._start(again)
                     runner = self.runners[name]
                 job = runner.next_job()
                 if job is None:
@@ -269,7 +322,7 @@ class Serve:
                 at, what = job
                 if at <= now_s:
                     due.append((at, runner.last_started, name, what, runner))
-            due.sort(key=lambda d: (d[0], d[1], d[2]))
+            due.sort(key=lambda d: (d[3] not in FIRST_JOBS, d[0], d[1], d[2]))
             # a slot per running job that is not waiting; a thread per job
             free = min(self.workers - (self._in_flight - self._sleeping),
                        self.threads - self._in_flight)  # fmt: skip
@@ -278,11 +331,59 @@ class Serve:
                     self._in_flight += 1
                     self._submit(runner, what)
             later: float | None = None  # after the hand-out (an inline job has run already)
+            if self.leases is not None:
+                later = self.leases.next_due()
             for runner in self.runners.values():
                 job = runner.next_job()
                 if job is not None:
                     later = job[0] if later is None else min(later, job[0])
         return None if later is None else max(0.0, later - self._clock())
+
+    def _lease_tick(self, now_s: float) -> None:
+        """The lease round when due (:meth:`forumbot.ops.leases.Leaser.step`): start the
+        clubs gained, stop at once the ones lost, stop cleanly the ones shed."""
+        if self.leases is None or now_s < self.leases.next_due():
+            return
+        keys = {lease_key(c.config): n for n, c in self._files.items() if c.config is not None}
+        step = self.leases.step(keys, claim=not self._stop_asked)  # stopping: renew only
+        for key in sorted(step.lost | step.shed):
+            name = keys.get(key)
+            if name is None or name not in self.runners:
+                if key in step.shed:  # nothing of it runs here: give it back at once
+                    self.leases.release(key)
+                continue
+            why = "its lease was lost (taken over or lapsed)" if key in step.lost else (
+                "its lease goes to another worker (fair share)")  # fmt: skip
+            if key in step.lost:
+                with club_context(name):
+                    log.error("club %s: %s: stopping; its claims are fenced", name, why)
+            self._stop(name, why)
+        if step.gained:
+            log.info("leases: claimed %d club(s): %s (holding %d, %d live worker(s))",
+                     len(step.gained), ", ".join(sorted(keys[k] for k in step.gained)),
+                     len(self.leases.held), self.leases.live)  # fmt: skip
+        for key in sorted(step.gained):
+            name = keys[key]
+            if name not in self.runners and name not in self._waiting:
+                self._start(self._files[name])
+
+    def _held_again(self, name: str) -> ClubFile | None:
+        """The file of a club stopped for a lost lease and claimed again meanwhile (it
+        starts again here); None otherwise."""
+        if self.leases is None or self._stop_asked:
+            return None
+        return self._files.get(name)
+
+    def _release_if_done(self, runner: ClubRunner) -> None:
+        """A stopped club's lease is released unless it restarts here (its file changed)."""
+        if self.leases is None:
+            return
+        key = lease_key(runner.config)
+        again = self._files.get(runner.name) if runner.name in self._waiting else None
+        restarting = again is not None and again.config is not None and (
+            lease_key(again.config) == key)  # fmt: skip
+        if key in self.leases.held and (not restarting or key in self.leases.shedding):
+            self.leases.release(key)
 
     def _submit(self, runner: ClubRunner, job: str) -> None:
         def done(_future: Future[Any]) -> None:
@@ -352,6 +453,8 @@ class Serve:
             if server is not None:
                 server.close()
             self._executor.shutdown(wait=True)
+            if self.leases is not None:
+                self.leases.close()
         log.info("forumbot serve stopped")
 
     # ------------------------------------------------------------------ health
@@ -366,21 +469,27 @@ class Serve:
             runners = dict(self.runners)
             refused = dict(self.refused)
             busy, waiting = self._in_flight, self._sleeping
+            names = sorted(set(runners) | set(self._files))
         clubs: dict[str, Any] = {}
-        for name, runner in sorted(runners.items()):
-            entry = runner.snapshot()
-            if name in refused:
-                entry["config_error"] = refused[name]["error"]
-            clubs[name] = entry
+        for name in names:
+            entry = self.club_health(name)
+            if entry is not None:
+                clubs[name] = entry
         if self._last_tick is None:
             status = "starting"
         elif self._clock() - self._last_tick > LOOP_STALE_S:
             status = "stale"
         else:
             status = "ok"
+        leases: dict[str, Any] = {}
+        if self.leases is not None:
+            leases = {"worker": self.leases.holder, "lease_ttl_s": self.leases.ttl_s,
+                      "live_workers": self.leases.live, "leases_held": len(self.leases.held),
+                      "lease_error": self.leases.last_error}  # fmt: skip
         return {
             "status": status,
             "boards_dir": str(self.boards_dir),
+            **leases,
             "workers": self.workers,
             "busy": busy,
             "waiting": waiting,
@@ -390,15 +499,29 @@ class Serve:
 
     def club_health(self, name: str) -> dict[str, Any] | None:
         """One club's answer (``/healthz/<name>``): its snapshot, a refused file as
-        ``{"status": "refused", ...}``; None for an unknown name (404)."""
+        ``{"status": "refused", ...}``; None for an unknown name (404). Under leases, with
+        ``holder`` (the worker running it, None: free), ``held_here``, ``lease_epoch``,
+        ``lease_live``; a valid club this worker does not run answers ``state``
+        ``leased_elsewhere`` (another worker holds it) or ``unleased`` (nobody does yet)."""
         with self._lock:
             runner = self.runners.get(name)
             refused = self.refused.get(name)
+            club = self._files.get(name)
+        lease: dict[str, Any] = {}
+        if self.leases is not None:
+            config = runner.config if runner is not None else club.config if club else None
+            if config is not None:
+                lease = self.leases.describe(lease_key(config))
         if runner is not None:
-            entry = runner.snapshot()
+            entry = {**runner.snapshot(), **lease}
             if refused is not None:
                 entry["config_error"] = refused["error"]
             return entry
         if refused is not None:
             return {"state": "refused", "status": "refused", **refused}
+        if club is not None and self.leases is not None:
+            holder = lease.get("holder")
+            elsewhere = holder not in (None, self.leases.holder) and lease["lease_live"]
+            state = "leased_elsewhere" if elsewhere else "unleased"
+            return {"state": state, "status": state, "file": str(club.path), **lease}
         return None

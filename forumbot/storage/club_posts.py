@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forumbot.storage.leases import fenced
 from forumbot.storage.repository import KeyedRows
 
 
@@ -32,12 +33,15 @@ class ClubPosts(KeyedRows):
         'publishing', attempts + 1, updated_at … where id = ? and status = ?`` (``status``:
         the one the caller read), then the connection's transaction committed (the claim is
         its own transaction, before any request to the board). Returns the rowcount (1: this
-        publisher owns the row; 0: another one claimed it or it changed)."""
-        claimed = self.db.execute(
+        publisher owns the row; 0: another one claimed it or it changed, or this ``serve``
+        worker lost the club's lease: :func:`forumbot.storage.leases.fenced`)."""
+        sql, params = fenced(
+            self.db,
             "update club_posts set status = 'publishing', attempts = coalesce(attempts, 0) + 1, "
             "updated_at = ? where id = ? and status = ?",
             [updated_at, post_id, status],
-        ).rowcount
+        )
+        claimed = self.db.execute(sql, params).rowcount
         self.db.conn.commit()
         return int(claimed)
 

@@ -41,6 +41,7 @@ from forumbot.storage.club_rows import ClubRows
 from forumbot.storage.duel_rows import DuelRows
 from forumbot.storage.duel_tasks import DuelTasks
 from forumbot.storage.engine import is_postgres, open_pg, sqlite_path
+from forumbot.storage.leases import Fence
 from forumbot.storage.migrations import MIGRATIONS
 from forumbot.storage.notices import NoticeRows
 from forumbot.storage.owl_rows import OwlRows
@@ -160,6 +161,20 @@ class Storage:
     def commit(self) -> None:
         """Commit the connection's open (implicit) transaction, if any."""
         self.db.conn.commit()
+
+    def set_lease_fence(self, fence: Fence | None) -> None:
+        """Fence this database's publish claims with ``fence`` (``forumbot serve``'s club
+        lease, issue 27): from now on a compare-and-set claim before a post to the board
+        (a declaration, an owl, a club post, a notice) wins only while that lease is held
+        (:func:`forumbot.storage.leases.fenced`); None lifts it.
+
+        Raises:
+            ValueError: a fence on SQLite (leases are PostgreSQL's: the lease row must be read
+                in the claim's own statement).
+        """
+        if fence is not None and not is_postgres(self.path):
+            raise ValueError("a lease fence needs PostgreSQL (storage.url = postgresql://...)")
+        self.db.lease_fence = fence  # type: ignore[attr-defined]
 
     def rollback_open(self) -> None:
         """Roll back the connection's open transaction when there is one (after a database

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forumbot.storage.leases import fenced
 from forumbot.storage.repository import Repository, open_task_once
 
 ROW_TABLES = ("boards", "duels", "declarations", "referee_tasks")
@@ -272,13 +273,16 @@ class NoticeRows(Repository):
     def claim_sending(self, group: str, ids: list[int]) -> int:
         """Compare-and-set: the ``pending`` notices ``ids`` become ``sending`` (attempts + 1)
         in ``group``; **commits**. Returns how many were claimed (fewer: another pass took
-        some)."""
+        some; none: this ``serve`` worker lost the club's lease,
+        :func:`forumbot.storage.leases.fenced`)."""
         marks = ",".join("?" * len(ids))
-        claimed = self.db.execute(
+        sql, params = fenced(
+            self.db,
             "update notices set status = 'sending', attempts = coalesce(attempts, 0) + 1, "
             f"batch_key = ? where status = 'pending' and id in ({marks})",
             [group, *ids],
-        ).rowcount
+        )
+        claimed = self.db.execute(sql, params).rowcount
         self.db.conn.commit()
         return int(claimed)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from forumbot.storage.leases import fenced
 from forumbot.storage.repository import KeyedRows
 
 
@@ -37,15 +38,16 @@ class OwlRows(KeyedRows):
 
     def claim(self, owl_id: int, status: str) -> int:
         """**Compare-and-set** claim: ``update owls set status = 'sending', attempts + 1
-        where id = ? and status = ?``; returns the rowcount (1: this sender owns it). Does
+        where id = ? and status = ?``; returns the rowcount (1: this sender owns it; 0 also when
+        this worker lost the club's lease: :func:`forumbot.storage.leases.fenced`). Does
         not commit: :meth:`commit` follows at once."""
-        return int(
-            self.db.execute(
-                "update owls set status = 'sending', attempts = coalesce(attempts, 0) + 1 "
-                "where id = ? and status = ?",
-                [owl_id, status],
-            ).rowcount
+        sql, params = fenced(
+            self.db,
+            "update owls set status = 'sending', attempts = coalesce(attempts, 0) + 1 "
+            "where id = ? and status = ?",
+            [owl_id, status],
         )
+        return int(self.db.execute(sql, params).rowcount)
 
     def commit(self) -> None:
         """**Commits** the connection's open transaction (after a claim, after a task)."""

@@ -189,6 +189,7 @@ class PgDatabase:
         self._tx_locked = False
         self._changes = 0
         self._version_now = 0
+        self.lease_fence: Any = None  # forumbot.storage.leases.Fence under a serve lease
         raw.execute(f"set lock_timeout = '{LOCK_TIMEOUT}'")
 
     # -- statements ----------------------------------------------------------------------

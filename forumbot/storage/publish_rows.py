@@ -35,6 +35,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from forumbot.storage.leases import fenced
 from forumbot.storage.repository import Repository, open_task_once
 
 
@@ -109,17 +110,19 @@ class PublishRows(Repository):
     def claim_declaration(self, decl_id: int, status: str, version: int, updated_at: str) -> int:
         """**Compare-and-set** claim: ``update declarations set status = 'publishing',
         attempts + 1, version + 1 … where id = ? and status = ? and version = ?``. Returns the
-        rowcount (1: this publisher owns the row; 0: another one claimed it or it changed).
-        Does not commit: :meth:`commit_claim` follows at once."""
-        return int(
-            self.db.execute(
-                "update declarations set status = 'publishing', "
-                "attempts = coalesce(attempts, 0) + 1, "
-                "version = version + 1, updated_at = ? where id = ? and status = ? "
-                "and version = ?",
-                [updated_at, decl_id, status, version],
-            ).rowcount
+        rowcount (1: this publisher owns the row; 0: another one claimed it or it changed, or,
+        under ``forumbot serve`` on PostgreSQL, this worker no longer holds the club's lease:
+        :func:`forumbot.storage.leases.fenced`, in the same statement). Does not commit:
+        :meth:`commit_claim` follows at once."""
+        sql, params = fenced(
+            self.db,
+            "update declarations set status = 'publishing', "
+            "attempts = coalesce(attempts, 0) + 1, "
+            "version = version + 1, updated_at = ? where id = ? and status = ? "
+            "and version = ?",
+            [updated_at, decl_id, status, version],
         )
+        return int(self.db.execute(sql, params).rowcount)
 
     def update_declaration(self, decl_id: int, fields: dict[str, Any]) -> None:
         """Set ``fields`` on the declaration ``decl_id`` (sqlite-utils ``update``, as the
