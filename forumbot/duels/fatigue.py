@@ -29,6 +29,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.duels.balance import balances, fatigue_changes
+from forumbot.duels.deadline_clock import deadline_clock
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.dice_edits import dice_late_posts, hold_reason
 from forumbot.duels.ending import conceding
@@ -207,7 +208,9 @@ def _draft_step(
     )
     if die is None:
         missing = [{"duellist": name, "post_id": row.post_id}]
-        return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what)]
+        hours = int(ruleset.setting("timeout_1v1_hours"))
+        clock = deadline_clock(ctx, duel, hours)
+        return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what, clock=clock)]
     facts = {
         row.post_id: PostFacts(
             lines=count_displayed_lines(text, int(ruleset.setting("chars_per_line"))),

@@ -48,3 +48,59 @@ def test_w3_a_repeated_bouclier_is_said_void_and_its_caster_not_to_attack() -> N
         f"- {C} lance le Charme du Bouclier, mais l'Antisort Général adverse l'annule. Ce Charme "
         f"du Bouclier est sans effet (pas de +3 en défense), et {C} n'attaque pas ce tour-ci."
     ) in cancelled, cancelled
+
+
+def test_w6_the_forumactif_missing_dice_post_gives_the_deadline_and_says_it_stopped() -> None:
+    """W6: the fatigue « dés manquants » post gave no deadline. The post that lacks its dice
+    answers the declaration's deadline (the sweep supersedes it: forumbot.duels.deadlines), so
+    the post gives the date the delay ran to and says it no longer runs; a 2v2 turn still
+    waiting for another post says the clock still runs, until when."""
+    import random
+
+    from forumbot.duels.deadlines import sweep
+    from forumbot.duels.publication import publish_due
+    from forumbot.duels.referee import Referee
+    from forumbot.storage import open_storage
+    from parsers.model import DiceRoll
+    from tests.fakes.clock import Clock
+    from tests.fakes.forum import FakeForum
+    from tests.unit.test_fatigue_flow import BODY
+
+    forum = FakeForum()
+    forum.add_topic(7, "Duel : Aurora contre Cassius", "Arbitre", "Le duel va commencer.")
+    clock = Clock()
+    storage = open_storage(":memory:")
+    ref = Referee(storage, forum, board_url="http://fa.invalid", platform="forumactif",
+                  review_delay_s=0, now=clock, rng=random.Random(1))  # fmt: skip
+    ref.adopt(3, 7, "Duel : Aurora contre Cassius",
+              [(A, "5", ["brutale"]), (C, "7", ["sournoise"])], ruleset="fatigue")  # fmt: skip
+    ref.poll_forum(3)
+    assert publish_due(storage, forum, clock)
+    forum.add_post(7, A, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [1,2,3,4]",
+                   dice=(DiceRoll("Pari", (2,)),))  # fmt: skip
+    ref.poll_forum(3)
+    assert len(publish_due(storage, forum, clock)) == 1  # the first declaration starts 36 h
+    (deadline,) = storage.duel_tasks.pending_of(storage.duels()[0]["id"])
+    late = forum.add_post(7, C, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\n"
+                          "Pari : [1,2,3,4]")  # fmt: skip
+    for _ in range(2):  # the draft, then the same draft once the sweep stopped the clock
+        ref.poll_forum(3)
+        sweep(ref, 3)
+        (held,) = storage.declarations(("held",))
+        text = plain(str(held["text"]))
+        assert f"- {C}, [url=" in text and f"message n° {late}[/url]" in text, text
+        assert (
+            "Ce message est arrivé avant la fin du délai de 36 h (le mercredi 2 décembre à 1 h). "
+            "Ce délai ne court donc plus, et le bot ne relancera pas le duel : l'arbitre attend "
+            "le nouveau message."
+        ) in text, text
+    assert storage.duel_tasks.deadline(deadline["id"])["status"] == "superseded"
+    running = plain(render("missing_dice.bbcode.j2", {
+        "turn": 3, "missing": [{"duellist": A, "post_id": 40}], "dice_name": "Pari",
+        "dice_per_post": 1, "referee_name": "L'arbitre",
+        "clock": {"hours": 48, "due": "jeudi 3 décembre à 20 h 54", "running": True},
+    }))  # fmt: skip
+    assert (
+        "Le délai de 48 h court toujours : ce nouveau message est à poster avant le jeudi 3 "
+        "décembre à 20 h 54."
+    ) in running
