@@ -55,7 +55,7 @@ from forumbot.duels.flow import (
 )
 from forumbot.duels.opening import early_casts
 from forumbot.duels.stakes import final_stakes
-from forumbot.publish.labels import caster_effects, spell_modified
+from forumbot.publish.labels import caster_effects, effect_bonuses, spell_modified
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
@@ -380,6 +380,14 @@ def step_context(
         # What each spell cast on its caster will do and from when (issue 25, reader W2: a
         # ward starts with the next turn, never against this turn's spell).
         "caster_effects": _caster_effects(ruleset, data),
+        # the turns a caster's magic type adds to a running effect (issue 25, reader4 W2)
+        "bonuses": effect_bonuses(
+            ruleset,
+            {d["name"]: d.get("magic_types", []) for d in data["state"]["duellists"]},
+            [e for list_ in data.get("effects_next", {}).values() for e in list_],
+        )
+        if isinstance(ruleset, FatigueRuleset)
+        else {},
         "defender": defender,
         # What the defender may answer with, and what bars the rest (issue 25, reader2 W1)
         **_defense_options(ruleset, data, step, defender),

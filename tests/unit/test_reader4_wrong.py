@@ -4,14 +4,52 @@ the players or the referee read (the suite's conftest lints every render)."""
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from forumbot.duels.classic import defensive_spells
+from forumbot.duels.deadlines import sweep
+from forumbot.duels.publication import publish_due
+from forumbot.duels.referee import Referee
 from forumbot.publish.render import render
 from forumbot.publish.typography import plain
+from forumbot.storage import Storage, open_storage
+from parsers.model import DiceRoll
+from tests.fakes.clock import Clock
+from tests.fakes.forum import FakeForum
+from tests.unit.test_fatigue_flow import BODY
 from tests.unit.test_rules_classic import ANTISORT, BOUCLIER, DESARMEMENT, GLACE, RS, duel, play
 
 A, C = "Aurora Vexley", "Cassius Thorne"
+
+
+def _fatigue_duel(
+    platform: str, types_a: list[str], types_c: list[str]
+) -> tuple[FakeForum, Referee, Storage, Clock]:
+    """A fatigue 1v1 adopted in topic 7 (Aurora 5th year, Cassius 7th), its opening published;
+    review delay 0."""
+    forum = FakeForum()
+    forum.add_topic(7, "Duel : Aurora contre Cassius", "Arbitre", "Le duel va commencer.")
+    clock = Clock()
+    storage = open_storage(":memory:")
+    ref = Referee(storage, forum, board_url="http://b.invalid", platform=platform,
+                  review_delay_s=0, now=clock, rng=random.Random(1))  # fmt: skip
+    ref.adopt(3, 7, "Duel : Aurora contre Cassius", [(A, "5", types_a), (C, "7", types_c)],
+              ruleset="fatigue", dice_secret=bytes(range(32)))  # fmt: skip
+    ref.poll_forum(3)
+    assert publish_due(storage, forum, clock)
+    return forum, ref, storage, clock
+
+
+def _cycle(forum: FakeForum, ref: Referee, storage: Storage, clock: Clock) -> str:
+    """One poll and publication; the text of the bot's newest post in topic 7."""
+    ref.poll_forum(3)
+    assert publish_due(storage, forum, clock)
+    return plain([p.text for p in forum.posts[7] if p.author == "Hibou"][-1])
+
+
+def _cast(spell: str) -> str:
+    return f"{BODY}\n[b]{spell}[/b]\nAction : lancer un sort\nPari : [1,2,3,4]"
 
 
 def _classic(outcome: Any, turn: int) -> str:
@@ -55,34 +93,12 @@ def test_w6_the_forumactif_missing_dice_post_gives_the_deadline_and_says_it_stop
     answers the declaration's deadline (the sweep supersedes it: forumbot.duels.deadlines), so
     the post gives the date the delay ran to and says it no longer runs; a 2v2 turn still
     waiting for another post says the clock still runs, until when."""
-    import random
-
-    from forumbot.duels.deadlines import sweep
-    from forumbot.duels.publication import publish_due
-    from forumbot.duels.referee import Referee
-    from forumbot.storage import open_storage
-    from parsers.model import DiceRoll
-    from tests.fakes.clock import Clock
-    from tests.fakes.forum import FakeForum
-    from tests.unit.test_fatigue_flow import BODY
-
-    forum = FakeForum()
-    forum.add_topic(7, "Duel : Aurora contre Cassius", "Arbitre", "Le duel va commencer.")
-    clock = Clock()
-    storage = open_storage(":memory:")
-    ref = Referee(storage, forum, board_url="http://fa.invalid", platform="forumactif",
-                  review_delay_s=0, now=clock, rng=random.Random(1))  # fmt: skip
-    ref.adopt(3, 7, "Duel : Aurora contre Cassius",
-              [(A, "5", ["brutale"]), (C, "7", ["sournoise"])], ruleset="fatigue")  # fmt: skip
-    ref.poll_forum(3)
-    assert publish_due(storage, forum, clock)
-    forum.add_post(7, A, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\nPari : [1,2,3,4]",
-                   dice=(DiceRoll("Pari", (2,)),))  # fmt: skip
+    forum, ref, storage, clock = _fatigue_duel("forumactif", ["brutale"], ["sournoise"])
+    forum.add_post(7, A, _cast("Flipendo"), dice=(DiceRoll("Pari", (2,)),))
     ref.poll_forum(3)
     assert len(publish_due(storage, forum, clock)) == 1  # the first declaration starts 36 h
     (deadline,) = storage.duel_tasks.pending_of(storage.duels()[0]["id"])
-    late = forum.add_post(7, C, BODY + "\n[b]Flipendo[/b]\nAction : lancer un sort\n"
-                          "Pari : [1,2,3,4]")  # fmt: skip
+    late = forum.add_post(7, C, _cast("Flipendo"))
     for _ in range(2):  # the draft, then the same draft once the sweep stopped the clock
         ref.poll_forum(3)
         sweep(ref, 3)
@@ -104,3 +120,29 @@ def test_w6_the_forumactif_missing_dice_post_gives_the_deadline_and_says_it_stop
         "Le délai de 48 h court toujours : ce nouveau message est à poster avant le jeudi 3 "
         "décembre à 20 h 54."
     ) in running
+
+
+def test_w2_a_magic_types_extra_turn_is_written_where_the_duration_is() -> None:
+    """W2: « pendant 2 tours » for one Impervius, « Au tour 8 » for another: the magic type's
+    ``duration_bonus`` was applied (rules.fatigue.applying) and never written. It is now
+    written with the duration, in the first declaration and in « Effets en cours »."""
+    forum, ref, storage, clock = _fatigue_duel("phpbb3", ["protectrice"], ["sournoise"])
+    forum.add_post(7, A, _cast("Protego"))
+    first = _cycle(forum, ref, storage, clock)
+    assert (
+        f"- {A} lance Protego, un sort qui agit sur son lanceur. À partir du tour 2, et pendant "
+        f"3 tours (2 tours, plus 1 pour la magie protectrice), chaque sort qui touche {A} lui "
+        "fera 6 PV de moins."
+    ) in first, first
+    forum.add_post(7, C, _cast("Levicorpus"))
+    second = _cycle(forum, ref, storage, clock)
+    assert (
+        "ne peut pas esquiver (Levicorpus de Cassius Thorne, magie sournoise +1 tour), encore "
+        "3 tours"
+    ) in second, second
+    assert "6 PV de moins par sort reçu (Protego d'Aurora Vexley, magie protectrice +1 tour)" in (
+        second
+    )
+    # the engine gave those turns: the same numbers in the duel's state
+    state = storage.duels()[0]["state_json"]
+    assert '"source": "Levicorpus"' in state
