@@ -33,6 +33,7 @@ from forumbot.duels.deadline_clock import deadline_clock
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.dice_edits import dice_late_posts, hold_reason
 from forumbot.duels.ending import conceding
+from forumbot.duels.fatigue_defense import defense_options, nothing_to_dodge
 from forumbot.duels.fatigue_posts import (
     ACTION_FR,
     apply_published_fatigue,
@@ -68,18 +69,15 @@ from forumbot.storage.records import (
     StoredPost,
 )
 from parsers.registration import parse_magic_types
-from rules.effects import NoAttack
 from rules.fatigue import (
     FatigueRuleset,
     PostFacts,
     close_without_winner,
     count_displayed_lines,
     has_legal_action,
-    legal_actions,
     new_fatigue_duel,
     resolve_fatigue_step,
 )
-from rules.fatigue.effects import NoDodge
 from rules.model import DuelState, TurnOutcome, TurnPost
 from rules.ruleset import Ruleset
 
@@ -389,8 +387,12 @@ def step_context(
         if isinstance(ruleset, FatigueRuleset)
         else {},
         "defender": defender,
+        # no spell of the initiative aims at the defender (void, or cast on its caster): no
+        # defense is offered against nothing, and a dodge is said to change nothing, and
+        # whether it counts for the next turn (issue 25, reader4 W1)
+        **nothing_to_dodge(ruleset, data, init_name, defender),
         # What the defender may answer with, and what bars the rest (issue 25, reader2 W1)
-        **_defense_options(ruleset, data, step, defender),
+        **defense_options(ruleset, data, step, defender),
         "extra_posts": inputs.get("extra_posts", []),
         "late_edits": inputs.get("late_edits", []),
         "hours": int(ruleset.setting("timeout_1v1_hours")),
@@ -420,27 +422,6 @@ def step_context(
             decided=[d["quantity"] for d in referee_decisions(data)],
         ),
     }
-
-
-def _defense_options(
-    ruleset: Ruleset, data: dict[str, Any], step: str, defender: str | None
-) -> dict[str, Any]:
-    """``defense_actions`` (:func:`rules.fatigue.legal_actions` of the defender once the
-    initiative is read: ``"cast"``, ``"dodge"``, ``"dodge_riposte"``) and ``defense_bars``
-    (``[{"what": "cast" | "dodge", "spell", "caster"}]``, the effects that bar an action),
-    for a first declaration; empty otherwise."""
-    if step != "initiative" or defender is None or not isinstance(ruleset, FatigueRuleset):
-        return {"defense_actions": None, "defense_bars": []}
-    state = DuelState.from_dict(data["state"])
-    me = state.duellist(defender)
-    opponents = tuple(d.name for d in state.duellists if d.name != defender)
-    bars = []
-    for e in me.effects:
-        what = "cast" if isinstance(e, NoAttack) else "dodge" if isinstance(e, NoDodge) else None
-        if what is not None:
-            bars.append({"what": what, "spell": e.source, "caster": e.caster})
-    actions = legal_actions(me, ruleset.cfg, ruleset=ruleset, opponents=opponents)
-    return {"defense_actions": list(actions), "defense_bars": bars}
 
 
 def _caster_effects(ruleset: Ruleset, data: dict[str, Any]) -> dict[str, list[Any]]:

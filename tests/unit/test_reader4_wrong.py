@@ -146,3 +146,38 @@ def test_w2_a_magic_types_extra_turn_is_written_where_the_duration_is() -> None:
     # the engine gave those turns: the same numbers in the duel's state
     state = storage.duels()[0]["state_json"]
     assert '"source": "Levicorpus"' in state
+
+
+def test_w1_a_void_initiative_offers_no_defense_and_a_dodge_against_nothing_is_said_so() -> None:
+    """W1: after a void initiative (« sort déjà lancé sur cet adversaire, donc sans effet ») the
+    post offered « se défendre : lancer un sort, esquiver, ou esquiver et riposter », then said
+    « L'esquive de Cassius Thorne échoue » for no reason. RULES.md fatigue: a dodge succeeds
+    « only against a spell that can be dodged » and is « Not allowed two turns in a row »; the
+    engine counts a dodge against nothing as a dodge (``_counted_action``: the action was
+    used, seed 001 « il est interdit d'utiliser cette action deux tours de suite »), and the
+    post says so."""
+    forum, ref, storage, clock = _fatigue_duel("phpbb3", ["brutale"], ["sournoise"])
+    forum.add_post(7, A, _cast("Flipendo"))
+    _cycle(forum, ref, storage, clock)
+    forum.add_post(7, C, _cast("Flipendo"))
+    _cycle(forum, ref, storage, clock)  # turn 1 closed: each hit the other with Flipendo
+    forum.add_post(7, A, _cast("Flipendo"))  # again at Cassius: reused_spell, void
+    first = _cycle(forum, ref, storage, clock)
+    assert "sort déjà lancé sur cet adversaire, donc sans effet" in first
+    assert (
+        f"Aucun sort ne vise {C}, qui n'a donc rien à esquiver. {C} peut lancer un sort avant le "
+    ) in first, first
+    assert (
+        f"Une esquive ne changerait rien et compterait quand même : {C} ne pourrait pas "
+        "esquiver au tour 3."
+    ) in first
+    assert "se défendre" not in first and "esquiver et riposter" not in first
+    forum.add_post(7, C, f"{BODY}\nAction : esquiver\nPari : [1,2,3,4]")
+    second = _cycle(forum, ref, storage, clock)
+    assert (
+        f"- {C} esquive, mais aucun sort ne visait {C} : son esquive ne change rien. Elle compte "
+        f"pourtant comme une esquive, et {C} ne pourra pas esquiver au tour 3."
+    ) in second, second
+    assert "échoue" not in second
+    state = storage.duels()[0]["state_json"]
+    assert '"last_action": "dodge"' in state  # what the engine counts, as the post says
