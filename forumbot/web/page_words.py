@@ -473,6 +473,23 @@ class PageWords(Words):
         """The points' unit of a ruleset (« PD », « PV »); ``""`` when it does not load."""
         return _unit(str(ruleset or ""))
 
+    def balance(self, b: dict[str, Any], unit: str = "") -> str:
+        """A duellist's points line of a turn as the declarations print it (issue 25, reader4
+        W4): « 119 − 42 (Confringo d'Aurora Vexley) − 6 (Sectumsempra d'Aurora Vexley, effet en
+        cours) = 71 PV »; the total alone when nothing changed. ``b``: an item of
+        :func:`forumbot.web.history.declared_turns`' ``balance``; the labels are the
+        declarations' own French words."""
+        end = f"{self.num(b.get('end'))} {unit}".rstrip()
+        changes = list(b.get("changes") or [])
+        if not changes:
+            return end
+        parts = [self.num(b.get("start"))]
+        for c in changes:
+            amount = int(c.get("amount") or 0)
+            sign = (MINUS if self.french else "-") if amount < 0 else "+"
+            parts.append(f"{sign} {abs(amount)} ({c.get('label')})")
+        return " ".join(parts) + f" = {end}"
+
     def num(self, value: object, signed: bool = False) -> str:
         """A number as the page prints it: « −17 » (U+2212), ``signed``: « +3 »."""
         try:
