@@ -282,6 +282,17 @@ def trail_detail_fr(entry: dict[str, Any]) -> str:
     return _minus(_articles(text))
 
 
+def _none_value(t: dict[str, Any]) -> str:
+    """A trail value of None (a post that named no action, or a duellist who could not act:
+    ``<name>.action`` is None) as a word, never « None » (issue 25, reader4 C1); empty for any
+    other value."""
+    if t.get("value") is not None:
+        return ""
+    if str(t.get("quantity") or "").endswith(".action"):
+        return _("no action")
+    return _("none")
+
+
 def trail_value_fr(value: Any) -> str:
     """A trail value: effect kinds by their French names, « A → B », the minus sign."""
     if isinstance(value, bool):
@@ -329,7 +340,7 @@ class PageWords(Words):
             rule = _("post length")  # the count is shown long enough or not (C28)
         return {
             "quantity": _articles(quantity),
-            "value": trail_value_fr(t.get("value")),
+            "value": _none_value(t) or trail_value_fr(t.get("value")),
             "rule": rule,
             "detail": trail_detail_fr(t),
             "source": self.source(t.get("source"), t.get("rule")),

@@ -181,3 +181,17 @@ def test_w1_a_void_initiative_offers_no_defense_and_a_dodge_against_nothing_is_s
     assert "échoue" not in second
     state = storage.duels()[0]["state_json"]
     assert '"last_action": "dodge"' in state  # what the engine counts, as the post says
+
+
+def test_c1_a_trail_value_of_none_is_a_word_on_the_review_page() -> None:
+    """C1: the trail showed « Cassius Thorne : action | None | défense » (the engine's
+    ``<name>.action`` is None when no action was named or none was possible)."""
+    from forumbot.web.page_words import PageWords
+
+    words = PageWords("fr", "Europe/Paris", lambda text, *a: text % a if a else text)
+    shown = words.entry({"quantity": f"{C}.action", "value": None, "rule": "fatigue.defense",
+                         "detail": "post 117"}, (A, C))  # fmt: skip
+    assert shown["value"] == "aucune action", shown
+    other = words.entry({"quantity": f"{C}.spell", "value": None, "rule": "fatigue.cast",
+                         "detail": ""}, (A, C))  # fmt: skip
+    assert other["value"] == "aucune valeur" and "None" not in str(other)
