@@ -143,8 +143,12 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
     if trail:
         outcome = json.loads(d["context_json"]).get("outcome") or {}
         for entry in outcome.get("trail", []):
+            # a None value (no action named, or none possible) is a word, not « None » (C1)
+            value = entry["value"]
+            if value is None:
+                value = _("no action") if entry["quantity"].endswith(".action") else _("none")
             click.echo(
-                f"  {entry['quantity']} = {entry['value']}  [{entry['rule']}] "
+                f"  {entry['quantity']} = {value}  [{entry['rule']}] "
                 f"{entry.get('detail', '')}"
             )
 

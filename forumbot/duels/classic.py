@@ -48,6 +48,7 @@ from forumbot.storage.records import (
     DuelRecords,
     StoredPost,
 )
+from rules.effects import CounterSpell, Shield
 from rules.model import DuelState
 from rules.ruleset import Ruleset
 
@@ -95,7 +96,24 @@ def turn_context(
         "balance": classic_balance(inputs, data),
         # who cannot attack this turn, and which spell of whose says so (issue 25, reader C14)
         "barred_by": _barred_by(inputs.get("state_before") or {}),
+        # a repeated or cancelled Bouclier / Antisort is said not to attack (reader4 W3)
+        "defensive": defensive_spells(ctx.rs),
     }
+
+
+def defensive_spells(ruleset: Any) -> dict[str, dict[str, Any]]:
+    """Spell name -> ``{"kind": "shield", "amount": n}`` or ``{"kind": "counter_spell"}`` for
+    the spells whose caster does not attack (RULES.md classic, Fine points: « A void Charme du
+    Bouclier or Antisort Général gives no bonus and cancels nothing, and its caster still does
+    not attack that turn »), read from the ruleset's spell effects (``rules/data/classic.toml``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for spell in getattr(ruleset, "spells", ()):
+        for e in spell.effects:
+            if isinstance(e, Shield):
+                out[spell.name] = {"kind": "shield", "amount": e.amount}
+            elif isinstance(e, CounterSpell):
+                out[spell.name] = {"kind": "counter_spell"}
+    return out
 
 
 def _barred_by(state: dict[str, Any]) -> dict[str, dict[str, Any]]:

@@ -68,9 +68,16 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.deadline_clock import deadline_posts
 from forumbot.duels.duo_board import topic_url
 from forumbot.duels.fatigue import step_context, step_draft
-from forumbot.duels.flow import Draft, DuelFlow, FlowContext, HasContext, context_of
+from forumbot.duels.flow import (
+    Draft,
+    DuelFlow,
+    FlowContext,
+    HasContext,
+    context_of,
+)
 from forumbot.duels.flows import flow_for
 from forumbot.errors import ForumError, LoginFailed
 from forumbot.publish.dates import french_datetime
@@ -182,12 +189,7 @@ def _sweep_one(
         with storage.atomic():
             _claim(storage, deadline_id, "superseded", "duel not running", now)
         return 0
-    folded = {n.casefold() for n in expected}
-    came = [
-        r
-        for r in records.posts_after(decl.published_post_id or 0)
-        if (r.author or "").casefold() in folded
-    ]
+    came = deadline_posts(records, decl, expected)
     ruleset = load_ruleset(str(duel.ruleset))
     flow = flow_for(storage, duel, ruleset)
     needed = getattr(flow, "posts_needed", None)  # 2v2: a declaration may wait for two posts

@@ -24,6 +24,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
+from forumbot.duels.deadline_clock import deadline_clock
 from forumbot.duels.dice_edits import dice_late_posts, hold_reason
 from forumbot.duels.duo_board import (
     DATA,
@@ -61,7 +62,12 @@ from forumbot.duels.fatigue_posts import (
     replace_step_violations,
     turn_post,
 )
-from forumbot.duels.flow import DeadlineSpec, Draft, FlowContext, missing_dice_draft
+from forumbot.duels.flow import (
+    DeadlineSpec,
+    Draft,
+    FlowContext,
+    missing_dice_draft,
+)
 from forumbot.duels.stakes import public_stakes, stakes_terms
 from forumbot.duels.violations import upsert_violations
 from forumbot.publish.render import render
@@ -186,7 +192,11 @@ def advance_duo(ctx: FlowContext, duel: Duel, fewer: bool = False) -> list[Draft
             lines=count_displayed_lines(text, int(rs.setting("chars_per_line"))), late_edit=late
         )
     if missing:  # the bot never invents dice on a board that rolls its own (issue 3)
-        return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what)]
+        hours = int(rs.setting("timeout_2v2_hours"))
+        clock = deadline_clock(
+            ctx, duel, hours, lambda decl: DUO.posts_needed(storage, duel, decl)
+        )
+        return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what, clock=clock)]
     dice_source = ctx.settings.dice_source
     solved = solved_tasks(storage, duel.id, state)
     outcome = resolve_duo_step(

@@ -13,7 +13,7 @@ from forumbot.duels.balance import balances, duo_changes, spell_label
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.duo_board import REWARD_FR, duo_settings
 from forumbot.duels.fatigue_posts import ACTION_FR
-from forumbot.publish.labels import caster_effects
+from forumbot.publish.labels import caster_effects, effect_bonuses
 from forumbot.storage.records import Duel
 from rules.duo import (
     DuoOutcome,
@@ -103,6 +103,12 @@ def turn_context(
         # Who had posted before this step: a spell at them resolves without their defense.
         "posted_before": list(before.posted),
         "effects": _effects(after),
+        # the turns a caster's magic type adds to a running effect (issue 25, reader4 W2)
+        "bonuses": effect_bonuses(
+            rs,
+            {d.name: list(d.magic_types) for d in after.duel.duellists},
+            [e for list_ in _effects(after).values() for e in list_],
+        ),
         "balance": balances(
             {d.name: d.points for d in before.duel.duellists},
             {d.name: d.points for d in after.duel.duellists},

@@ -29,9 +29,11 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.duels.balance import balances, fatigue_changes
+from forumbot.duels.deadline_clock import deadline_clock
 from forumbot.duels.decisions import referee_decisions
 from forumbot.duels.dice_edits import dice_late_posts, hold_reason
 from forumbot.duels.ending import conceding
+from forumbot.duels.fatigue_defense import defense_options, nothing_to_dodge
 from forumbot.duels.fatigue_posts import (
     ACTION_FR,
     apply_published_fatigue,
@@ -54,7 +56,7 @@ from forumbot.duels.flow import (
 )
 from forumbot.duels.opening import early_casts
 from forumbot.duels.stakes import final_stakes
-from forumbot.publish.labels import caster_effects, spell_modified
+from forumbot.publish.labels import caster_effects, effect_bonuses, spell_modified
 from forumbot.publish.render import render
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage
@@ -67,18 +69,15 @@ from forumbot.storage.records import (
     StoredPost,
 )
 from parsers.registration import parse_magic_types
-from rules.effects import NoAttack
 from rules.fatigue import (
     FatigueRuleset,
     PostFacts,
     close_without_winner,
     count_displayed_lines,
     has_legal_action,
-    legal_actions,
     new_fatigue_duel,
     resolve_fatigue_step,
 )
-from rules.fatigue.effects import NoDodge
 from rules.model import DuelState, TurnOutcome, TurnPost
 from rules.ruleset import Ruleset
 
@@ -207,7 +206,9 @@ def _draft_step(
     )
     if die is None:
         missing = [{"duellist": name, "post_id": row.post_id}]
-        return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what)]
+        hours = int(ruleset.setting("timeout_1v1_hours"))
+        clock = deadline_clock(ctx, duel, hours)
+        return [missing_dice_draft(ctx, duel, turn_no, missing, 1, what=what, clock=clock)]
     facts = {
         row.post_id: PostFacts(
             lines=count_displayed_lines(text, int(ruleset.setting("chars_per_line"))),
@@ -377,9 +378,21 @@ def step_context(
         # What each spell cast on its caster will do and from when (issue 25, reader W2: a
         # ward starts with the next turn, never against this turn's spell).
         "caster_effects": _caster_effects(ruleset, data),
+        # the turns a caster's magic type adds to a running effect (issue 25, reader4 W2)
+        "bonuses": effect_bonuses(
+            ruleset,
+            {d["name"]: d.get("magic_types", []) for d in data["state"]["duellists"]},
+            [e for list_ in data.get("effects_next", {}).values() for e in list_],
+        )
+        if isinstance(ruleset, FatigueRuleset)
+        else {},
         "defender": defender,
+        # no spell of the initiative aims at the defender (void, or cast on its caster): no
+        # defense is offered against nothing, and a dodge is said to change nothing, and
+        # whether it counts for the next turn (issue 25, reader4 W1)
+        **nothing_to_dodge(ruleset, data, init_name, defender),
         # What the defender may answer with, and what bars the rest (issue 25, reader2 W1)
-        **_defense_options(ruleset, data, step, defender),
+        **defense_options(ruleset, data, step, defender),
         "extra_posts": inputs.get("extra_posts", []),
         "late_edits": inputs.get("late_edits", []),
         "hours": int(ruleset.setting("timeout_1v1_hours")),
@@ -409,27 +422,6 @@ def step_context(
             decided=[d["quantity"] for d in referee_decisions(data)],
         ),
     }
-
-
-def _defense_options(
-    ruleset: Ruleset, data: dict[str, Any], step: str, defender: str | None
-) -> dict[str, Any]:
-    """``defense_actions`` (:func:`rules.fatigue.legal_actions` of the defender once the
-    initiative is read: ``"cast"``, ``"dodge"``, ``"dodge_riposte"``) and ``defense_bars``
-    (``[{"what": "cast" | "dodge", "spell", "caster"}]``, the effects that bar an action),
-    for a first declaration; empty otherwise."""
-    if step != "initiative" or defender is None or not isinstance(ruleset, FatigueRuleset):
-        return {"defense_actions": None, "defense_bars": []}
-    state = DuelState.from_dict(data["state"])
-    me = state.duellist(defender)
-    opponents = tuple(d.name for d in state.duellists if d.name != defender)
-    bars = []
-    for e in me.effects:
-        what = "cast" if isinstance(e, NoAttack) else "dodge" if isinstance(e, NoDodge) else None
-        if what is not None:
-            bars.append({"what": what, "spell": e.source, "caster": e.caster})
-    actions = legal_actions(me, ruleset.cfg, ruleset=ruleset, opponents=opponents)
-    return {"defense_actions": list(actions), "defense_bars": bars}
 
 
 def _caster_effects(ruleset: Ruleset, data: dict[str, Any]) -> dict[str, list[Any]]:

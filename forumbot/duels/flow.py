@@ -478,12 +478,14 @@ def duellist_of(storage: Storage, duel_id: int, row: StoredPost | dict[str, Any]
 
 def missing_dice_draft(
     ctx: FlowContext, duel: Duel, turn_no: int, missing: list[dict[str, Any]], dice_per_post: int,
-    what: str | None = None,
+    what: str | None = None, clock: dict[str, Any] | None = None,
 ) -> Draft:  # fmt: skip
     """A held draft saying which posts lack the forum's dice, asking the referee (issue 3).
 
     ``what`` names the draft's key (default ``turn<N>``; fatigue steps pass theirs). When the
     dice appear (a later Game Master post), the next poll replaces it with the declaration.
+    ``clock``: :func:`forumbot.duels.deadline_clock.deadline_clock` for a ruleset with
+    deadlines (the post says until when, and whether the clock still runs); None for classic.
     """
     context = {
         "turn": turn_no,
@@ -491,6 +493,7 @@ def missing_dice_draft(
         "dice_name": ctx.settings.dice_name or ctx.rs.dice_name,
         "dice_per_post": dice_per_post,
         "referee_name": ctx.settings.referee_name,
+        "clock": clock,
     }
     log.warning(
         "duel %s turn %s: dice missing for posts %s: held for the referee",

@@ -103,6 +103,12 @@ def guide_context(name: str, platform: str | None = None) -> dict[str, Any]:
              "modifiers": [_guide_modifier(m) for m in t.modifiers]}
             for t in getattr(rs, "magic_types", {}).values()
         ] if fatigue else [],  # fmt: skip
+        # a type that lengthens a family's effects: the spell list gives the spellbook's
+        # durations, the declaration the one applied (issue 25, reader4 W2)
+        "duration_types": [
+            t.label.lower() for t in getattr(rs, "magic_types", {}).values()
+            if any(m.kind == "duration_bonus" for m in t.modifiers)
+        ] if fatigue else [],  # fmt: skip
         "example_spell": next(
             (s.name for s in rs.spells if spell_family(s) == "attaque"),
             rs.spells[0].name if rs.spells else "",

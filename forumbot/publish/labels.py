@@ -4,7 +4,8 @@ idempotency keys, year and magic-type labels, magic-type modifiers described for
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from forumbot.publish.render import Trusted
 from parsers.registration import fold
@@ -210,13 +211,63 @@ def rule_label(rule: str, language: str = "fr") -> str:
     return names[0] if language == "fr" else names[1]
 
 
+def _family_modifiers(
+    ruleset: FatigueRuleset, types: Sequence[str], family: str | None
+) -> list[tuple[str, MagicModifier]]:
+    """(lower-case type label, modifier) of the magic types ``types`` (keys; unknown ones
+    skipped) whose modifiers concern ``family``, in file order."""
+    out = []
+    for key in types:
+        try:
+            mt = ruleset.magic_type(key)
+        except RuleError:
+            continue
+        out += [(mt.label.lower(), m) for m in mt.modifiers if m.concerns(family)]
+    return out
+
+
+def duration_bonus(ruleset: FatigueRuleset, types: Sequence[str], spell: str) -> dict[str, Any]:
+    """The turns the caster's magic types add to each lasting effect of ``spell`` (the sum of
+    their ``duration_bonus`` modifiers on its family, as :mod:`rules.fatigue.applying` adds it)
+    and the types that give it: ``{"bonus": 1, "by": "protectrice"}`` (``"by"``: labels joined
+    with « et »); ``{"bonus": 0, "by": ""}`` for none or an unknown spell."""
+    found = next((s for s in ruleset.spells if s.name == spell), None)
+    if found is None:
+        return {"bonus": 0, "by": ""}
+    mods = [(label, m) for label, m in _family_modifiers(ruleset, types, spell_family(found))
+            if m.kind == "duration_bonus"]  # fmt: skip
+    labels = list(dict.fromkeys(label for label, _ in mods))
+    return {"bonus": sum(m.value for _, m in mods), "by": " et ".join(labels)}
+
+
+def effect_bonuses(
+    ruleset: FatigueRuleset,
+    types_of: Mapping[str, Sequence[str]],
+    effects: Iterable[Mapping[str, Any]],
+) -> dict[str, dict[str, Any]]:
+    """``"caster|spell"`` -> :func:`duration_bonus` of each running effect (dicts with
+    ``caster`` and ``source``, as ``TurnOutcome.effects_next`` stores them) whose caster's
+    magic types lengthen or shorten it; ``types_of``: duellist -> magic-type keys. The « Effets
+    en cours » lines say it (issue 25, reader4 W2: « magie sournoise +1 tour »)."""
+    out: dict[str, dict[str, Any]] = {}
+    for e in effects:
+        caster, source = e.get("caster"), e.get("source")
+        if not caster or not source or caster not in types_of:
+            continue
+        found = duration_bonus(ruleset, types_of[caster], str(source))
+        if found["bonus"]:
+            out[f"{caster}|{source}"] = found
+    return out
+
+
 def caster_effects(
     ruleset: FatigueRuleset, types: Sequence[str], spell: str
-) -> list[dict[str, int | str]]:
+) -> list[dict[str, Any]]:
     """What a spell cast on its caster will do, as the engine applies it
     (:mod:`rules.fatigue.applying`): ``{"kind": "ward", "amount": PV less per spell taken,
     "turns": turns it lasts (the spellbook's duration plus the caster's magic-type
-    ``duration_bonus``, at least 1)}`` and ``{"kind": "heal", "amount": PV given back (plus
+    ``duration_bonus``, at least 1), "base": the spellbook's duration, "bonus": turns - base,
+    "by": the magic types giving it}`` and ``{"kind": "heal", "amount": PV given back (plus
     ``heal_flat``)}``; other caster effects by kind with their turns. Empty for an unknown
     spell. RULES.md Fine points (fatigue): « a spell's effect starts with the next turn [...]
     and lasts its spellbook duration in turns »; a heal is given when the spell is cast."""
@@ -224,12 +275,8 @@ def caster_effects(
     if found is None:
         return []
     family = spell_family(found)
-    mods = []
-    for key in types:
-        try:
-            mods += [m for m in ruleset.magic_type(key).modifiers if m.concerns(family)]
-        except RuleError:
-            continue
+    mods = [m for _, m in _family_modifiers(ruleset, types, family)]
+    by = duration_bonus(ruleset, types, spell)["by"]
     out: list[dict[str, int | str]] = []
     for e in found.effects:
         if getattr(e, "applies", "target") != "caster":
@@ -240,6 +287,8 @@ def caster_effects(
             out.append({"kind": "heal", "amount": amount + bonus})
             continue
         bonus = sum(m.value for m in mods if m.kind == "duration_bonus")
-        turns = max(1, int(getattr(e, "duration", 1) or 1) + bonus)
-        out.append({"kind": e.kind, "amount": amount, "turns": turns})
+        base = int(getattr(e, "duration", 1) or 1)
+        turns = max(1, base + bonus)
+        out.append({"kind": e.kind, "amount": amount, "turns": turns, "base": base,
+                    "bonus": turns - base, "by": by if turns != base else ""})  # fmt: skip
     return out

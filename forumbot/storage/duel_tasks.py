@@ -215,6 +215,14 @@ class DuelTasks(Repository):
             )
         )
 
+    def latest_of(self, duel_id: int) -> dict[str, Any] | None:
+        """The duel's newest ``deadlines`` row, whatever its status, or None (no deadline yet:
+        a classic duel never has one)."""
+        rows = list(
+            self.db["deadlines"].rows_where("duel_id = ?", [duel_id], order_by="id desc", limit=1)
+        )
+        return dict(rows[0]) if rows else None
+
     def update_deadline(self, deadline_id: int, fields: dict[str, Any]) -> None:
         """Set columns of a deadline (sqlite-utils ``update``)."""
         self.db["deadlines"].update(deadline_id, fields)

@@ -46,6 +46,51 @@ def _published_steps(storage: Storage, duel_id: int) -> list[tuple[dict[str, Any
     return steps
 
 
+def _points_of(state: Any) -> dict[str, int]:
+    """Duellist -> points of a stored state (1v1 ``{"duellists"}`` or 2v2 ``{"duel":
+    {"duellists"}}``); empty when there is none."""
+    if not isinstance(state, dict):
+        return {}
+    nested = state.get("duel")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else state
+    return {str(d["name"]): int(d["points"]) for d in inner.get("duellists", [])}
+
+
+def _step_balance(
+    stored: dict[str, Any], before: dict[str, int], after: dict[str, int]
+) -> dict[str, dict[str, Any]]:
+    """The step's « Points » lines as its declaration printed them (the stored context's
+    ``balance``, :func:`forumbot.duels.balance.balances`: spells, lasting effects, creatures,
+    rewards, infractions), each made to add up: a total the referee set (no changes listed)
+    or a step stored without a balance gets its remainder as one more change."""
+    printed = (stored.get("context") or {}).get("balance")
+    out: dict[str, dict[str, Any]] = {}
+    for name, end in after.items():
+        b = printed.get(name) if isinstance(printed, dict) else None
+        start = int(b["start"]) if b else int(before.get(name, end))
+        changes = [dict(c) for c in (b["changes"] if b else [])]
+        rest = int(end) - start - sum(int(c["amount"]) for c in changes)
+        if rest:
+            label = "décision de l'arbitre" if b and not changes else "autres effets"
+            changes.append({"amount": rest, "label": label})
+        out[name] = {"start": start, "changes": changes, "end": int(end)}
+    return out
+
+
+def _add_balance(turn: dict[str, dict[str, Any]], step: dict[str, dict[str, Any]]) -> None:
+    """A turn's balance gains a step's: the first step's start, every change in order, the
+    last step's end (each step starts where the one before ended)."""
+    for name, b in step.items():
+        known = turn.get(name)
+        if known is None:
+            turn[name] = {"start": b["start"], "changes": list(b["changes"]), "end": b["end"]}
+            continue
+        if b["start"] != known["end"]:  # an erratum between the two steps: said, not hidden
+            known["changes"].append({"amount": b["start"] - known["end"], "label": "erratum"})
+        known["changes"].extend(b["changes"])
+        known["end"] = b["end"]
+
+
 def declared_turns(storage: Storage, duel_id: int) -> list[dict[str, Any]] | None:
     """The turns of a fatigue-engine duel (1v1 or 2v2) from its published declarations, or
     None for a duel whose declarations are not fatigue steps (classic: read ``turns``).
@@ -54,19 +99,25 @@ def declared_turns(storage: Storage, duel_id: int) -> list[dict[str, Any]] | Non
         One dict per turn number, in order: ``number`` (the turn players read), ``attacks``
         (every step's attacks, in publication order), ``points`` ((name, PV) after the turn's
         last published declaration), ``violations``, ``created_at`` (the last declaration's
-        publication time) and ``declarations`` (their ids).
+        publication time), ``declarations`` (their ids) and ``balance`` (duellist ->
+        ``{"start", "changes": [{"amount", "label"}], "end"}``: the turn's declarations'
+        points lines joined, which add up to the totals; issue 25, reader4 W4).
     """
     steps = _published_steps(storage, duel_id)
     if not steps:
         return None
     turns: dict[int, dict[str, Any]] = {}
+    last: dict[str, int] = _points_of((steps[0][1].get("inputs") or {}).get("state_before"))
     for decl, stored in steps:
         outcome = stored.get("outcome") or {}
         turn = turns.setdefault(
             int(decl["turn"]),
             {"number": int(decl["turn"]), "attacks": [], "points": [], "violations": [],
-             "created_at": "", "declarations": []},
+             "created_at": "", "declarations": [], "balance": {}},
         )  # fmt: skip
+        after = _points_of(outcome.get("state"))
+        _add_balance(turn["balance"], _step_balance(stored, last, after))
+        last = {**last, **after}
         # an initiative's spell waits for the defense (``pending``): the defense step has it
         turn["attacks"].extend(
             a

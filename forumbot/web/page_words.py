@@ -282,6 +282,17 @@ def trail_detail_fr(entry: dict[str, Any]) -> str:
     return _minus(_articles(text))
 
 
+def _none_value(t: dict[str, Any]) -> str:
+    """A trail value of None (a post that named no action, or a duellist who could not act:
+    ``<name>.action`` is None) as a word, never « None » (issue 25, reader4 C1); empty for any
+    other value."""
+    if t.get("value") is not None:
+        return ""
+    if str(t.get("quantity") or "").endswith(".action"):
+        return _("no action")
+    return _("none")
+
+
 def trail_value_fr(value: Any) -> str:
     """A trail value: effect kinds by their French names, « A → B », the minus sign."""
     if isinstance(value, bool):
@@ -329,7 +340,7 @@ class PageWords(Words):
             rule = _("post length")  # the count is shown long enough or not (C28)
         return {
             "quantity": _articles(quantity),
-            "value": trail_value_fr(t.get("value")),
+            "value": _none_value(t) or trail_value_fr(t.get("value")),
             "rule": rule,
             "detail": trail_detail_fr(t),
             "source": self.source(t.get("source"), t.get("rule")),
@@ -472,6 +483,23 @@ class PageWords(Words):
     def unit(self, ruleset: object) -> str:
         """The points' unit of a ruleset (« PD », « PV »); ``""`` when it does not load."""
         return _unit(str(ruleset or ""))
+
+    def balance(self, b: dict[str, Any], unit: str = "") -> str:
+        """A duellist's points line of a turn as the declarations print it (issue 25, reader4
+        W4): « 119 − 42 (Confringo d'Aurora Vexley) − 6 (Sectumsempra d'Aurora Vexley, effet en
+        cours) = 71 PV »; the total alone when nothing changed. ``b``: an item of
+        :func:`forumbot.web.history.declared_turns`' ``balance``; the labels are the
+        declarations' own French words."""
+        end = f"{self.num(b.get('end'))} {unit}".rstrip()
+        changes = list(b.get("changes") or [])
+        if not changes:
+            return end
+        parts = [self.num(b.get("start"))]
+        for c in changes:
+            amount = int(c.get("amount") or 0)
+            sign = (MINUS if self.french else "-") if amount < 0 else "+"
+            parts.append(f"{sign} {abs(amount)} ({c.get('label')})")
+        return " ".join(parts) + f" = {end}"
 
     def num(self, value: object, signed: bool = False) -> str:
         """A number as the page prints it: « −17 » (U+2212), ``signed``: « +3 »."""

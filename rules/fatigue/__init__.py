@@ -14,6 +14,7 @@ Typical use::
 
 from __future__ import annotations
 
+from rules.fatigue.context import targets_opponent
 from rules.fatigue.effects import (
     DamageOverTime,
     Heal,
@@ -69,5 +70,6 @@ __all__ = [
     "new_fatigue_duel",
     "parse_any_ruleset",
     "resolve_fatigue_step",
+    "targets_opponent",
     "version_in_force",
 ]

@@ -252,6 +252,13 @@ def _facts_of(spell: Spell) -> tuple[Spell, int, str | None, bool, bool]:
     return facts
 
 
+def targets_opponent(spell: Spell) -> bool:
+    """True when ``spell`` acts on the opponent (damage, or an effect applied to its target):
+    only such a spell can be dodged (seed 001: « esquiver un sort si celui-ci le permet »). A
+    spell that acts on its caster only (a ward, a heal) aims at nobody to dodge."""
+    return _facts_of(spell)[4]
+
+
 def _base_damage(spell: Spell) -> int:
     return _facts_of(spell)[1]
 
@@ -266,7 +273,7 @@ def _undodgeable(spell: Spell) -> bool:
 
 def _targets_opponent(spell: Spell) -> bool:
     """True when the spell acts on the opponent (damage or a target's effect)."""
-    return _facts_of(spell)[4]
+    return targets_opponent(spell)
 
 
 def _spell_source(ctx: _Ctx, name: str | None) -> str | None:

@@ -167,7 +167,8 @@ def test_a_ward_says_it_starts_next_turn_and_not_against_this_turns_spell() -> N
     own = {"Cassius Thorne|Protego": caster_effects(rs, ["sournoise"], "Protego")}
     ward = _spellbook_effect("Protego", "ward")  # the shipped spellbook's, club's to set
     assert own["Cassius Thorne|Protego"] == [
-        {"kind": "ward", "amount": ward["amount"], "turns": ward["duration"]}
+        {"kind": "ward", "amount": ward["amount"], "turns": ward["duration"],
+         "base": ward["duration"], "bonus": 0, "by": ""}
     ]
     base = {"attacker": "Cassius Thorne", "defender": "Aurora Vexley", "spell": "Protego",
             "attack_modifiers": [], "defense_modifiers": [], "attack_value": 0, "damage": 0}
@@ -189,7 +190,7 @@ def test_a_ward_says_it_starts_next_turn_and_not_against_this_turns_spell() -> N
     ) in second
     # a protective caster's ward lasts a turn more (fatigue.toml magic type « protectrice »)
     assert caster_effects(rs, ["protectrice"], "Impervius") == [
-        {"kind": "ward", "amount": 4, "turns": 2}
+        {"kind": "ward", "amount": 4, "turns": 2, "base": 1, "bonus": 1, "by": "protectrice"}
     ]
     heal = caster_effects(rs, ["protectrice"], "Episkey")
     # the spellbook's heal + 5 (« rendent 5 PV de plus »)
