@@ -51,6 +51,7 @@ from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.reward_rows import RewardRows
 from forumbot.storage.same_file import real_database_path, refuse_second_name
 from forumbot.storage.signup_rows import SignupRows
+from forumbot.storage.sqlite_schema import SchemaCachedDatabase
 from forumbot.storage.web_rows import WebRows
 
 
@@ -509,7 +510,7 @@ def open_storage(path: str | Path) -> Storage:
         return Storage(db=db, path=path_s)
     path_s = sqlite_path(path_s)
     if path_s == ":memory:":
-        db = sqlite_utils.Database(memory=True)
+        db = SchemaCachedDatabase(memory=True)
     else:
         # Same database, same file (issue 24): the real path, never a second name.
         refuse_second_name(path_s)
@@ -519,7 +520,7 @@ def open_storage(path: str | Path) -> Storage:
         check_secret_file(Path(real), "storage.database")
         # The scheduler runs jobs in one worker thread (serially), not the opening thread.
         conn = sqlite3.connect(real, check_same_thread=False, timeout=30)
-        db = sqlite_utils.Database(conn)
+        db = SchemaCachedDatabase(conn)
         db.enable_wal()
         db.execute("PRAGMA synchronous = NORMAL")
         db.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
