@@ -11,7 +11,8 @@ interval of 1 s make 30 of them per poll interval); ``--turns`` turns per duel, 
 CPU is the calling thread's (``time.thread_time``: the sandbox's threads and other processes
 do not count), in ms, per job: poll passes of a round where a turn was played ("busy"), poll
 passes where nothing changed ("idle"), publish and notify passes. ``--profile FILE`` writes
-a cProfile of every job (``python -m pstats FILE``).
+a cProfile of every job (``python -m pstats FILE``), or with ``--profile-only NAME`` of
+the passes of that job but its first one (template compiling, adoption).
 
     python bench/bench_club_cpu.py [--duels 3] [--turns 3] [--ticks 30] [--profile out.prof]
 """
@@ -48,19 +49,23 @@ from forumbot.sandbox import SandboxBoard  # noqa: E402
 class Timer:
     """Thread CPU per job name (ms), optionally under one cProfile."""
 
-    def __init__(self, profiler: cProfile.Profile | None) -> None:
+    def __init__(self, profiler: cProfile.Profile | None, only: str | None = None) -> None:
         self.ms: dict[str, list[float]] = {}
         self.profiler = profiler
+        self.only = only  # profile only the jobs whose name starts so (and not the first)
 
     def run(self, name: str, job: Callable[[], object]) -> None:
         """Run ``job`` once and record its CPU under ``name``."""
-        if self.profiler is not None:
-            self.profiler.enable()
+        profiler = self.profiler
+        if self.only is not None and (not name.startswith(self.only) or name not in self.ms):
+            profiler = None
+        if profiler is not None:
+            profiler.enable()
         start = time.thread_time()
         job()
         spent = (time.thread_time() - start) * 1000
-        if self.profiler is not None:
-            self.profiler.disable()
+        if profiler is not None:
+            profiler.disable()
         self.ms.setdefault(name, []).append(spent)
 
     def line(self, name: str) -> str:
@@ -80,6 +85,8 @@ def main() -> None:
     parser.add_argument("--ticks", type=int, default=30, help="publish passes per poll")
     parser.add_argument("--idle", type=int, default=5, help="rounds after the last turn")
     parser.add_argument("--profile", help="write a cProfile of every job to this file")
+    parser.add_argument("--profile-only", help="profile only the jobs named so ('poll busy', "
+                        "'publish', ...), each but its first pass")  # fmt: skip
     args = parser.parse_args()
     board = SandboxBoard(flood_interval_s=0, state_path=None)
     board.add_user(BOT, "pw-bot", ignore_flood=True)
@@ -96,11 +103,11 @@ def main() -> None:
         a, c = f"Duelliste {2 * d}", f"Duelliste {2 * d + 1}"
         pairs[open_duel_topic(board, a, c, d)] = (a, c)
     answered = dict.fromkeys(pairs, 0)
-    timer = Timer(cProfile.Profile(time.thread_time) if args.profile else None)
+    timer = Timer(cProfile.Profile(time.thread_time) if args.profile else None, args.profile_only)
     rounds = 0
     busy = True
     idle_left = args.idle
-    while idle_left > 0 and rounds < 10 * (args.turns + args.idle):
+    while idle_left > 0:
         rounds += 1
         timer.run("poll busy" if busy else "poll idle", poll)
         for _ in range(args.ticks):
@@ -114,7 +121,7 @@ def main() -> None:
                 for who in (a, c):
                     post_turn(board, topic, who, SPELLS[(shown + len(who)) % len(SPELLS)])
                 busy = True
-        if not busy and all(declarations_shown(board, t) >= args.turns + 1 for t in pairs):
+        if not busy:  # no new declaration this round: nothing more will come
             idle_left -= 1
     shown = sum(declarations_shown(board, t) for t in pairs)
     print(f"{args.duels} duels, {args.turns} turns, {rounds} rounds, {shown} declarations "
