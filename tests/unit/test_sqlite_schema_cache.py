@@ -67,3 +67,16 @@ def test_a_view_is_still_a_view(tmp_path: Path) -> None:
         db.table("v")
     assert [r["id"] for r in db["v"].rows] == [1]
     assert db.table_names(fts4=True) == []
+
+
+def test_a_table_dropped_elsewhere_fails_loudly_never_reads_as_empty(tmp_path: Path) -> None:
+    db, other = _pair(tmp_path)
+    db["posts"].insert({"id": 1, "text": "Lumos"}, pk="id")
+    assert db["posts"].exists()
+    other.execute("drop table posts")
+    other.commit()
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        list(db["posts"].rows_where())
+    assert db.table_names() == []  # asked outright: read again
+    assert not db["posts"].exists()
+    assert list(db["posts"].rows_where()) == []  # now known gone: sqlite-utils' answer
