@@ -517,6 +517,24 @@ def contract_kind(post: Post, action: Action) -> ActionKind | None:
     return "cast"
 
 
+_MATCHERS: dict[tuple[float, tuple[tuple[str, tuple[str, ...]], ...]], SpellMatcher] = {}
+
+
+def shared_matcher(spellbook: Mapping[str, Sequence[str]], threshold: float = 85.0) -> SpellMatcher:
+    """One :class:`SpellMatcher` per distinct spellbook content and threshold, kept for the
+    process (building one indexes every spell and costs more than matching a page's bolds:
+    about 2 ms for the classic book, once per duel and poll before issue 27). A matcher is
+    never changed once built, so one may serve several threads. At most 16 are kept (the
+    17th empties the store)."""
+    key = (threshold, tuple((name, tuple(aliases)) for name, aliases in spellbook.items()))
+    matcher = _MATCHERS.get(key)
+    if matcher is None:
+        if len(_MATCHERS) >= 16:
+            _MATCHERS.clear()
+        matcher = _MATCHERS[key] = SpellMatcher(spellbook, threshold=threshold)
+    return matcher
+
+
 def parse_action(
     post: Post,
     spellbook: Mapping[str, Sequence[str]] | SpellMatcher,

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, cast
 
-from parsers.action import SpellMatcher, contract_kind, parse_action
+from parsers.action import SpellMatcher, contract_kind, parse_action, shared_matcher
 from parsers.detect import detect_platform
 from parsers.errors import ParseError, UnknownPageError
 from parsers.model import DiceRoll, Post, TopicPage
@@ -85,7 +85,7 @@ def page_to_json(
         spellbook: canonical spell name -> aliases used to name each post's spell; with None,
             every ``action.spell`` is null (bet, kind, target and move are still read).
     """
-    matcher = _matcher_for(spellbook or {})
+    matcher = shared_matcher(spellbook or {})
     return {
         "platform": page.platform,
         "topic_id": page.topic_id,
@@ -94,21 +94,6 @@ def page_to_json(
         "logged_in_as": page.logged_in_as,
         "posts": [post_to_json(post, matcher) for post in page.posts],
     }
-
-
-_MATCHERS: dict[tuple[tuple[str, tuple[str, ...]], ...], SpellMatcher] = {}
-
-
-def _matcher_for(spellbook: Mapping[str, Sequence[str]]) -> SpellMatcher:
-    """One :class:`SpellMatcher` per distinct spellbook content (building one indexes every
-    spell and costs more than matching a page's bolds)."""
-    key = tuple((name, tuple(aliases)) for name, aliases in spellbook.items())
-    matcher = _MATCHERS.get(key)
-    if matcher is None:
-        if len(_MATCHERS) >= 16:
-            _MATCHERS.clear()
-        matcher = _MATCHERS[key] = SpellMatcher(spellbook)
-    return matcher
 
 
 def _load_forumactif(source: str) -> ForumactifParser:

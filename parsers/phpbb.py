@@ -16,6 +16,7 @@ Markup relied on (FLOWS.md, "Reading"):
 from __future__ import annotations
 
 import codecs
+import copy
 import re
 from collections.abc import MutableMapping
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
@@ -311,6 +312,36 @@ def _parse_post(div: Element, post_id: int, source: str, zone: tzinfo | None) ->
     )
 
 
+def _is_post_count(el: Element) -> bool:
+    """True for prosilver's ``<dd class="profile-posts"><strong>Messages :</strong> <a
+    href="./search.php?author_id=N&sr=posts">12</a></dd>`` holding nothing else (its
+    descendants are class-less ``strong`` and ``a`` elements): the author's post count."""
+    return el.tag == "dd" and has_class(el, "profile-posts") and all(
+        child.tag in ("strong", "a") and child.get("class") is None
+        for child in el.iterdescendants()
+    )
+
+
+def _memo_key(div: Element) -> bytes:
+    """The post container's markup as :func:`_parse_post` reads it: without the two parts of
+    a post's markup that change when nothing of the post did (issue 27: every post of an
+    author who posted since was parsed again at each read), the author's post count
+    (:func:`_is_post_count`: emptied) and the container's own ``class`` (prosilver adds
+    ``online`` while the author is online). :func:`_parse_post` reads neither: it reads the
+    container's ``div.content``, ``p.author``, edit notice, ``p.post-notice`` and, as a
+    fallback, the ``username`` element of ``dl.postprofile``, none of which can lie in a
+    post count holding only class-less ``strong`` and ``a`` elements. The parse tree is
+    left as it is (a copy is changed)."""
+    counts = [el for el in div.iter("dd") if _is_post_count(el)]
+    if not counts and div.get("class") is None:
+        return bytes(lxml.etree.tostring(div, with_tail=False))
+    bare = copy.deepcopy(div)
+    bare.attrib.pop("class", None)
+    for el in [el for el in bare.iter("dd") if _is_post_count(el)]:
+        el.clear(keep_tail=True)
+    return bytes(lxml.etree.tostring(bare, with_tail=False))
+
+
 def _post_of(
     div: Element, source: str, zone: tzinfo | None, memo: MutableMapping[bytes, Post] | None
 ) -> Post:
@@ -319,7 +350,7 @@ def _post_of(
     post_id = int(_POST_ID_RE.match(div.get("id")).group(1))  # type: ignore[union-attr]
     if memo is None:
         return _parse_post(div, post_id, source, zone)
-    key = lxml.etree.tostring(div, with_tail=False) + repr(zone).encode()
+    key = _memo_key(div) + repr(zone).encode()
     post = memo.get(key)
     if post is None:
         post = memo[key] = _parse_post(div, post_id, source, zone)

@@ -58,7 +58,7 @@ from forumbot.forums.base import ForumClient
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import Storage, StorageOperationalError, content_hash, iso
 from forumbot.storage.records import EDITABLE, Duel, DuelRecords, StoredPost
-from parsers.action import SpellMatcher, parse_action
+from parsers.action import parse_action, shared_matcher
 from parsers.duel_setup import find_duellists, find_stakes
 from parsers.model import Post
 from rules.ruleset import Ruleset
@@ -487,7 +487,6 @@ class Referee:
         """Store new and edited posts (``posts_seen``, ``post_versions``; those stored before
         are the snapshot's): (new, edited, the records of the posts written)."""
         duel = records.duel
-        matcher: SpellMatcher | None = None  # built for the first post that is parsed
         new, edited, written, now = 0, 0, [], iso(self.now())
         seen_again: list[tuple[str, int, int]] = []  # unchanged posts: last_seen_at only
         for post in posts:
@@ -497,8 +496,7 @@ class Referee:
             if stored is not None and stored.content_hash == digest and stored.dice == dice:
                 seen_again.append((now, self.board_id, post.post_id))  # nothing to parse
                 continue
-            matcher = matcher or SpellMatcher(
-                ruleset.spellbook_names(), threshold=ruleset.fuzzy_threshold)  # fmt: skip
+            matcher = shared_matcher(ruleset.spellbook_names(), ruleset.fuzzy_threshold)
             try:
                 action = parse_action(post, matcher)
                 action_json = json.dumps(asdict(action), ensure_ascii=False)

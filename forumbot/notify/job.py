@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -59,6 +59,16 @@ class NotifyJob:
         sender: sends one Apprise message (tests pass a recorder or keep the real one).
         journal: the notice journal beside the database (:mod:`forumbot.notify.journal`;
             None: none, e.g. a job built by hand in a test).
+
+    The scan is skipped while the database is as the last scan left it (issue 27, CPU: it
+    runs at every publish interval of every club): :meth:`changed` compares ``PRAGMA
+    data_version`` (another connection committed: the review page, a second worker) read
+    before that scan and the connection's own ``total_changes()`` (rows this connection
+    wrote: the poll, the publisher, the scan itself) read after it with their values now.
+    The scan reads only the database and the fixed ``cfg`` (``now`` only stamps the rows it
+    writes), so an unchanged database would queue nothing. On PostgreSQL ``data_version``
+    changes at every transaction on the server: there it scans nearly every pass, as before.
+    The sending half runs at every pass (its retries and gather windows depend on the time).
     """
 
     storage: Storage
@@ -68,6 +78,7 @@ class NotifyJob:
     board_id: int
     sender: Sender = apprise_send
     journal: NoticeJournal | None = None
+    _scanned: tuple[int, int] | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def for_bot(cls, bot: Any) -> NotifyJob:
@@ -86,7 +97,10 @@ class NotifyJob:
         end the pass with a warning (the outbox keeps every row's state); a refused login
         propagates (it stops the bot)."""
         try:
-            scan(self.storage, self.cfg, self.now())
+            if self.changed():
+                before = self.storage.data_version()
+                scan(self.storage, self.cfg, self.now())
+                self._scanned = (before, self.storage.duel_tasks.total_changes())
             client = _CrashAfterPm(self.client) if self.client is not None else None
             return send_notices(
                 self.storage,
@@ -105,3 +119,11 @@ class NotifyJob:
             self.storage.rollback_open()
             log.warning("notify: database error (%s); will retry", exc)
         return []
+
+    def changed(self) -> bool:
+        """True when the database may differ from what the last scan read (class doc),
+        or no scan ran yet. Raises the storage's errors."""
+        if self._scanned is None:
+            return True
+        now = (self.storage.data_version(), self.storage.duel_tasks.total_changes())
+        return now != self._scanned

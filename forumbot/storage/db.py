@@ -51,8 +51,8 @@ from forumbot.storage.readouts import Readouts
 from forumbot.storage.records import Declaration, Duel, DuelRecords, StoredPost
 from forumbot.storage.reward_rows import RewardRows
 from forumbot.storage.same_file import real_database_path, refuse_second_name
-from forumbot.storage.schema_cache import SchemaCachedDatabase
 from forumbot.storage.signup_rows import SignupRows
+from forumbot.storage.sqlite_schema import SchemaCachedDatabase
 from forumbot.storage.web_rows import WebRows
 
 
@@ -512,7 +512,7 @@ def open_storage(path: str | Path) -> Storage:
     two connections open and the operating system caches the file anyway).
     ``":memory:"`` gives a private in-memory database (tests). The schema lookups of
     sqlite-utils are remembered per schema version
-    (:class:`forumbot.storage.schema_cache.SchemaCachedDatabase`).
+    (:class:`forumbot.storage.sqlite_schema.SchemaCachedDatabase`).
 
     Raises:
         ConfigError: the file may be written by other users (a warning is logged when they

@@ -353,3 +353,53 @@ def test_users_notify_command_sets_and_shows_settings(tmp_path) -> None:  # type
     assert "channels=owl\tquiet=22:00-07:30" in changed.output
     bad = runner.invoke(main, ["users", "notify", "-c", config, "rita", "--channels", "pigeon"])
     assert bad.exit_code == 78 and "unknown channel 'pigeon'" in bad.output  # configuration
+
+
+def test_the_scan_is_skipped_only_while_the_database_is_unchanged(
+    storage_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27 (CPU): an idle notify pass does not scan again (SQLite; on PostgreSQL the
+    stand-in for data_version changes at every transaction on the server, so it scans); a
+    task committed by another connection (the review page) or written on the bot's own
+    connection is still told, on both engines."""
+    import forumbot.notify.job as job_module
+    from forumbot.storage import open_storage
+
+    path = storage_url
+    sqlite = not path.startswith("postgresql")
+    s = build(path)
+    scans: list[int] = []
+    real_scan = job_module.scan
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        scans.append(1)
+        return real_scan(*args, **kwargs)
+
+    monkeypatch.setattr(job_module, "scan", counted)
+    pm = ClubForum()
+    j = job(s, pm)
+    j.run()
+    j.run()  # what the first pass wrote (marks, owls) is this connection's: scanned again
+    before = len(scans)
+    for _ in range(3):
+        j.run()
+    if sqlite:
+        assert len(scans) == before  # nothing changed: no scan
+    opened = [n for n in s.storage.notices.notices() if n["kind"] == "task_opened"]
+
+    def task(storage, key: str) -> None:  # type: ignore[no-untyped-def]
+        with storage.atomic():
+            storage.club_rows.open_task({"board_id": s.referee.board_id, "kind": "note",
+                                         "source_key": key, "subject": key,
+                                         "created_at": "2026-12-02T12:00:00+00:00"})  # fmt: skip
+
+    other = open_storage(path)  # another process's connection
+    task(other, "from-the-review-page")
+    scanned = len(scans)
+    j.run()
+    assert len(scans) == scanned + 1
+    task(s.storage, "from-the-bot")
+    j.run()
+    assert len(scans) == scanned + 2
+    queued = [n for n in s.storage.notices.notices() if n["kind"] == "task_opened"]
+    assert len(queued) == len(opened) + 2  # each new task queued for the admin

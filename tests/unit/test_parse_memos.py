@@ -4,6 +4,7 @@ name from the header alone, PM folders on a plain lxml tree (real captures)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,35 @@ def test_a_topic_page_through_the_memo_is_the_page_parsed_whole(name: str) -> No
     assert first == parse_topic_page(html, name) == again
     assert len(memo) == len(first.posts)
     assert all(a is b for a, b in zip(first.posts, again.posts, strict=True))  # not re-parsed
+
+
+@pytest.mark.parametrize("name", TOPICS)
+def test_a_new_post_count_or_online_mark_is_no_change_of_the_post(name: str) -> None:
+    """Issue 27: an author's post count (``dd.profile-posts``) and the container's ``online``
+    class change when the post did not; the memo gives the post a full parse gives."""
+    html = (FIXTURES / name).read_bytes()
+    memo = PostMemo()
+    first = parse_topic_page(html, name, memo=memo)
+    later = re.sub(rb'(sr=posts">)(\d+)(</a>)', lambda m: m[1] + b"9" + m[2] + m[3], html)
+    later = re.sub(rb'(class="post [^"]*?)( online)?"', lambda m: m[1] + (b"" if m[2] else
+                   b" online") + b'"', later)  # fmt: skip
+    assert later != html
+    again = parse_topic_page(later, name, memo=memo)
+    assert again == parse_topic_page(later, name)
+    assert all(a is b for a, b in zip(first.posts, again.posts, strict=True))  # not re-parsed
+
+
+def test_a_post_whose_text_changed_is_parsed_again() -> None:
+    name = "viewtopic_t2_page1_fr.html"
+    html = (FIXTURES / name).read_bytes()
+    memo = PostMemo()
+    first = parse_topic_page(html, name, memo=memo)
+    word = first.posts[0].text.split()[0].encode()
+    changed = html.replace(word, word + b"-bis", 1)
+    again = parse_topic_page(changed, name, memo=memo)
+    assert again == parse_topic_page(changed, name)
+    assert again.posts[0] is not first.posts[0]
+    assert again.posts[0].text != first.posts[0].text
 
 
 def test_the_memo_keeps_the_most_recently_used_posts() -> None:

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from forumbot.storage import open_storage
-from forumbot.storage.schema_cache import SchemaCachedDatabase
+from forumbot.storage.sqlite_schema import SchemaCachedDatabase
 
 
 def test_the_storage_opens_a_schema_cached_database() -> None:
