@@ -130,7 +130,7 @@ def test_a_stored_match_repeating_a_player_is_cancelled_once_and_the_cycle_goes_
         (text,) = [unlinked(r) for r in cancelled if f"(message n° {post_id})" in unlinked(r)]
         assert text.startswith(f"{author}, le duel en deux contre deux formé avec ton inscription")
         assert "Clémence Salpêtre y occuperait deux places" in text
-        assert "tu peux te réinscrire ici dès maintenant" in text
+        assert "réinscris-toi ici, dès maintenant si tu veux" in text
     entries = desk.storage.db["duo_entries"].rows_where("status in ('duo', 'matched', 'merged')")
     assert list(entries) == []
     # registration is free again: two new duos form a match and it opens

@@ -12,7 +12,7 @@ from bs4.filter import SoupStrainer
 from parsers.form_fragment import form_markup
 from parsers.phpbb_forms import HtmlForm, _form_from_tag, parse_form
 
-FIX = Path("/work/shared/fixtures/phpbb")
+FIX = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "phpbb"
 PAGES = sorted(FIX.glob("*.html"))
 FORM_IDS = ("login", "postform", "qr_postform", "confirm", "viewprofile")
 
