@@ -27,10 +27,12 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Protocol, runtime_checkable
 
+from forumbot.duels.dice_request import drop_dice_request
 from forumbot.forums.base import ForumClient
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import (
+    DICE_REQUEST,
     EDITABLE,
     Declaration,
     DeclStatus,
@@ -47,6 +49,7 @@ log = logging.getLogger("forumbot.duels.flow")
 
 MISSING_DICE = "missing_dice: waiting for the forum's dice"
 """``last_error`` of a draft held because a post lacks the forum's dice."""
+
 
 
 @dataclass(frozen=True)
@@ -241,7 +244,10 @@ class DraftWriter:
     def write(self, duel: Duel, draft: Draft) -> int:
         """Insert or update ``draft``, then hold or release it; returns the declaration id.
 
-        A draft written without ``hold`` releases a :data:`MISSING_DICE` hold (the dice came).
+        A draft written without ``hold`` releases a :data:`MISSING_DICE` hold (the dice came;
+        a row drafted before the request had its own key); on a board rolling its own dice
+        any draft but a dice request cancels the step's unpublished dice request (``what`` +
+        :data:`DICE_REQUEST`: :func:`forumbot.duels.dice_request.drop_dice_request`).
         Afterwards :attr:`changed` tells whether a row was inserted or changed (a pending
         draft rendered again, unchanged, on every poll is not news: the referee logs and
         counts only changes).
@@ -261,6 +267,9 @@ class DraftWriter:
             self.storage.update_row("declarations", {"id": decl_id}, release)
             row = {**row, **release}
         self.changed = before is None or before != row
+        if draft.hold != MISSING_DICE and self.settings.forum_rolls_dice:
+            dice_key = self.key(duel, draft.what + DICE_REQUEST)
+            self.changed = drop_dice_request(self.storage, dice_key, self.now()) or self.changed
         return decl_id
 
     def upsert(self, duel: Duel, draft: Draft) -> int:
@@ -482,8 +491,11 @@ def missing_dice_draft(
 ) -> Draft:  # fmt: skip
     """A held draft saying which posts lack the forum's dice, asking the referee (issue 3).
 
-    ``what`` names the draft's key (default ``turn<N>``; fatigue steps pass theirs). When the
-    dice appear (a later Game Master post), the next poll replaces it with the declaration.
+    ``what`` names the step (default ``turn<N>``; fatigue steps pass theirs); the draft's key
+    is ``what`` + :data:`DICE_REQUEST`, its kind ``notice``. A referee may publish it (it asks
+    the duellist for a new message with the dice) or leave it held; when the dice appear the
+    next poll writes the step's declaration under ``what`` and cancels this draft if it is
+    still unpublished (:meth:`DraftWriter.write`).
     ``clock``: :func:`forumbot.duels.deadline_clock.deadline_clock` for a ruleset with
     deadlines (the post says until when, and whether the clock still runs); None for classic.
     """
@@ -502,8 +514,8 @@ def missing_dice_draft(
         ",".join(str(m["post_id"]) for m in missing),
     )
     return Draft(
-        turn_no, "turn", what or f"turn{turn_no}", ctx.render("missing_dice.bbcode.j2", context),
-        context, hold=MISSING_DICE,
+        turn_no, "notice", (what or f"turn{turn_no}") + DICE_REQUEST,
+        ctx.render("missing_dice.bbcode.j2", context), context, hold=MISSING_DICE,
     )  # fmt: skip
 
 
@@ -569,6 +581,7 @@ class DuelFlow(Protocol):
 
 
 __all__ = [
+    "DICE_REQUEST",
     "MISSING_DICE",
     "DeadlineSpec",
     "DiceSource",

@@ -33,14 +33,13 @@ import threading
 from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from forumbot.config import Config, ConfigError
 from forumbot.errors import BoardNotFound, LoginFailed, ServerError
-from forumbot.ops.backup import backup
+from forumbot.ops.backup import daily_backup
 from forumbot.ops.health import HealthState, tracked_jobs
 from forumbot.ops.lock import AlreadyRunning, single_instance
 
@@ -355,10 +354,8 @@ class ClubRunner:
         self.bot.wired_notify().run()
 
     def _job_backup(self) -> None:
-        database = self.config.database
         try:
-            path = backup(database, Path(database).parent / "backups", self._now(),
-                          keep=self.config.backup_keep)  # fmt: skip
+            path = daily_backup(self.config, self._now())
             log.info("backup written: %s", path)
         finally:
             with self._lock:

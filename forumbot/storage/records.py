@@ -39,6 +39,18 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+DICE_REQUEST = "-dice"
+"""Key tail of the post asking for the forum's missing dice
+(:func:`forumbot.duels.flow.missing_dice_draft`): ``…-turn3`` -> ``…-turn3-dice``, kind
+``notice``. Its own key, so the turn's declaration (``…-turn3``) is still written and published
+when the dice come after a referee published the request; a notice advances no duel when it
+is published (it has no outcome)."""
+
+
+def is_dice_request(decl: Declaration) -> bool:
+    """True for a request for the forum's missing dice (:data:`DICE_REQUEST`)."""
+    return decl.kind == "notice" and decl.idempotency_key.endswith(DICE_REQUEST)
+
 
 class DeclStatus(StrEnum):
     """Statuses of a declaration row (``declarations.status``)."""
@@ -307,10 +319,13 @@ class DuelRecords:
     def published(self) -> tuple[Declaration, ...]:
         """The published declarations that make the duel's history, by id: an erratum
         (kind ``erratum``, :mod:`forumbot.duels.erratum`) is left out (it is no turn and no
-        turn boundary; its numbers are applied to the duel's state when it is published)."""
+        turn boundary; its numbers are applied to the duel's state when it is published), and
+        so is a published request for the forum's missing dice (:func:`is_dice_request`: the
+        turn it asks about is still open)."""
         return tuple(
             d for d in self.declarations
             if d.status == DeclStatus.PUBLISHED and d.kind != "erratum"
+            and not is_dice_request(d)
         )  # fmt: skip
 
     def editable(self) -> tuple[Declaration, ...]:
@@ -397,7 +412,9 @@ def declaration_row(
 
 
 __all__ = [
+    "DICE_REQUEST",
     "declaration_row",
+    "is_dice_request",
     "EDITABLE",
     "REDRAFTABLE",
     "DeclStatus",

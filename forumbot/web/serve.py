@@ -1,7 +1,8 @@
 """Run the review page for a configured bot: ``forumbot web`` (uvicorn, 127.0.0.1 by default).
 
 Session key: ``$FORUMBOT_WEB_SECRET`` (at least 32 characters) or, when unset, a random key
-kept in ``<database>.web-secret`` (created once, mode 0600), so sessions survive a restart.
+kept in ``<database>.web-secret`` (created once, mode 0600), so sessions survive a restart; a
+PostgreSQL club's file is in its state folder (:func:`forumbot.storage.engine.side_file`).
 
 "Publish now" posts at once only with ``publish_now=True`` (the web process then logs in to
 the board itself); otherwise an approved draft goes out at the next pass of ``forumbot run``.
@@ -24,6 +25,7 @@ from typing import Any
 
 from forumbot.config import Config, ConfigError, check_secret_file
 from forumbot.storage import Storage, open_storage
+from forumbot.storage.engine import side_file
 from forumbot.web.forum_account import MemberLookup
 
 SECRET_ENV = "FORUMBOT_WEB_SECRET"
@@ -48,9 +50,9 @@ def secret_key(database: str, environ: Mapping[str, str] | None = None) -> str:
         if len(value) < 32:
             raise ValueError(f"${SECRET_ENV} must have at least 32 characters")
         return value
-    if database == ":memory:":
+    path = side_file(database, ".web-secret", whole_name=True)
+    if path is None:
         return secrets.token_hex(32)
-    path = Path(database + ".web-secret")
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

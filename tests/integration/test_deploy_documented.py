@@ -152,6 +152,11 @@ def test_compose_pg_runs_serve_on_an_unexposed_postgresql_of_the_clients_version
         assert services[name]["environment"]["PGPASSFILE"] == "/run/secrets/pgpass"
         assert "pgpass" in services[name]["secrets"]
     assert serve["build"]["args"] == {"EXTRAS": "[postgres]", "PG_CLIENT": "1"}
+    web = services["forumbot-web"]["command"]  # every club's page, the host's in schema host
+    assert web[:3] == ["web", "--boards", "/etc/forumbot/clubs"] and "-c" not in web
+    assert web[web.index("--host-db") + 1].startswith("postgresql://") and "?schema=host" in web[4]
+    assert "--https-only" in web and web[web.index("--trusted-proxy") + 1] == "unix"
+    assert "FORUMBOT_WEB_SECRET" in services["forumbot-web"]["environment"]
     dockerfile = (DEPLOY / "Dockerfile").read_text(encoding="utf-8")
     assert "bookworm" in pg["image"] and pg["image"].startswith("postgres:15")
     assert dockerfile.count("FROM python:3.11-slim-bookworm") == 2  # Debian 12: client 15

@@ -124,3 +124,23 @@ def test_secret_key_from_env_or_private_file(tmp_path: Path) -> None:
     assert len(first) == 64 and secret_key(db, {}) == first
     mode = stat.S_IMODE(os.stat(db + ".web-secret").st_mode)
     assert mode == 0o600
+
+
+def test_a_postgresql_club_keeps_its_web_secret_and_cookie_jar_in_its_state_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27 mend: the URL is no path, so ``postgresql:/…`` folders are never created."""
+    from forumbot.app import cookie_file_for
+
+    state = tmp_path / "state"
+    monkeypatch.setenv("STATE_DIRECTORY", str(state))
+    monkeypatch.chdir(tmp_path)
+    url = "postgresql://bot@db.example:5432/forumbot?schema=poudlard"
+    first = secret_key(url, {})
+    assert len(first) == 64 and secret_key(url, {}) == first
+    kept = state / "forumbot-poudlard.web-secret"
+    assert kept.read_text(encoding="ascii").strip() == first
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert cookie_file_for(url) == state / "forumbot-poudlard.cookies.json"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["state"]
+    assert len(secret_key(":memory:", {})) == 64 and not (tmp_path / ":memory:.web-secret").exists()
