@@ -63,3 +63,16 @@ def test_a_dodge_names_whose_spell_it_dodges() -> None:
     context["posts"][0] |= {"kind": "dodge", "spell": None, "target": B1}
     text = plain(str(render("duo_turn.bbcode.j2", context, "fr")))
     assert f"esquive le sort de {B1}, pari [3,4,5,6]" in text and "avec pour cible" not in text
+
+
+def test_a_knocked_out_duellist_is_not_told_to_concede() -> None:
+    """Fifth reader after issue 25, W1: « hors de combat, abandon obligatoire » read as an
+    order to concede (and so to lose the duo's duel). RULES.md 2v2: a duellist at 0 PV or less
+    is out of the fight and posts no more; a duo loses when both its members are out."""
+    text = rendered(events=[{"kind": "knocked_out", "who": B1, "target": None, "detail": None,
+                            "amount": -1, "creature": None, "zone": None}])
+    assert (
+        f"{B1} tombe à −1 PV : hors de combat, sans plus poster dans ce duel (un duo perd "
+        "quand ses deux membres sont hors de combat)." in text.replace("-1", "−1")
+    )
+    assert "abandon" not in text

@@ -107,8 +107,8 @@ def test_w6_the_forumactif_missing_dice_post_gives_the_deadline_and_says_it_stop
         assert f"- {C}, [url=" in text and f"message n° {late}[/url]" in text, text
         assert (
             "Ce message est arrivé avant la fin du délai de 36 h (le mercredi 2 décembre à 1 h). "
-            "Ce délai ne court donc plus, et le bot ne relancera pas le duel : l'arbitre attend "
-            "le nouveau message."
+            "Ce délai ne court donc plus et le duel ne sera pas relancé : l'arbitre attend "
+            "le nouveau message, sans date limite."
         ) in text, text
     assert storage.duel_tasks.deadline(deadline["id"])["status"] == "superseded"
     running = plain(render("missing_dice.bbcode.j2", {
