@@ -9,7 +9,16 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
 
-from forumbot.cli._common import CliError, _, actor, config_option, error, load, storage_for
+from forumbot.cli._common import (
+    CliError,
+    _,
+    actor,
+    config_option,
+    current_language,
+    error,
+    load,
+    storage_for,
+)
 from forumbot.web.history import turn_read
 
 PENDING = ("draft", "approved", "held", "publishing", "redraft")
@@ -75,6 +84,16 @@ def _what(decl: dict[str, Any]) -> str:
     return _("%s turn %s", _(str(decl["kind"])), decl["turn"])
 
 
+def note(stored: str) -> str:
+    """A draft's stored reason (``declarations.last_error``, an English code such as
+    ``cast_before_start: referee decides``) in the staff's language: on a French board its
+    French sentence (:func:`forumbot.publish.reasons.reason_fr`, the one the notices and the
+    review page use, never the code), else as stored (newcomer check s4, W8)."""
+    from forumbot.publish.reasons import reason_fr
+
+    return reason_fr(stored) if current_language() == "fr" else stored
+
+
 def _when(decl: dict[str, Any], zone: ZoneInfo) -> str:
     status = decl["status"]
     if status == "published":
@@ -138,7 +157,7 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
         )  # fmt: skip
     )
     if d["last_error"]:
-        click.echo(_("# note: %s", d["last_error"]))
+        click.echo(_("# note: %s", note(d["last_error"])))
     click.echo(d["text"])
     if trail:
         outcome = json.loads(d["context_json"]).get("outcome") or {}
