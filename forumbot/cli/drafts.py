@@ -11,6 +11,7 @@ import click
 
 from forumbot.cli._common import (
     CliError,
+    LibraryText,
     _,
     actor,
     config_option,
@@ -18,7 +19,9 @@ from forumbot.cli._common import (
     error,
     load,
     storage_for,
+    warn,
 )
+from forumbot.i18n import N_
 from forumbot.web.history import turn_read
 
 PENDING = ("draft", "approved", "held", "publishing", "redraft")
@@ -257,9 +260,13 @@ def drafts_edit(
         kept = edit_text(
             storage, decl_id, text_file.read(), who, now, force=force, language=config.language
         )
-        warnings += [_("kept against the draft (--force): %s", d.describe()) for d in kept]
-    for warning in dict.fromkeys(warnings):
-        click.echo(_("warning: declaration %s: %s", decl_id, warning), err=True)
+        for difference in kept:
+            warn(
+                N_("warning: declaration %s: kept against the draft (--force): %s"),
+                decl_id, LibraryText(difference.describe()),
+            )  # fmt: skip
+    for warning in dict.fromkeys(warnings):  # the library's English, in the catalogue
+        warn(N_("warning: declaration %s: %s"), decl_id, LibraryText(warning))
     after = storage.declaration(decl_id)
     if before["status"] == "held" and after["status"] == "draft":
         click.echo(
@@ -493,13 +500,11 @@ def _check_members(bot: Any, names: list[str], title: str, posts: Any, force: bo
         return
     if force:
         for item in unknown:
-            click.echo(_("warning: %s: adopted anyway (--force)", item.describe()), err=True)
+            warn(N_("warning: %s: adopted anyway (--force)"), LibraryText(item.describe()))
         return
-    raise CliError(
-        _(
-            "%s: nothing adopted (fix the name, or --force to adopt anyway)",
-            "; ".join(item.describe() for item in unknown),
-        )
+    raise error(
+        "%s: nothing adopted (fix the name, or --force to adopt anyway)",
+        LibraryText("; ".join(item.describe() for item in unknown)),
     )
 
 

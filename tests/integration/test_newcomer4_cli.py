@@ -1,12 +1,17 @@
 """What the newcomer's check of session 4 found on the staff's command line: a held draft's
-note is read in the staff's language (never the raw code on a French board), ..."""
+note is read in the staff's language (never the raw code on a French board); a misspelt
+duellist and a re-rendered text are reported in one language, never half and half."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
 
+from forumbot.cli import main
+from forumbot.cli._common import LibraryText, one_language, set_language
+from forumbot.duels.overrides import TEXT_RERENDERED
 from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # noqa: F401 (the fixture)
 
 
@@ -31,3 +36,43 @@ def test_drafts_show_gives_a_held_drafts_note_in_the_staffs_language(
     french = _run("drafts", "show", str(opening["id"]), "-c", str(cfg)).output
     assert "# note : un sort a été lancé avant le top de départ : l'arbitre décide\n" in french
     assert "cast_before_start" not in french and "referee" not in french, french
+
+
+def test_a_misspelt_duellist_is_refused_in_one_language(request: pytest.FixtureRequest) -> None:
+    cfg, board, _topic = request.getfixturevalue("sandbox")
+    _poll(cfg)  # the duel's duellists are the did-you-mean's candidates
+    chat = board.create_topic(3, "Arbitre", "Entraînement du mardi", "Qui vient s'entraîner ?")
+    adopt = ["duels", "adopt", str(chat), "--forum", "3", "--duellist", "Aurora Vexly:3",
+             "--duellist", "Cassius Thorne:4", "-c", str(cfg)]  # fmt: skip
+    english = _run(*adopt)
+    assert english.exit_code == 1 and english.output == (
+        "Error: no member named 'Aurora Vexly' on the board (did you mean 'Aurora Vexley'?): "
+        "nothing adopted (fix the name, or --force to adopt anyway)\n"
+    ), english.output
+    _speak(cfg, "fr")
+    french = _run(*adopt)
+    assert french.exit_code == 1 and french.output == (
+        "Erreur : aucun membre du forum ne s'appelle 'Aurora Vexly' (vouliez-vous dire "
+        "'Aurora Vexley' ?) ; rien n'est adopté (corrigez le nom, ou --force pour adopter "
+        "quand même)\n"
+    ), french.output
+    forced = _run(*adopt, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert "attention : aucun membre du forum ne s'appelle 'Aurora Vexly'" in forced.output
+
+
+def test_the_rerendered_text_warning_is_in_one_language() -> None:
+    message = "warning: declaration %s: %s"
+    with click.Context(main):
+        set_language("fr")
+        assert one_language(message, 1, LibraryText(TEXT_RERENDERED)) == (
+            "attention, déclaration 1 : le texte avait été modifié à la main : il a été refait "
+            "à partir du modèle pour donner les nouveaux nombres (le texte modifié à la main "
+            "est dans le journal d'audit)", "fr",
+        )  # fmt: skip
+        # a library text the catalogue does not hold: the whole line in English
+        assert one_language(message, 1, LibraryText("something new")) == (
+            "warning: declaration 1: something new", "en",
+        )  # fmt: skip
+        set_language("en")
+        assert one_language(message, 1, LibraryText(TEXT_RERENDERED))[1] == "en"
