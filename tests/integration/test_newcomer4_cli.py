@@ -76,3 +76,30 @@ def test_the_rerendered_text_warning_is_in_one_language() -> None:
         )  # fmt: skip
         set_language("en")
         assert one_language(message, 1, LibraryText(TEXT_RERENDERED))[1] == "en"
+
+
+def test_check_says_which_language_an_unset_board_language_gives(
+    request: pytest.FixtureRequest,
+) -> None:
+    """board.language unset: the command line follows the board's recorded language, else
+    English, and check's note says so in the language of the rest of its output."""
+    from tests.integration.test_issue25_cli_language import _record
+
+    cfg, _board, _topic = request.getfixturevalue("sandbox")
+    _speak(cfg, "")
+    first = _run("check", "-c", str(cfg))
+    assert first.exit_code == 0, first.output
+    assert (
+        "warning: board.language is not set and the board's language is not recorded yet: "
+        'the command line speaks English until then (set board.language = "fr" for a French '
+        "board)\n"
+    ) in first.output
+    assert "dry run: nothing was posted" in first.output
+    _record(cfg, "fr")
+    second = _run("check", "-c", str(cfg))
+    assert second.exit_code == 0, second.output
+    assert (
+        "note : board.language n'est pas réglé : la ligne de commande parle la langue du "
+        "forum (fr, lue sur ses pages)\n"
+    ) in second.output
+    assert "essai à blanc" in second.output and "not set" not in second.output
