@@ -103,3 +103,21 @@ def test_check_says_which_language_an_unset_board_language_gives(
         "forum (fr, lue sur ses pages)\n"
     ) in second.output
     assert "essai à blanc" in second.output and "not set" not in second.output
+
+
+def test_users_add_says_which_board_account_its_owls_go_to(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    cfg = tmp_path / "forumbot.toml"
+    runner = CliRunner()
+    assert runner.invoke(main, ["init", str(cfg)]).exit_code == 0
+    added = runner.invoke(
+        main, ["users", "add", "Admin", "--role", "admin", "-c", str(cfg), "--password-stdin"],
+        input="long enough secret\n",
+    )  # fmt: skip
+    assert added.exit_code == 0, added.output
+    assert added.output.splitlines()[-2:] == [
+        "user Admin added (admin)",
+        "owls to Admin go to the board account 'Admin' (not checked on the board); if that is "
+        'not their board account: forumbot users notify Admin --forum-name "BOARD NAME"',
+    ]
