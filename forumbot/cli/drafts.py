@@ -210,11 +210,11 @@ def drafts_edit(
     ``--set`` and ``--waive`` render the text again from the template, so that it states the
     referee's numbers: over a hand-edited text they warn (the hand-edited text is kept in
     the audit log). ``--text-file`` is given alone (a text written together with new numbers
-    could contradict them); a text whose totals or dice contradict the draft's is refused
-    (the differences are shown) unless ``--force``. A ``--set`` that changes nothing (already
-    so) and a ``--waive`` of a violation the draft does not have are refused too; an
-    opening's ``cast_before_start`` can be waived (the opening then says nothing of it).
-    Refusals exit non-zero and change nothing."""
+    could contradict them); a text whose totals (an opening's starting points too) or dice
+    contradict the draft's is refused (the differences are shown) unless ``--force``. A
+    ``--set`` that changes nothing (already so) and a ``--waive`` of a violation the draft
+    does not have are refused too; an opening's ``cast_before_start`` can be waived (the
+    opening then says nothing of it). Refusals exit non-zero and change nothing."""
     from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
 
     if not (text_file or sets or waive):

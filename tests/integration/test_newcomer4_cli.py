@@ -121,3 +121,32 @@ def test_users_add_says_which_board_account_its_owls_go_to(tmp_path: Path) -> No
         "owls to Admin go to the board account 'Admin' (not checked on the board); if that is "
         'not their board account: forumbot users notify Admin --forum-name "BOARD NAME"',
     ]
+
+
+def test_an_openings_starting_points_are_checked_like_a_turns_totals(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """drafts edit --text-file on an opening whose starting PD contradict the draft's: refused
+    unless --force, as for a turn's totals (README: "totals or dice contradicting the draft")."""
+    import re
+
+    cfg, _board, _topic = request.getfixturevalue("sandbox")
+    _poll(cfg)
+    [opening] = _storage(cfg).declarations(("draft",))
+    text = opening["text"]
+    line = re.search(r"(?m)^- \[b\]Aurora Vexley\[/b\] \(3e année\)\s:\s(\d+)\sPD$", text)
+    assert line is not None, text
+    wrong = str(int(line.group(1)) + 1)
+    new = tmp_path / "opening.txt"
+    new.write_text(text[: line.start(1)] + wrong + text[line.end(1) :], encoding="utf-8")
+    edit = ["drafts", "edit", str(opening["id"]), "--text-file", str(new), "-c", str(cfg)]
+    refused = _run(*edit)
+    assert refused.exit_code == 1, refused.output
+    assert (
+        f"Aurora Vexley's total: the text says {wrong}, the draft {line.group(1)}"
+        in refused.output
+    )
+    assert _storage(cfg).declaration(opening["id"])["text"] == opening["text"]
+    forced = _run(*edit, "--force")
+    assert forced.exit_code == 0, forced.output
+    assert "kept against the draft (--force): Aurora Vexley's total" in forced.output
