@@ -16,6 +16,7 @@ from forumbot.cli._common import (
     actor,
     config_option,
     current_language,
+    declaration_status,
     error,
     load,
     storage_for,
@@ -135,9 +136,10 @@ def drafts_list(config_path: str, show_all: bool) -> None:
         click.echo(_("no pending draft"))
     for d in rows:
         duel = storage.duel(d["duel_id"])
+        status = declaration_status(str(d["status"]))
         click.echo(
             f"#{d['id']:<5} {_('duel')} {d['duel_id']:<4} {_('topic')} {duel['topic_id']:<6} "
-            f"{_what(d):<14} {_(str(d['status'])):<10} v{shown_version(storage, d['id']):<3} "
+            f"{_what(d):<14} {status:<15} v{shown_version(storage, d['id']):<3} "
             f"{_when(d, zone)}"
         )
 
@@ -156,7 +158,8 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
     click.echo(
         _(
             "# declaration %s (%s, %s, v%s)",
-            decl_id, _what(d), _(str(d["status"])), shown_version(storage, decl_id),
+            decl_id, _what(d), declaration_status(str(d["status"])),
+            shown_version(storage, decl_id),
         )  # fmt: skip
     )
     if d["last_error"]:
@@ -290,7 +293,7 @@ def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> 
     from forumbot.duels.overrides import set_status
 
     set_status(storage_for(config_path), decl_id, status, actor(by), datetime.now(UTC))
-    click.echo(_("declaration %s: %s", decl_id, _(status)))
+    click.echo(_("declaration %s: %s", decl_id, declaration_status(status)))
 
 
 @drafts.command("approve")
@@ -406,7 +409,10 @@ def duels() -> None:
 def duels_list(config_path: str, show_all: bool) -> None:
     """Duels the bot referees, with their state (``--all``: ignored topics too)."""
     storage = storage_for(config_path)
-    for duel in storage.duels():
+    every = storage.duels()
+    if not [d for d in every if show_all or d["status"] != "ignored"]:
+        click.echo(_("no duel"))
+    for duel in every:
         if duel["status"] == "ignored":
             if show_all:
                 click.echo(

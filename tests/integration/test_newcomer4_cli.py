@@ -12,11 +12,15 @@ import pytest
 from forumbot.cli import main
 from forumbot.cli._common import LibraryText, one_language, set_language
 from forumbot.duels.overrides import TEXT_RERENDERED
+from forumbot.publish.typography import plain
 from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # noqa: F401 (the fixture)
 
 
 def _speak(cfg: Path, language: str) -> None:
-    cfg.write_text(cfg.read_text().replace('language = "en"', f'language = "{language}"', 1))
+    import re
+
+    line = re.compile(r'(?m)^language = "[a-z]*"$')
+    cfg.write_text(line.sub(f'language = "{language}"', cfg.read_text(), count=1))
 
 
 def test_drafts_show_gives_a_held_drafts_note_in_the_staffs_language(
@@ -150,3 +154,30 @@ def test_an_openings_starting_points_are_checked_like_a_turns_totals(
     forced = _run(*edit, "--force")
     assert forced.exit_code == 0, forced.output
     assert "kept against the draft (--force): Aurora Vexley's total" in forced.output
+
+
+def test_a_declarations_status_agrees_with_declaration_and_no_duel_is_said(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    cfg, _board, _topic = request.getfixturevalue("sandbox")
+    empty = tmp_path / "empty.toml"
+    empty.write_text(cfg.read_text().replace("forumbot.db", "empty.db"))
+    assert _run("duels", "list", "-c", str(empty)).output == "no duel\n"
+    _speak(empty, "fr")
+    assert _run("duels", "list", "-c", str(empty)).output == "aucun duel\n"
+    _poll(cfg)
+    _speak(cfg, "fr")
+    [opening] = _storage(cfg).declarations(("draft",))
+    held = _run("drafts", "hold", str(opening["id"]), "-c", str(cfg))
+    assert plain(held.output) == f"déclaration {opening['id']} : mise en attente\n", held.output
+    listed = _run("drafts", "list", "-c", str(cfg)).output
+    assert " mise en attente v1  " in listed, listed
+    approved = _run("drafts", "approve", str(opening["id"]), "-c", str(cfg))
+    assert plain(approved.output) == f"déclaration {opening['id']} : approuvée\n"
+    _speak(cfg, "en")
+    shown = _run("drafts", "show", str(opening["id"]), "-c", str(cfg)).output
+    assert "(opening, approved, v1)" in shown, shown
+    offline = CliRunner().invoke(main, ["doctor", "--offline", "-c", str(empty)], env={})
+    assert "[  omis] forum : non vérifié (--offline)" in plain(offline.output).splitlines()
