@@ -455,6 +455,7 @@ def duels_adopt(
     adopts anyway). A topic whose duel was cancelled before anything was posted can be
     adopted again."""
     from forumbot.app import bootstrap
+    from forumbot.cli.adopting import check_members, listed_title, topic_exists
     from forumbot.duels.replay import parse_duellist_option
 
     try:
@@ -467,12 +468,12 @@ def duels_adopt(
         )
     bot = bootstrap(load(config_path, validate=True))
     try:
-        posts = _topic_exists(bot.client, topic_id)
+        posts = topic_exists(bot.client, topic_id)
         known = bot.storage.duel_by_topic(bot.referee.board_id, topic_id)
         # The title the board shows (issue 25: a topic adopted right after it was created is
         # not in the stored listing yet: its concession named « topic 3 »).
-        title = (known or {}).get("title") or _listed_title(bot.client, forum_id, topic_id)
-        _check_members(bot, [name for name, _partner in pairs], title, posts, force)
+        title = (known or {}).get("title") or listed_title(bot.client, forum_id, topic_id)
+        check_members(bot, [name for name, _partner in pairs], title, posts, force)
         duel_id = bot.referee.adopt(
             forum_id, topic_id, title, pairs, stakes=stakes, actor=actor(by)
         )
@@ -481,50 +482,6 @@ def duels_adopt(
     finally:
         bot.close()
     click.echo(_("duel %s adopted; opening declaration drafted", duel_id))
-
-
-def _listed_title(client: Any, forum_id: int, topic_id: int) -> str:
-    """The topic's title as the forum's listing shows it (first page: a fresh topic is on
-    it); ``topic N`` when the listing cannot be read or does not show it."""
-    from forumbot.errors import ForumError
-
-    try:
-        listed = client.list_topics(forum_id)
-    except ForumError:
-        listed = []
-    found = next((t.title for t in listed if t.topic_id == topic_id and t.title), None)
-    return str(found) if found else f"topic {topic_id}"
-
-
-def _check_members(bot: Any, names: list[str], title: str, posts: Any, force: bool) -> None:
-    """Refuse duellist names the board does not confirm as members (issue 22), unless
-    ``force`` (then a warning each)."""
-    from forumbot.duels.adoption import known_names, unknown_names
-
-    unknown = unknown_names(bot.client, names, known_names(bot.storage, title, posts))
-    if not unknown:
-        return
-    if force:
-        for item in unknown:
-            warn(N_("warning: %s: adopted anyway (--force)"), LibraryText(item.describe()))
-        return
-    raise error(
-        "%s: nothing adopted (fix the name, or --force to adopt anyway)",
-        LibraryText("; ".join(item.describe() for item in unknown)),
-    )
-
-
-def _topic_exists(client: Any, topic_id: int) -> Any:
-    """The topic's posts; refuse a topic the board does not have (issue 13: its opening
-    would fail to publish on every pass, forever)."""
-    from forumbot.errors import TopicNotFound
-
-    try:
-        return client.read_topic(topic_id, None)
-    except TopicNotFound as exc:
-        raise error(
-            "topic %s does not exist on the board (%s): nothing adopted", topic_id, exc
-        ) from exc
 
 
 def _duel_of_topic(storage: Any, topic_id: int) -> dict[str, Any]:
