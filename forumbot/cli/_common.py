@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forumbot import exit_codes
-from forumbot.i18n import N_
+from forumbot.i18n import C_, N_
 
 if TYPE_CHECKING:
     from forumbot.config import Config
@@ -47,6 +47,24 @@ WORDS = (
     N_("waiting"), N_("edited"), N_("unchanged"), N_("duel"), N_("topic"),
 )
 """Words the commands translate from data (a status, a kind): listed for ``pybabel extract``."""
+
+DECLARATION_STATUSES = (
+    # a declaration's statuses as the word agrees with « déclaration » (feminine in French)
+    C_("declaration", "approved"), C_("declaration", "held"), C_("declaration", "published"),
+    C_("declaration", "cancelled"),
+)
+"""Statuses said of a declaration (:func:`declaration_status`), under ``msgctxt
+"declaration"``; the others read as in :data:`WORDS`."""
+
+
+def declaration_status(status: str) -> str:
+    """A declaration's status in the command's language, agreeing with « déclaration » in
+    French (« approuvée », « mise en attente »: :data:`DECLARATION_STATUSES`); a status
+    without its own form reads as the plain word (« brouillon »)."""
+    from forumbot.i18n import translate
+
+    said = translate(current_language(), status, context="declaration")
+    return said if said != status else _(status)
 
 
 def current_language() -> str:
@@ -142,20 +160,47 @@ class CliError(click.ClickException):
         click.echo(words, file=file, err=file is None)
 
 
-def error(message: str, *args: object, code: int = exit_codes.FAILURE) -> CliError:
-    """A :class:`CliError` of ``message`` (English, ``%s`` filled by ``args``) in the command's
-    language, never half and half: an ``args`` item that is an exception stands for a
-    library's English text, translated by :func:`forumbot.i18n.translate_detail`; when one
-    is not in the catalogue, the whole error is written in English (the message and its
-    « Error: »), so one error never mixes two languages."""
+class LibraryText(str):
+    """A library's English text given to :func:`error` or :func:`warn` as a value (as an
+    exception would be): translated by :func:`forumbot.i18n.translate_detail`, or the whole
+    line is English."""
+
+
+def one_language(message: str, *args: object) -> tuple[str, str]:
+    """``message`` (English, ``%s`` filled by ``args``) and the language it is written in: the
+    command's, unless an ``args`` item that is an exception or a :class:`LibraryText` (a
+    library's English text) is not in the catalogue (:func:`forumbot.i18n.translate_detail`):
+    then all of it in English, so one line never mixes two languages.
+
+    Returns:
+        ``(text, language)``: ``language`` ``"fr"`` or ``"en"``.
+    """
     from forumbot.i18n import SOURCE_LANGUAGE, translate, translate_detail
 
+    def library(a: object) -> bool:
+        return isinstance(a, BaseException | LibraryText)
+
     speak = current_language()
-    details = [translate_detail(speak, str(a)) if isinstance(a, BaseException) else a for a in args]
+    details = [translate_detail(speak, str(a)) if library(a) else a for a in args]
     if speak != SOURCE_LANGUAGE and all(d is not None for d in details):
-        return CliError(translate(speak, message, *details), code, speak)
-    english = tuple(str(a) if isinstance(a, BaseException) else a for a in args)
-    return CliError(message % english if english else message, code, SOURCE_LANGUAGE)
+        return translate(speak, message, *details), speak
+    english = tuple(str(a) if library(a) else a for a in args)
+    return (message % english if english else message), SOURCE_LANGUAGE
+
+
+def error(message: str, *args: object, code: int = exit_codes.FAILURE) -> CliError:
+    """A :class:`CliError` of ``message`` (English, ``%s`` filled by ``args``) in the command's
+    language, never half and half (:func:`one_language`): an ``args`` item that is an
+    exception stands for a library's English text; when one is not in the catalogue, the
+    whole error is written in English (the message and its « Error: »)."""
+    text, language = one_language(message, *args)
+    return CliError(text, code, language)
+
+
+def warn(message: str, *args: object) -> None:
+    """Print a warning line on standard error, in one language (:func:`one_language`)."""
+    text, _language = one_language(message, *args)
+    click.echo(text, err=True)
 
 
 def load(config_path: str, *, validate: bool = False) -> Config:

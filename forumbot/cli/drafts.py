@@ -9,7 +9,20 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import click
 
-from forumbot.cli._common import CliError, _, actor, config_option, error, load, storage_for
+from forumbot.cli._common import (
+    CliError,
+    LibraryText,
+    _,
+    actor,
+    config_option,
+    current_language,
+    declaration_status,
+    error,
+    load,
+    storage_for,
+    warn,
+)
+from forumbot.i18n import N_
 from forumbot.web.history import turn_read
 
 PENDING = ("draft", "approved", "held", "publishing", "redraft")
@@ -75,6 +88,16 @@ def _what(decl: dict[str, Any]) -> str:
     return _("%s turn %s", _(str(decl["kind"])), decl["turn"])
 
 
+def note(stored: str) -> str:
+    """A draft's stored reason (``declarations.last_error``, an English code such as
+    ``cast_before_start: referee decides``) in the staff's language: on a French board its
+    French sentence (:func:`forumbot.publish.reasons.reason_fr`, the one the notices and the
+    review page use, never the code), else as stored (newcomer check s4, W8)."""
+    from forumbot.publish.reasons import reason_fr
+
+    return reason_fr(stored) if current_language() == "fr" else stored
+
+
 def _when(decl: dict[str, Any], zone: ZoneInfo) -> str:
     status = decl["status"]
     if status == "published":
@@ -113,9 +136,10 @@ def drafts_list(config_path: str, show_all: bool) -> None:
         click.echo(_("no pending draft"))
     for d in rows:
         duel = storage.duel(d["duel_id"])
+        status = declaration_status(str(d["status"]))
         click.echo(
             f"#{d['id']:<5} {_('duel')} {d['duel_id']:<4} {_('topic')} {duel['topic_id']:<6} "
-            f"{_what(d):<14} {_(str(d['status'])):<10} v{shown_version(storage, d['id']):<3} "
+            f"{_what(d):<14} {status:<15} v{shown_version(storage, d['id']):<3} "
             f"{_when(d, zone)}"
         )
 
@@ -134,11 +158,12 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
     click.echo(
         _(
             "# declaration %s (%s, %s, v%s)",
-            decl_id, _what(d), _(str(d["status"])), shown_version(storage, decl_id),
+            decl_id, _what(d), declaration_status(str(d["status"])),
+            shown_version(storage, decl_id),
         )  # fmt: skip
     )
     if d["last_error"]:
-        click.echo(_("# note: %s", d["last_error"]))
+        click.echo(_("# note: %s", note(d["last_error"])))
     click.echo(d["text"])
     if trail:
         outcome = json.loads(d["context_json"]).get("outcome") or {}
@@ -188,11 +213,11 @@ def drafts_edit(
     ``--set`` and ``--waive`` render the text again from the template, so that it states the
     referee's numbers: over a hand-edited text they warn (the hand-edited text is kept in
     the audit log). ``--text-file`` is given alone (a text written together with new numbers
-    could contradict them); a text whose totals or dice contradict the draft's is refused
-    (the differences are shown) unless ``--force``. A ``--set`` that changes nothing (already
-    so) and a ``--waive`` of a violation the draft does not have are refused too; an
-    opening's ``cast_before_start`` can be waived (the opening then says nothing of it).
-    Refusals exit non-zero and change nothing."""
+    could contradict them); a text whose totals (an opening's starting points too) or dice
+    contradict the draft's is refused (the differences are shown) unless ``--force``. A
+    ``--set`` that changes nothing (already so) and a ``--waive`` of a violation the draft
+    does not have are refused too; an opening's ``cast_before_start`` can be waived (the
+    opening then says nothing of it). Refusals exit non-zero and change nothing."""
     from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
 
     if not (text_file or sets or waive):
@@ -238,9 +263,13 @@ def drafts_edit(
         kept = edit_text(
             storage, decl_id, text_file.read(), who, now, force=force, language=config.language
         )
-        warnings += [_("kept against the draft (--force): %s", d.describe()) for d in kept]
-    for warning in dict.fromkeys(warnings):
-        click.echo(_("warning: declaration %s: %s", decl_id, warning), err=True)
+        for difference in kept:
+            warn(
+                N_("warning: declaration %s: kept against the draft (--force): %s"),
+                decl_id, LibraryText(difference.describe()),
+            )  # fmt: skip
+    for warning in dict.fromkeys(warnings):  # the library's English, in the catalogue
+        warn(N_("warning: declaration %s: %s"), decl_id, LibraryText(warning))
     after = storage.declaration(decl_id)
     if before["status"] == "held" and after["status"] == "draft":
         click.echo(
@@ -264,7 +293,7 @@ def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> 
     from forumbot.duels.overrides import set_status
 
     set_status(storage_for(config_path), decl_id, status, actor(by), datetime.now(UTC))
-    click.echo(_("declaration %s: %s", decl_id, _(status)))
+    click.echo(_("declaration %s: %s", decl_id, declaration_status(status)))
 
 
 @drafts.command("approve")
@@ -380,7 +409,10 @@ def duels() -> None:
 def duels_list(config_path: str, show_all: bool) -> None:
     """Duels the bot referees, with their state (``--all``: ignored topics too)."""
     storage = storage_for(config_path)
-    for duel in storage.duels():
+    every = storage.duels()
+    if not [d for d in every if show_all or d["status"] != "ignored"]:
+        click.echo(_("no duel"))
+    for duel in every:
         if duel["status"] == "ignored":
             if show_all:
                 click.echo(
@@ -423,6 +455,7 @@ def duels_adopt(
     adopts anyway). A topic whose duel was cancelled before anything was posted can be
     adopted again."""
     from forumbot.app import bootstrap
+    from forumbot.cli.adopting import check_members, listed_title, topic_exists
     from forumbot.duels.replay import parse_duellist_option
 
     try:
@@ -435,12 +468,12 @@ def duels_adopt(
         )
     bot = bootstrap(load(config_path, validate=True))
     try:
-        posts = _topic_exists(bot.client, topic_id)
+        posts = topic_exists(bot.client, topic_id)
         known = bot.storage.duel_by_topic(bot.referee.board_id, topic_id)
         # The title the board shows (issue 25: a topic adopted right after it was created is
         # not in the stored listing yet: its concession named « topic 3 »).
-        title = (known or {}).get("title") or _listed_title(bot.client, forum_id, topic_id)
-        _check_members(bot, [name for name, _partner in pairs], title, posts, force)
+        title = (known or {}).get("title") or listed_title(bot.client, forum_id, topic_id)
+        check_members(bot, [name for name, _partner in pairs], title, posts, force)
         duel_id = bot.referee.adopt(
             forum_id, topic_id, title, pairs, stakes=stakes, actor=actor(by)
         )
@@ -449,52 +482,6 @@ def duels_adopt(
     finally:
         bot.close()
     click.echo(_("duel %s adopted; opening declaration drafted", duel_id))
-
-
-def _listed_title(client: Any, forum_id: int, topic_id: int) -> str:
-    """The topic's title as the forum's listing shows it (first page: a fresh topic is on
-    it); ``topic N`` when the listing cannot be read or does not show it."""
-    from forumbot.errors import ForumError
-
-    try:
-        listed = client.list_topics(forum_id)
-    except ForumError:
-        listed = []
-    found = next((t.title for t in listed if t.topic_id == topic_id and t.title), None)
-    return str(found) if found else f"topic {topic_id}"
-
-
-def _check_members(bot: Any, names: list[str], title: str, posts: Any, force: bool) -> None:
-    """Refuse duellist names the board does not confirm as members (issue 22), unless
-    ``force`` (then a warning each)."""
-    from forumbot.duels.adoption import known_names, unknown_names
-
-    unknown = unknown_names(bot.client, names, known_names(bot.storage, title, posts))
-    if not unknown:
-        return
-    if force:
-        for item in unknown:
-            click.echo(_("warning: %s: adopted anyway (--force)", item.describe()), err=True)
-        return
-    raise CliError(
-        _(
-            "%s: nothing adopted (fix the name, or --force to adopt anyway)",
-            "; ".join(item.describe() for item in unknown),
-        )
-    )
-
-
-def _topic_exists(client: Any, topic_id: int) -> Any:
-    """The topic's posts; refuse a topic the board does not have (issue 13: its opening
-    would fail to publish on every pass, forever)."""
-    from forumbot.errors import TopicNotFound
-
-    try:
-        return client.read_topic(topic_id, None)
-    except TopicNotFound as exc:
-        raise error(
-            "topic %s does not exist on the board (%s): nothing adopted", topic_id, exc
-        ) from exc
 
 
 def _duel_of_topic(storage: Any, topic_id: int) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from forumbot.cli._common import (
     DEFAULT_CONFIG,
     CliError,
     _,
+    board_language,
     config_option,
     current_language,
     error,
@@ -95,6 +96,24 @@ def run(config_path: str, give_up_after_s: float | None) -> None:
         bot.close()
 
 
+def unset_language_note(recorded: str | None) -> str:
+    """What ``check`` says when ``board.language`` is not set, in the command's language: the
+    staff's command line follows the language the board's pages said (``recorded``, as
+    :func:`forumbot.cli._common.board_language` finds it), else English until one is
+    recorded (docs/operations.md, "The staff's language")."""
+    if recorded:
+        return _(
+            "note: board.language is not set: the command line speaks the board's language "
+            "(%s, from its pages)",
+            recorded,
+        )
+    return _(
+        "warning: board.language is not set and the board's language is not recorded yet: "
+        'the command line speaks English until then (set board.language = "fr" for a French '
+        "board)"
+    )
+
+
 @click.command()
 @config_option
 def check(config_path: str) -> None:
@@ -110,11 +129,7 @@ def check(config_path: str) -> None:
 
     config = load(config_path, validate=True)
     if not config.board_language:
-        click.echo(
-            "warning: board.language is not set: the command line speaks English and the "
-            'review page the players\' language (set it to "fr" for a French board)',
-            err=True,
-        )
+        click.echo(unset_language_note(board_language(config)), err=True)
     rulesets = configured_rulesets(config)
     speak = current_language()
     duo = configured_duo_rulesets(config)

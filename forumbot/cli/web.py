@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -104,18 +104,34 @@ def _read_password(password_stdin: bool) -> str:
     return str(click.prompt("Password", hide_input=True, confirmation_prompt=True))
 
 
+def _say_added(user: Any) -> None:
+    """Print that account ``user`` (a :class:`forumbot.web.users.User`) was added, and the
+    board account its owls go to: its name, which the board was not asked about (newcomer
+    check s4, W7), and how to name another one."""
+    click.echo(_("user %s added (%s)", user.username, _(user.role)))
+    click.echo(
+        _(
+            "owls to %s go to the board account '%s' (not checked on the board); if that is "
+            "not their board account: forumbot users notify %s --forum-name \"BOARD NAME\"",
+            user.username, user.username, user.username,
+        )  # fmt: skip
+    )
+
+
 @users.command("add")
 @config_option
 @click.argument("name")
 @click.option("--role", type=click.Choice(["referee", "admin"]), required=True)
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 def users_add(config_path: str, name: str, role: str, password_stdin: bool) -> None:
-    """Create an account NAME with a password (asked for, or read from standard input)."""
+    """Create an account NAME with a password (asked for, or read from standard input). Its
+    owls go to the board account NAME until ``users notify NAME --forum-name`` says another
+    (printed, as the board is not asked)."""
     from forumbot.web.users import add_user
 
     password = _read_password(password_stdin)
     user = add_user(storage_for(config_path), name, password, role, datetime.now(UTC))
-    click.echo(_("user %s added (%s)", user.username, _(user.role)))
+    _say_added(user)
 
 
 @users.command("password")
@@ -247,7 +263,7 @@ def host_add_admin(boards_dir: str, club: str, name: str, password_stdin: bool) 
         user = add_first_admin(served.storage, name, password, datetime.now(UTC), "host")
     finally:
         folder.close()
-    click.echo(_("user %s added (%s)", user.username, _(user.role)))
+    _say_added(user)
 
 
 @host_group.command("add-host-admin")

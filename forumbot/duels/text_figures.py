@@ -3,7 +3,8 @@
 
 A declaration states two kinds of figures a player can check and a referee's rewrite must
 keep: each duellist's total (``- Aurora Vexley : 25 PD``, the unit of the ruleset: PD in
-classic, PV in fatigue and 2v2) and the dice of each post (``message n°12 ... attaque 4,
+classic, PV in fatigue and 2v2; an opening's starting points ``- Aurora Vexley (5e année) :
+35 PD`` too, newcomer check s4 W6) and the dice of each post (``message n°12 ... attaque 4,
 défense 2`` in classic; ``message n°12 ... dé « Pari » 5`` in fatigue and 2v2). The figures of
 the new text are compared with those of the text the engine rendered for the same draft: the
 same reading on both sides, so a figure is compared only where both texts state it; a figure
@@ -23,7 +24,7 @@ Figure = tuple[str, ...]
 """A figure's key: ``("total", name)`` or ``("die", post_id, "attaque" | "défense" | "dé")``."""
 
 _TOTAL = (
-    r"^\W*(?:\[b\])?{name}(?:\[/b\])?\s*:\s*"
+    r"^\W*(?:\[b\])?{name}(?:\[/b\])?(?:\s*\([^)\n]*\))?\s*:\s*"
     r"(?:-?\d+(?:\s[+-]\s\d+(?:\s\([^)\n]*\))?)+\s=\s)?(-?\d+)\s*(?:PD|PV)\b"
 )
 _POST = re.compile(r"message n°\s*(\d+)(?P<rest>.*)$", re.MULTILINE)

@@ -40,5 +40,16 @@ LIBRARY_ERRORS = (
         "no password: set the environment variable %s (bot.password_env) or bot.password_file",
     ),
     C_("error", "cannot read bot.password_file %s: %s"),
+    # forumbot.duels.adoption.UnknownName.describe (duels adopt)
+    C_("error", "no member named %s on the board"),
+    C_("error", "no member named %s on the board (did you mean %s?)"),
+    C_("error", "the board did not say whether %s is a member"),
+    C_("error", "the board did not say whether %s is a member (did you mean %s?)"),
+    # forumbot.duels.overrides.TEXT_RERENDERED (a warning of drafts edit --set / --waive)
+    C_(
+        "error",
+        "the text had been edited by hand: it was rendered again from the template so that "
+        "it states the new numbers (the hand-edited text is in the audit log)",
+    ),
 )
 """The messages, in English, as the library writes them."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from forumbot.publish.labels import slug
 from forumbot.storage import Storage, iso
 
 log = logging.getLogger("forumbot.notify")
@@ -71,4 +72,48 @@ def report_once(
     return True
 
 
-__all__ = ["TASK_KIND", "report_once"]
+OWL_TASK_KIND = "owl_refused"
+"""The kind of the task :func:`report_failed_owl` opens (the kind of a duel's refused owl,
+:mod:`forumbot.publish.owls`)."""
+
+
+def report_failed_owl(
+    storage: Storage, username: str, account: str, reason: str, now: datetime
+) -> bool:
+    """Open one referee task (kind :data:`OWL_TASK_KIND`, no duel: the admins see it) for the
+    notice owls to ``username`` that the board refused for good (``reason``: the owl's
+    ``last_error``, e.g. an account the board does not have): it names the board account
+    ``account`` and how to change it (newcomer check s4, W7). Once per person and account,
+    however many of their owls fail: a person whose account is fixed and fails again under
+    another name gets a new one. Nothing is sent again. Commits. Returns True when the task
+    is new."""
+    key = f"notice-owl-failed-{slug(username)}-{slug(account)}"
+    if storage.notices.state(f"broken:{key}") is not None:
+        return False
+    quoted = " ".join(str(reason or "").split())[:400]
+    with storage.atomic():
+        storage.notices.insert_state(f"broken:{key}", quoted)
+        storage.notices.open_task_once(
+            None,
+            OWL_TASK_KIND,
+            key,
+            f"Hibou refusé par le forum : {account}",
+            f"FR : le forum a refusé les hiboux de notification pour {username}, envoyés au "
+            f"compte du forum « {account} » : « {quoted} ». Ces notifications sont perdues "
+            "(aucune n'est renvoyée). Si ce compte n'existe pas sur le forum, donnez le bon : "
+            f'forumbot users notify {username} --forum-name "NOM SUR LE FORUM".\n'
+            f'EN: the board refused the notice owls for {username}, sent to the board account '
+            f'"{account}": "{quoted}". These notices are lost (none is sent again). If that '
+            "account does not exist on the board, name the right one: forumbot users notify "
+            f'{username} --forum-name "BOARD NAME".',
+            iso(now),
+            "",
+        )
+    log.error(
+        "notify: owls to %s (board account %s) refused by the board (%s); referee task opened",
+        username, account, quoted,
+    )  # fmt: skip
+    return True
+
+
+__all__ = ["OWL_TASK_KIND", "TASK_KIND", "report_failed_owl", "report_once"]

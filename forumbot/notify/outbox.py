@@ -48,7 +48,7 @@ from typing import Any
 
 from forumbot.errors import LoginFailed
 from forumbot.forums.base import ForumClient
-from forumbot.notify.faults import report_once
+from forumbot.notify.faults import report_failed_owl, report_once
 from forumbot.notify.items import Item, explain
 from forumbot.notify.journal import NoticeJournal
 from forumbot.notify.settings import NotifyConfig, PersonSettings, person_settings, quiet_until
@@ -253,6 +253,10 @@ def _settle_batches(
             with storage.atomic():
                 for r in rows:
                     _final(storage, r, "failed", now(), last_error=outbox_row["last_error"])
+            report_failed_owl(
+                storage, str(rows[0]["recipient"]), str(outbox_row["recipient"]),
+                str(outbox_row["last_error"] or ""), now(),
+            )  # fmt: skip
             if journal is not None:
                 journal.note(storage, rows, "retry", now())
     return sent

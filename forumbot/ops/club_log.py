@@ -50,13 +50,15 @@ class ClubLogFilter(logging.Filter):
 def install_club_logging(root: logging.Logger | None = None) -> None:
     """Put :class:`ClubLogFilter` on every handler of ``root`` (default the root logger: a
     handler's filter sees the records of every logger) and give the plain-text handlers
-    :data:`CLUB_TEXT_FORMAT`; JSON handlers keep their formatter (``club`` becomes a key).
-    Idempotent; call it again after replacing the root handlers."""
-    from forumbot.ops.logs import JsonFormatter
+    :data:`CLUB_TEXT_FORMAT`, their time in UTC with its name
+    (:class:`forumbot.ops.logs.ZonedFormatter`); JSON handlers keep their formatter
+    (``club`` becomes a key). Idempotent; call it again after replacing the root handlers."""
+    from forumbot.ops.logs import JsonFormatter, ZonedFormatter
 
     logger = root if root is not None else logging.getLogger()
     for handler in logger.handlers:
         if not any(isinstance(f, ClubLogFilter) for f in handler.filters):
             handler.addFilter(ClubLogFilter())
         if not isinstance(handler.formatter, JsonFormatter):
-            handler.setFormatter(logging.Formatter(CLUB_TEXT_FORMAT))
+            # the clubs may be in several timezones: UTC, said (newcomer check s4, W9)
+            handler.setFormatter(ZonedFormatter("UTC", CLUB_TEXT_FORMAT))

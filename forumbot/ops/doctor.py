@@ -532,7 +532,9 @@ def doctor(
     checks.extend(_database_checks(config.database))
     checks.append(_filesystem_check(config.database, mounts))
     if offline:
-        checks.extend(_check(n, "skip", N_("offline")) for n in ("board", "clock", "login"))
+        checks.extend(
+            _check(n, "skip", N_("not checked (--offline)")) for n in ("board", "clock", "login")
+        )
         return checks
     board, date_header, language = _board_check(config, transport, timeout_s)
     checks.append(board)

@@ -158,12 +158,12 @@ def test_doctor_speaks_the_board_language(tmp_path: Path, language: str) -> None
     assert len(lines) >= 8, result.output
     _one_language(result.output, language, cfg, cfg.parent)
     if language == "fr":
-        assert "[  omis] horloge\u00a0: hors ligne" in lines
+        assert "[  omis] horloge\u00a0: non vérifié (--offline)" in lines
         assert any(
             line.startswith("[ échec] mot de passe\u00a0: aucun mot de passe") for line in lines
         )
     else:  # the English lines as before
-        assert "[skip] clock: offline" in lines
+        assert "[skip] clock: not checked (--offline)" in lines
         assert any(line.startswith("[fail] password: no password: set") for line in lines)
 
 

@@ -485,7 +485,7 @@ def test_cli_doctor_offline_exit_codes(tmp_path: Path) -> None:
     config = write_config(tmp_path)
     ok = invoke(["doctor", "-c", str(config), "--offline"], env=ENV)
     assert ok.exit_code == 0, ok.output
-    assert "[  ok] password" in ok.output and "[skip] board: offline" in ok.output
+    assert "[  ok] password" in ok.output and "[skip] board: not checked (--offline)" in ok.output
     missing = invoke(["doctor", "-c", str(config), "--offline"], env={"FORUMBOT_PASSWORD": ""})
     assert missing.exit_code == 1 and "[fail] password" in missing.output
 
