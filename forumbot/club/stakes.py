@@ -48,6 +48,10 @@ def stakes_owed(
         "case": case, "stakes": terms.text, "names": names, "duo": duo,
         "by_me": me in terms.proposed_by,
         "refused": [n for n in terms.not_by if n != me], "i_refused": me in terms.not_by,
+        "differing": [
+            {"name": "toi" if w["name"] == me else w["name"], "stakes": w["stakes"]}
+            for w in sorted(terms.differing(), key=lambda w: w["name"] != me)
+        ],
     }  # fmt: skip
 
 

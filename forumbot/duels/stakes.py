@@ -31,12 +31,22 @@ class StakesTerms:
             writers were recorded).
         not_by: the duellists who did not write them, when not agreed (reader after issue
             25, W1 and C12: « n'ont pas été acceptés par Cassius Thorne »).
+        written: ``(name, stakes)`` each writer wrote (player text), in sign-up order.
     """
 
     text: str | None
     agreed: bool
     proposed_by: tuple[str, ...] = ()
     not_by: tuple[str, ...] = ()
+    written: tuple[tuple[str, str], ...] = ()
+
+    def differing(self) -> list[dict[str, str]]:
+        """``[{"name", "stakes"}]`` of each writer when they wrote different stakes (case and
+        accents aside), else ``[]``: the texts then say what each one wrote, never the first
+        one's words as everyone's (sixth reader after issue 25, W1)."""
+        if self.agreed or len({fold(t) for _, t in self.written}) < 2:
+            return []
+        return [{"name": n, "stakes": t} for n, t in self.written]
 
 
 def stakes_written(
@@ -108,7 +118,8 @@ def stakes_terms(
     names = tuple(str(s["name"]) for s in view["stakes_by"] if s["name"])
     agreed = bool(view["stakes_agreed"])
     others = () if agreed else tuple(dict.fromkeys(n for _, n in places if n not in names))
-    return StakesTerms(str(text), agreed, names, others)
+    written_by = tuple((str(w["name"]), str(w["stakes"])) for w in view["stakes_by"] if w["name"])
+    return StakesTerms(str(text), agreed, names, others, written_by)
 
 
 def public_stakes(terms: StakesTerms, winners: Sequence[str], losers: Sequence[str]) -> (
@@ -127,7 +138,7 @@ def public_stakes(terms: StakesTerms, winners: Sequence[str], losers: Sequence[s
     else:
         case = "owed"
     return {"case": case, "stakes": terms.text, "names": list(terms.proposed_by),
-            "refused": list(terms.not_by),
+            "refused": list(terms.not_by), "differing": terms.differing(),
             "winners": list(winners), "losers": list(losers)}  # fmt: skip
 
 
@@ -136,12 +147,15 @@ def opening_stakes(
 ) -> dict[str, Any]:
     """What an opening declaration says of the stakes (reader after issue 25, W1):
     ``stakes_agreed`` (bool), ``stakes_by`` (who proposed them when not agreed) and
-    ``stakes_not_by`` (who did not write them). Without a storage or stakes: agreed."""
+    ``stakes_not_by`` (who did not write them), ``stakes_differing`` (each writer's own
+    stakes when they differ: :meth:`StakesTerms.differing`). Without a storage or stakes:
+    agreed."""
     if storage is None or not stakes:
-        return {"stakes_agreed": True, "stakes_by": [], "stakes_not_by": []}
+        return {"stakes_agreed": True, "stakes_by": [], "stakes_not_by": [],
+                "stakes_differing": []}  # fmt: skip
     terms = stakes_terms(storage, board_id, {"id": -1, "stakes": stakes}, topic_id=topic_id)
     return {"stakes_agreed": terms.agreed, "stakes_by": list(terms.proposed_by),
-            "stakes_not_by": list(terms.not_by)}  # fmt: skip
+            "stakes_not_by": list(terms.not_by), "stakes_differing": terms.differing()}  # fmt: skip
 
 
 def final_stakes(

@@ -76,3 +76,17 @@ def test_a_knocked_out_duellist_is_not_told_to_concede() -> None:
         "quand ses deux membres sont hors de combat)." in text.replace("-1", "−1")
     )
     assert "abandon" not in text
+
+
+def test_a_turn_closed_by_its_deadline_does_not_say_everyone_posted() -> None:
+    """Sixth reader after issue 25, W2: three « n'a pas posté dans le délai » lines were
+    followed by « Fin du tour : les quatre duellistes ont posté »."""
+    def event(kind: str, who: str | None) -> dict[str, Any]:
+        return {"kind": kind, "who": who, "target": None, "detail": None, "amount": 0,
+                "creature": None, "zone": None}  # fmt: skip
+
+    late = rendered(events=[event("silent", A2), event("silent", B1), event("turn_closed", None)])
+    assert "Fin du tour : le délai de 48 h est écoulé." in late
+    assert "ont posté" not in late.split("Fin du tour")[1]
+    on_time = rendered(events=[event("turn_closed", None)])
+    assert "Fin du tour : les quatre duellistes ont posté." in on_time

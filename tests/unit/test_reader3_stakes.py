@@ -91,6 +91,34 @@ def test_the_result_owl_names_who_owes_whom_only_for_accepted_stakes() -> None:
     differing = _finish("un hibou", "deux hiboux")
     for text in differing.values():
         assert "Enjeux à honorer" not in text and "personne ne les doit" in text
+    # sixth reader, W1: each one's own words, never the first one's as both's
+    assert (
+        f"Vos enjeux ne concordaient pas (« deux hiboux » pour toi et « un hibou » pour {A}) : "
+        "personne ne les doit." in differing[C]
+    ), differing[C]
+    assert f"(« un hibou » pour toi et « deux hiboux » pour {C})" in differing[A]
     same = _finish("une plume d'hippogriffe", "Une plume d'HIPPOGRIFFE")
     assert f"{C} te les doit." in same[A]
     assert f"Tu les dois à {A}." in same[C]
+
+
+def test_differing_stakes_are_each_written_in_the_opening_and_the_final_post() -> None:
+    """Sixth reader after issue 25, W1: « Enjeux proposés par A et C : un hibou » printed the
+    first one's stakes as both's; each writer's own words are given."""
+    from forumbot.publish.render import render
+
+    differing = [{"name": A, "stakes": "un hibou"}, {"name": C, "stakes": "deux hiboux"}]
+    opening = plain(str(render("_stakes_opening.bbcode.j2", {
+        "stakes": "un hibou", "stakes_agreed": False, "stakes_by": [A, C], "stakes_not_by": [],
+        "stakes_differing": differing}, "fr")))  # fmt: skip
+    assert opening.strip() == (
+        f"Les enjeux proposés ne concordent pas (« un hibou » pour {A} et « deux hiboux » pour "
+        f"{C}) : aucun enjeu ne sera dû."
+    )
+    final = plain(str(render("_stakes_public.bbcode.j2", {"owed": {
+        "case": "not_accepted", "stakes": "un hibou", "names": [A, C], "refused": [],
+        "differing": differing, "winners": [A], "losers": [C]}}, "fr")))  # fmt: skip
+    assert final.strip() == (
+        f"Les enjeux proposés ne concordaient pas (« un hibou » pour {A} et « deux hiboux » "
+        f"pour {C}) : personne ne les doit."
+    )
