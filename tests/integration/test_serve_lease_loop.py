@@ -16,27 +16,9 @@ from forumbot.storage.engine import split_schema
 from forumbot.storage.leases import LeaseTable
 from tests.engines import PgSchemas
 from tests.integration.test_serve_leases import lapsed
-from tests.unit.test_serve_pool import FakeBot, FakeClient, FakeClock
+from tests.unit.test_serve_pool import CLUB_FILE, FakeBot, FakeClient, FakeClock
 
-CLUB = """\
-[board]
-url = "http://127.0.0.1:9/{name}"
-platform = "phpbb3"
-
-[bot]
-username = "Hibou"
-
-[poll]
-poll_interval_s = 30
-publish_interval_s = 30
-
-[storage]
-database = "{database}"
-backup_keep = 0
-
-[[watch]]
-forum_id = 3
-"""
+CLUB = CLUB_FILE.replace('"{name}.db"', '"{database}"')  # the pool test's club, its own file
 
 
 class FencedStorage:
