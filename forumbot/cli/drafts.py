@@ -22,6 +22,7 @@ from forumbot.cli._common import (
     storage_for,
     warn,
 )
+from forumbot.cli.trail_lines import echo_trail
 from forumbot.i18n import N_
 from forumbot.web.history import turn_read
 
@@ -166,16 +167,7 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
         click.echo(_("# note: %s", note(d["last_error"])))
     click.echo(d["text"])
     if trail:
-        outcome = json.loads(d["context_json"]).get("outcome") or {}
-        for entry in outcome.get("trail", []):
-            # a None value (no action named, or none possible) is a word, not « None » (C1)
-            value = entry["value"]
-            if value is None:
-                value = _("no action") if entry["quantity"].endswith(".action") else _("none")
-            click.echo(
-                f"  {entry['quantity']} = {value}  [{entry['rule']}] "
-                f"{entry.get('detail', '')}"
-            )
+        echo_trail(json.loads(d["context_json"]).get("outcome") or {}, config_path)
 
 
 @drafts.command("edit")
