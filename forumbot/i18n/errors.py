@@ -35,6 +35,9 @@ LIBRARY_ERRORS = (
     C_("error", "duel %s: a concession already waits for its publication"),
     C_("error", "nothing to correct: give --set or --text-file"),
     C_("error", "turn %s: already so, nothing to correct"),
+    C_("error", "declaration %s changed meanwhile (version %s, form had %s): reload it"),
+    C_("error", "declaration %s has no violation %s of %s: nothing to waive"),
+    C_("error", "declaration %s: %s is not waived, nothing to restore"),
     C_(
         "error",
         "no password: set the environment variable %s (bot.password_env) or bot.password_file",
