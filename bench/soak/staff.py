@@ -19,9 +19,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
-from forumbot.duels.ending import EndingError, drop_draft
+from forumbot.duels.ending import EndingError, cancel_duel, drop_draft
 from forumbot.duels.overrides import OverrideError, edit_text, set_status
 from forumbot.notify.claims import ClaimError, take
 from forumbot.notify.settings import notify_config
@@ -107,6 +108,13 @@ class Referees:
         ):
             if self.rng.random() < 0.5:
                 continue
+            if task["kind"] == "turn_dropped" and task["duel_id"] is not None:
+                # the duel waits for the referee (a dropped turn or closure): one ends it
+                waiting = int(task["duel_id"])
+                self._do("cancel_waiting", partial(
+                    cancel_duel, storage, waiting, "brouillon abandonné", REFEREE, now))
+                if storage.duel(waiting)["status"] != "running":
+                    continue
             status = "solved" if task["kind"] == "mechanism" else "done"
             try:
                 close(storage, int(task["id"]), status, REFEREE, now, None, "vu (soak)")

@@ -30,6 +30,9 @@ from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
 from forumbot.storage.records import EDITABLE, REDRAFTABLE, DuelRecords, declaration_row
 
+STOPPING_KINDS = (*REDRAFT_KINDS, "closure", "relaunch")
+"""Draft kinds whose drop, in a running duel, leaves it waiting for a referee (a task says so)."""
+
 
 class EndingError(ValueError):
     """The duel or draft cannot be ended (message says why, in English)."""
@@ -243,7 +246,9 @@ def drop_draft(
              "redraft": bool(again) if decl["kind"] in REDRAFT_KINDS else None},
             now,
         )  # fmt: skip
-        if decl["kind"] in REDRAFT_KINDS and status == "running" and not again:
+        if decl["kind"] in STOPPING_KINDS and status == "running" and not again:
+            # nothing else would move the duel: its deadline fired or a concession ended it
+            # (season soak, seed 5: a dropped concession closure froze the duel silently)
             open_dropped_task(storage, decl, duel, reason, actor, now, language)
         if decl["kind"] == "opening" and status == "open":
             # the duel cannot start without its opening: it ends here, unseen by the players

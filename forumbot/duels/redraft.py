@@ -78,11 +78,12 @@ def open_dropped_task(
     storage: Storage, decl: dict[str, Any], duel: dict[str, Any], reason: str, actor: str,
     now: datetime, language: str = "fr",
 ) -> None:  # fmt: skip
-    """The ``turn_dropped`` referee task of a turn draft dropped without redraft."""
+    """The ``turn_dropped`` referee task of a turn draft dropped without redraft, or of a
+    closure or relaunch dropped in a running duel (nothing else would move it)."""
     text = render(
         "turn_dropped_task.txt.j2",
         {"what": what(decl), "decl_id": decl["id"], "actor": actor, "reason": reason,
-         "topic_id": duel["topic_id"]},
+         "topic_id": duel["topic_id"], "redraftable": decl["kind"] in REDRAFT_KINDS},
         language,
     )  # fmt: skip
     add_task(

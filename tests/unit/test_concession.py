@@ -80,3 +80,21 @@ def test_a_classic_concession_runs_the_clubs_hooks_once() -> None:
     ]
     assert json.loads(referee.storage.duel(duel_id)["state_json"])["winner"] == "Cassius Thorne"
     assert not referee.storage.db["turns"].count  # a concession is no turn
+
+
+def test_a_dropped_concession_closure_leaves_a_referee_task_not_a_frozen_duel() -> None:
+    """Season soak, seed 5: a referee dropped the closure of a concession; the duel stayed
+    running with no deadline, draft or task, frozen for ever. Now a referee task says it waits."""
+    from forumbot.duels.ending import drop_draft
+
+    storage, forum = open_storage(":memory:"), InboxForum()
+    ref, duel_id = setup(storage, forum)
+    publish_due(storage, forum, lambda: NOW)
+    concede_duel(storage, duel_id, A1.lower(), "Maelis", NOW)
+    [closure] = storage.declarations(("draft", "approved"), duel_id)
+    assert closure["kind"] == "closure"
+    drop_draft(storage, closure["id"], "doublon", "Maelis", NOW)
+    assert storage.duel(duel_id)["status"] == "running"
+    [task] = storage.db["referee_tasks"].rows_where("kind = 'turn_dropped' and status = 'open'")
+    assert task["duel_id"] == duel_id
+    assert "drafts redraft" not in task["text"] and "duels cancel" in task["text"]
