@@ -7,7 +7,6 @@ on the page itself."""
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from forumbot.web.history import declared_turns
 from forumbot.web.page_words import PageWords
 from forumbot.web.users import add_user
 from tests.fakes.clock import SandboxClock
+from tests.unit.test_web_app import login
 
 PASSWORD = "correct horse battery staple"
 
@@ -78,11 +78,7 @@ async def test_the_history_of_the_demos_duels_adds_up(tmp_path: Path, anyio_back
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://testserver"
     ) as c:
-        page = await c.get("/login")
-        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-        assert csrf
-        await c.post("/login", data={"username": "alice", "password": PASSWORD,
-                                     "csrf_token": csrf.group(1)})  # fmt: skip
+        await login(c, "alice", PASSWORD)
         html = (await c.get("/duels/1")).text
     first = f"Aurora Vexley\u00a0: {_words().balance(aurora, 'PV')}"
     assert first.replace("'", "&#39;") in html, html[html.find("Turn") :][:3000]
