@@ -167,7 +167,8 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
         click.echo(_("# note: %s", note(d["last_error"])))
     click.echo(d["text"])
     if trail:
-        echo_trail(json.loads(d["context_json"]).get("outcome") or {}, config_path)
+        names = tuple(str(x["name"]) for x in storage.duellists(d["duel_id"]))
+        echo_trail(json.loads(d["context_json"]).get("outcome") or {}, config_path, names)
 
 
 @drafts.command("edit")

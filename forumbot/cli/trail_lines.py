@@ -9,20 +9,17 @@ import click
 from forumbot.cli._common import _, current_language, load
 
 
-def echo_trail(outcome: dict[str, Any], config_path: str) -> None:
+def echo_trail(outcome: dict[str, Any], config_path: str, names: tuple[str, ...] = ()) -> None:
     """The rule trail of ``outcome`` (``trail``: stored entries), one line per entry. On a
     French board in the review page's French words (:meth:`PageWords.entry`: quantities,
     rules and details by rule code; seventh reader after issue 25, it was English whole);
-    in English, as stored."""
+    in English, as stored. ``names``: the duel's duellists (as the review page passes them)."""
     if current_language() == "fr":
         from forumbot.web.i18n import page_translator
         from forumbot.web.page_words import PageWords
 
         words = PageWords("fr", load(config_path).timezone, page_translator("fr"))
-        trail = outcome.get("trail", [])
-        quantities = [str(t.get("quantity") or "") for t in trail]
-        names = tuple(dict.fromkeys(q.split(".")[0] for q in quantities if "." in q))
-        for t in trail:
+        for t in outcome.get("trail", []):
             e = words.entry(t, names)
             click.echo(f"  {e['quantity']} = {e['value']}  [{e['rule']}] {e['detail']}")
         return
