@@ -111,10 +111,12 @@ class Referees:
             if task["kind"] == "turn_dropped" and task["duel_id"] is not None:
                 # the duel waits for the referee (a dropped turn or closure): one ends it
                 waiting = int(task["duel_id"])
-                self._do("cancel_waiting", partial(
-                    cancel_duel, storage, waiting, "brouillon abandonné", REFEREE, now))
-                if storage.duel(waiting)["status"] != "running":
+                if storage.duel(waiting)["status"] == "running":
+                    # cancelling closes the duel's waiting tasks (duels/holds.py)
+                    self._do("cancel_waiting", partial(
+                        cancel_duel, storage, waiting, "brouillon abandonné", REFEREE, now))
                     continue
+                # the duel ended meanwhile: the referee closes the question it leaves
             status = "solved" if task["kind"] == "mechanism" else "done"
             try:
                 close(storage, int(task["id"]), status, REFEREE, now, None, "vu (soak)")

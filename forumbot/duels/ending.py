@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from forumbot.duels.duo_board import is_duo
-from forumbot.duels.holds import close_hold_tasks
+from forumbot.duels.holds import WAITING_TASKS, close_hold_tasks
 from forumbot.duels.redraft import REDRAFT_KINDS, mark_redraft, open_dropped_task
 from forumbot.publish.render import marker_text, render
 from forumbot.storage import Storage, iso
@@ -143,7 +143,8 @@ def cancel_duel(
     with storage.atomic():
         drafts = _cancel_drafts(storage, duel_id, f"duel cancelled: {reason}", actor, now)
         _release(storage, duel_id, now)
-        close_hold_tasks(storage, duel_id, actor, now, "duel cancelled")  # moved / gone topic
+        # moved / gone topic, dropped turn: the duel waits for nothing any more
+        close_hold_tasks(storage, duel_id, actor, now, "duel cancelled", WAITING_TASKS)
         storage.update_duel(duel_id, status="cancelled")
         if announce and published:
             notice = _notice(storage, duel, reason, now, referee_name, language, verify_docs_url)

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from forumbot.duels.ending import drop_draft
+from forumbot.duels.ending import cancel_duel, drop_draft
 from forumbot.duels.erratum import ErratumError, draft_erratum
 from forumbot.duels.publication import publish_due
 from forumbot.duels.redraft import request_redraft
@@ -48,6 +48,23 @@ def test_a_dropped_fatigue_step_is_drafted_again_with_the_same_die() -> None:
     duel.ref.poll_forum(3)
     assert duel.storage.declaration(draft["id"])["status"] == "draft"
     assert duel.storage.db["referee_tasks"].get(task["id"])["status"] == "done"
+
+
+def test_cancelling_a_duel_that_waits_on_a_dropped_turn_closes_its_task() -> None:
+    """A cancelled duel waits for nothing: its ``turn_dropped`` task is closed with it, so the
+    referee's task list does not keep a question about a duel that is over."""
+    duel = make()
+    duel.ref.review_delay_s = 600
+    duel.post(A, "cast", "Flipendo", win=True)
+    duel.cycle()
+    draft = _turn_draft(duel.storage)
+    drop_draft(duel.storage, draft["id"], "doublon", "Maelis", duel.clock(), redraft=False)
+    duel.ref.poll_forum(3)
+    [task] = list(duel.storage.db["referee_tasks"].rows_where("kind = 'turn_dropped'"))
+    assert task["status"] == "open"
+    cancel_duel(duel.storage, int(draft["duel_id"]), "abandon", "Maelis", duel.clock())
+    closed = duel.storage.db["referee_tasks"].get(task["id"])
+    assert (closed["status"], closed["note"]) == ("done", "duel cancelled")
 
 
 def test_a_fatigue_step_is_corrected_by_an_erratum_and_the_state_follows() -> None:
