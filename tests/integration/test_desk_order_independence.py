@@ -10,8 +10,11 @@ batching (the rules' own order being the posting order), and the desk keeps its 
 
 A property test (hypothesis, derandomized, bounded) over generated sign-up threads: players
 posting in the 1v1 and 2v2 threads, alone or naming a partner (each other, themselves, a player
-already in a duel), open sign-ups withdrawn when a duel of the other kind forms, and a fixed
-duels state before the thread (a running 1v1, a queued 1v1, a running 2v2, each drawn or not).
+already in a duel), open sign-ups withdrawn when a duel of the other kind forms, a fixed
+duels state before the thread (a running 1v1, a queued 1v1, a running 2v2, each drawn or not),
+and running duels that end between two posts (the oldest one finishes: the desk frees its slot
+and opens the next queued pairing, which must be one somebody asked for). An ending is a moment
+in time, so every batching reads the posts before it, then after it.
 Plus the ten-post case of the issue as an explicit test."""
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ from tests.fakes.forum import ClubForum
 pytestmark = pytest.mark.usefixtures("on_each_engine")
 
 SOLO, DUO, DUEL_FORUM = 20, 30, 3
+ENDS = 0
+"""The thread of a generated :class:`SignUp` that is no post: the oldest running duel ends."""
 THREAD_KIND = {SOLO: "1v1", DUO: "2v2"}
 PLAYERS = ("Nerys Vale", "Ysolde Marr", "Odric Fenwick", "Maelis Dunbar", "Cassius Thorne",
            "Aurora Vexley", "Blaise Corvin", "Dorian Pike")  # fmt: skip
@@ -64,7 +69,7 @@ WITHDRAWAL_CODES = {"withdrawn_open", "withdrawn_pairing", "withdrawn_duo", "due
 class SignUp:
     """One generated sign-up post: its thread, its author (account = character) and the
     partner it names (None: alone); or, with ``withdraw`` (an index of :data:`WITHDRAWALS`),
-    a withdrawal post."""
+    a withdrawal post. ``thread`` :data:`ENDS`: no post, the oldest running duel finishes."""
 
     thread: int
     author: str
@@ -114,6 +119,14 @@ class World:
 
     def post(self, s: SignUp) -> int:
         return self.forum.add_post(s.thread, s.author, s.text())
+
+    def end_oldest(self) -> None:
+        """The oldest running duel finishes, as its final declaration's publication records it
+        (the desk then settles it, frees its slot and opens the next queued pairing)."""
+        running = sorted(self.storage.duels("running"), key=lambda d: int(d["id"]))
+        if running:
+            self.storage.update_duel(int(running[0]["id"]), status="finished",
+                                     finished_at="2026-11-30T12:00:00+00:00")  # fmt: skip
 
     def cycle(self) -> None:
         self.desk.cycle()
@@ -333,7 +346,7 @@ def assert_withdrawn_stay_out(world: World, thread: Sequence[SignUp]) -> None:
     """A player whose last word in a thread (their own post, or a sign-up naming them) is a
     withdrawal is in no queued pairing, no open request and no waiting 2v2 sign-up of it."""
     last: dict[tuple[int, str], SignUp] = {}
-    for s in thread:
+    for s in (s for s in thread if s.thread != ENDS):
         last[(s.thread, fold(s.author))] = s
         if s.partner and s.withdraw is None:
             last[(s.thread, fold(s.partner))] = s
@@ -361,19 +374,27 @@ def assert_withdrawn_stay_out(world: World, thread: Sequence[SignUp]) -> None:
 
 def run(prelude: Prelude, thread: Sequence[SignUp], cuts: Sequence[int]) -> tuple[World, list[int]]:
     """Play ``thread`` after ``prelude``, reading it in the batches ending at ``cuts`` (post
-    indexes, the last one included), then one more cycle. With the one-by-one batching, every
-    answer is checked against the state just before its post (:func:`check_reason`)."""
+    indexes, the last one included), then one more cycle; an ending (:data:`ENDS`) is always
+    a batch of its own, between two cycles. With the one-by-one batching, every answer is
+    checked against the state just before its post (:func:`check_reason`). An ending's id in
+    the returned list is negative (it has no post)."""
     world = World()
     world.prelude(prelude)
     one_by_one = list(cuts) == list(range(1, len(thread) + 1))
+    endings = [i for i, s in enumerate(thread) if s.thread == ENDS]
+    cuts = sorted(set(cuts) | {i for i in endings if i} | {i + 1 for i in endings})
     ids: list[int] = []
     start = 0
     for end in list(cuts) + ([len(thread)] if not cuts or cuts[-1] != len(thread) else []):
         snap = Snapshot.of(world)
         for s in thread[start:end]:
-            ids.append(world.post(s))
+            if s.thread == ENDS:
+                world.end_oldest()
+                ids.append(-len(ids) - 1)
+            else:
+                ids.append(world.post(s))
         world.cycle()
-        if one_by_one and end > start:
+        if one_by_one and end > start and thread[end - 1].thread != ENDS:
             (row,) = world.storage.db["registration_posts"].rows_where("post_id = ?", [ids[-1]])
             check_reason(snap, thread[end - 1], row["status"], row["code"])
         start = end
@@ -406,6 +427,9 @@ def threads(draw: st.DrawFn) -> tuple[Prelude, list[SignUp], list[int]]:
     n = draw(st.integers(min_value=2, max_value=9))
     posts: list[SignUp] = []
     for _ in range(n):
+        if posts and draw(st.integers(0, 5)) == 0:  # the oldest running duel ends here
+            posts.append(SignUp(ENDS, ""))
+            continue
         thread = draw(st.sampled_from((SOLO, DUO)))
         author = draw(NAMES)
         how = draw(st.sampled_from(("alone", "named", "named", "back", "self", "withdraw")))
@@ -445,6 +469,19 @@ def threads(draw: st.DrawFn) -> tuple[Prelude, list[SignUp], list[int]]:
      SignUp(SOLO, "Nerys Vale"), SignUp(SOLO, "Dorian Pike", withdraw=0),
      SignUp(SOLO, "Cassius Thorne")],
     [],
+))  # fmt: skip
+@example((  # the issue's Nerys/Ysolde case, then their duel ends: no second topic for them
+    Prelude(),
+    [SignUp(SOLO, "Nerys Vale", "Ysolde Marr"), SignUp(SOLO, "Ysolde Marr", "Nerys Vale"),
+     SignUp(ENDS, ""), SignUp(SOLO, "Odric Fenwick"), SignUp(SOLO, "Ysolde Marr", "Nerys Vale")],
+    [],
+))  # fmt: skip
+@example((  # endings open the queued pairing, then one formed after it
+    Prelude(running_1v1=True, queued_1v1=True, running_2v2=True),
+    [SignUp(ENDS, ""), SignUp(SOLO, "Nerys Vale", "Quentin Ashby"),
+     SignUp(SOLO, "Dorian Pike", "Maelis Dunbar"), SignUp(ENDS, ""), SignUp(ENDS, ""),
+     SignUp(DUO, "Blaise Corvin", "Aurora Vexley"), SignUp(SOLO, "Maelis Dunbar", "Dorian Pike")],
+    [2],
 ))  # fmt: skip
 def test_the_desk_is_order_independent_and_keeps_its_invariants(
     case: tuple[Prelude, list[SignUp], list[int]],
