@@ -283,10 +283,11 @@ class _Step(_WorldStep):
     def end(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], bool]:
         limit = int(self.rs.setting("violations_to_lose"))
         lost = []
+        member = self.member
         for i, duo in enumerate(self.s.duos):
             down, out = True, False  # every member at 0 PV; one disqualified or at the limit
             for n in duo:
-                m = self.member(n)
+                m = member(n)
                 down = down and m.points <= 0
                 out = out or m.disqualified or _applied(m.violations) >= limit
             if down or out:
