@@ -28,6 +28,8 @@ from rules.balance.policies import (
     Policy,
     Rng,
     _greedy_spells,
+    _post,
+    drawer,
     fatigue_actions,
     fatigue_spells,
     fatigue_total_damage,
@@ -44,7 +46,7 @@ from rules.balance.simulate import (
 )
 from rules.balance.stall import STALL_THRESHOLD, Stall
 from rules.duo.engine import resolve_duo_step
-from rules.duo.environment import Environment
+from rules.duo.environment import Environment, Zone
 from rules.duo.opening import new_duo_duel, posts_per_declaration, start_duo
 from rules.duo.outcome import DuoPost
 from rules.duo.settings import DuoSettings
@@ -52,22 +54,26 @@ from rules.duo.state import DuoState
 from rules.errors import RuleError
 from rules.fatigue.engine import _targets_opponent
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import DuellistState, TurnPost
+from rules.model import DuellistState
 from rules.ruleset import Spell
 
 NAMES = (("A1", "A2"), ("B1", "B2"))
 """The simulated duellists: the row duo, then the column duo."""
 
 
-def _allowed_victims(state: DuoState, me: str) -> list[str]:
-    """Active opponents ``me`` may target directly now without a ``double_target``
-    (RULES.md: "the two may not both target him directly in the same turn")."""
-    mate = state.teammate(me)
+def _allowed_victims(
+    state: DuoState, me: str, mate: str, opponents: tuple[str, str],
+    members: dict[str, DuellistState],
+) -> list[str]:  # fmt: skip
+    """Active opponents ``me`` (teammate ``mate``) may target directly now without a
+    ``double_target`` (RULES.md: "the two may not both target him directly in the same
+    turn"); ``members``: the duel's duellists by name."""
     out = []
-    for victim in state.opponents(me):
-        if not state.active(victim):
+    targeted = state.targeted
+    for victim in opponents:
+        if members[victim].points <= 0:
             continue
-        if (mate, victim) in state.targeted:
+        if targeted and (mate, victim) in targeted:
             here = state.in_zone(state.zone_of(victim))
             lone = me in here and mate in here and state.teammate(victim) not in here
             if lone or state.all_together():
@@ -76,19 +82,45 @@ def _allowed_victims(state: DuoState, me: str) -> list[str]:
     return out
 
 
-def _move(state: DuoState, me: str, env: Environment, rng: Rng, greedy: bool) -> str | None:
-    """The zone ``me`` moves to (its name), or None when their duo already moved this turn
-    (a greedy duellist avoids a zone whose living creature hurts who stands there)."""
-    if any(n in state.movers for n in state.duos[state.duo_of(me)]):
+def _move(
+    state: DuoState, duo: tuple[str, str], here: str, env: Environment, rng: Rng, greedy: bool
+) -> str | None:
+    """The zone a member of ``duo`` standing in ``here`` moves to (its name), or None when
+    their duo already moved this turn (a greedy duellist avoids a zone whose living creature
+    hurts who stands there)."""
+    movers = state.movers
+    if movers and (duo[0] in movers or duo[1] in movers):
         return None
-    here = state.zone_of(me)
+    zones = _zones(env, here, state.creatures if greedy else None)
+    return (zones[0] if len(zones) == 1 else rng.choice(zones)).name
+
+
+_ZONES: dict[tuple[int, str, tuple[tuple[str, int], ...] | None], tuple[Environment, list[Zone]]]
+_ZONES = {}
+"""(id(environment), zone left, creatures' PV or None) -> (environment, the zones
+:func:`_zones` gives): read once per environment and state of its creatures (an environment
+is frozen)."""
+
+
+def _zones(
+    env: Environment, here: str, creatures: tuple[tuple[str, int], ...] | None
+) -> list[Zone]:
+    """The zones of ``env`` but ``here``; with ``creatures`` (the greedy duellist: each
+    creature's PV left), those where no living creature's aura hurts, when there is one."""
+    key = (id(env), here, creatures)
+    found = _ZONES.get(key)
+    if found is not None and found[0] is env:
+        return found[1]
     zones = [z for z in env.zones if z.key != here]
-    if greedy:
-        left = dict(state.creatures)
+    if creatures is not None:
+        left = dict(creatures)
         alive = [c for c in env.creatures if left[c.key] > 0]
         hurt = {c.zone for c in alive if c.ability.kind == "aura"}
         zones = [z for z in zones if z.key not in hurt] or zones
-    return (zones[0] if len(zones) == 1 else rng.choice(zones)).name
+    if len(_ZONES) >= 4096:
+        _ZONES.clear()
+    _ZONES[key] = (env, zones)
+    return zones
 
 
 def duo_post(
@@ -110,65 +142,80 @@ def duo_post(
     spell at any opponent), never a forbidden ``double_target``; with no attack spell left
     for an opponent, an attack spell at a creature standing in the zone, else a self spell
     (heal, ward) at oneself, else nothing (the duellist endures: no legal action). The post carries
-    the duo's move when nobody of the duo has moved yet this turn.
+    the duo's move when nobody of the duo has moved yet this turn. The draws are
+    ``rng.choice``'s (:func:`rules.balance.policies.drawer`: the same stream).
     """
     greedy = policy == "greedy"
-    d = state.duel
-    mine = d.duellist(me)
-    move = _move(state, me, env, rng, greedy)
-    victims = _allowed_victims(state, me)
-    incoming = [p for p in state.pending if p.target == me]
+    below = drawer(rng)
+    members = {x.name: x for x in state.duel.duellists}
+    mine = members[me]
+    side = state.duo_of(me)
+    duo = state.duos[side]
+    mate = duo[1] if duo[0] == me else duo[0]
+    here = state.zone_of(me)
+    move = _move(state, duo, here, env, rng, greedy)
+    victims = _allowed_victims(state, me, mate, state.duos[1 - side], members)
     choose = _greedy_spells if greedy else fatigue_spells
-
     aimed = _aimed_names(rs)
 
-    def attacks_at(other: DuellistState) -> list[Spell]:
+    def attacks(other: DuellistState) -> list[Spell]:
         return [s for s in choose(rs, mine, other) if s.name in aimed]
 
-    def attacks(victim: str) -> list[Spell]:
-        return attacks_at(d.duellist(victim))
+    def post(kind: str, spells: Sequence[Spell], target: str) -> DuoPost:
+        # the spell drawn first, then the bet (the order of the draws is the tables')
+        name = None
+        if spells:
+            name = (spells[0] if len(spells) == 1 else spells[below(len(spells))]).name
+        bets = rs.bets[kind]
+        bet = (bets[0] if len(bets) == 1 else bets[below(len(bets))]) if bets else None
+        out = _post(me, post_id, name, name, kind, bet)
+        object.__setattr__(out, "target", target)  # not shared yet: built in place
+        return DuoPost(out, move_to=move)
 
-    def post(kind: str | None, spell: Spell | None, target: str | None) -> DuoPost:
-        bets = rs.bets[kind] if kind else ()
-        bet = (bets[0] if len(bets) == 1 else rng.choice(bets)) if bets else None
-        name = spell.name if spell is not None else None
-        return DuoPost(
-            TurnPost(me, post_id, name, spell_text=name, kind=kind, bet=bet, target=target),
-            move_to=move,
-        )
-
-    if incoming:
-        caster = incoming[0].attacker
-        spells = attacks(caster) if caster in victims else []
+    for p in state.pending:
+        if p.target != me:
+            continue
+        caster = p.attacker  # the first spell waiting on me
+        spells = attacks(members[caster]) if caster in victims else []
         kinds = fatigue_actions(rs, mine, spells, "defense")
         if greedy and "cast" in kinds:
             kinds = ["cast"]
         elif greedy and "dodge" in kinds:
             kinds = ["dodge"]
         if kinds:
-            kind = kinds[0] if len(kinds) == 1 else rng.choice(kinds)
-            spell = None if kind == "dodge" else rng.choice(spells)
-            return post(kind, spell, caster)
-    options = [(v, attacks(v)) for v in victims]
-    options = [(v, s) for v, s in options if s]
+            kind = kinds[0] if len(kinds) == 1 else kinds[below(len(kinds))]
+            if kind == "dodge":
+                spells = []
+            elif len(spells) == 1:  # drawn as rng.choice draws, one spell or not
+                below(1)
+            return post(kind, spells, caster)
+        break
+    options = []
+    for v in victims:
+        spells = attacks(members[v])
+        if spells:
+            options.append((v, spells))
     if options:
         if greedy:
             best = max(aimed[s[0].name] for _, s in options)
             options = [(v, s) for v, s in options if aimed[s[0].name] == best]
-            low = min(d.duellist(v).points for v, _ in options)
-            options = [(v, s) for v, s in options if d.duellist(v).points == low]
-        victim, spells = options[0] if len(options) == 1 else rng.choice(options)
-        return post("cast", spells[0] if len(spells) == 1 else rng.choice(spells), victim)
-    zone = state.zone_of(me)
-    here = [c for c in env.creatures if c.zone == zone and state.creature_pv(c.key) > 0]
-    if here:  # a creature of the zone: the engine checks the cast against the teammate
-        spells = attacks_at(d.duellist(state.teammate(me)))
-        if spells:
-            return post("cast", spells[0] if len(spells) == 1 else rng.choice(spells), here[0].name)
-    selfish = [s for s in choose(rs, mine, mine) if not _targets_opponent(s)]
+            low = min(members[v].points for v, _ in options)
+            options = [(v, s) for v, s in options if members[v].points == low]
+        victim, spells = options[0] if len(options) == 1 else options[below(len(options))]
+        return post("cast", spells, victim)
+    if env.creatures:
+        left = dict(state.creatures)
+        near = [c for c in env.creatures if c.zone == here and left[c.key] > 0]
+        if near:  # a creature of the zone: the engine checks the cast against the teammate
+            spells = attacks(members[mate])
+            if spells:
+                return post("cast", spells, near[0].name)
+    selfish = [s for s in choose(rs, mine, mine) if s.name not in aimed]
     if selfish:
-        return post("cast", rng.choice(selfish), me)
-    return DuoPost(TurnPost(me, post_id, None), move_to=move)
+        if len(selfish) == 1:  # rng.choice draws even from one
+            below(1)
+        return post("cast", selfish, me)
+    return DuoPost(_post(me, post_id, None, None, None, None), move_to=move)
 
 
 _AIMED: dict[int, tuple[FatigueRuleset, dict[str, int]]] = {}
@@ -197,8 +244,9 @@ def _damage(spell: Spell) -> int:
 def _order(state: DuoState, rng: Rng) -> list[str]:
     """This turn's posting order: the active duellists shuffled."""
     order = list(state.active_names())
+    below = drawer(rng)  # rng.randint(0, i) draws below(i + 1)
     for i in range(len(order) - 1, 0, -1):
-        j = rng.randint(0, i)
+        j = below(i + 1)
         order[i], order[j] = order[j], order[i]
     return order
 
@@ -223,13 +271,16 @@ def play_duo(
     policy = dict(zip((*NAMES[0], *NAMES[1]), policies, strict=True))
     pid = 0
     turns = 0
+    below = drawer(rng)  # rng.randint(1, 6) draws 1 + below(6)
     while not state.duel.finished and turns < max_turns:
         order = _order(state, rng)
         closed = False
         for _ in range(4 * len(order)):  # each step takes a post (a held one is re-posted)
             if closed or state.duel.finished:
                 break
-            waiting = [n for n in order if n not in state.posted and state.active(n)]
+            up = state.active_names()
+            posted = state.posted
+            waiting = [n for n in order if n not in posted and n in up]
             if not waiting:
                 break
             take = posts_per_declaration(state, settings)
@@ -243,7 +294,7 @@ def play_duo(
             for who in batch:
                 pid += 1
                 posts.append(duo_post(rs, state, who, pid, env, rng, policy[who]))
-            dice = {p.post.post_id: (rng.randint(1, 6),) for p in posts}
+            dice = {p.post.post_id: (1 + below(6),) for p in posts}
             out = resolve_duo_step(
                 state, posts, dice, ruleset=rs, env=env, settings=settings, draw=draw,
                 trail=False,

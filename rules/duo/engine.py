@@ -54,6 +54,7 @@ from rules.duo.turn import _Step
 from rules.errors import RuleError
 from rules.fatigue.engine import OverrideValue, PostFacts, _parse_overrides
 from rules.fatigue.settings import FatigueRuleset
+from rules.model import TurnPost
 from rules.trail import OVERRIDE_RULE
 
 
@@ -129,7 +130,7 @@ def resolve_duo_step(
             step.events.append(Event("initiative_held", p.duellist, None, str(p.post_id)))
             continue
         rolled = step.rolled(p.duellist, tuple(dice[p.post_id]))
-        step.post(evolve(dp, post=evolve(p, dice=rolled)))
+        step.post(_rolled(dp, rolled))
         step.dice.setdefault(p.post_id, rolled)
     return _conclude(state, step, parsed, held)
 
@@ -217,15 +218,23 @@ def _conclude(
     # A spell announced as waiting and answered later in the same step (or by a duel now
     # over) is no longer waiting: its "pending" line goes. A duellist falling to 0 PV in this
     # step is announced once (RULES.md: "a duellist whose PV reach 0 must abandon").
-    still = {(p.attacker, p.target) for p in s.pending}
-    events = [e for e in step.events if e.kind != "pending" or (e.who, e.target) in still]
-    at = next((i for i, e in enumerate(events) if e.kind == "turn_closed"), len(events))
+    events = step.events
+    if any(e.kind == "pending" for e in events):
+        still = {(p.attacker, p.target) for p in s.pending}
+        events = [e for e in events if e.kind != "pending" or (e.who, e.target) in still]
+    at = -1
+    member = step.s.member
     for before in state.duel.duellists:
-        after = step.s.member(before.name)  # as in ``s`` (a finished duel keeps its members)
+        after = member(before.name)  # as in ``s`` (a finished duel keeps its members)
         if before.points > 0 >= after.points:
+            if at < 0:
+                events = list(events)
+                at = next((i for i, e in enumerate(events) if e.kind == "turn_closed"),
+                          len(events))  # fmt: skip
             events.insert(at, Event("knocked_out", before.name, None, "", after.points))
             at += 1
-    return DuoOutcome(
+    out = object.__new__(DuoOutcome)  # the frozen __init__'s fourteen setattr calls skipped
+    out.__dict__.update(
         state=s,
         attacks=tuple(step.attacks),
         violations=tuple(step.violations),
@@ -241,6 +250,19 @@ def _conclude(
         dice=dict(step.dice),
         held=tuple(held),
     )
+    return out
+
+
+def _rolled(dp: DuoPost, rolled: tuple[int, ...]) -> DuoPost:
+    """``evolve(dp, post=evolve(dp.post, dice=rolled))`` (neither class has a
+    ``__post_init__``), without its field checks: once per post."""
+    post = object.__new__(TurnPost)
+    post.__dict__.update(dp.post.__dict__)
+    post.__dict__["dice"] = rolled
+    new = object.__new__(DuoPost)
+    new.__dict__.update(dp.__dict__)
+    new.__dict__["post"] = post
+    return new
 
 
 def _second_initiative(state: DuoState, who: str, settings: DuoSettings) -> bool:

@@ -154,7 +154,20 @@ class Environment:
 
     def find_zone(self, text: str) -> Zone | None:
         """The zone a ``Déplacement :`` line names: its number (``"zone 2"``, ``"2"``), key or
-        name (accents and case ignored; a name contained in the text counts), else None."""
+        name (accents and case ignored; a name contained in the text counts), else None.
+        Read once per environment and line (an environment is frozen; the 2v2 engine reads
+        a move at every post)."""
+        key = (id(self), text)
+        found = _FOUND_ZONES.get(key)
+        if found is not None and found[0] is self:
+            return found[1]
+        zone = self._find_zone(text)
+        if len(_FOUND_ZONES) >= 4096:
+            _FOUND_ZONES.clear()
+        _FOUND_ZONES[key] = (self, zone)
+        return zone
+
+    def _find_zone(self, text: str) -> Zone | None:
         folded = fold(text)
         digits = [w for w in folded.replace("zone", " ").split() if w.isdigit()]
         if len(digits) == 1 and 1 <= int(digits[0]) <= len(self.zones):
@@ -334,6 +347,10 @@ def load_environment(toml_text: str) -> Environment:
         items=tuple(items),
     )
 
+
+_FOUND_ZONES: dict[tuple[int, str], tuple[Environment, Zone | None]] = {}
+"""(id(environment), ``Déplacement :`` line) -> (environment, the zone
+:meth:`Environment.find_zone` reads in it)."""
 
 __all__ = [
     "pick_reward",

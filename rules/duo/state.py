@@ -155,10 +155,14 @@ class DuoState:
     def active_names(self) -> tuple[str, ...]:
         """The duellists still in the duel, duo by duo."""
         names = self.duos[0] + self.duos[1]
-        down = [d.name for d in self.duel.duellists if d.points <= 0]
-        if not down and len(self.duel.duellists) == len(names):  # everyone still in
-            return names
-        up = {d.name for d in self.duel.duellists if d.points > 0}
+        duellists = self.duel.duellists
+        if len(duellists) == len(names):
+            for d in duellists:
+                if d.points <= 0:
+                    break
+            else:  # everyone still in
+                return names
+        up = {d.name for d in duellists if d.points > 0}
         return tuple(n for n in names if n in up)
 
     def creature_pv(self, key: str) -> int:
@@ -289,16 +293,18 @@ class WorkState(DuoState):
     def update(self, **changes: Any) -> None:
         """Set the fields ``changes`` (``duel`` included: its duellists become the members).
         Raises TypeError for a field :class:`DuoState` lacks."""
-        names = _DUO_FIELDS
+        names = _PLAIN_FIELDS
+        fields = self.__dict__
         for key, value in changes.items():
-            if key not in names:
-                raise TypeError(f"DuoState has no field {key!r}")
-            if key == "duel":
+            if key in names:
+                fields[key] = value
+            elif key == "duel":
                 self._take_duel(value)
-                continue
-            self.__dict__[key] = value
-            if key == "positions":
+            elif key == "positions":
+                fields[key] = value
                 self._where = dict(value)
+            else:
+                raise TypeError(f"DuoState has no field {key!r}")
 
     def member(self, name: str) -> DuellistState:
         """Duellist ``name`` as they stand now. Raises RuleError (``"duellist"``) as
@@ -387,8 +393,9 @@ def _with(obj: _T, **changes: Any) -> _T:
     return new
 
 
-_DUO_FIELDS = frozenset(DuoState.__dataclass_fields__)
-""":class:`DuoState`'s field names (what :meth:`WorkState.update` may set)."""
+_PLAIN_FIELDS = frozenset(DuoState.__dataclass_fields__) - {"duel", "positions"}
+""":class:`DuoState`'s field names :meth:`WorkState.update` sets as they are (``duel`` and
+``positions`` also refresh the lookups)."""
 
 
 __all__ = ["DuoState", "PendingAttack", "RewardGiven", "WorkState"]

@@ -60,6 +60,8 @@ class _StepCore:
         trail: bool = True,
     ) -> None:
         self.s = WorkState(state)  # changed in place; frozen again by the step's end
+        self.member = self.s.member  # the hot lookups without a call through the step
+        self.put = self.s.put
         self.trail_on = trail  # False: no trail entries unless an override is applied
         self.rs = ruleset
         self.env = env
@@ -195,12 +197,6 @@ class _StepCore:
         return out
 
     # -- state helpers --------------------------------------------------------------------
-    def member(self, name: str) -> DuellistState:
-        return self.s.member(name)
-
-    def put(self, *updated: DuellistState) -> None:
-        self.s.put(*updated)
-
     def points(self, name: str, delta: int) -> None:
         d = self.member(name)
         self.put(evolve(d, points=d.points + delta))
@@ -271,27 +267,24 @@ class _StepCore:
         AttackResult."""
         names = (a, b)
         other = self._sub_member(b)
-        if keep is not None and b not in keep:  # a stand-in: never a knocked-out one, which
-            # would end the 1v1 exchange before it starts (a self heal with the teammate down)
-            other = evolve(other, points=1) if other.points < 1 else other
+        stand_in = keep is not None and b not in keep  # b only lends the 1v1 engine an
+        # opponent (self, creature...): never a knocked-out one, which would end the 1v1
+        # exchange before it starts (a self heal with the teammate down)
+        if stand_in and other.points < 1:
+            other = evolve(other, points=1)
         head = self.s.duel_head  # ruleset and turn, without rebuilding the duellists
-        sub = DuelState(
-            ruleset=head.ruleset,
-            turn=head.turn,
-            started=True,
-            duellists=(self._sub_member(a), other),
-            pending=(pending,) if pending is not None else (),
-        )
+        sub = _sub_duel(head.ruleset, head.turn, (self._sub_member(a), other),
+                        (pending,) if pending is not None else ())  # fmt: skip
         waived = {p for p in self.waived if p[0] in names} if self.waived else _NONE
         confirmed = {p for p in self.confirmed if p[0] in names} if self.confirmed else _NONE
         posts = [post] if post is not None else []
-        dice = {p.post_id: p.dice for p in posts if p.dice is not None}
+        dice = {post.post_id: post.dice} if post is not None and post.dice is not None else {}
         kept = set(names if keep is None else keep)
         out = self.fatigue_step(sub, posts, dice, kept, waived, confirmed, self.facts, voided)
         attacks = list(out.attacks)
         why = undefended
         if post is not None and pending is None and close:
-            if keep is not None and b not in keep:
+            if stand_in:
                 why = "self"  # b is a stand-in: the spell acts on its caster
             else:
                 why = "out" if not self.s.active(b) else "already_played"
@@ -312,28 +305,23 @@ class _StepCore:
             self.dice[p.post_id] = tuple(p.dice or ())
         if pending is not None and post is not None:  # a defense: what counted (issue 26, D3)
             self.counted[post.duellist] = out.state.duellist(post.duellist).last_action
-        keep = set(names if keep is None else keep)
-        self.violations.extend(v for v in violations if v.duellist in keep)
+        if violations:
+            self.violations.extend(v for v in violations if v.duellist in kept)
         merged = []
         for d in out.state.duellists:
-            if d.name not in keep:
+            if d.name not in kept:
                 continue
             mine = self.member(d.name)
             opponents = self.s.opponents(d.name)
+            used = d.spells_used_on
+            if used:
+                # the reuse ban is "sur son adversaire" (seed 001): a spell at oneself or a
+                # teammate (the stand-in) is no use on an opponent (reader issue 25, W6)
+                used = tuple([u for u in used if u[1] in opponents])
             merged.append(
-                evolve(
-                    mine,
-                    points=d.points,
-                    violations=d.violations,
-                    # the reuse ban is "sur son adversaire" (seed 001): a spell at oneself or
-                    # a teammate (the stand-in) is no use on an opponent (reader issue 25, W6)
-                    spells_used_on=tuple([u for u in d.spells_used_on if u[1] in opponents]),
-                    casts=d.casts,
-                    last_spell=d.last_spell if d.name == poster else mine.last_spell,
-                )
+                _merged(mine, d, used, d.last_spell if d.name == poster else mine.last_spell)
             )
         self.put(*merged)
-        stand_in = b not in keep  # b only lends the 1v1 engine an opponent (self, creature...)
         if stand_in and post is not None and pending is None and not close and attacks:
             self.count_cast(poster, attacks[0])  # a cast at a creature, mechanism, item, décor
         for att in attacks:
@@ -343,7 +331,7 @@ class _StepCore:
                 carrier = (
                     att.defender if getattr(e, "applies", "target") == "target" else att.attacker
                 )
-                if carrier in keep:
+                if carrier in kept:
                     self.s.update(incoming=self.s.incoming + ((carrier, e),))
         return attacks[0] if attacks else None
 
@@ -419,3 +407,36 @@ class _StepCore:
             p.attacker, p.target, p.post, defense, poster=p.target, close=False, voided=voided,
             undefended=undefended,
         )  # fmt: skip
+
+
+def _sub_duel(
+    ruleset: str, turn: int, duellists: tuple[DuellistState, DuellistState],
+    pending: tuple[TurnPost, ...],
+) -> DuelState:  # fmt: skip
+    """``DuelState(ruleset, turn, True, duellists, pending=pending)`` (a started 1v1 duel of
+    two, nothing else set) without the frozen dataclass's per-field ``__setattr__`` (one per
+    exchange of a 2v2 step; the class has no ``__post_init__``)."""
+    sub = object.__new__(DuelState)
+    sub.__dict__.update(
+        ruleset=ruleset, turn=turn, started=True, duellists=duellists, finished=False,
+        winner=None, draw=False, stakes=None, pending=pending,
+    )  # fmt: skip
+    return sub
+
+
+def _merged(
+    mine: DuellistState, d: DuellistState, used: tuple[tuple[str, str], ...],
+    last_spell: str | None,
+) -> DuellistState:  # fmt: skip
+    """``mine`` with the 1v1 exchange's ``d``'s points, violations and casts, ``used`` as
+    its reuse memory and ``last_spell`` (``evolve`` with those five fields, unchecked: they
+    are :class:`rules.model.DuellistState`'s)."""
+    new = object.__new__(DuellistState)
+    fields = new.__dict__
+    fields.update(mine.__dict__)
+    fields["points"] = d.points
+    fields["violations"] = d.violations
+    fields["spells_used_on"] = used
+    fields["casts"] = d.casts
+    fields["last_spell"] = last_spell
+    return new

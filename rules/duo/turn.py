@@ -173,8 +173,9 @@ class _Step(_WorldStep):
         """Note a direct target; False when it is a forbidden ``double_target`` (void)."""
         if not direct:
             return True
+        targeted = self.s.targeted
         mate = self.s.teammate(me)
-        if victim in self.s.opponents(me) and (mate, victim) in self.s.targeted:
+        if targeted and (mate, victim) in targeted and victim in self.s.opponents(me):
             zone = self.s.zone_of(victim)
             here = self.s.in_zone(zone)
             lone = me in here and mate in here and self.s.teammate(victim) not in here
@@ -188,7 +189,7 @@ class _Step(_WorldStep):
                 if status not in ("waived", "off"):
                     self.events.append(Event("double_target", me, victim))
                     return False
-        self.s.update(targeted=self.s.targeted + ((me, victim),))
+        self.s.update(targeted=targeted + ((me, victim),))
         return True
 
     def silence(self, me: str) -> None:
@@ -219,8 +220,9 @@ class _Step(_WorldStep):
                 blamed, "missing_move", ids[blamed],
                 f"nobody of {duo[0]} & {duo[1]} moved this turn",
             )  # fmt: skip
+        pv_left = dict(self.s.creatures)  # each creature's own PV change comes after its read
         for c in self.env.creatures:
-            left = self.s.creature_pv(c.key)
+            left = pv_left[c.key]
             if left <= 0:
                 continue
             if c.ability.kind == "aura":
@@ -283,10 +285,11 @@ class _Step(_WorldStep):
     def end(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], bool]:
         limit = int(self.rs.setting("violations_to_lose"))
         lost = []
+        member = self.member
         for i, duo in enumerate(self.s.duos):
             down, out = True, False  # every member at 0 PV; one disqualified or at the limit
             for n in duo:
-                m = self.member(n)
+                m = member(n)
                 down = down and m.points <= 0
                 out = out or m.disqualified or _applied(m.violations) >= limit
             if down or out:

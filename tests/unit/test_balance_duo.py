@@ -7,6 +7,7 @@ that stalls gets a warning from `forumbot check` [...] before its first duel."
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -20,9 +21,11 @@ from forumbot.rulesets import is_duo_settings, load_duo_inputs, load_ruleset
 from rules import ruleset_path
 from rules.balance import simulate
 from rules.balance.duo import NAMES, duo_post, duo_stall_warnings, play_duo, simulate_duo
-from rules.duo import new_duo_duel, resolve_duo_step, start_duo
+from rules.duo import Event, new_duo_duel, resolve_duo_step, start_duo
 from rules.duo.state import evolve
+from rules.duo.step import _merged, _sub_duel
 from rules.fatigue import FatigueRuleset
+from rules.model import DuelState, TurnPost
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "fatigue_seed_tests.toml"
 SHIPPED = load_ruleset("fatigue")
@@ -101,6 +104,36 @@ def test_evolve_is_replace_for_the_2v2_state() -> None:
 
     with pytest.raises(ValueError):
         evolve(Checked(1), value=-1)  # a class with checks goes through dataclasses.replace
+
+
+def test_the_exchange_builds_its_1v1_duel_and_merges_as_the_constructors_do() -> None:
+    """The 2v2 exchange's frozen values built without the frozen ``__init__`` (issue 26:
+    2v2 speed) are the ones the constructor and ``evolve`` build, every field included."""
+    state = start_duo(new_duo_duel(SHIPPED, [[(n, "2", ("brutale",)) for n in d] for d in NAMES],
+                                   ENVS[0], lambda label, n: 1))  # fmt: skip
+    a, b = state.duel.duellists[0], state.duel.duellists[2]
+    post = TurnPost("A1", 7, "Expulso", spell_text="Expulso", kind="cast", dice=(4,))
+    sub = _sub_duel("fatigue", 3, (a, b), (post,))
+    built = DuelState(ruleset="fatigue", turn=3, started=True, duellists=(a, b), pending=(post,))
+    assert sub == built and vars(sub) == vars(built)
+    after = evolve(a, points=12, violations=(), spells_used_on=(("Expulso", "B1"),),
+                   casts=(("Expulso", 1),), last_action="cast")  # fmt: skip
+    merged = _merged(a, after, (("Expulso", "B1"),), "Expulso")
+    assert merged == evolve(a, points=12, spells_used_on=(("Expulso", "B1"),),
+                            casts=(("Expulso", 1),), last_spell="Expulso")  # fmt: skip
+    assert set(vars(merged)) == set(vars(a))
+    # Event's own __init__: the dataclass's fields, order and defaults
+    fields = dataclasses.fields(Event)
+    assert [f.name for f in fields] == list(vars(Event("pending")))
+    assert vars(Event("pending")) == {
+        f.name: "pending" if f.name == "kind" else f.default for f in fields
+    }
+    assert Event("move", "A1", "z1", "Zone", 3, "z2", "d", 4, "v") == Event(
+        kind="move", who="A1", target="z1", detail="Zone", amount=3, zone="z2", draw="d",
+        base=4, void="v",
+    )  # fmt: skip
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Event("pending").kind = "move"  # type: ignore[misc]
 
 
 def test_simulate_plays_2v2_by_name_by_path_and_with_2v2() -> None:
