@@ -1,0 +1,56 @@
+"""Issue 25, seventh reader (section C, clumsy items): each case rendered with a test context
+(the suite's conftest lints every render) and its new wording asserted. Each test quotes the
+reader's item."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from forumbot.publish.render import render
+from forumbot.publish.typography import plain
+
+A, B, C, D = "Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike"
+LINK = "http://board.invalid/viewtopic.php?p={id}#p{id}"
+
+
+def _text(template: str, **context: Any) -> str:
+    return plain(render(template, context))
+
+
+def test_missing_dice_says_who_must_post_again() -> None:
+    """C12: « Pour compléter ce tour, X poste un nouveau message » read as a description."""
+    one = _text("missing_dice.bbcode.j2", turn=3, missing=[{"duellist": C, "post_id": 40}],
+                dice_name="Duel", dice_per_post=2, referee_name="L'arbitre")  # fmt: skip
+    assert f"Pour compléter ce tour, {C} doit poster un nouveau message depuis" in one
+    assert f"{C} poste un" not in one
+    two = _text("missing_dice.bbcode.j2", turn=3, dice_name="Duel", dice_per_post=2,
+                missing=[{"duellist": C, "post_id": 40}, {"duellist": A, "post_id": 41}],
+                referee_name="L'arbitre")  # fmt: skip
+    assert "Pour compléter ce tour, chaque duelliste concerné doit poster un nouveau" in two
+
+
+def test_sign_up_replies_name_the_teammate_without_ton_ou_ta() -> None:
+    """C18: « ton ou ta partenaire de duo », « ton coéquipier ou ta coéquipière »."""
+    base = {"author": A, "post_id": 12, "post_link": LINK}
+    withdrawn = _text("signup_withdrawn.bbcode.j2", **base, kind_label="un contre un",
+                      is_author=False, player=B, duo=True)  # fmt: skip
+    assert f"vient d'être formé pour {B}, avec qui tu faisais équipe, et on ne" in withdrawn
+    mine = _text("signup_withdrawn.bbcode.j2", **base, kind_label="un contre un",
+                 is_author=True, player=A, duo=True, mate=B)  # fmt: skip
+    assert f"{B}, avec qui tu faisais équipe, peut se réinscrire ici dès maintenant." in mine
+    busy = _text("signup_partner_busy.bbcode.j2", **base, code="teammate_signed_up", other=B,
+                 kind_label="deux contre deux", stage="queued")  # fmt: skip
+    assert "Choisis un autre partenaire, ou inscris-toi sans partenaire." in busy
+    unknown = _text("signup_unknown_partner.bbcode.j2", **base, partner="Blase", kind="2v2")
+    assert "Vérifie l'orthographe du nom de ton partenaire (c'est le nom" in unknown
+    for text in (withdrawn, mine, busy, unknown):
+        assert "ton ou ta" not in text.lower() and "coéquipière" not in text
+
+
+def test_a_dissolved_pairing_does_not_read_as_if_the_opponent_waited() -> None:
+    """C18: « ton duel contre Cassius Thorne, qui attendait son tour dans la file d'attente »
+    (« qui » could be Cassius)."""
+    text = _text("signup_withdrawal.bbcode.j2", case="pairing", author=A, post_id=12,
+                 post_link=LINK, partner=C, reopened=False)  # fmt: skip
+    assert f"ton duel contre {C}, encore dans la file d'attente, est annulé." in text
+    assert "qui attendait" not in text
