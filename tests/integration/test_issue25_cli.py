@@ -78,4 +78,4 @@ def test_duels_list_and_a_topic_adopted_right_after_it_was_created(
         plain(d["text"]) for d in _storage(cfg).declarations(("draft", "approved"))
         if d["duel_id"] == duel["id"]
     ]
-    assert "« Le duel de l'aube »" in text and f"topic {fresh}" not in text
+    assert "Cassius Thorne abandonne." in text and f"topic {fresh}" not in text

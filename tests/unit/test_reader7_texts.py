@@ -54,3 +54,30 @@ def test_a_dissolved_pairing_does_not_read_as_if_the_opponent_waited() -> None:
                  post_link=LINK, partner=C, reopened=False)  # fmt: skip
     assert f"ton duel contre {C}, encore dans la file d'attente, est annulé." in text
     assert "qui attendait" not in text
+
+
+def test_a_concession_ends_as_the_other_final_posts_without_the_title() -> None:
+    """C10: « Aurora Vexley abandonne le duel « Duel : Aurora contre Cassius ». » and
+    « [b]Fin du duel[/b] : victoire de … »; the board's post is still read back after a
+    restore (« abandonne le duel » of earlier posts too)."""
+    from forumbot.duels.concession_recovery import _conceder
+
+    duellists = [{"name": A, "points": 30}, {"name": C, "points": 12}]
+    text = _text("concession.bbcode.j2", title="Duel : Aurora contre Cassius", conceded_by=A,
+                 winners=[C], stakes=None, teammate=None, unit="PV", duellists=duellists,
+                 dice_secret=None, referee_name="L'arbitre")  # fmt: skip
+    assert f"{A} abandonne.\n\n[b]Fin du duel.[/b] {C} remporte le duel !" in text
+    assert "Duel : Aurora" not in text and "victoire" not in text
+    duo = _text("concession.bbcode.j2", title="Duel", conceded_by=A, winners=[C, D],
+                stakes=None, teammate=B, unit="PV", duellists=duellists, dice_secret=None,
+                referee_name="L'arbitre")  # fmt: skip
+    assert f"{A} abandonne : son duo, avec {B}, perd le duel." in duo
+    assert f"[b]Fin du duel.[/b] {C} et {D} remportent le duel !" in duo
+    none = _text("concession.bbcode.j2", title="Duel", conceded_by=A, winners=[],
+                 stakes=None, teammate=None, unit="PV", duellists=duellists, dice_secret=None,
+                 referee_name="L'arbitre")  # fmt: skip
+    assert "[b]Fin du duel.[/b] Le duel est clos sans vainqueur ni perdant" in none
+    for posted in (text, duo, none):
+        assert _conceder(posted, [A, C]) == A
+    assert _conceder(f"{C} abandonne le duel « Duel : A contre C ».", [A, C]) == C
+    assert _conceder(f"{A} abandonne la partie ; {C} reste.", [A, C]) is None
