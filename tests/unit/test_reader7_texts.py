@@ -81,3 +81,17 @@ def test_a_concession_ends_as_the_other_final_posts_without_the_title() -> None:
         assert _conceder(posted, [A, C]) == A
     assert _conceder(f"{C} abandonne le duel « Duel : A contre C ».", [A, C]) == C
     assert _conceder(f"{A} abandonne la partie ; {C} reste.", [A, C]) is None
+
+
+def test_duels_list_gives_the_unit_and_the_minus_sign_on_a_french_board() -> None:
+    """C16: `duels list` printed « Blaise Corvin -15, Cassius Thorne -13 »."""
+    from forumbot.cli.trail_lines import points_line
+    from forumbot.web.i18n import page_translator
+    from forumbot.web.page_words import PageWords
+
+    people = [{"name": B, "points": -15}, {"name": C, "points": 13}]
+    french = PageWords("fr", "Europe/Paris", page_translator("fr"))
+    assert points_line(people, "fatigue", french) == f"{B} \u221215 PV, {C} 13 PV"
+    english = PageWords("en", "Europe/Paris", page_translator("en"))
+    assert points_line(people, "classic", english) == f"{B} -15 PD, {C} 13 PD"
+    assert points_line(people, "no such ruleset", english) == f"{B} -15, {C} 13"
