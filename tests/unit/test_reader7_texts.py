@@ -95,3 +95,52 @@ def test_duels_list_gives_the_unit_and_the_minus_sign_on_a_french_board() -> Non
     english = PageWords("en", "Europe/Paris", page_translator("en"))
     assert points_line(people, "classic", english) == f"{B} -15 PD, {C} 13 PD"
     assert points_line(people, "no such ruleset", english) == f"{B} -15, {C} 13"
+
+
+def test_stakes_owed_are_the_object_of_one_sentence_without_les() -> None:
+    """C7: « Enjeux du duel : « une mandragore en pot ». Cassius Thorne et Dorian Pike les
+    doivent à … » (« les » for one mandrake); the same in the owls (« Tu les dois à … »)."""
+    from forumbot.club.stakes import stakes_owed
+    from forumbot.duels.stakes import StakesTerms, public_stakes
+
+    terms = StakesTerms("une mandragore en pot.", True)  # a player's final stop is not doubled
+    final = _text("_stakes_public.bbcode.j2", owed=public_stakes(terms, [A, B], [C, D]))
+    assert final.strip() == (
+        f"{C} et {D} doivent à {A} et {B} les enjeux du duel : une mandragore en pot."
+    )
+    owls = {
+        name: _text("_stakes_owed.bbcode.j2", owed=stakes_owed(terms, name, [A, B], [C, D]))
+        for name in (A, C)
+    }
+    assert owls[A].strip() == f"{C} et {D} doivent à ton duo les enjeux du duel : une " \
+        "mandragore en pot."  # fmt: skip
+    assert owls[C].strip() == f"Ton duo doit à {A} et {B} les enjeux du duel : une mandragore " \
+        "en pot."  # fmt: skip
+    one = StakesTerms("un hibou", True)
+    assert _text("_stakes_owed.bbcode.j2", owed=stakes_owed(one, A, [A], [C])).strip() == (
+        f"{C} te doit les enjeux du duel : un hibou."
+    )
+    assert _text("_stakes_owed.bbcode.j2", owed=stakes_owed(one, C, [A], [C])).strip() == (
+        f"Tu dois à {A} les enjeux du duel : un hibou."
+    )
+    for text in (final, *owls.values()):
+        assert " les doi" not in text and "«" not in text
+
+
+def test_the_won_duo_owl_tells_the_galleons_total() -> None:
+    """C8: « 1 point au classement … et 5 gallions pour toi. » then « Récompenses gagnées
+    pendant le duel : 5 gallions. » (5 or 10?)."""
+    base = {"character": A, "outcome": "won", "galleons": 5, "owed": None,
+            "topic_url": "http://board.invalid/t1", "referee_name": "L'arbitre"}  # fmt: skip
+    won = _text("duo_owl_result.bbcode.j2", **base, rewards=["5 gallions", "2 PA"],
+                duel_galleons=5)  # fmt: skip
+    assert (
+        "Ton duo l'emporte ! 1 point au classement des duels en deux contre deux et la bourse "
+        "de victoire, 5 gallions, pour toi.\n\nEn plus de la bourse de victoire, tu as gagné "
+        "pendant le duel : 5 gallions, 2 PA. Cela fait 10 gallions en tout."
+    ) in won
+    no_galleons = _text("duo_owl_result.bbcode.j2", **base, rewards=["2 PA"], duel_galleons=0)
+    assert "tu as gagné pendant le duel : 2 PA.\n" in no_galleons and "en tout" not in no_galleons
+    lost = _text("duo_owl_result.bbcode.j2", **base | {"outcome": "lost"},
+                 rewards=["5 gallions"], duel_galleons=5)  # fmt: skip
+    assert "Pendant le duel, tu as gagné : 5 gallions.\n" in lost and "en tout" not in lost
