@@ -8,6 +8,7 @@ from typing import Any
 
 from forumbot.publish.render import render
 from forumbot.publish.typography import plain
+from rules.duo import resolve_duo_step
 
 A, B, C, D = "Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike"
 LINK = "http://board.invalid/viewtopic.php?p={id}#p{id}"
@@ -144,3 +145,41 @@ def test_the_won_duo_owl_tells_the_galleons_total() -> None:
     lost = _text("duo_owl_result.bbcode.j2", **base | {"outcome": "lost"},
                  rewards=["5 gallions"], duel_galleons=5)  # fmt: skip
     assert "Pendant le duel, tu as gagné : 5 gallions.\n" in lost and "en tout" not in lost
+
+
+def test_a_creature_killed_beyond_its_pv_shows_the_damage_and_the_floor() -> None:
+    """C1: « Aurora Vexley inflige 51 PV de dégâts au strangulot du bassin » then « Le
+    strangulot du bassin : 40 − 40 = 0 PV (hors de combat) ». A real step (rules.duo: a
+    Bombarda Maxima on the strangulot, PV never below 0), its context and its declaration."""
+    from forumbot.duels.duo_context import turn_context
+    from forumbot.publish.checks import balance_problems
+    from tests.unit.test_duo_rules import CFG, ENV, RS, drawer, duel, post
+    from tests.unit.test_reader25_duo import DUEL
+
+    state = duel({"Aurora": 1, "Blaise": 0, "Cassius": 2, "Dorian": 3})
+    posts = [post("Aurora", 1, "Bombarda Maxima", "le strangulot")]
+    out = resolve_duo_step(state, posts, {1: (4,)}, ruleset=RS, env=ENV, settings=CFG,
+                           draw=drawer({}, 2))  # type: ignore[arg-type]  # fmt: skip
+    context = turn_context(RS, ENV, DUEL, state, posts, {1: (4,)}, out, "L'arbitre")  # type: ignore[arg-type]
+    context["deadline"] = "avant le jeudi 3 décembre à 20 h 54"
+    text = _text("duo_turn.bbcode.j2", **context)
+    start = ENV.creature("strangulot").pv
+    (hit,) = [e for e in context["events"] if e["kind"] == "creature_hit"]
+    assert hit["amount"] > start  # the case: more damage than the creature had
+    assert f"inflige {hit['amount']} PV de dégâts au strangulot du bassin" in text
+    assert (
+        f"Le strangulot du bassin : {start} \u2212 {hit['amount']}, ramené à 0 PV (hors de combat)"
+    ) in text.replace("-", "\u2212")
+    assert f"{start} − {start} = 0 PV" not in text and balance_problems(text) == []
+    # a loss that leaves PV is still a sum
+    alive = _text("duo_turn.bbcode.j2", **context | {"creatures": [
+        {"name": "Le strangulot du bassin", "pv": 12, "before": 40, "dealt": 28}]})  # fmt: skip
+    assert "Le strangulot du bassin : 40 − 28 = 12 PV" in alive.replace("-", "−")
+
+
+def test_the_lint_checks_a_floor_at_zero() -> None:
+    """C1: « 40 − 51, ramené à 0 PV » must have gone below 0 (checks.balance_problems)."""
+    from forumbot.publish.checks import balance_problems
+
+    assert balance_problems("[*] Le strangulot du bassin : 40 − 51, ramené à 0 PV") == []
+    assert balance_problems("[*] Le strangulot du bassin : 40 − 30, ramené à 0 PV") != []
