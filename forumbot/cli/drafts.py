@@ -22,7 +22,7 @@ from forumbot.cli._common import (
     storage_for,
     warn,
 )
-from forumbot.cli.trail_lines import echo_trail
+from forumbot.cli.trail_lines import echo_trail, page_words, points_line
 from forumbot.i18n import N_
 from forumbot.web.history import turn_read
 
@@ -403,6 +403,7 @@ def duels_list(config_path: str, show_all: bool) -> None:
     """Duels the bot referees, with their state (``--all``: ignored topics too)."""
     storage = storage_for(config_path)
     every = storage.duels()
+    words = page_words(config_path)
     if not [d for d in every if show_all or d["status"] != "ignored"]:
         click.echo(_("no duel"))
     for duel in every:
@@ -418,7 +419,7 @@ def duels_list(config_path: str, show_all: bool) -> None:
             continue
         state = json.loads(duel["state_json"] or "{}")
         inner = state.get("duel") if isinstance(state.get("duel"), dict) else state
-        people = ", ".join(f"{d['name']} {d['points']}" for d in inner.get("duellists", []))
+        people = points_line(inner.get("duellists", []), duel["ruleset"], words)
         progress = duel_progress(duel, turn_read(storage, duel))
         click.echo(_("duel %s: topic %s %s: %s", duel["id"], duel["topic_id"], progress, people))
 

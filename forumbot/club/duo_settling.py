@@ -88,6 +88,9 @@ def settle_duo(ctx: DeskContext, duel: dict[str, Any]) -> int:
             {"character": name, "outcome": outcome, "galleons": duo_settings().win_galleons,
              "counted": counted,
              "rewards": won,
+             "duel_galleons": sum(
+                 r.amount for r in state.rewards if r.duellist == name and r.kind == "galleons"
+             ),
              "owed": stakes_owed(terms, name, list(state.winners), list(state.losers)),
              "topic_url": topic_url(ctx, duel["topic_id"]),
              "referee_name": ctx.referee_name},

@@ -158,6 +158,7 @@ def withdraw_other_kind(
             "player": eng.player,
             "kind_label": KIND_LABELS[kind],
             "duo": eng.kind == "2v2" and bool(row.get("mate_player")),
+            "mate": row.get("mate_player") or "",
         }
         text = render(
             "signup_withdrawn.bbcode.j2", {**context, "post_link": ctx.post_link}, ctx.language

@@ -56,14 +56,14 @@ DOUBTS_FR = {
         "le message demande un duel en deux contre deux, dans le sujet des duels en un contre un"
     ),
     "whose_details": (
-        "on ne sait pas si l'année et le type de magie indiqués sont les tiens ou ceux de ton ou "
-        "ta partenaire"
+        "on ne sait pas si l'année et le type de magie indiqués sont les tiens ou ceux de ton "
+        "partenaire"
     ),
     "withdrawal_and_signup": (
         "le message annonce un désistement et contient aussi une fiche d'inscription"
     ),
     "partner_unverified": (
-        "le forum n'a pas permis de vérifier que ton ou ta partenaire en est membre"
+        "le forum n'a pas permis de vérifier que ton partenaire en est membre"
     ),
 }
 

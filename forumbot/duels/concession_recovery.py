@@ -7,10 +7,11 @@ already holds the bot's concession post (marker ``forumbot·b<board>t<topic>-con
 The restored duel's high-water mark (``last_post_id``) is older than that post, so the next poll
 reads it again; :func:`recover_concession` then records the concession again, from the post:
 
-- who conceded: the duellist the post names in its first sentence (« <nom> abandonne le duel »,
-  ``concession.bbcode.j2``); a post naming none of the duel's duellists (or several) is not
-  guessed at: the duel is left alone and a referee task says so (« a concession post the
-  database does not know »), once;
+- who conceded: the duellist the post names in its first sentence (« <nom> abandonne. », « <nom>
+  abandonne : son duo … », ``concession.bbcode.j2``; posts written before the seventh reader of
+  issue 25 read « <nom> abandonne le duel « <titre> » »); a post naming none of the duel's
+  duellists (or several) is not guessed at: the duel is left alone and a referee task says so
+  (« a concession post the database does not know »), once;
 - the concession is stored again by :func:`forumbot.duels.concession.concede_duel` (the same
   rules, the same key); its publication is then found on the board by its marker (the poster
   searches the topic's stored posts first: never posted twice) and finishes the duel, which
@@ -43,7 +44,9 @@ def _conceder(text: str, names: list[str]) -> str | None:
     """The one duellist of ``names`` the concession post says abandons, else None."""
     found = [
         n for n in names
-        if re.search(rf"(?m)^\s*{re.escape(n)} abandonne le duel\b", text, re.IGNORECASE)
+        if re.search(
+            rf"(?m)^\s*{re.escape(n)} abandonne(?: le duel\b|\s*[.:])", text, re.IGNORECASE
+        )
     ]  # fmt: skip
     return found[0] if len(found) == 1 else None
 

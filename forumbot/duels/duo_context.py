@@ -128,9 +128,12 @@ def turn_context(
             for d in after.duel.duellists
         ],
         "decisions": decisions,
-        # PV before the step too: a creature's loss is written as a sum (reader2 C6)
+        # PV before the step too: a creature's loss is written as a sum (reader2 C6); the
+        # damage dealt too: a kill beyond its PV reads « 40 − 51, ramené à 0 PV » (reader7 C1)
         "creatures": [
             {"name": env.creature(k).name, "pv": pv, "before": dict(before.creatures).get(k, pv),
+             "dealt": sum(int(e["amount"] or 0) for e in events
+                          if e["kind"] == "creature_hit" and e["target"] == env.creature(k).name),
              # set by the referee: no sum the dice did not make (the decision is stated)
              "decided": any(d["quantity"] == f"{k}.points" for d in decisions)}
             for k, pv in after.creatures

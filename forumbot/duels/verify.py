@@ -18,11 +18,12 @@ final declaration ``Graine des dés : <seed>``. The seed also drew the starting 
 (:func:`forumbot.duels.duo.make_draw`: label ``place:<name>``, turn 0, post 0), which the
 opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
 turn 0 of the opening post); and each reward, whose line names its draw in French
-(``... (la récompense du strangulot du bassin, gagnée au message n° <id>, a été tirée au sort :
-<value> sur <sides>)``: the source as the environment names it, whose key is found in the
-environment the opening names, else in every shipped one; from it the label
-``reward:creature|mechanism:<key>:<id>`` is rebuilt; threads written before the third reader
-of issue 25 say ``(la récompense de la créature|du mécanisme « <key> », …)``, before issue 25
+(``... (la récompense du strangulot du bassin, gagnée au message n° <id>, a été tirée au sort
+avec un dé à <sides> faces (tirage : <value>))``: the source as the environment names it,
+whose key is found in the environment the opening names, else in every shipped one; from it the
+label ``reward:creature|mechanism:<key>:<id>`` is rebuilt; threads written before the third reader
+of issue 25 say ``(la récompense de la créature|du mécanisme « <key> », …)``, before its seventh
+reader ``(… a été tirée au sort : <value> sur <sides>)``, before issue 25
 ``(récompense tirée : <value> sur <sides> ; tirage n° <id>, créature|mécanisme <key>)``, and
 before issue 15 ``(tirage reward:<source>:<id> <value>/<sides>)``, all also read), the same
 derivation with the label as name; the reward stated is checked against its table in the
@@ -61,8 +62,17 @@ _DRAW_NAMED = re.compile(
     r"\(la récompense (?!de la créature «|du mécanisme «)(.+?), gagnée au message n° (\d+), "
     r"a été tirée au sort : (\d+) sur (\d+)\)"
 )
-"""The wording since the third reader of issue 25: the source by its display name, contracted
-(« du strangulot du bassin »), its key found again in the environment (:func:`_resolve`)."""
+"""The wording from the third to the seventh reader of issue 25: the source by its display name,
+contracted (« du strangulot du bassin »), its key found again in the environment
+(:func:`_resolve`)."""
+_DRAW_DIE = re.compile(
+    r"\(la récompense (.+?), gagnée au message n° (\d+), "
+    r"a été tirée au sort avec un dé à (\d+) faces \(tirage : (\d+)\)\)"
+)
+"""The wording since the seventh reader of issue 25 (C2): the die's faces, then the value
+drawn; the source by its display name, or by its key (« de la créature « strangulot » »)
+when the environment did not name it."""
+_KEYED = re.compile(r"(de la créature|du mécanisme) « ([^»]+?) »$")
 _NAMED = "named"
 """The kind of a draw label whose source is still a display name: ``reward:named:<words>:<id>``."""
 _DRAW_KINDS = {
@@ -263,8 +273,17 @@ def _line_draws(line: str) -> list[tuple[str, int, int]]:
     sentence (``la récompense de la créature « strangulot », gagnée au message n° 42, a été
     tirée au sort : 3 sur 4`` -> ``("reward:creature:strangulot:42", 3, 4)``), the wording of
     issue 15 (``récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot``) and the
-    older ``(tirage <label> 3/4)``."""
-    found = [
+    older ``(tirage <label> 3/4)``. Since the seventh reader: ``… a été tirée au sort avec un
+    dé à 4 faces (tirage : 3)`` -> the same label, 3, 4."""
+    found = []
+    for d in _DRAW_DIE.finditer(line):
+        keyed = _KEYED.match(d.group(1))
+        source = (
+            f"{_DRAW_KINDS[keyed.group(1)]}:{keyed.group(2)}" if keyed
+            else f"{_NAMED}:{d.group(1)}"
+        )  # fmt: skip
+        found.append((f"reward:{source}:{d.group(2)}", int(d.group(4)), int(d.group(3))))
+    found += [
         (f"reward:{_NAMED}:{d.group(1)}:{d.group(2)}", int(d.group(3)), int(d.group(4)))
         for d in _DRAW_NAMED.finditer(line)
     ]

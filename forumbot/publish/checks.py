@@ -190,6 +190,9 @@ _BALANCE = re.compile(
     re.MULTILINE,
 )
 _ITEM = re.compile(r"\s([−+-])\s(\d+)")
+_FLOORED = re.compile(r"(?P<start>\d+) − (?P<dealt>\d+), ramené à 0 (?:PV|PD)\b")
+"""A creature's PV line when the damage dealt went past its PV (« 40 − 51, ramené à 0 PV »,
+``duo_turn.bbcode.j2``; seventh reader of issue 25, C1)."""
 _LOSS = re.compile(r"(?P<name>[A-ZÀ-Ý][^,;:()\n]*?) perd (?P<n>\d+) (?:PV|PD)\b")
 
 
@@ -198,8 +201,9 @@ def _int(text: str) -> int:
 
 
 def balance_problems(text: str) -> list[str]:
-    """Points lines whose changes do not add up (« 40 − 34 − 10 = −4 PV »), and losses stated
-    elsewhere (« Cassius Thorne perd 34 PV ») missing from that duellist's points line."""
+    """Points lines whose changes do not add up (« 40 − 34 − 10 = −4 PV »), a floor at 0 that
+    the damage did not reach (« 40 − 30, ramené à 0 PV »), and losses stated elsewhere
+    (« Cassius Thorne perd 34 PV ») missing from that duellist's points line."""
     body = _TAG.sub("", re.sub(r"forumbot·[^·]*·", "", str(text)))
     body = body.replace("\u00a0", " ").replace("\u202f", " ")
     problems = []
@@ -210,6 +214,9 @@ def balance_problems(text: str) -> list[str]:
         if start + sum(items) != end:
             problems.append(f"changes do not add up: « {m.group(0).strip()} »")
         listed[m["name"].strip()] = [-i for i in items if i < 0]
+    for m in _FLOORED.finditer(body):
+        if int(m["dealt"]) <= int(m["start"]):
+            problems.append(f"not below 0, nothing to bring back: « {m.group(0)} »")
     for m in _LOSS.finditer(body):
         name = m["name"].strip()
         for known in listed:

@@ -142,9 +142,11 @@ def _draw(audit: str, names: Any = None) -> str | Trusted:
     display name, "mechanism:<key>": …}``, the environment's, :func:`forumbot.duels.
     duo_context.turn_context`), the source is named as the ruleset writes it (reader3: never
     a lowercase key): ``reward:creature:strangulot:42 3/4`` -> ``la récompense du strangulot
-    du bassin, gagnée au message n° 42, a été tirée au sort : 3 sur 4``
-    (:mod:`forumbot.duels.verify` finds the key again in the environment). A source missing
-    from ``names`` (or no ``names``) keeps the key: ``la récompense de la créature
+    du bassin, gagnée au message n° 42, a été tirée au sort avec un dé à 4 faces (tirage : 3)``
+    (:mod:`forumbot.duels.verify` finds the key again in the environment; seventh reader, C2:
+    « 3 sur 4 » said nothing to a player; the die's faces, not « les 4 récompenses possibles »,
+    since a table's entries are weighted: the strangulot's 4 faces draw among 3 rewards).
+    A source missing from ``names`` (or no ``names``) keeps the key: ``la récompense de la créature
     « strangulot », …``. A draw of another shape is returned as is. :class:`Trusted`, the
     bot's own words, written with their no-break spaces (a plain value's spaces are
     collapsed by the renderer)."""
@@ -159,7 +161,8 @@ def _draw(audit: str, names: Any = None) -> str | Trusted:
     )  # fmt: skip
     return Trusted(
         f"la récompense {source}, gagnée au message "
-        f"n°\u00a0{post_id}, a été tirée au sort\u00a0: {value} sur {sides}"
+        f"n°\u00a0{post_id}, a été tirée au sort avec un dé à {sides}\u00a0faces "
+        f"(tirage\u00a0: {value})"
     )
 
 
@@ -205,7 +208,7 @@ def _message(context: Any, post_id: Any) -> Trusted:
 VERIFICATION_TOOL = "l'outil de vérification du club"
 """What the posts call ``forumbot verify-dice`` (players never see a command's name)."""
 VERIFICATION_UNLINKED = (
-    ", qui relit ce sujet et refait chaque tirage (l'arbitre vous dira où le trouver)"
+    ", qui relit ce sujet et refait chaque tirage (demandez le lien à l'arbitre)"
 )
 """Said after :data:`VERIFICATION_TOOL` when there is no page to link to: what the tool does
 and whom to ask (a post to both players: « vous »)."""

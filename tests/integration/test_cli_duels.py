@@ -206,8 +206,8 @@ def test_concede_ends_a_classic_duel_once_with_the_opponent_winning(
     _poll(cfg, publish=True)
     posted = board.posts(topic)[-1].text
     assert "[b]Déclaration de l'arbitre : abandon[/b]" in plain(posted)
-    assert "Cassius Thorne abandonne le duel" in posted
-    assert "[b]Fin du duel[/b] : victoire d'Aurora Vexley !" in plain(posted)
+    assert "Cassius Thorne abandonne.\n" in plain(posted)
+    assert "[b]Fin du duel.[/b] Aurora Vexley remporte le duel !" in plain(posted)
     assert "- Aurora Vexley : 25 PD\n- Cassius Thorne : 30 PD (abandon)\n" in plain(posted)
     assert row_secret(cfg, duel["id"]) in posted  # the dice seed is revealed at the end
     _poll(cfg)  # the poll after the publication runs the club's on_finished hooks

@@ -282,7 +282,9 @@ def test_a_1v1_formed_withdraws_the_waiting_duo_whole_with_a_word_for_the_teamma
     assert desk.storage.db["duo_entries"].get(entry["id"])["status"] == "withdrawn"
     (reply,) = replies(forum, DUO)
     assert "un duel en un contre un vient d'être formé pour toi" in reply
-    assert "Ton ou ta partenaire de duo peut se réinscrire ici dès maintenant" in reply
+    assert (
+        "Blaise Corvin, avec qui tu faisais équipe, peut se réinscrire ici dès maintenant"
+    ) in reply
     signup(forum, DUO, "Dorian Pike", mate="Maelis Dunbar")
     desk.cycle()
     assert matches(desk) == []  # nobody left to face: the duo of Aurora is gone
@@ -305,7 +307,7 @@ def test_when_the_teammate_forms_a_1v1_the_duo_is_withdrawn_and_the_other_may_re
     assert unlinked(reply).startswith(
         f"Aurora Vexley, ta demande (message n° {aurora}) est retirée"
     )
-    assert "vient d'être formé pour Blaise Corvin, ton ou ta partenaire de duo" in reply
+    assert "vient d'être formé pour Blaise Corvin, avec qui tu faisais équipe," in reply
     assert "Tu peux te réinscrire ici dès maintenant, avec ou sans partenaire" in reply
     again = signup(forum, DUO, "Aurora Vexley")  # Aurora is free: accepted
     desk.cycle()

@@ -139,7 +139,7 @@ def test_fatigue_duel_to_the_end_on_the_phpbb_sandbox_then_verify_dice(
     assert "Cassius Thorne remporte le duel" in final
     # who owes whom (issue 25 reader W1; a duel adopted by hand: its first post's terms)
     final = plain(final)
-    assert "Enjeux du duel : « une plume de phénix ». " in final and " les doit à " in final
+    assert " doit à " in final and " les enjeux du duel : une plume de phénix." in final
     duel_row = duel.bot.storage.duels()[0]
     assert duel_row["status"] == "finished" and duel_row["dice_secret"] in final
     assert json.loads(duel_row["state_json"])["winner"] == C

@@ -5,6 +5,7 @@ adopted right after it was created is named by its real title (its concession to
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from forumbot.cli.drafts import duel_progress
 from forumbot.publish.typography import plain
 from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # noqa: F401 (the fixture)
+from tests.integration.test_newcomer4_cli import _speak
 
 
 def _row(status: str, **state: Any) -> dict[str, Any]:
@@ -72,10 +74,15 @@ def test_duels_list_and_a_topic_adopted_right_after_it_was_created(
     _poll(cfg, publish=True)
     listed = _run("duels", "list", "-c", str(cfg)).output
     assert f"topic {fresh} running, turn 1 awaited" in listed, listed
+    assert re.search(r": Aurora Vexley \d+ PD, Cassius Thorne \d+ PD$", listed, re.M), listed
+    _speak(cfg, "fr")  # seventh reader, C16: the unit, and the minus sign of French typography
+    french = _run("duels", "list", "-c", str(cfg)).output
+    assert re.search(r"Aurora Vexley \d+ PD, Cassius Thorne \d+ PD$", french, re.M), french
+    _speak(cfg, "en")
     conceded = _run("duels", "concede", str(fresh), "Cassius Thorne", "--by", "M", "-c", str(cfg))
     assert conceded.exit_code == 0, conceded.output
     [text] = [
         plain(d["text"]) for d in _storage(cfg).declarations(("draft", "approved"))
         if d["duel_id"] == duel["id"]
     ]
-    assert "« Le duel de l'aube »" in text and f"topic {fresh}" not in text
+    assert "Cassius Thorne abandonne." in text and f"topic {fresh}" not in text

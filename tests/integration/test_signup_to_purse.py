@@ -205,8 +205,8 @@ topic_id = {ranking}
     assert bot.storage.duel(duel["id"])["status"] == "running"
     cycle(bot)  # published
     abandon = board.posts(duel["topic_id"])[-1].text
-    assert "Cassius Thorne abandonne le duel" in abandon
-    assert "victoire d'Aurora Vexley" in abandon and "une plume de phénix" in abandon
+    assert "Cassius Thorne abandonne." in abandon
+    assert "Aurora Vexley remporte le duel !" in plain(abandon) and "une plume de phénix" in abandon
     assert bot.storage.duel(duel["id"])["status"] == "finished"
     cycle(bot)
     cycle(bot)  # once: nothing is given twice

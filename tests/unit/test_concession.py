@@ -15,6 +15,7 @@ from forumbot.duels.concession import concede_duel
 from forumbot.duels.duo import current_state
 from forumbot.duels.ending import EndingError
 from forumbot.duels.publication import publish_due
+from forumbot.publish.typography import plain
 from forumbot.storage import open_storage
 from tests.unit.test_duo_flow import A1, BODY, NOW, InboxForum, setup
 from tests.unit.test_referee_flow import make, turn_post
@@ -36,7 +37,9 @@ def test_a_2v2_member_conceding_makes_their_duo_lose_and_the_winners_are_rewarde
     publish_due(storage, forum, lambda: NOW)
     text = forum.posts[7][-1].text
     mate = next(n for n in team if n != A1)
-    assert f"{A1} abandonne le duel" in text and f"son duo, avec {mate}, perd le duel" in text
+    assert f"{A1} abandonne : son duo, avec {mate}, perd le duel." in plain(text)
+    winners = " et ".join(done.winners)
+    assert f"Fin du duel. {winners} remportent le duel !" in plain(text)
     duel = storage.duel(duel_id)
     assert duel["status"] == "finished"
     after = current_state(storage, duel)

@@ -354,7 +354,7 @@ def test_duel_to_the_end_reveals_the_seed_notifies_once_and_verifies() -> None:
     assert "Aurora Vexley remporte le duel" in final and "3 gallions" not in final
     # who owes whom (issue 25 reader W1; a duel adopted by hand: its first post's terms)
     final = plain(final)
-    assert "Enjeux du duel : « une plume de phénix ». " in final and " les doit à " in final
+    assert " doit à " in final and " les enjeux du duel : une plume de phénix." in final
     assert "Graine des dés, révélée à la fin du duel : " + SECRET.hex() in plain(final)
     duel.cycle()
     duel.cycle()

@@ -182,3 +182,22 @@ def test_second_declaration_prints_no_die_for_him() -> None:
     )
     assert f"{C} ne pouvait pas agir ce tour-ci : le sort est résolu sans défense." in text
     assert "pari perdu" not in "\n".join(mine) and "aucune action" not in text
+
+
+def test_a_defender_with_no_action_is_not_told_the_spell_awaits_a_defense() -> None:
+    """Seventh reader of issue 25, C4: « Ce pari ne comptera que si l'adversaire esquive » and
+    « Le sort attend la défense » were printed above « sera résolu sans défense »."""
+    text = first_declaration(barred("cast", "dodge"))
+    assert "ne comptera que si" not in text and "attend la défense" not in text
+    assert "Ce pari" not in text  # the closing paragraph says he can neither cast nor dodge
+    assert (
+        f"- {A} lance Flipendo sur {C}, qui ne peut pas se défendre ce tour-ci : le sort sera "
+        "résolu sans défense et infligera"
+    ) in text
+    # barred from dodging only: the bet still decides nothing, the spell awaits his post
+    dodge_barred = first_declaration(barred("dodge"))
+    assert f"Ce pari ne change rien : {C} ne peut pas esquiver ce tour-ci." in dodge_barred
+    assert "Le sort attend la défense" in dodge_barred and "sauf esquive" not in dodge_barred
+    free = first_declaration(barred())
+    assert "Ce pari ne comptera que si l'adversaire esquive" in free
+    assert "Le sort attend la défense" in free and "sauf esquive réussie" in free

@@ -46,11 +46,11 @@ def test_french_filters() -> None:
     # a sentence (issue 25), typeset (reader after issue 25, T2), read back by verify-dice
     assert _draw("reward:creature:strangulot:42 3/4") == (
         "la récompense de la créature «\u202fstrangulot\u202f», gagnée au message n°\u00a042, a "
-        "été tirée au sort\u00a0: 3 sur 4"
+        "été tirée au sort avec un dé à 4\u00a0faces (tirage\u00a0: 3)"
     )
     assert plain(_draw("reward:mechanism:cadran:12 1/2")) == (
-        "la récompense du mécanisme « cadran », gagnée au message n° 12, a été tirée au sort : "
-        "1 sur 2"
+        "la récompense du mécanisme « cadran », gagnée au message n° 12, a été tirée au sort "
+        "avec un dé à 2 faces (tirage : 1)"
     )
     from forumbot.duels.verify import _line_draws
 

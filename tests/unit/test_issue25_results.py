@@ -39,14 +39,14 @@ def _finish(stakes_a: str | None, stakes_c: str | None) -> dict[str, str]:
 
 def test_accepted_stakes_say_who_owes_whom() -> None:
     results = _finish("un hibou", "Un hibou")
-    assert f"Enjeux à honorer : « un hibou ». {C} te les doit." in results[A]
-    assert f"Enjeux à honorer : « un hibou ». Tu les dois à {A}." in results[C]
+    assert f"{C} te doit les enjeux du duel : un hibou." in results[A]
+    assert f"Tu dois à {A} les enjeux du duel : un hibou." in results[C]
 
 
 def test_stakes_proposed_and_never_accepted_are_not_due() -> None:
     results = _finish("un hibou", None)
     for text in results.values():
-        assert "Enjeux à honorer" not in text
+        assert "les enjeux du duel :" not in text
     # reader C12: the owl never names its reader in the third person
     assert (
         f"Les enjeux que tu avais proposés (« un hibou ») n'ont pas été acceptés par {C} : "
@@ -75,7 +75,7 @@ def test_a_duel_adopted_by_hand_gives_no_reward_and_promises_none() -> None:
     for text in results.values():
         assert "bourse" not in text.replace("ni point ni bourse", "")
         assert "ne compte pas au classement" in text
-    assert f"« une plume ». {C} te les doit." in results[A]  # the topic's announced terms
+    assert f"{C} te doit les enjeux du duel : une plume." in results[A]  # the topic's terms
 
 
 def test_duo_result_owl_sentences_are_not_glued() -> None:
@@ -88,8 +88,11 @@ def test_duo_result_owl_sentences_are_not_glued() -> None:
     )  # fmt: skip
     text = plain(text)
     assert "pour toi.Récompenses" not in text
-    assert "5 gallions pour toi.\n\nRécompenses gagnées pendant le duel : 5 gallions." in text
-    assert f"Enjeux à honorer : « une mandragore ». {C} et Maelis les doivent à ton duo." in text
+    assert (
+        "la bourse de victoire, 5 gallions, pour toi.\n\nEn plus de la bourse de victoire, tu as "
+        "gagné pendant le duel : 5 gallions.\n\n"
+    ) in text  # seventh reader, C8 (without duel_galleons: no total said)
+    assert f"{C} et Maelis doivent à ton duo les enjeux du duel : une mandragore." in text
     lost = stakes_owed(StakesTerms("une mandragore", True), C, [A, "Blaise"], [C, "Maelis"])
     assert lost is not None and lost["case"] == "i_owe" and lost["duo"]
     none = stakes_owed(StakesTerms("une mandragore", True), C, [], [])

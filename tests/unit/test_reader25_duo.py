@@ -184,9 +184,10 @@ def test_the_final_post_names_who_owes_the_stakes_and_whether_the_duel_counts() 
     classement »), as for 1v1 since issue 25."""
     owed = public_stakes(StakesTerms("une mandragore en pot", True), [A1, A2], [B1, B2])
     text = plain(str(render("_stakes_public.bbcode.j2", {"owed": owed}, "fr")))
-    # reader2 C14: the stakes are quoted as such, never the object of « doivent »
-    assert "Enjeux du duel : « une mandragore en pot ». Cassius et Dorian les doivent à " \
-        "Aurora et Blaise." in text  # fmt: skip
+    # reader2 C14: the stakes are never the object of « doivent » (seventh reader C7: after
+    # « les enjeux du duel : », no « les » for one mandrake)
+    assert "Cassius et Dorian doivent à Aurora et Blaise les enjeux du duel : une mandragore " \
+        "en pot." in text  # fmt: skip
     refused = public_stakes(StakesTerms("une plume", False, (A1,)), [A1, A2], [B1, B2])
     text = plain(str(render("_stakes_public.bbcode.j2", {"owed": refused}, "fr")))
     assert "proposés par Aurora (« une plume ») n'ont pas été acceptés" in text

@@ -128,8 +128,8 @@ def test_the_erratum_links_the_post_and_missing_dice_say_what_to_do() -> None:
         "dice_per_post": 2, "referee_name": "L'arbitre",
     }))  # fmt: skip
     assert (
-        f"Pour compléter ce tour, {A} poste un nouveau message depuis l'éditeur complet (pas la "
-        "réponse rapide), avec le bouton « Lancer des dés »"
+        f"Pour compléter ce tour, {A} doit poster un nouveau message depuis l'éditeur complet "
+        "(pas la réponse rapide), avec le bouton « Lancer des dés »"
     ) in missing
     assert "Il ne sert à rien de modifier l'ancien message" in missing
     assert "indiquera dans sa prochaine intervention" not in missing

@@ -90,7 +90,7 @@ def test_the_result_owl_names_who_owes_whom_only_for_accepted_stakes() -> None:
     honorer » and nobody owes them; the same stakes (case and accents aside) are owed."""
     differing = _finish("un hibou", "deux hiboux")
     for text in differing.values():
-        assert "Enjeux à honorer" not in text and "personne ne les doit" in text
+        assert "les enjeux du duel :" not in text and "personne ne les doit" in text
     # sixth reader, W1: each one's own words, never the first one's as both's
     assert (
         f"Vos enjeux ne concordaient pas (« deux hiboux » pour toi et « un hibou » pour {A}) : "
@@ -98,8 +98,8 @@ def test_the_result_owl_names_who_owes_whom_only_for_accepted_stakes() -> None:
     ), differing[C]
     assert f"(« un hibou » pour toi et « deux hiboux » pour {C})" in differing[A]
     same = _finish("une plume d'hippogriffe", "Une plume d'HIPPOGRIFFE")
-    assert f"{C} te les doit." in same[A]
-    assert f"Tu les dois à {A}." in same[C]
+    assert f"{C} te doit les enjeux du duel : une plume d'hippogriffe." in same[A]
+    assert f"Tu dois à {A} les enjeux du duel : une plume d'hippogriffe." in same[C]
 
 
 def test_differing_stakes_are_each_written_in_the_opening_and_the_final_post() -> None:

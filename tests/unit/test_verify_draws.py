@@ -14,6 +14,7 @@ from rules.dice import commitment, derive_die
 SEED = bytes(range(32))
 KEY = "forumactif:77"
 NAMES = ("Aurora Vexley", "Blaise Corvin", "Cassius Thorne", "Dorian Pike")
+KEYED = "de la créature\u202f«\u202fstrangulot\u202f»"
 
 
 def post(post_id: int, text: str, author: str = "Arbitre") -> Post:
@@ -25,6 +26,7 @@ def pages(
     *,
     old_wording: bool = False,
     issue15: bool = False,
+    reader3: bool = False,
     source: str = "",
 ) -> list[TopicPage]:
     """An opening and one turn; the reward line worded as the declarations word it (issue 25:
@@ -33,7 +35,9 @@ def pages(
     (« récompense tirée : v sur 6 ; tirage n° 12, créature strangulot »), or, with
     ``old_wording``, as threads written before issue 15 did (« tirage reward:... v/6 »); with
     ``source``, as the declarations word it since the third reader (« la récompense du
-    strangulot du bassin, … »: the environment's name for the source)."""
+    strangulot du bassin, … »: the environment's name for the source); since the seventh
+    reader the draw reads « … tirée au sort avec un dé à 6 faces (tirage : v) », and with
+    ``reader3`` as threads written before it did (« … tirée au sort : v sur 6 »)."""
     zones: dict[int, list[str]] = {}
     for name in NAMES:
         zones.setdefault(derive_die(SEED, KEY, 0, 0, f"place:{name}", 0, sides=4), []).append(name)
@@ -61,12 +65,17 @@ def pages(
             else f"[*] Récompense pour Cassius Thorne : 10 gallions (récompense tirée : {value} "
             "sur 6 ; tirage n° 12, créature strangulot)."
             if issue15
+            else f"[*] Cassius Thorne reçoit en récompense 10 gallions (la récompense "
+            f"{source or KEYED}, gagnée au message n°\u00a012, a été tirée au sort\u00a0: "
+            f"{value} sur 6)."
+            if reader3
             else f"[*] Cassius Thorne reçoit en récompense 10 gallions (la récompense {source}, "
-            f"gagnée au message n°\u00a012, a été tirée au sort\u00a0: {value} sur 6)."
+            f"gagnée au message n°\u00a012, a été tirée au sort avec un dé à 6\u00a0faces "
+            f"(tirage\u00a0: {value}))."
             if source
             else "[*] Cassius Thorne reçoit en récompense 10 gallions (la récompense de la "
             "créature\u202f«\u202fstrangulot\u202f», gagnée au message n°\u00a012, a été "
-            f"tirée au sort\u00a0: {value} sur 6).",
+            f"tirée au sort avec un dé à 6\u00a0faces (tirage\u00a0: {value})).",
             "Dés « Pari » lancés par le forum. Graine des dés de l'arbitre (placement et "
             f"récompenses) : {SEED.hex()}",
             "forumbot·turn2·",
@@ -85,6 +94,18 @@ def test_placement_and_reward_draws_check_out() -> None:
         "récompense de la créature « strangulot » (message n° 12)" in plain(line)
         for line in format_report(report)
     )
+
+
+def test_reward_lines_written_before_the_seventh_reader_still_verify() -> None:
+    """Threads already on the boards keep « … a été tirée au sort : v sur 6 » (issue 25, third
+    to seventh reader), by key or by name."""
+    label = "reward:creature:strangulot:12"
+    for source in ("", "du strangulot du bassin"):
+        report = verify_pages(pages(reader3=True, source=source))
+        assert report.ok and report.seed_matches, report.problems
+        assert [c.label for c in report.checks].count(label) == 1
+        wrong = derive_die(SEED, KEY, 0, 0, label, 0, sides=6) % 6 + 1
+        assert not verify_pages(pages(wrong, reader3=True, source=source)).ok
 
 
 def test_reward_lines_written_before_issue_25_still_verify() -> None:
@@ -160,8 +181,9 @@ def test_the_stated_reward_is_checked_against_the_environments_table() -> None:
         (page,) = pages()
         opening, turn = page.posts
         sides = sum(r.weight for r in table)
-        new_turn = re.sub(r"10 gallions \((la récompense .*? tirée au sort\u00a0: )\d+ sur 6\)",
-                          rf"{stated} (\g<1>{value} sur {sides})",
+        new_turn = re.sub(r"10 gallions \((la récompense .*? dé à )6(\u00a0faces "
+                          r"\(tirage\u00a0: )\d+\)\)",
+                          rf"{stated} (\g<1>{sides}\g<2>{value}))",
                           turn.text)  # fmt: skip
         assert new_turn != turn.text
         return [replace(page, posts=(
@@ -235,8 +257,8 @@ def test_the_renderer_names_the_source_and_verify_reads_it_back() -> None:
     names = {f"creature:{c.key}": c.name for c in env.creatures}
     sentence = plain(_draw("reward:creature:strangulot:12 3/6", names))
     assert sentence == (
-        "la récompense du strangulot du bassin, gagnée au message n° 12, a été tirée au sort : "
-        "3 sur 6"
+        "la récompense du strangulot du bassin, gagnée au message n° 12, a été tirée au sort "
+        "avec un dé à 6 faces (tirage : 3)"
     )
     assert _line_draws(f"(x ({sentence}).") == [
         ("reward:named:du strangulot du bassin:12", 3, 6)

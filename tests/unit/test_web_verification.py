@@ -93,8 +93,8 @@ def test_without_any_link_the_post_says_how_to_verify() -> None:
     template = make_environment("fr").from_string(sentence)
     unlinked = template.render()
     assert unlinked.endswith(
-        f"{VERIFICATION_TOOL}, qui relit ce sujet et refait chaque tirage (l'arbitre vous dira "
-        "où le trouver)."
+        f"{VERIFICATION_TOOL}, qui relit ce sujet et refait chaque tirage (demandez le lien "
+        "à l'arbitre)."
     )
     assert VERIFICATION_UNLINKED in unlinked and "[url" not in unlinked
     assert "verify-dice" not in unlinked and "forumbot" not in unlinked
