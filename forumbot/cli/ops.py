@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from forumbot.cli._common import _, config_option, current_language, load
+from forumbot.cli._common import (
+    _,
+    config_option,
+    current_language,
+    load,
+    peek_language,
+    set_language,
+)
 from forumbot.exit_codes import FAILURE
 
 if TYPE_CHECKING:
@@ -60,7 +67,8 @@ def _doctor_all(boards_dir: str, offline: bool, lease_url: str | None) -> None:
     reports = doctor_all(boards_dir, offline=offline, lease_url=lease_url)
     if not reports:
         click.echo(_("no *.toml club file in %s", boards_dir))
-    for report in reports:
+    for report in reports:  # each club's report in its staff's language (its board.language)
+        set_language(peek_language(str(report.path)))
         verdict = _("FAIL") if report.failed else "ok"
         click.echo(_("== club %s (%s): %s", report.name, report.path, verdict))
         for item in report.checks:

@@ -178,3 +178,31 @@ def test_doctor_all_shows_each_clubs_lease(tmp_path: Path, pg_schemas: PgSchemas
     assert read_leases(bare, [key("held")]) is None  # still none: doctor reads only
     without = doctor_all(folder, offline=True, environ=env)
     assert all(c.name != "lease" for r in without for c in r.checks)
+
+
+def test_doctor_all_speaks_each_clubs_language_on_its_lease_line(
+    tmp_path: Path, pg_schemas: PgSchemas, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line: each club's report in its ``board.language``, the lease line too."""
+    from click.testing import CliRunner
+
+    from forumbot.cli import main
+    from forumbot.storage.leases import LeaseTable
+
+    lease_url, url = pg_schemas.fresh(), pg_schemas.fresh()
+    folder = tmp_path / "boards"
+    folder.mkdir()
+    text = club_toml(url).replace("[bot]", 'language = "fr"\n[bot]')
+    (folder / "poudlard.toml").write_text(text, encoding="utf-8")
+    table = LeaseTable(lease_url)
+    table.ensure([url.rsplit("schema=", 1)[1]])
+    table.close()
+    monkeypatch.setenv("STATE_DIRECTORY", str(tmp_path))
+    result = CliRunner().invoke(
+        main, ["doctor", "--all", "--boards", str(folder), "--offline"],
+        env={"FORUMBOT_PASSWORD": "s3cret", "FORUMBOT_LEASE_URL": lease_url},
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    output = result.output.replace("\xa0", " ")  # French spacing before the colon
+    assert "== club poudlard" in output
+    assert "[alerte] bail : libre (époque 0) : aucun processus ne le fait tourner" in output
