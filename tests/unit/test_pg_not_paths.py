@@ -206,3 +206,27 @@ def test_doctor_all_speaks_each_clubs_language_on_its_lease_line(
     output = result.output.replace("\xa0", " ")  # French spacing before the colon
     assert "== club poudlard" in output
     assert "[alerte] bail : libre (époque 0) : aucun processus ne le fait tourner" in output
+
+
+def test_two_club_files_naming_one_schema_are_refused_whatever_the_spelling(
+    tmp_path: Path,
+) -> None:
+    """The folder's sharing check: a PostgreSQL club's data is its server, database and
+    schema (``storage.engine.pg_identity``), not a path made of its URL; the refusal shows the
+    URL without its password."""
+    from forumbot.ops.boards_dir import read_boards, sharing_conflicts
+
+    folder = tmp_path / "boards"
+    folder.mkdir()
+    urls = {
+        "a": "postgresql://bot@db.example:5432/forumbot?schema=poudlard",
+        "b": "postgres://bot:secret@DB.example/forumbot?sslmode=require&schema=poudlard",
+        "c": "postgresql://bot@db.example/forumbot?schema=gringotts",
+    }
+    for name, url in urls.items():
+        (folder / f"{name}.toml").write_text(club_toml(url, f"https://{name}.example"),
+                                             encoding="utf-8")  # fmt: skip
+    refused = sharing_conflicts(read_boards(folder))
+    assert set(refused) == {"b"}
+    assert "is the database of club a" in refused["b"] and "secret" not in refused["b"]
+    assert "postgres://bot:***@DB.example/forumbot" in refused["b"]
