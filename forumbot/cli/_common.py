@@ -128,10 +128,18 @@ def peek_language(config_path: str) -> str | None:
     if isinstance(value, str) and value:
         return value
     url, database = board.get("url"), storage.get("database", "forumbot.db")
+    storage_url = storage.get("url") or None
     if not isinstance(url, str) or not isinstance(database, str):
         return None
-    if database != ":memory:" and not Path(database).is_absolute():
-        database = str(Path(config_path).resolve().parent / database)
+    if storage_url is not None and not isinstance(storage_url, str):
+        return None
+    from forumbot.config import ConfigError
+    from forumbot.config.storage_url import resolve_database
+
+    try:  # as the configuration resolves it: a PostgreSQL URL is never made a path
+        database = resolve_database(database, storage_url, Path(config_path).resolve().parent)
+    except ConfigError:
+        return None
     from forumbot.storage import recorded_board_language
 
     return recorded_board_language(database, url.rstrip("/"))

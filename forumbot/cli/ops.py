@@ -8,7 +8,14 @@ from typing import TYPE_CHECKING
 
 import click
 
-from forumbot.cli._common import _, config_option, current_language, load
+from forumbot.cli._common import (
+    _,
+    config_option,
+    current_language,
+    load,
+    peek_language,
+    set_language,
+)
 from forumbot.exit_codes import FAILURE
 
 if TYPE_CHECKING:
@@ -26,16 +33,26 @@ if TYPE_CHECKING:
     type=click.Path(file_okay=False),
     help="The folder of club files of forumbot serve (with --all).",
 )
-def doctor(config_path: str, offline: bool, every_club: bool, boards_dir: str | None) -> None:
+@click.option(
+    "--lease-url",
+    envvar="FORUMBOT_LEASE_URL",
+    default=None,
+    help="With --all: the serve workers' lease database (as serve --lease-url): each club's "
+    "lease (worker, epoch, expiry) [env FORUMBOT_LEASE_URL].",
+)
+def doctor(
+    config_path: str, offline: bool, every_club: bool, boards_dir: str | None,
+    lease_url: str | None,
+) -> None:  # fmt: skip
     """Check config, password, board and login, database integrity, migrations and clock.
-    With --all --boards DIR: every club of the folder, one report each. Exits 1 when a check
-    fails."""
+    With --all --boards DIR: every club of the folder, one report each (and its lease with
+    --lease-url). Exits 1 when a check fails."""
     from forumbot.ops.doctor import doctor as run_doctor
 
     if every_club or boards_dir:
         if not (every_club and boards_dir):
             raise click.UsageError("use --all and --boards DIR together")
-        _doctor_all(boards_dir, offline)
+        _doctor_all(boards_dir, offline, lease_url)
         return
     checks = run_doctor(config_path, offline=offline)
     for item in checks:
@@ -44,13 +61,14 @@ def doctor(config_path: str, offline: bool, every_club: bool, boards_dir: str | 
         raise click.exceptions.Exit(FAILURE)
 
 
-def _doctor_all(boards_dir: str, offline: bool) -> None:
+def _doctor_all(boards_dir: str, offline: bool, lease_url: str | None) -> None:
     from forumbot.ops.doctor_all import doctor_all
 
-    reports = doctor_all(boards_dir, offline=offline)
+    reports = doctor_all(boards_dir, offline=offline, lease_url=lease_url)
     if not reports:
         click.echo(_("no *.toml club file in %s", boards_dir))
-    for report in reports:
+    for report in reports:  # each club's report in its staff's language (its board.language)
+        set_language(peek_language(str(report.path)))
         verdict = _("FAIL") if report.failed else "ok"
         click.echo(_("== club %s (%s): %s", report.name, report.path, verdict))
         for item in report.checks:

@@ -26,7 +26,7 @@ from forumbot.config.schema import (
     section_model,
     settings,
 )
-from forumbot.config.storage_url import is_postgres, sqlite_path
+from forumbot.config.storage_url import resolve_database
 from rules.toml_limits import MAX_TOML_DEPTH, toml_depth
 
 # ---------------------------------------------------------------------------------------
@@ -162,14 +162,8 @@ def parse_config(text: str, base_dir: Path | None = None) -> Config:
         if all(w.forum_id != entry.forum_id for w in watch):
             watch.append(WatchedForum(entry.forum_id))
     base = base_dir or Path.cwd()
-    database = parsed.storage.database
-    if parsed.storage.url:
-        # storage.url (issue 27): PostgreSQL kept as it is, SQLite's URL made a path.
-        database = parsed.storage.url
-        if not is_postgres(database):
-            database = sqlite_path(database)
-    if not is_postgres(database) and database != ":memory:" and not Path(database).is_absolute():
-        database = str(base / database)
+    # storage.url (issue 27): PostgreSQL kept as it is, SQLite's URL made a path.
+    database = resolve_database(parsed.storage.database, parsed.storage.url, base)
     password_file = parsed.bot.password_file
     if password_file and not Path(password_file).is_absolute():
         password_file = str(base / password_file)

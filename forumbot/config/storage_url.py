@@ -7,6 +7,7 @@ A plain path, ``:memory:`` or ``sqlite:///path`` (``sqlite:////abs/path``) is SQ
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from forumbot.config.errors import ConfigError
 
@@ -35,3 +36,24 @@ def sqlite_path(url: str) -> str:
             f"storage.url {url!r}: only sqlite:///path, a path or postgresql://... are known"
         )
     return url
+
+
+def resolve_database(database: str, url: str | None, base: Path) -> str:
+    """The database a ``[storage]`` table names: ``url`` when set (a PostgreSQL URL kept as it
+    is, SQLite's made a path, :func:`sqlite_path`), else ``database``; a relative SQLite path
+    joined to ``base`` (the configuration file's folder). A PostgreSQL URL or ``:memory:`` is
+    never made a path.
+
+    >>> resolve_database("bot.db", "postgresql://bot@db/forumbot?schema=a", Path("/etc/forumbot"))
+    'postgresql://bot@db/forumbot?schema=a'
+    >>> resolve_database("bot.db", None, Path("/etc/forumbot"))
+    '/etc/forumbot/bot.db'
+
+    Raises:
+        ConfigError: ``url`` has another scheme (:func:`sqlite_path`).
+    """
+    if url:
+        database = url if is_postgres(url) else sqlite_path(url)
+    if is_postgres(database) or database == ":memory:" or Path(database).is_absolute():
+        return database
+    return str(base / database)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from forumbot.config import Config, ConfigError, load_config
 from forumbot.ops.validate import validate_config
+from forumbot.storage.engine import is_postgres, pg_identity, redacted
 
 
 @dataclass(frozen=True)
@@ -174,9 +175,13 @@ def read_boards(directory: str | Path) -> list[ClubFile]:
 
 
 def _database_key(config: Config) -> str:
-    """The database's identity: its real path, and its inode when it exists (a hard link)."""
+    """The database's identity: its real path, and its inode when it exists (a hard link); a
+    PostgreSQL club's server, database and schema
+    (:func:`forumbot.storage.engine.pg_identity`: never a path made of its URL)."""
     if config.database == ":memory:":
         return ""  # never shared: each connection has its own
+    if is_postgres(config.database):
+        return pg_identity(config.database)
     real = os.path.realpath(config.database)
     try:
         st = os.stat(real)
@@ -207,8 +212,8 @@ def sharing_conflicts(clubs: Iterable[ClubFile], first: Sequence[str] = ()) -> d
         if db_key and db_key in databases:
             other = databases[db_key]
             refused[club.name] = (
-                f"{club.path}: refused: storage.database {club.config.database} is the database "
-                f"of club {other.name} ({other.path}); give each club its own file"
+                f"{club.path}: refused: storage.database {redacted(club.config.database)} is the "
+                f"database of club {other.name} ({other.path}); give each club its own file"
             )
             continue
         if account in accounts:

@@ -133,6 +133,7 @@ class ClubRunner:
         self._kicked = False
         self._failing: set[str] = set()  # jobs whose last run raised
         self.due: dict[str, float] = {"start": clock()}
+        self._first_poll_done = False
 
     # ------------------------------------------------------------------ schedule
 
@@ -141,6 +142,15 @@ class ClubRunner:
         """True once the club holds nothing (no bot, no lock) and runs nothing."""
         with self._lock:
             return self.state == "stopped" and not self.busy
+
+    @property
+    def first_pass(self) -> bool:
+        """True from the club's start until its first poll has run (whatever its outcome):
+        the serve loop hands its jobs out with the starts and logins
+        (:data:`forumbot.ops.serve.FIRST_JOBS`), so a club taken over from a dead worker, or
+        a new file, is read at once instead of queueing behind every running club's passes."""
+        with self._lock:
+            return not self._first_poll_done and self.state != "stopped"
 
     def pause_remaining_s(self, scope: str = "all") -> float:
         """Seconds the board asked to wait for ``scope`` (0.0: not paused; no bot: 0.0)."""
@@ -243,6 +253,7 @@ class ClubRunner:
                 if not self._failing and self.state == "running":
                     self.last_error = None
         with self._lock:
+            self._first_poll_done = self._first_poll_done or job == "poll"
             if interval is not None and job in self.due:
                 # fixed rate from the job's start; a run later than that is coalesced to now
                 self.due[job] = max(started + interval, self._clock())

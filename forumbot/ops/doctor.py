@@ -7,11 +7,9 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Literal
 
 import httpx
 
@@ -19,7 +17,9 @@ from forumbot.config import Config, ConfigError, load_config
 from forumbot.errors import BoardNotFound, CaptchaRequired, ForumError, LoginFailed, ServerError
 from forumbot.forums.outages import challenge_reason
 from forumbot.i18n import C_, N_
-from forumbot.ops.filesystem import PROC_MOUNTS, mount_of, network_filesystem_warning
+from forumbot.ops.doctor_checks import Check, Text, _check
+from forumbot.ops.doctor_folders import backup_tool_check, filesystem_check
+from forumbot.ops.filesystem import PROC_MOUNTS
 from forumbot.ops.session import bot_client, log_in
 from forumbot.ops.validate import config_problems
 from forumbot.storage.engine import is_postgres, redacted
@@ -29,83 +29,12 @@ from parsers.page_language import page_language
 
 log = logging.getLogger("forumbot.ops.doctor")
 
-CheckStatus = Literal["ok", "warn", "fail", "skip"]
-
 DEFAULT_MAX_CLOCK_SKEW_S = 120.0
 """Seconds the local clock may differ from the board's ``Date`` header before doctor fails
 (review delays and publish times are compared with the local clock)."""
 
 DEFAULT_DOCTOR_TIMEOUT_S = 15.0
 """Seconds doctor waits for the board's answer."""
-
-
-@dataclass(frozen=True)
-class Check:
-    """One doctor finding.
-
-    Attributes:
-        name: short key (``config``, ``password``, ``board``, ``login``, ``forum 3``,
-            ``database``, ``migrations``, ``filesystem``, ``clock``).
-        status: ``ok``; ``warn`` (works, but look at it); ``fail`` (the bot cannot run
-            unattended as is); ``skip`` (not checked: offline, or an earlier check failed).
-        detail: one English line for the operator.
-        message: ``detail``'s English template (``%s`` placeholders), marked for the staff's
-            catalogue (:mod:`forumbot.i18n`), or ``""`` when the detail is a library's text
-            only; args: the values filling it (an exception stands for a library's English
-            text, translated only when the catalogue knows it).
-        alone: the sentence said without the library's texts (``%s`` filled by
-            ``alone_args``), for a staff's language whose catalogue does not know them: the
-            CLI prints it, then the library's texts as a quoted technical detail (« détail
-            technique : « … » »), so one report speaks one language (issue 25); ``""`` when
-            no arg is an exception.
-        alone_args: the values filling ``alone``.
-    """
-
-    name: str
-    status: CheckStatus
-    detail: str
-    message: str = ""
-    args: tuple[object, ...] = ()
-    alone: str = ""
-    alone_args: tuple[object, ...] = ()
-
-    @property
-    def library_texts(self) -> tuple[str, ...]:
-        """The args that are a library's English text (exceptions), as strings."""
-        return tuple(str(a) for a in self.args if isinstance(a, BaseException))
-
-    @property
-    def failed(self) -> bool:
-        """True when the status is ``fail``."""
-        return self.status == "fail"
-
-
-class Text(Exception):
-    """A library's English text put in a check's message (a validation problem): the staff's
-    language shows it only when the catalogue knows it (:func:`forumbot.i18n.translate_detail`)."""
-
-
-def _check(
-    name: str,
-    status: CheckStatus,
-    message: str,
-    *args: object,
-    alone: str = "",
-    alone_args: tuple[object, ...] | None = None,
-) -> Check:
-    """A :class:`Check` whose English ``detail`` is ``message % args``; ``alone`` is the
-    sentence without the library's texts (:attr:`Check.alone`), filled by ``alone_args``
-    (default: the args that are not exceptions, in order).
-
-    Raises:
-        ValueError: an arg is an exception (a library's text) and ``alone`` is not given.
-    """
-    if not alone and any(isinstance(a, BaseException) for a in args):
-        raise ValueError(f"check {name!r}: a library's text needs the sentence said without it")
-    if alone_args is None:
-        alone_args = tuple(a for a in args if not isinstance(a, BaseException))
-    detail = message % args if args else message
-    return Check(name, status, detail, message, args, alone, alone_args)
 
 
 def _failure(exc: BaseException) -> Text:
@@ -118,7 +47,8 @@ NAMES = (
     C_("doctor", "config"), C_("doctor", "password"), C_("doctor", "board"),
     C_("doctor", "login"), C_("doctor", "forum %s"), C_("doctor", "database"),
     C_("doctor", "migrations"), C_("doctor", "filesystem"), C_("doctor", "clock"),
-    C_("doctor", "watch"), C_("doctor", "sharing"),
+    C_("doctor", "watch"), C_("doctor", "sharing"), C_("doctor", "backup"),
+    C_("doctor", "lease"),
     C_("doctor", "ok"), C_("doctor", "warn"), C_("doctor", "fail"), C_("doctor", "skip"),
 )  # fmt: skip
 """The checks' names and statuses, translated by the CLI under ``msgctxt "doctor"``."""
@@ -187,25 +117,6 @@ def _password_check(config: Config, environ: Mapping[str, str] | None) -> tuple[
 
 def _known_migrations() -> list[str]:
     return known_migrations()
-
-
-def _filesystem_check(database: str, mounts: str | Path) -> Check:
-    """``warn`` when the database's folder is on a network filesystem (WAL does not work)."""
-    if database == ":memory:":
-        return _check("filesystem", "skip", N_("in-memory database"))
-    if is_postgres(database):
-        return _check("filesystem", "skip", N_("PostgreSQL: no database file"))
-    warning = network_filesystem_warning(database, mounts)
-    if warning is not None:
-        return _check(
-            "filesystem", "warn", "%s", Text(warning),
-            alone=N_("the database folder is on a network filesystem, where SQLite's WAL mode "
-                     "does not work: move the database to a local disk"),
-        )  # fmt: skip
-    mount = mount_of(Path(database).parent, mounts)
-    if mount is None:
-        return _check("filesystem", "ok", N_("database folder on mount table unreadable"))
-    return _check("filesystem", "ok", N_("database folder on %s on %s"), mount.fstype, mount.point)
 
 
 def _pg_database_checks(url: str) -> list[Check]:
@@ -530,7 +441,8 @@ def doctor(
     password_check, password = _password_check(config, environ)
     checks.append(password_check)
     checks.extend(_database_checks(config.database))
-    checks.append(_filesystem_check(config.database, mounts))
+    checks.append(filesystem_check(config, mounts))
+    checks.extend(backup_tool_check(config))
     if offline:
         checks.extend(
             _check(n, "skip", N_("not checked (--offline)")) for n in ("board", "clock", "login")

@@ -13,6 +13,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from forumbot.config.storage_url import is_postgres
+
 PROC_MOUNTS = "/proc/mounts"
 
 NETWORK_FILESYSTEMS = frozenset(
@@ -88,12 +90,37 @@ def mount_of(path: str | Path, mounts: str | Path = PROC_MOUNTS) -> Mount | None
     return best
 
 
+@dataclass(frozen=True)
+class FolderSpace:
+    """Room in a folder (or, when it does not exist yet, in its nearest existing parent:
+    ``existing``): ``free_bytes`` for this user (``statvfs`` ``f_bavail``), ``writable`` by
+    this user (``os.access``)."""
+
+    existing: Path
+    free_bytes: int
+    writable: bool
+
+
+def folder_space(path: str | Path) -> FolderSpace | None:
+    """:class:`FolderSpace` of ``path``; None when no parent of it can be read (not POSIX)."""
+    target = Path(path)
+    while not target.exists() and target != target.parent:
+        target = target.parent
+    try:
+        stats = os.statvfs(target)
+    except OSError:
+        return None
+    writable = os.access(target, os.W_OK | os.X_OK)
+    return FolderSpace(target, stats.f_bavail * stats.f_frsize, writable)
+
+
 def network_filesystem_warning(
     database: str, mounts: str | Path = PROC_MOUNTS
 ) -> str | None:
     """One English line when ``database``'s folder is on a network filesystem
-    (:data:`NETWORK_FILESYSTEMS`), else None (also for ``:memory:`` or an unreadable table)."""
-    if database == ":memory:":
+    (:data:`NETWORK_FILESYSTEMS`), else None (also for ``:memory:``, a PostgreSQL URL: no
+    SQLite file, no WAL; or an unreadable table)."""
+    if database == ":memory:" or is_postgres(database):
         return None
     folder = Path(database).parent
     mount = mount_of(folder, mounts)

@@ -78,7 +78,10 @@ LOOP_STALE_S = 60.0
 
 FIRST_JOBS = frozenset({"start", "login"})
 """Jobs handed out before every other due job: a club without its bot or session runs nothing
-(a club taken over from a dead worker, a new file), and each runs once, briefly."""
+(a club taken over from a dead worker, a new file), and each runs once, briefly. A club's
+jobs until its first poll has run go with them (:attr:`ClubRunner.first_pass`): a taken-over
+club is read within a few jobs of its claim, not after every running club's passes (issue 27's
+takeover bound, TTL + one poll)."""
 
 MAX_IDLE_WAIT_S = 5.0
 """Longest the loop sleeps between two ticks when nothing is due, seconds (a job ending,
@@ -322,7 +325,8 @@ class Serve:
                 at, what = job
                 if at <= now_s:
                     due.append((at, runner.last_started, name, what, runner))
-            due.sort(key=lambda d: (d[3] not in FIRST_JOBS, d[0], d[1], d[2]))
+            first = {n for _, _, n, what, r in due if what in FIRST_JOBS or r.first_pass}
+            due.sort(key=lambda d: (d[2] not in first, d[0], d[1], d[2]))
             # a slot per running job that is not waiting; a thread per job
             free = min(self.workers - (self._in_flight - self._sleeping),
                        self.threads - self._in_flight)  # fmt: skip

@@ -40,7 +40,7 @@ from forumbot.storage.club_posts import ClubPosts
 from forumbot.storage.club_rows import ClubRows
 from forumbot.storage.duel_rows import DuelRows
 from forumbot.storage.duel_tasks import DuelTasks
-from forumbot.storage.engine import is_postgres, open_pg, sqlite_path
+from forumbot.storage.engine import is_postgres, open_pg, pg_board_language, sqlite_path
 from forumbot.storage.leases import Fence
 from forumbot.storage.migrations import MIGRATIONS
 from forumbot.storage.notices import NoticeRows
@@ -464,7 +464,10 @@ def recorded_board_language(database: str, url: str) -> str | None:
     :meth:`Storage.record_board_language`) in the database file ``database``, read without
     creating the file, migrating it or writing to it (a command's language is known before it
     opens its storage). None when the file, the column or the row is missing, or the file
-    cannot be read."""
+    cannot be read. A PostgreSQL URL is read on the club's schema
+    (:func:`forumbot.storage.engine.pg_board_language`), never taken for a path."""
+    if is_postgres(database):
+        return pg_board_language(database, url)
     if database == ":memory:" or not Path(database).is_file():
         return None
     try:

@@ -38,8 +38,8 @@ _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 __all__ = [
     "POSTGRES_SCHEMES", "RunLockHeld", "connect_pg", "describe", "is_postgres", "open_pg",
-    "pg_file_stem", "pg_run_lock", "pg_state_dir", "redacted", "side_file", "split_schema",
-    "sqlite_path",
+    "pg_board_language", "pg_file_stem", "pg_identity", "pg_run_lock", "pg_state_dir",
+    "read_only_session", "redacted", "side_file", "split_schema", "sqlite_path",
 ]  # fmt: skip
 
 
@@ -75,6 +75,15 @@ def _search_path_schema(query: str) -> str | None:
     return None
 
 
+def _pg_names(url: str) -> tuple[Any, str, str]:
+    """``(urlsplit of the URL without schema=, database name, schema)`` of a PostgreSQL URL:
+    the schema from ``schema=``, else ``options=-csearch_path=...``, else ``public``."""
+    dsn, schema = split_schema(url)
+    parts = urlsplit(dsn)
+    name = unquote(parts.path.lstrip("/")) or parts.username or "postgres"
+    return parts, name, schema or _search_path_schema(parts.query) or "public"
+
+
 def pg_file_stem(url: str) -> str:
     """``<database>-<schema>`` of a PostgreSQL URL, read from the URL alone (``schema=``, else
     ``options=-csearch_path=...``, else ``public``), reduced to ``[A-Za-z0-9_.-]``: the name
@@ -84,11 +93,22 @@ def pg_file_stem(url: str) -> str:
     >>> pg_file_stem("postgresql://bot:secret@db.example:5432/forumbot?schema=poudlard")
     'forumbot-poudlard'
     """
-    dsn, schema = split_schema(url)
-    parts = urlsplit(dsn)
-    name = unquote(parts.path.lstrip("/")) or parts.username or "postgres"
-    schema = schema or _search_path_schema(parts.query) or "public"
+    _, name, schema = _pg_names(url)
     return re.sub(r"[^A-Za-z0-9_.-]", "_", f"{name}-{schema}")
+
+
+def pg_identity(url: str) -> str:
+    """Which club's data a PostgreSQL URL names, read from the URL alone: ``host:port/database
+    schema`` (lowercase host, port 5432 by default, the schema as :func:`pg_file_stem` reads it),
+    so two spellings of one schema (``postgres://`` and ``postgresql://``, the default port
+    written or not, a password or not) are one club's data.
+
+    >>> pg_identity("postgres://bot:pw@DB.example/forumbot?schema=poudlard&sslmode=require")
+    'db.example:5432/forumbot schema poudlard'
+    """
+    parts, name, schema = _pg_names(url)
+    host = (parts.hostname or "localhost").lower()
+    return f"{host}:{parts.port or 5432}/{name} schema {schema}"
 
 
 def pg_state_dir() -> Path:
@@ -122,6 +142,53 @@ def redacted(url: str) -> str:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+def read_only_session(url: str, connect_timeout_s: int = 10) -> Any:
+    """A psycopg session on ``url``'s server whose transactions are read-only (nothing is
+    created: not even the schema); ``connect_timeout_s``: seconds to wait for the server.
+
+    Raises:
+        ConfigError: the server cannot be reached or refuses the login (the URL without its
+            password).
+    """
+    import psycopg
+
+    dsn, _ = split_schema(url)
+    try:
+        raw = psycopg.connect(dsn, autocommit=True, connect_timeout=connect_timeout_s)
+    except psycopg.Error as exc:
+        raise ConfigError(f"cannot open PostgreSQL {redacted(dsn)}: {exc}".strip()) from exc
+    raw.execute("set default_transaction_read_only = on")
+    return raw
+
+
+LANGUAGE_CONNECT_TIMEOUT_S = 3
+"""Seconds :func:`pg_board_language` waits for the server (a command's language, read before
+the command runs, never holds it up for long)."""
+
+
+def pg_board_language(url: str, board_url: str) -> str | None:
+    """The language recorded for the board at ``board_url`` (``boards.language``) in the club's
+    schema at ``url``, read on a read-only session (nothing is created or migrated): the
+    PostgreSQL side of :func:`forumbot.storage.recorded_board_language`. None when the server
+    cannot be reached within :data:`LANGUAGE_CONNECT_TIMEOUT_S`, or the schema, the table, the
+    column or the row is missing."""
+    import psycopg
+
+    schema = split_schema(url)[1]
+    try:
+        raw = read_only_session(url, LANGUAGE_CONNECT_TIMEOUT_S)
+    except ConfigError:
+        return None
+    try:
+        table = f'"{schema}".boards' if schema else "boards"
+        row = raw.execute(f"select language from {table} where url = %s", [board_url]).fetchone()
+    except psycopg.Error:  # no such schema, table or column yet
+        return None
+    finally:
+        raw.close()
+    return str(row[0]) if row and row[0] else None
 
 
 def connect_pg(url: str) -> Any:

@@ -150,17 +150,8 @@ class LeaseTable:
 
     def read(self, clubs: Iterable[str], at: datetime | None = None) -> dict[str, LeaseRow]:
         """The lease rows of ``clubs`` (missing: not created yet)."""
-        rows = self._rows(
-            f"select club, holder, epoch, coalesce(expires_at > {_NOW}, false), "
-            f"extract(epoch from expires_at - {_NOW}) "
-            f"from {self.schema}.leases where club = any(%(c)s)",
-            {"c": sorted(set(clubs)), "at": at},
-        )
-        return {
-            r[0]: LeaseRow(r[0], r[1], int(r[2]), bool(r[3]),
-                           float(r[4]) if r[4] is not None else None)  # fmt: skip
-            for r in rows
-        }
+        sql, params = _read_query(self.schema, clubs, at)
+        return _lease_rows(self._rows(sql, params))
 
     def claim(
         self, holder: str, clubs: Iterable[str], limit: int, ttl_s: float,
@@ -214,6 +205,55 @@ class LeaseTable:
         )
 
 
+def _read_query(
+    schema: str, clubs: Iterable[str], at: datetime | None
+) -> tuple[str, dict[str, Any]]:
+    """The select of :meth:`LeaseTable.read` and :func:`read_leases`, with its parameters."""
+    return (
+        f"select club, holder, epoch, coalesce(expires_at > {_NOW}, false), "
+        f"extract(epoch from expires_at - {_NOW}) "
+        f"from {schema}.leases where club = any(%(c)s)",
+        {"c": sorted(set(clubs)), "at": at},
+    )
+
+
+def _lease_rows(rows: Iterable[tuple[Any, ...]]) -> dict[str, LeaseRow]:
+    return {
+        r[0]: LeaseRow(r[0], r[1], int(r[2]), bool(r[3]),
+                       float(r[4]) if r[4] is not None else None)  # fmt: skip
+        for r in rows
+    }
+
+
+def read_leases(
+    url: str, clubs: Iterable[str], at: datetime | None = None
+) -> dict[str, LeaseRow] | None:
+    """The lease rows of ``clubs`` in the lease tables at ``url`` (``serve --lease-url``: its
+    ``schema=``, default :data:`LEASE_SCHEMA`), read on a read-only session: nothing is
+    created (``forumbot doctor --all``). None when no serve worker has made the tables yet.
+
+    Raises:
+        ConfigError: the server cannot be reached.
+        psycopg.Error: the read failed for another reason.
+    """
+    import psycopg
+
+    from forumbot.storage.engine import read_only_session, split_schema
+
+    schema = split_schema(url)[1] or LEASE_SCHEMA
+    raw = read_only_session(url)
+    try:
+        found = raw.execute("select to_regclass(%s)", [f"{schema}.leases"]).fetchone()
+        if found is None or found[0] is None:
+            return None
+        sql, params = _read_query(schema, clubs, at)
+        return _lease_rows(raw.execute(sql, params).fetchall())
+    except psycopg.errors.InvalidSchemaName:
+        return None
+    finally:
+        raw.close()
+
+
 def fenced(db: Any, sql: str, params: list[Any]) -> tuple[str, list[Any]]:
     """``sql`` (a compare-and-set ``update … where …`` in SQLite's dialect) and its
     ``params``, with the :class:`Fence` of ``db`` appended when one is set
@@ -226,4 +266,4 @@ def fenced(db: Any, sql: str, params: list[Any]) -> tuple[str, list[Any]]:
     return sql + clause, params + extra
 
 
-__all__ = ["LEASE_SCHEMA", "Fence", "LeaseRow", "LeaseTable", "fenced"]
+__all__ = ["LEASE_SCHEMA", "Fence", "LeaseRow", "LeaseTable", "fenced", "read_leases"]

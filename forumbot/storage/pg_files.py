@@ -40,7 +40,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import sqlite_utils
 
 from forumbot.storage.db import Storage
-from forumbot.storage.engine import redacted, split_schema
+from forumbot.storage.engine import read_only_session, redacted, split_schema
 from forumbot.storage.migrations import MIGRATIONS
 from forumbot.storage.migrations.h_publish import RESTORES_DDL
 from forumbot.storage.pg_dialect import translate
@@ -138,7 +138,7 @@ def schema_has_tables(url: str) -> bool:
     """Whether the club's schema at ``url`` exists and holds at least one table (a read, on a
     session of its own; nothing is created)."""
     schema = club_schema(url)
-    raw = _read_only(url)
+    raw = read_only_session(url)
     try:
         row = raw.execute(
             "select count(*) from information_schema.tables where table_schema = %s", [schema]
@@ -160,7 +160,7 @@ def schema_health(url: str) -> tuple[str, bool, int, list[str]]:
     from forumbot.storage.pg import PgDatabase
 
     schema = club_schema(url)
-    raw = _read_only(url)
+    raw = read_only_session(url)
     try:
         row = raw.execute(
             "select (select count(*) from pg_namespace where nspname = %s), "
@@ -261,22 +261,6 @@ def restore_schema(backup: Path, url: str, when: datetime) -> None:
               f"--file={tail}", f"--dbname={dsn}"], env, url)  # fmt: skip
 
 
-def _read_only(url: str) -> Any:
-    """A psycopg session on ``url``'s server whose transactions are read-only (nothing is
-    created: not even the schema)."""
-    import psycopg
-
-    from forumbot.config import ConfigError
-
-    dsn, _ = split_schema(url)
-    try:
-        raw = psycopg.connect(dsn, autocommit=True, connect_timeout=10)
-    except psycopg.Error as exc:
-        raise ConfigError(f"cannot open PostgreSQL {redacted(dsn)}: {exc}".strip()) from exc
-    raw.execute("set default_transaction_read_only = on")
-    return raw
-
-
 def memory_copy_pg(url: str) -> Storage:
     """A private in-memory SQLite :class:`Storage` holding a copy of the club's schema at
     ``url`` (empty when the schema does not exist), migrated to this version, as
@@ -292,7 +276,7 @@ def memory_copy_pg(url: str) -> Storage:
 
     schema = club_schema(url)
     memory = sqlite_utils.Database(sqlite3.connect(":memory:", check_same_thread=False))
-    raw = _read_only(url)
+    raw = read_only_session(url)
     try:
         exists = raw.execute("select 1 from pg_namespace where nspname = %s", [schema]).fetchone()
         if exists:

@@ -109,6 +109,19 @@ def folder_with(tmp_path: Path, names: list[str]) -> Path:
     return folder
 
 
+def inline_serve(folder: Path, clock: FakeClock, on_poll: Callable[[FakeBot], None]) -> Serve:
+    """One slot, jobs run inline on the fake clock, fake bots calling ``on_poll``; reloaded."""
+    serve = Serve(
+        folder,
+        workers=1,
+        clock=clock,
+        make_bot=lambda c: FakeBot(c, FakeClient(), on_poll),  # type: ignore[arg-type,return-value]
+        executor=InlineExecutor(),
+    )
+    serve.reload()
+    return serve
+
+
 def test_the_pool_is_bounded_and_a_board_waiting_longest_goes_first(tmp_path: Path) -> None:
     folder = folder_with(tmp_path, ["a", "b", "c", "d"])
     clock = FakeClock()
@@ -165,14 +178,7 @@ def test_a_slow_board_does_not_starve_the_others(tmp_path: Path) -> None:
         if name == "slow":
             clock.t += 25.0  # a 25 s pass (the board answers slowly), on the only worker
 
-    serve = Serve(
-        folder,
-        workers=1,
-        clock=clock,
-        make_bot=lambda c: FakeBot(c, FakeClient(), on_poll),  # type: ignore[arg-type,return-value]
-        executor=InlineExecutor(),
-    )
-    serve.reload()
+    serve = inline_serve(folder, clock, on_poll)
     while clock.t < 1000.0 + 900:
         delay = serve.tick()
         clock.t += max(0.1, delay or 0.0)
@@ -417,3 +423,27 @@ def test_a_running_club_whose_file_breaks_keeps_its_configuration(tmp_path: Path
     assert serve.runners["steady"] is runner and not runner.stopping
     (folder / "steady.toml").write_text(CLUB_FILE.format(name="steady"), encoding="utf-8")
     assert serve.reload()["restarted"] == ["steady"]  # fixed: now it restarts on it
+
+
+def test_a_new_club_is_read_before_the_running_clubs_overdue_passes(tmp_path: Path) -> None:
+    """A club started while the others are behind (a takeover from a dead worker: its start,
+    login, publish and first poll) is read first, not after every overdue pass of the clubs
+    already running (issue 27's takeover bound: TTL + one poll); then the others go on."""
+    folder = folder_with(tmp_path, ["a", "b"])
+    clock = FakeClock()
+    polled: list[str] = []
+
+    def on_poll(bot: FakeBot) -> None:
+        polled.append(Path(bot.config.database).stem)
+
+    serve = inline_serve(folder, clock, on_poll)
+    while sorted(polled) != ["a", "b"]:
+        serve.tick()
+    clock.t += 90.0  # a's and b's polls and publish passes are all overdue now
+    (folder / "c.toml").write_text(CLUB_FILE.format(name="c"), encoding="utf-8")
+    (folder / "c.toml").chmod(0o600)
+    serve.reload()
+    while len(polled) < 5:
+        serve.tick()  # one job per tick: one slot, jobs run inline
+    assert polled[2:] == ["c", "a", "b"]
+    assert not serve.runners["c"].first_pass and not serve.runners["a"].first_pass
