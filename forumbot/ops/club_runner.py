@@ -404,8 +404,8 @@ class ClubRunner:
         if not kicked and token is not None and token == self._idle_token:
             with self._lock:
                 self.skipped["publish"] = self.skipped.get("publish", 0) + 1
-            if self.health is not None:  # a pass that knows nothing is pending
-                self.health.record("publish", ok=True, pending_drafts=0)
+            if self.health is not None:  # a pass that found nothing to do (count unchanged)
+                self.health.record("publish", ok=True)
             return
         self._idle_token = None
         self._publish()
