@@ -410,7 +410,9 @@ class ClubRunner:
         self._idle_token = None
         self._publish()
         token = self._publish_token(rows)  # read before the probe: a later commit changes it
-        if token is not None and not rows.any_declaration_in(self._idle_statuses()):
+        if rows is not None and token is not None and not rows.any_declaration_in(
+            self._idle_statuses()
+        ):
             self._idle_token = token
 
     def _idle_statuses(self) -> tuple[str, ...]:
