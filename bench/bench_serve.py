@@ -180,20 +180,21 @@ def club_config(url: str, poll_s: float, publish_s: float, database: str) -> str
 
 
 def job_figures(answer: dict[str, Any]) -> dict[str, dict[str, float]]:
-    """Per job over every club of a ``/healthz`` answer: runs, mean seconds running, mean
-    and worst seconds waited after due (module doc)."""
+    """Per job over every club of a ``/healthz`` answer: runs, passes skipped as idle, mean
+    milliseconds running, mean and worst seconds waited after due (module doc)."""
     total: dict[str, list[float]] = {}
     for club in answer.get("clubs", {}).values():
         for job, s in (club.get("jobs") or {}).items():
-            t = total.setdefault(job, [0, 0.0, 0.0, 0.0])
+            t = total.setdefault(job, [0, 0, 0.0, 0.0, 0.0])
             t[0] += s["runs"]
-            t[1] += s["busy_s"]
-            t[2] += s["late_s"]
-            t[3] = max(t[3], s["late_max_s"])
+            t[1] += s.get("skipped", 0)
+            t[2] += s["busy_s"]
+            t[3] += s["late_s"]
+            t[4] = max(t[4], s["late_max_s"])
     return {
-        job: {"runs": n, "busy_ms": 1000 * busy / max(1, n), "late_s": late / max(1, n),
-              "late_max_s": worst}  # fmt: skip
-        for job, (n, busy, late, worst) in sorted(total.items())
+        job: {"runs": n, "skipped": skipped, "busy_ms": 1000 * busy / max(1, n),
+              "late_s": late / max(1, n), "late_max_s": worst}  # fmt: skip
+        for job, (n, skipped, busy, late, worst) in sorted(total.items())
     }
 
 
@@ -323,11 +324,11 @@ def table(f: dict[str, Any]) -> list[str]:
         "|---|---|---|",
     ]
     out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
-    out += ["", "| serve job | runs | mean running | mean wait after due | worst wait |",
-            "|---|---|---|---|---|"]  # fmt: skip
+    out += ["", "| serve job | runs (skipped idle) | mean running | mean wait after due | "
+            "worst wait |", "|---|---|---|---|---|"]  # fmt: skip
     for job, j in f.get("jobs", {}).items():
-        out.append(f"| {job} | {j['runs']} | {j['busy_ms']:.1f} ms | {j['late_s']:.2f} s | "
-                   f"{j['late_max_s']:.1f} s |")  # fmt: skip
+        out.append(f"| {job} | {j['runs']} ({j['skipped']}) | {j['busy_ms']:.1f} ms | "
+                   f"{j['late_s']:.2f} s | {j['late_max_s']:.1f} s |")  # fmt: skip
     return out
 
 
