@@ -288,21 +288,11 @@ class ClubRunner:
                     self.last_error = None
         with self._lock:
             if interval is not None and job in self.due:
-                self.due[job] = self._next_due(self._claimed_due, started, interval)
+                # fixed rate from the job's start; a run later than that is coalesced to now
+                self.due[job] = max(started + interval, self._clock())
             if self._kicked and "publish" in self.due:  # drafts committed during the job
                 self.due["publish"] = self._clock()
             self._kicked = False
-
-    def _next_due(self, due_at: float | None, started: float, interval: float) -> float:
-        """When a job run at ``started`` (due at ``due_at``) is due again, serve clock seconds.
-
-        Fixed rate on the due times, as ``forumbot run``'s interval jobs: a run that waited
-        for a worker does not push the next one back (``due_at + interval``; anchored on the
-        start, the waits added up: a poll every P + its wait, and a turn waited P + that wait
-        for its poll). A run later than a whole interval is anchored on its start (no burst
-        to catch up), and a next run already due is coalesced to now."""
-        anchor = due_at if due_at is not None and due_at > started - interval else started
-        return max(anchor + interval, self._clock())
 
     def _count(self, job: str, started: float) -> None:
         """Adds one run of ``job`` begun at ``started`` (serve clock) to :attr:`job_stats`."""

@@ -183,36 +183,6 @@ def test_a_slow_board_does_not_starve_the_others(tmp_path: Path) -> None:
     assert len(polled["slow"]) >= 15  # and the slow one still gets its turns
 
 
-def test_a_poll_that_waited_for_a_worker_does_not_push_the_next_one_back(tmp_path: Path) -> None:
-    folder = folder_with(tmp_path, ["late"])
-    clock = FakeClock()
-    polled: list[float] = []
-    serve = Serve(
-        folder,
-        workers=1,
-        clock=clock,
-        make_bot=lambda c: FakeBot(c, FakeClient(), lambda b: polled.append(clock.t)),  # type: ignore[arg-type,return-value]
-        executor=InlineExecutor(),
-    )
-    serve.reload()
-    runner = serve.runners["late"]
-    while not polled:
-        serve.tick()
-        clock.t += 0.5
-    first_due = runner.due["poll"]
-    assert polled[0] < first_due <= polled[0] + 30
-    clock.t = first_due + 12.0  # the poll waited 12 s for a worker (busy with other clubs)
-    for _ in range(3):  # the club's publish and notify passes are due too: one job a tick
-        serve.tick()
-    assert polled[-1] == first_due + 12.0
-    assert runner.due["poll"] == first_due + 30  # on the grid, not 30 s after its start
-    assert runner.snapshot()["jobs"]["poll"]["late_max_s"] == 12.0
-    clock.t = first_due + 30 + 45.0  # later than a whole interval: anchored on its start
-    for _ in range(3):
-        serve.tick()
-    assert polled[-1] == clock.t and runner.due["poll"] == clock.t + 30
-
-
 def test_a_refused_login_stops_that_club_only(tmp_path: Path) -> None:
     folder = folder_with(tmp_path, ["good", "refused"])
     clock = FakeClock()
