@@ -3,7 +3,9 @@
 N sandbox phpBB boards run in this process, each on its own port (flood limit off for the
 bot); each club file of the serve folder points at one of them (its own database).
 ``forumbot serve --boards DIR`` runs as a subprocess (review delay 0, poll interval P, publish
-interval 1 s, ``--workers W``). Three phases, in one serve process:
+interval ``--publish`` seconds, default the shipped 15 s: a turn's declaration goes out by the
+poll's publish kick, not by the publish interval; ``--workers W``). Three phases, in one
+serve process:
 
 1. **one idle club** (no duel): VmHWM once it has polled;
 2. **N idle clubs**: the other N-1 files are added and SIGHUP sent; VmHWM once every club has
@@ -15,6 +17,9 @@ interval 1 s, ``--workers W``). Three phases, in one serve process:
    completed turn -> declaration latency (median, p90), requests per poll (listing + topic
    reads per listing read) against the ideal (1 + the topics that changed since the previous
    listing read of that board), VmHWM total at the end, and duplicates (a marker twice).
+   Where the serve's time went comes from its ``/healthz`` at the end: per job (poll,
+   publish, notify) the runs, the mean time running and the mean and worst time a due job
+   waited for a worker (:meth:`forumbot.ops.club_runner.ClubRunner.snapshot`, ``jobs``).
 
     python bench/bench_serve.py --boards 10 --duels-per-board 3 [--poll 30 --workers 4]
 
@@ -166,7 +171,36 @@ def board_figures(log: Log, topics: int, bot_id: int) -> dict[str, Any]:
     return {"listing": len(listing), "reads": len(reads), "ideal": ideal, "lat": latencies}
 
 
-def run(n: int, k: int, poll_s: float, workers: int, turns: int, work: Path) -> dict[str, Any]:
+def club_config(url: str, poll_s: float, publish_s: float, database: str) -> str:
+    """One club file's text: bench_scale's ``CONFIG`` with the publish interval ``publish_s``."""
+    text = CONFIG.format(url=url, bot=BOT, password_env=PASSWORD_ENV, poll=poll_s,
+                         database=database)  # fmt: skip
+    assert "publish_interval_s = 1\n" in text, "bench_scale.CONFIG changed"
+    return text.replace("publish_interval_s = 1\n", f"publish_interval_s = {publish_s:g}\n")
+
+
+def job_figures(answer: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """Per job over every club of a ``/healthz`` answer: runs, passes skipped as idle, mean
+    milliseconds running, mean and worst seconds waited after due (module doc)."""
+    total: dict[str, list[float]] = {}
+    for club in answer.get("clubs", {}).values():
+        for job, s in (club.get("jobs") or {}).items():
+            t = total.setdefault(job, [0, 0, 0.0, 0.0, 0.0])
+            t[0] += s["runs"]
+            t[1] += s.get("skipped", 0)
+            t[2] += s["busy_s"]
+            t[3] += s["late_s"]
+            t[4] = max(t[4], s["late_max_s"])
+    return {
+        job: {"runs": n, "skipped": skipped, "busy_ms": 1000 * busy / max(1, n),
+              "late_s": late / max(1, n), "late_max_s": worst}  # fmt: skip
+        for job, (n, skipped, busy, late, worst) in sorted(total.items())
+    }
+
+
+def run(
+    n: int, k: int, poll_s: float, workers: int, turns: int, work: Path, publish_s: float = 15.0
+) -> dict[str, Any]:
     """The three phases (module doc) in ``work``; returns the figures."""
     boards, logs, urls = [], [], []
     for _ in range(n):
@@ -183,8 +217,7 @@ def run(n: int, k: int, poll_s: float, workers: int, turns: int, work: Path) -> 
 
     def add_club(i: int) -> None:
         path = folder / f"club{i}.toml"
-        text = CONFIG.format(url=urls[i], bot=BOT, password_env=PASSWORD_ENV, poll=poll_s,
-                             database=f"club{i}.db")  # fmt: skip
+        text = club_config(urls[i], poll_s, publish_s, f"club{i}.db")
         path.write_text(text, encoding="utf-8")
         path.chmod(0o600)
 
@@ -199,7 +232,8 @@ def run(n: int, k: int, poll_s: float, workers: int, turns: int, work: Path) -> 
     )  # fmt: skip
     players = Players(boards, logs, turns)
     figures: dict[str, Any] = {"boards": n, "duels_per_board": k, "poll_s": poll_s,
-                               "workers": workers, "turns": turns}  # fmt: skip
+                               "publish_s": publish_s, "workers": workers,
+                               "turns": turns}  # fmt: skip
     try:
         wait_polled(port, ["club0"], 120, proc)
         time.sleep(2 * poll_s)
@@ -228,6 +262,7 @@ def run(n: int, k: int, poll_s: float, workers: int, turns: int, work: Path) -> 
         time.sleep(2)
         cpu, figures["hwm_total_kib"] = proc_stats(proc.pid)
         figures["cpu_s"] = cpu
+        figures["jobs"] = job_figures(health(port))
     finally:
         players.stop()
         if proc.poll() is None:
@@ -282,13 +317,19 @@ def table(f: dict[str, Any]) -> list[str]:
     ]  # fmt: skip
     out = [
         f"N = {n} clubs, K = {f['duels_per_board']} duels each, {f['turns']} turns, P = {p} s, "
-        f"{f['workers']} workers: {f['latencies']} turn latencies, {f['listing_reads']} "
-        f"listing reads, serve CPU {f['cpu_s']:.0f} s",
+        f"publish interval {f['publish_s']:g} s, {f['workers']} workers: {f['latencies']} turn "
+        f"latencies, {f['listing_reads']} listing reads, serve CPU {f['cpu_s']:.0f} s",
         "",
         "| figure | measured | target |",
         "|---|---|---|",
     ]
-    return out + [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    out += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    out += ["", "| serve job | runs (skipped idle) | mean running | mean wait after due | "
+            "worst wait |", "|---|---|---|---|---|"]  # fmt: skip
+    for job, j in f.get("jobs", {}).items():
+        out.append(f"| {job} | {j['runs']} ({j['skipped']}) | {j['busy_ms']:.1f} ms | "
+                   f"{j['late_s']:.2f} s | {j['late_max_s']:.1f} s |")  # fmt: skip
+    return out
 
 
 def main() -> None:
@@ -298,6 +339,8 @@ def main() -> None:
     parser.add_argument("--duels-per-board", type=int, default=3)
     parser.add_argument("--poll", type=float, default=30.0)
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--publish", type=float, default=15.0,
+                        help="publish interval of every club, s (default: the shipped 15)")
     parser.add_argument("--turns", type=int, default=3, help="turns played in each duel")
     parser.add_argument("--work", default=None)
     parser.add_argument("--pg-workers", type=int, default=0,
@@ -325,7 +368,8 @@ def main() -> None:
         return
     print(f"bench_serve: {args.boards} clubs x {args.duels_per_board} duels, poll {args.poll} s, "
           f"in {work}", flush=True)  # fmt: skip
-    figures = run(args.boards, args.duels_per_board, args.poll, args.workers, args.turns, work)
+    figures = run(args.boards, args.duels_per_board, args.poll, args.workers, args.turns, work,
+                  args.publish)  # fmt: skip
     for line in table(figures):
         print(line)
 

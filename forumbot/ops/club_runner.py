@@ -10,7 +10,19 @@ at a time, so it holds at most one worker.
 Jobs, in the order they win when several are due: ``stop`` (close: logout, database closed,
 lock released), ``start`` (take the lock, wire the bot), ``login`` (one attempt), ``publish``,
 ``poll``, ``notify``, ``backup``. The poll job kicks ``publish`` as soon as a topic's drafts are
-committed (``Referee.on_drafted``), like ``forumbot run``'s publish kick.
+committed (``Referee.on_drafted``), like ``forumbot run``'s publish kick. Across clubs the
+pool hands out starts and logins first, then polls and kicked publishes (:meth:`ClubRunner.rank`),
+then the periodic passes: a turn's poll and its declaration never queue behind the periodic
+publish and notify passes of the other clubs.
+
+**Idle publish passes** (issue 27, latency at 100 clubs). A periodic publish pass is skipped
+(counted in ``jobs.publish.skipped``) when nothing can be due: the last pass that ran left no
+declaration in :data:`IDLE_STATUSES` (so no review delay, claim, queued check or refusal probe
+can fall due with time; under a manual review a draft waits for an approval: it does not
+count), and the database is unchanged since (:meth:`~forumbot.storage.
+publish_rows.PublishRows.change_token`: a draft approved on the review page, another
+process's commit or this club's own write changes it), and the clock watch says the same. A
+kicked pass always runs. On PostgreSQL the token changes at nearly every pass: passes run.
 
 Nothing of a club waits in place for long:
 
@@ -56,6 +68,22 @@ JOB_ORDER = ("stop", "start", "login", "publish", "poll", "notify", "backup")
 PAUSE_SCOPE = {"login": "all", "poll": "all", "publish": "publish", "notify": "publish"}
 """Which board pause (:meth:`forumbot.forums.board_http.BoardHttp.pause_remaining_s`) holds
 each job back."""
+
+IDLE_STATUSES = ("draft", "approved", "held", "publishing", "queued")
+"""Declaration statuses a publish pass may act on (now or once time passes: a review delay,
+a referee's claim, a queued check, a refusal probe); none left: the next passes may be skipped
+until the database changes (module doc, "Idle publish passes")."""
+
+FIRST_JOBS = frozenset({"start", "login"})
+"""Jobs handed out before every other due job: a club without its bot or session runs nothing
+(a club taken over from a dead worker, a new file), and each runs once, briefly. A club's
+jobs until its first poll has run go with them (:attr:`ClubRunner.first_pass`): a taken-over
+club is read within a few jobs of its claim, not after every running club's passes (issue 27's
+takeover bound, TTL + one poll)."""
+
+URGENT_JOBS = frozenset({"poll", "stop"})
+"""Jobs ranked before the periodic passes of other clubs (:meth:`ClubRunner.rank`); a kicked
+publish is ranked with them."""
 
 TERMINAL = frozenset({"login_refused", "refused", "stopped"})
 """States in which a club runs nothing until its file changes (or is removed)."""
@@ -129,8 +157,14 @@ class ClubRunner:
         self.last_pass_at: datetime | None = None
         self.last_started = float("-inf")  # serve clock of the last job start (fairness)
         self.passes = 0
+        # per job: [runs, seconds running, seconds started after due (queued), worst lateness]
+        self.job_stats: dict[str, list[float]] = {}
+        self._claimed_due: float | None = None  # due time of the job claimed (lateness)
+        self.skipped: dict[str, int] = {}  # passes of a job skipped: nothing could be due
         self._login_failures = 0
         self._kicked = False
+        self._publish_kicked = False  # a kick came since the last publish pass began
+        self._idle_token: tuple[object, ...] | None = None  # publish pass skippable while equal
         self._failing: set[str] = set()  # jobs whose last run raised
         self.due: dict[str, float] = {"start": clock()}
         self._first_poll_done = False
@@ -147,7 +181,7 @@ class ClubRunner:
     def first_pass(self) -> bool:
         """True from the club's start until its first poll has run (whatever its outcome):
         the serve loop hands its jobs out with the starts and logins
-        (:data:`forumbot.ops.serve.FIRST_JOBS`), so a club taken over from a dead worker, or
+        (:data:`FIRST_JOBS`, rank 0 of :meth:`rank`), so a club taken over from a dead worker, or
         a new file, is read at once instead of queueing behind every running club's passes."""
         with self._lock:
             return not self._first_poll_done and self.state != "stopped"
@@ -191,12 +225,24 @@ class ClubRunner:
                 return False
             self.busy = True
             self.last_started = self._clock()
+            self._claimed_due = self.due.get(job)
             return True
+
+    def rank(self, job: str) -> int:
+        """Where ``job`` goes in the pool's order (lower first; then earliest due):
+        0 start/login (:data:`FIRST_JOBS`) and every job of a club before its first poll
+        (:attr:`first_pass`), 1 a stop, a poll or a kicked publish (a turn waits on it), 2 the
+        periodic passes (publish, notify, backup)."""
+        if job in FIRST_JOBS or self.first_pass:
+            return 0
+        with self._lock:
+            return 1 if job in URGENT_JOBS or (job == "publish" and self._publish_kicked) else 2
 
     def kick(self) -> None:
         """Publish now (the referee committed drafts): the publish job is due at once."""
         with self._lock:
             self._kicked = True
+            self._publish_kicked = True
             if "publish" in self.due and not self.busy:
                 self.due["publish"] = min(self.due["publish"], self._clock())
         self._wake()
@@ -237,6 +283,7 @@ class ClubRunner:
             self._end("login_refused", f"{job}: login refused ({exc.kind}): {exc.reason}")
             return
         except Exception as exc:  # the club's own failure: logged, never the others'
+            self._count(job, started)
             log.exception("%s: failed; will run again at the next interval", job)
             with self._lock:
                 self.last_error = f"{job}: {type(exc).__name__}: {exc}"
@@ -248,6 +295,7 @@ class ClubRunner:
                 self._retry_later(job)
                 return
         else:
+            self._count(job, started)
             with self._lock:
                 self._failing.discard(job)
                 if not self._failing and self.state == "running":
@@ -260,6 +308,16 @@ class ClubRunner:
             if self._kicked and "publish" in self.due:  # drafts committed during the job
                 self.due["publish"] = self._clock()
             self._kicked = False
+
+    def _count(self, job: str, started: float) -> None:
+        """Adds one run of ``job`` begun at ``started`` (serve clock) to :attr:`job_stats`."""
+        late = max(0.0, started - self._claimed_due) if self._claimed_due is not None else 0.0
+        with self._lock:
+            stats = self.job_stats.setdefault(job, [0, 0.0, 0.0, 0.0])
+            stats[0] += 1
+            stats[1] += self._clock() - started
+            stats[2] += late
+            stats[3] = max(stats[3], late)
 
     def _interval(self, job: str) -> float | None:
         if job == "poll":
@@ -353,8 +411,40 @@ class ClubRunner:
                 self._login_failures += 1
 
     def _job_publish(self) -> None:
-        assert self._publish is not None
+        assert self._publish is not None and self.bot is not None
+        with self._lock:
+            kicked, self._publish_kicked = self._publish_kicked, False
+        rows = getattr(self.bot.storage, "publish_rows", None)
+        token = self._publish_token(rows)
+        if not kicked and token is not None and token == self._idle_token:
+            with self._lock:
+                self.skipped["publish"] = self.skipped.get("publish", 0) + 1
+            if self.health is not None:  # a pass that found nothing to do (count unchanged)
+                self.health.record("publish", ok=True)
+            return
+        self._idle_token = None
         self._publish()
+        token = self._publish_token(rows)  # read before the probe: a later commit changes it
+        if rows is not None and token is not None and not rows.any_declaration_in(
+            self._idle_statuses()
+        ):
+            self._idle_token = token
+
+    def _idle_statuses(self) -> tuple[str, ...]:
+        """:data:`IDLE_STATUSES`; under ``review_delay_s = "manual"`` without ``draft``: a
+        draft there goes only once approved, and an approval is a database change."""
+        if self.config.review_delay_s == "manual":
+            return tuple(s for s in IDLE_STATUSES if s != "draft")
+        return IDLE_STATUSES
+
+    def _publish_token(self, rows: Any) -> tuple[object, ...] | None:
+        """What must stay equal for a publish pass to be skipped (module doc): the storage's
+        change token and the clock watch's problem; None: the storage has none (never skip)."""
+        if rows is None or not hasattr(rows, "change_token"):
+            return None
+        watch = getattr(self.bot.client if self.bot is not None else None, "clock_watch", None)
+        problem = watch.problem() if watch is not None else None
+        return (*rows.change_token(), problem)
 
     def _job_poll(self) -> None:
         assert self._poll is not None
@@ -416,7 +506,10 @@ class ClubRunner:
         ``paused``, ``failing``, ``stale``, ``login_refused``, ``refused``, ``stopping``,
         ``stopped``), ``status`` (``ok``/``starting`` when healthy), ``file``, ``board``,
         ``last_poll_at``, ``last_publish_at``, ``last_pass_at``, ``pending_drafts``,
-        ``last_error``, ``paused_reason`` (None when not paused)."""
+        ``last_error``, ``paused_reason`` (None when not paused), ``jobs``: per job run so
+        far ``{"runs", "skipped", "busy_s", "late_s", "late_max_s"}`` (``skipped``: of the
+        runs, passes skipped as idle, module doc; seconds running in total; seconds between
+        due and start, total and worst: time queued behind other jobs)."""
         with self._lock:
             health = self.health.snapshot() if self.health is not None else {}
             state = self.state
@@ -447,4 +540,10 @@ class ClubRunner:
                 "pending_drafts": health.get("pending_drafts"),
                 "last_error": self.last_error or health.get("last_error"),
                 "paused_reason": reason,
+                "jobs": {
+                    job: {"runs": int(n), "skipped": self.skipped.get(job, 0),
+                          "busy_s": round(busy, 3), "late_s": round(late, 3),
+                          "late_max_s": round(worst, 3)}  # fmt: skip
+                    for job, (n, busy, late, worst) in sorted(self.job_stats.items())
+                },
             }

@@ -7,13 +7,16 @@ through the single-board path of ``forumbot run`` (``bootstrap``, ``Bot.poll``,
 
 **The worker pool.** :class:`Serve` owns one bounded pool shared by every club: ``workers``
 slots (default :data:`DEFAULT_WORKERS`). Each :meth:`Serve.tick` hands the due jobs to free
-slots, a club's start and login first (:data:`FIRST_JOBS`), then earliest due first (ties:
-the club served longest ago first). A club has at most one
-job running, so a slow board holds one slot and its next job waits behind every job that was
-due before it: no club can starve the others, and ``workers`` slow boards at most slow the
-rest down (a pass is not cut in the middle: a declaration is never half published).
-Waits do not hold a slot: the clubs' clients sleep through :meth:`Serve.pool_sleep` (phpBB's
-1 s form age, a flood wait, a retry's backoff), which frees the slot meanwhile (the pool has
+slots by rank (:meth:`~forumbot.ops.club_runner.ClubRunner.rank`): a club's start and login,
+and its jobs until its first poll, first; then stops, polls and kicked publishes, then the
+periodic publish, notify and backup passes; within a rank earliest due first (ties: the club
+served longest ago first). A poll is never queued behind the other clubs' periodic passes;
+those still run in due order among themselves (polls come N / P a second). A club has at most
+one job running, so a slow board holds one slot and its next job waits behind every job of its
+rank due before it: no club can starve the others, and ``workers`` slow boards at most slow the
+rest down (a pass is not cut in the middle: a declaration is never half published). Waits do
+not hold a slot: the clubs' clients sleep through :meth:`Serve.pool_sleep` (phpBB's 1 s form
+age, a flood wait, a retry's backoff), which frees the slot meanwhile (the pool has
 :data:`THREADS_PER_WORKER` threads per slot); a ``Retry-After`` longer than ``inline_wait_s``
 pauses that board only and reschedules it; a board down at login is tried again later. What
 still holds a slot is a request in flight (bounded by the client's deadline).
@@ -75,13 +78,6 @@ DEFAULT_INLINE_WAIT_S = 5.0
 
 LOOP_STALE_S = 60.0
 """Seconds without a loop tick before the health answer says ``stale`` (503)."""
-
-FIRST_JOBS = frozenset({"start", "login"})
-"""Jobs handed out before every other due job: a club without its bot or session runs nothing
-(a club taken over from a dead worker, a new file), and each runs once, briefly. A club's
-jobs until its first poll has run go with them (:attr:`ClubRunner.first_pass`): a taken-over
-club is read within a few jobs of its claim, not after every running club's passes (issue 27's
-takeover bound, TTL + one poll)."""
 
 MAX_IDLE_WAIT_S = 5.0
 """Longest the loop sleeps between two ticks when nothing is due, seconds (a job ending,
@@ -296,7 +292,8 @@ class Serve:
     def tick(self) -> float | None:
         """One step of the loop: the lease round when due (:meth:`_lease_tick`), reap
         stopped clubs (starting a waiting restart), then hand the due jobs to the free
-        workers, starts and logins first, then earliest due first (ties: the club served
+        workers by :meth:`ClubRunner.rank` (starts and logins, then polls and kicked
+        publishes, then periodic passes), each rank earliest due first (ties: the club served
         longest ago). Returns the seconds until the next job is due (None: nothing scheduled)."""
         now_s = self._clock()
         self._last_tick = now_s
@@ -307,7 +304,7 @@ class Serve:
             if dir_signature(self.boards_dir) != self._signature:
                 log.info("the club folder changed: reloading")
                 self.reload()
-        due: list[tuple[float, float, str, str, ClubRunner]] = []
+        due: list[tuple[int, float, float, str, str, ClubRunner]] = []
         with self._lock:
             self._lease_tick(now_s)
             for name, runner in list(self.runners.items()):
@@ -324,13 +321,12 @@ class Serve:
                     continue
                 at, what = job
                 if at <= now_s:
-                    due.append((at, runner.last_started, name, what, runner))
-            first = {n for _, _, n, what, r in due if what in FIRST_JOBS or r.first_pass}
-            due.sort(key=lambda d: (d[2] not in first, d[0], d[1], d[2]))
+                    due.append((runner.rank(what), at, runner.last_started, name, what, runner))
+            due.sort(key=lambda d: d[:4])
             # a slot per running job that is not waiting; a thread per job
             free = min(self.workers - (self._in_flight - self._sleeping),
                        self.threads - self._in_flight)  # fmt: skip
-            for _, _, _, what, runner in due[: max(0, free)]:
+            for *_, what, runner in due[: max(0, free)]:
                 if runner.claim(what):
                     self._in_flight += 1
                     self._submit(runner, what)

@@ -171,6 +171,22 @@ class PublishRows(Repository):
             ).rowcount
         )
 
+    def change_token(self) -> tuple[int, int]:
+        """``(PRAGMA data_version, total_changes())``: the pair differs from an earlier reading
+        once any connection committed a change since (``data_version``: another connection,
+        e.g. the review page or another worker; ``total_changes()``: this connection's own
+        writes). On PostgreSQL (:mod:`forumbot.storage.pg`) ``data_version`` changes at every
+        transaction on the server: the pair then differs nearly always (errs on reading)."""
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        return version, int(self.db.execute("select total_changes()").fetchone()[0])
+
+    def any_declaration_in(self, statuses: tuple[str, ...]) -> bool:
+        """True when at least one declaration has one of ``statuses`` (one probe,
+        ``select 1 … limit 1``; ``statuses`` non-empty)."""
+        marks = ",".join("?" * len(statuses))
+        sql = f"select 1 from declarations where status in ({marks}) limit 1"
+        return self.db.execute(sql, list(statuses)).fetchone() is not None
+
     def queued_declarations(self) -> list[dict[str, Any]]:
         """The ``queued`` declarations, by id."""
         return list(self.db["declarations"].rows_where("status = 'queued'", order_by="id"))

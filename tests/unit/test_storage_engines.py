@@ -235,6 +235,31 @@ def test_total_changes_counts_the_rows_written(storage_url: str) -> None:
     assert storage.db.execute("select total_changes()").fetchone()[0] == middle
 
 
+def test_the_change_token_moves_with_own_and_other_writes(storage_url: str) -> None:
+    """``PublishRows.change_token`` (serve's idle publish passes): this connection's write and
+    another connection's commit each change it; ``any_declaration_in`` probes by status."""
+    storage = open_storage(storage_url)
+    rows = storage.publish_rows
+    duel_id = _duel(storage)
+    storage.db.conn.commit()
+    assert not rows.any_declaration_in(("draft", "approved"))
+    token = rows.change_token()
+    if not is_postgres(storage_url):  # SQLite: unchanged while nobody writes (PostgreSQL errs)
+        assert rows.change_token() == token
+    decl = _declaration(storage, duel_id, "k1", "draft")
+    storage.db.conn.commit()
+    assert rows.change_token() != token  # own write
+    assert rows.any_declaration_in(("draft", "approved"))
+    assert not rows.any_declaration_in(("queued",))
+    token = rows.change_token()
+    other = open_storage(storage_url)  # the review page: its own connection
+    other.update_row("declarations", {"id": decl}, {"status": "approved"})
+    other.db.conn.commit()
+    other.close()
+    assert rows.change_token() != token  # another connection's commit
+    assert rows.any_declaration_in(("approved",))
+
+
 def test_an_empty_in_list_matches_nothing_and_not_in_everything(storage_url: str) -> None:
     storage = open_storage(storage_url)
     storage.board_id("http://board.invalid", "phpbb3", NOW)
