@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from rules.classic_settings import UNLISTED_PROPOSAL, UNLISTED_SOURCE, ClassicSettings
 from rules.effects import (
@@ -41,6 +42,8 @@ from rules.model import (
 from rules.ruleset import Ruleset, Spell
 
 _new = object.__new__
+_set = object.__setattr__  # a frozen result's __dict__, set whole
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -140,10 +143,8 @@ def plan_for(ruleset: Ruleset) -> _Plan:
 
 
 def _evolve(obj: Effect, **changes: object) -> Effect:
-    new = _new(type(obj))
-    d = new.__dict__
-    d.update(obj.__dict__)
-    d.update(changes)
+    new = _copy(obj)
+    new.__dict__.update(changes)
     return new
 
 
@@ -151,15 +152,9 @@ def _violation(
     who: str, rule: str, post_id: int, evidence: str, proposal: str | None, status: str
 ) -> Violation:
     v = _new(Violation)
-    v.__dict__.update(
-        duellist=who,
-        rule=rule,
-        post_id=post_id,
-        evidence=evidence,
-        penalty=0,
-        status=status,
-        proposal=proposal,
-    )
+    _set(v, "__dict__", {"duellist": who, "rule": rule, "post_id": post_id,
+                         "evidence": evidence, "penalty": 0, "status": status,
+                         "proposal": proposal})  # fmt: skip
     return v
 
 
@@ -332,21 +327,15 @@ def _attack(
                 )
             )
     result = _new(AttackResult)
-    result.__dict__.update(
-        attacker=name,
-        defender=defender,
-        spell=sp.spell.name if sp is not None else None,
-        attack_die=a,
-        defense_die=defense_die,
-        defense_modifiers=defense[1],
-        effective_defense=effective_defense,
-        landed=landed,
-        damage=damage,
-        effects_applied=tuple(applied),
-        void_reason=void,
-        attack_modifiers=attack_mods if attacking else (),
-        attack_value=attack_value if attacking else a,
-    )
+    _set(result, "__dict__", {
+        "attacker": name, "defender": defender,
+        "spell": sp.spell.name if sp is not None else None, "attack_die": a,
+        "defense_die": defense_die, "defense_modifiers": defense[1],
+        "effective_defense": effective_defense, "landed": landed, "damage": damage,
+        "effects_applied": tuple(applied), "void_reason": void,
+        "attack_modifiers": attack_mods if attacking else (),
+        "attack_value": attack_value if attacking else a,
+    })  # fmt: skip
     return result
 
 
@@ -481,44 +470,39 @@ def _close(
         viol0 = viol0 + tuple(v for v in violations if v.duellist == n0)
         viol1 = viol1 + tuple(v for v in violations if v.duellist == n1)
     p0, p1 = posts
-    new0 = _new(DuellistState)
-    new0.__dict__.update(d0.__dict__)
-    new0.__dict__.update(
-        points=pts0, effects=effects_next[0], last_spell=p0.spell, violations=viol0,
-        disqualified=q0,
-    )  # fmt: skip
-    new1 = _new(DuellistState)
-    new1.__dict__.update(d1.__dict__)
-    new1.__dict__.update(
-        points=pts1, effects=effects_next[1], last_spell=p1.spell, violations=viol1,
-        disqualified=q1,
-    )  # fmt: skip
+    new0 = _copy(d0)
+    u = new0.__dict__
+    u["points"], u["effects"], u["last_spell"] = pts0, effects_next[0], p0.spell
+    u["violations"], u["disqualified"] = viol0, q0
+    new1 = _copy(d1)
+    u = new1.__dict__
+    u["points"], u["effects"], u["last_spell"] = pts1, effects_next[1], p1.spell
+    u["violations"], u["disqualified"] = viol1, q1
     turn = state.turn + 1
-    new_state = _new(DuelState)
-    new_state.__dict__.update(state.__dict__)
-    new_state.__dict__.update(
-        turn=turn, duellists=(new0, new1), finished=finished, winner=winner, draw=draw
-    )
+    new_state = _copy(state)
+    u = new_state.__dict__
+    u["turn"], u["duellists"] = turn, (new0, new1)
+    u["finished"], u["winner"], u["draw"] = finished, winner, draw
     outcome = _new(TurnOutcome)
-    outcome.__dict__.update(
-        turn=turn,
-        state=new_state,
-        attacks=attacks,
-        effects_next={n0: effects_next[0], n1: effects_next[1]},
-        violations=tuple(violations),
-        winner=winner,
-        draw=draw,
-        finished=finished,
-        trail=(),
-        pending_effects_at_end=pending,
-        dice=dice,
-    )
+    _set(outcome, "__dict__", {
+        "turn": turn, "state": new_state, "attacks": attacks,
+        "effects_next": {n0: effects_next[0], n1: effects_next[1]},
+        "violations": tuple(violations), "winner": winner, "draw": draw,
+        "finished": finished, "trail": (), "pending_effects_at_end": pending, "dice": dice,
+    })  # fmt: skip
     return outcome
 
 
+def _copy(obj: T) -> T:
+    """A copy of the frozen dataclass instance ``obj`` whose ``__dict__`` the caller then
+    changes (one dict copy, no ``__init__``)."""
+    new = _new(obj.__class__)
+    _set(new, "__dict__", obj.__dict__.copy())
+    return new
+
+
 def _evolve_violation(v: Violation) -> Violation:
-    new = _new(Violation)
-    new.__dict__.update(v.__dict__)
+    new = _copy(v)
     new.__dict__["status"] = "applied"
     return new
 

@@ -18,7 +18,6 @@ from forumbot.i18n import N_
 from rules import ruleset_path
 from rules.balance import POLICIES, Policy, csv_text, simulate_magic_types, text_table
 from rules.balance import simulate as run_simulation
-from rules.balance.duo import simulate_duo
 from rules.balance.simulate import Table
 from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset, parse_any_ruleset
@@ -130,6 +129,8 @@ def _player(
 
             settings = load_duo_settings(settings_file)
         pols = POLICY_CHOICES[policy or "mixed"]
+        from rules.balance.duo import simulate_duo  # 2v2 only: 1v1 runs never import it
+
         return rs, partial(simulate_duo, rs, envs, settings, policies=pols)
     pols = POLICY_CHOICES[policy or "mixed"]
     if magic_types:

@@ -17,8 +17,10 @@ from collections.abc import Sequence
 
 from rules.balance.simulate import Duel, Outcome, Run
 
-CHUNKS_PER_JOB = 4
-"""Chunks of duels per worker process."""
+CHUNKS_PER_JOB = 16
+"""Chunks of duels per worker process: small enough that the last chunk of one worker does
+not keep the other idle long (a table's cells are in order and the adult cells' duels are
+the longest); each chunk costs one round trip of its (row, column) bounds and outcomes."""
 
 _WORK: tuple[Duel, int, Sequence[tuple[str, str]]] | None = None
 """In a worker: (the duel function, the seed, every duel's (row, column))."""

@@ -261,6 +261,7 @@ def fatigue_post(
     role: Role,
     rng: Rng,
     policy: Policy = "random",
+    below: Callable[[int], int] | None = None,
 ) -> TurnPost:
     """One fatigue 1v1 post by ``me`` against ``opp``.
 
@@ -269,9 +270,11 @@ def fatigue_post(
     spell with the most PV damage (:func:`fatigue_total_damage`, in steps of
     :data:`GREEDY_STEP_PV`; ties broken at random); with none left, the heal that restores
     most, then any other self spell; dodging only when it cannot cast. The draws are those of
-    ``rng.choice`` (the same stream, drawn without its call overhead, :func:`drawer`).
+    ``rng.choice`` (the same stream, drawn without its call overhead, :func:`drawer`;
+    ``below``: ``drawer(rng)`` already looked up, as a duel's loop passes it).
     """
-    below = drawer(rng)
+    if below is None:
+        below = drawer(rng)
     greedy = policy == "greedy"
     spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
     if greedy and spells:
@@ -311,6 +314,9 @@ def drawer(rng: Rng) -> Callable[[int], int]:
     return lambda n: rng.choice(range(n))
 
 
+_new = object.__new__
+_set = object.__setattr__  # a frozen post's __dict__, set whole (one dict, no copy)
+
 _PLAIN_RANDOM: dict[type, bool] = {}
 """Rng class -> True when it draws ``choice`` and ``randint`` as ``random.Random`` does."""
 
@@ -321,10 +327,10 @@ def _post(
 ) -> TurnPost:  # fmt: skip
     """``TurnPost(name, post_id, spell, spell_text=text, kind=kind, bet=bet)``, built without
     the frozen ``__init__`` round trip (the simulator writes tens of thousands)."""
-    post = object.__new__(TurnPost)
-    post.__dict__.update(duellist=name, post_id=post_id, spell=spell, spell_text=text,
-                         kind=kind, bet=bet, target=None, before_start=False,
-                         dice=None)  # fmt: skip
+    post = _new(TurnPost)
+    _set(post, "__dict__", {"duellist": name, "post_id": post_id, "spell": spell,
+        "spell_text": text, "kind": kind, "bet": bet, "target": None, "before_start": False,
+        "dice": None})  # fmt: skip
     return post
 
 

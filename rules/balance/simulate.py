@@ -22,9 +22,10 @@ from rules.balance.policies import POLICIES, Policy, Rng, classic_post, drawer, 
 from rules.engine import new_duel, resolve_turn, start_duel
 from rules.errors import RuleError
 from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
-from rules.fatigue.fast import resolve_fast
+from rules.fatigue.fast import resolve_trusted
+from rules.fatigue.plan import _Plan, plan_for
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import DuelState
+from rules.model import DuelState, TurnOutcome, TurnPost
 from rules.ruleset import Ruleset
 
 DEFAULT_MAX_TURNS = 60
@@ -206,17 +207,15 @@ def play_fatigue(
     )
     policy = {"A": policies[0], "B": policies[1]}
     below = drawer(rng)  # rng.randint(1, 6) is 1 + below(6): the same draws
+    plan = plan_for(rs)
     pid = 0
     turns = 0
     while not state.finished and turns < max_turns:
         a, b = state.duellists
         first, second = (a, b) if rng.random() < 0.5 else (b, a)
         pid += 1
-        post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name])
-        dice = {pid: (1 + below(6),)}
-        one = resolve_fast(state, [post], dice, rs, trusted=True) or resolve_fatigue_step(
-            state, [post], dice, ruleset=rs, trail=False
-        )
+        post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name], below)
+        one = _step(plan, rs, state, post, 1 + below(6))
         turns += 1
         state = one.state
         if one.finished:
@@ -224,13 +223,21 @@ def play_fatigue(
         a, b = state.duellists
         me, opp = (b, a) if a.name == first.name else (a, b)
         pid += 1
-        post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name])
-        dice = {pid: (1 + below(6),)}
-        two = resolve_fast(state, [post], dice, rs, trusted=True) or resolve_fatigue_step(
-            state, [post], dice, ruleset=rs, trail=False
-        )
-        state = two.state
+        post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name], below)
+        state = _step(plan, rs, state, post, 1 + below(6)).state
     return state, turns
+
+
+def _step(
+    plan: _Plan | None, rs: FatigueRuleset, state: DuelState, post: TurnPost, die: int
+) -> TurnOutcome:
+    """One step of a simulated fatigue duel: the trusted fast path (legal play), else the
+    full resolution."""
+    if plan is not None:
+        out = resolve_trusted(plan, state, post, die)
+        if out is not None:
+            return out
+    return resolve_fatigue_step(state, [post], {post.post_id: (die,)}, ruleset=rs, trail=False)
 
 
 def _cell(row: str, col: str, results: Sequence[tuple[str, int]]) -> Cell:

@@ -24,11 +24,12 @@ from rules.effects import Effect, NoAttack
 from rules.errors import RuleError
 from rules.fatigue.context import _bet_text
 from rules.fatigue.effects import NoDodge, Ward
-from rules.fatigue.fast_close import _Call, _carry, _close, _healed
+from rules.fatigue.fast_close import _carry, _close, _healed
 from rules.fatigue.plan import (
     _PLANS,
     _bet,
     _by_year,
+    _Call,
     _first,
     _lasting,
     _mods,
@@ -206,11 +207,10 @@ def _apply(
     if void is None and not landed:
         void = void_extra
     out = _new(AttackResult)
-    out.__dict__.update(attacker=caster.name, defender=target.name, spell=read[2],
-                        attack_die=read[5], defense_die=other_die, defense_modifiers=defense_mods,
-                        effective_defense=0, landed=landed, damage=dealt,
-                        effects_applied=applied, void_reason=void, attack_modifiers=attack_mods,
-                        attack_value=base)  # fmt: skip
+    _set(out, "__dict__", {"attacker": caster.name, "defender": target.name, "spell": read[2],
+        "attack_die": read[5], "defense_die": other_die, "defense_modifiers": defense_mods,
+        "effective_defense": 0, "landed": landed, "damage": dealt, "effects_applied": applied,
+        "void_reason": void, "attack_modifiers": attack_mods, "attack_value": base})  # fmt: skip
     return out
 
 
@@ -319,10 +319,10 @@ def _initiative(
     sp = read[1]
     void = read[3] or ("pending" if sp is not None else "no_action")
     attack = _new(AttackResult)
-    attack.__dict__.update(attacker=me.name, defender=opp.name, spell=read[2], attack_die=read[5],
-                           defense_die=0, defense_modifiers=(), effective_defense=0, landed=False,
-                           damage=0, effects_applied=(), void_reason=void, attack_modifiers=(),
-                           attack_value=sp.base if sp is not None else 0)  # fmt: skip
+    _set(attack, "__dict__", {"attacker": me.name, "defender": opp.name, "spell": read[2],
+        "attack_die": read[5], "defense_die": 0, "defense_modifiers": (), "effective_defense": 0,
+        "landed": False, "damage": 0, "effects_applied": (), "void_reason": void,
+        "attack_modifiers": (), "attack_value": sp.base if sp is not None else 0})  # fmt: skip
     kept = _new(TurnPost)
     k = post.__dict__.copy()
     k["dice"] = (rolled,)
@@ -452,14 +452,25 @@ def _trusted(
         if not given:  # no die: a post with no legal action (W1), the full resolution's case
             return None
         rolled = given[0]
-    call = _Call(plan)
+    return resolve_trusted(plan, state, post, rolled)
+
+
+def resolve_trusted(
+    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int
+) -> TurnOutcome | None:
+    """:func:`resolve_fast` with ``trusted=True`` for a running duel, called with the plan
+    (:func:`rules.fatigue.plan.plan_for`, not None) and the post's one die ``rolled`` (any
+    value for a relaunch, ``post`` None) instead of the ``posts`` and ``dice`` to look up:
+    the balance simulator's step (issue 26: what a simulated step costs is the rules, not
+    the call). None when the full resolution must run (a relaunch before any initiative)."""
+    call = plan.trusted_call
     pending_posts = state.pending
-    d0, d1 = state.duellists
     if not pending_posts:
         if post is None:
             return None
         return _initiative(call, state, post, rolled, _read_legal)
     pending = pending_posts[0]
+    d0, d1 = state.duellists
     a, d = (d0, d1) if pending.duellist == d0.name else (d1, d0)
     if not pending.dice:
         return None
@@ -482,4 +493,4 @@ def _read_legal(
     return kind, sp, sp.name, None, bet, die, won, kind != "cast"
 
 
-__all__ = ["plan_for", "resolve_fast"]
+__all__ = ["plan_for", "resolve_fast", "resolve_trusted"]

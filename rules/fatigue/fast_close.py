@@ -8,40 +8,11 @@ for line.
 from __future__ import annotations
 
 from rules.effects import Effect
-from rules.fatigue.plan import _VIOLATION, _build, _by_year, _Plan
+from rules.fatigue.plan import _by_year, _Call, _Plan
 from rules.model import AttackResult, DuellistState, DuelState, TurnOutcome, TurnPost, Violation
 
 _new = object.__new__
 _set = object.__setattr__  # a frozen result's __dict__: a copy of another's, then changed
-
-
-class _Call:
-    """The bookkeeping of one fast step (internal): violations found and penalties (PV by
-    duellist, only once one is applied)."""
-
-    __slots__ = ("plan", "violations", "penalties")
-
-    def __init__(self, plan: _Plan) -> None:
-        self.plan = plan
-        self.violations: list[Violation] = []
-        self.penalties: dict[str, int] | None = None
-
-    def violation(self, name: str, post_id: int, rule: str, evidence: str) -> None:
-        found = self.plan.rules.get(rule)
-        if found is None:
-            return
-        status, penalty, proposal = found
-        self.violations.append(
-            _build(Violation, _VIOLATION, name, rule, post_id, evidence, penalty, status, proposal)
-        )
-        if status == "applied":
-            if self.penalties is None:
-                self.penalties = {}
-            self.penalties[name] = self.penalties.get(name, 0) + penalty
-
-    def penalty(self, name: str) -> int:
-        """PV of the violations applied to ``name`` in this step."""
-        return 0 if self.penalties is None else self.penalties.get(name, 0)
 
 
 def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, ...]:
@@ -94,8 +65,8 @@ def _updated(
     if memory is None and not violations and points == d.points and effects is d.effects:
         return d
     up = _new(DuellistState)
-    u = up.__dict__
-    u.update(d.__dict__)
+    u = d.__dict__.copy()
+    _set(up, "__dict__", u)
     u["points"], u["effects"] = points, effects
     if violations:
         u["violations"] = d.violations + tuple(v for v in violations if v.duellist == d.name)
@@ -156,18 +127,17 @@ def _close(
     up0 = _updated(d0, p0, e0, violations, None if memory is None else memory[0])
     up1 = _updated(d1, p1, e1, violations, None if memory is None else memory[1])
     new_state = _new(DuelState)
-    s = new_state.__dict__
-    s.update(state.__dict__)
+    s = state.__dict__.copy()
+    _set(new_state, "__dict__", s)
     s["turn"] = turn if closes_turn else state.turn
     s["duellists"] = (up0, up1)
     s["finished"], s["winner"], s["draw"] = finished, winner, draw
     s["pending"] = () if finished or pending is None else (pending,)
     out = _new(TurnOutcome)
-    out.__dict__.update(turn=turn, state=new_state, attacks=attacks,
-                        effects_next={n1: e1, n0: e0} if swap else {n0: e0, n1: e1},
-                        violations=tuple(violations),
-                        winner=winner, draw=draw, finished=finished, trail=(),
-                        pending_effects_at_end=pending_at_end, dice=dice)  # fmt: skip
+    _set(out, "__dict__", {"turn": turn, "state": new_state, "attacks": attacks,
+        "effects_next": {n1: e1, n0: e0} if swap else {n0: e0, n1: e1},
+        "violations": tuple(violations), "winner": winner, "draw": draw, "finished": finished,
+        "trail": (), "pending_effects_at_end": pending_at_end, "dice": dice})  # fmt: skip
     return out
 
 

@@ -70,7 +70,7 @@ class _Plan:
                  "mods", "faces", "per_post", "by_kind", "own_won", "reuse_counts_dodged",
                  "riposte_counts", "no_dodge_bars_riposte", "riposte_vs_undodgeable",
                  "heal_cap_start", "to_lose", "both_lose_draw", "double_ko_draw",
-                 "last_initiative")  # fmt: skip
+                 "last_initiative", "trusted_call")  # fmt: skip
 
     def __init__(self, rs: FatigueRuleset, spells: Mapping[str, _SpellPlan],
                  rules: Mapping[str, tuple[str, int, str | None]]) -> None:  # fmt: skip
@@ -96,6 +96,38 @@ class _Plan:
         # year, opponent, read); its defense step reuses the read when nothing it depends on
         # changed (the very objects: a waiting post is read again with the same result)
         self.last_initiative: tuple[object, ...] | None = None
+        # the bookkeeping of every trusted step (legal play records no violation, so its
+        # list stays empty and one object serves them all)
+        self.trusted_call = _Call(self)
+
+
+class _Call:
+    """The bookkeeping of one fast step (internal): violations found and penalties (PV by
+    duellist, only once one is applied)."""
+
+    __slots__ = ("plan", "violations", "penalties")
+
+    def __init__(self, plan: _Plan) -> None:
+        self.plan = plan
+        self.violations: list[Violation] = []
+        self.penalties: dict[str, int] | None = None
+
+    def violation(self, name: str, post_id: int, rule: str, evidence: str) -> None:
+        found = self.plan.rules.get(rule)
+        if found is None:
+            return
+        status, penalty, proposal = found
+        self.violations.append(
+            _build(Violation, _VIOLATION, name, rule, post_id, evidence, penalty, status, proposal)
+        )
+        if status == "applied":
+            if self.penalties is None:
+                self.penalties = {}
+            self.penalties[name] = self.penalties.get(name, 0) + penalty
+
+    def penalty(self, name: str) -> int:
+        """PV of the violations applied to ``name`` in this step."""
+        return 0 if self.penalties is None else self.penalties.get(name, 0)
 
 
 def _spell_plan(spell: Spell, recast_allowed: bool = False) -> _SpellPlan:

@@ -8,7 +8,7 @@ import random
 from click.testing import CliRunner
 
 from forumbot.cli.simulate import simulate as simulate_command
-from forumbot.cli.simulate_jobs import chunks, duel_rng, runner
+from forumbot.cli.simulate_jobs import CHUNKS_PER_JOB, chunks, duel_rng, runner
 from rules import ruleset_path
 from rules.balance import simulate, simulate_magic_types
 from rules.balance.duo import simulate_duo
@@ -57,10 +57,12 @@ def test_the_command_prints_the_same_table_whatever_the_jobs() -> None:
 
 
 def test_chunks_cover_the_duels_in_order() -> None:
-    assert chunks(10, 2) == [(0, 1), (1, 2), (2, 3), (3, 5), (5, 6), (6, 7), (7, 8), (8, 10)]
+    assert chunks(10, 2) == [(i, i + 1) for i in range(10)]  # never more chunks than duels
     assert chunks(3, 2) == [(0, 1), (1, 2), (2, 3)]
+    assert [b - a for a, b in chunks(100, 2)] == ([3] * 7 + [4]) * 4  # 2 jobs, 32 chunks
     parts = chunks(10_000, 3)
-    assert parts[0][0] == 0 and parts[-1][1] == 10_000 and len(parts) == 12
+    assert parts[0][0] == 0 and parts[-1][1] == 10_000 and len(parts) == 3 * CHUNKS_PER_JOB
+    assert max(b - a for a, b in parts) - min(b - a for a, b in parts) <= 1
     assert all(a[1] == b[0] for a, b in zip(parts, parts[1:], strict=False))
 
 
