@@ -13,8 +13,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from forumbot.config.storage_url import is_postgres
-
 PROC_MOUNTS = "/proc/mounts"
 
 NETWORK_FILESYSTEMS = frozenset(
@@ -120,6 +118,10 @@ def network_filesystem_warning(
     """One English line when ``database``'s folder is on a network filesystem
     (:data:`NETWORK_FILESYSTEMS`), else None (also for ``:memory:``, a PostgreSQL URL: no
     SQLite file, no WAL; or an unreadable table)."""
+    # imported here: every command's start-up reads this module (forumbot.ops.startup), and
+    # importing forumbot.config.* loads the whole configuration schema (tests/unit/test_cli_lazy.py)
+    from forumbot.config.storage_url import is_postgres
+
     if database == ":memory:" or is_postgres(database):
         return None
     folder = Path(database).parent
