@@ -3,6 +3,7 @@ renders or runs what the newcomer read and checks the French a player or the sta
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from forumbot.duels.classic import classic_balance, defensive_spells
@@ -42,3 +43,24 @@ def test_w5_a_spells_extra_damage_is_said_where_the_pd_are_lost() -> None:
         f"{A} ({FEU}) contre {C} : attaque 2 contre défense 5 (dé 2, +3 {BOUCLIER}), "
         "le sort est dévié."
     ) in deflected, deflected
+
+
+def test_w3_a_forced_texts_audit_row_reads_in_french() -> None:
+    """W3: the review page's audit row of a text kept with --force showed the raw key
+    ``draft.force_text`` and « computed » / « differences : Cassius Thorne's total: the text
+    says 32, the draft 30 » among French rows."""
+    from functools import partial
+
+    from forumbot.i18n import translate
+    from forumbot.web.words import Words
+
+    words = Words("fr", "Europe/Paris", partial(translate, "fr"))
+    row = words.audit({
+        "at": "2026-12-02T16:00:00+00:00", "actor": "Maelis", "action": "draft.force_text",
+        "target": "declaration:1", "before": '{"computed": "[b]Déclaration[/b]"}',
+        "after": json.dumps({"differences": [f"{C}'s total: the text says 32, the draft 30"]}),
+    })  # fmt: skip
+    assert row.what == "texte gardé malgré les nombres du brouillon (--force)", row
+    fields = {field: (old, new) for field, old, new in row.changes}
+    assert set(fields) == {"texte calculé", "différences"}, row.changes
+    assert plain(fields["différences"][1]) == f"total de {C} : le texte dit 32, le brouillon 30"
