@@ -101,7 +101,11 @@ def users() -> None:
 def _read_password(password_stdin: bool) -> str:
     if password_stdin:
         return sys.stdin.readline().rstrip("\r\n")
-    return str(click.prompt("Password", hide_input=True, confirmation_prompt=True))
+    return str(
+        click.prompt(
+            _("Password"), hide_input=True, confirmation_prompt=_("Repeat for confirmation")
+        )
+    )
 
 
 def _say_added(user: Any) -> None:

@@ -55,13 +55,24 @@ class TextContradicts(OverrideError):
     """A hand-written text states figures other than the draft's (``differences``: a list of
     :class:`forumbot.duels.text_figures.Difference`); ``force`` keeps it anyway."""
 
-    def __init__(self, decl_id: int, differences: list[Difference]) -> None:
+    def __init__(self, decl_id: int, differences: list[Difference], opening: bool = False) -> None:
         self.differences = differences
-        super().__init__(
-            f"declaration {decl_id}: the new text contradicts the draft's numbers ("
-            + "; ".join(d.describe() for d in differences)
-            + "): set the numbers first (--set), or keep the text as written with --force"
-        )
+        message = CONTRADICTS_OPENING if opening else CONTRADICTS_TURN
+        super().__init__(message % (decl_id, "; ".join(d.describe() for d in differences)))
+
+
+CONTRADICTS_TURN = (
+    "declaration %s: the new text contradicts the draft's numbers (%s); set the numbers first "
+    "(--set), or keep the text as written with --force"
+)
+"""A turn's text refused (:class:`TextContradicts`; in the catalogue: forumbot.i18n.errors)."""
+CONTRADICTS_OPENING = (
+    "declaration %s: the new text contradicts the draft's numbers (%s); an opening's numbers "
+    "cannot be set: only --force keeps the text as written, and the duel keeps counting from "
+    "the computed points"
+)
+"""An opening's text refused: ``--set`` is refused on an opening (only turns carry computed
+numbers), so the message does not advise it (newcomer5 W4)."""
 
 
 def computed_text(storage: Storage, decl: dict[str, Any], language: str = "fr") -> str | None:
@@ -109,7 +120,7 @@ def edit_text(
     names = [d["name"] for d in storage.duellists(decl["duel_id"])]
     differences = contradictions(computed, text, names) if computed is not None else []
     if differences and not force:
-        raise TextContradicts(decl_id, differences)
+        raise TextContradicts(decl_id, differences, opening=decl["kind"] == "opening")
     with storage.atomic():
         _bump(storage, decl, {"text": text, "text_edited": 1}, now)
         storage.audit(actor, "draft.edit_text", f"declaration:{decl_id}", decl["text"], text, now)

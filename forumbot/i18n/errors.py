@@ -48,6 +48,23 @@ LIBRARY_ERRORS = (
     C_("error", "no member named %s on the board (did you mean %s?)"),
     C_("error", "the board did not say whether %s is a member"),
     C_("error", "the board did not say whether %s is a member (did you mean %s?)"),
+    # forumbot.duels.overrides.TextContradicts (drafts edit --text-file) and its differences
+    # (forumbot.duels.text_figures.Difference.describe; also the --force warning)
+    C_(
+        "error",
+        "declaration %s: the new text contradicts the draft's numbers (%s); set the numbers "
+        "first (--set), or keep the text as written with --force",
+    ),
+    C_(
+        "error",
+        "declaration %s: the new text contradicts the draft's numbers (%s); an opening's "
+        "numbers cannot be set: only --force keeps the text as written, and the duel keeps "
+        "counting from the computed points",
+    ),
+    C_("error", "%s's total: the text says %s, the draft %s"),
+    C_("error", "post %s's %s die: the text says %s, the draft %s"),
+    # forumbot.web.users.UserError, forumbot.notify.settings.NotifyConfigError (users ...)
+    C_("error", "no user '%s'"),
     # forumbot.duels.overrides.TEXT_RERENDERED (a warning of drafts edit --set / --waive)
     C_(
         "error",

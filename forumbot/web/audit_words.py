@@ -31,6 +31,7 @@ FIELDS_FR: dict[str, str] = {
     "magic_types": "types de magie", "character": "personnage", "player": "compte",
     "stakes": "enjeux", "referee": "arbitre", "decision": "décision", "penalty": "pénalité",
     "values": "valeurs", "rule": "règle", "duellist": "duelliste",
+    "computed": "texte calculé", "differences": "différences",
 }  # fmt: skip
 # The statuses' French names are the review page's own (forumbot.web.views), plus the
 # notices' and tasks' statuses that only the audit table shows.
@@ -63,6 +64,15 @@ def _duellist(item: Any) -> str:
     return f"{name} ({', '.join(parts)})" if parts else name
 
 
+def _difference(text: str) -> str:
+    """A difference of a text kept against its draft
+    (:meth:`forumbot.duels.text_figures.Difference.describe`, stored in English) in French
+    through the catalogue (:func:`forumbot.i18n.translate_detail`), or as stored."""
+    from forumbot.i18n import translate_detail
+
+    return translate_detail("fr", text) or text
+
+
 def value_words(field: str, value: Any) -> str:
     """One audit value as words (``""`` for a value that was not there)."""
     if value is None or value == "" or value == [] or value == {}:
@@ -81,6 +91,8 @@ def value_words(field: str, value: Any) -> str:
         return ROLES_FR.get(value, value)
     if field == "topic_id":
         return f"n° {value}"
+    if field == "differences" and isinstance(value, list):  # a text kept with --force
+        return " ; ".join(_difference(str(v)) for v in value)
     if field == "duellists" and isinstance(value, list):
         return _names([_duellist(v) for v in value])
     if field == "duos" and isinstance(value, list):

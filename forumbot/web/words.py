@@ -293,6 +293,7 @@ ACTIONS: dict[str, str] = {
     "duel.unassign_referee": N_("referee removed"),
     "declaration.publish": N_("declaration published"),
     "draft.edit_text": N_("text edited"),
+    "draft.force_text": N_("text kept against the draft's numbers (--force)"),
     "draft.set_numbers": N_("number changed"),
     "draft.waive": N_("violation waived"),
     "draft.unwaive": N_("violation restored"),
