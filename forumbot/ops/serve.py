@@ -333,9 +333,15 @@ class Serve:
             later: float | None = None  # after the hand-out (an inline job has run already)
             if self.leases is not None:
                 later = self.leases.next_due()
+            # every slot taken: a job already due waits for one, and a slot that frees (a job
+            # ending, a client's wait in pool_sleep) wakes the loop; counting it here made the
+            # loop spin, holding the GIL the running jobs need (bench_serve at N = 100)
+            full = min(self.workers - (self._in_flight - self._sleeping),
+                       self.threads - self._in_flight) <= 0  # fmt: skip
+            now_s = self._clock()
             for runner in self.runners.values():
                 job = runner.next_job()
-                if job is not None:
+                if job is not None and not (full and job[0] <= now_s):
                     later = job[0] if later is None else min(later, job[0])
         return None if later is None else max(0.0, later - self._clock())
 
