@@ -11,6 +11,7 @@ from pathlib import Path
 
 from forumbot.duels.overrides import set_status
 from forumbot.ops.club_runner import ClubRunner
+from forumbot.ops.serve import Serve
 from forumbot.sandbox import SandboxBoard
 from forumbot.storage import open_storage
 from tests.fakes.clock import SandboxClock
@@ -41,15 +42,28 @@ def skipped(runner: ClubRunner) -> int:
     return int(runner.snapshot()["jobs"].get("publish", {}).get("skipped", 0))
 
 
+def one_club(
+    tmp_path: Path, clock: SandboxClock, board: SandboxBoard, delay: str
+) -> tuple[Serve, ClubRunner, int]:
+    """One club ``alpha`` on ``board`` with ``review_delay_s = delay``, a duel topic opened
+    on the board, and its serve loaded: ``(serve, runner, topic_id)``."""
+    club_with_delay(tmp_path, board, delay)
+    topic = open_duel(board)
+    serve = serve_for(tmp_path, clock)
+    serve.reload()
+    return serve, serve.runners["alpha"], topic
+
+
+def stop(serve: Serve, clock: SandboxClock) -> None:
+    serve.stop_all()
+    drive(serve, clock, lambda: not serve.runners, 60)
+
+
 def test_a_draft_approved_from_another_process_goes_out_at_the_next_pass(
     tmp_path: Path, clock: SandboxClock, boards: dict[str, SandboxBoard]
 ) -> None:
     alpha = boards["alpha"]
-    club_with_delay(tmp_path, alpha, '"manual"')
-    topic = open_duel(alpha)
-    serve = serve_for(tmp_path, clock)
-    serve.reload()
-    runner = serve.runners["alpha"]
+    serve, runner, topic = one_club(tmp_path, clock, alpha, '"manual"')
     drive(serve, clock, lambda: runner.state == "running" and runner.passes > 3, 60)
     # the opening is drafted; under manual review it waits for a referee: passes idle
     drive(serve, clock, lambda: skipped(runner) >= 3, 10 * PUBLISH_S)
@@ -67,19 +81,14 @@ def test_a_draft_approved_from_another_process_goes_out_at_the_next_pass(
     before = skipped(runner)
     drive(serve, clock, lambda: skipped(runner) > before, 3 * PUBLISH_S)  # idle again after
     assert declarations(alpha, topic) == 1
-    serve.stop_all()
-    drive(serve, clock, lambda: not serve.runners, 60)
+    stop(serve, clock)
 
 
 def test_a_draft_whose_review_delay_ends_is_never_held_back(
     tmp_path: Path, clock: SandboxClock, boards: dict[str, SandboxBoard]
 ) -> None:
     alpha = boards["alpha"]
-    club_with_delay(tmp_path, alpha, "60")
-    topic = open_duel(alpha)
-    serve = serve_for(tmp_path, clock)
-    serve.reload()
-    runner = serve.runners["alpha"]
+    serve, runner, topic = one_club(tmp_path, clock, alpha, "60")
     drive(serve, clock, lambda: runner.snapshot()["pending_drafts"] == 1, POLL_S + 10)
     drafted_at = clock()
     # nothing changes in the database for 60 s: the pending draft keeps every pass running
@@ -87,8 +96,7 @@ def test_a_draft_whose_review_delay_ends_is_never_held_back(
     assert skipped(runner) == 0
     assert 60 - PUBLISH_S <= clock() - drafted_at <= 60 + PUBLISH_S + 1.5, took
     drive(serve, clock, lambda: skipped(runner) >= 2, 4 * PUBLISH_S)  # then nothing is due
-    serve.stop_all()
-    drive(serve, clock, lambda: not serve.runners, 60)
+    stop(serve, clock)
 
 
 def test_a_poll_goes_before_the_periodic_passes_of_other_clubs(
