@@ -4,6 +4,7 @@ duellist and a re-rendered text are reported in one language, never half and hal
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -17,8 +18,6 @@ from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # n
 
 
 def _speak(cfg: Path, language: str) -> None:
-    import re
-
     line = re.compile(r'(?m)^language = "[a-z]*"$')
     cfg.write_text(line.sub(f'language = "{language}"', cfg.read_text(), count=1))
 
@@ -127,30 +126,36 @@ def test_users_add_says_which_board_account_its_owls_go_to(tmp_path: Path) -> No
     ]
 
 
-def test_an_openings_starting_points_are_checked_like_a_turns_totals(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> None:
-    """drafts edit --text-file on an opening whose starting PD contradict the draft's: refused
-    unless --force, as for a turn's totals (README: "totals or dice contradicting the draft")."""
-    import re
-
-    cfg, _board, _topic = request.getfixturevalue("sandbox")
+def wrong_opening(cfg: Path, tmp_path: Path, by: int) -> tuple[int, str, str, Path]:
+    """Polls, then: the opening's draft id, its starting PD for Aurora Vexley, that figure plus
+    ``by``, and a file holding the opening's text with the wrong figure."""
     _poll(cfg)
     [opening] = _storage(cfg).declarations(("draft",))
     text = opening["text"]
     line = re.search(r"(?m)^- \[b\]Aurora Vexley\[/b\] \(3e année\)\s:\s(\d+)\sPD$", text)
     assert line is not None, text
-    wrong = str(int(line.group(1)) + 1)
+    wrong = str(int(line.group(1)) + by)
     new = tmp_path / "opening.txt"
     new.write_text(text[: line.start(1)] + wrong + text[line.end(1) :], encoding="utf-8")
-    edit = ["drafts", "edit", str(opening["id"]), "--text-file", str(new), "-c", str(cfg)]
+    return int(opening["id"]), line.group(1), wrong, new
+
+
+def test_an_openings_starting_points_are_checked_like_a_turns_totals(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """drafts edit --text-file on an opening whose starting PD contradict the draft's: refused
+    unless --force, as for a turn's totals (README: "totals or dice contradicting the draft")."""
+    cfg, _board, _topic = request.getfixturevalue("sandbox")
+    decl, right, wrong, new = wrong_opening(cfg, tmp_path, by=1)
+    before = _storage(cfg).declaration(decl)["text"]
+    edit = ["drafts", "edit", str(decl), "--text-file", str(new), "-c", str(cfg)]
     refused = _run(*edit)
     assert refused.exit_code == 1, refused.output
     assert (
-        f"Aurora Vexley's total: the text says {wrong}, the draft {line.group(1)}"
+        f"Aurora Vexley's total: the text says {wrong}, the draft {right}"
         in refused.output
     )
-    assert _storage(cfg).declaration(opening["id"])["text"] == opening["text"]
+    assert _storage(cfg).declaration(decl)["text"] == before
     forced = _run(*edit, "--force")
     assert forced.exit_code == 0, forced.output
     assert "kept against the draft (--force): Aurora Vexley's total" in forced.output

@@ -4,7 +4,6 @@ refused on an opening). /work/helpers/newcomer5/report.md."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -12,21 +11,7 @@ from click.testing import CliRunner
 
 from forumbot.cli import main
 from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # noqa: F401 (the fixture)
-from tests.integration.test_newcomer4_cli import _speak
-
-
-def _wrong_opening(cfg: Path, tmp_path: Path) -> tuple[int, str, str, Path]:
-    """The opening's draft id, its starting PD for Aurora Vexley, a wrong figure, and a file
-    holding the opening's text with that wrong figure."""
-    _poll(cfg)
-    [opening] = _storage(cfg).declarations(("draft",))
-    text = opening["text"]
-    line = re.search(r"(?m)^- \[b\]Aurora Vexley\[/b\] \(3e année\)\s:\s(\d+)\sPD$", text)
-    assert line is not None, text
-    wrong = str(int(line.group(1)) + 2)
-    new = tmp_path / "opening.txt"
-    new.write_text(text[: line.start(1)] + wrong + text[line.end(1) :], encoding="utf-8")
-    return int(opening["id"]), line.group(1), wrong, new
+from tests.integration.test_newcomer4_cli import _speak, wrong_opening
 
 
 def test_an_openings_contradicting_text_is_refused_in_french_without_advising_set(
@@ -35,7 +20,7 @@ def test_an_openings_contradicting_text_is_refused_in_french_without_advising_se
     """W3 and W4: the refusal and the --force warning in French; on an opening, only --force
     keeps the text and the duel keeps counting from the computed points (no --set)."""
     cfg, _board, _topic = request.getfixturevalue("sandbox")
-    decl, right, wrong, new = _wrong_opening(cfg, tmp_path)
+    decl, right, wrong, new = wrong_opening(cfg, tmp_path, by=2)
     edit = ["drafts", "edit", str(decl), "--text-file", str(new), "-c", str(cfg)]
     english = _run(*edit)
     assert english.exit_code == 1, english.output
