@@ -323,10 +323,7 @@ class Serve:
                 if at <= now_s:
                     due.append((runner.rank(what), at, runner.last_started, name, what, runner))
             due.sort(key=lambda d: d[:4])
-            # a slot per running job that is not waiting; a thread per job
-            free = min(self.workers - (self._in_flight - self._sleeping),
-                       self.threads - self._in_flight)  # fmt: skip
-            for *_, what, runner in due[: max(0, free)]:
+            for *_, what, runner in due[: max(0, self._free_slots())]:
                 if runner.claim(what):
                     self._in_flight += 1
                     self._submit(runner, what)
@@ -336,14 +333,19 @@ class Serve:
             # every slot taken: a job already due waits for one, and a slot that frees (a job
             # ending, a client's wait in pool_sleep) wakes the loop; counting it here made the
             # loop spin, holding the GIL the running jobs need (bench_serve at N = 100)
-            full = min(self.workers - (self._in_flight - self._sleeping),
-                       self.threads - self._in_flight) <= 0  # fmt: skip
+            full = self._free_slots() <= 0
             now_s = self._clock()
             for runner in self.runners.values():
                 job = runner.next_job()
                 if job is not None and not (full and job[0] <= now_s):
                     later = job[0] if later is None else min(later, job[0])
         return None if later is None else max(0.0, later - self._clock())
+
+    def _free_slots(self) -> int:
+        """Jobs the pool may start now (caller holds ``_lock``): a slot per running job that is
+        not waiting in :meth:`pool_sleep`, a thread per job; <= 0 when full."""
+        return min(self.workers - (self._in_flight - self._sleeping),
+                   self.threads - self._in_flight)  # fmt: skip
 
     def _lease_tick(self, now_s: float) -> None:
         """The lease round when due (:meth:`forumbot.ops.leases.Leaser.step`): start the
