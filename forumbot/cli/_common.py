@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from forumbot import exit_codes
-from forumbot.i18n import C_, N_
+from forumbot.i18n import N_
 
 if TYPE_CHECKING:
     from forumbot.config import Config
@@ -47,25 +47,6 @@ WORDS = (
     N_("waiting"), N_("edited"), N_("unchanged"), N_("duel"), N_("topic"),
 )
 """Words the commands translate from data (a status, a kind): listed for ``pybabel extract``."""
-
-DECLARATION_STATUSES = (
-    # a declaration's statuses as the word agrees with « déclaration » (feminine in French)
-    C_("declaration", "approved"), C_("declaration", "held"), C_("declaration", "published"),
-    C_("declaration", "cancelled"),
-)
-"""Statuses said of a declaration (:func:`declaration_status`), under ``msgctxt
-"declaration"``; the others read as in :data:`WORDS`."""
-
-
-def declaration_status(status: str) -> str:
-    """A declaration's status in the command's language, agreeing with « déclaration » in
-    French (« approuvée », « mise en attente »: :data:`DECLARATION_STATUSES`); a status
-    without its own form reads as the plain word (« brouillon »)."""
-    from forumbot.i18n import translate
-
-    said = translate(current_language(), status, context="declaration")
-    return said if said != status else _(status)
-
 
 def current_language() -> str:
     """The language of the command's words: ``board.language`` of the configuration the

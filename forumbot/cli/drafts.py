@@ -16,14 +16,14 @@ from forumbot.cli._common import (
     actor,
     config_option,
     current_language,
-    declaration_status,
     error,
     load,
     storage_for,
     warn,
 )
-from forumbot.cli.trail_lines import echo_trail, page_words, points_line
+from forumbot.cli.trail_lines import echo_opening_origin, echo_trail, page_words, points_line
 from forumbot.i18n import N_
+from forumbot.web.draft_state import draft_state, shown_version
 from forumbot.web.history import turn_read
 
 PENDING = ("draft", "approved", "held", "publishing", "redraft")
@@ -48,17 +48,10 @@ def board_time(iso: str | None, zone: ZoneInfo) -> str:
     return when.astimezone(zone).strftime("%Y-%m-%d %H:%M %Z")
 
 
-# The audit actions that change a draft's content (issue 25: the row's ``version`` is the
-# compare-and-set token that claims and status changes move too, so an untouched draft read
-# ``v2``/``v4``; the version shown counts these only).
-EDIT_ACTIONS = ("draft.edit_text", "draft.set_numbers", "draft.waive", "draft.unwaive",
-                "draft.redrafted")  # fmt: skip
-
-
-def shown_version(storage: Any, decl_id: int) -> int:
-    """1 + the real edits of declaration ``decl_id`` (:data:`EDIT_ACTIONS` in the audit log):
-    ``1`` for a draft nobody changed."""
-    return 1 + int(storage.readouts.edit_count(f"declaration:{decl_id}", EDIT_ACTIONS))
+def state(storage: Any, decl: dict[str, Any]) -> str:
+    """« brouillon approuvé, version 2 »: the draft's state as the review page says it
+    (:func:`forumbot.web.draft_state.draft_state`, newcomer5 C3)."""
+    return draft_state(str(decl["status"]), shown_version(storage, int(decl["id"])), _)
 
 
 def duel_progress(duel: dict[str, Any], read: int | None = None) -> str:
@@ -127,8 +120,9 @@ def drafts() -> None:
 @config_option
 @click.option("--all", "show_all", is_flag=True, help="Include published declarations.")
 def drafts_list(config_path: str, show_all: bool) -> None:
-    """Declarations, one a line: #id, duel, topic, what (opening / turn N), status, version,
-    and when it publishes (or was published), in the board's timezone."""
+    """Declarations, one a line: #id, duel, topic, what (opening / turn N), its state as the
+    review page says it (« brouillon approuvé, version 2 »), and when it publishes (or was
+    published), in the board's timezone."""
     config = load(config_path)
     storage = storage_for(config_path)
     zone = _board_zone(config.timezone)
@@ -137,11 +131,9 @@ def drafts_list(config_path: str, show_all: bool) -> None:
         click.echo(_("no pending draft"))
     for d in rows:
         duel = storage.duel(d["duel_id"])
-        status = declaration_status(str(d["status"]))
         click.echo(
             f"#{d['id']:<5} {_('duel')} {d['duel_id']:<4} {_('topic')} {duel['topic_id']:<6} "
-            f"{_what(d):<14} {status:<15} v{shown_version(storage, d['id']):<3} "
-            f"{_when(d, zone)}"
+            f"{_what(d):<14} {state(storage, d):<36} {_when(d, zone)}"
         )
 
 
@@ -156,17 +148,15 @@ def drafts_show(config_path: str, decl_id: int, trail: bool) -> None:
         d = storage.declaration(decl_id)
     except Exception as exc:  # sqlite_utils NotFoundError
         raise CliError(_("no declaration %s", decl_id)) from exc
-    click.echo(
-        _(
-            "# declaration %s (%s, %s, v%s)",
-            decl_id, _what(d), declaration_status(str(d["status"])),
-            shown_version(storage, decl_id),
-        )  # fmt: skip
-    )
+    click.echo(_("# declaration %s (%s, %s)", decl_id, _what(d), state(storage, d)))
     if d["last_error"]:
         click.echo(_("# note: %s", note(d["last_error"])))
     click.echo(d["text"])
-    if trail:
+    if trail and d["kind"] == "opening":
+        duel = storage.duel(d["duel_id"])
+        context = json.loads(d["context_json"] or "{}").get("context") or {}
+        echo_opening_origin(context, str(duel["ruleset"]), config_path)
+    elif trail:
         names = tuple(str(x["name"]) for x in storage.duellists(d["duel_id"]))
         echo_trail(json.loads(d["context_json"]).get("outcome") or {}, config_path, names)
 
@@ -209,9 +199,16 @@ def drafts_edit(
     could contradict them); a text whose totals (an opening's starting points too) or dice
     contradict the draft's is refused (the differences are shown) unless ``--force``. A
     ``--set`` that changes nothing (already so) and a ``--waive`` of a violation the draft
-    does not have are refused too; an opening's ``cast_before_start`` can be waived (the
-    opening then says nothing of it). Refusals exit non-zero and change nothing."""
-    from forumbot.duels.overrides import edit_text, parse_value, set_numbers, set_violation
+    does not have are refused too; a ``--text-file`` that gives the draft's own text says
+    so and changes nothing (no new version, exit 0); an opening's ``cast_before_start`` can
+    be waived (the opening then says nothing of it). Refusals exit non-zero and change nothing."""
+    from forumbot.duels.overrides import (
+        TextUnchanged,
+        edit_text,
+        parse_value,
+        set_numbers,
+        set_violation,
+    )
 
     if not (text_file or sets or waive):
         raise CliError(_("nothing to change: give --text-file, --set or --waive"))
@@ -253,9 +250,14 @@ def drafts_edit(
             storage, decl_id, name, rule, True, who, now, language=config.language
         )
     if text_file:
-        kept = edit_text(
-            storage, decl_id, text_file.read(), who, now, force=force, language=config.language
-        )
+        try:
+            kept = edit_text(
+                storage, decl_id, text_file.read(), who, now, force=force,
+                language=config.language,
+            )  # fmt: skip
+        except TextUnchanged:  # not a refusal: nothing to do (newcomer5 C1)
+            click.echo(_("declaration %s: text unchanged: no new version", decl_id))
+            return
         for difference in kept:
             warn(
                 N_("warning: declaration %s: kept against the draft (--force): %s"),
@@ -285,8 +287,9 @@ def _declaration(storage: Any, decl_id: int) -> dict[str, Any]:
 def _set_status(config_path: str, decl_id: int, status: str, by: str | None) -> None:
     from forumbot.duels.overrides import set_status
 
-    set_status(storage_for(config_path), decl_id, status, actor(by), datetime.now(UTC))
-    click.echo(_("declaration %s: %s", decl_id, declaration_status(status)))
+    storage = storage_for(config_path)
+    set_status(storage, decl_id, status, actor(by), datetime.now(UTC))
+    click.echo(_("declaration %s: %s", decl_id, state(storage, storage.declaration(decl_id))))
 
 
 @drafts.command("approve")

@@ -50,3 +50,24 @@ def echo_trail(outcome: dict[str, Any], config_path: str, names: tuple[str, ...]
             value = _("no action") if entry["quantity"].endswith(".action") else _("none")
         click.echo(f"  {entry['quantity']} = {value}  [{entry['rule']}] {entry.get('detail', '')}")
 
+
+
+def echo_opening_origin(context: dict[str, Any], ruleset: str, config_path: str) -> None:
+    """What ``drafts show --trail`` prints for an opening, which has no rule trail (nothing
+    is computed before the first turn; newcomer5 C4): that it has none and why, then each
+    duellist's starting points and where they come from, the ruleset's table of starting
+    points by year (``[starting_points]``): « Aurora Vexley : 35 PD (5e année) ».
+    ``context``: the opening's stored context (``duellists``: ``{"name", "year",
+    "points"}`` items); ``ruleset``: the duel's ruleset name."""
+    words = page_words(config_path)
+    click.echo(
+        _(
+            "# an opening has no rule trail (nothing is computed before the first turn): the "
+            "starting points come from the table by year of the %s rules ([starting_points])",
+            words.ruleset(ruleset),
+        )
+    )
+    unit = words.unit(ruleset)
+    for d in context.get("duellists") or []:
+        points = f"{words.num(d.get('points'))} {unit}".rstrip()
+        click.echo("  " + _("%s: %s (%s)", d.get("name"), points, words.year(d.get("year"))))

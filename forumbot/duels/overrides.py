@@ -51,6 +51,18 @@ def _bump(storage: Storage, decl: dict[str, Any], changes: dict[str, Any], now: 
     storage.duel_rows.update_declaration(decl["id"], changes)
 
 
+class TextUnchanged(OverrideError):
+    """The new text is the draft's own (line ends and trailing blanks aside): nothing to
+    change, no new version, no audit row (newcomer5 C1; a ``--set`` that changes nothing is
+    refused the same way). Not a failure: the CLI says so and exits 0, the page flashes it."""
+
+
+def same_text(stored: str, text: str) -> bool:
+    """True when ``text`` is ``stored`` but for ``\\r\\n`` line ends and blanks at its
+    end (a text saved with ``drafts show > file`` comes back with one more newline)."""
+    return text.replace("\r\n", "\n").rstrip() == stored.replace("\r\n", "\n").rstrip()
+
+
 class TextContradicts(OverrideError):
     """A hand-written text states figures other than the draft's (``differences``: a list of
     :class:`forumbot.duels.text_figures.Difference`); ``force`` keeps it anyway."""
@@ -111,11 +123,14 @@ def edit_text(
     ``draft.force_text``). Returns the differences kept (empty without ``force``).
 
     Raises:
-        OverrideError: not editable, stale version, empty text; :class:`TextContradicts`.
+        OverrideError: not editable, stale version, empty text; :class:`TextUnchanged` (the
+            text is the draft's own: :func:`same_text`); :class:`TextContradicts`.
     """
     decl = _editable(storage, decl_id, expected_version)
     if not text.strip():
         raise OverrideError("the text cannot be empty")
+    if same_text(str(decl["text"]), text):
+        raise TextUnchanged(f"declaration {decl_id}: text unchanged, no new version")
     computed = computed_text(storage, decl, language)
     names = [d["name"] for d in storage.duellists(decl["duel_id"])]
     differences = contradictions(computed, text, names) if computed is not None else []

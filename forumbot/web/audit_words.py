@@ -6,6 +6,9 @@ trail's source column quoted RULES.md in English and showed code names).
   its French name and each value as words (a status by its French name, duellists as
   « Aurora Vexley (5e année, brutale) et Cassius Thorne (7e année) », a duel's duos as
   « A et B contre C et D »); a value that did not exist before has no « avant » (empty).
+- :func:`text_changes`: a hand-edited text (« texte modifié ») by the lines that changed,
+  each line's before and after cut around its first difference (newcomer5 C2: the row showed
+  the same first 120 characters twice).
 - :func:`source_fr`: a trail source as a referee reads it: the seed's own French sentence
   (« Règlement du club : « … » »), the club's spellbook line in French, or, for a precision
   RULES.md makes in English, the rule's French name; no code name (``attack_modifier``,
@@ -14,7 +17,9 @@ trail's source column quoted RULES.md in English and showed code names).
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Callable
 from typing import Any
 
 from forumbot.publish.labels import RULE_NAMES, year_label
@@ -194,3 +199,60 @@ def source_fr(source: str, rule: str = "") -> str:
 
 
 __all__ = ["FIELDS_FR", "STATUS_FR", "changes_fr", "source_fr", "value_words"]
+
+
+TEXT_LINES_SHOWN = 3
+"""Changed passages an audit row shows of a text edit; the others are counted
+(:func:`text_changes`)."""
+
+_LEAD = 30
+"""Characters of a changed line kept before its first difference (:func:`_around`)."""
+
+
+def is_long_text(before: Any, after: Any, limit: int = 120) -> bool:
+    """True when an audit entry's before and after are two different texts, one of them of
+    several lines or longer than ``limit`` characters: a text edit, shown by
+    :func:`text_changes` (a short value, a name, is shown whole)."""
+    if not isinstance(before, str) or not isinstance(after, str) or before == after:
+        return False
+    return any("\n" in t or len(t) > limit for t in (before, after))
+
+
+def _around(old: str, new: str) -> tuple[str, str]:
+    """Two versions of a passage from a little before their first differing character
+    (« …» in front when cut there), so a long line shows what changed, not its start."""
+    same = 0
+    for a, b in zip(old, new, strict=False):
+        if a != b:
+            break
+        same += 1
+    start = max(0, same - _LEAD)
+    if start == 0:
+        return old, new
+    start = old.rfind(" ", 0, start) + 1 or start  # at a word's start
+    return "…" + old[start:], "…" + new[start:]
+
+
+def text_changes(
+    before: str, after: str, short: Callable[[Any], str], line: Callable[[int], str],
+    more: Callable[[int], str],
+) -> tuple[tuple[str, str, str], ...]:  # fmt: skip
+    """The passages of ``after`` that differ from ``before`` (:mod:`difflib` over lines),
+    as audit ``(field, before, after)`` triples: the field names the first line of the
+    passage in ``after`` (``line(n)``, 1-based: « ligne 3 »), the values are cut by
+    ``short`` after :func:`_around`; a passage only added has « — » before, one only removed
+    « — » after. At most :data:`TEXT_LINES_SHOWN` passages, then one triple ``("", "",
+    more(k))`` counting the ``k`` left out."""
+    old, new = before.splitlines(), after.splitlines()
+    passages = [
+        (j1, "\n".join(old[i1:i2]), "\n".join(new[j1:j2]))
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, False).get_opcodes()
+        if tag != "equal"
+    ]
+    rows = []
+    for first, was, now in passages[:TEXT_LINES_SHOWN]:
+        was, now = _around(was, now) if was and now else (was, now)
+        rows.append((line(first + 1), short(was) if was else "—", short(now) if now else "—"))
+    if len(passages) > TEXT_LINES_SHOWN:
+        rows.append(("", "", more(len(passages) - TEXT_LINES_SHOWN)))
+    return tuple(rows)

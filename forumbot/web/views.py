@@ -18,6 +18,7 @@ from typing import Any
 from forumbot.i18n import N_, translate
 from forumbot.publish.render import of_name
 from forumbot.storage import Storage
+from forumbot.web.draft_state import shown_version
 from forumbot.web.history import declared_series, declared_turns, turn_read, with_blockers
 from forumbot.web.users import duel_referees
 from rules.dice import derive_roll, verify_seed
@@ -355,8 +356,10 @@ def draft_view(storage: Storage, decl: dict[str, Any], now: datetime) -> dict[st
     return {
         "row": decl,
         "duel": duel,
-        "status_name": DRAFT_STATUS.get(decl["status"], decl["status"]),
+        "version": shown_version(storage, int(decl["id"])),  # as the CLI says it (C3)
         "editable": decl["status"] in ("draft", "approved", "held"),
+        # an approved draft goes out at the next pass: nothing to take (newcomer5 C3)
+        "takeable": decl["status"] in ("draft", "held"),
         "countdown": state,
         "seconds_left": left,
         "left_text": duration_text(left) if left else "",

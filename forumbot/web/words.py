@@ -29,7 +29,8 @@ from forumbot.i18n import N_
 from forumbot.publish.labels import RULE_NAMES, year_label  # shared with the notices
 from forumbot.publish.reasons import reason_fr, task_kind_fr, turn_label  # idem (issue 23)
 from forumbot.publish.typography import typeset
-from forumbot.web.audit_words import changes_fr, source_fr
+from forumbot.web.audit_words import changes_fr, is_long_text, source_fr, text_changes
+from forumbot.web.draft_state import draft_state
 
 
 def _last_part(rule_id: str) -> str:
@@ -438,6 +439,11 @@ class Words:
         shape = "%d/%m/%Y %H:%M" if self.french else "%Y-%m-%d %H:%M"
         return f"{local:{shape}} ({local:%Z})"
 
+    def draft_state(self, status: object, version: object) -> str:
+        """« brouillon approuvé, version 2 » (:func:`forumbot.web.draft_state.draft_state`,
+        what the command line prints too)."""
+        return draft_state(str(status or ""), int(str(version or 1)), self._)
+
     def audit(self, entry: dict[str, Any]) -> AuditRow:
         """One ``audit_log`` row as a readable line (:class:`AuditRow`)."""
         _ = self._
@@ -453,20 +459,24 @@ class Words:
         kind, _colon, ident = str(entry.get("target", "")).partition(":")
         target = _(TARGETS[kind], ident) if kind in TARGETS else str(entry.get("target", ""))
         before, after = (_loads(entry.get("before")), _loads(entry.get("after")))
+        if is_long_text(before, after):  # a text edit: the lines that changed (newcomer5 C2)
+            changes = text_changes(
+                before, after, _short, lambda n: _("line %s", n),
+                lambda k: _("and %s other changed passage(s)", k),
+            )  # fmt: skip
+        elif self.french:  # the field's French name; the values as written (names, stakes)
+            changes = tuple(
+                (typeset(field), old, new) for field, old, new in changes_fr(before, after, _short)
+            )
+        else:
+            changes = _changes(before, after)
         return AuditRow(
             when=self.when(entry.get("at")),
             who=str(entry.get("actor", "")),
             what=what,
             action=action,
             target=target,
-            changes=(
-                tuple(  # the field's French name; the values as written (names, stakes)
-                    (typeset(field), old, new)
-                    for field, old, new in changes_fr(before, after, _short)
-                )
-                if self.french
-                else _changes(before, after)
-            ),
+            changes=changes,
         )
 
     def source(self, source: object, rule: object = "") -> str:

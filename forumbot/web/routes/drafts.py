@@ -66,6 +66,9 @@ RERENDERED = N_(
 )
 """The flash a referee gets when a set number or a waiver replaced their hand-edited text."""
 
+UNCHANGED = N_("Text unchanged: no new version.")
+"""The flash of a text saved as it was (:class:`forumbot.duels.overrides.TextUnchanged`)."""
+
 
 async def _apply(
     request: Request,
@@ -78,6 +81,9 @@ async def _apply(
     deps = deps_of(request)
     try:
         warnings = change() or []
+    except overrides.TextUnchanged:  # nothing to save: no new version (newcomer5 C1)
+        flash(request, "ok", UNCHANGED)
+        return redirect(request, f"/drafts/{decl['id']}")
     except overrides.OverrideError as exc:
         current = deps.storage.declaration(decl["id"])
         _ = page_translator(language_of(request))
