@@ -255,7 +255,7 @@ class Referee:
             if duel.last_post_id == summary.last_post_id:
                 return 0, 0, 0, 0
             duel = None  # changed since: read it again for a duel
-        read = 0
+        read = opened = 0  # opened: the opening drafted when this poll adopts the topic
         fresh: list[Post] | None = None  # the whole topic, read to adopt it: no second read
         if duel is None:
             fresh = self.client.read_topic(summary.topic_id, None)
@@ -264,6 +264,7 @@ class Referee:
             if adopted is None:
                 return read, 0, 0, 0
             duel = Duel.from_row(adopted)
+            opened = 1  # counted with the poll's drafts (newcomer5 C5: « 0 drafts »)
             self._drafted()  # its opening is drafted
         if read == 0 and (duel.held_at is not None or self.watch.held_moved(duel)):
             return 0, 0, 0, 0  # held: its topic moved into another or is gone
@@ -300,14 +301,15 @@ class Referee:
             )
         except TopicMoved as exc:
             self.watch.hold_moved(duel, exc)
-            return read + 1, 0, 0, 0
+            return read + 1, 0, 0, opened
         except GONE as exc:
             if not followed:
                 raise  # listed but not readable: retried; held once it is missing (follow)
             self.follow.hold_gone(duel, exc)
-            return read + 1, 0, 0, 0
+            return read + 1, 0, 0, opened
         self.follow.note_forum(duel, self.client)
-        return (read + (fresh is None), *counts)
+        new, edited, drafted = counts
+        return read + (fresh is None), new, edited, drafted + opened
 
     def _watches_edits(self, duel: Duel, flow: DuelFlow) -> bool:
         """Running duels of a flow that watches edits are under the edit watch: a late edit
