@@ -48,6 +48,7 @@ def doctor(
     With --all --boards DIR: every club of the folder, one report each (and its lease with
     --lease-url). Exits 1 when a check fails."""
     from forumbot.ops.doctor import doctor as run_doctor
+    from forumbot.ops.doctor import page_language_of
 
     if every_club or boards_dir:
         if not (every_club and boards_dir):
@@ -55,6 +56,8 @@ def doctor(
         _doctor_all(boards_dir, offline, lease_url)
         return
     checks = run_doctor(config_path, offline=offline)
+    if peek_language(config_path) is None:  # no board.language, no database yet (C6)
+        set_language(page_language_of(checks))
     for item in checks:
         click.echo(check_line(item))
     if any(item.failed for item in checks):
@@ -62,13 +65,15 @@ def doctor(
 
 
 def _doctor_all(boards_dir: str, offline: bool, lease_url: str | None) -> None:
+    from forumbot.ops.doctor import page_language_of
     from forumbot.ops.doctor_all import doctor_all
 
     reports = doctor_all(boards_dir, offline=offline, lease_url=lease_url)
     if not reports:
         click.echo(_("no *.toml club file in %s", boards_dir))
-    for report in reports:  # each club's report in its staff's language (its board.language)
-        set_language(peek_language(str(report.path)))
+    for report in reports:  # each club's report in its staff's language (its board.language,
+        # else the one its pages said: a club with no database yet, newcomer5 C6)
+        set_language(peek_language(str(report.path)) or page_language_of(report.checks))
         verdict = _("FAIL") if report.failed else "ok"
         click.echo(_("== club %s (%s): %s", report.name, report.path, verdict))
         for item in report.checks:

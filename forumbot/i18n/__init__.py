@@ -193,15 +193,47 @@ def translate(language: str, message: str, *args: object, context: str | None = 
 _DECIMAL = re.compile(r"[-+]?\d+\.\d+")
 
 
+class Word(str):
+    """A value put in a sentence that the staff's language names in its own words: the
+    string is the value as English says it (a ruleset id, ``classic``), :attr:`message` its
+    catalogue message, translated by :func:`figures` (« classique »; newcomer5 C7: doctor
+    said « règles classic »)."""
+
+    message: str
+
+    def __new__(cls, value: str, message: str | None = None) -> Word:
+        word = super().__new__(cls, value)
+        word.message = value if message is None else message
+        return word
+
+
+RULESET_NAMES: dict[str, str] = {
+    "classic": N_("classic"), "fatigue": N_("fatigue one against one"),
+    "duo": N_("two against two"),
+}  # fmt: skip
+"""The shipped rulesets by their names for staff (the review page's, doctor's): catalogue
+messages (« classique », « fatigue en un contre un », « deux contre deux »)."""
+
+
+def ruleset_word(name: str) -> Word:
+    """Ruleset ``name`` as a :class:`Word`: ``classic`` in English, « classique » in French
+    (:data:`RULESET_NAMES`; a ruleset file's path as it is)."""
+    return Word(name, RULESET_NAMES.get(name, name))
+
+
 def figures(language: str, values: tuple[object, ...]) -> tuple[object, ...]:
     """``values`` with each decimal figure written as a string (``"10.6"``) in ``language``'s
-    way: a decimal comma in French (``"10,6"``); anything else (a path, a name, an
-    address, a number) as it is."""
-    if language != "fr":
+    way: a decimal comma in French (``"10,6"``); a :class:`Word` in ``language``'s words;
+    anything else (a path, a name, an address, a number) as it is."""
+    if language == SOURCE_LANGUAGE:
         return values
+    comma = language == "fr"
     return tuple(
-        v.replace(".", ",") if isinstance(v, str) and _DECIMAL.fullmatch(v) else v for v in values
-    )
+        translate(language, v.message) if isinstance(v, Word)
+        else v.replace(".", ",") if comma and isinstance(v, str) and _DECIMAL.fullmatch(v)
+        else v
+        for v in values
+    )  # fmt: skip
 
 
 def translator(language: str) -> Callable[..., str]:
@@ -222,6 +254,9 @@ def staff_language(value: str | None) -> str:
 
 
 __all__ = [
+    "RULESET_NAMES",
+    "Word",
+    "ruleset_word",
     "DOMAIN",
     "ERROR_CONTEXT",
     "C_",

@@ -16,7 +16,7 @@ import httpx
 from forumbot.config import Config, ConfigError, load_config
 from forumbot.errors import BoardNotFound, CaptchaRequired, ForumError, LoginFailed, ServerError
 from forumbot.forums.outages import challenge_reason
-from forumbot.i18n import C_, N_
+from forumbot.i18n import C_, N_, ruleset_word
 from forumbot.ops.doctor_checks import Check, Text, _check
 from forumbot.ops.doctor_folders import backup_tool_check, filesystem_check
 from forumbot.ops.filesystem import PROC_MOUNTS
@@ -54,6 +54,13 @@ NAMES = (
 """The checks' names and statuses, translated by the CLI under ``msgctxt "doctor"``."""
 
 
+NOT_YET = N_("%s does not exist yet; forumbot run (or forumbot serve) creates it")
+"""A club's database not created yet: the first ``run`` creates it, or the ``serve`` that
+runs its folder (newcomer5 C6: the folder's doctor named ``run`` only)."""
+
+PAGES_IN_LANGUAGE = N_("%s: HTTP %s in %s s, pages in language %s")
+"""The ``board`` check of a board whose pages say their language (the last value)."""
+
 REFUSED_CONFIG = N_("the configuration is refused")
 """A refused configuration said without the library's text (:attr:`Check.alone`)."""
 
@@ -84,13 +91,24 @@ def _config_checks(config: Config) -> list[Check]:
             N_("%s board %s, ruleset %s, watching forums %s"),
             config.platform,
             config.board_url,
-            config.ruleset,
+            ruleset_word(config.ruleset),  # « classique » (C7)
             [w.forum_id for w in config.watch],
         )
     ]
     if not config.watch:
         checks.append(_check("watch", "warn", N_("no [[watch]] forum: the bot will read nothing")))
     return checks
+
+
+def page_language_of(checks: list[Check]) -> str | None:
+    """The language the board's pages said in ``checks`` (the ``board`` check's
+    :data:`PAGES_IN_LANGUAGE`), None when it said none or was not checked: the staff's
+    language of a report whose club sets no ``board.language`` and has no database yet
+    (newcomer5 C6: such a club reported in English though its board is French)."""
+    for c in checks:
+        if c.name == "board" and c.message == PAGES_IN_LANGUAGE:
+            return str(c.args[-1])
+    return None
 
 
 def _password_check(config: Config, environ: Mapping[str, str] | None) -> tuple[Check, str | None]:
@@ -130,7 +148,7 @@ def _pg_database_checks(url: str) -> list[Check]:
         ]
     if not exists or not tables:
         return [
-            _check("database", "warn", N_("%s does not exist yet; forumbot run creates it"),
+            _check("database", "warn", NOT_YET,
                    f"{redacted(url)} (schema {schema})"),  # fmt: skip
             _check("migrations", "skip", N_("no database yet")),
         ]
@@ -146,7 +164,7 @@ def _database_checks(database: str) -> list[Check]:
     path = Path(database)
     if not path.exists():
         return [
-            _check("database", "warn", N_("%s does not exist yet; forumbot run creates it"), path),
+            _check("database", "warn", NOT_YET, path),
             _check("migrations", "skip", N_("no database yet")),
         ]
     try:
@@ -295,7 +313,7 @@ def _board_check(
     language = page_language(resp.text) if resp.status_code == 200 else None
     if language:
         return _check(
-            "board", "ok", N_("%s: HTTP %s in %s s, pages in language %s"), url,
+            "board", "ok", PAGES_IN_LANGUAGE, url,
             resp.status_code, f"{elapsed:.1f}", language,
         ), date, language  # fmt: skip
     return _check(

@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from forumbot.i18n import N_
+from forumbot.i18n import N_, RULESET_NAMES
 from forumbot.publish.labels import year_label
 from forumbot.publish.typography import MINUS, NBSP, NNBSP
 from forumbot.web.i18n import page_translator
@@ -61,10 +61,7 @@ EFFECTS: dict[str, str] = {
 """Effect and modifier kinds (``rules/``'s internal names) -> how the page names them
 (English; French from the catalogue: :func:`effect_fr`)."""
 
-RULESETS: dict[str, str] = {
-    "classic": N_("classic"), "fatigue": N_("fatigue one against one"),
-    "duo": N_("two against two"),
-}  # fmt: skip
+RULESETS: dict[str, str] = RULESET_NAMES
 """Ruleset names as the page says them (French from the catalogue: :func:`ruleset_fr`)."""
 
 
