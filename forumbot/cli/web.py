@@ -3,6 +3,7 @@ its admins, the clubs, their first admins)."""
 
 from __future__ import annotations
 
+import shlex
 import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -108,16 +109,19 @@ def _read_password(password_stdin: bool) -> str:
     )
 
 
-def _say_added(user: Any) -> None:
+def _say_added(user: Any, config_path: str) -> None:
     """Print that account ``user`` (a :class:`forumbot.web.users.User`) was added, and the
     board account its owls go to: its name, which the board was not asked about (newcomer
-    check s4, W7), and how to name another one."""
+    check s4, W7), and how to name another one: the command to type, with ``-c`` and the
+    club's file (``config_path``; newcomer5 C8: without it, the command read another club's
+    ./forumbot.toml)."""
     click.echo(_("user %s added (%s)", user.username, _(user.role)))
     click.echo(
         _(
             "owls to %s go to the board account '%s' (not checked on the board); if that is "
-            "not their board account: forumbot users notify %s --forum-name \"BOARD NAME\"",
-            user.username, user.username, user.username,
+            "not their board account: forumbot users notify %s --forum-name \"BOARD NAME\" "
+            "-c %s",
+            user.username, user.username, user.username, shlex.quote(config_path),
         )  # fmt: skip
     )
 
@@ -131,11 +135,13 @@ def users_add(config_path: str, name: str, role: str, password_stdin: bool) -> N
     """Create an account NAME with a password (asked for, or read from standard input). Its
     owls go to the board account NAME until ``users notify NAME --forum-name`` says another
     (printed, as the board is not asked)."""
-    from forumbot.web.users import add_user
+    from forumbot.web.users import add_user, check_new_account
 
+    storage = storage_for(config_path)
+    check_new_account(storage, name, role)  # refused before the password (newcomer5 C8)
     password = _read_password(password_stdin)
-    user = add_user(storage_for(config_path), name, password, role, datetime.now(UTC))
-    _say_added(user)
+    user = add_user(storage, name, password, role, datetime.now(UTC))
+    _say_added(user, config_path)
 
 
 @users.command("password")
@@ -254,7 +260,7 @@ def host_clubs(boards_dir: str) -> None:
 def host_add_admin(boards_dir: str, club: str, name: str, password_stdin: bool) -> None:
     """Create CLUB's first admin NAME (refused once CLUB has an enabled admin: its admins
     create its other accounts with `forumbot users add -c` on its file)."""
-    from forumbot.web.users import add_first_admin
+    from forumbot.web.users import add_first_admin, check_first_admin
 
     folder = _club_folder(boards_dir)
     try:
@@ -263,11 +269,13 @@ def host_add_admin(boards_dir: str, club: str, name: str, password_stdin: bool) 
             known = folder.clubs.get(club)
             why = known.error if known is not None and known.error else _("no such club file")
             raise error("club %s: %s", club, why)
+        check_first_admin(served.storage, name)  # refused before the password (C8)
         password = _read_password(password_stdin)
         user = add_first_admin(served.storage, name, password, datetime.now(UTC), "host")
+        path = str(served.path)
     finally:
         folder.close()
-    _say_added(user)
+    _say_added(user, path)
 
 
 @host_group.command("add-host-admin")

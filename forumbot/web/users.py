@@ -82,18 +82,13 @@ def look_alike_account(storage: Storage, name: str) -> str | None:
     return None
 
 
-def add_user(storage: Storage, username: str, password: str, role: str, now: datetime) -> User:
-    """Create an account with an argon2id hash of ``password``. The name is NFKC-normalised;
-    a name with invisible characters (Unicode ``Default_Ignorable_Code_Point``, controls,
-    format characters) or mixing scripts with look-alike letters (``confusable_homoglyphs``,
-    Unicode's confusables data) is refused, and so is a name that looks like an existing
-    account's (the UTS #39 confusables skeleton, :func:`parsers.names.look_alike`: an
-    all-Cyrillic ``асе`` when ``ace`` exists, ``AIice`` with a capital i when ``alice``
-    exists) (issue 24 F12).
+def check_new_account(storage: Storage, username: str, role: str) -> str:
+    """The checks of :func:`add_user` that need no password, so that a command refuses a
+    name before it asks for one (newcomer5 C8); returns the name NFKC-normalised.
 
     Raises:
-        UserError: unknown role, empty/invalid/invisible/confusable name, password under 8
-            characters, or the name is taken or looks like a taken one.
+        UserError: unknown role, empty/invalid/invisible/confusable name, or the name is
+            taken or looks like a taken one.
     """
     name = unicodedata.normalize("NFKC", username).strip()
     if _INVISIBLE.search(name):
@@ -107,8 +102,6 @@ def add_user(storage: Storage, username: str, password: str, role: str, now: dat
         raise UserError(f"unknown role {role!r} (expected one of {', '.join(ROLES)})")
     if not name or any(c.isspace() for c in name) or len(name) > 64:
         raise UserError("a username is 1 to 64 characters without spaces")
-    if len(password) < MIN_PASSWORD_CHARS:
-        raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
     if _row(storage, name) is not None:
         raise UserError(f"user {name!r} exists already")
     taken = look_alike_account(storage, name)
@@ -117,6 +110,25 @@ def add_user(storage: Storage, username: str, password: str, role: str, now: dat
             f"{name!r} looks like the existing account {taken!r} (same letters to the eye, "
             "Unicode confusables): pick a name that reads differently"
         )
+    return name
+
+
+def add_user(storage: Storage, username: str, password: str, role: str, now: datetime) -> User:
+    """Create an account with an argon2id hash of ``password``. The name is NFKC-normalised;
+    a name with invisible characters (Unicode ``Default_Ignorable_Code_Point``, controls,
+    format characters) or mixing scripts with look-alike letters (``confusable_homoglyphs``,
+    Unicode's confusables data) is refused, and so is a name that looks like an existing
+    account's (the UTS #39 confusables skeleton, :func:`parsers.names.look_alike`: an
+    all-Cyrillic ``асе`` when ``ace`` exists, ``AIice`` with a capital i when ``alice``
+    exists) (issue 24 F12; :func:`check_new_account`).
+
+    Raises:
+        UserError: unknown role, empty/invalid/invisible/confusable name, password under 8
+            characters, or the name is taken or looks like a taken one.
+    """
+    name = check_new_account(storage, username, role)
+    if len(password) < MIN_PASSWORD_CHARS:
+        raise UserError(f"the password needs at least {MIN_PASSWORD_CHARS} characters")
     storage.web_rows.insert_user(
         {
             "username": name,
@@ -212,6 +224,19 @@ def enabled_admins(storage: Storage) -> list[str]:
     return [u.username for u in list_users(storage) if u.is_admin]
 
 
+def check_first_admin(storage: Storage, username: str) -> None:
+    """What :func:`add_first_admin` refuses before any password is asked (newcomer5 C8).
+
+    Raises:
+        UserError: the club already has an enabled admin, or :func:`check_new_account`
+            refuses the name.
+    """
+    admins = enabled_admins(storage)
+    if admins:
+        raise UserError(f"the club has an admin already ({', '.join(admins)})")
+    check_new_account(storage, username, "admin")
+
+
 def add_first_admin(
     storage: Storage, username: str, password: str, now: datetime, actor: str
 ) -> User:
@@ -224,9 +249,7 @@ def add_first_admin(
     Raises:
         UserError: the club already has an enabled admin, or :func:`add_user` refuses.
     """
-    admins = enabled_admins(storage)
-    if admins:
-        raise UserError(f"the club has an admin already ({', '.join(admins)})")
+    check_first_admin(storage, username)
     user = add_user(storage, username, password, "admin", now)
     storage.audit(actor, "user.first_admin", f"user:{user.username}", None, None, now)
     return user
