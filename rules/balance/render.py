@@ -53,7 +53,7 @@ MIRROR_NOTE = N_(
     "first, so if the order did not matter a mirror cell would read on average 50 %% less half "
     "its draws and capped duels, and cells (r, c) and (c, r) would add up on average to 100 %% "
     "less their draws and capped duels; chance alone moves each cell within its 95 %% interval "
-    "(in brackets), about %s points either way with %s duels a cell"
+    "(in brackets), about %s points either way with %s duels a cell."
 )
 """The CLI's note under a table whose rows and columns are the same sides (a ``say``
 template: ``%%`` is one « % »)."""
@@ -64,6 +64,17 @@ KINDS = {
     "duo years": N_("duo years"),
 }
 """The tables' kinds (:attr:`Table.kind`) as captions (``say`` templates)."""
+
+
+SIDES = {"adult": N_("adult")}
+"""Row and column keys that are words (a year), as ``say`` templates: the French table says
+« adulte », as the review page's table does (newcomer5 C10: it said « adult »); years and
+magic types are shown as they are."""
+
+
+def _side(key: str, say: Say) -> str:
+    """A row's or column's header: its :data:`SIDES` word, else the key itself."""
+    return say(SIDES[key]) if key in SIDES else key
 
 
 def _rate_cell(table: Table, r: str, c: str, say: Say = english) -> str:
@@ -82,12 +93,14 @@ def text_table(table: Table, other: Table | None = None, say: Say = english) -> 
     (:meth:`Table.meaningless`). With ``other``: its rate and the difference in percentage
     points (``other - table``) in each cell.
 
-    ``say``: how the captions are written (:data:`Say`; default English); the rows' and
-    columns' names (years, magic types) and the figures are not translated."""
-    width = max(6, *(len(c) + 1 for c in table.cols)) + (8 if other else 0)  # a space between
+    ``say``: how the captions are written (:data:`Say`; default English), and the words
+    among the rows' and columns' names (:data:`SIDES`: « adulte »); the years, magic types
+    and figures are not translated."""
+    sides = {key: _side(key, say) for key in (*table.rows, *table.cols)}
+    width = max(6, *(len(sides[c]) + 1 for c in table.cols)) + (8 if other else 0)  # a space
     if other is None:
         width = max(width, 14)
-    head = f"{'':>10}" + "".join(f"{c:>{width}}" for c in table.cols)
+    head = f"{'':>10}" + "".join(f"{sides[c]:>{width}}" for c in table.cols)
     kind = say(KINDS[table.kind]) if table.kind in KINDS else table.kind
     if other is None:
         title = say(
@@ -98,7 +111,7 @@ def text_table(table: Table, other: Table | None = None, say: Say = english) -> 
     lines = [title, head]
     diff = compare(table, other) if other else {}
     for r in table.rows:
-        row = f"{r:>10}"
+        row = f"{sides[r]:>10}"
         for c in table.cols:
             if other is not None:
                 cell = f"{100 * other.cells[(r, c)].win_rate:.0f} ({diff[(r, c)]:+.0f})"
@@ -107,11 +120,11 @@ def text_table(table: Table, other: Table | None = None, say: Say = english) -> 
             row += f"{cell:>{width}}"
         lines.append(row)
     if other is None and any(c.draws or c.capped for c in table.cells.values()):
-        small = max(6, *(len(c) + 1 for c in table.cols))
+        small = max(6, *(len(sides[c]) + 1 for c in table.cols))
         lines.append(say(N_("%s — draws / capped at the turn cap (%%), per cell"), table.ruleset))
-        lines.append(f"{'':>10}" + "".join(f"{c:>{small}}" for c in table.cols))
+        lines.append(f"{'':>10}" + "".join(f"{sides[c]:>{small}}" for c in table.cols))
         for r in table.rows:
-            row = f"{r:>10}"
+            row = f"{sides[r]:>10}"
             for c in table.cols:
                 found = table.cells[(r, c)]
                 shares = f"{100 * found.draw_share:.0f}/{100 * found.capped_share:.0f}"
