@@ -180,18 +180,24 @@ class HealthServer:
 
     Attributes:
         host, port: where it listens (``port`` is the real one when 0 was asked).
+        path: the path its documentation gives: ``/health`` for ``forumbot run``
+            (docs/operations.md), ``/healthz`` for ``forumbot serve`` (README,
+            deploy/README.md; newcomer5 C11: serve's log said ``/health``); both answer.
     """
 
-    def __init__(self, server: ThreadingHTTPServer, thread: threading.Thread) -> None:
+    def __init__(
+        self, server: ThreadingHTTPServer, thread: threading.Thread, path: str = "/health"
+    ) -> None:
         self._server = server
         self._thread = thread
         self.host = str(server.server_address[0])
         self.port = int(server.server_address[1])
+        self.path = path
 
     @property
     def url(self) -> str:
-        """``http://host:port/health``."""
-        return f"http://{self.host}:{self.port}/health"
+        """``http://host:port/health`` (:attr:`path`)."""
+        return f"http://{self.host}:{self.port}{self.path}"
 
     def close(self) -> None:
         """Stop serving and release the port (waits up to 5 s for the thread)."""
@@ -267,6 +273,9 @@ def start_health_server(
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="forumbot-health", daemon=True)
     thread.start()
-    handle = HealthServer(server, thread)
-    log.info("health endpoint on %s", handle.url)
+    handle = HealthServer(server, thread, "/health" if club_status is None else "/healthz")
+    if club_status is None:
+        log.info("health endpoint on %s", handle.url)
+    else:
+        log.info("health endpoint on %s (one club: %s/<club>)", handle.url, handle.url)
     return handle
