@@ -64,7 +64,8 @@ def test_drafts_list_columns_in_the_board_timezone(polled) -> None:  # type: ign
     finally:
         bot.close()
     found = re.fullmatch(
-        rf"#{decl['id']}\s+duel 1\s+topic {topic}\s+opening\s+draft\s+v1\s+publishes (.+)", line
+        rf"#{decl['id']}\s+duel 1\s+topic {topic}\s+opening\s+draft, version 1\s+publishes (.+)",
+        line,
     )
     assert found is not None, line
     assert found.group(1) == board_minute(decl["publish_after"])  # no UTC, no microseconds
@@ -82,7 +83,9 @@ def test_drafts_list_columns_in_the_board_timezone(polled) -> None:  # type: ign
     assert runner.invoke(main, ["drafts", "list", "-c", str(cfg)]).output == "no pending draft\n"
     every = runner.invoke(main, ["drafts", "list", "--all", "-c", str(cfg)]).output.splitlines()
     assert re.fullmatch(
-        rf"#{decl['id']}\s+duel 1\s+topic {topic}\s+opening\s+published\s+v\d+\s+.+", every[0]
+        rf"#{decl['id']}\s+duel 1\s+topic {topic}\s+opening\s+published declaration, version \d+"
+        r"\s+.+",
+        every[0],
     )
     assert every[0].endswith(f"published {board_minute(published['published_at'])}")
 

@@ -42,8 +42,8 @@ def test_untouched_draft_is_v1_and_an_edit_makes_v2(
     storage.db["declarations"].update(opening["id"], {"version": 4})
     storage.db.conn.commit()
     listing = _run("drafts", "list", "-c", str(cfg)).output
-    assert " v1 " in listing and " v4 " not in listing, listing
-    assert "v1)" in _run("drafts", "show", str(opening["id"]), "-c", str(cfg)).output
+    assert " draft, version 1 " in listing and "version 4" not in listing, listing
+    assert "draft, version 1)" in _run("drafts", "show", str(opening["id"]), "-c", str(cfg)).output
     new = tmp_path / "text.txt"
     new.write_text(opening["text"] + "\nPrécision de l'arbitre.", encoding="utf-8")
     edited = _run(
@@ -51,7 +51,7 @@ def test_untouched_draft_is_v1_and_an_edit_makes_v2(
         "-c", str(cfg),
     )  # fmt: skip
     assert edited.exit_code == 0, edited.output
-    assert " v2 " in _run("drafts", "list", "-c", str(cfg)).output
+    assert " draft, version 2 " in _run("drafts", "list", "-c", str(cfg)).output
 
 
 def test_duels_list_and_a_topic_adopted_right_after_it_was_created(

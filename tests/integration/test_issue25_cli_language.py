@@ -235,7 +235,9 @@ def test_simulate_captions_speak_the_board_language(tmp_path: Path, language: st
     _one_language(result.output, language, cfg)
     first = result.output.splitlines()[0]
     if language == "fr":
-        assert first == "classic — victoires du camp de la ligne (%), intervalle à 95 %, années"
+        assert first == (
+            "classic — victoires de la ligne contre la colonne (%), intervalle à 95 %, années"
+        )
         assert "clos par l'arbitre" in result.output and "cases miroirs" in result.output
         assert re.search(r"durée moyenne \d+,\d tours, médiane \d+, nuls \d+,\d %", result.output)
     else:

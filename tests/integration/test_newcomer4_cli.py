@@ -122,7 +122,8 @@ def test_users_add_says_which_board_account_its_owls_go_to(tmp_path: Path) -> No
     assert added.output.splitlines()[-2:] == [
         "user Admin added (admin)",
         "owls to Admin go to the board account 'Admin' (not checked on the board); if that is "
-        'not their board account: forumbot users notify Admin --forum-name "BOARD NAME"',
+        'not their board account: forumbot users notify Admin --forum-name "BOARD NAME" '
+        f"-c {cfg}",  # the club's file, typed as printed (newcomer5 C8)
     ]
 
 
@@ -161,7 +162,7 @@ def test_an_openings_starting_points_are_checked_like_a_turns_totals(
     assert "kept against the draft (--force): Aurora Vexley's total" in forced.output
 
 
-def test_a_declarations_status_agrees_with_declaration_and_no_duel_is_said(
+def test_a_declarations_state_reads_as_on_the_review_page_and_no_duel_is_said(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
     from click.testing import CliRunner
@@ -176,13 +177,16 @@ def test_a_declarations_status_agrees_with_declaration_and_no_duel_is_said(
     _speak(cfg, "fr")
     [opening] = _storage(cfg).declarations(("draft",))
     held = _run("drafts", "hold", str(opening["id"]), "-c", str(cfg))
-    assert plain(held.output) == f"déclaration {opening['id']} : mise en attente\n", held.output
+    # one phrase with its noun, as the review page says it (newcomer5 C3)
+    said = f"déclaration {opening['id']} : brouillon mis en attente, version 1\n"
+    assert plain(held.output) == said, held.output
     listed = _run("drafts", "list", "-c", str(cfg)).output
-    assert " mise en attente v1  " in listed, listed
+    assert " brouillon mis en attente, version 1  " in listed, listed
     approved = _run("drafts", "approve", str(opening["id"]), "-c", str(cfg))
-    assert plain(approved.output) == f"déclaration {opening['id']} : approuvée\n"
+    said = f"déclaration {opening['id']} : brouillon approuvé, version 1\n"
+    assert plain(approved.output) == said, approved.output
     _speak(cfg, "en")
     shown = _run("drafts", "show", str(opening["id"]), "-c", str(cfg)).output
-    assert "(opening, approved, v1)" in shown, shown
+    assert "(opening, approved draft, version 1)" in shown, shown
     offline = CliRunner().invoke(main, ["doctor", "--offline", "-c", str(empty)], env={})
     assert "[  omis] forum : non vérifié (--offline)" in plain(offline.output).splitlines()
