@@ -175,6 +175,9 @@ class Referee:
         self.on_drafted: list[Callable[[], None]] = []
         # The snapshots this poll handed to the flows, by duel id (reused by the sweep).
         self.polled: dict[int, DuelRecords] = {}
+        # True under ``forumbot check``: its drafts go to an in-memory copy, so the log names
+        # no draft id the real database would not have (newcomer5 C5).
+        self.dry_run = False
 
     def settings(self) -> FlowSettings:
         """The board's settings as the flows read them (from the current attributes)."""
@@ -581,7 +584,11 @@ class Referee:
             decl_id = ctx.drafts.write(duel, draft)
             if ctx.drafts.changed:  # a pending draft, unchanged, is logged once, not each poll
                 written += 1
-                log.info("duel %s: %s draft %s (%s)", duel.id, flow.name, decl_id, draft.what)
+                if self.dry_run:
+                    log.info("duel %s: %s draft (%s; dry run: not stored)", duel.id, flow.name,
+                             draft.what)  # fmt: skip
+                else:
+                    log.info("duel %s: %s draft %s (%s)", duel.id, flow.name, decl_id, draft.what)
         return written
 
 

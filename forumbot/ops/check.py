@@ -231,6 +231,7 @@ def dry_run(
     # publishes these very openings, with the same dice commitment (dice_reserve).
     reserve = DiceReserve(reserve_path(config.database), keep=True)
     bot = bootstrap(config, storage=storage, rng=reserve, client=readonly)
+    bot.referee.dry_run = True  # its log names no draft id of the copy (newcomer5 C5)
     for report in bot.poll():
         if language == SOURCE_LANGUAGE:
             yield (
