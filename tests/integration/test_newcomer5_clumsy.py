@@ -7,6 +7,7 @@ simulate table's French, serve's health path."""
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,6 +29,15 @@ from forumbot.web.words import Words
 from rules.balance.render import text_table
 from rules.balance.simulate import Cell, Table
 from tests.integration.test_cli_duels import _poll, _run, _storage, sandbox  # noqa: F401 (the fixture)
+from tests.integration.test_cli_referee import (  # noqa: F401 (the fixtures)
+    AURORA,
+    CASSIUS,
+    DISARM,
+    SHIELD,
+    _post,
+    board_cfg,
+    duel,
+)
 from tests.integration.test_newcomer4_cli import _speak
 
 
@@ -205,3 +215,17 @@ def test_doctor_of_a_club_with_no_database_speaks_the_language_its_pages_say(
     assert "[    ok] configuration : forum phpbb3 " in said and ", règles classique," in said, said
     assert "n'existe pas encore ; forumbot run (ou forumbot serve) la crée" in said, said
     assert "pages in language" not in said and "ruleset" not in said, said
+
+
+def test_checks_dry_run_names_no_draft_id_the_database_lacks(
+    request: pytest.FixtureRequest, caplog: pytest.LogCaptureFixture
+) -> None:
+    cfg, board, topic = request.getfixturevalue("duel")
+    board.post_reply(topic, AURORA, _post(DISARM, AURORA))
+    board.post_reply(topic, CASSIUS, _post(SHIELD, CASSIUS))
+    with caplog.at_level(logging.INFO, logger="forumbot"):
+        checked = _run("check", "-c", str(cfg))
+    assert checked.exit_code == 0, checked.output
+    drafted = [r.getMessage() for r in caplog.records if " classic draft" in r.getMessage()]
+    assert drafted == ["duel 1: classic draft (turn1; dry run: not stored)"], drafted
+    assert [d["kind"] for d in _storage(cfg).declarations(("draft",))] == []

@@ -400,8 +400,10 @@ def test_host_commands(clubs: Clubs) -> None:
     args = ["host", "add-admin", "--boards", folder, "c", "cleo", "--password-stdin"]
     r = runner.invoke(main, args, input=NEW_PASSWORD + "\n")
     assert r.exit_code == 0 and "user cleo added (admin)" in r.output, r.output
-    r = runner.invoke(main, args[:-2] + ["mallory", "--password-stdin"], input=NEW_PASSWORD)
+    assert r.output.rstrip().endswith(f"-c {clubs.folder / 'c.toml'}"), r.output  # C8
+    r = runner.invoke(main, args[:-2] + ["mallory"])  # refused before the prompt (C8)
     assert r.exit_code != 0 and "has an admin already (cleo)" in r.output
+    assert "Password" not in r.output, r.output
     r = runner.invoke(
         main, ["host", "add-admin", "--boards", folder, "zz", "x", "--password-stdin"]
     )
