@@ -258,8 +258,11 @@ def test_doctor_reports_an_outage_and_a_wrong_path_without_blaming_the_password(
         kwargs.update(sleep=clock.sleep, clock=clock)
         return real(*args, **kwargs)
 
+    def english(text: str) -> str:  # the board's pages say French: doctor would speak it
+        return text.replace("[bot]", 'language = "en"\n[bot]', 1)
+
     monkeypatch.setattr(forumbot.app, "make_client", make_client)
-    cfg = write_config(tmp_path / "forumbot.toml", config_text(board, tmp_path))
+    cfg = write_config(tmp_path / "forumbot.toml", english(config_text(board, tmp_path)))
     board.start_outage("challenge503")
     outage = invoke(["doctor", "-c", str(cfg)])
     assert "[fail] login: board unavailable" in outage.output, outage.output
@@ -268,7 +271,7 @@ def test_doctor_reports_an_outage_and_a_wrong_path_without_blaming_the_password(
     board.end_outage()
     assert "[  ok] login: logged in as Hibou" in invoke(["doctor", "-c", str(cfg)]).output
     url = board.base_url + "/ailleurs"
-    wrong = write_config(tmp_path / "wrong.toml", config_text(board, tmp_path, url=url))
+    wrong = write_config(tmp_path / "wrong.toml", english(config_text(board, tmp_path, url=url)))
     result = invoke(["doctor", "-c", str(wrong)])
     assert "no board at this address" in result.output
     assert "[fail] login: refused" not in result.output
