@@ -51,7 +51,6 @@ def echo_trail(outcome: dict[str, Any], config_path: str, names: tuple[str, ...]
         click.echo(f"  {entry['quantity']} = {value}  [{entry['rule']}] {entry.get('detail', '')}")
 
 
-
 def echo_opening_origin(context: dict[str, Any], ruleset: str, config_path: str) -> None:
     """What ``drafts show --trail`` prints for an opening, which has no rule trail (nothing
     is computed before the first turn; newcomer5 C4): that it has none and why, then each
