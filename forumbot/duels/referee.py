@@ -311,8 +311,7 @@ class Referee:
             self.follow.hold_gone(duel, exc)
             return read + 1, 0, 0, opened
         self.follow.note_forum(duel, self.client)
-        new, edited, drafted = counts
-        return read + (fresh is None), new, edited, drafted + opened
+        return read + (fresh is None), counts[0], counts[1], counts[2] + opened
 
     def _watches_edits(self, duel: Duel, flow: DuelFlow) -> bool:
         """Running duels of a flow that watches edits are under the edit watch: a late edit
@@ -584,11 +583,8 @@ class Referee:
             decl_id = ctx.drafts.write(duel, draft)
             if ctx.drafts.changed:  # a pending draft, unchanged, is logged once, not each poll
                 written += 1
-                if self.dry_run:
-                    log.info("duel %s: %s draft (%s; dry run: not stored)", duel.id, flow.name,
-                             draft.what)  # fmt: skip
-                else:
-                    log.info("duel %s: %s draft %s (%s)", duel.id, flow.name, decl_id, draft.what)
+                shown = "(dry run: not stored)" if self.dry_run else decl_id
+                log.info("duel %s: %s draft %s (%s)", duel.id, flow.name, shown, draft.what)
         return written
 
 

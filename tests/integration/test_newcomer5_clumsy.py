@@ -227,5 +227,5 @@ def test_checks_dry_run_names_no_draft_id_the_database_lacks(
         checked = _run("check", "-c", str(cfg))
     assert checked.exit_code == 0, checked.output
     drafted = [r.getMessage() for r in caplog.records if " classic draft" in r.getMessage()]
-    assert drafted == ["duel 1: classic draft (turn1; dry run: not stored)"], drafted
+    assert drafted == ["duel 1: classic draft (dry run: not stored) (turn1)"], drafted
     assert [d["kind"] for d in _storage(cfg).declarations(("draft",))] == []
