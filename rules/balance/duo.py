@@ -47,22 +47,26 @@ from rules.balance.simulate import (
 from rules.balance.stall import STALL_THRESHOLD, Stall
 from rules.duo.engine import resolve_duo_step
 from rules.duo.environment import Environment, Zone
-from rules.duo.opening import new_duo_duel, posts_per_declaration, start_duo
+from rules.duo.opening import new_duo_duel, start_duo
 from rules.duo.outcome import DuoPost
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState
+from rules.duo.trusted import LegalPost, TrustedDuo
 from rules.errors import RuleError
 from rules.fatigue.engine import _targets_opponent
 from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuellistState
 from rules.ruleset import Spell
 
+DuoView = DuoState | TrustedDuo
+"""What the scripted duellists read: the frozen state, or the simulator's trusted duel."""
+
 NAMES = (("A1", "A2"), ("B1", "B2"))
 """The simulated duellists: the row duo, then the column duo."""
 
 
 def _allowed_victims(
-    state: DuoState, me: str, mate: str, opponents: tuple[str, str],
+    state: DuoView, me: str, mate: str, opponents: tuple[str, str],
     members: dict[str, DuellistState],
 ) -> list[str]:  # fmt: skip
     """Active opponents ``me`` (teammate ``mate``) may target directly now without a
@@ -83,7 +87,7 @@ def _allowed_victims(
 
 
 def _move(
-    state: DuoState, duo: tuple[str, str], here: str, env: Environment, rng: Rng, greedy: bool
+    state: DuoView, duo: tuple[str, str], here: str, env: Environment, rng: Rng, greedy: bool
 ) -> str | None:
     """The zone a member of ``duo`` standing in ``here`` moves to (its name), or None when
     their duo already moved this turn (a greedy duellist avoids a zone whose living creature
@@ -125,7 +129,7 @@ def _zones(
 
 def duo_post(
     rs: FatigueRuleset,
-    state: DuoState,
+    state: DuoView,
     me: str,
     post_id: int,
     env: Environment,
@@ -147,7 +151,10 @@ def duo_post(
     """
     greedy = policy == "greedy"
     below = drawer(rng)
-    members = {x.name: x for x in state.duel.duellists}
+    if isinstance(state, TrustedDuo):
+        members = state.members
+    else:
+        members = {x.name: x for x in state.duel.duellists}
     mine = members[me]
     side = state.duo_of(me)
     duo = state.duos[side]
@@ -170,7 +177,7 @@ def duo_post(
         bet = (bets[0] if len(bets) == 1 else bets[below(len(bets))]) if bets else None
         out = _post(me, post_id, name, name, kind, bet)
         object.__setattr__(out, "target", target)  # not shared yet: built in place
-        return DuoPost(out, move_to=move)
+        return LegalPost(out, move_to=move)
 
     for p in state.pending:
         if p.target != me:
@@ -215,7 +222,7 @@ def duo_post(
         if len(selfish) == 1:  # rng.choice draws even from one
             below(1)
         return post("cast", selfish, me)
-    return DuoPost(_post(me, post_id, None, None, None, None), move_to=move)
+    return LegalPost(_post(me, post_id, None, None, None, None), move_to=move)
 
 
 _AIMED: dict[int, tuple[FatigueRuleset, dict[str, int]]] = {}
@@ -241,7 +248,7 @@ def _damage(spell: Spell) -> int:
     return fatigue_total_damage(spell) // GREEDY_STEP_PV
 
 
-def _order(state: DuoState, rng: Rng) -> list[str]:
+def _order(state: DuoView, rng: Rng) -> list[str]:
     """This turn's posting order: the active duellists shuffled."""
     order = list(state.active_names())
     below = drawer(rng)  # rng.randint(0, i) draws below(i + 1)
@@ -249,6 +256,33 @@ def _order(state: DuoState, rng: Rng) -> list[str]:
         j = below(i + 1)
         order[i], order[j] = order[j], order[i]
     return order
+
+
+class _FullDuo:
+    """A simulated duel played through the full engine (:func:`rules.duo.resolve_duo_step`,
+    trail off), with :class:`rules.duo.trusted.TrustedDuo`'s interface for :func:`play_duo`:
+    the equality tests' reference (``tests/duo_play.py``)."""
+
+    def __init__(
+        self, state: DuoState, rs: FatigueRuleset, env: Environment, settings: DuoSettings,
+        draw: Callable[[str, int], int],
+    ) -> None:  # fmt: skip
+        self.state, self.rs, self.env, self.cfg, self.draw = state, rs, env, settings, draw
+
+    @property
+    def finished(self) -> bool:
+        return self.state.duel.finished
+
+    def step(self, posts: Sequence[DuoPost], dice: dict[int, tuple[int]]) -> bool:
+        out = resolve_duo_step(
+            self.state, posts, dice, ruleset=self.rs, env=self.env, settings=self.cfg,
+            draw=self.draw, trail=False,
+        )  # fmt: skip
+        self.state = out.state
+        return out.turn_closed
+
+    def freeze(self) -> DuoState:
+        return self.state
 
 
 def play_duo(
@@ -259,50 +293,61 @@ def play_duo(
     policies: Sequence[Policy],
     rng: Rng,
     max_turns: int = DEFAULT_MAX_TURNS,
+    *,
+    trusted: bool = True,
 ) -> tuple[DuoState, int]:
     """One 2v2 duel; ``sides`` are two duos of two (year, magic types) for ``A1, A2`` and
-    ``B1, B2``; ``policies`` one per duellist in that order. Returns (final state, turns)."""
+    ``B1, B2``; ``policies`` one per duellist in that order. Returns (final state, turns).
+
+    ``trusted`` (the simulator's): the steps are :class:`rules.duo.trusted.TrustedDuo`'s
+    (the full engine's outcomes, faster; the full engine for what it does not cover); False:
+    every step through :func:`rules.duo.resolve_duo_step` (the same duel, the same draws)."""
 
     def draw(label: str, n: int) -> int:
         return rng.randint(0, n - 1) if n > 1 else 0
 
     duos = [[(NAMES[i][j], y, t) for j, (y, t) in enumerate(duo)] for i, duo in enumerate(sides)]
-    state = start_duo(new_duo_duel(rs, duos, env, draw))
+    start = start_duo(new_duo_duel(rs, duos, env, draw))
+    run: TrustedDuo | _FullDuo
+    view: DuoView
+    if trusted:
+        run = view = TrustedDuo(start, rs, env, settings, draw)
+    else:
+        run = _FullDuo(start, rs, env, settings, draw)
     policy = dict(zip((*NAMES[0], *NAMES[1]), policies, strict=True))
     pid = 0
     turns = 0
     below = drawer(rng)  # rng.randint(1, 6) draws 1 + below(6)
-    while not state.duel.finished and turns < max_turns:
-        order = _order(state, rng)
+    while not run.finished and turns < max_turns:
+        if not trusted:
+            view = run.freeze()
+        order = _order(view, rng)
         closed = False
         for _ in range(4 * len(order)):  # each step takes a post (a held one is re-posted)
-            if closed or state.duel.finished:
+            if closed or run.finished:
                 break
-            up = state.active_names()
-            posted = state.posted
+            if not trusted:
+                view = run.freeze()
+            up = view.active_names()
+            posted = view.posted
             waiting = [n for n in order if n not in posted and n in up]
             if not waiting:
                 break
-            take = posts_per_declaration(state, settings)
+            take = settings.posts_per_declaration_together if view.all_together() else 1
             batch = [waiting[0]]
             if take > 1:
-                first = state.duo_of(waiting[0])
-                initiative = len(state.posted) < take
-                rest = [n for n in waiting[1:] if not initiative or state.duo_of(n) != first]
+                first = view.duo_of(waiting[0])
+                initiative = len(posted) < take
+                rest = [n for n in waiting[1:] if not initiative or view.duo_of(n) != first]
                 batch += rest[: take - 1]
             posts = []
             for who in batch:
                 pid += 1
-                posts.append(duo_post(rs, state, who, pid, env, rng, policy[who]))
+                posts.append(duo_post(rs, view, who, pid, env, rng, policy[who]))
             dice = {p.post.post_id: (1 + below(6),) for p in posts}
-            out = resolve_duo_step(
-                state, posts, dice, ruleset=rs, env=env, settings=settings, draw=draw,
-                trail=False,
-            )  # fmt: skip
-            state = out.state
-            closed = out.turn_closed
+            closed = run.step(posts, dice)
         turns += 1
-    return state, turns
+    return run.freeze(), turns
 
 
 def _result(state: DuoState) -> str:

@@ -1,0 +1,562 @@
+"""The balance simulator's trusted 2v2 step (issue 26: 10,000 simulated 2v2 duels in 10 s).
+
+:class:`TrustedDuo` holds one simulated duel on plain mutable values (dictionaries of the four
+duellists' frozen :class:`rules.model.DuellistState` and of their zones, tuples for the turn's
+bookkeeping) and :meth:`TrustedDuo.step` resolves one declaration of the scripted duellists
+(:func:`rules.balance.duo.duo_post`: legal play only) in place, with the rules of
+:func:`rules.duo.resolve_duo_step` (``rules/duo/turn.py``, ``step.py``, ``world.py``,
+``engine.py``) for the cases that play reaches, line for line: a defense (cast back, dodge,
+dodge_riposte), an initiative or an undefended cast at an opponent, a self spell, a post with
+no action (the duellist endures, or the 1v1 engine charges it), the duo's move, and the end of
+the turn (waiting spells resolved undefended, creatures' auras and regeneration, lasting
+effects) and of the duel. Each exchange between two duellists is the 1v1 engine's
+(:func:`rules.fatigue.fast.resolve_fast`, else :func:`rules.fatigue.resolve_fatigue_step`), as
+in the full step.
+
+Anything else is *not covered* and is never guessed: a post by someone who may not post, two
+initiatives of one duo held, a target other than a duellist or oneself, an item, a move to no
+zone, and every 2v2 violation (``double_target``, ``extra_move``, ``move_alone``,
+``missing_move``...). Then the step is undone (its values are copied first) and the full
+engine :func:`rules.duo.resolve_duo_step` runs on the frozen state (:meth:`TrustedDuo.freeze`);
+its outcome's state is taken back. The step returns only what the simulator reads (whether
+the turn closed); the state is read through the same lookups as :class:`rules.duo.DuoState`
+(``zone_of``, ``in_zone``, ``pending``...). The live bot never uses it.
+
+``tests/unit/test_duo_trusted.py`` plays generated duels through both step by step and
+compares every state, and runs the hand-computed 2v2 duels whose posts are legal play through
+both; docs/architecture.md, "The 2v2 step: a trusted copy for the simulator".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from rules.duo.engine import resolve_duo_step
+from rules.duo.environment import Environment
+from rules.duo.opening import resolve_target
+from rules.duo.outcome import Draw, DuoPost
+from rules.duo.settings import DuoSettings
+from rules.duo.state import DuoState, PendingAttack, evolve
+from rules.duo.step import _merged, _sub_duel
+from rules.duo.turn import _applied
+from rules.fatigue.effects import DamageOverTime
+from rules.fatigue.engine import resolve_fatigue_step
+from rules.fatigue.fast import resolve_fast, resolve_trusted
+from rules.fatigue.plan import plan_for
+from rules.fatigue.reading import has_legal_action
+from rules.fatigue.settings import FatigueRuleset
+from rules.model import AttackResult, DuellistState, DuelState, TurnPost
+
+_new = object.__new__
+
+
+@dataclass(frozen=True)
+class LegalPost(DuoPost):
+    """A :class:`DuoPost` the balance simulator's scripted duellists wrote
+    (:func:`rules.balance.duo.duo_post`): legal play, which :meth:`TrustedDuo.step` reads as
+    posted (the 1v1 engine's :func:`rules.fatigue.fast.resolve_trusted`). Any other post
+    makes the step run the full engine."""
+
+
+class _Uncovered(Exception):
+    """Raised inside :meth:`TrustedDuo.step` for a case it does not cover: the full engine
+    resolves the step instead."""
+
+
+_T = TypeVar("_T")
+
+
+def _with(obj: _T, **changes: object) -> _T:
+    """A copy of a frozen dataclass instance (no ``__post_init__``) with ``changes``."""
+    new = _new(type(obj))
+    fields = new.__dict__
+    fields.update(obj.__dict__)
+    fields.update(changes)
+    return new
+
+
+class TrustedDuo:
+    """One simulated 2v2 duel, changed in place by :meth:`step` (see the module doc).
+
+    Attributes (as :class:`rules.duo.DuoState`'s fields, with tuples in the same order):
+        members: duellist name -> :class:`DuellistState`, in the duel's order.
+        where: duellist name -> zone key.
+        turn: closed turns; finished, draw, winners, losers: the end.
+        fallbacks: steps the full engine resolved (not covered here).
+    """
+
+    def __init__(
+        self,
+        state: DuoState,
+        ruleset: FatigueRuleset,
+        env: Environment,
+        settings: DuoSettings,
+        draw: Draw,
+    ) -> None:
+        """Take ``state`` (a started 2v2 duel) to play it with ``ruleset``, ``env`` and
+        ``settings``; ``draw`` as :func:`rules.duo.resolve_duo_step`'s (only the full
+        engine's fallback draws)."""
+        self.rs = ruleset
+        self.env = env
+        self.cfg = settings
+        self.draw = draw
+        self.fallbacks = 0
+        self._plan = plan_for(ruleset)  # None: a spellbook the 1v1 fast path does not run
+        self._legal: set[int] = set()  # ids of waiting posts that are legal play
+        self._counted: str | None = None  # the action that counted in the last defense
+        duos = state.duos
+        self.duos = duos
+        self._names = duos[0] + duos[1]
+        self._duo = {n: i for i, duo in enumerate(duos) for n in duo}
+        self._mate = {a: b for a, b in (duos[0], duos[1], duos[0][::-1], duos[1][::-1])}
+        self._opp = {n: duos[1 - i] for n, i in self._duo.items()}
+        self._load(state)
+
+    def _load(self, state: DuoState) -> None:
+        duel = state.duel
+        self._head = duel
+        self.members = {d.name: d for d in duel.duellists}
+        self.turn = duel.turn
+        self.finished = duel.finished
+        self.where = dict(state.positions)
+        self._order = tuple(n for n, _ in state.positions)
+        self.environment = state.environment
+        self.creatures = state.creatures
+        self.defeated = state.defeated
+        self.solved = state.solved
+        self.items_left = state.items_left
+        self.inventory = state.inventory
+        self.incoming = state.incoming
+        self.posted = state.posted
+        self.posted_ids = state.posted_ids
+        self.movers = state.movers
+        self.targeted = state.targeted
+        self.pending = state.pending
+        self.moves = state.moves
+        self.rewards = state.rewards
+        self.winners = state.winners
+        self.losers = state.losers
+
+    def freeze(self) -> DuoState:
+        """The frozen :class:`DuoState` this duel stands at (equal to the full engine's)."""
+        head = self._head
+        duel = _new(DuelState)
+        duel.__dict__.update(head.__dict__)
+        duel.__dict__.update(duellists=tuple(self.members.values()), turn=self.turn)
+        out = _new(DuoState)
+        where = self.where
+        out.__dict__.update(
+            duel=duel, environment=self.environment, duos=self.duos,
+            positions=tuple([(n, where[n]) for n in self._order]),
+            creatures=self.creatures, defeated=self.defeated, solved=self.solved,
+            items_left=self.items_left, inventory=self.inventory, incoming=self.incoming,
+            posted=self.posted, posted_ids=self.posted_ids, movers=self.movers,
+            targeted=self.targeted, pending=self.pending, moves=self.moves,
+            rewards=self.rewards, winners=self.winners, losers=self.losers,
+        )  # fmt: skip
+        return out
+
+    # -- lookups (as DuoState's) -----------------------------------------------------------
+    def names(self) -> tuple[str, ...]:
+        """The four duellists, duo by duo."""
+        return self._names
+
+    def zone_of(self, name: str) -> str:
+        """The zone key where ``name`` stands (KeyError for an unknown name)."""
+        return self.where[name]
+
+    def duo_of(self, name: str) -> int:
+        """0 or 1: the duo ``name`` belongs to."""
+        return self._duo[name]
+
+    def teammate(self, name: str) -> str:
+        """The other member of ``name``'s duo."""
+        return self._mate[name]
+
+    def opponents(self, name: str) -> tuple[str, str]:
+        """The two members of the other duo."""
+        return self._opp[name]
+
+    def active(self, name: str) -> bool:
+        """True while ``name`` has PV left."""
+        return self.members[name].points > 0
+
+    def active_names(self) -> tuple[str, ...]:
+        """The duellists still in the duel, duo by duo."""
+        members = self.members
+        return tuple([n for n in self._names if members[n].points > 0])
+
+    def in_zone(self, zone: str) -> tuple[str, ...]:
+        """Active duellists standing in ``zone``."""
+        where, members = self.where, self.members
+        return tuple([n for n in self._names if where[n] == zone and members[n].points > 0])
+
+    def all_together(self) -> bool:
+        """True when the four are active and stand in the same zone."""
+        members, where = self.members, self.where
+        zone = None
+        for n in self._names:
+            if members[n].points <= 0:
+                return False
+            if zone is None:
+                zone = where[n]
+            elif where[n] != zone:
+                return False
+        return True
+
+    def expected(self) -> list[str]:
+        """Active duellists who have not posted yet this turn."""
+        members, posted = self.members, self.posted
+        return [n for n in self._names if members[n].points > 0 and n not in posted]
+
+    # -- one declaration -------------------------------------------------------------------
+    def step(self, posts: Sequence[DuoPost], dice: Mapping[int, Sequence[int]]) -> bool:
+        """Resolve one declaration of ``posts`` (legal play; ``dice``: post id -> (d6,)) as
+        :func:`rules.duo.resolve_duo_step` with the trail off does; returns True when it
+        closed the turn. A case not covered here runs the full engine (``fallbacks``)."""
+        saved = self.__dict__.copy()
+        members, where = self.members, self.where
+        self.members, self.where = dict(members), dict(where)
+        try:
+            return self._step(posts, dice)
+        except _Uncovered:
+            self.__dict__ = saved
+            self.members, self.where = members, where
+            return self._fall_back(posts, dice)
+
+    def _fall_back(self, posts: Sequence[DuoPost], dice: Mapping[int, Sequence[int]]) -> bool:
+        self.fallbacks += 1
+        out = resolve_duo_step(
+            self.freeze(), posts, dice, ruleset=self.rs, env=self.env, settings=self.cfg,
+            draw=self.draw, trail=False,
+        )  # fmt: skip
+        self._load(out.state)
+        return out.turn_closed
+
+    def _step(self, posts: Sequence[DuoPost], dice: Mapping[int, Sequence[int]]) -> bool:
+        if self.finished or self._plan is None:
+            raise _Uncovered
+        together = self.all_together()
+        need = self.cfg.posts_per_declaration_together
+        for dp in posts:
+            p = dp.post
+            who = p.duellist
+            if type(dp) is not LegalPost or who not in self._duo or p.post_id not in dice:
+                raise _Uncovered  # an odd post, or one the full engine refuses
+            if p.kind is None and (p.spell or p.spell_text):
+                raise _Uncovered  # a spell with no action: the 1v1 reading infers a cast
+            posted = self.posted
+            if together and who not in posted and len(posted) < need and self._mate[who] in posted:
+                raise _Uncovered  # a second initiative of one duo: held for the referee
+            rolled = tuple(dice[p.post_id])
+            post = _new(TurnPost)
+            post.__dict__.update(p.__dict__)
+            post.__dict__["dice"] = rolled
+            self._post(post, dp.move_to)
+        closed = False
+        finished = self._end()
+        if not finished and not self.expected():
+            self._close_turn()
+            closed = True
+            finished = self._end()
+        return closed
+
+    def _post(self, post: TurnPost, move_to: str | None) -> None:
+        me = post.duellist
+        members = self.members
+        if members[me].points <= 0 or me in self.posted:
+            raise _Uncovered  # an extra post
+        target = resolve_target(post.target, me, self, self.env)  # type: ignore[arg-type]
+        declared = post.kind or ("cast" if (post.spell or post.spell_text) else None)
+        incoming = [p for p in self.pending if p.target == me]
+        counted: str | None = declared
+        defended: PendingAttack | None = None
+        kind = target.kind
+        if incoming and declared in ("dodge", "dodge_riposte"):
+            defended = next(
+                (p for p in incoming if kind == "duellist" and p.attacker == target.key),
+                incoming[0],
+            )
+        elif incoming and declared == "cast":
+            aimed = target.key if kind == "duellist" else None
+            if kind == "none":
+                aimed = incoming[0].attacker
+            defended = next((p for p in incoming if p.attacker == aimed), None)
+        for p in incoming:
+            if p is not defended:
+                self._resolve_pending(p, None)
+        if defended is not None:
+            if declared != "dodge":
+                self._record_target(me, defended.attacker)
+            if declared == "dodge_riposte" and kind == "several":
+                raise _Uncovered
+            counted = self._resolve_pending(defended, post)
+        elif declared is None and not post.spell_text:
+            if move_to:
+                if not self._no_legal_action(me, bool(incoming)):
+                    raise _Uncovered  # move_alone
+            elif not self._no_legal_action(me, bool(incoming)):
+                self._exchange(me, self._mate[me], None, post, poster=me, keep=me, close=False)
+        elif declared in ("dodge", "dodge_riposte"):
+            raise _Uncovered  # nothing to dodge
+        else:
+            self._cast(me, post, target.kind, target.key)
+        if move_to:
+            self._move(me, move_to)
+        d = self.members[me]
+        if d.last_action != counted:  # issue 26, D3: the action that counted
+            self.members[me] = _with(d, last_action=counted)
+        self.posted = (*self.posted, me)
+        self.posted_ids = (*self.posted_ids, post.post_id)
+
+    def _cast(self, me: str, post: TurnPost, kind: str, victim: str | None) -> None:
+        if kind == "duellist" and victim is not None:
+            self._record_target(me, victim)
+            if victim in self.posted or self.members[victim].points <= 0:
+                self._exchange(me, victim, None, post, poster=me, trusted=True)
+                return
+            # A legal initiative (a known spell within the caster's level, not spent on this
+            # opponent, with a legal bet) read by the 1v1 engine waits for its target and
+            # changes nobody (its ``_updated`` gives the same duellists back): it only waits.
+            self.pending = (*self.pending, PendingAttack(me, victim, post))
+            self._legal.add(post.post_id)
+        elif kind == "self":
+            self._exchange(me, self._mate[me], None, post, poster=me, keep=me, trusted=True)
+        else:
+            raise _Uncovered  # a creature, mechanism, item, the scenery, no or two targets
+
+    def _record_target(self, me: str, victim: str) -> None:
+        """Note a direct target; a ``double_target`` (a 2v2 violation) is not covered."""
+        targeted = self.targeted
+        mate = self._mate[me]
+        if targeted and (mate, victim) in targeted and victim in self._opp[me]:
+            here = self.in_zone(self.where[victim])
+            lone = me in here and mate in here and self._mate[victim] not in here
+            if (lone or self.all_together()) and self.cfg.status("double_target") != "off":
+                raise _Uncovered
+        self.targeted = (*targeted, (me, victim))
+
+    def _resolve_pending(self, p: PendingAttack, defense: TurnPost | None) -> str | None:
+        """Resolve a waiting initiative with ``defense`` (None: undefended); returns the
+        action that counted in the defense."""
+        self.pending = tuple([x for x in self.pending if x != p])
+        self._counted = None
+        self._exchange(p.attacker, p.target, p.post, defense, poster=p.target, close=False,
+                       trusted=p.post.post_id in self._legal)  # fmt: skip
+        return self._counted
+
+    def _no_legal_action(self, who: str, targeted: bool) -> bool:
+        """As :meth:`rules.duo.world._WorldStep.no_legal_action`."""
+        zone = self.where[who]
+        creature = any(
+            k == c.key and c.zone == zone and pv > 0
+            for k, pv in self.creatures
+            for c in self.env.creatures
+        )
+        members = self.members
+        return not has_legal_action(
+            members[who], self.rs.cfg, can_be_dodging=targeted, ruleset=self.rs,
+            opponents=[n for n in self._opp[who] if members[n].points > 0], creature=creature,
+        )  # fmt: skip
+
+    def _move(self, me: str, text: str) -> None:
+        zone = self.env.find_zone(text)
+        if zone is None:
+            raise _Uncovered  # unknown_zone
+        if zone.key == self.where[me]:
+            return
+        if self._mate[me] in self.movers:
+            raise _Uncovered  # extra_move
+        self.movers = (*self.movers, me)
+        if self.cfg.move_effect == "end_of_turn":
+            self.moves = (*self.moves, (me, zone.key))
+            return
+        self.where[me] = zone.key
+
+    # -- the 1v1 engine on two duellists (as _StepCore.exchange, trail off) ----------------
+    def _sub_member(self, name: str) -> DuellistState:
+        d = self.members[name]
+        if not d.effects or not any(isinstance(e, DamageOverTime) for e in d.effects):
+            return d
+        return _with(
+            d, effects=tuple(e for e in d.effects if not isinstance(e, DamageOverTime))
+        )
+
+    def _exchange(
+        self, a: str, b: str, pending: TurnPost | None, post: TurnPost | None, *, poster: str,
+        keep: str | None = None, close: bool = True, trusted: bool = False,
+    ) -> AttackResult | None:  # fmt: skip
+        """:meth:`rules.duo.step._StepCore.exchange` with no override, waiver, fact or trail;
+        ``keep``: the one duellist kept (a stand-in ``b``), None for both. Returns the
+        initiator's AttackResult; for a defense (``pending`` and ``post``) the action that
+        counted in it is left in ``_counted``. ``trusted``: the posts are legal play (the 1v1
+        engine's trusted step reads them as posted and looks for no violation)."""
+        other = self._sub_member(b)
+        stand_in = keep is not None
+        if stand_in and other.points < 1:
+            other = _with(other, points=1)
+        rs = self.rs
+        sub = _sub_duel(self._head.ruleset, self.turn, (self._sub_member(a), other),
+                        (pending,) if pending is not None else ())  # fmt: skip
+        posts = [post] if post is not None else []
+        dice = {post.post_id: post.dice} if post is not None and post.dice is not None else {}
+        plan = self._plan
+        out = None
+        if trusted and plan is not None:
+            out = resolve_trusted(plan, sub, post, post.dice[0] if post and post.dice else 0)
+        if out is None:
+            out = resolve_fast(sub, posts, dice, rs)
+        if out is None:
+            out = resolve_fatigue_step(sub, posts, dice, ruleset=rs, trail=False)
+        attacks = out.attacks
+        if post is not None and pending is None and close and out.state.pending:
+            again = None
+            if trusted and plan is not None:
+                again = resolve_trusted(plan, out.state, None, 0)
+            if again is None:
+                again = resolve_fast(out.state, [], {}, rs)
+            if again is None:
+                again = resolve_fatigue_step(out.state, [], {}, ruleset=rs, trail=False)
+            attacks = again.attacks
+            out = again
+        members = self.members
+        defense = pending is not None and post is not None
+        for d in out.state.duellists:
+            name = d.name
+            if keep is not None and name != keep:
+                continue
+            mine = members[name]
+            if name == poster:
+                last = d.last_spell
+                if defense:
+                    self._counted = d.last_action
+            else:
+                last = mine.last_spell
+            used = d.spells_used_on
+            if used:
+                opponents = self._opp[name]
+                used = tuple([u for u in used if u[1] in opponents])
+            members[name] = _merged(mine, d, used, last)
+        if stand_in and post is not None and pending is None and not close and attacks:
+            self._count_cast(poster, attacks[0])
+        for att in attacks:
+            for e in att.effects_applied:
+                carrier = (
+                    att.defender if getattr(e, "applies", "target") == "target" else att.attacker
+                )
+                if keep is None or carrier == keep:
+                    self.incoming = (*self.incoming, (carrier, e))
+        return attacks[0] if attacks else None
+
+    def _count_cast(self, who: str, att: AttackResult) -> None:
+        """As :meth:`rules.duo.step._StepCore.count_cast`."""
+        if att.void_reason != "pending" or att.spell is None or not self.rs.has_spell(att.spell):
+            return
+        if self.rs.spell(att.spell).max_casts is None:
+            return
+        d = self.members[who]
+        counted = dict(d.casts)
+        counted[att.spell] = counted.get(att.spell, 0) + 1
+        self.members[who] = _with(d, casts=tuple(counted.items()))
+
+    # -- end of turn, end of duel ----------------------------------------------------------
+    def _close_turn(self) -> None:
+        members = self.members
+        for p in list(self.pending):
+            self._resolve_pending(p, None)
+        order = self.posted
+        for duo in self.duos:
+            alive = [n for n in duo if n in order]
+            if not alive or any(n in self.movers for n in duo):
+                continue
+            if self.cfg.status("missing_move") != "off":
+                raise _Uncovered  # missing_move
+        pv_left = dict(self.creatures)
+        for c in self.env.creatures:
+            left = pv_left[c.key]
+            if left <= 0:
+                continue
+            kind = c.ability.kind
+            if kind == "aura":
+                for n in self.in_zone(c.zone):
+                    d = members[n]
+                    if d.points <= 0:
+                        continue
+                    members[n] = _with(d, points=d.points - c.ability.amount)
+            elif kind == "regenerate" and left < c.pv:
+                healed = min(c.pv, left + c.ability.amount)
+                self.creatures = tuple(
+                    [(k, healed if k == c.key else v) for k, v in self.creatures]
+                )
+        for who, key in self.moves:
+            if members[who].points > 0:
+                self.where[who] = key
+        incoming = self.incoming
+        arriving = {n for n, _ in incoming}
+        for name, d in members.items():
+            if not d.effects and name not in arriving:
+                continue
+            if d.points <= 0:
+                members[name] = _with(d, effects=())
+                continue
+            dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
+            running = [evolve(e, duration=e.duration - 1) for e in d.effects if e.duration > 1]
+            for n, e in incoming:
+                if n != name:
+                    continue
+                same = next(
+                    (i for i, o in enumerate(running)
+                     if (o.kind, o.source) == (e.kind, e.source)),
+                    None,
+                )  # fmt: skip
+                if same is None:
+                    running.append(e)
+                elif running[same].duration < e.duration:
+                    running[same] = e
+            members[name] = _with(d, points=d.points - dot, effects=tuple(running))
+        self.turn += 1
+        self.incoming = ()
+        self.posted = ()
+        self.posted_ids = ()
+        self.movers = ()
+        self.moves = ()
+        self.targeted = ()
+
+    def _end(self) -> bool:
+        """As :meth:`rules.duo.turn._Step.end` and the end of
+        :func:`rules.duo.engine._conclude`: True (and the duel closed) when it is over."""
+        limit = int(self.rs.setting("violations_to_lose"))
+        members = self.members
+        lost = []
+        for i, duo in enumerate(self.duos):
+            down, out = True, False
+            for n in duo:
+                m = members[n]
+                down = down and m.points <= 0
+                out = out or m.disqualified or _applied(m.violations) >= limit
+            if down or out:
+                lost.append(i)
+        if not lost:
+            return False
+        winners: tuple[str, ...] = ()
+        losers: tuple[str, ...] = ()
+        draw = False
+        if len(lost) == 2:
+            totals = [sum(members[n].points for n in duo) for duo in self.duos]
+            if self.cfg.both_duos_down == "draw" or totals[0] == totals[1]:
+                draw = True
+            else:
+                lost = [0 if totals[0] < totals[1] else 1]
+        if not draw:
+            winners, losers = self.duos[1 - lost[0]], self.duos[lost[0]]
+        self.finished = True
+        self._head = _with(self._head, finished=True, draw=draw,
+                           winner=" & ".join(winners) if winners else None)  # fmt: skip
+        self.winners, self.losers = winners, losers
+        self.pending = ()
+        return True
+
+
+__all__ = ["TrustedDuo"]
