@@ -55,7 +55,7 @@ from rules.duo.trusted import LegalPost, TrustedDuo
 from rules.errors import RuleError
 from rules.fatigue.engine import _targets_opponent
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import DuellistState
+from rules.model import DuellistState, TurnPost
 from rules.ruleset import Spell
 
 DuoView = DuoState | TrustedDuo
@@ -87,16 +87,18 @@ def _allowed_victims(
 
 
 def _move(
-    state: DuoView, duo: tuple[str, str], here: str, env: Environment, rng: Rng, greedy: bool
-) -> str | None:
+    state: DuoView, duo: tuple[str, str], here: str, env: Environment,
+    below: Callable[[int], int], greedy: bool,
+) -> str | None:  # fmt: skip
     """The zone a member of ``duo`` standing in ``here`` moves to (its name), or None when
     their duo already moved this turn (a greedy duellist avoids a zone whose living creature
-    hurts who stands there)."""
+    hurts who stands there); ``below``: :func:`rules.balance.policies.drawer` of the duel's
+    generator."""
     movers = state.movers
     if movers and (duo[0] in movers or duo[1] in movers):
         return None
     zones = _zones(env, here, state.creatures if greedy else None)
-    return (zones[0] if len(zones) == 1 else rng.choice(zones)).name
+    return (zones[0] if len(zones) == 1 else zones[below(len(zones))]).name  # rng.choice's draw
 
 
 _ZONES: dict[tuple[int, str, tuple[tuple[str, int], ...] | None], tuple[Environment, list[Zone]]]
@@ -160,7 +162,7 @@ def duo_post(
     duo = state.duos[side]
     mate = duo[1] if duo[0] == me else duo[0]
     here = state.zone_of(me)
-    move = _move(state, duo, here, env, rng, greedy)
+    move = _move(state, duo, here, env, below, greedy)
     victims = _allowed_victims(state, me, mate, state.duos[1 - side], members)
     choose = _greedy_spells if greedy else fatigue_spells
     aimed = _aimed_names(rs)
@@ -177,7 +179,7 @@ def duo_post(
         bet = (bets[0] if len(bets) == 1 else bets[below(len(bets))]) if bets else None
         out = _post(me, post_id, name, name, kind, bet)
         object.__setattr__(out, "target", target)  # not shared yet: built in place
-        return LegalPost(out, move_to=move)
+        return _legal(out, move)
 
     for p in state.pending:
         if p.target != me:
@@ -222,7 +224,15 @@ def duo_post(
         if len(selfish) == 1:  # rng.choice draws even from one
             below(1)
         return post("cast", selfish, me)
-    return LegalPost(_post(me, post_id, None, None, None, None), move_to=move)
+    return _legal(_post(me, post_id, None, None, None, None), move)
+
+
+def _legal(post: TurnPost, move: str | None) -> LegalPost:
+    """``LegalPost(post, move_to=move)`` without the frozen ``__init__``'s three
+    ``__setattr__`` (one per simulated post)."""
+    out = object.__new__(LegalPost)
+    out.__dict__.update(post=post, move_to=move, use_item=None)
+    return out
 
 
 _AIMED: dict[int, tuple[FatigueRuleset, dict[str, int]]] = {}

@@ -35,10 +35,10 @@ from typing import TypeVar
 
 from rules.duo.engine import resolve_duo_step
 from rules.duo.environment import Environment
-from rules.duo.opening import resolve_target
+from rules.duo.opening import Target, resolve_target
 from rules.duo.outcome import Draw, DuoPost
 from rules.duo.settings import DuoSettings
-from rules.duo.state import DuoState, PendingAttack, evolve
+from rules.duo.state import DuoState, PendingAttack
 from rules.duo.step import _merged, _sub_duel
 from rules.duo.turn import _applied
 from rules.fatigue.effects import DamageOverTime
@@ -47,7 +47,7 @@ from rules.fatigue.fast import resolve_fast, resolve_trusted
 from rules.fatigue.plan import plan_for
 from rules.fatigue.reading import has_legal_action
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import AttackResult, DuellistState, DuelState, TurnPost
+from rules.model import AttackResult, DuellistState, DuelState, TurnOutcome, TurnPost
 
 _new = object.__new__
 
@@ -106,6 +106,7 @@ class TrustedDuo:
         self._plan = plan_for(ruleset)  # None: a spellbook the 1v1 fast path does not run
         self._legal: set[int] = set()  # ids of waiting posts that are legal play
         self._counted: str | None = None  # the action that counted in the last defense
+        self._targets: dict[tuple[str | None, str], Target] = {}  # (Cible line, caster) ->
         duos = state.duos
         self.duos = duos
         self._names = duos[0] + duos[1]
@@ -195,16 +196,13 @@ class TrustedDuo:
 
     def all_together(self) -> bool:
         """True when the four are active and stand in the same zone."""
-        members, where = self.members, self.where
-        zone = None
-        for n in self._names:
-            if members[n].points <= 0:
-                return False
-            if zone is None:
-                zone = where[n]
-            elif where[n] != zone:
-                return False
-        return True
+        where = self.where
+        a, b, c, d = self._names
+        zone = where[a]
+        if where[b] != zone or where[c] != zone or where[d] != zone:
+            return False
+        members = self.members
+        return all(members[n].points > 0 for n in self._names)
 
     def expected(self) -> list[str]:
         """Active duellists who have not posted yet this turn."""
@@ -255,22 +253,27 @@ class TrustedDuo:
             post.__dict__.update(p.__dict__)
             post.__dict__["dice"] = rolled
             self._post(post, dp.move_to)
-        closed = False
-        finished = self._end()
-        if not finished and not self.expected():
-            self._close_turn()
-            closed = True
-            finished = self._end()
-        return closed
+        if self._end():
+            return False
+        members, posted = self.members, self.posted
+        for n in self._names:
+            if n not in posted and members[n].points > 0:
+                return False  # someone is still expected this turn
+        self._close_turn()
+        self._end()
+        return True
 
     def _post(self, post: TurnPost, move_to: str | None) -> None:
         me = post.duellist
         members = self.members
         if members[me].points <= 0 or me in self.posted:
             raise _Uncovered  # an extra post
-        target = resolve_target(post.target, me, self, self.env)  # type: ignore[arg-type]
+        key = (post.target, me)
+        target = self._targets.get(key)
+        if target is None:
+            target = self._targets[key] = resolve_target(post.target, me, self, self.env)  # type: ignore[arg-type]
         declared = post.kind or ("cast" if (post.spell or post.spell_text) else None)
-        incoming = [p for p in self.pending if p.target == me]
+        incoming = [p for p in self.pending if p.target == me] if self.pending else []
         counted: str | None = declared
         defended: PendingAttack | None = None
         kind = target.kind
@@ -320,7 +323,9 @@ class TrustedDuo:
             # A legal initiative (a known spell within the caster's level, not spent on this
             # opponent, with a legal bet) read by the 1v1 engine waits for its target and
             # changes nobody (its ``_updated`` gives the same duellists back): it only waits.
-            self.pending = (*self.pending, PendingAttack(me, victim, post))
+            waiting = _new(PendingAttack)
+            waiting.__dict__.update(attacker=me, target=victim, post=post)
+            self.pending = (*self.pending, waiting)
             self._legal.add(post.post_id)
         elif kind == "self":
             self._exchange(me, self._mate[me], None, post, poster=me, keep=me, trusted=True)
@@ -378,7 +383,8 @@ class TrustedDuo:
     # -- the 1v1 engine on two duellists (as _StepCore.exchange, trail off) ----------------
     def _sub_member(self, name: str) -> DuellistState:
         d = self.members[name]
-        if not d.effects or not any(isinstance(e, DamageOverTime) for e in d.effects):
+        effects = d.effects
+        if not effects or not any([isinstance(e, DamageOverTime) for e in effects]):
             return d
         return _with(
             d, effects=tuple(e for e in d.effects if not isinstance(e, DamageOverTime))
@@ -397,28 +403,21 @@ class TrustedDuo:
         stand_in = keep is not None
         if stand_in and other.points < 1:
             other = _with(other, points=1)
-        rs = self.rs
         sub = _sub_duel(self._head.ruleset, self.turn, (self._sub_member(a), other),
                         (pending,) if pending is not None else ())  # fmt: skip
-        posts = [post] if post is not None else []
-        dice = {post.post_id: post.dice} if post is not None and post.dice is not None else {}
         plan = self._plan
         out = None
         if trusted and plan is not None:
             out = resolve_trusted(plan, sub, post, post.dice[0] if post and post.dice else 0)
         if out is None:
-            out = resolve_fast(sub, posts, dice, rs)
-        if out is None:
-            out = resolve_fatigue_step(sub, posts, dice, ruleset=rs, trail=False)
+            out = self._full_exchange(sub, post)
         attacks = out.attacks
         if post is not None and pending is None and close and out.state.pending:
             again = None
             if trusted and plan is not None:
                 again = resolve_trusted(plan, out.state, None, 0)
             if again is None:
-                again = resolve_fast(out.state, [], {}, rs)
-            if again is None:
-                again = resolve_fatigue_step(out.state, [], {}, ruleset=rs, trail=False)
+                again = self._full_exchange(out.state, None)
             attacks = again.attacks
             out = again
         members = self.members
@@ -449,6 +448,16 @@ class TrustedDuo:
                 if keep is None or carrier == keep:
                     self.incoming = (*self.incoming, (carrier, e))
         return attacks[0] if attacks else None
+
+    def _full_exchange(self, sub: DuelState, post: TurnPost | None) -> TurnOutcome:
+        """The 1v1 engine's step on ``sub`` with ``post`` (None: a relaunch), violations
+        looked for: :func:`rules.fatigue.fast.resolve_fast`, else the full resolution."""
+        posts = [post] if post is not None else []
+        dice = {post.post_id: post.dice} if post is not None and post.dice is not None else {}
+        out = resolve_fast(sub, posts, dice, self.rs)
+        if out is None:
+            out = resolve_fatigue_step(sub, posts, dice, ruleset=self.rs, trail=False)
+        return out
 
     def _count_cast(self, who: str, att: AttackResult) -> None:
         """As :meth:`rules.duo.step._StepCore.count_cast`."""
@@ -502,7 +511,8 @@ class TrustedDuo:
                 members[name] = _with(d, effects=())
                 continue
             dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
-            running = [evolve(e, duration=e.duration - 1) for e in d.effects if e.duration > 1]
+            running = [_with(e, duration=e.duration - 1)  # >= 1: its check holds
+                        for e in d.effects if e.duration > 1]
             for n, e in incoming:
                 if n != name:
                     continue
@@ -527,8 +537,13 @@ class TrustedDuo:
     def _end(self) -> bool:
         """As :meth:`rules.duo.turn._Step.end` and the end of
         :func:`rules.duo.engine._conclude`: True (and the duel closed) when it is over."""
-        limit = int(self.rs.setting("violations_to_lose"))
         members = self.members
+        for m in members.values():
+            if m.points <= 0 or m.violations or m.disqualified:
+                break
+        else:  # everyone standing, no violation: nobody lost
+            return False
+        limit = int(self.rs.setting("violations_to_lose"))
         lost = []
         for i, duo in enumerate(self.duos):
             down, out = True, False
