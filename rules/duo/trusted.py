@@ -68,6 +68,12 @@ class _Uncovered(Exception):
 _T = TypeVar("_T")
 
 
+def _running(d: DuellistState) -> bool:
+    """True when ``d`` keeps a two-duellist 1v1 duel running (PV left, no violation, not
+    disqualified): its initiative step does not end it."""
+    return d.points > 0 and not d.violations and not d.disqualified
+
+
 def _with(obj: _T, **changes: object) -> _T:
     """A copy of a frozen dataclass instance (no ``__post_init__``) with ``changes``."""
     new = _new(type(obj))
@@ -403,9 +409,20 @@ class TrustedDuo:
         stand_in = keep is not None
         if stand_in and other.points < 1:
             other = _with(other, points=1)
-        sub = _sub_duel(self._head.ruleset, self.turn, (self._sub_member(a), other),
-                        (pending,) if pending is not None else ())  # fmt: skip
+        mine = self._sub_member(a)
         plan = self._plan
+        if (trusted and plan is not None and post is not None and pending is None and close
+                and _running(mine) and _running(other)):  # fmt: skip
+            # cast and resolved at once, undefended: the 1v1 engine's initiative step of a
+            # legal post changes nobody and leaves the post waiting (with its die), so only
+            # its relaunch is run, on the two-duellist duel with the post waiting
+            sub = _sub_duel(self._head.ruleset, self.turn, (mine, other), (post,))
+            out = resolve_trusted(plan, sub, None, 0)
+            if out is None:  # never for a post waiting with its die
+                raise _Uncovered
+            return self._merge(a, out.attacks, out.state.duellists, post, poster, keep, close)
+        sub = _sub_duel(self._head.ruleset, self.turn, (mine, other),
+                        (pending,) if pending is not None else ())  # fmt: skip
         out = None
         if trusted and plan is not None:
             out = resolve_trusted(plan, sub, post, post.dice[0] if post and post.dice else 0)
@@ -420,25 +437,33 @@ class TrustedDuo:
                 again = self._full_exchange(out.state, None)
             attacks = again.attacks
             out = again
+        if pending is not None and post is not None:  # a defense: what counted (issue 26, D3)
+            self._counted = out.state.duellists[0 if out.state.duellists[0].name == poster
+                                                else 1].last_action  # fmt: skip
+        return self._merge(a, attacks, out.state.duellists, post, poster, keep,
+                           close or pending is not None)  # fmt: skip
+
+    def _merge(
+        self, a: str, attacks: tuple[AttackResult, ...], duellists: tuple[DuellistState, ...],
+        post: TurnPost | None, poster: str, keep: str | None, closed: bool,
+    ) -> AttackResult | None:  # fmt: skip
+        """The end of :meth:`_exchange`: the 1v1 result's ``duellists`` merged into the
+        members (all, or only ``keep``), a cast left open at a stand-in counted (not
+        ``closed``), the new effects queued for the next turn."""
         members = self.members
-        defense = pending is not None and post is not None
-        for d in out.state.duellists:
+        stand_in = keep is not None
+        for d in duellists:
             name = d.name
             if keep is not None and name != keep:
                 continue
             mine = members[name]
-            if name == poster:
-                last = d.last_spell
-                if defense:
-                    self._counted = d.last_action
-            else:
-                last = mine.last_spell
             used = d.spells_used_on
             if used:
                 opponents = self._opp[name]
                 used = tuple([u for u in used if u[1] in opponents])
+            last = d.last_spell if name == poster else mine.last_spell
             members[name] = _merged(mine, d, used, last)
-        if stand_in and post is not None and pending is None and not close and attacks:
+        if stand_in and post is not None and not closed and attacks:
             self._count_cast(poster, attacks[0])
         for att in attacks:
             for e in att.effects_applied:
