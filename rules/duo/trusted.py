@@ -500,13 +500,11 @@ class TrustedDuo:
         members = self.members
         for p in list(self.pending):
             self._resolve_pending(p, None)
-        order = self.posted
-        for duo in self.duos:
-            alive = [n for n in duo if n in order]
-            if not alive or any(n in self.movers for n in duo):
-                continue
-            if self.cfg.status("missing_move") != "off":
-                raise _Uncovered  # missing_move
+        order, movers = self.posted, self.movers
+        for a, b in self.duos:
+            if (a in order or b in order) and a not in movers and b not in movers:
+                if self.cfg.status("missing_move") != "off":
+                    raise _Uncovered  # missing_move
         pv_left = dict(self.creatures)
         for c in self.env.creatures:
             left = pv_left[c.key]
@@ -530,26 +528,31 @@ class TrustedDuo:
         incoming = self.incoming
         arriving = {n for n, _ in incoming}
         for name, d in members.items():
-            if not d.effects and name not in arriving:
-                continue
-            if d.points <= 0:
+            effects = d.effects
+            if not effects and name not in arriving:
+                continue  # nothing runs out, nothing starts: unchanged
+            if d.points <= 0:  # knocked out: their lasting effects end with them
                 members[name] = _with(d, effects=())
                 continue
-            dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
-            running = [_with(e, duration=e.duration - 1)  # >= 1: its check holds
-                        for e in d.effects if e.duration > 1]
-            for n, e in incoming:
-                if n != name:
-                    continue
-                same = next(
-                    (i for i, o in enumerate(running)
-                     if (o.kind, o.source) == (e.kind, e.source)),
-                    None,
-                )  # fmt: skip
-                if same is None:
-                    running.append(e)
-                elif running[same].duration < e.duration:
-                    running[same] = e
+            dot = 0
+            running = []
+            for e in effects:
+                if isinstance(e, DamageOverTime):
+                    dot += e.amount
+                if e.duration > 1:  # one turn less (>= 1: the effect's own check holds)
+                    running.append(_with(e, duration=e.duration - 1))
+            if name in arriving:
+                for n, e in incoming:
+                    if n != name:
+                        continue
+                    same = (e.kind, e.source)
+                    for i, o in enumerate(running):
+                        if (o.kind, o.source) == same:
+                            if o.duration < e.duration:
+                                running[i] = e
+                            break
+                    else:
+                        running.append(e)
             members[name] = _with(d, points=d.points - dot, effects=tuple(running))
         self.turn += 1
         self.incoming = ()
