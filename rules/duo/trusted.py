@@ -40,7 +40,7 @@ from rules.duo.outcome import Draw, DuoPost
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack
 from rules.duo.step import _merged, _sub_duel
-from rules.duo.turn import _applied
+from rules.duo.turn import duo_end, ticked
 from rules.fatigue.effects import DamageOverTime
 from rules.fatigue.engine import resolve_fatigue_step
 from rules.fatigue.fast import resolve_fast, resolve_trusted
@@ -528,32 +528,9 @@ class TrustedDuo:
         incoming = self.incoming
         arriving = {n for n, _ in incoming}
         for name, d in members.items():
-            effects = d.effects
-            if not effects and name not in arriving:
+            if not d.effects and name not in arriving:
                 continue  # nothing runs out, nothing starts: unchanged
-            if d.points <= 0:  # knocked out: their lasting effects end with them
-                members[name] = _with(d, effects=())
-                continue
-            dot = 0
-            running = []
-            for e in effects:
-                if isinstance(e, DamageOverTime):
-                    dot += e.amount
-                if e.duration > 1:  # one turn less (>= 1: the effect's own check holds)
-                    running.append(_with(e, duration=e.duration - 1))
-            if name in arriving:
-                for n, e in incoming:
-                    if n != name:
-                        continue
-                    same = (e.kind, e.source)
-                    for i, o in enumerate(running):
-                        if (o.kind, o.source) == same:
-                            if o.duration < e.duration:
-                                running[i] = e
-                            break
-                    else:
-                        running.append(e)
-            members[name] = _with(d, points=d.points - dot, effects=tuple(running))
+            members[name] = ticked(d, incoming if name in arriving else ())[1]
         self.turn += 1
         self.incoming = ()
         self.posted = ()
@@ -571,29 +548,12 @@ class TrustedDuo:
                 break
         else:  # everyone standing, no violation: nobody lost
             return False
-        limit = int(self.rs.setting("violations_to_lose"))
-        lost = []
-        for i, duo in enumerate(self.duos):
-            down, out = True, False
-            for n in duo:
-                m = members[n]
-                down = down and m.points <= 0
-                out = out or m.disqualified or _applied(m.violations) >= limit
-            if down or out:
-                lost.append(i)
-        if not lost:
+        finished, winners, losers, draw = duo_end(
+            self.duos, members.__getitem__, int(self.rs.setting("violations_to_lose")),
+            self.cfg.both_duos_down,
+        )  # fmt: skip
+        if not finished:
             return False
-        winners: tuple[str, ...] = ()
-        losers: tuple[str, ...] = ()
-        draw = False
-        if len(lost) == 2:
-            totals = [sum(members[n].points for n in duo) for duo in self.duos]
-            if self.cfg.both_duos_down == "draw" or totals[0] == totals[1]:
-                draw = True
-            else:
-                lost = [0 if totals[0] < totals[1] else 1]
-        if not draw:
-            winners, losers = self.duos[1 - lost[0]], self.duos[lost[0]]
         self.finished = True
         self._head = _with(self._head, finished=True, draw=draw,
                            winner=" & ".join(winners) if winners else None)  # fmt: skip

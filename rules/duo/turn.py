@@ -6,12 +6,15 @@ Split out of ``rules.duo.engine`` (issue 17).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from rules.duo.opening import Target, resolve_target
 from rules.duo.outcome import DuoPost, Event
 from rules.duo.state import PendingAttack, evolve
 from rules.duo.world import _WorldStep
+from rules.effects import Effect
 from rules.fatigue.effects import DamageOverTime
-from rules.model import TurnPost, Violation
+from rules.model import DuellistState, TurnPost, Violation
 
 
 class _Step(_WorldStep):
@@ -247,29 +250,15 @@ class _Step(_WorldStep):
             if self.s.active(who):
                 self.arrive(who, key)
         updated = []
-        arriving = {n for n, _ in self.s.incoming}
+        incoming = self.s.incoming
+        arriving = {n for n, _ in incoming}
         for d in self.s.duel.duellists:
             if not d.effects and d.name not in arriving:
                 continue  # nothing runs out, nothing starts: unchanged (issue 26: no copy)
-            if d.points <= 0:  # knocked out: frozen, their lasting effects end with them
-                updated.append(evolve(d, effects=()))
-                continue
-            dot = sum(e.amount for e in d.effects if isinstance(e, DamageOverTime))
+            dot, after = ticked(d, incoming if d.name in arriving else ())
             if dot:
                 self.events.append(Event("damage_over_time", d.name, None, "", dot))
-            running = [evolve(e, duration=e.duration - 1) for e in d.effects if e.duration > 1]
-            for n, e in self.s.incoming:
-                if n != d.name:
-                    continue
-                same = next(
-                    (i for i, o in enumerate(running) if (o.kind, o.source) == (e.kind, e.source)),
-                    None,
-                )
-                if same is None:
-                    running.append(e)
-                elif running[same].duration < e.duration:
-                    running[same] = e
-            updated.append(evolve(d, points=d.points - dot, effects=tuple(running)))
+            updated.append(after)
         self.put(*updated)
         self.s.update(
             duel=evolve(self.s.duel, turn=self.s.duel.turn + 1),
@@ -283,28 +272,80 @@ class _Step(_WorldStep):
         self.events.append(Event("turn_closed", None, None, str(self.s.duel.turn)))
 
     def end(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], bool]:
-        limit = int(self.rs.setting("violations_to_lose"))
-        lost = []
-        member = self.member
-        for i, duo in enumerate(self.s.duos):
-            down, out = True, False  # every member at 0 PV; one disqualified or at the limit
-            for n in duo:
-                m = member(n)
-                down = down and m.points <= 0
-                out = out or m.disqualified or _applied(m.violations) >= limit
-            if down or out:
-                lost.append(i)
-        if not lost:
-            return False, (), (), False
-        if len(lost) == 2:
-            # RULES.md: "Both at 0 in one declaration: the one with more PV left wins" — PV
-            # below 0 count as they are (as the 1v1 double_ko does), or both totals would be 0
-            totals = [sum(self.member(n).points for n in duo) for duo in self.s.duos]
-            if self.cfg.both_duos_down == "draw" or totals[0] == totals[1]:
-                return True, (), (), True
-            lost = [0 if totals[0] < totals[1] else 1]
-        loser = self.s.duos[lost[0]]
-        return True, self.s.duos[1 - lost[0]], loser, False
+        return duo_end(self.s.duos, self.member, int(self.rs.setting("violations_to_lose")),
+                       self.cfg.both_duos_down)  # fmt: skip
+
+
+def duo_end(
+    duos: tuple[tuple[str, str], tuple[str, str]], member: Callable[[str], DuellistState],
+    limit: int, both_duos_down: str,
+) -> tuple[bool, tuple[str, ...], tuple[str, ...], bool]:  # fmt: skip
+    """Whether a 2v2 duel is over: (finished, winners, losers, draw). A duo loses when both
+    its members are at 0 PV, or one is disqualified or has ``limit`` applied violations
+    (``violations_to_lose``); both at once: the duo with more PV left wins (PV below 0 count
+    as they are, as the 1v1 double_ko does), or a draw on a tie or with ``both_duos_down =
+    "draw"`` (RULES.md: "Both at 0 in one declaration: the one with more PV left wins").
+    ``member``: name -> the duellist as they stand. Shared by the engine and the
+    simulator's trusted step (:mod:`rules.duo.trusted`)."""
+    lost = []
+    for i, duo in enumerate(duos):
+        down, out = True, False  # every member at 0 PV; one disqualified or at the limit
+        for n in duo:
+            m = member(n)
+            down = down and m.points <= 0
+            out = out or m.disqualified or _applied(m.violations) >= limit
+        if down or out:
+            lost.append(i)
+    if not lost:
+        return False, (), (), False
+    if len(lost) == 2:
+        totals = [sum(member(n).points for n in duo) for duo in duos]
+        if both_duos_down == "draw" or totals[0] == totals[1]:
+            return True, (), (), True
+        lost = [0 if totals[0] < totals[1] else 1]
+    return True, duos[1 - lost[0]], duos[lost[0]], False
+
+
+def ticked(
+    d: DuellistState, incoming: Sequence[tuple[str, Effect]]
+) -> tuple[int, DuellistState]:  # fmt: skip
+    """One turn's close for duellist ``d`` (a 2v2 turn, :meth:`_Step.close_turn`): the PV
+    their lasting damage takes (``DamageOverTime``) and ``d`` after it, each running effect
+    one turn shorter (those at their last turn end), then the effects of ``incoming``
+    (``(duellist, effect)`` of the turn, others' ignored) starting, one of the same kind and
+    source kept with the longer duration. A knocked-out ``d`` (0 PV) loses every effect and
+    takes nothing. Shared by the engine and the simulator's trusted step."""
+    if d.points <= 0:  # knocked out: frozen, their lasting effects end with them
+        return 0, evolve(d, effects=())
+    dot = 0
+    running = []
+    for e in d.effects:
+        if isinstance(e, DamageOverTime):
+            dot += e.amount
+        if e.duration > 1:  # one turn less (>= 1: the effect's own check holds)
+            running.append(_shorter(e))
+    name = d.name
+    for n, e in incoming:
+        if n != name:
+            continue
+        same = (e.kind, e.source)
+        for i, o in enumerate(running):
+            if (o.kind, o.source) == same:
+                if o.duration < e.duration:
+                    running[i] = e
+                break
+        else:
+            running.append(e)
+    return dot, evolve(d, points=d.points - dot, effects=tuple(running))
+
+
+def _shorter(e: Effect) -> Effect:
+    """``e`` one turn shorter (its duration above 1, so its own check holds: built without
+    ``dataclasses.replace``'s ``__post_init__`` round trip)."""
+    new = object.__new__(type(e))
+    new.__dict__.update(e.__dict__)
+    new.__dict__["duration"] = e.duration - 1
+    return new
 
 
 def _applied(violations: tuple[Violation, ...]) -> int:
