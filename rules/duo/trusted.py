@@ -94,13 +94,9 @@ class TrustedDuo:
     """
 
     def __init__(
-        self,
-        state: DuoState,
-        ruleset: FatigueRuleset,
-        env: Environment,
-        settings: DuoSettings,
+        self, state: DuoState, ruleset: FatigueRuleset, env: Environment, settings: DuoSettings,
         draw: Draw,
-    ) -> None:
+    ) -> None:  # fmt: skip
         """Take ``state`` (a started 2v2 duel) to play it with ``ruleset``, ``env`` and
         ``settings``; ``draw`` as :func:`rules.duo.resolve_duo_step`'s (only the full
         engine's fallback draws)."""

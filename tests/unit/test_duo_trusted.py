@@ -16,7 +16,6 @@ and leaves to the full engine every step it does not cover.
 from __future__ import annotations
 
 import importlib
-import inspect
 import random
 from collections.abc import Callable
 from typing import Any
@@ -30,6 +29,7 @@ from rules.balance.simulate import type_combinations
 from rules.duo import DuoOutcome, resolve_duo_step
 from rules.duo.trusted import LegalPost, TrustedDuo
 from tests.duo_play import ENVS, SETTINGS, SHIPPED, trusted_against_full
+from tests.unit.test_rules_fast_golden import _golden_tests
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
@@ -116,18 +116,6 @@ def _compared(counts: dict[str, int]) -> Callable[..., DuoOutcome]:
     return step
 
 
-def _golden_tests(name: str) -> list[Callable[[], object]]:
-    module = importlib.import_module(name)
-    return [
-        fn
-        for fn_name, fn in vars(module).items()
-        if fn_name.startswith("test_")
-        and inspect.isfunction(fn)
-        and not inspect.signature(fn).parameters  # parametrized ones run in their module
-        and not hasattr(fn, "hypothesis")
-    ]
-
-
 @pytest.mark.parametrize("name", GOLDEN_MODULES)
 def test_the_trusted_step_equals_the_full_engine_on_the_golden_2v2_duels(
     name: str, monkeypatch: pytest.MonkeyPatch
@@ -138,6 +126,6 @@ def test_the_trusted_step_equals_the_full_engine_on_the_golden_2v2_duels(
     monkeypatch.setattr(module, "resolve_duo_step", _compared(counts))
     tests = _golden_tests(name)
     assert tests
-    for fn in tests:
+    for _, fn in tests:
         fn()
     assert counts["compared"] >= 1, counts
