@@ -54,6 +54,7 @@ from rules.duo.state import DuoState
 from rules.duo.trusted import LegalPost, TrustedDuo
 from rules.errors import RuleError
 from rules.fatigue.engine import _targets_opponent
+from rules.fatigue.plan import plan_for
 from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuellistState, TurnPost
 from rules.ruleset import Spell
@@ -310,8 +311,10 @@ def play_duo(
     ``B1, B2``; ``policies`` one per duellist in that order. Returns (final state, turns).
 
     ``trusted`` (the simulator's): the steps are :class:`rules.duo.trusted.TrustedDuo`'s
-    (the full engine's outcomes, faster; the full engine for what it does not cover); False:
-    every step through :func:`rules.duo.resolve_duo_step` (the same duel, the same draws)."""
+    (the full engine's outcomes, faster; the full engine for what it does not cover); False,
+    or a spellbook the 1v1 fast path does not run (spells with a ``max_casts``: no
+    :func:`rules.fatigue.plan.plan_for` plan): every step through
+    :func:`rules.duo.resolve_duo_step` (the same duel, the same draws)."""
 
     def draw(label: str, n: int) -> int:
         return rng.randint(0, n - 1) if n > 1 else 0
@@ -320,7 +323,7 @@ def play_duo(
     start = start_duo(new_duo_duel(rs, duos, env, draw))
     run: TrustedDuo | _FullDuo
     view: DuoView
-    if trusted:
+    if trusted and plan_for(rs) is not None:
         run = view = TrustedDuo(start, rs, env, settings, draw)
     else:
         run = _FullDuo(start, rs, env, settings, draw)
@@ -328,6 +331,7 @@ def play_duo(
     pid = 0
     turns = 0
     below = drawer(rng)  # rng.randint(1, 6) draws 1 + below(6)
+    trusted = isinstance(run, TrustedDuo)
     while not run.finished and turns < max_turns:
         if not trusted:
             view = run.freeze()

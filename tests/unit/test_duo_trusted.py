@@ -24,11 +24,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import rules.balance.duo as sim
 from rules.balance.duo import play_duo
 from rules.balance.simulate import type_combinations
 from rules.duo import DuoOutcome, resolve_duo_step
 from rules.duo.trusted import LegalPost, TrustedDuo
-from tests.duo_play import ENVS, SETTINGS, SHIPPED, trusted_against_full
+from rules.fatigue import load_fatigue_ruleset
+from tests.duo_play import DATA, ENVS, SETTINGS, SHIPPED, trusted_against_full
 from tests.unit.test_rules_fast_golden import _golden_tests
 
 
@@ -72,6 +74,28 @@ def test_the_simulator_plays_the_same_duel_through_either_step() -> None:
                        random.Random(seed), trusted=False)  # fmt: skip
         assert one == two
         assert one[0].duel.finished
+
+
+def test_a_spellbook_with_cast_limits_plays_through_the_full_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the 1v1 fast path has no plan for spells with a max_casts: the trusted step would fall
+    # back at every step, so the simulator takes the full engine at once
+    text = (DATA / "fatigue.toml").read_text(encoding="utf-8")
+    limited = load_fatigue_ruleset(text.replace("[[spells]]\n", "[[spells]]\nmax_casts = 2\n", 1))
+    assert limited.has_cast_limits
+    built: list[object] = []
+
+    class Counted(TrustedDuo):
+        def __init__(self, *args: Any) -> None:
+            built.append(args)
+            super().__init__(*args)
+
+    monkeypatch.setattr(sim, "TrustedDuo", Counted)
+    types = type_combinations(limited)
+    sides = [[("5", types[0]), ("5", types[-1])], [("5", types[1]), ("5", types[2])]]
+    state, turns = play_duo(limited, ENVS[0], SETTINGS, sides, ["greedy"] * 4, random.Random(2))
+    assert not built and turns > 0 and state.duel.turn > 0
 
 
 # -- the hand-computed 2v2 duels ------------------------------------------------------------
