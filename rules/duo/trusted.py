@@ -9,9 +9,13 @@ bookkeeping) and :meth:`TrustedDuo.step` resolves one declaration of the scripte
 dodge_riposte), an initiative or an undefended cast at an opponent, a self spell, a post with
 no action (the duellist endures, or the 1v1 engine charges it), the duo's move, and the end of
 the turn (waiting spells resolved undefended, creatures' auras and regeneration, lasting
-effects) and of the duel. Each exchange between two duellists is the 1v1 engine's
-(:func:`rules.fatigue.fast.resolve_fast`, else :func:`rules.fatigue.resolve_fatigue_step`), as
-in the full step.
+effects) and of the duel. Each exchange between two duellists is the 1v1 engine's:
+:func:`rules.fatigue.fast.resolve_trusted` (the posts read as posted, no violation looked for)
+when its posts are legal play, else :func:`rules.fatigue.fast.resolve_fast` or
+:func:`rules.fatigue.resolve_fatigue_step`, as in the full step. What legal play allows is
+used: a legal initiative at a duellist still to post only waits (the 1v1 engine's initiative
+step of a legal post changes nobody; it is read when it resolves), and a legal cast resolved
+at once runs only the 1v1 relaunch.
 
 Anything else is *not covered* and is never guessed: a post by someone who may not post, two
 initiatives of one duo held, a target other than a duellist or oneself, an item, a move to no
@@ -24,7 +28,7 @@ the turn closed); the state is read through the same lookups as :class:`rules.du
 
 ``tests/unit/test_duo_trusted.py`` plays generated duels through both step by step and
 compares every state, and runs the hand-computed 2v2 duels whose posts are legal play through
-both; docs/architecture.md, "The 2v2 step: a trusted copy for the simulator".
+both; docs/architecture.md, "The 2v2 step: the engine, and a trusted copy for the simulator".
 """
 
 from __future__ import annotations
@@ -108,7 +112,8 @@ class TrustedDuo:
         self._plan = plan_for(ruleset)  # None: a spellbook the 1v1 fast path does not run
         self._legal: set[int] = set()  # ids of waiting posts that are legal play
         self._counted: str | None = None  # the action that counted in the last defense
-        self._targets: dict[tuple[str | None, str], Target] = {}  # (Cible line, caster) ->
+        # (Cible line, caster) -> its Target, read once per duel
+        self._targets: dict[tuple[str | None, str], Target] = {}
         duos = state.duos
         self.duos = duos
         self._names = duos[0] + duos[1]
@@ -205,11 +210,6 @@ class TrustedDuo:
             return False
         members = self.members
         return all(members[n].points > 0 for n in self._names)
-
-    def expected(self) -> list[str]:
-        """Active duellists who have not posted yet this turn."""
-        members, posted = self.members, self.posted
-        return [n for n in self._names if members[n].points > 0 and n not in posted]
 
     # -- one declaration -------------------------------------------------------------------
     def step(self, posts: Sequence[DuoPost], dice: Mapping[int, Sequence[int]]) -> bool:
