@@ -22,10 +22,10 @@ from rules.balance.policies import POLICIES, Policy, Rng, classic_post, drawer, 
 from rules.engine import new_duel, resolve_turn, start_duel
 from rules.errors import RuleError
 from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
-from rules.fatigue.fast import resolve_trusted
+from rules.fatigue.fast import advance_trusted
 from rules.fatigue.plan import _Plan, plan_for
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import DuelState, TurnOutcome, TurnPost
+from rules.model import DuelState, TurnPost
 from rules.ruleset import Ruleset
 
 DEFAULT_MAX_TURNS = 60
@@ -215,29 +215,30 @@ def play_fatigue(
         first, second = (a, b) if rng.random() < 0.5 else (b, a)
         pid += 1
         post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name], below)
-        one = _step(plan, rs, state, post, 1 + below(6))
+        state = _step(plan, rs, state, post, 1 + below(6))
         turns += 1
-        state = one.state
-        if one.finished:
+        if state.finished:
             break
         a, b = state.duellists
         me, opp = (b, a) if a.name == first.name else (a, b)
         pid += 1
         post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name], below)
-        state = _step(plan, rs, state, post, 1 + below(6)).state
+        state = _step(plan, rs, state, post, 1 + below(6))
     return state, turns
 
 
 def _step(
     plan: _Plan | None, rs: FatigueRuleset, state: DuelState, post: TurnPost, die: int
-) -> TurnOutcome:
-    """One step of a simulated fatigue duel: the trusted fast path (legal play), else the
-    full resolution."""
+) -> DuelState:
+    """The state after one step of a simulated fatigue duel: the trusted fast path (legal
+    play; only the next state is built), else the full resolution."""
     if plan is not None:
-        out = resolve_trusted(plan, state, post, die)
+        out = advance_trusted(plan, state, post, die)
         if out is not None:
             return out
-    return resolve_fatigue_step(state, [post], {post.post_id: (die,)}, ruleset=rs, trail=False)
+    return resolve_fatigue_step(
+        state, [post], {post.post_id: (die,)}, ruleset=rs, trail=False
+    ).state
 
 
 def _cell(row: str, col: str, results: Sequence[tuple[str, int]]) -> Cell:
