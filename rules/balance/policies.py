@@ -220,22 +220,38 @@ def fatigue_actions(
     rs: FatigueRuleset, me: DuellistState, spells: Sequence[Spell], role: Role
 ) -> list[str]:
     """Legal action kinds of ``me`` for this post (``spells``: :func:`fatigue_spells`)."""
-    if role == "initiative":
-        return ["cast"] if spells else []
-    cfg = rs.cfg
+    return list(_actions(rs, me, bool(spells), role))
+
+
+_ACTIONS: dict[tuple[int, str, bool, bool, str | None], tuple[Ruleset, tuple[str, ...]]] = {}
+"""(ruleset id, role, a spell is legal, under ``no_dodge``, last action) -> (ruleset, the
+legal action kinds): :func:`_actions`, read once per ruleset and case."""
+
+
+def _actions(rs: FatigueRuleset, me: DuellistState, castable: bool, role: Role) -> tuple[str, ...]:
+    """:func:`fatigue_actions` as a shared tuple (``castable``: a spell is legal)."""
     no_dodge = bool(me.effects) and any(isinstance(e, NoDodge) for e in me.effects)
-    dodged = me.last_action == "dodge" or (
-        cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
-    )
-    out = ["cast"] if spells else []
-    if not no_dodge and not dodged:
-        out.append("dodge")
-    riposte_barred = (no_dodge and cfg.no_dodge_bars_riposte) or (
-        dodged and cfg.dodge_riposte_counts_as_dodge
-    )
-    if spells and not riposte_barred:
-        out.append("dodge_riposte")
-    return out
+    key = (id(rs), role, castable, no_dodge, me.last_action)
+    found = _ACTIONS.get(key)
+    if found is not None and found[0] is rs:
+        return found[1]
+    out = ["cast"] if castable else []
+    if role != "initiative":
+        cfg = rs.cfg
+        dodged = me.last_action == "dodge" or (
+            cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
+        )
+        if not no_dodge and not dodged:
+            out.append("dodge")
+        riposte_barred = (no_dodge and cfg.no_dodge_bars_riposte) or (
+            dodged and cfg.dodge_riposte_counts_as_dodge
+        )
+        if castable and not riposte_barred:
+            out.append("dodge_riposte")
+    if len(_ACTIONS) >= 1024:
+        _ACTIONS.clear()
+    _ACTIONS[key] = (rs, tuple(out))
+    return _ACTIONS[key][1]
 
 
 def fatigue_expected_damage(spell: Spell) -> int:
@@ -276,11 +292,13 @@ def fatigue_post(
     if below is None:
         below = drawer(rng)
     greedy = policy == "greedy"
+    if not greedy and not rs.has_cast_limits:
+        return _random_post(rs, me, opp, post_id, role, below)
     spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
     if greedy and spells:
         kind = "cast"
     else:
-        actions = fatigue_actions(rs, me, spells, role)
+        actions = _actions(rs, me, bool(spells), role)
         if not actions:
             return _post(me.name, post_id, None, None, None, None)
         kind = actions[0] if greedy or len(actions) == 1 else actions[below(len(actions))]
@@ -290,6 +308,45 @@ def fatigue_post(
         return _post(me.name, post_id, None, None, kind, bet)
     spell = spells[0] if len(spells) == 1 else spells[below(len(spells))]
     return _post(me.name, post_id, spell.name, spell.name, kind, bet)
+
+
+def _random_post(
+    rs: FatigueRuleset, me: DuellistState, opp: DuellistState, post_id: int, role: Role,
+    below: Callable[[int], int],
+) -> TurnPost:  # fmt: skip
+    """:func:`fatigue_post` of the random policy for a book without ``max_casts``: the same
+    draws, without building the legal spell list. The spells spent on ``opp`` are skipped by
+    their places in the year's menu (each banned name has one place): the ``i``-th legal
+    spell is the menu's ``i``-th once the spent places before it are stepped over."""
+    spells, banned_at = _fatigue_menu(rs, me.year)[2]
+    places: list[int] = []
+    if me.effects and _barred(me):
+        spells = ()
+    elif me.spells_used_on:
+        name = opp.name
+        if banned_at:
+            spent = {banned_at[s] for s, target in me.spells_used_on
+                     if target == name and s in banned_at}  # fmt: skip
+            if spent:  # a name spent twice is one place: the set keeps it once
+                places = sorted(spent)
+        else:
+            spells = tuple(fatigue_spells(rs, me, opp))
+    legal = len(spells) - len(places)
+    actions = _actions(rs, me, legal > 0, role)
+    if not actions:
+        return _post(me.name, post_id, None, None, None, None)
+    kind = actions[0] if len(actions) == 1 else actions[below(len(actions))]
+    bets = rs.bets[kind]
+    bet = bets[0] if len(bets) == 1 else bets[below(len(bets))]
+    if kind == "dodge":
+        return _post(me.name, post_id, None, None, kind, bet)
+    i = 0 if legal == 1 else below(legal)
+    for p in places:
+        if p > i:
+            break
+        i += 1
+    spell = spells[i].name
+    return _post(me.name, post_id, spell, spell, kind, bet)
 
 
 def drawer(rng: Rng) -> Callable[[int], int]:

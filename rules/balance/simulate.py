@@ -21,6 +21,7 @@ from functools import partial
 from rules.balance.policies import POLICIES, Policy, Rng, classic_post, drawer, fatigue_post
 from rules.engine import new_duel, resolve_turn, start_duel
 from rules.errors import RuleError
+from rules.fast import evolve
 from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
 from rules.fatigue.fast import advance_trusted
 from rules.fatigue.plan import _Plan, plan_for
@@ -195,16 +196,7 @@ def play_fatigue(
     """One fatigue 1v1 duel; ``sides`` are (year, magic type or types) of ``"A"`` and
     ``"B"``. The initiative goes to either side with even odds each turn (whoever posts
     first)."""
-    (ya, ta), (yb, tb) = sides
-    state = start_duel(
-        new_fatigue_duel(
-            rs,
-            [
-                ("A", ya, (ta,) if isinstance(ta, str) else ta),
-                ("B", yb, (tb,) if isinstance(tb, str) else tb),
-            ],
-        )
-    )
+    state = _started(rs, sides)
     policy = {"A": policies[0], "B": policies[1]}
     below = drawer(rng)  # rng.randint(1, 6) is 1 + below(6): the same draws
     plan = plan_for(rs)
@@ -225,6 +217,33 @@ def play_fatigue(
         post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name], below)
         state = _step(plan, rs, state, post, 1 + below(6))
     return state, turns
+
+
+_STARTS: dict[tuple[int, str, str, object], tuple[FatigueRuleset, DuelState]] = {}
+"""(ruleset id, name, year, magic types) -> (ruleset, the started duel of ``name`` of that year
+and types against a "B" or an "A"): the duellists' starting states, read once each."""
+
+
+def _started(
+    rs: FatigueRuleset, sides: tuple[tuple[str, str | tuple[str, ...]], ...]
+) -> DuelState:
+    """``start_duel(new_fatigue_duel(rs, [("A", year, types), ("B", year, types)]))`` of
+    ``sides`` = ((year, type or types) of A, of B): a duellist's starting state depends only
+    on its name, year and types, so each is built once (frozen: shared by every duel) and the
+    duel is that of A with B's state put in. Raises RuleError as :func:`new_fatigue_duel`."""
+    (ya, ta), (yb, tb) = sides
+    key_a, key_b = (id(rs), "A", ya, ta), (id(rs), "B", yb, tb)
+    got_a, got_b = _STARTS.get(key_a), _STARTS.get(key_b)
+    if got_a is None or got_a[0] is not rs or got_b is None or got_b[0] is not rs:
+        state = start_duel(new_fatigue_duel(rs, [
+            ("A", ya, (ta,) if isinstance(ta, str) else ta),
+            ("B", yb, (tb,) if isinstance(tb, str) else tb),
+        ]))  # fmt: skip
+        if len(_STARTS) >= 4096:
+            _STARTS.clear()
+        _STARTS[key_a] = _STARTS[key_b] = (rs, state)
+        return state
+    return evolve(got_a[1], duellists=(got_a[1].duellists[0], got_b[1].duellists[1]))
 
 
 def _step(
