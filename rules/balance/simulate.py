@@ -197,24 +197,26 @@ def play_fatigue(
     ``"B"``. The initiative goes to either side with even odds each turn (whoever posts
     first)."""
     state = _started(rs, sides)
-    policy = {"A": policies[0], "B": policies[1]}
     below = drawer(rng)  # rng.randint(1, 6) is 1 + below(6): the same draws
+    draw = rng.random
     plan = plan_for(rs)
     pid = 0
     turns = 0
     while not state.finished and turns < max_turns:
-        a, b = state.duellists
-        first, second = (a, b) if rng.random() < 0.5 else (b, a)
+        # the first poster, by place in the roster (A, B): it stays the same in every state
+        i = 0 if draw() < 0.5 else 1
+        duellists = state.duellists
         pid += 1
-        post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name], below)
+        post = fatigue_post(rs, duellists[i], duellists[1 - i], pid, "initiative", rng,
+                            policies[i], below)  # fmt: skip
         state = _step(plan, rs, state, post, 1 + below(6))
         turns += 1
         if state.finished:
             break
-        a, b = state.duellists
-        me, opp = (b, a) if a.name == first.name else (a, b)
+        duellists = state.duellists
         pid += 1
-        post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name], below)
+        post = fatigue_post(rs, duellists[1 - i], duellists[i], pid, "defense", rng,
+                            policies[1 - i], below)  # fmt: skip
         state = _step(plan, rs, state, post, 1 + below(6))
     return state, turns
 

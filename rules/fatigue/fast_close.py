@@ -59,11 +59,9 @@ def _updated(
     d: DuellistState, points: int, effects: tuple[Effect, ...],
     violations: list[Violation], memory: _Memory | None,
 ) -> DuellistState:
-    """``d`` after the step: the same frozen state when nothing changed (an initiative step),
-    else a copy with its points, effects, its share of ``violations`` and the step's memory
-    (``memory``: last action, last spell, the spell-on-opponent pair used, or None)."""
-    if memory is None and not violations and points == d.points and effects is d.effects:
-        return d
+    """A copy of ``d`` after the step with its points, effects, its share of ``violations``
+    and the step's memory (``memory``: last action, last spell, the spell-on-opponent pair
+    used, or None); :func:`_settle` keeps ``d`` itself when nothing changed."""
     up = _new(DuellistState)
     u = d.__dict__.copy()
     _set(up, "__dict__", u)
@@ -118,12 +116,16 @@ def _settle(
             else:
                 winner = n0 if p0 > p1 else n1
     e0, e1 = effects_next
-    if memory is None:
-        up0 = _updated(d0, p0, e0, violations, None)
-        up1 = _updated(d1, p1, e1, violations, None)
+    m0, m1 = (None, None) if memory is None else memory
+    # the same frozen state when nothing changed (an initiative step)
+    if m0 is None and not violations and p0 == d0.points and e0 is d0.effects:
+        up0 = d0
     else:
-        up0 = _updated(d0, p0, e0, violations, memory[0])
-        up1 = _updated(d1, p1, e1, violations, memory[1])
+        up0 = _updated(d0, p0, e0, violations, m0)
+    if m1 is None and not violations and p1 == d1.points and e1 is d1.effects:
+        up1 = d1
+    else:
+        up1 = _updated(d1, p1, e1, violations, m1)
     new_state = _new(DuelState)
     s = state.__dict__.copy()
     _set(new_state, "__dict__", s)
