@@ -110,7 +110,7 @@ def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     if me.effects and _barred(me):
         return []
     used = me.spells_used_on
-    menu, _, (spells, banned_at), _ = _fatigue_menu(rs, me.year)
+    menu, _, (spells, banned_at) = _fatigue_menu(rs, me.year)
     if not used and not rs.has_cast_limits:
         return list(spells)
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
@@ -152,30 +152,8 @@ def _castable(
 # (ruleset id, year) -> (ruleset, known spells as (spell, banned once used, name, damage) in
 # spellbook order, the same grouped by expected damage, best first): read once per ruleset.
 # The third part: the menu's spells, and each spell banned once used by its name -> its place.
-# The fourth: what the scripted duellists found legal, by (opponent, spells used) (_Seen).
-_Entry = tuple[Spell, bool, str, int]
-_Menu = tuple[_Entry, ...]
-_Used = tuple[tuple[str, str], ...]
-_Greedy = tuple[frozenset[str], int, _Menu, tuple[Spell, ...]]
-_SEEN_MAX = 50_000
-
-
-class _Seen:
-    """What a year's menu left legal, by (opponent, the caster's ``spells_used_on``):
-    ``places``: the menu places of the banned names spent on that opponent, sorted (the
-    random duellist); ``greedy``: (names spent on that opponent, index of the first group
-    with a legal spell, its legal entries, their spells) (the greedy one). A duellist's
-    ``spells_used_on`` grows by one pair at a time, so an entry is mostly its previous one
-    and that pair (internal)."""
-
-    __slots__ = ("places", "greedy")
-
-    def __init__(self) -> None:
-        self.places: dict[tuple[str, _Used], tuple[int, ...]] = {}
-        self.greedy: dict[tuple[str, _Used], _Greedy] = {}
-
-
-_Book = tuple[_Menu, tuple[_Menu, ...], tuple[tuple[Spell, ...], dict[str, int]], _Seen]
+_Menu = tuple[tuple[Spell, bool, str, int], ...]
+_Book = tuple[_Menu, tuple[_Menu, ...], tuple[tuple[Spell, ...], dict[str, int]]]
 _FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
 
 
@@ -210,7 +188,7 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
         if m[1]:
             banned_at.setdefault(m[2], i)
     one_each = len(banned_at) == sum(1 for m in menu if m[1])
-    book: _Book = (menu, groups, (spells, banned_at if one_each else {}), _Seen())
+    book: _Book = (menu, groups, (spells, banned_at if one_each else {}))
     _FATIGUE_MENUS[key] = (rs, book)
     return book
 
@@ -225,77 +203,17 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
         name = opp.name
         spent = {spell for spell, target in used if target == name} if used else ()
-        return [m[0] for m in _first_legal(groups, spent, 0)[1]]
+        for group in groups:
+            legal = [m[0] for m in group if not (m[1] and m[2] in spent)]
+            if legal:
+                return legal
+        return []
     name = opp.name
     for group in groups:
         legal = [m[0] for m in group if _castable(m, me, name, used)]
         if legal:
             return legal
     return []
-
-
-def _first_legal(
-    groups: tuple[_Menu, ...], spent: object, start: int
-) -> tuple[int, _Menu]:
-    """(index, legal entries) of the first of ``groups`` from ``start`` holding an entry not
-    banned by ``spent`` (the names spent on the opponent); (len(groups), ()) with none."""
-    for i in range(start, len(groups)):
-        legal = tuple(m for m in groups[i] if not (m[1] and m[2] in spent))  # type: ignore[operator]
-        if legal:
-            return i, legal
-    return len(groups), ()
-
-
-def _greedy_legal(book: _Book, name: str, used: _Used) -> tuple[Spell, ...]:
-    """:func:`_greedy_spells` for a book without ``max_casts``, not barred: the best legal
-    spells against ``name`` for a caster who used ``used``, kept in the book's
-    :class:`_Seen` and derived from the entry of ``used`` less its last pair."""
-    seen = book[3].greedy
-    key = (name, used)
-    found = seen.get(key)
-    if found is not None:
-        return found[3]
-    prev = seen.get((name, used[:-1])) if used else None
-    if prev is None:
-        spent = frozenset(s for s, target in used if target == name)
-        gi, legal = _first_legal(book[1], spent, 0)
-    else:
-        spent, gi, legal, _ = prev
-        s, target = used[-1]
-        if target == name and s not in spent:
-            spent = spent | {s}
-            if any(m[1] and m[2] == s for m in legal):
-                kept = tuple(m for m in legal if not (m[1] and m[2] == s))
-                gi, legal = (gi, kept) if kept else _first_legal(book[1], spent, gi + 1)
-    found = (spent, gi, legal, tuple(m[0] for m in legal))
-    if len(seen) >= _SEEN_MAX:
-        seen.clear()
-    seen[key] = found
-    return found[3]
-
-
-def _spent_places(book: _Book, name: str, used: _Used) -> tuple[int, ...]:
-    """The menu places, sorted, of the banned names in ``used`` (not empty) spent on
-    ``name`` (the book's ``banned_at`` holds one place per banned name), kept in the book's
-    :class:`_Seen` and derived from the entry of ``used`` less its last pair."""
-    seen = book[3].places
-    key = (name, used)
-    found = seen.get(key)
-    if found is not None:
-        return found
-    banned_at = book[2][1]
-    prev = () if len(used) == 1 else seen.get((name, used[:-1]))
-    if prev is None:
-        found = tuple(sorted({banned_at[s] for s, target in used
-                              if target == name and s in banned_at}))  # fmt: skip
-    else:
-        s, target = used[-1]
-        place = banned_at.get(s) if target == name else None
-        found = prev if place is None or place in prev else tuple(sorted((*prev, place)))
-    if len(seen) >= _SEEN_MAX:
-        seen.clear()
-    seen[key] = found
-    return found
 
 
 def fatigue_actions(
@@ -312,12 +230,7 @@ legal action kinds): :func:`_actions`, read once per ruleset and case."""
 
 def _actions(rs: FatigueRuleset, me: DuellistState, castable: bool, role: Role) -> tuple[str, ...]:
     """:func:`fatigue_actions` as a shared tuple (``castable``: a spell is legal)."""
-    no_dodge = False
-    if me.effects:
-        for e in me.effects:
-            if isinstance(e, NoDodge):
-                no_dodge = True
-                break
+    no_dodge = bool(me.effects) and any(isinstance(e, NoDodge) for e in me.effects)
     key = (id(rs), role, castable, no_dodge, me.last_action)
     found = _ACTIONS.get(key)
     if found is not None and found[0] is rs:
@@ -379,16 +292,9 @@ def fatigue_post(
     if below is None:
         below = drawer(rng)
     greedy = policy == "greedy"
-    spells: Sequence[Spell]
-    if not rs.has_cast_limits:
-        if not greedy:
-            return _random_post(rs, me, opp, post_id, role, below)
-        if me.effects and _barred(me):
-            spells = ()
-        else:
-            spells = _greedy_legal(_fatigue_menu(rs, me.year), opp.name, me.spells_used_on)
-    else:
-        spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
+    if not greedy and not rs.has_cast_limits:
+        return _random_post(rs, me, opp, post_id, role, below)
+    spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
     if greedy and spells:
         kind = "cast"
     else:
@@ -412,14 +318,17 @@ def _random_post(
     draws, without building the legal spell list. The spells spent on ``opp`` are skipped by
     their places in the year's menu (each banned name has one place): the ``i``-th legal
     spell is the menu's ``i``-th once the spent places before it are stepped over."""
-    book = _fatigue_menu(rs, me.year)
-    spells, banned_at = book[2]
-    places: tuple[int, ...] = ()
+    spells, banned_at = _fatigue_menu(rs, me.year)[2]
+    places: list[int] = []
     if me.effects and _barred(me):
         spells = ()
     elif me.spells_used_on:
+        name = opp.name
         if banned_at:
-            places = _spent_places(book, opp.name, me.spells_used_on)
+            spent = {banned_at[s] for s, target in me.spells_used_on
+                     if target == name and s in banned_at}  # fmt: skip
+            if spent:  # a name spent twice is one place: the set keeps it once
+                places = sorted(spent)
         else:
             spells = tuple(fatigue_spells(rs, me, opp))
     legal = len(spells) - len(places)

@@ -1,7 +1,7 @@
 """The scripted fatigue duellists' short cuts draw what the plain enumeration draws (issue 26,
-the sixth session): :func:`rules.balance.policies.fatigue_post` skips the spent spells by
-their places (random) and keeps each caster's legal spells by the spells they used
-(greedy, :class:`rules.balance.policies._Seen`); the tables of a seed must not change.
+the sixth session): :func:`rules.balance.policies.fatigue_post` of the random policy skips
+the spent spells by their places in the year's menu instead of building the legal list,
+and reads the legal actions once per case; the tables of a seed must not change.
 
 Hypothesis draws the duels (book, years, magic types, policies, who posts first); at every
 post of the balance simulator's legal play, the post and the generator's state after it are
@@ -19,7 +19,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules import TurnPost, ruleset_path, start_duel
-from rules.balance import policies
 from rules.balance.policies import (
     POLICIES,
     Policy,
@@ -66,18 +65,15 @@ def _plain(rs: Any, me: DuellistState, opp: DuellistState, pid: int, role: Role,
     seed=st.integers(min_value=0, max_value=2**32 - 1),
     book=st.sampled_from(sorted(BOOKS)),
     pols=st.tuples(st.sampled_from(POLICIES), st.sampled_from(POLICIES)),
-    forget=st.booleans(),
 )
 def test_fatigue_posts_draw_what_the_plain_enumeration_draws(
-    seed: int, book: str, pols: tuple[Policy, Policy], forget: bool
+    seed: int, book: str, pols: tuple[Policy, Policy]
 ) -> None:
     rs = load_fatigue_ruleset(BOOKS[book])
     rng = random.Random(seed)
     types = sorted(rs.magic_types)
     compared = 0
     for _ in range(3):
-        if forget:  # the kept readings built from nothing, not from the previous post's
-            policies._FATIGUE_MENUS.clear()
         who = [(n, rng.choice(YEARS), tuple(rng.sample(types, rng.randint(1, 2))))
                for n in ("A", "B")]  # fmt: skip
         state = start_duel(new_fatigue_duel(rs, who))
