@@ -129,6 +129,15 @@ def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     return [m[0] for m in menu if _castable(m, me, opp.name, used)]
 
 
+def _spent_on(used: tuple[tuple[str, str], ...], name: str) -> set[str]:
+    """The spell names of ``used`` (a duellist's ``spells_used_on``, not empty) spent on
+    ``name``."""
+    names, targets = zip(*used, strict=True)
+    if targets.count(name) == len(targets):  # 1v1: every pair names the one opponent
+        return set(names)
+    return {spell for spell, target in used if target == name}
+
+
 def _barred(me: DuellistState) -> bool:
     """True when a ``no_attack`` effect runs on ``me``."""
     for e in me.effects:
@@ -152,8 +161,11 @@ def _castable(
 # (ruleset id, year) -> (ruleset, known spells as (spell, banned once used, name, damage) in
 # spellbook order, the same grouped by expected damage, best first): read once per ruleset.
 # The third part: the menu's spells, and each spell banned once used by its name -> its place.
+# Each group comes with the names of its entries when all are banned once used (else None):
+# once all are spent on an opponent, the group has nothing left against them.
 _Menu = tuple[tuple[Spell, bool, str, int], ...]
-_Book = tuple[_Menu, tuple[_Menu, ...], tuple[tuple[Spell, ...], dict[str, int]]]
+_Groups = tuple[tuple[_Menu, frozenset[str] | None], ...]
+_Book = tuple[_Menu, _Groups, tuple[tuple[Spell, ...], dict[str, int]]]
 _FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
 
 
@@ -179,7 +191,10 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
         return (0, -(total // GREEDY_STEP_PV)) if total else (1, -m[3]) if m[3] else (2, 0)
 
     ranks = sorted({rank(m) for m in menu})
-    groups = tuple(tuple(m for m in menu if rank(m) == r) for r in ranks)
+    grouped = [tuple(m for m in menu if rank(m) == r) for r in ranks]
+    groups = tuple(
+        (g, frozenset(m[2] for m in g) if all(m[1] for m in g) else None) for g in grouped
+    )
     if len(_FATIGUE_MENUS) >= 1024:
         _FATIGUE_MENUS.clear()
     spells = tuple(m[0] for m in menu)
@@ -201,15 +216,16 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     used = me.spells_used_on
     groups = _fatigue_menu(rs, me.year)[1]
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
-        name = opp.name
-        spent = {spell for spell, target in used if target == name} if used else ()
-        for group in groups:
+        spent = _spent_on(used, opp.name) if used else set()
+        for group, names in groups:
+            if names is not None and names <= spent:  # all of it spent
+                continue
             legal = [m[0] for m in group if not (m[1] and m[2] in spent)]
             if legal:
                 return legal
         return []
     name = opp.name
-    for group in groups:
+    for group, _ in groups:
         legal = [m[0] for m in group if _castable(m, me, name, used)]
         if legal:
             return legal
@@ -323,12 +339,11 @@ def _random_post(
     if me.effects and _barred(me):
         spells = ()
     elif me.spells_used_on:
-        name = opp.name
         if banned_at:
-            spent = {banned_at[s] for s, target in me.spells_used_on
-                     if target == name and s in banned_at}  # fmt: skip
+            spent = set(map(banned_at.get, _spent_on(me.spells_used_on, opp.name)))
+            spent.discard(None)  # a name not banned once used
             if spent:  # a name spent twice is one place: the set keeps it once
-                places = sorted(spent)
+                places = sorted(spent)  # type: ignore[arg-type]
         else:
             spells = tuple(fatigue_spells(rs, me, opp))
     legal = len(spells) - len(places)

@@ -24,7 +24,7 @@ from rules.errors import RuleError
 from rules.fast import evolve
 from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
 from rules.fatigue.fast import advance_trusted
-from rules.fatigue.plan import _Plan, plan_for
+from rules.fatigue.plan import plan_for
 from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuelState, TurnPost
 from rules.ruleset import Ruleset
@@ -209,7 +209,9 @@ def play_fatigue(
         pid += 1
         post = fatigue_post(rs, duellists[i], duellists[1 - i], pid, "initiative", rng,
                             policies[i], below)  # fmt: skip
-        state = _step(plan, rs, state, post, 1 + below(6))
+        die = 1 + below(6)
+        after = None if plan is None else advance_trusted(plan, state, post, die)
+        state = _full_step(rs, state, post, die) if after is None else after
         turns += 1
         if state.finished:
             break
@@ -217,7 +219,9 @@ def play_fatigue(
         pid += 1
         post = fatigue_post(rs, duellists[1 - i], duellists[i], pid, "defense", rng,
                             policies[1 - i], below)  # fmt: skip
-        state = _step(plan, rs, state, post, 1 + below(6))
+        die = 1 + below(6)
+        after = None if plan is None else advance_trusted(plan, state, post, die)
+        state = _full_step(rs, state, post, die) if after is None else after
     return state, turns
 
 
@@ -248,15 +252,10 @@ def _started(
     return evolve(got_a[1], duellists=(got_a[1].duellists[0], got_b[1].duellists[1]))
 
 
-def _step(
-    plan: _Plan | None, rs: FatigueRuleset, state: DuelState, post: TurnPost, die: int
-) -> DuelState:
-    """The state after one step of a simulated fatigue duel: the trusted fast path (legal
-    play; only the next state is built), else the full resolution."""
-    if plan is not None:
-        out = advance_trusted(plan, state, post, die)
-        if out is not None:
-            return out
+def _full_step(rs: FatigueRuleset, state: DuelState, post: TurnPost, die: int) -> DuelState:
+    """The state after one step of a simulated fatigue duel that the trusted fast path
+    (legal play; only the next state built, :func:`advance_trusted`) leaves to the full
+    resolution."""
     return resolve_fatigue_step(
         state, [post], {post.post_id: (die,)}, ruleset=rs, trail=False
     ).state

@@ -18,7 +18,7 @@ balance simulator's legal play only) reads each post as posted and looks for no 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, cast
+from typing import Literal, cast, overload
 
 from rules.effects import Effect, NoAttack
 from rules.errors import RuleError
@@ -485,24 +485,31 @@ def resolve_trusted(
     value for a relaunch, ``post`` None) instead of the ``posts`` and ``dice`` to look up:
     the balance simulator's step (issue 26: what a simulated step costs is the rules, not
     the call). None when the full resolution must run (a relaunch before any initiative)."""
-    return cast("TurnOutcome | None", _trusted_step(plan, state, post, rolled, False))
+    return advance_trusted(plan, state, post, rolled, False)
+
+
+@overload
+def advance_trusted(
+    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int
+) -> DuelState | None: ...
+
+
+@overload
+def advance_trusted(
+    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int, lean: Literal[False]
+) -> TurnOutcome | None: ...
 
 
 def advance_trusted(
-    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int
-) -> DuelState | None:
+    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int, lean: bool = True
+) -> TurnOutcome | DuelState | None:
     """``resolve_trusted(plan, state, post, rolled).state`` without the rest of the outcome
     (no attack results, dice or effects maps are built: the balance simulator reads only the
     next state, issue 26), or None where :func:`resolve_trusted` gives None. The same
-    arguments and the same rules (the same code with the results left out);
-    ``test_rules_fast.py`` checks its state against the full resolution's on generated legal
-    play and the golden duels' legal steps."""
-    return cast("DuelState | None", _trusted_step(plan, state, post, rolled, True))
-
-
-def _trusted_step(
-    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int, lean: bool
-) -> TurnOutcome | DuelState | None:
+    arguments and the same rules (the same code with the results left out; ``lean=False``
+    is :func:`resolve_trusted`); ``test_rules_fast.py`` and ``test_rules_fast_golden.py``
+    check its state against the full resolution's on generated legal play and on the golden
+    duels' legal steps."""
     call = plan.trusted_call
     pending_posts = state.pending
     if not pending_posts:
