@@ -129,15 +129,6 @@ def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     return [m[0] for m in menu if _castable(m, me, opp.name, used)]
 
 
-def _spent_on(used: tuple[tuple[str, str], ...], name: str) -> set[str]:
-    """The spell names of ``used`` (a duellist's ``spells_used_on``, not empty) spent on
-    ``name``."""
-    names, targets = zip(*used, strict=True)
-    if targets.count(name) == len(targets):  # 1v1: every pair names the one opponent
-        return set(names)
-    return {spell for spell, target in used if target == name}
-
-
 def _barred(me: DuellistState) -> bool:
     """True when a ``no_attack`` effect runs on ``me``."""
     for e in me.effects:
@@ -216,7 +207,8 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     used = me.spells_used_on
     groups = _fatigue_menu(rs, me.year)[1]
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
-        spent = _spent_on(used, opp.name) if used else set()
+        name = opp.name
+        spent = {spell for spell, target in used if target == name}
         for group, names in groups:
             if names is not None and names <= spent:  # all of it spent
                 continue
@@ -340,10 +332,15 @@ def _random_post(
         spells = ()
     elif me.spells_used_on:
         if banned_at:
-            spent = set(map(banned_at.get, _spent_on(me.spells_used_on, opp.name)))
-            spent.discard(None)  # a name not banned once used
-            if spent:  # a name spent twice is one place: the set keeps it once
-                places = sorted(spent)  # type: ignore[arg-type]
+            name = opp.name
+            spent: set[int] = set()  # a name spent twice is one place: the set keeps it once
+            for spell, target in me.spells_used_on:
+                if target == name:
+                    place = banned_at.get(spell)
+                    if place is not None:  # else a name not banned once used
+                        spent.add(place)
+            if spent:
+                places = sorted(spent)
         else:
             spells = tuple(fatigue_spells(rs, me, opp))
     legal = len(spells) - len(places)
