@@ -238,7 +238,11 @@ legal action kinds): :func:`_actions`, read once per ruleset and case."""
 
 def _actions(rs: FatigueRuleset, me: DuellistState, castable: bool, role: Role) -> tuple[str, ...]:
     """:func:`fatigue_actions` as a shared tuple (``castable``: a spell is legal)."""
-    no_dodge = bool(me.effects) and any(isinstance(e, NoDodge) for e in me.effects)
+    no_dodge = False
+    for e in me.effects:  # a loop: half the time of any() over a generator
+        if isinstance(e, NoDodge):
+            no_dodge = True
+            break
     key = (id(rs), role, castable, no_dodge, me.last_action)
     found = _ACTIONS.get(key)
     if found is not None and found[0] is rs:
