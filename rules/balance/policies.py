@@ -152,10 +152,11 @@ def _castable(
 # (ruleset id, year) -> (ruleset, known spells as (spell, banned once used, name, damage) in
 # spellbook order, the same grouped by expected damage, best first): read once per ruleset.
 # The third part: the menu's spells, and each spell banned once used by its name -> its place.
-# Each group comes with the names of its entries when all are banned once used (else None):
-# once all are spent on an opponent, the group has nothing left against them.
+# Each group comes with the names of its entries banned once used, whether all of them are
+# (once all are spent on an opponent, the group has nothing left against them), and its
+# spells (all legal while none of those names is spent).
 _Menu = tuple[tuple[Spell, bool, str, int], ...]
-_Groups = tuple[tuple[_Menu, frozenset[str] | None], ...]
+_Groups = tuple[tuple[_Menu, frozenset[str], bool, tuple[Spell, ...]], ...]
 _Book = tuple[_Menu, _Groups, tuple[tuple[Spell, ...], dict[str, int]]]
 _FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
 
@@ -184,7 +185,8 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
     ranks = sorted({rank(m) for m in menu})
     grouped = [tuple(m for m in menu if rank(m) == r) for r in ranks]
     groups = tuple(
-        (g, frozenset(m[2] for m in g) if all(m[1] for m in g) else None) for g in grouped
+        (g, frozenset(m[2] for m in g if m[1]), all(m[1] for m in g), tuple(m[0] for m in g))
+        for g in grouped
     )
     if len(_FATIGUE_MENUS) >= 1024:
         _FATIGUE_MENUS.clear()
@@ -209,15 +211,17 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
         name = opp.name
         spent = {spell for spell, target in used if target == name}
-        for group, names in groups:
-            if names is not None and names <= spent:  # all of it spent
+        for group, banned, all_banned, spells in groups:
+            if banned.isdisjoint(spent):  # none of it spent
+                return list(spells)
+            if all_banned and banned <= spent:  # all of it spent
                 continue
             legal = [m[0] for m in group if not (m[1] and m[2] in spent)]
             if legal:
                 return legal
         return []
     name = opp.name
-    for group, _ in groups:
+    for group, *_ in groups:
         legal = [m[0] for m in group if _castable(m, me, name, used)]
         if legal:
             return legal
