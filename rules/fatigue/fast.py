@@ -194,15 +194,13 @@ def _apply(
                 heal[caster.name] += sum(h + bonus for h in sp.heals)
             if sp.carried:
                 more = bonuses[3] if bonuses is not None else 0
+                ready = plan.made.get((sp.name, more, caster.name)) or _made(
+                    plan, sp, more, caster.name
+                )
                 made: list[Effect] = []
-                for e, on_target in sp.carried:
+                for carried, on_target in ready:
                     if on_target and not landed:
                         continue
-                    carried = _new(e.__class__)
-                    d = e.__dict__.copy()
-                    d["duration"] = max(1, e.duration + more)
-                    d["source"], d["caster"] = sp.name, caster.name
-                    _set(carried, "__dict__", d)
                     made.append(carried)
                     new_effects[target.name if on_target else caster.name].append(carried)
                 applied = tuple(made)
@@ -217,6 +215,26 @@ def _apply(
         "effective_defense": 0, "landed": landed, "damage": dealt, "effects_applied": applied,
         "void_reason": void, "attack_modifiers": attack_mods, "attack_value": base})  # fmt: skip
     return out
+
+
+def _made(
+    plan: _Plan, sp: _SpellPlan, more: int, caster: str
+) -> tuple[tuple[Effect, bool], ...]:
+    """The lasting effects ``sp`` cast by ``caster`` leaves, each with its duration bonus
+    ``more`` (never below 1 turn) and True when its target bears it: built once per
+    (spell, bonus, caster) and kept in ``plan.made`` (frozen values, shared)."""
+    out = []
+    for e, on_target in sp.carried:
+        carried = _new(e.__class__)
+        d = e.__dict__.copy()
+        d["duration"] = max(1, e.duration + more)
+        d["source"], d["caster"] = sp.name, caster
+        _set(carried, "__dict__", d)
+        out.append((carried, on_target))
+    if len(plan.made) >= 4096:
+        plan.made.clear()
+    found = plan.made[(sp.name, more, caster)] = tuple(out)
+    return found
 
 
 def resolve_fast(

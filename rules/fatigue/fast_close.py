@@ -21,13 +21,19 @@ def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, .
     if not effects and not new:
         return ()
     out: list[Effect] = []
+    next_of = plan.next_of
     for e in effects:
         if e.duration > 1:
-            c = _new(e.__class__)
-            d = e.__dict__.copy()
-            d["duration"] = e.duration - 1
-            _set(c, "__dict__", d)
-            out.append(c)
+            found = next_of.get(id(e))
+            if found is None or found[0] is not e:
+                c = _new(e.__class__)
+                d = e.__dict__.copy()
+                d["duration"] = e.duration - 1
+                _set(c, "__dict__", d)
+                if len(next_of) >= 4096:
+                    next_of.clear()
+                found = next_of[id(e)] = (e, c)  # e kept alive: its id stays its own
+            out.append(found[1])
     if not new:
         return tuple(out)
     by_kind = plan.by_kind
