@@ -191,7 +191,7 @@ def _apply(
         if landed or not sp.targets:
             if sp.heals:
                 bonus = bonuses[2] if bonuses is not None else 0
-                heal[caster.name] += sum(h + bonus for h in sp.heals)
+                heal[caster.name] += sum(sp.heals) + bonus * len(sp.heals)
             if sp.carried:
                 more = bonuses[3] if bonuses is not None else 0
                 ready = plan.made.get((sp.name, more, caster.name)) or _made(
