@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rules.duo import DuoSettings, Environment, load_duo_settings, load_environment
 from rules.fatigue import parse_any_ruleset
 from rules.ruleset import Ruleset, ruleset_path
 from rules.toml_limits import MAX_TOML_BYTES, checked_toml_text
+
+if TYPE_CHECKING:  # the 2v2 engine is imported by the 2v2 inputs only (a 1v1 run needs none)
+    from rules.duo import DuoSettings, Environment
 
 
 @lru_cache(maxsize=16)
@@ -73,6 +76,8 @@ def load_duo_inputs(
         OSError: a file cannot be read (an unknown environment key: FileNotFoundError).
         rules.errors.RuleError: a file is not valid 2v2 settings or environment.
         rules.toml_limits.TomlLimitError: as :func:`read_ruleset_file`."""
+    from rules.duo import load_duo_settings, load_environment
+
     data = ruleset_path(DUO_NAME).parent
     settings = load_duo_settings(read_ruleset_file(settings_file or data / "duo.toml"))
     paths = []

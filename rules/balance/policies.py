@@ -152,8 +152,12 @@ def _castable(
 # (ruleset id, year) -> (ruleset, known spells as (spell, banned once used, name, damage) in
 # spellbook order, the same grouped by expected damage, best first): read once per ruleset.
 # The third part: the menu's spells, and each spell banned once used by its name -> its place.
+# Each group comes with the names of its entries banned once used, whether all of them are
+# (once all are spent on an opponent, the group has nothing left against them), and its
+# spells (all legal while none of those names is spent).
 _Menu = tuple[tuple[Spell, bool, str, int], ...]
-_Book = tuple[_Menu, tuple[_Menu, ...], tuple[tuple[Spell, ...], dict[str, int]]]
+_Groups = tuple[tuple[_Menu, frozenset[str], bool, tuple[Spell, ...]], ...]
+_Book = tuple[_Menu, _Groups, tuple[tuple[Spell, ...], dict[str, int]]]
 _FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
 
 
@@ -179,7 +183,11 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
         return (0, -(total // GREEDY_STEP_PV)) if total else (1, -m[3]) if m[3] else (2, 0)
 
     ranks = sorted({rank(m) for m in menu})
-    groups = tuple(tuple(m for m in menu if rank(m) == r) for r in ranks)
+    grouped = [tuple(m for m in menu if rank(m) == r) for r in ranks]
+    groups = tuple(
+        (g, frozenset(m[2] for m in g if m[1]), all(m[1] for m in g), tuple(m[0] for m in g))
+        for g in grouped
+    )
     if len(_FATIGUE_MENUS) >= 1024:
         _FATIGUE_MENUS.clear()
     spells = tuple(m[0] for m in menu)
@@ -202,14 +210,18 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     groups = _fatigue_menu(rs, me.year)[1]
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
         name = opp.name
-        spent = {spell for spell, target in used if target == name} if used else ()
-        for group in groups:
+        spent = {spell for spell, target in used if target == name}
+        for group, banned, all_banned, spells in groups:
+            if banned.isdisjoint(spent):  # none of it spent
+                return list(spells)
+            if all_banned and banned <= spent:  # all of it spent
+                continue
             legal = [m[0] for m in group if not (m[1] and m[2] in spent)]
             if legal:
                 return legal
         return []
     name = opp.name
-    for group in groups:
+    for group, *_ in groups:
         legal = [m[0] for m in group if _castable(m, me, name, used)]
         if legal:
             return legal
@@ -220,22 +232,42 @@ def fatigue_actions(
     rs: FatigueRuleset, me: DuellistState, spells: Sequence[Spell], role: Role
 ) -> list[str]:
     """Legal action kinds of ``me`` for this post (``spells``: :func:`fatigue_spells`)."""
-    if role == "initiative":
-        return ["cast"] if spells else []
-    cfg = rs.cfg
-    no_dodge = bool(me.effects) and any(isinstance(e, NoDodge) for e in me.effects)
-    dodged = me.last_action == "dodge" or (
-        cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
-    )
-    out = ["cast"] if spells else []
-    if not no_dodge and not dodged:
-        out.append("dodge")
-    riposte_barred = (no_dodge and cfg.no_dodge_bars_riposte) or (
-        dodged and cfg.dodge_riposte_counts_as_dodge
-    )
-    if spells and not riposte_barred:
-        out.append("dodge_riposte")
-    return out
+    return list(_actions(rs, me, bool(spells), role))
+
+
+_ACTIONS: dict[tuple[int, str, bool, bool, str | None], tuple[Ruleset, tuple[str, ...]]] = {}
+"""(ruleset id, role, a spell is legal, under ``no_dodge``, last action) -> (ruleset, the
+legal action kinds): :func:`_actions`, read once per ruleset and case."""
+
+
+def _actions(rs: FatigueRuleset, me: DuellistState, castable: bool, role: Role) -> tuple[str, ...]:
+    """:func:`fatigue_actions` as a shared tuple (``castable``: a spell is legal)."""
+    no_dodge = False
+    for e in me.effects:  # a loop: half the time of any() over a generator
+        if isinstance(e, NoDodge):
+            no_dodge = True
+            break
+    key = (id(rs), role, castable, no_dodge, me.last_action)
+    found = _ACTIONS.get(key)
+    if found is not None and found[0] is rs:
+        return found[1]
+    out = ["cast"] if castable else []
+    if role != "initiative":
+        cfg = rs.cfg
+        dodged = me.last_action == "dodge" or (
+            cfg.dodge_riposte_counts_as_dodge and me.last_action == "dodge_riposte"
+        )
+        if not no_dodge and not dodged:
+            out.append("dodge")
+        riposte_barred = (no_dodge and cfg.no_dodge_bars_riposte) or (
+            dodged and cfg.dodge_riposte_counts_as_dodge
+        )
+        if castable and not riposte_barred:
+            out.append("dodge_riposte")
+    if len(_ACTIONS) >= 1024:
+        _ACTIONS.clear()
+    _ACTIONS[key] = (rs, tuple(out))
+    return _ACTIONS[key][1]
 
 
 def fatigue_expected_damage(spell: Spell) -> int:
@@ -276,11 +308,13 @@ def fatigue_post(
     if below is None:
         below = drawer(rng)
     greedy = policy == "greedy"
+    if not greedy and not rs.has_cast_limits:
+        return _random_post(rs, me, opp, post_id, role, below)
     spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
     if greedy and spells:
         kind = "cast"
     else:
-        actions = fatigue_actions(rs, me, spells, role)
+        actions = _actions(rs, me, bool(spells), role)
         if not actions:
             return _post(me.name, post_id, None, None, None, None)
         kind = actions[0] if greedy or len(actions) == 1 else actions[below(len(actions))]
@@ -290,6 +324,49 @@ def fatigue_post(
         return _post(me.name, post_id, None, None, kind, bet)
     spell = spells[0] if len(spells) == 1 else spells[below(len(spells))]
     return _post(me.name, post_id, spell.name, spell.name, kind, bet)
+
+
+def _random_post(
+    rs: FatigueRuleset, me: DuellistState, opp: DuellistState, post_id: int, role: Role,
+    below: Callable[[int], int],
+) -> TurnPost:  # fmt: skip
+    """:func:`fatigue_post` of the random policy for a book without ``max_casts``: the same
+    draws, without building the legal spell list. The spells spent on ``opp`` are skipped by
+    their places in the year's menu (each banned name has one place): the ``i``-th legal
+    spell is the menu's ``i``-th once the spent places before it are stepped over."""
+    spells, banned_at = _fatigue_menu(rs, me.year)[2]
+    places: list[int] = []
+    if me.effects and _barred(me):
+        spells = ()
+    elif me.spells_used_on:
+        if banned_at:
+            name = opp.name
+            spent: set[int] = set()  # a name spent twice is one place: the set keeps it once
+            for spell, target in me.spells_used_on:
+                if target == name:
+                    place = banned_at.get(spell)
+                    if place is not None:  # else a name not banned once used
+                        spent.add(place)
+            if spent:
+                places = sorted(spent)
+        else:
+            spells = tuple(fatigue_spells(rs, me, opp))
+    legal = len(spells) - len(places)
+    actions = _actions(rs, me, legal > 0, role)
+    if not actions:
+        return _post(me.name, post_id, None, None, None, None)
+    kind = actions[0] if len(actions) == 1 else actions[below(len(actions))]
+    bets = rs.bets[kind]
+    bet = bets[0] if len(bets) == 1 else bets[below(len(bets))]
+    if kind == "dodge":
+        return _post(me.name, post_id, None, None, kind, bet)
+    i = 0 if legal == 1 else below(legal)
+    for p in places:
+        if p > i:
+            break
+        i += 1
+    spell = spells[i].name
+    return _post(me.name, post_id, spell, spell, kind, bet)
 
 
 def drawer(rng: Rng) -> Callable[[int], int]:

@@ -21,11 +21,12 @@ from functools import partial
 from rules.balance.policies import POLICIES, Policy, Rng, classic_post, drawer, fatigue_post
 from rules.engine import new_duel, resolve_turn, start_duel
 from rules.errors import RuleError
+from rules.fast import evolve
 from rules.fatigue.engine import new_fatigue_duel, resolve_fatigue_step
-from rules.fatigue.fast import resolve_trusted
-from rules.fatigue.plan import _Plan, plan_for
+from rules.fatigue.fast import advance_trusted
+from rules.fatigue.plan import plan_for
 from rules.fatigue.settings import FatigueRuleset
-from rules.model import DuelState, TurnOutcome, TurnPost
+from rules.model import DuelState, TurnPost
 from rules.ruleset import Ruleset
 
 DEFAULT_MAX_TURNS = 60
@@ -195,49 +196,69 @@ def play_fatigue(
     """One fatigue 1v1 duel; ``sides`` are (year, magic type or types) of ``"A"`` and
     ``"B"``. The initiative goes to either side with even odds each turn (whoever posts
     first)."""
-    (ya, ta), (yb, tb) = sides
-    state = start_duel(
-        new_fatigue_duel(
-            rs,
-            [
-                ("A", ya, (ta,) if isinstance(ta, str) else ta),
-                ("B", yb, (tb,) if isinstance(tb, str) else tb),
-            ],
-        )
-    )
-    policy = {"A": policies[0], "B": policies[1]}
+    state = _started(rs, sides)
     below = drawer(rng)  # rng.randint(1, 6) is 1 + below(6): the same draws
+    draw = rng.random
     plan = plan_for(rs)
     pid = 0
     turns = 0
     while not state.finished and turns < max_turns:
-        a, b = state.duellists
-        first, second = (a, b) if rng.random() < 0.5 else (b, a)
+        # the first poster, by place in the roster (A, B): it stays the same in every state
+        i = 0 if draw() < 0.5 else 1
+        duellists = state.duellists
         pid += 1
-        post = fatigue_post(rs, first, second, pid, "initiative", rng, policy[first.name], below)
-        one = _step(plan, rs, state, post, 1 + below(6))
+        post = fatigue_post(rs, duellists[i], duellists[1 - i], pid, "initiative", rng,
+                            policies[i], below)  # fmt: skip
+        die = 1 + below(6)
+        after = None if plan is None else advance_trusted(plan, state, post, die)
+        state = _full_step(rs, state, post, die) if after is None else after
         turns += 1
-        state = one.state
-        if one.finished:
+        if state.finished:
             break
-        a, b = state.duellists
-        me, opp = (b, a) if a.name == first.name else (a, b)
+        duellists = state.duellists
         pid += 1
-        post = fatigue_post(rs, me, opp, pid, "defense", rng, policy[me.name], below)
-        state = _step(plan, rs, state, post, 1 + below(6)).state
+        post = fatigue_post(rs, duellists[1 - i], duellists[i], pid, "defense", rng,
+                            policies[1 - i], below)  # fmt: skip
+        die = 1 + below(6)
+        after = None if plan is None else advance_trusted(plan, state, post, die)
+        state = _full_step(rs, state, post, die) if after is None else after
     return state, turns
 
 
-def _step(
-    plan: _Plan | None, rs: FatigueRuleset, state: DuelState, post: TurnPost, die: int
-) -> TurnOutcome:
-    """One step of a simulated fatigue duel: the trusted fast path (legal play), else the
-    full resolution."""
-    if plan is not None:
-        out = resolve_trusted(plan, state, post, die)
-        if out is not None:
-            return out
-    return resolve_fatigue_step(state, [post], {post.post_id: (die,)}, ruleset=rs, trail=False)
+_STARTS: dict[tuple[int, str, str, object], tuple[FatigueRuleset, DuelState]] = {}
+"""(ruleset id, name, year, magic types) -> (ruleset, the started duel of ``name`` of that year
+and types against a "B" or an "A"): the duellists' starting states, read once each."""
+
+
+def _started(
+    rs: FatigueRuleset, sides: tuple[tuple[str, str | tuple[str, ...]], ...]
+) -> DuelState:
+    """``start_duel(new_fatigue_duel(rs, [("A", year, types), ("B", year, types)]))`` of
+    ``sides`` = ((year, type or types) of A, of B): a duellist's starting state depends only
+    on its name, year and types, so each is built once (frozen: shared by every duel) and the
+    duel is that of A with B's state put in. Raises RuleError as :func:`new_fatigue_duel`."""
+    (ya, ta), (yb, tb) = sides
+    key_a, key_b = (id(rs), "A", ya, ta), (id(rs), "B", yb, tb)
+    got_a, got_b = _STARTS.get(key_a), _STARTS.get(key_b)
+    if got_a is None or got_a[0] is not rs or got_b is None or got_b[0] is not rs:
+        state = start_duel(new_fatigue_duel(rs, [
+            ("A", ya, (ta,) if isinstance(ta, str) else ta),
+            ("B", yb, (tb,) if isinstance(tb, str) else tb),
+        ]))  # fmt: skip
+        if len(_STARTS) >= 4096:
+            _STARTS.clear()
+        _STARTS[key_a] = _STARTS[key_b] = (rs, state)
+        return state
+    return evolve(got_a[1], duellists=(got_a[1].duellists[0], got_b[1].duellists[1]))
+
+
+def _full_step(rs: FatigueRuleset, state: DuelState, post: TurnPost, die: int) -> DuelState:
+    """The state after one step of a simulated fatigue duel that the trusted fast path
+    (legal play; only the next state built, :func:`advance_trusted`) leaves to the full
+    resolution."""
+    return resolve_fatigue_step(
+        state, [post], {post.post_id: (die,)}, ruleset=rs, trail=False
+    ).state
 
 
 def _cell(row: str, col: str, results: Sequence[tuple[str, int]]) -> Cell:

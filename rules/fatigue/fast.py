@@ -18,13 +18,13 @@ balance simulator's legal play only) reads each post as posted and looks for no 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal
+from typing import Literal, cast, overload
 
 from rules.effects import Effect, NoAttack
 from rules.errors import RuleError
 from rules.fatigue.context import _bet_text
 from rules.fatigue.effects import NoDodge, Ward
-from rules.fatigue.fast_close import _carry, _close, _healed
+from rules.fatigue.fast_close import _carry, _close, _healed, _settle
 from rules.fatigue.plan import (
     _PLANS,
     _bet,
@@ -151,9 +151,11 @@ def _read(
 def _apply(
     plan: _Plan, caster: DuellistState, target: DuellistState, read: _Read, landed: bool,
     other_die: int, damage: dict[str, int], heal: dict[str, int],
-    new_effects: dict[str, list[Effect]], void_extra: str | None,
-) -> AttackResult:  # fmt: skip
-    """:func:`rules.fatigue.applying._apply` without trail and overrides."""
+    new_effects: dict[str, list[Effect]], void_extra: str | None, lean: bool = False,
+) -> AttackResult | None:  # fmt: skip
+    """:func:`rules.fatigue.applying._apply` without trail and overrides: adds to
+    ``damage``, ``heal`` and ``new_effects``; the attack's result, or None when ``lean``
+    (nobody reads it: the balance simulator's step, :func:`advance_trusted`)."""
     sp = read[1]
     attack_mods: tuple[Modifier, ...] = ()
     defense_mods: tuple[Modifier, ...] = ()
@@ -180,7 +182,8 @@ def _apply(
                 for e in target.effects:
                     if isinstance(e, Ward):
                         ward += e.amount
-                        defense_mods += (Modifier(-e.amount, e.source or "ward"),)
+                        if not lean:
+                            defense_mods += (Modifier(-e.amount, e.source or "ward"),)
             dealt = base + added + taken - ward
             if dealt < 0:
                 dealt = 0
@@ -188,21 +191,21 @@ def _apply(
         if landed or not sp.targets:
             if sp.heals:
                 bonus = bonuses[2] if bonuses is not None else 0
-                heal[caster.name] += sum(h + bonus for h in sp.heals)
+                heal[caster.name] += sum(sp.heals) + bonus * len(sp.heals)
             if sp.carried:
                 more = bonuses[3] if bonuses is not None else 0
+                ready = plan.made.get((sp.name, more, caster.name)) or _made(
+                    plan, sp, more, caster.name
+                )
                 made: list[Effect] = []
-                for e, on_target in sp.carried:
+                for carried, on_target in ready:
                     if on_target and not landed:
                         continue
-                    carried = _new(e.__class__)
-                    d = e.__dict__.copy()
-                    d["duration"] = max(1, e.duration + more)
-                    d["source"], d["caster"] = sp.name, caster.name
-                    _set(carried, "__dict__", d)
                     made.append(carried)
                     new_effects[target.name if on_target else caster.name].append(carried)
                 applied = tuple(made)
+    if lean:
+        return None
     void = read[3]
     if void is None and not landed:
         void = void_extra
@@ -212,6 +215,26 @@ def _apply(
         "effective_defense": 0, "landed": landed, "damage": dealt, "effects_applied": applied,
         "void_reason": void, "attack_modifiers": attack_mods, "attack_value": base})  # fmt: skip
     return out
+
+
+def _made(
+    plan: _Plan, sp: _SpellPlan, more: int, caster: str
+) -> tuple[tuple[Effect, bool], ...]:
+    """The lasting effects ``sp`` cast by ``caster`` leaves, each with its duration bonus
+    ``more`` (never below 1 turn) and True when its target bears it: built once per
+    (spell, bonus, caster) and kept in ``plan.made`` (frozen values, shared)."""
+    out = []
+    for e, on_target in sp.carried:
+        carried = _new(e.__class__)
+        d = e.__dict__.copy()
+        d["duration"] = max(1, e.duration + more)
+        d["source"], d["caster"] = sp.name, caster
+        _set(carried, "__dict__", d)
+        out.append((carried, on_target))
+    if len(plan.made) >= 4096:
+        plan.made.clear()
+    found = plan.made[(sp.name, more, caster)] = tuple(out)
+    return found
 
 
 def resolve_fast(
@@ -277,7 +300,9 @@ def resolve_fast(
     call = _Call(plan)
     try:
         if not pending_posts:
-            return None if post is None else _initiative(call, state, post, rolled)
+            if post is None:
+                return None
+            return cast("TurnOutcome | None", _initiative(call, state, post, rolled))
         if len(pending_posts) > 1:
             return None
         pending = pending_posts[0]
@@ -297,7 +322,7 @@ def resolve_fast(
             pid = pending.post_id
             if any(v.post_id == pid and v.status == "waived" for v in a.violations):
                 return None
-        return _resolve(call, state, a, d, pending, die, post, rolled)
+        return cast("TurnOutcome | None", _resolve(call, state, a, d, pending, die, post, rolled))
     except RuleError:
         return None
 
@@ -309,20 +334,16 @@ _Reader = Callable[
 
 
 def _initiative(
-    call: _Call, state: DuelState, post: TurnPost, rolled: int, reader: _Reader | None = None
-) -> TurnOutcome | None:
+    call: _Call, state: DuelState, post: TurnPost, rolled: int, reader: _Reader | None = None,
+    lean: bool = False,
+) -> TurnOutcome | DuelState | None:  # fmt: skip
+    """The initiative step: its outcome, or only the next state when ``lean``; None when
+    the full resolution must run."""
     d0, d1 = state.duellists
     me, opp = (d0, d1) if post.duellist == d0.name else (d1, d0)
     read = (reader or _read)(call, me, opp, post, rolled, "initiative", True)
     if read is None:
         return None
-    sp = read[1]
-    void = read[3] or ("pending" if sp is not None else "no_action")
-    attack = _new(AttackResult)
-    _set(attack, "__dict__", {"attacker": me.name, "defender": opp.name, "spell": read[2],
-        "attack_die": read[5], "defense_die": 0, "defense_modifiers": (), "effective_defense": 0,
-        "landed": False, "damage": 0, "effects_applied": (), "void_reason": void,
-        "attack_modifiers": (), "attack_value": sp.base if sp is not None else 0})  # fmt: skip
     kept = _new(TurnPost)
     k = post.__dict__.copy()
     k["dice"] = (rolled,)
@@ -333,6 +354,16 @@ def _initiative(
         points = (d0.points, d1.points)
     else:
         points = (d0.points - call.penalty(d0.name), d1.points - call.penalty(d1.name))
+    if lean:
+        return _settle(call, state, state.turn + 1, False, kept, points,
+                       (d0.effects, d1.effects), None)  # fmt: skip
+    sp = read[1]
+    void = read[3] or ("pending" if sp is not None else "no_action")
+    attack = _new(AttackResult)
+    _set(attack, "__dict__", {"attacker": me.name, "defender": opp.name, "spell": read[2],
+        "attack_die": read[5], "defense_die": 0, "defense_modifiers": (), "effective_defense": 0,
+        "landed": False, "damage": 0, "effects_applied": (), "void_reason": void,
+        "attack_modifiers": (), "attack_value": sp.base if sp is not None else 0})  # fmt: skip
     return _close(call, state, state.turn + 1, False, (attack,), {post.post_id: (rolled,)},
                   kept, points, (d0.effects, d1.effects), None)  # fmt: skip
 
@@ -340,8 +371,10 @@ def _initiative(
 def _resolve(
     call: _Call, state: DuelState, a: DuellistState, d: DuellistState, init_post: TurnPost,
     init_die: int, defense_post: TurnPost | None, defense_die: int, reader: _Reader | None = None,
-) -> TurnOutcome | None:  # fmt: skip
-    """:func:`rules.fatigue.engine._resolve` without trail, overrides and waivers."""
+    lean: bool = False,
+) -> TurnOutcome | DuelState | None:  # fmt: skip
+    """:func:`rules.fatigue.engine._resolve` without trail, overrides and waivers: the
+    outcome, or only the next state when ``lean``; None when the full resolution must run."""
     plan = call.plan
     read = reader or _read
     an, dn = a.name, d.name
@@ -392,7 +425,7 @@ def _resolve(
             used_a = ((init_sp.name, dn),)
     dodge_void = "dodged" if dodged and not init_landed else None
     first = _apply(plan, a, d, init, init_landed, dfn[5] if dfn else 0, damage, heal,
-                   new_effects, dodge_void)  # fmt: skip
+                   new_effects, dodge_void, lean)  # fmt: skip
     if dfn is not None:
         d_landed = False
         void_extra: str | None = None
@@ -409,10 +442,8 @@ def _resolve(
                 used_d = ((dsp.name, an),)
         elif dkind == "dodge":
             void_extra = "dodge"
-        second = _apply(plan, d, a, dfn, d_landed, init[5], damage, heal, new_effects, void_extra)
-        attacks: tuple[AttackResult, ...] = (first, second)
-    else:
-        attacks = (first,)
+        second = _apply(plan, d, a, dfn, d_landed, init[5], damage, heal, new_effects, void_extra,
+                        lean)  # fmt: skip
     after_a = a.points - damage[an]
     after_d = d.points - damage[dn]
     if call.penalties is not None:
@@ -432,6 +463,15 @@ def _resolve(
     d_action = None if dfn is None or not (dfn[7] or dfn[0] == "cast") else dfn[0]
     mem_a = (init[0], init_post.spell, used_a)
     mem_d = (d_action, defense_post.spell if defense_post else d.last_spell, used_d)
+    if lean:
+        if a is state.duellists[0]:
+            return _settle(call, state, state.turn + 1, True, None, (after_a, after_d),
+                           (eff_a, eff_d), (mem_a, mem_d))  # fmt: skip
+        return _settle(call, state, state.turn + 1, True, None, (after_d, after_a),
+                       (eff_d, eff_a), (mem_d, mem_a))  # fmt: skip
+    attacks = cast(
+        "tuple[AttackResult, ...]", (first,) if dfn is None else (first, second)
+    )
     dice_used: dict[int, tuple[int, ...]] = {init_post.post_id: (init_die,)}
     if defense_post is not None:
         dice_used[defense_post.post_id] = (defense_die,)
@@ -463,18 +503,43 @@ def resolve_trusted(
     value for a relaunch, ``post`` None) instead of the ``posts`` and ``dice`` to look up:
     the balance simulator's step (issue 26: what a simulated step costs is the rules, not
     the call). None when the full resolution must run (a relaunch before any initiative)."""
+    return advance_trusted(plan, state, post, rolled, False)
+
+
+@overload
+def advance_trusted(
+    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int
+) -> DuelState | None: ...
+
+
+@overload
+def advance_trusted(
+    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int, lean: Literal[False]
+) -> TurnOutcome | None: ...
+
+
+def advance_trusted(
+    plan: _Plan, state: DuelState, post: TurnPost | None, rolled: int, lean: bool = True
+) -> TurnOutcome | DuelState | None:
+    """``resolve_trusted(plan, state, post, rolled).state`` without the rest of the outcome
+    (no attack results, dice or effects maps are built: the balance simulator reads only the
+    next state, issue 26), or None where :func:`resolve_trusted` gives None. The same
+    arguments and the same rules (the same code with the results left out; ``lean=False``
+    is :func:`resolve_trusted`); ``test_rules_fast.py`` and ``test_rules_fast_golden.py``
+    check its state against the full resolution's on generated legal play and on the golden
+    duels' legal steps."""
     call = plan.trusted_call
     pending_posts = state.pending
     if not pending_posts:
         if post is None:
             return None
-        return _initiative(call, state, post, rolled, _read_legal)
+        return _initiative(call, state, post, rolled, _read_legal, lean)
     pending = pending_posts[0]
     d0, d1 = state.duellists
     a, d = (d0, d1) if pending.duellist == d0.name else (d1, d0)
     if not pending.dice:
         return None
-    return _resolve(call, state, a, d, pending, pending.dice[0], post, rolled, _read_legal)
+    return _resolve(call, state, a, d, pending, pending.dice[0], post, rolled, _read_legal, lean)
 
 
 def _read_legal(
@@ -493,4 +558,4 @@ def _read_legal(
     return kind, sp, sp.name, None, bet, die, won, kind != "cast"
 
 
-__all__ = ["plan_for", "resolve_fast", "resolve_trusted"]
+__all__ = ["advance_trusted", "plan_for", "resolve_fast", "resolve_trusted"]

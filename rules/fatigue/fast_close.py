@@ -21,13 +21,19 @@ def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, .
     if not effects and not new:
         return ()
     out: list[Effect] = []
+    next_of = plan.next_of
     for e in effects:
         if e.duration > 1:
-            c = _new(e.__class__)
-            d = e.__dict__.copy()
-            d["duration"] = e.duration - 1
-            _set(c, "__dict__", d)
-            out.append(c)
+            found = next_of.get(id(e))
+            if found is None or found[0] is not e:
+                c = _new(e.__class__)
+                d = e.__dict__.copy()
+                d["duration"] = e.duration - 1
+                _set(c, "__dict__", d)
+                if len(next_of) >= 4096:
+                    next_of.clear()
+                found = next_of[id(e)] = (e, c)  # e kept alive: its id stays its own
+            out.append(found[1])
     if not new:
         return tuple(out)
     by_kind = plan.by_kind
@@ -59,11 +65,9 @@ def _updated(
     d: DuellistState, points: int, effects: tuple[Effect, ...],
     violations: list[Violation], memory: _Memory | None,
 ) -> DuellistState:
-    """``d`` after the step: the same frozen state when nothing changed (an initiative step),
-    else a copy with its points, effects, its share of ``violations`` and the step's memory
-    (``memory``: last action, last spell, the spell-on-opponent pair used, or None)."""
-    if memory is None and not violations and points == d.points and effects is d.effects:
-        return d
+    """A copy of ``d`` after the step with its points, effects, its share of ``violations``
+    and the step's memory (``memory``: last action, last spell, the spell-on-opponent pair
+    used, or None); :func:`_settle` keeps ``d`` itself when nothing changed."""
     up = _new(DuellistState)
     u = d.__dict__.copy()
     _set(up, "__dict__", u)
@@ -77,26 +81,26 @@ def _updated(
     return up
 
 
-def _close(
-    call: _Call, state: DuelState, turn: int, closes_turn: bool,
-    attacks: tuple[AttackResult, ...], dice: dict[int, tuple[int, ...]],
-    pending: TurnPost | None, points: tuple[int, int],
-    effects_next: tuple[tuple[Effect, ...], tuple[Effect, ...]],
-    memory: tuple[_Memory, _Memory] | None, swap: bool = False,
-) -> TurnOutcome:  # fmt: skip
-    """:func:`rules.fatigue.closing._close` without trail and overrides; ``points``,
-    ``effects_next`` and ``memory`` in roster order; ``swap``: the outcome's ``effects_next``
-    names the second duellist first (the initiative's caster, as the full engine does)."""
+def _settle(
+    call: _Call, state: DuelState, turn: int, closes_turn: bool, pending: TurnPost | None,
+    points: tuple[int, int], effects_next: tuple[tuple[Effect, ...], tuple[Effect, ...]],
+    memory: tuple[_Memory, _Memory] | None,
+) -> DuelState:  # fmt: skip
+    """The state after the step (:func:`rules.fatigue.closing._close` without trail and
+    overrides, less the outcome): who is out, the winner or a draw, each duellist's points,
+    effects, violations and memory; ``points``, ``effects_next`` and ``memory`` in roster
+    order. The balance simulator's step reads only this
+    (:func:`rules.fatigue.fast.advance_trusted`)."""
     plan = call.plan
     violations = call.violations
     d0, d1 = state.duellists
-    n0, n1 = d0.name, d1.name
     p0, p1 = points
     finished, winner, draw = False, None, False
     if d0.disqualified or d1.disqualified:  # disqualified by the referee
         q0, q1 = d0.disqualified, d1.disqualified
-        finished, winner = True, (n1 if not q1 else n0 if not q0 else None)
-    else:
+        finished, winner = True, (d1.name if not q1 else d0.name if not q0 else None)
+    elif violations or d0.violations or d1.violations or p0 <= 0 or p1 <= 0:
+        n0, n1 = d0.name, d1.name
         three0 = three1 = False
         if violations or d0.violations or d1.violations:
             c0 = c1 = 0
@@ -118,26 +122,53 @@ def _close(
             else:
                 winner = n0 if p0 > p1 else n1
     e0, e1 = effects_next
+    m0, m1 = (None, None) if memory is None else memory
+    # the same frozen state when nothing changed (an initiative step)
+    if m0 is None and not violations and p0 == d0.points and e0 is d0.effects:
+        up0 = d0
+    else:
+        up0 = _updated(d0, p0, e0, violations, m0)
+    if m1 is None and not violations and p1 == d1.points and e1 is d1.effects:
+        up1 = d1
+    else:
+        up1 = _updated(d1, p1, e1, violations, m1)
+    new_state = _new(DuelState)
+    s = state.__dict__.copy()
+    _set(new_state, "__dict__", s)
+    if closes_turn:
+        s["turn"] = turn
+    s["duellists"] = (up0, up1)
+    s["finished"], s["winner"], s["draw"] = finished, winner, draw
+    s["pending"] = () if finished or pending is None else (pending,)
+    return new_state
+
+
+def _close(
+    call: _Call, state: DuelState, turn: int, closes_turn: bool,
+    attacks: tuple[AttackResult, ...], dice: dict[int, tuple[int, ...]],
+    pending: TurnPost | None, points: tuple[int, int],
+    effects_next: tuple[tuple[Effect, ...], tuple[Effect, ...]],
+    memory: tuple[_Memory, _Memory] | None, swap: bool = False,
+) -> TurnOutcome:  # fmt: skip
+    """:func:`rules.fatigue.closing._close` without trail and overrides: :func:`_settle`'s
+    state and the outcome around it; ``swap``: the outcome's ``effects_next`` names the
+    second duellist first (the initiative's caster, as the full engine does)."""
+    new_state = _settle(call, state, turn, closes_turn, pending, points, effects_next, memory)
+    n0, n1 = state.duellists[0].name, state.duellists[1].name
+    e0, e1 = effects_next
+    finished = new_state.finished
     pending_at_end: dict[str, tuple[Effect, ...]] = {}
     if finished:
         if e0:
             pending_at_end[n0] = e0
         if e1:
             pending_at_end[n1] = e1
-    up0 = _updated(d0, p0, e0, violations, None if memory is None else memory[0])
-    up1 = _updated(d1, p1, e1, violations, None if memory is None else memory[1])
-    new_state = _new(DuelState)
-    s = state.__dict__.copy()
-    _set(new_state, "__dict__", s)
-    s["turn"] = turn if closes_turn else state.turn
-    s["duellists"] = (up0, up1)
-    s["finished"], s["winner"], s["draw"] = finished, winner, draw
-    s["pending"] = () if finished or pending is None else (pending,)
     out = _new(TurnOutcome)
     _set(out, "__dict__", {"turn": turn, "state": new_state, "attacks": attacks,
         "effects_next": {n1: e1, n0: e0} if swap else {n0: e0, n1: e1},
-        "violations": tuple(violations), "winner": winner, "draw": draw, "finished": finished,
-        "trail": (), "pending_effects_at_end": pending_at_end, "dice": dice})  # fmt: skip
+        "violations": tuple(call.violations), "winner": new_state.winner,
+        "draw": new_state.draw, "finished": finished, "trail": (),
+        "pending_effects_at_end": pending_at_end, "dice": dice})  # fmt: skip
     return out
 
 

@@ -70,7 +70,7 @@ class _Plan:
                  "mods", "faces", "per_post", "by_kind", "own_won", "reuse_counts_dodged",
                  "riposte_counts", "no_dodge_bars_riposte", "riposte_vs_undodgeable",
                  "heal_cap_start", "to_lose", "both_lose_draw", "double_ko_draw",
-                 "last_initiative", "trusted_call")  # fmt: skip
+                 "last_initiative", "trusted_call", "made", "next_of")  # fmt: skip
 
     def __init__(self, rs: FatigueRuleset, spells: Mapping[str, _SpellPlan],
                  rules: Mapping[str, tuple[str, int, str | None]]) -> None:  # fmt: skip
@@ -99,6 +99,11 @@ class _Plan:
         # the bookkeeping of every trusted step (legal play records no violation, so its
         # list stays empty and one object serves them all)
         self.trusted_call = _Call(self)
+        # the lasting effects a spell leaves: (spell, duration bonus, caster) -> (effect,
+        # True when the target bears it) for each, and a running effect's id -> (it, the
+        # same one turn later): frozen values, built once and shared by every duel
+        self.made: dict[tuple[str, int, str], tuple[tuple[Effect, bool], ...]] = {}
+        self.next_of: dict[int, tuple[Effect, Effect]] = {}
 
 
 class _Call:

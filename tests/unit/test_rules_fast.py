@@ -227,7 +227,20 @@ def _both(state: DuelState, posts: list[TurnPost], dice: dict[int, tuple[int, ..
         if fast is not None:
             counts["trusted"] += 1
             _same_but_trail(fast, full)
+            # and its lean form (the simulator's: the next state only) the same state
+            assert _advanced(rs, state, posts, dice) == full.state
     return full
+
+
+def _advanced(rs: Any, state: DuelState, posts: list[TurnPost],
+              dice: dict[int, tuple[int, ...]]) -> DuelState | None:  # fmt: skip
+    """:func:`rules.fatigue.fast.advance_trusted` of a step given as ``resolve_fast``'s."""
+    from rules.fatigue.fast import advance_trusted, plan_for
+
+    plan = plan_for(rs)
+    assert plan is not None
+    post = posts[0] if posts else None
+    return advance_trusted(plan, state, post, dice[post.post_id][0] if post else 0)
 
 
 @pytest.mark.parametrize("variant", sorted(FATIGUE_VARIANTS))
