@@ -175,6 +175,7 @@ class Referee:
         self.on_drafted: list[Callable[[], None]] = []
         # The snapshots this poll handed to the flows, by duel id (reused by the sweep).
         self.polled: dict[int, DuelRecords] = {}
+        self._opened = 0  # openings drafted (and kicked) by the topic being polled
         # True under ``forumbot check``: its drafts go to an in-memory copy, so the log names
         # no draft id the real database would not have (newcomer5 C5).
         self.dry_run = False
@@ -226,7 +227,7 @@ class Referee:
             new += counts[1]
             edited += counts[2]
             drafts += counts[3]
-            if counts[3]:
+            if counts[3] > self._opened:  # the opening kicked when it was drafted
                 self._drafted()
         swept = sweep(self.context(), forum_id, self.polled)
         self.polled = {}
@@ -258,7 +259,7 @@ class Referee:
             if duel.last_post_id == summary.last_post_id:
                 return 0, 0, 0, 0
             duel = None  # changed since: read it again for a duel
-        read = opened = 0  # opened: the opening drafted when this poll adopts the topic
+        read = opened = self._opened = 0  # opened: the opening drafted on adopting the topic
         fresh: list[Post] | None = None  # the whole topic, read to adopt it: no second read
         if duel is None:
             fresh = self.client.read_topic(summary.topic_id, None)
@@ -267,7 +268,7 @@ class Referee:
             if adopted is None:
                 return read, 0, 0, 0
             duel = Duel.from_row(adopted)
-            opened = 1  # counted with the poll's drafts (newcomer5 C5: « 0 drafts »)
+            opened = self._opened = 1  # counted in the poll's drafts (newcomer5 C5)
             self._drafted()  # its opening is drafted
         if read == 0 and (duel.held_at is not None or self.watch.held_moved(duel)):
             return 0, 0, 0, 0  # held: its topic moved into another or is gone
