@@ -175,7 +175,6 @@ class Referee:
         self.on_drafted: list[Callable[[], None]] = []
         # The snapshots this poll handed to the flows, by duel id (reused by the sweep).
         self.polled: dict[int, DuelRecords] = {}
-        self._opened = 0  # openings drafted (and kicked) by the topic being polled
         # True under ``forumbot check``: its drafts go to an in-memory copy, so the log names
         # no draft id the real database would not have (newcomer5 C5).
         self.dry_run = False
@@ -227,8 +226,6 @@ class Referee:
             new += counts[1]
             edited += counts[2]
             drafts += counts[3]
-            if counts[3] > self._opened:  # the opening kicked when it was drafted
-                self._drafted()
         swept = sweep(self.context(), forum_id, self.polled)
         self.polled = {}
         if swept:
@@ -259,7 +256,7 @@ class Referee:
             if duel.last_post_id == summary.last_post_id:
                 return 0, 0, 0, 0
             duel = None  # changed since: read it again for a duel
-        read = opened = self._opened = 0  # opened: the opening drafted on adopting the topic
+        read = opened = 0  # opened: the opening drafted (and kicked) on adopting the topic
         fresh: list[Post] | None = None  # the whole topic, read to adopt it: no second read
         if duel is None:
             fresh = self.client.read_topic(summary.topic_id, None)
@@ -268,7 +265,7 @@ class Referee:
             if adopted is None:
                 return read, 0, 0, 0
             duel = Duel.from_row(adopted)
-            opened = self._opened = 1  # counted in the poll's drafts (newcomer5 C5)
+            opened = 1  # counted in the poll's drafts (newcomer5 C5)
             self._drafted()  # its opening is drafted
         if read == 0 and (duel.held_at is not None or self.watch.held_moved(duel)):
             return 0, 0, 0, 0  # held: its topic moved into another or is gone
@@ -312,6 +309,8 @@ class Referee:
             self.follow.hold_gone(duel, exc)
             return read + 1, 0, 0, opened
         self.follow.note_forum(duel, self.client)
+        if counts[2]:  # the turns drafted now (the opening kicked when it was drafted)
+            self._drafted()
         return read + (fresh is None), counts[0], counts[1], counts[2] + opened
 
     def _watches_edits(self, duel: Duel, flow: DuelFlow) -> bool:
