@@ -252,7 +252,11 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
     except (RuleError, FileNotFoundError) as exc:
         raise click.ClickException(str(exc)) from exc
     other = tables[1] if len(tables) > 1 else None
-    click.echo(text_table(tables[0], other, say), nl=False)
+    rs = players[0][0]
+    labels = {}
+    if tables[0].kind == "magic_types" and isinstance(rs, FatigueRuleset):
+        labels = {k: t.label for k, t in rs.magic_types.items()}  # « Discrète » (C1)
+    click.echo(text_table(tables[0], other, say, labels=labels, asked=duels), nl=False)
     if policy == "greedy":
         click.echo(_(GREEDY_NOTE))
     if csv_file:

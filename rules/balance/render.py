@@ -11,7 +11,7 @@ import io
 from collections.abc import Callable, Mapping
 from html import escape
 
-from rules.balance.simulate import MEANINGLESS_CAPPED, Cell, Table, compare
+from rules.balance.simulate import FEW_DUELS, MEANINGLESS_CAPPED, Cell, Table, compare
 
 Say = Callable[..., str]
 """``say(message, *values)``: a caption's English ``%``-template (``%s``, ``%%``) filled with
@@ -40,6 +40,18 @@ MEANING_TEMPLATES = {
 """The captions of :meth:`rules.balance.simulate.Table.meaningless`, as ``say`` templates
 (``capped``: the share of capped duels, ``"%.0f"``)."""
 
+FEW_NOTE = N_(
+    "this table means little: only %s duels a cell, so chance alone moves a cell by up to %s "
+    "points; ask for --duels %s or more (%s a cell)"
+)
+"""The CLI's caption of a table with few duels a cell (:meth:`Table.few`, newcomer 6 C1):
+the smallest cell's duels, chance's spread (points), the ``--duels`` that gives
+:data:`~rules.balance.simulate.FEW_DUELS` a cell, that count."""
+
+ASKED_NOTE = N_("%s duels asked: %s cells of %s whole duels each, so %s played")
+"""The CLI's line when ``--duels`` is not a whole number of duels a cell (newcomer 6 C1:
+500 asked, 448 played): asked, cells, duels a cell, played."""
+
 MEANING = {
     "capped": "this table means little: {capped:.0f} % of its duels were closed at the turn cap "
     "(no winner); the spellbook's duels stall",
@@ -49,31 +61,76 @@ MEANING = {
 """English captions of :meth:`rules.balance.simulate.Table.meaningless` (the CLI's)."""
 
 MIRROR_NOTE = N_(
-    "mirror cells (row = column): the two sides are alike and the row side is the one listed "
-    "first, so if the order did not matter a mirror cell would read on average 50 %% less half "
-    "its draws and capped duels, and cells (r, c) and (c, r) would add up on average to 100 %% "
-    "less their draws and capped duels; chance alone moves each cell within its 95 %% interval "
-    "(in brackets), about %s points either way with %s duels a cell."
+    "Mirror cells (row = column: %s): the two sides are alike, so expect such a cell to read "
+    "on average 50 %% less half its draws and capped duels, and a cell plus its opposite "
+    "(column, row) 100 %% less their draws and capped duels. With %s duels a cell, chance "
+    "alone moves a cell by up to %s points (a pair by %s), 19 times in 20."
 )
-"""The CLI's note under a table whose rows and columns are the same sides (a ``say``
-template: ``%%`` is one « % »)."""
+"""The mirror cells' note, ONE text for the CLI (under a table whose rows are its columns)
+and the review page (:func:`forumbot.web.routes.balance.mirror_note`; newcomer 6 C2): a
+``say`` template (``%%`` is one « % »): :data:`MIRROR_SAME` of the table's kind, the duels
+of a cell, chance's spread of a cell and of a pair (points, 95 %: :func:`chance_points`)."""
+
+MIRROR_SAME = {
+    "years": N_("same year"),
+    "duo years": N_("same year"),
+    "magic_types": N_("same magic type"),
+}
+"""What a mirror cell pairs, by :attr:`Table.kind` (``say`` templates)."""
+
+
+def chance_points(duels: int) -> tuple[int, int]:
+    """The half-width (percentage points, rounded) of a 50 % cell's 95 % interval with
+    ``duels`` duels (``1.96 * sqrt(0.25 / duels)``, at most 50), and of a pair of cells
+    (times sqrt(2)); ``duels`` below 1 counts as 1."""
+    band = 1.96 * (0.25 / max(1, duels)) ** 0.5
+    return round(min(100 * band, 50)), round(min(100 * band * 2**0.5, 100))
+
+
+def mirror_text(table: Table, say: Say = english) -> str | None:
+    """:data:`MIRROR_NOTE` for ``table`` in ``say``'s language (the duels of its smallest
+    cell), or None when its rows are not its columns or it has no duel."""
+    if table.rows != table.cols or not table.duels:
+        return None
+    per = min(c.duels for c in table.cells.values())
+    cell, pair = chance_points(per)
+    same = say(MIRROR_SAME.get(table.kind, N_("same year")))
+    return say(MIRROR_NOTE, same, per, cell, pair)
+
 
 KINDS = {
     "years": N_("years"),
-    "magic_types": N_("magic_types"),
+    "magic_types": N_("magic types"),
     "duo years": N_("duo years"),
 }
 """The tables' kinds (:attr:`Table.kind`) as captions (``say`` templates)."""
 
+KIND_OF_YEAR = N_("magic types (both duellists: %s)")
+"""A magic-type table's kind with its duellists' year (:attr:`Table.year`, newcomer 6 C1:
+the table did not say which year it plays)."""
+
+YEARS = {"1": N_("1st year"), "adult": N_("adult")}
+"""A year as words (``say`` templates, as ``forumbot check``'s); another is :data:`NTH_YEAR`."""
+
+NTH_YEAR = N_("year %s")
+
+
+def year_words(year: str, say: Say = english) -> str:
+    """``"5"`` as « year 5 » (« 5e année » in French), ``"adult"`` as « adult »."""
+    return say(YEARS[year]) if year in YEARS else say(NTH_YEAR, year)
+
 
 SIDES = {"adult": N_("adult")}
 """Row and column keys that are words (a year), as ``say`` templates: the French table says
-« adulte », as the review page's table does (newcomer5 C10: it said « adult »); years and
-magic types are shown as they are."""
+« adulte », as the review page's table does (newcomer5 C10: it said « adult »); years are
+shown as they are, a magic type by its label when the caller gives them (``labels``)."""
 
 
-def _side(key: str, say: Say) -> str:
-    """A row's or column's header: its :data:`SIDES` word, else the key itself."""
+def _side(key: str, say: Say, labels: Mapping[str, str]) -> str:
+    """A row's or column's header: its label (a magic type's « Discrète »), else its
+    :data:`SIDES` word, else the key itself."""
+    if key in labels:
+        return labels[key]
     return say(SIDES[key]) if key in SIDES else key
 
 
@@ -85,23 +142,59 @@ def _rate_cell(table: Table, r: str, c: str, say: Say = english) -> str:
     return f"{100 * cell.win_rate:.0f} ({100 * lo:.0f}-{100 * hi:.0f})"
 
 
-def text_table(table: Table, other: Table | None = None, say: Say = english) -> str:
+def kind_words(table: Table, say: Say = english) -> str:
+    """The table's kind in the title: « years », « magic types (both duellists: year 5) »."""
+    if table.kind == "magic_types" and table.year is not None:
+        return say(KIND_OF_YEAR, year_words(table.year, say))
+    return say(KINDS[table.kind]) if table.kind in KINDS else table.kind
+
+
+def _warnings(t: Table, say: Say) -> list[str]:
+    """The « WARNING » lines of a table: why it means little (:meth:`Table.meaningless`) and
+    few duels a cell (:meth:`Table.few`)."""
+    lines = []
+    why = t.meaningless()
+    if why is not None:
+        template = MEANING_TEMPLATES[why]
+        share = (f"{100 * t.capped_share:.0f}",) if "%s" in template else ()
+        lines.append(say(N_("WARNING: %s"), say(template, *share)))
+    few = t.few()
+    if few is not None and why != "empty":
+        enough = FEW_DUELS * len(t.cells)
+        shown = say(FEW_NOTE, few, chance_points(few)[0], enough, FEW_DUELS)
+        lines.append(say(N_("WARNING: %s"), shown))
+    return lines
+
+
+def text_table(
+    table: Table,
+    other: Table | None = None,
+    say: Say = english,
+    *,
+    labels: Mapping[str, str] | None = None,
+    asked: int | None = None,
+) -> str:
     """Row side's win rate (%) against each column side with its 95 % Wilson interval
     (``62 (54-70)``; ``capped`` for a cell whose duels mostly hit the turn cap), then the
-    draws and capped duels of each cell (%), the summary (duels, mean and median length,
-    draws, capped), the mirror-cell note, and a caption when the table means little
-    (:meth:`Table.meaningless`). With ``other``: its rate and the difference in percentage
-    points (``other - table``) in each cell.
+    draws and capped duels of each cell (%; one line when there are none), the summary
+    (duels, mean and median length, draws, capped), a line when ``asked`` duels were not a
+    whole number a cell (:data:`ASKED_NOTE`), the mirror-cell note (:func:`mirror_text`),
+    and a caption when the table means little (:meth:`Table.meaningless`, :meth:`Table.few`).
+    With ``other``: its rate and the difference in percentage points (``other - table``) in
+    each cell.
 
     ``say``: how the captions are written (:data:`Say`; default English), and the words
-    among the rows' and columns' names (:data:`SIDES`: « adulte »); the years, magic types
-    and figures are not translated."""
-    sides = {key: _side(key, say) for key in (*table.rows, *table.cols)}
+    among the rows' and columns' names (:data:`SIDES`: « adulte »); ``labels``: a row or
+    column key's header (a magic type's label, « Discrète »); the figures are not
+    translated."""
+    names = dict(labels or {})
+    sides = {key: _side(key, say, names) for key in (*table.rows, *table.cols)}
+    left = max(10, *(len(sides[r]) + 1 for r in table.rows))  # « Flamboyante » fits
     width = max(6, *(len(sides[c]) + 1 for c in table.cols)) + (8 if other else 0)  # a space
     if other is None:
         width = max(width, 14)
-    head = f"{'':>10}" + "".join(f"{sides[c]:>{width}}" for c in table.cols)
-    kind = say(KINDS[table.kind]) if table.kind in KINDS else table.kind
+    head = f"{'':>{left}}" + "".join(f"{sides[c]:>{width}}" for c in table.cols)
+    kind = kind_words(table, say)
     if other is None:
         title = say(
             N_("%s — win rate of the row side (%%), 95 %% interval, %s"), table.ruleset, kind
@@ -111,7 +204,7 @@ def text_table(table: Table, other: Table | None = None, say: Say = english) -> 
     lines = [title, head]
     diff = compare(table, other) if other else {}
     for r in table.rows:
-        row = f"{sides[r]:>10}"
+        row = f"{sides[r]:>{left}}"
         for c in table.cols:
             if other is not None:
                 cell = f"{100 * other.cells[(r, c)].win_rate:.0f} ({diff[(r, c)]:+.0f})"
@@ -122,14 +215,17 @@ def text_table(table: Table, other: Table | None = None, say: Say = english) -> 
     if other is None and any(c.draws or c.capped for c in table.cells.values()):
         small = max(6, *(len(sides[c]) + 1 for c in table.cols))
         lines.append(say(N_("%s — draws / capped at the turn cap (%%), per cell"), table.ruleset))
-        lines.append(f"{'':>10}" + "".join(f"{sides[c]:>{small}}" for c in table.cols))
+        lines.append(f"{'':>{left}}" + "".join(f"{sides[c]:>{small}}" for c in table.cols))
         for r in table.rows:
-            row = f"{sides[r]:>10}"
+            row = f"{sides[r]:>{left}}"
             for c in table.cols:
                 found = table.cells[(r, c)]
                 shares = f"{100 * found.draw_share:.0f}/{100 * found.capped_share:.0f}"
                 row += f"{shares:>{small}}"
             lines.append(row)
+    elif other is None and table.duels:
+        lines.append(say(N_("%s — draws / capped at the turn cap: none in any cell"),
+                         table.ruleset))  # fmt: skip
     for compared, t in ((False, table),) + (((True, other),) if other else ()):
         per = t.duels // max(1, len(t.cells))
         figures = (
@@ -147,16 +243,12 @@ def text_table(table: Table, other: Table | None = None, say: Say = english) -> 
                 "closed by the referee %s %%"
             )
         lines.append(say(summary, *figures))
-        why = t.meaningless()
-        if why is not None:
-            template = MEANING_TEMPLATES[why]
-            share = (f"{100 * t.capped_share:.0f}",) if "%s" in template else ()
-            shown = say(template, *share)
-            lines.append(say(N_("WARNING: %s"), shown))
-    if set(table.rows) & set(table.cols):
-        per = max(1, table.duels // max(1, len(table.cells)))
-        spread = 100 * 1.96 * (0.25 / per) ** 0.5  # the half-width of a 50 % cell's interval
-        lines.append(say(MIRROR_NOTE, f"{min(spread, 50):.0f}", per))
+        if not compared and asked is not None and asked != t.duels:
+            lines.append(say(ASKED_NOTE, asked, len(t.cells), per, t.duels))
+        lines.extend(_warnings(t, say))
+    mirror = mirror_text(table, say)
+    if mirror is not None:
+        lines.append(mirror)
     return "\n".join(lines) + "\n"
 
 
@@ -294,4 +386,7 @@ def svg_heatmap(
     return "\n".join(parts) + "\n"
 
 
-__all__ = ["MEANING", "MIRROR_NOTE", "csv_text", "svg_heatmap", "text_table"]
+__all__ = [
+    "MEANING", "MIRROR_NOTE", "chance_points", "csv_text", "kind_words", "mirror_text",
+    "svg_heatmap", "text_table", "year_words",
+]  # fmt: skip

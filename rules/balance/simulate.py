@@ -49,6 +49,11 @@ MEANINGLESS_CAPPED = 0.2
 """From this share of duels closed at the turn cap (a table's, or a cell's), win rates say
 little: the caption says so and the cell shows no rate (issue 26)."""
 
+FEW_DUELS = 30
+"""Below this many duels in a cell, the table means little (newcomer 6 C1): a 50 % cell's 95 %
+interval spans more than 18 points either way (1.96 * sqrt(0.25 / 30) = 0.179), so chance
+alone could make a year look stronger or weaker than the one beside it."""
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -106,6 +111,8 @@ class Table:
     rows: tuple[str, ...]
     cols: tuple[str, ...]
     cells: dict[tuple[str, str], Cell]
+    year: str | None = None
+    """A magic-type table: the year of both duellists (``"5"``); None otherwise."""
 
     @property
     def duels(self) -> int:
@@ -147,6 +154,13 @@ class Table:
         if self.capped_share >= MEANINGLESS_CAPPED:
             return "capped"
         return None
+
+    def few(self) -> int | None:
+        """The duels of the table's smallest cell when below :data:`FEW_DUELS` (the table
+        means little: its intervals are wide), else None (also with no cell)."""
+        counts = [c.duels for c in self.cells.values()]
+        least = min(counts, default=FEW_DUELS)
+        return least if least < FEW_DUELS else None
 
 
 def _result(state: DuelState, row: str) -> str:
@@ -411,7 +425,7 @@ def simulate_magic_types(
     per = per_cell(keys, duels, "types")
     duel = partial(type_duel, rs, year, tuple(policies), max_turns)
     cells = play_table(duel, keys, per, rng, rng_of, run)
-    return Table(rs.name, "magic_types", keys, keys, cells)
+    return Table(rs.name, "magic_types", keys, keys, cells, year=year)
 
 
 def compare(a: Table, b: Table) -> dict[tuple[str, str], float]:
@@ -425,6 +439,7 @@ def compare(a: Table, b: Table) -> dict[tuple[str, str], float]:
 
 __all__ = [
     "DEFAULT_MAX_TURNS",
+    "FEW_DUELS",
     "MEANINGLESS_CAPPED",
     "Cell",
     "Duel",

@@ -173,7 +173,8 @@ def test_the_simulate_table_says_adult_in_french_with_the_same_figures() -> None
     assert "  adult " not in french and "adulte" in french
     numbers = [line.split()[1:] for line in english.splitlines()[2:4]]
     assert numbers == [line.split()[1:] for line in french.splitlines()[2:4]]
-    assert french.rstrip().endswith("par case.") and english.rstrip().endswith("a cell.")
+    assert french.rstrip().endswith("19 fois sur 20.")
+    assert english.rstrip().endswith("19 times in 20.")
 
 
 @pytest.mark.anyio

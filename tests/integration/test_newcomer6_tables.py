@@ -1,0 +1,64 @@
+"""Newcomer 6's table findings (issue 26, "Tables a club can read"): ``forumbot simulate``'s
+labels and captions (C1), one mirror-cell caption for the CLI and the review page (C2), the
+review page's heatmap on the CLI's numbers (C3), docs/balance.md's tables captioned with the
+command that reproduces them (C8). Small tables only (a few dozen duels)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from forumbot.cli import main
+
+BOARD = """[board]
+url = "http://127.0.0.1:9"
+language = "{language}"
+[bot]
+username = "Hibou"
+[storage]
+database = "{database}"
+"""
+
+
+def _config(tmp_path: Path, language: str) -> Path:
+    path = tmp_path / f"{language}.toml"
+    path.write_text(BOARD.format(language=language, database=tmp_path / "bot.db"),
+                    encoding="utf-8")  # fmt: skip
+    path.chmod(0o600)
+    return path
+
+
+def _simulate(*args: str) -> str:
+    result = CliRunner().invoke(main, ["simulate", "--jobs", "1", *args])
+    assert result.exit_code == 0, result.output
+    return result.output.replace("\u00a0", " ")  # « ATTENTION\u00a0: » as the catalogue has it
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_c1_simulate_labels_say_the_magic_types_the_year_the_rounding_and_few_duels(
+    tmp_path: Path, language: str
+) -> None:
+    """« types de magie », « Discrète » (never ``magic_types``, ``discrete``), the year both
+    duellists play, 60 duels asked -> 50 played (2 a cell), and 2 duels a cell mean little."""
+    out = _simulate("--ruleset", "fatigue", "--magic-types", "--duels", "60",
+                    "-c", str(_config(tmp_path, language)))  # fmt: skip
+    title, head = out.splitlines()[:2]
+    assert head.split() == ["Brutale", "Discrète", "Flamboyante", "Protectrice", "Sournoise"]
+    assert "magic_types" not in out and "discrete" not in out
+    if language == "fr":
+        assert title.endswith("types de magie (les deux duellistes : 5e année)")
+        assert "60 duels demandés : 25 cases de 2 duels entiers chacune, donc 50 joués" in out
+        assert ("ATTENTION : ce tableau ne veut pas dire grand-chose : 2 duels seulement par "
+                "case") in out  # fmt: skip
+    else:
+        assert title.endswith("magic types (both duellists: year 5)")
+        assert "60 duels asked: 25 cells of 2 whole duels each, so 50 played" in out
+        assert "WARNING: this table means little: only 2 duels a cell" in out
+    rows = out.splitlines()[2:7]
+    # « Flamboyante » (11 letters) no longer pushes its row out of line with the header
+    assert len({len(line) for line in [head, *rows]}) == 1
+    # a whole number a cell (64 cells x 31) says nothing about rounding, nor about few duels
+    years = _simulate("--ruleset", "fatigue", "--duels", "1984")
+    assert "asked" not in years and "WARNING" not in years
