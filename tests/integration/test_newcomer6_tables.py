@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -62,3 +63,36 @@ def test_c1_simulate_labels_say_the_magic_types_the_year_the_rounding_and_few_du
     # a whole number a cell (64 cells x 31) says nothing about rounding, nor about few duels
     years = _simulate("--ruleset", "fatigue", "--duels", "1984")
     assert "asked" not in years and "WARNING" not in years
+
+
+def _plain(text: str) -> str:
+    return text.replace("\u00a0", " ").replace("\u202f", " ")
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_c2_one_short_mirror_caption_for_the_cli_and_the_review_page(language: str) -> None:
+    """The CLI's mirror line is the review page's caption's first part, word for word (one
+    catalogue message, MIRROR_NOTE), in two short sentences with the table's own figures."""
+    from forumbot.cli.simulate import say
+    from forumbot.i18n import translate
+    from forumbot.web.routes.balance import mirror_note
+    from rules.balance import MIRROR_NOTE, Cell, Table, text_table
+
+    keys = ("4", "5")
+    cells = {(r, c): Cell(r, c, 40, 20, 19, 1, 0, 400) for r in keys for c in keys}
+    table = Table("fatigue", "years", keys, keys, cells)
+    assert translate("fr", MIRROR_NOTE) != MIRROR_NOTE  # in the catalogue, translated
+
+    def speak(message: str, *values: object) -> str:  # the CLI's say, in ``language``
+        from forumbot.cli._common import set_language
+
+        with click.Context(click.Command("simulate")):
+            set_language(language)
+            return say(message, *values)
+
+    cli = text_table(table, say=speak).splitlines()[-1]
+    page = mirror_note(table, language)
+    assert page is not None and _plain(page).startswith(_plain(cli))
+    assert cli.count(". ") == 1 and cli.endswith(".") and len(cli) < 420  # two sentences
+    figures = "With 40 duels a cell" if language == "en" else "Avec 40 duels par case"
+    assert figures in cli and "15 points" in cli  # 1.96 * sqrt(0.25 / 40) = 0.155

@@ -105,10 +105,11 @@ def test_c25_the_caption_of_a_years_table_says_same_year() -> None:
     years = mirror_note(_table("years"), "fr")  # type: ignore[arg-type]
     magic = mirror_note(_table("magic_types"), "fr")  # type: ignore[arg-type]
     assert years is not None and magic is not None
-    assert "diagonale (même année) vaudrait" in years and "magie" not in years.split("vaudrait")[0]
-    assert "diagonale (même type de magie) vaudrait" in magic
+    # the CLI's own text (newcomer 6 C2): « Cases miroirs (ligne = colonne : même année) »
+    assert "colonne\u00a0: même année)" in years and "magie" not in years.split("semblables")[0]
+    assert "colonne\u00a0: même type de magie)" in magic
     english = mirror_note(_table("years"), "en")  # type: ignore[arg-type]
-    assert english is not None and "diagonal square (same year) would" in english
+    assert english is not None and "Mirror cells (row = column: same year)" in english
 
 
 async def test_t4_and_c21_on_the_draft_page(  # the 2v2 numbers tests' draft and client

@@ -305,7 +305,7 @@ def test_balance_mirror_caption_is_true_of_its_table() -> None:
     assert note is not None
     # « 50 % » typeset like the rest of the note (U+202F, reader2 T2)
     assert "en moyenne 50\u202f%" in note and "Avec 20 duels par case" in note
-    assert "de 22 points au plus, 19 fois sur 20" in note
+    assert "de 22 points au plus (une paire de 31), 19 fois sur 20" in note
     assert "la diagonale va de 15\u202f% à 80\u202f%" in note
     assert "paires symétriques de 100\u202f% à 120\u202f%" in note  # 45+65=110, 20+100=120
     # beyond chance: a 80 and 15 on the diagonal (|Δ| > 22), the 120 pair is within 31

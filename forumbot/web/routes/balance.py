@@ -23,6 +23,7 @@ from forumbot.web.page_words import ruleset_fr
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
 from rules.balance import Cell, Table, svg_heatmap
+from rules.balance.render import mirror_text
 
 
 def _cache(request: Request) -> BalanceCache:
@@ -108,26 +109,17 @@ def _mirror_figures(table: Table) -> dict[str, Any] | None:
 
 
 def mirror_note(table: Table, language: str) -> str | None:
-    """The table's mirror caption (W19: its claims are true of the table it captions): what
-    one would expect on average if the duellists' order did not matter, the spread chance
-    alone gives for the squares' count, and what this table shows; None when the rows are not
-    the columns."""
+    """The table's mirror caption: the CLI's own text (:func:`rules.balance.render.mirror_text`,
+    one catalogue message for both; newcomer 6 C2), then what this table shows (W19: its
+    claims are true of the table it captions): the diagonal's and the symmetric pairs' ranges
+    and how many squares fall beyond chance's spread. None when the rows are not the
+    columns or no duel was played."""
     figures = _mirror_figures(table)
     if figures is None:
         return None
     _ = page_translator(language)
+    text = mirror_text(table, _)
     lo, hi = figures["diagonal"]
-    # a square of the diagonal pairs the same year (a years table) or the same magic type (C25)
-    same = _("same year") if table.kind == "years" else _("same magic type")
-    text = _(
-        "If the duellists' order did not matter, each diagonal square (%s) would read on "
-        "average 50 %% less half its draws and closed duels, and two "
-        "symmetric squares (row, column) and (column, row) would add up on average to 100 %% "
-        "less their draws and closed duels. With %s duels a square, chance alone moves a "
-        "square from its expected value by at most %s points 19 times in 20 (a pair by %s).",
-        same, figures["n"], round(100 * figures["band"]),
-        round(100 * figures["band"] * math.sqrt(2)),
-    )  # fmt: skip
     pairs = figures["pairs"]
     shown = _(
         "In this table the diagonal goes from %s to %s and the symmetric pairs from %s to %s "
