@@ -6,6 +6,7 @@ or a path to a club's own TOML file. Both engines (classic, fatigue) are underst
 
 from __future__ import annotations
 
+import random
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -16,6 +17,14 @@ from rules.toml_limits import MAX_TOML_BYTES, checked_toml_text
 
 if TYPE_CHECKING:  # the 2v2 engine is imported by the 2v2 inputs only (a 1v1 run needs none)
     from rules.duo import DuoSettings, Environment
+
+
+def duel_rng(seed: int, index: int) -> random.Random:
+    """The draws of duel ``index`` (0-based, table order) of a balance table seeded ``seed``:
+    ``forumbot simulate``'s (:mod:`forumbot.cli.simulate_jobs`) and the review page's
+    (:mod:`forumbot.web.balance`), the same in every process (a string seed is hashed with
+    SHA-512, not with ``hash``)."""
+    return random.Random(f"forumbot-simulate:{seed}:{index}")
 
 
 @lru_cache(maxsize=16)

@@ -12,9 +12,9 @@ again), else a fresh one that receives the duel function pickled.
 from __future__ import annotations
 
 import os
-import random
 from collections.abc import Sequence
 
+from forumbot.rulesets import duel_rng  # the review page draws its tables' duels alike
 from rules.balance.simulate import Duel, Outcome, Run
 
 CHUNKS_PER_JOB = 16
@@ -24,12 +24,6 @@ the longest); each chunk costs one round trip of its (row, column) bounds and ou
 
 _WORK: tuple[Duel, int, Sequence[tuple[str, str]]] | None = None
 """In a worker: (the duel function, the seed, every duel's (row, column))."""
-
-
-def duel_rng(seed: int, index: int) -> random.Random:
-    """The draws of duel ``index`` (0-based, table order) of a run seeded ``seed``: the same
-    in every process (a string seed is hashed with SHA-512, not with ``hash``)."""
-    return random.Random(f"forumbot-simulate:{seed}:{index}")
 
 
 def default_jobs() -> int:

@@ -3,10 +3,15 @@ the review page, one page per ruleset, as an SVG like the duel page's chart").
 
 :func:`shipped_rulesets` lists the rulesets in ``rules/data/*.toml`` (a file without a
 top-level ``name``, such as ``duo.toml``'s 2v2 settings, is no ruleset). :class:`BalanceCache`
-runs the pure simulator (:mod:`rules.balance`) once per ruleset and process, with a fixed seed
-(:data:`SEED`) and a modest number of duels per pair (:data:`DUELS_PER_PAIR`: the fatigue
-engine is slower, so fewer), and keeps the tables in memory: year against year, and for
-fatigue magic type against magic type. No board and no database are involved.
+runs the pure simulator (:mod:`rules.balance`) once per ruleset and process and keeps the
+tables in memory: year against year, and for fatigue magic type against magic type. They are
+``forumbot simulate``'s own tables (newcomer 6 C3: the page played 20 duels a pair from one
+generator, so its figures were nobody else's): :data:`DUELS` duels and seed :data:`SEED`, the
+command's defaults, each duel drawn from its own generator as the command's
+(:func:`forumbot.rulesets.duel_rng`), so ``forumbot simulate --ruleset fatigue``
+prints the page's figures (:func:`command` gives the line). About 1.5 s of CPU for classic,
+6.6 s for fatigue (both tables), at the first request (it was 1 s for fatigue's 20 duels a
+pair). No board and no database are involved.
 """
 
 from __future__ import annotations
@@ -16,15 +21,17 @@ import threading
 import tomllib
 from dataclasses import dataclass, field
 
+from forumbot.rulesets import duel_rng
 from rules.balance import Table, simulate, simulate_magic_types
 from rules.fatigue.settings import FatigueRuleset, parse_any_ruleset
 from rules.ruleset import DATA_DIR
 
-SEED = 17
-"""The simulator's seed: the same tables on every start."""
+SEED = 1
+"""The simulator's seed, ``forumbot simulate``'s default: the same tables on every start."""
 
-DUELS_PER_PAIR = {"classic": 200, "fatigue": 20}
-"""Duels per (row, column) pair, by engine (about 2 s of CPU for classic, 15 s for fatigue)."""
+DUELS = 10_000
+"""Duels of a table, ``forumbot simulate``'s default ``--duels`` (rounded down to whole duels
+a cell as the command does: 9,984 for the 64 cells of fatigue's years)."""
 
 
 def shipped_rulesets() -> list[str]:
@@ -50,14 +57,21 @@ class BalanceTables:
     """Magic type key -> the ruleset's label (« Discrète »)."""
 
 
+def command(name: str, table: Table, duels: int = DUELS, seed: int = SEED) -> str:
+    """The ``forumbot simulate`` line that prints ``table`` of shipped ruleset ``name``
+    (``forumbot simulate --ruleset fatigue --magic-types --duels 10000 --seed 1``)."""
+    kind = " --magic-types" if table.kind == "magic_types" else ""
+    return f"forumbot simulate --ruleset {name}{kind} --duels {duels} --seed {seed}"
+
+
 @dataclass
 class BalanceCache:
     """The tables of each shipped ruleset, computed at the first request and kept.
 
-    ``duels_per_pair``: duels per pair by engine (tests pass small numbers).
+    ``duels``: each table's ``--duels`` (tests pass small numbers); ``seed``: its ``--seed``.
     """
 
-    duels_per_pair: dict[str, int] = field(default_factory=lambda: dict(DUELS_PER_PAIR))
+    duels: int = DUELS
     seed: int = SEED
     _tables: dict[str, BalanceTables] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -79,17 +93,17 @@ class BalanceCache:
         rs = parse_any_ruleset((DATA_DIR / f"{name}.toml").read_text(encoding="utf-8"))
         fatigue = isinstance(rs, FatigueRuleset)
         engine = "fatigue" if fatigue else "classic"
-        per = self.duels_per_pair[engine]
-        years = simulate(rs, duels=per * len(rs.starting_points) ** 2, rng=random.Random(self.seed))
+
+        def rng_of(i: int) -> random.Random:
+            return duel_rng(self.seed, i)
+
+        years = simulate(rs, duels=self.duels, rng_of=rng_of)
         types = None
-        if isinstance(rs, FatigueRuleset):
-            types = simulate_magic_types(
-                rs, duels=per * len(rs.magic_types) ** 2, rng=random.Random(self.seed)
-            )
         labels = {}
         if isinstance(rs, FatigueRuleset):
+            types = simulate_magic_types(rs, duels=self.duels, rng_of=rng_of)
             labels = {k: t.label for k, t in rs.magic_types.items()}
         return BalanceTables(name, engine, years, types, labels)
 
 
-__all__ = ["DUELS_PER_PAIR", "SEED", "BalanceCache", "BalanceTables", "shipped_rulesets"]
+__all__ = ["DUELS", "SEED", "BalanceCache", "BalanceTables", "command", "shipped_rulesets"]

@@ -307,6 +307,7 @@ def svg_heatmap(
     tooltip: Callable[[Cell, str, str], str] | None = None,
     caption: str | None = None,
     percent: str = " %",
+    rates: bool = True,
 ) -> str:
     """The win-rate table as an SVG heatmap (one square per pair, the rate written in it
     followed by ``percent``; a cell whose duels mostly hit the turn cap is grey with "—").
@@ -315,7 +316,9 @@ def svg_heatmap(
     square's title, given the cell and the two labels) default to English; ``labels`` maps
     a row or column key to the header shown (e.g. ``{"adult": "adulte"}``); ``caption``, when
     given, is written under the summary (the table means little). The review page passes its
-    own language's; ``summary=""`` leaves the line out. Column headers wider than a square are
+    own language's; ``summary=""`` leaves the line out. ``rates=False`` (a table with no
+    winner: no all-zero table shown as a result) draws every square grey with "—". Column
+    headers wider than a square are
     slanted, the width fits the longest text, a dark square's rate is written in white. Every
     text is XML-escaped."""
     names = dict(labels or {})
@@ -357,7 +360,7 @@ def svg_heatmap(
             found = table.cells[(r, c)]
             rate = found.win_rate
             x = left + j * cell
-            stalled = found.capped_share >= MEANINGLESS_CAPPED
+            stalled = found.capped_share >= MEANINGLESS_CAPPED or not rates
             if tooltip is not None:
                 tip = tooltip(found, names.get(r, r), names.get(c, c))
             else:

@@ -96,3 +96,33 @@ def test_c2_one_short_mirror_caption_for_the_cli_and_the_review_page(language: s
     assert cli.count(". ") == 1 and cli.endswith(".") and len(cli) < 420  # two sentences
     figures = "With 40 duels a cell" if language == "en" else "Avec 40 duels par case"
     assert figures in cli and "15 points" in cli  # 1.96 * sqrt(0.25 / 40) = 0.155
+
+
+def test_c3_the_review_page_shows_the_clis_tables_and_no_all_zero_result() -> None:
+    """The page's tables are ``forumbot simulate``'s (the same duels, each from its own
+    generator: the command it prints gives the same cells), in French with « % » and the
+    ruleset's labels; a table with no winner shows no rate at all, a few-duel one says so."""
+    import xml.etree.ElementTree as ET
+
+    from forumbot.web.balance import BalanceCache, command
+    from forumbot.web.routes.balance import caption, heatmap
+    from rules.balance import Cell, Table, text_table
+
+    tables = BalanceCache(duels=100).tables("fatigue")
+    assert tables.magic_types is not None
+    for table, labels in ((tables.years, {}), (tables.magic_types, tables.labels)):
+        line = command("fatigue", table, 100, 1)
+        cli = _simulate(*line.split()[2:]).splitlines()
+        page = text_table(table, labels=labels).splitlines()
+        rows = len(table.rows) + 2  # title, header, rows
+        assert cli[:rows] == page[:rows] and len(page) > rows
+    svg = str(heatmap(tables.magic_types, "fr", tables))
+    texts = " ".join(ET.fromstring(svg).itertext())
+    assert "Discrète" in texts and "\u202f%" in texts and "magie contre magie, 5e année" in texts
+    assert "4 duels seulement par case" in (caption(tables.magic_types, "fr") or "")
+    keys = ("4", "5")  # every duel a draw: 0 % everywhere would read as a result
+    drawn = Table("fatigue", "years", keys, keys,
+                  {(r, c): Cell(r, c, 40, 0, 0, 40, 0, 400) for r in keys for c in keys})
+    shown = str(heatmap(drawn, "fr", tables))
+    assert ">0\u202f%</text>" not in shown and shown.count(">—</text>") == 4
+    assert "ne veut rien dire" in (caption(drawn, "fr") or "")

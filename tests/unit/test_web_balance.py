@@ -33,7 +33,7 @@ def anyio_backend() -> str:
 async def client() -> AsyncIterator[httpx.AsyncClient]:
     scenario: Scenario = build()
     app = create_app(scenario.storage, secret_key=SECRET, now=scenario.clock)
-    app.state.deps.balance = BalanceCache({"classic": 3, "fatigue": 1})  # small and quick
+    app.state.deps.balance = BalanceCache(duels=100)  # small and quick: 1 to 4 duels a square
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://testserver"
     ) as c:
@@ -60,7 +60,9 @@ async def test_admin_sees_one_heatmap_page_per_ruleset(client: httpx.AsyncClient
     squares = svg.findall(f"{SVG_NS}rect")
     assert len(squares) == 7 * 7  # seven years
     assert "classique : victoires de la ligne (année contre année)" in plain(classic.text)
-    assert "3 duels par paire, graine 17" in classic.text
+    # forumbot simulate's tables (newcomer 6 C3): the command that prints the same figures
+    assert "100 duels par tableau, graine 1" in plain(classic.text)
+    assert "<code>forumbot simulate --ruleset classic --duels 100 --seed 1</code>" in classic.text
     # the figures once, one term (reader pass C42): « clos au plafond de tours »
     assert len(re.findall(r"durée moyenne : \d+,\d tours", plain(classic.text))) == 1
     assert "clos au plafond de tours\u00a0:" in classic.text

@@ -17,13 +17,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from forumbot.web.balance import BalanceCache, BalanceTables, shipped_rulesets
+from forumbot.web.balance import BalanceCache, BalanceTables, command, shipped_rulesets
 from forumbot.web.i18n import page_translator
 from forumbot.web.page_words import ruleset_fr
 from forumbot.web.routes.common import deps_of, error_page, language_of, page, render
 from forumbot.web.users import User
 from rules.balance import Cell, Table, svg_heatmap
-from rules.balance.render import mirror_text
+from rules.balance.render import chance_points, mirror_text, year_words
 
 
 def _cache(request: Request) -> BalanceCache:
@@ -59,21 +59,30 @@ def labels_for(tables: BalanceTables, table: Table, language: str) -> dict[str, 
 
 
 def caption(table: Table, language: str) -> str | None:
-    """Why the table means little (:meth:`Table.meaningless`), in the page's language, or
-    None: no all-zero or stalled table is shown as a result."""
+    """Why the table means little (:meth:`Table.meaningless`; fewer than
+    :data:`~rules.balance.simulate.FEW_DUELS` duels a square, :meth:`Table.few`), in the
+    page's language, or None: no all-zero, stalled or few-duel table is shown as a result."""
     _ = page_translator(language)
     why = table.meaningless()
+    parts = []
     if why == "capped":
-        return _(
+        parts.append(_(
             "This table means little: %s of its duels were closed at the turn cap, with no "
             "winner (this spellbook's duels stall).",
             _pct(table.capped_share, language),
-        )
-    if why == "no_winner":
-        return _("This table means nothing: no duel had a winner.")
-    if why == "empty":
-        return _("This table means nothing: no duel was played.")
-    return None
+        ))  # fmt: skip
+    elif why == "no_winner":
+        parts.append(_("This table means nothing: no duel had a winner."))
+    elif why == "empty":
+        parts.append(_("This table means nothing: no duel was played."))
+    few = table.few()
+    if few is not None and why != "empty":
+        parts.append(_(
+            "This table means little: only %s duels a square, so chance alone moves a square "
+            "by up to %s points.",
+            few, chance_points(few)[0],
+        ))  # fmt: skip
+    return " ".join(parts) or None
 
 
 def _mirror_figures(table: Table) -> dict[str, Any] | None:
@@ -150,7 +159,9 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
     95 % Wilson interval, the count, the draws and capped duels; the caption when the table
     means little (:func:`caption`)."""
     _ = page_translator(language)
-    kind = _("year against year") if table.kind == "years" else _("magic type against magic type")
+    kind = _("year against year")
+    if table.kind != "years":  # the year both duellists play (newcomer 6 C1)
+        kind = _("magic type against magic type, %s", year_words(table.year or "5", _))
     ruleset = ruleset_fr(table.ruleset) if language == "fr" else table.ruleset
     title = _("%s: win rate of the row side (%s)", ruleset, kind)
     names = labels_for(tables, table, language) if tables is not None else {}
@@ -170,8 +181,23 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
         table, title=title, summary="", versus=_("vs"), labels=names, tooltip=tip,
         caption=caption(table, language),
         percent="\u202f%" if language == "fr" else " %",
+        rates=table.meaningless() not in ("no_winner", "empty"),
     )  # fmt: skip
     return Markup(svg)  # noqa: S704
+
+
+def source_line(table: Table, duels: int, language: str) -> str:
+    """Where the table's figures come from (newcomer 6 C3): its duels a square, and the
+    ``--duels`` asked when whole duels a square leave some out; the command follows."""
+    _ = page_translator(language)
+    per = table.duels // max(1, len(table.cells))
+    if table.duels != duels:
+        return _(
+            "%s duels a square (%s asked, rounded down to whole duels a square); the same "
+            "figures:",
+            per, duels,
+        )  # fmt: skip
+    return _("%s duels a square; the same figures:", per)
 
 
 @page
@@ -193,8 +219,11 @@ async def balance_page(request: Request, user: User) -> Response:
     tables = await run_in_threadpool(_cache(request).tables, name)
     language = language_of(request)
     shown = [t for t in (tables.years, tables.magic_types) if t is not None]
+    cache = _cache(request)
     maps = [
         {
+            "command": command(name, t, cache.duels, cache.seed),
+            "source": source_line(t, cache.duels, language),
             "svg": heatmap(t, language, tables),
             "table": t,
             "caption": caption(t, language),
@@ -211,13 +240,13 @@ async def balance_page(request: Request, user: User) -> Response:
         "names": shipped_rulesets(),
         "b": tables,
         "maps": maps,
-        "per_pair": _cache(request).duels_per_pair[tables.engine],
-        "seed": _cache(request).seed,
+        "duels": cache.duels,
+        "seed": cache.seed,
     }
     return render(request, "balance.html", context, user=user)
 
 
 __all__ = [
     "balance_index", "balance_page", "caption", "decimal", "heatmap", "labels_for",
-    "mirror_note", "stats_line",
+    "mirror_note", "source_line", "stats_line",
 ]  # fmt: skip
