@@ -126,3 +126,29 @@ def test_c3_the_review_page_shows_the_clis_tables_and_no_all_zero_result() -> No
     shown = str(heatmap(drawn, "fr", tables))
     assert ">0\u202f%</text>" not in shown and shown.count(">—</text>") == 4
     assert "ne veut rien dire" in (caption(drawn, "fr") or "")
+
+
+def test_c8_every_table_of_docs_balance_has_a_caption_and_its_command() -> None:
+    """docs/balance.md: each table (a fenced block of ``forumbot simulate`` output) follows a
+    caption « **Table N: what it is** … Reproduce with: `forumbot simulate …` »; a caption that
+    says « these figures exactly » names the duels its table played, in today's format."""
+    import re
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "balance.md").read_text("utf-8")
+    blocks = re.findall(r"((?:[^\n]+\n)+)\n```\n(.*?)```", doc, flags=re.S)
+    tables = [(caption, body) for caption, body in blocks if "win rate of the row side" in body]
+    assert len(tables) >= 13
+    numbers = []
+    for caption, body in tables:
+        words = " ".join(caption.split())
+        found = re.match(r"\*\*Tables? (\d+)", words)
+        assert found and "Reproduce with: `" in words, words[:80]
+        numbers.append(int(found.group(1)))
+        assert re.search(r"`(?:git show [^`]+`, then `)?forumbot simulate [^`]*--seed 1`", words)
+        if "these figures exactly" in words:
+            duels = re.search(r"--duels (\d+)", words)
+            assert duels is not None
+            played = re.search(r": (\d+) duels \(", body)
+            assert played is not None and int(played.group(1)) <= int(duels.group(1))
+            assert "Mirror cells (row = column: same" in body  # today's wording
+    assert numbers == sorted(numbers) and numbers[0] == 1
