@@ -326,7 +326,7 @@ def svg_heatmap(
     longest = max((len(names.get(c, c)) for c in table.cols), default=0)
     slanted = longest * _CHAR_W > cell - 4
     left, top = 100, (30 + int(longest * _CHAR_W * 0.71) if slanted else 60)
-    title = escape(title or f"{table.ruleset}: win rate of the row side ({table.kind})")
+    title = escape(title or f"{table.ruleset}: win rate of the row side, {kind_words(table)}")
     line = escape(
         f"{table.duels} duels, mean {table.mean_turns:.1f} turns, draws "
         f"{100 * table.draw_share:.1f} %, closed by the referee {100 * table.capped_share:.1f} %"
