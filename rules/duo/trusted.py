@@ -44,6 +44,7 @@ from rules.duo.outcome import Draw, DuoPost
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack
 from rules.duo.step import _merged, _sub_duel
+from rules.duo.trusted_exchange import exchange
 from rules.duo.turn import duo_end, ticked
 from rules.fatigue.effects import DamageOverTime
 from rules.fatigue.engine import resolve_fatigue_step
@@ -401,6 +402,17 @@ class TrustedDuo:
         initiator's AttackResult; for a defense (``pending`` and ``post``) the action that
         counted in it is left in ``_counted``. ``trusted``: the posts are legal play (the 1v1
         engine's trusted step reads them as posted and looks for no violation)."""
+        if trusted:
+            if pending is None:
+                if post is not None and close and _running(self.members[a]):
+                    mate = self.members[b]
+                    if keep is not None or _running(mate):
+                        if not mate.violations and not mate.disqualified:
+                            exchange(self, a, b, post, None, poster, keep)
+                            return None
+            elif pending.dice:
+                self._counted = exchange(self, a, b, pending, post, poster, keep)
+                return None
         other = self._sub_member(b)
         stand_in = keep is not None
         if stand_in and other.points < 1:
