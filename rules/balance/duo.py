@@ -27,10 +27,11 @@ from rules.balance.policies import (
     GREEDY_STEP_PV,
     Policy,
     Rng,
+    _actions,
+    _barred,
     _greedy_spells,
     _post,
     drawer,
-    fatigue_actions,
     fatigue_spells,
     fatigue_total_damage,
 )
@@ -58,6 +59,8 @@ from rules.fatigue.plan import plan_for
 from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuellistState, TurnPost
 from rules.ruleset import Spell
+
+_new = object.__new__
 
 DuoView = DuoState | TrustedDuo
 """What the scripted duellists read: the frozen state, or the simulator's trusted duel."""
@@ -165,40 +168,44 @@ def duo_post(
     here = state.zone_of(me)
     move = _move(state, duo, here, env, below, greedy)
     victims = _allowed_victims(state, me, mate, state.duos[1 - side], members)
-    choose = _greedy_spells if greedy else fatigue_spells
-    aimed = _aimed_names(rs)
+    book = _book(rs)
+    aimed = book.aimed
+    barred = bool(mine.effects) and _barred(mine)
+    year, used = mine.year, mine.spells_used_on
 
-    def attacks(other: DuellistState) -> list[Spell]:
-        return [s for s in choose(rs, mine, other) if s.name in aimed]
-
-    def post(kind: str, spells: Sequence[Spell], target: str) -> DuoPost:
-        # the spell drawn first, then the bet (the order of the draws is the tables')
-        name = None
-        if spells:
-            name = (spells[0] if len(spells) == 1 else spells[below(len(spells))]).name
-        bets = rs.bets[kind]
-        bet = (bets[0] if len(bets) == 1 else bets[below(len(bets))]) if bets else None
-        out = _post(me, post_id, name, name, kind, bet)
-        object.__setattr__(out, "target", target)  # not shared yet: built in place
-        return _legal(out, move)
+    def attacks(other: DuellistState) -> Sequence[Spell]:
+        if barred:
+            return ()
+        if book.limits:  # casts counted: no shared menu
+            choose = _greedy_spells if greedy else fatigue_spells
+            return tuple([s for s in choose(rs, mine, other) if s.name in aimed])
+        key = (greedy, year, used, other.name)
+        found = book.attacks.get(key)
+        if found is None:
+            choose = _greedy_spells if greedy else fatigue_spells
+            found = tuple([s for s in choose(rs, mine, other) if s.name in aimed])
+            if len(book.attacks) >= 8192:
+                book.attacks.clear()
+            book.attacks[key] = found
+        return found
 
     for p in state.pending:
         if p.target != me:
             continue
         caster = p.attacker  # the first spell waiting on me
-        spells = attacks(members[caster]) if caster in victims else []
-        kinds = fatigue_actions(rs, mine, spells, "defense")
+        spells = attacks(members[caster]) if caster in victims else ()
+        kinds = _actions(rs, mine, bool(spells), "defense")
         if greedy and "cast" in kinds:
-            kinds = ["cast"]
+            kinds = ("cast",)
         elif greedy and "dodge" in kinds:
-            kinds = ["dodge"]
+            kinds = ("dodge",)
         if kinds:
             kind = kinds[0] if len(kinds) == 1 else kinds[below(len(kinds))]
             if kind == "dodge":
-                spells = []
+                spells = ()
             elif len(spells) == 1:  # drawn as rng.choice draws, one spell or not
                 below(1)
-            return post(kind, spells, caster)
+            return _write(rs, me, post_id, kind, spells, caster, move, below)
         break
     options = []
     for v in victims:
@@ -206,26 +213,46 @@ def duo_post(
         if spells:
             options.append((v, spells))
     if options:
-        if greedy:
+        if greedy and len(options) > 1:
             best = max(aimed[s[0].name] for _, s in options)
             options = [(v, s) for v, s in options if aimed[s[0].name] == best]
             low = min(members[v].points for v, _ in options)
             options = [(v, s) for v, s in options if members[v].points == low]
         victim, spells = options[0] if len(options) == 1 else options[below(len(options))]
-        return post("cast", spells, victim)
+        return _write(rs, me, post_id, "cast", spells, victim, move, below)
     if env.creatures:
         left = dict(state.creatures)
         near = [c for c in env.creatures if c.zone == here and left[c.key] > 0]
         if near:  # a creature of the zone: the engine checks the cast against the teammate
             spells = attacks(members[mate])
             if spells:
-                return post("cast", spells, near[0].name)
+                return _write(rs, me, post_id, "cast", spells, near[0].name, move, below)
+    choose = _greedy_spells if greedy else fatigue_spells
     selfish = [s for s in choose(rs, mine, mine) if s.name not in aimed]
     if selfish:
         if len(selfish) == 1:  # rng.choice draws even from one
             below(1)
-        return post("cast", selfish, me)
+        return _write(rs, me, post_id, "cast", selfish, me, move, below)
     return _legal(_post(me, post_id, None, None, None, None), move)
+
+
+def _write(
+    rs: FatigueRuleset, me: str, post_id: int, kind: str, spells: Sequence[Spell],
+    target: str, move: str | None, below: Callable[[int], int],
+) -> LegalPost:  # fmt: skip
+    """:func:`duo_post`'s post of ``kind`` at ``target``: the spell drawn first among
+    ``spells``, then the bet (the order of the draws is the tables')."""
+    name = None
+    if spells:
+        name = (spells[0] if len(spells) == 1 else spells[below(len(spells))]).name
+    bets = rs.bets[kind]
+    bet = (bets[0] if len(bets) == 1 else bets[below(len(bets))]) if bets else None
+    post = _new(TurnPost)
+    post.__dict__.update(duellist=me, post_id=post_id, spell=name, spell_text=name, kind=kind,
+                         bet=bet, target=target, before_start=False, dice=None)  # fmt: skip
+    out = _new(LegalPost)
+    out.__dict__.update(post=post, move_to=move, use_item=None)
+    return out
 
 
 def _legal(post: TurnPost, move: str | None) -> LegalPost:
@@ -236,23 +263,35 @@ def _legal(post: TurnPost, move: str | None) -> LegalPost:
     return out
 
 
-_AIMED: dict[int, tuple[FatigueRuleset, dict[str, int]]] = {}
-"""id(ruleset) -> (ruleset, its spells aimed at an opponent: name -> :func:`_damage`): read
-once per spellbook (a ruleset is frozen; issue 26, the scripted duellists' repeated
-lookups)."""
+class _Book:
+    """What the scripted duellists read of one spellbook, once (issue 26, the scripted
+    duellists' repeated lookups). ``aimed``: its spells aimed at an opponent
+    (:func:`_targets_opponent`): name -> the greedy duellist's damage steps
+    (:func:`_damage`); ``limits``: a spell has a ``max_casts``; ``attacks``: (greedy, year,
+    the caster's reuse memory, opponent) -> the aimed spells of :func:`_greedy_spells` or
+    :func:`rules.balance.policies.fatigue_spells` (a caster under no ``no_attack``)."""
+
+    __slots__ = ("rs", "aimed", "limits", "attacks")
+
+    def __init__(self, rs: FatigueRuleset) -> None:
+        self.rs = rs
+        self.aimed = {s.name: _damage(s) for s in rs.spells if _targets_opponent(s)}
+        self.limits = rs.has_cast_limits
+        self.attacks: dict[tuple[bool, str, object, str], tuple[Spell, ...]] = {}
 
 
-def _aimed_names(rs: FatigueRuleset) -> dict[str, int]:
-    """``rs``'s spells aimed at an opponent (:func:`_targets_opponent`): name -> the greedy
-    duellist's damage steps (:func:`_damage`)."""
-    found = _AIMED.get(id(rs))
-    if found is not None and found[0] is rs:
-        return found[1]
-    if len(_AIMED) >= 64:
-        _AIMED.clear()
-    names = {s.name: _damage(s) for s in rs.spells if _targets_opponent(s)}
-    _AIMED[id(rs)] = (rs, names)
-    return names
+_BOOKS: dict[int, _Book] = {}
+"""id(ruleset) -> its :class:`_Book` (a ruleset is frozen; the book keeps it alive)."""
+
+
+def _book(rs: FatigueRuleset) -> _Book:
+    found = _BOOKS.get(id(rs))
+    if found is not None and found.rs is rs:
+        return found
+    if len(_BOOKS) >= 64:
+        _BOOKS.clear()
+    found = _BOOKS[id(rs)] = _Book(rs)
+    return found
 
 
 def _damage(spell: Spell) -> int:
