@@ -179,7 +179,8 @@ def duo_post(
         if book.limits:  # casts counted: no shared menu
             choose = _greedy_spells if greedy else fatigue_spells
             return tuple([s for s in choose(rs, mine, other) if s.name in aimed])
-        key = (greedy, year, used, other.name)
+        name = other.name
+        key = (greedy, year, frozenset([u for u, t in used if t == name]) if used else _NONE)
         found = book.attacks.get(key)
         if found is None:
             choose = _greedy_spells if greedy else fatigue_spells
@@ -277,9 +278,10 @@ class _Book:
         self.rs = rs
         self.aimed = {s.name: _damage(s) for s in rs.spells if _targets_opponent(s)}
         self.limits = rs.has_cast_limits
-        self.attacks: dict[tuple[bool, str, object, str], tuple[Spell, ...]] = {}
+        self.attacks: dict[tuple[bool, str, frozenset[str]], tuple[Spell, ...]] = {}
 
 
+_NONE: frozenset[str] = frozenset()
 _BOOKS: dict[int, _Book] = {}
 """id(ruleset) -> its :class:`_Book` (a ruleset is frozen; the book keeps it alive)."""
 
