@@ -157,17 +157,22 @@ def duo_post(
     """
     greedy = policy == "greedy"
     below = drawer(rng)
-    if isinstance(state, TrustedDuo):
+    if isinstance(state, TrustedDuo):  # its lookups read directly
         members = state.members
+        mate, opponents, here = state._mate[me], state._opp[me], state.where[me]
+        duo = state.duos[state._duo[me]]
     else:
         members = {x.name: x for x in state.duel.duellists}
+        side = state.duo_of(me)
+        duo = state.duos[side]
+        mate = duo[1] if duo[0] == me else duo[0]
+        opponents, here = state.duos[1 - side], state.zone_of(me)
     mine = members[me]
-    side = state.duo_of(me)
-    duo = state.duos[side]
-    mate = duo[1] if duo[0] == me else duo[0]
-    here = state.zone_of(me)
     move = _move(state, duo, here, env, below, greedy)
-    victims = _allowed_victims(state, me, mate, state.duos[1 - side], members)
+    if state.targeted:
+        victims = _allowed_victims(state, me, mate, opponents, members)
+    else:
+        victims = [v for v in opponents if members[v].points > 0]
     book = _book(rs)
     aimed = book.aimed
     barred = bool(mine.effects) and _barred(mine)

@@ -135,14 +135,15 @@ def exchange(
         after_d += _healed(plan, d, after_d, heal_d)
     opp = duo._opp
     if keep is None or keep == an:
-        last = init.spell if poster == an else a.last_spell
-        members[an] = _member(a, after_a, used_a, last, opp[an])
-    if keep is None or keep == dn:
-        if poster == dn and defense is not None:
-            last = defense.spell
+        if poster == an:  # its cast is the action that counts (set by the 2v2 step after)
+            members[an] = _member(a, after_a, used_a, init.spell, init.kind, opp[an])
         else:
-            last = d.last_spell
-        members[dn] = _member(d, after_d, used_d, last, opp[dn])
+            members[an] = _member(a, after_a, used_a, a.last_spell, a.last_action, opp[an])
+    if keep is None or keep == dn:
+        if poster == dn and defense is not None:  # its defense counts (set after)
+            members[dn] = _member(d, after_d, used_d, defense.spell, dkind, opp[dn])
+        else:
+            members[dn] = _member(d, after_d, used_d, d.last_spell, d.last_action, opp[dn])
     if made_a or made_d:
         incoming = list(duo.incoming)
         for e in made_a:
@@ -159,10 +160,12 @@ def exchange(
 
 def _member(
     d: DuellistState, points: int, used: tuple[tuple[str, str], ...], last: str | None,
-    opponents: tuple[str, str],
+    action: str | None, opponents: tuple[str, str],
 ) -> DuellistState:  # fmt: skip
     """``d`` after the exchange (:func:`rules.duo.step._merged` of the 1v1 step's duellist):
-    ``points``, the reuse memory with ``used`` added and kept to ``opponents``, ``last``."""
+    ``points``, the reuse memory with ``used`` added and kept to ``opponents``, ``last``;
+    ``action``: the last action the 2v2 step gives the poster at once after it (the
+    ``last_action`` of issue 26's D3), set here to build the duellist once."""
     spent = d.spells_used_on
     if used and used[0] not in spent:
         spent = spent + used
@@ -174,6 +177,7 @@ def _member(
     fields["points"] = points
     fields["spells_used_on"] = spent
     fields["last_spell"] = last
+    fields["last_action"] = action
     return new
 
 
