@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from rules.balance.policies import (
+    _PLAIN_RANDOM,
     GREEDY_STEP_PV,
     Policy,
     Rng,
@@ -61,6 +62,7 @@ from rules.model import DuellistState, TurnPost
 from rules.ruleset import Spell
 
 _new = object.__new__
+_set = object.__setattr__  # a frozen value's __dict__, set whole (one dict, no copy)
 
 DuoView = DuoState | TrustedDuo
 """What the scripted duellists read: the frozen state, or the simulator's trusted duel."""
@@ -88,21 +90,6 @@ def _allowed_victims(
                 continue
         out.append(victim)
     return out
-
-
-def _move(
-    state: DuoView, duo: tuple[str, str], here: str, env: Environment,
-    below: Callable[[int], int], greedy: bool,
-) -> str | None:  # fmt: skip
-    """The zone a member of ``duo`` standing in ``here`` moves to (its name), or None when
-    their duo already moved this turn (a greedy duellist avoids a zone whose living creature
-    hurts who stands there); ``below``: :func:`rules.balance.policies.drawer` of the duel's
-    generator."""
-    movers = state.movers
-    if movers and (duo[0] in movers or duo[1] in movers):
-        return None
-    zones = _zones(env, here, state.creatures if greedy else None)
-    return (zones[0] if len(zones) == 1 else zones[below(len(zones))]).name  # rng.choice's draw
 
 
 _ZONES: dict[tuple[int, str, tuple[tuple[str, int], ...] | None], tuple[Environment, list[Zone]]]
@@ -156,7 +143,7 @@ def duo_post(
     ``rng.choice``'s (:func:`rules.balance.policies.drawer`: the same stream).
     """
     greedy = policy == "greedy"
-    below = drawer(rng)
+    below = rng._randbelow if _PLAIN_RANDOM.get(type(rng)) else drawer(rng)  # type: ignore[attr-defined]
     if isinstance(state, TrustedDuo):  # its lookups read directly
         members = state.members
         mate, opponents, here = state._mate[me], state._opp[me], state.where[me]
@@ -168,38 +155,30 @@ def duo_post(
         mate = duo[1] if duo[0] == me else duo[0]
         opponents, here = state.duos[1 - side], state.zone_of(me)
     mine = members[me]
-    move = _move(state, duo, here, env, below, greedy)
+    movers = state.movers
+    if movers and (duo[0] in movers or duo[1] in movers):
+        move = None  # their duo already moved this turn
+    else:
+        zones = _zones(env, here, state.creatures if greedy else None)
+        move = (zones[0] if len(zones) == 1 else zones[below(len(zones))]).name  # rng.choice's
     if state.targeted:
         victims = _allowed_victims(state, me, mate, opponents, members)
     else:
         victims = [v for v in opponents if members[v].points > 0]
-    book = _book(rs)
+    book = _BOOKS.get(id(rs))
+    if book is None or book.rs is not rs:
+        book = _book(rs)
     aimed = book.aimed
     barred = bool(mine.effects) and _barred(mine)
-    year, used = mine.year, mine.spells_used_on
-
-    def attacks(other: DuellistState) -> Sequence[Spell]:
-        if barred:
-            return ()
-        if book.limits:  # casts counted: no shared menu
-            choose = _greedy_spells if greedy else fatigue_spells
-            return tuple([s for s in choose(rs, mine, other) if s.name in aimed])
-        name = other.name
-        key = (greedy, year, frozenset([u for u, t in used if t == name]) if used else _NONE)
-        found = book.attacks.get(key)
-        if found is None:
-            choose = _greedy_spells if greedy else fatigue_spells
-            found = tuple([s for s in choose(rs, mine, other) if s.name in aimed])
-            if len(book.attacks) >= 8192:
-                book.attacks.clear()
-            book.attacks[key] = found
-        return found
 
     for p in state.pending:
         if p.target != me:
             continue
         caster = p.attacker  # the first spell waiting on me
-        spells = attacks(members[caster]) if caster in victims else ()
+        if caster in victims and not barred:
+            spells = _attacks(book, rs, greedy, mine, members[caster])
+        else:
+            spells = ()
         kinds = _actions(rs, mine, bool(spells), "defense")
         if greedy and "cast" in kinds:
             kinds = ("cast",)
@@ -214,10 +193,11 @@ def duo_post(
             return _write(rs, me, post_id, kind, spells, caster, move, below)
         break
     options = []
-    for v in victims:
-        spells = attacks(members[v])
-        if spells:
-            options.append((v, spells))
+    if not barred:
+        for v in victims:
+            spells = _attacks(book, rs, greedy, mine, members[v])
+            if spells:
+                options.append((v, spells))
     if options:
         if greedy and len(options) > 1:
             best = max(aimed[s[0].name] for _, s in options)
@@ -229,8 +209,8 @@ def duo_post(
     if env.creatures:
         left = dict(state.creatures)
         near = [c for c in env.creatures if c.zone == here and left[c.key] > 0]
-        if near:  # a creature of the zone: the engine checks the cast against the teammate
-            spells = attacks(members[mate])
+        if near and not barred:  # a creature of the zone: the engine checks the cast
+            spells = _attacks(book, rs, greedy, mine, members[mate])  # against the teammate
             if spells:
                 return _write(rs, me, post_id, "cast", spells, near[0].name, move, below)
     choose = _greedy_spells if greedy else fatigue_spells
@@ -240,6 +220,33 @@ def duo_post(
             below(1)
         return _write(rs, me, post_id, "cast", selfish, me, move, below)
     return _legal(_post(me, post_id, None, None, None, None), move)
+
+
+def _attacks(
+    book: _Book, rs: FatigueRuleset, greedy: bool, mine: DuellistState, other: DuellistState
+) -> Sequence[Spell]:
+    """The spells aimed at an opponent that ``mine`` (under no ``no_attack``) may cast at
+    ``other`` now (:func:`_greedy_spells` with ``greedy``, else
+    :func:`rules.balance.policies.fatigue_spells`), read once per (policy, year, names spent
+    on ``other``) in ``book``."""
+    aimed = book.aimed
+    if book.limits:  # casts counted: no shared menu
+        choose = _greedy_spells if greedy else fatigue_spells
+        return tuple([s for s in choose(rs, mine, other) if s.name in aimed])
+    used = mine.spells_used_on
+    if used:
+        name = other.name
+        key = (greedy, mine.year, frozenset([u for u, t in used if t == name]))
+    else:
+        key = (greedy, mine.year, _NONE)
+    found = book.attacks.get(key)
+    if found is None:
+        choose = _greedy_spells if greedy else fatigue_spells
+        found = tuple([s for s in choose(rs, mine, other) if s.name in aimed])
+        if len(book.attacks) >= 8192:
+            book.attacks.clear()
+        book.attacks[key] = found
+    return found
 
 
 def _write(
@@ -254,18 +261,19 @@ def _write(
     bets = rs.bets[kind]
     bet = (bets[0] if len(bets) == 1 else bets[below(len(bets))]) if bets else None
     post = _new(TurnPost)
-    post.__dict__.update(duellist=me, post_id=post_id, spell=name, spell_text=name, kind=kind,
-                         bet=bet, target=target, before_start=False, dice=None)  # fmt: skip
+    _set(post, "__dict__", {"duellist": me, "post_id": post_id, "spell": name,
+        "spell_text": name, "kind": kind, "bet": bet, "target": target, "before_start": False,
+        "dice": None})  # fmt: skip
     out = _new(LegalPost)
-    out.__dict__.update(post=post, move_to=move, use_item=None)
+    _set(out, "__dict__", {"post": post, "move_to": move, "use_item": None})
     return out
 
 
 def _legal(post: TurnPost, move: str | None) -> LegalPost:
     """``LegalPost(post, move_to=move)`` without the frozen ``__init__``'s three
     ``__setattr__`` (one per simulated post)."""
-    out = object.__new__(LegalPost)
-    out.__dict__.update(post=post, move_to=move, use_item=None)
+    out = _new(LegalPost)
+    _set(out, "__dict__", {"post": post, "move_to": move, "use_item": None})
     return out
 
 
