@@ -386,6 +386,7 @@ def play_duo(
     turns = 0
     below = drawer(rng)  # rng.randint(1, 6) draws 1 + below(6)
     trusted = isinstance(run, TrustedDuo)
+    together = settings.posts_per_declaration_together
     while not run.finished and turns < max_turns:
         if not trusted:
             view = run.freeze()
@@ -394,14 +395,17 @@ def play_duo(
         for _ in range(4 * len(order)):  # each step takes a post (a held one is re-posted)
             if closed or run.finished:
                 break
-            if not trusted:
+            if trusted:  # its lookups read directly
+                members, posted = view.members, view.posted  # type: ignore[union-attr]
+                waiting = [n for n in order if n not in posted and members[n].points > 0]
+            else:
                 view = run.freeze()
-            up = view.active_names()
-            posted = view.posted
-            waiting = [n for n in order if n not in posted and n in up]
+                up = view.active_names()
+                posted = view.posted
+                waiting = [n for n in order if n not in posted and n in up]
             if not waiting:
                 break
-            take = settings.posts_per_declaration_together if view.all_together() else 1
+            take = together if together > 1 and view.all_together() else 1
             batch = [waiting[0]]
             if take > 1:
                 first = view.duo_of(waiting[0])
@@ -412,7 +416,9 @@ def play_duo(
             for who in batch:
                 pid += 1
                 posts.append(duo_post(rs, view, who, pid, env, rng, policy[who]))
-            dice = {p.post.post_id: (1 + below(6),) for p in posts}
+            dice = {}
+            for dp in posts:
+                dice[dp.post.post_id] = (1 + below(6),)
             closed = run.step(posts, dice)
         turns += 1
     return run.freeze(), turns
