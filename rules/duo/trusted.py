@@ -55,6 +55,7 @@ from rules.fatigue.settings import FatigueRuleset
 from rules.model import AttackResult, DuellistState, DuelState, TurnOutcome, TurnPost
 
 _new = object.__new__
+_set = object.__setattr__  # a frozen value's __dict__, set whole
 
 
 @dataclass(frozen=True)
@@ -251,10 +252,10 @@ class TrustedDuo:
             posted = self.posted
             if together and who not in posted and len(posted) < need and self._mate[who] in posted:
                 raise _Uncovered  # a second initiative of one duo: held for the referee
-            rolled = tuple(dice[p.post_id])
+            fields = p.__dict__.copy()
+            fields["dice"] = tuple(dice[p.post_id])
             post = _new(TurnPost)
-            post.__dict__.update(p.__dict__)
-            post.__dict__["dice"] = rolled
+            _set(post, "__dict__", fields)
             self._post(post, dp.move_to)
         if self._end():
             return False
@@ -349,7 +350,10 @@ class TrustedDuo:
     def _resolve_pending(self, p: PendingAttack, defense: TurnPost | None) -> str | None:
         """Resolve a waiting initiative with ``defense`` (None: undefended); returns the
         action that counted in the defense."""
-        self.pending = tuple([x for x in self.pending if x != p])
+        self.pending = tuple([x for x in self.pending if x is not p])  # by identity
+        post = p.post
+        if post.dice and post.post_id in self._legal:  # legal play: on the two directly
+            return exchange(self, p.attacker, p.target, post, defense, p.target, None)
         self._counted = None
         self._exchange(p.attacker, p.target, p.post, defense, poster=p.target, close=False,
                        trusted=p.post.post_id in self._legal)  # fmt: skip

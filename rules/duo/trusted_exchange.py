@@ -167,10 +167,8 @@ def _member(
     ``action``: the last action the 2v2 step gives the poster at once after it (the
     ``last_action`` of issue 26's D3), set here to build the duellist once."""
     spent = d.spells_used_on
-    if used and used[0] not in spent:
-        spent = spent + used
-    if spent:
-        spent = tuple([u for u in spent if u[1] in opponents])
+    if used and used[0] not in spent:  # the memory held only opponents: the new one kept
+        spent = tuple([u for u in spent + used if u[1] in opponents])
     new = _new(DuellistState)
     fields = new.__dict__
     fields.update(d.__dict__)
