@@ -257,9 +257,12 @@ class TrustedDuo:
             post = _new(TurnPost)
             _set(post, "__dict__", fields)
             self._post(post, dp.move_to)
-        if self._end():
-            return False
         members, posted = self.members, self.posted
+        for m in members.values():  # _end's first look, without its call
+            if m.points <= 0 or m.violations or m.disqualified:
+                if self._end():
+                    return False
+                break
         for n in self._names:
             if n not in posted and members[n].points > 0:
                 return False  # someone is still expected this turn
