@@ -210,8 +210,8 @@ class TrustedDuo:
         zone = where[a]
         if where[b] != zone or where[c] != zone or where[d] != zone:
             return False
-        members = self.members
-        return all(members[n].points > 0 for n in self._names)
+        m = self.members
+        return m[a].points > 0 and m[b].points > 0 and m[c].points > 0 and m[d].points > 0
 
     # -- one declaration -------------------------------------------------------------------
     def step(self, posts: Sequence[DuoPost], dice: Mapping[int, Sequence[int]]) -> bool:
@@ -331,7 +331,7 @@ class TrustedDuo:
             # opponent, with a legal bet) read by the 1v1 engine waits for its target and
             # changes nobody (its ``_updated`` gives the same duellists back): it only waits.
             waiting = _new(PendingAttack)
-            waiting.__dict__.update(attacker=me, target=victim, post=post)
+            _set(waiting, "__dict__", {"attacker": me, "target": victim, "post": post})
             self.pending = (*self.pending, waiting)
             self._legal.add(post.post_id)
         elif kind == "self":

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from rules.duo.trusted import TrustedDuo
 
 _new = object.__new__
+_set = object.__setattr__  # a frozen value's __dict__, set whole
 
 
 def _hit(
@@ -169,13 +170,13 @@ def _member(
     spent = d.spells_used_on
     if used and used[0] not in spent:  # the memory held only opponents: the new one kept
         spent = tuple([u for u in spent + used if u[1] in opponents])
-    new = _new(DuellistState)
-    fields = new.__dict__
-    fields.update(d.__dict__)
+    fields = d.__dict__.copy()
     fields["points"] = points
     fields["spells_used_on"] = spent
     fields["last_spell"] = last
     fields["last_action"] = action
+    new = _new(DuellistState)
+    _set(new, "__dict__", fields)
     return new
 
 
