@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from rules.duo.engine import resolve_duo_step
-from rules.duo.environment import Environment
+from rules.duo.environment import Environment, Zone
 from rules.duo.opening import Target, resolve_target
 from rules.duo.outcome import Draw, DuoPost
 from rules.duo.settings import DuoSettings
@@ -116,6 +116,7 @@ class TrustedDuo:
         self._counted: str | None = None  # the action that counted in the last defense
         # (Cible line, caster) -> its Target, read once per duel
         self._targets: dict[tuple[str | None, str], Target] = {}
+        self._zones: dict[str, Zone | None] = {}  # a move's text -> its zone, once per duel
         duos = state.duos
         self.duos = duos
         self._names = duos[0] + duos[1]
@@ -285,15 +286,20 @@ class TrustedDuo:
         defended: PendingAttack | None = None
         kind = target.kind
         if incoming and declared in ("dodge", "dodge_riposte"):
-            defended = next(
-                (p for p in incoming if kind == "duellist" and p.attacker == target.key),
-                incoming[0],
-            )
+            defended = incoming[0]
+            if kind == "duellist":
+                for p in incoming:
+                    if p.attacker == target.key:
+                        defended = p
+                        break
         elif incoming and declared == "cast":
             aimed = target.key if kind == "duellist" else None
             if kind == "none":
                 aimed = incoming[0].attacker
-            defended = next((p for p in incoming if p.attacker == aimed), None)
+            for p in incoming:
+                if p.attacker == aimed:
+                    defended = p
+                    break
         for p in incoming:
             if p is not defended:
                 self._resolve_pending(p, None)
@@ -317,7 +323,10 @@ class TrustedDuo:
             self._move(me, move_to)
         d = self.members[me]
         if d.last_action != counted:  # issue 26, D3: the action that counted
-            self.members[me] = _with(d, last_action=counted)
+            fields = d.__dict__.copy()
+            fields["last_action"] = counted
+            d = self.members[me] = _new(DuellistState)
+            _set(d, "__dict__", fields)
         self.posted = (*self.posted, me)
         self.posted_ids = (*self.posted_ids, post.post_id)
 
@@ -377,7 +386,9 @@ class TrustedDuo:
         )  # fmt: skip
 
     def _move(self, me: str, text: str) -> None:
-        zone = self.env.find_zone(text)
+        zone = self._zones.get(text)
+        if zone is None:
+            zone = self._zones[text] = self.env.find_zone(text)
         if zone is None:
             raise _Uncovered  # unknown_zone
         if zone.key == self.where[me]:
