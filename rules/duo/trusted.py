@@ -241,8 +241,10 @@ class TrustedDuo:
     def _step(self, posts: Sequence[DuoPost], dice: Mapping[int, Sequence[int]]) -> bool:
         if self.finished or self._plan is None:
             raise _Uncovered
-        together = self.all_together()
         need = self.cfg.posts_per_declaration_together
+        # read before the posts (they may move); a lone post is checked against the names
+        # posted before it only
+        together = (len(posts) > 1 or 0 < len(self.posted) < need) and self.all_together()
         for dp in posts:
             p = dp.post
             who = p.duellist
