@@ -199,11 +199,15 @@ def duo_post(
             if spells:
                 options.append((v, spells))
     if options:
-        if greedy and len(options) > 1:
-            best = max(aimed[s[0].name] for _, s in options)
-            options = [(v, s) for v, s in options if aimed[s[0].name] == best]
-            low = min(members[v].points for v, _ in options)
-            options = [(v, s) for v, s in options if members[v].points == low]
+        if greedy and len(options) == 2:  # the most damage, then the fewer PV (two at most)
+            (one, first), (two, second) = options
+            hurt, other = aimed[first[0].name], aimed[second[0].name]
+            if hurt != other:
+                options = [options[0] if hurt > other else options[1]]
+            else:
+                pv_one, pv_two = members[one].points, members[two].points
+                if pv_one != pv_two:
+                    options = [options[0] if pv_one < pv_two else options[1]]
         victim, spells = options[0] if len(options) == 1 else options[below(len(options))]
         return _write(rs, me, post_id, "cast", spells, victim, move, below)
     if env.creatures:
