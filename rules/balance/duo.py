@@ -84,8 +84,17 @@ def _allowed_victims(
         if members[victim].points <= 0:
             continue
         if targeted and (mate, victim) in targeted:
-            here = state.in_zone(state.zone_of(victim))
-            lone = me in here and mate in here and state.teammate(victim) not in here
+            if isinstance(state, TrustedDuo):  # in_zone's test on the three, no tuple
+                where, zone = state.where, state.where[victim]
+                other = state._mate[victim]
+                lone = (
+                    where[me] == zone and members[me].points > 0
+                    and where[mate] == zone and members[mate].points > 0
+                    and not (where[other] == zone and members[other].points > 0)
+                )  # fmt: skip
+            else:
+                here = state.in_zone(state.zone_of(victim))
+                lone = me in here and mate in here and state.teammate(victim) not in here
             if lone or state.all_together():
                 continue
         out.append(victim)
