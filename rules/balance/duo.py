@@ -24,13 +24,15 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from rules.balance.policies import (
+    _PLAIN_RANDOM,
     GREEDY_STEP_PV,
     Policy,
     Rng,
+    _actions,
+    _barred,
     _greedy_spells,
     _post,
     drawer,
-    fatigue_actions,
     fatigue_spells,
     fatigue_total_damage,
 )
@@ -59,6 +61,9 @@ from rules.fatigue.settings import FatigueRuleset
 from rules.model import DuellistState, TurnPost
 from rules.ruleset import Spell
 
+_new = object.__new__
+_set = object.__setattr__  # a frozen value's __dict__, set whole (one dict, no copy)
+
 DuoView = DuoState | TrustedDuo
 """What the scripted duellists read: the frozen state, or the simulator's trusted duel."""
 
@@ -79,27 +84,21 @@ def _allowed_victims(
         if members[victim].points <= 0:
             continue
         if targeted and (mate, victim) in targeted:
-            here = state.in_zone(state.zone_of(victim))
-            lone = me in here and mate in here and state.teammate(victim) not in here
+            if isinstance(state, TrustedDuo):  # in_zone's test on the three, no tuple
+                where, zone = state.where, state.where[victim]
+                other = state._mate[victim]
+                lone = (
+                    where[me] == zone and members[me].points > 0
+                    and where[mate] == zone and members[mate].points > 0
+                    and not (where[other] == zone and members[other].points > 0)
+                )  # fmt: skip
+            else:
+                here = state.in_zone(state.zone_of(victim))
+                lone = me in here and mate in here and state.teammate(victim) not in here
             if lone or state.all_together():
                 continue
         out.append(victim)
     return out
-
-
-def _move(
-    state: DuoView, duo: tuple[str, str], here: str, env: Environment,
-    below: Callable[[int], int], greedy: bool,
-) -> str | None:  # fmt: skip
-    """The zone a member of ``duo`` standing in ``here`` moves to (its name), or None when
-    their duo already moved this turn (a greedy duellist avoids a zone whose living creature
-    hurts who stands there); ``below``: :func:`rules.balance.policies.drawer` of the duel's
-    generator."""
-    movers = state.movers
-    if movers and (duo[0] in movers or duo[1] in movers):
-        return None
-    zones = _zones(env, here, state.creatures if greedy else None)
-    return (zones[0] if len(zones) == 1 else zones[below(len(zones))]).name  # rng.choice's draw
 
 
 _ZONES: dict[tuple[int, str, tuple[tuple[str, int], ...] | None], tuple[Environment, list[Zone]]]
@@ -153,106 +152,174 @@ def duo_post(
     ``rng.choice``'s (:func:`rules.balance.policies.drawer`: the same stream).
     """
     greedy = policy == "greedy"
-    below = drawer(rng)
-    if isinstance(state, TrustedDuo):
+    below = rng._randbelow if _PLAIN_RANDOM.get(type(rng)) else drawer(rng)  # type: ignore[attr-defined]
+    if isinstance(state, TrustedDuo):  # its lookups read directly
         members = state.members
+        mate, opponents, here = state._mate[me], state._opp[me], state.where[me]
+        duo = state.duos[state._duo[me]]
     else:
         members = {x.name: x for x in state.duel.duellists}
+        side = state.duo_of(me)
+        duo = state.duos[side]
+        mate = duo[1] if duo[0] == me else duo[0]
+        opponents, here = state.duos[1 - side], state.zone_of(me)
     mine = members[me]
-    side = state.duo_of(me)
-    duo = state.duos[side]
-    mate = duo[1] if duo[0] == me else duo[0]
-    here = state.zone_of(me)
-    move = _move(state, duo, here, env, below, greedy)
-    victims = _allowed_victims(state, me, mate, state.duos[1 - side], members)
-    choose = _greedy_spells if greedy else fatigue_spells
-    aimed = _aimed_names(rs)
-
-    def attacks(other: DuellistState) -> list[Spell]:
-        return [s for s in choose(rs, mine, other) if s.name in aimed]
-
-    def post(kind: str, spells: Sequence[Spell], target: str) -> DuoPost:
-        # the spell drawn first, then the bet (the order of the draws is the tables')
-        name = None
-        if spells:
-            name = (spells[0] if len(spells) == 1 else spells[below(len(spells))]).name
-        bets = rs.bets[kind]
-        bet = (bets[0] if len(bets) == 1 else bets[below(len(bets))]) if bets else None
-        out = _post(me, post_id, name, name, kind, bet)
-        object.__setattr__(out, "target", target)  # not shared yet: built in place
-        return _legal(out, move)
+    movers = state.movers
+    if movers and (duo[0] in movers or duo[1] in movers):
+        move = None  # their duo already moved this turn
+    else:
+        zones = _zones(env, here, state.creatures if greedy else None)
+        move = (zones[0] if len(zones) == 1 else zones[below(len(zones))]).name  # rng.choice's
+    if state.targeted:
+        victims = _allowed_victims(state, me, mate, opponents, members)
+    else:
+        victims = [v for v in opponents if members[v].points > 0]
+    book = _BOOKS.get(id(rs))
+    if book is None or book.rs is not rs:
+        book = _book(rs)
+    aimed = book.aimed
+    barred = bool(mine.effects) and _barred(mine)
 
     for p in state.pending:
         if p.target != me:
             continue
         caster = p.attacker  # the first spell waiting on me
-        spells = attacks(members[caster]) if caster in victims else []
-        kinds = fatigue_actions(rs, mine, spells, "defense")
+        if caster in victims and not barred:
+            spells = _attacks(book, rs, greedy, mine, members[caster])
+        else:
+            spells = ()
+        kinds = _actions(rs, mine, bool(spells), "defense")
         if greedy and "cast" in kinds:
-            kinds = ["cast"]
+            kinds = ("cast",)
         elif greedy and "dodge" in kinds:
-            kinds = ["dodge"]
+            kinds = ("dodge",)
         if kinds:
             kind = kinds[0] if len(kinds) == 1 else kinds[below(len(kinds))]
             if kind == "dodge":
-                spells = []
+                spells = ()
             elif len(spells) == 1:  # drawn as rng.choice draws, one spell or not
                 below(1)
-            return post(kind, spells, caster)
+            return _write(rs, me, post_id, kind, spells, caster, move, below)
         break
     options = []
-    for v in victims:
-        spells = attacks(members[v])
-        if spells:
-            options.append((v, spells))
+    if not barred:
+        for v in victims:
+            spells = _attacks(book, rs, greedy, mine, members[v])
+            if spells:
+                options.append((v, spells))
     if options:
-        if greedy:
-            best = max(aimed[s[0].name] for _, s in options)
-            options = [(v, s) for v, s in options if aimed[s[0].name] == best]
-            low = min(members[v].points for v, _ in options)
-            options = [(v, s) for v, s in options if members[v].points == low]
+        if greedy and len(options) == 2:  # the most damage, then the fewer PV (two at most)
+            (one, first), (two, second) = options
+            hurt, other = aimed[first[0].name], aimed[second[0].name]
+            if hurt != other:
+                options = [options[0] if hurt > other else options[1]]
+            else:
+                pv_one, pv_two = members[one].points, members[two].points
+                if pv_one != pv_two:
+                    options = [options[0] if pv_one < pv_two else options[1]]
         victim, spells = options[0] if len(options) == 1 else options[below(len(options))]
-        return post("cast", spells, victim)
+        return _write(rs, me, post_id, "cast", spells, victim, move, below)
     if env.creatures:
         left = dict(state.creatures)
         near = [c for c in env.creatures if c.zone == here and left[c.key] > 0]
-        if near:  # a creature of the zone: the engine checks the cast against the teammate
-            spells = attacks(members[mate])
+        if near and not barred:  # a creature of the zone: the engine checks the cast
+            spells = _attacks(book, rs, greedy, mine, members[mate])  # against the teammate
             if spells:
-                return post("cast", spells, near[0].name)
+                return _write(rs, me, post_id, "cast", spells, near[0].name, move, below)
+    choose = _greedy_spells if greedy else fatigue_spells
     selfish = [s for s in choose(rs, mine, mine) if s.name not in aimed]
     if selfish:
         if len(selfish) == 1:  # rng.choice draws even from one
             below(1)
-        return post("cast", selfish, me)
+        return _write(rs, me, post_id, "cast", selfish, me, move, below)
     return _legal(_post(me, post_id, None, None, None, None), move)
+
+
+def _attacks(
+    book: _Book, rs: FatigueRuleset, greedy: bool, mine: DuellistState, other: DuellistState
+) -> Sequence[Spell]:
+    """The spells aimed at an opponent that ``mine`` (under no ``no_attack``) may cast at
+    ``other`` now (:func:`_greedy_spells` with ``greedy``, else
+    :func:`rules.balance.policies.fatigue_spells`), read once per (policy, year, names spent
+    on ``other``) in ``book``."""
+    aimed = book.aimed
+    if book.limits:  # casts counted: no shared menu
+        choose = _greedy_spells if greedy else fatigue_spells
+        return tuple([s for s in choose(rs, mine, other) if s.name in aimed])
+    used = mine.spells_used_on
+    if used:
+        name = other.name
+        key = (greedy, mine.year, frozenset([u for u, t in used if t == name]))
+    else:
+        key = (greedy, mine.year, _NONE)
+    found = book.attacks.get(key)
+    if found is None:
+        choose = _greedy_spells if greedy else fatigue_spells
+        found = tuple([s for s in choose(rs, mine, other) if s.name in aimed])
+        if len(book.attacks) >= 8192:
+            book.attacks.clear()
+        book.attacks[key] = found
+    return found
+
+
+def _write(
+    rs: FatigueRuleset, me: str, post_id: int, kind: str, spells: Sequence[Spell],
+    target: str, move: str | None, below: Callable[[int], int],
+) -> LegalPost:  # fmt: skip
+    """:func:`duo_post`'s post of ``kind`` at ``target``: the spell drawn first among
+    ``spells``, then the bet (the order of the draws is the tables')."""
+    name = None
+    if spells:
+        name = (spells[0] if len(spells) == 1 else spells[below(len(spells))]).name
+    bets = rs.bets[kind]
+    bet = (bets[0] if len(bets) == 1 else bets[below(len(bets))]) if bets else None
+    post = _new(TurnPost)
+    _set(post, "__dict__", {"duellist": me, "post_id": post_id, "spell": name,
+        "spell_text": name, "kind": kind, "bet": bet, "target": target, "before_start": False,
+        "dice": None})  # fmt: skip
+    out = _new(LegalPost)
+    _set(out, "__dict__", {"post": post, "move_to": move, "use_item": None})
+    return out
 
 
 def _legal(post: TurnPost, move: str | None) -> LegalPost:
     """``LegalPost(post, move_to=move)`` without the frozen ``__init__``'s three
     ``__setattr__`` (one per simulated post)."""
-    out = object.__new__(LegalPost)
-    out.__dict__.update(post=post, move_to=move, use_item=None)
+    out = _new(LegalPost)
+    _set(out, "__dict__", {"post": post, "move_to": move, "use_item": None})
     return out
 
 
-_AIMED: dict[int, tuple[FatigueRuleset, dict[str, int]]] = {}
-"""id(ruleset) -> (ruleset, its spells aimed at an opponent: name -> :func:`_damage`): read
-once per spellbook (a ruleset is frozen; issue 26, the scripted duellists' repeated
-lookups)."""
+class _Book:
+    """What the scripted duellists read of one spellbook, once (issue 26, the scripted
+    duellists' repeated lookups). ``aimed``: its spells aimed at an opponent
+    (:func:`_targets_opponent`): name -> the greedy duellist's damage steps
+    (:func:`_damage`); ``limits``: a spell has a ``max_casts``; ``attacks``: (greedy, year,
+    the caster's reuse memory, opponent) -> the aimed spells of :func:`_greedy_spells` or
+    :func:`rules.balance.policies.fatigue_spells` (a caster under no ``no_attack``)."""
+
+    __slots__ = ("rs", "aimed", "limits", "attacks")
+
+    def __init__(self, rs: FatigueRuleset) -> None:
+        self.rs = rs
+        self.aimed = {s.name: _damage(s) for s in rs.spells if _targets_opponent(s)}
+        self.limits = rs.has_cast_limits
+        self.attacks: dict[tuple[bool, str, frozenset[str]], tuple[Spell, ...]] = {}
 
 
-def _aimed_names(rs: FatigueRuleset) -> dict[str, int]:
-    """``rs``'s spells aimed at an opponent (:func:`_targets_opponent`): name -> the greedy
-    duellist's damage steps (:func:`_damage`)."""
-    found = _AIMED.get(id(rs))
-    if found is not None and found[0] is rs:
-        return found[1]
-    if len(_AIMED) >= 64:
-        _AIMED.clear()
-    names = {s.name: _damage(s) for s in rs.spells if _targets_opponent(s)}
-    _AIMED[id(rs)] = (rs, names)
-    return names
+_NONE: frozenset[str] = frozenset()
+_BOOKS: dict[int, _Book] = {}
+"""id(ruleset) -> its :class:`_Book` (a ruleset is frozen; the book keeps it alive)."""
+
+
+def _book(rs: FatigueRuleset) -> _Book:
+    found = _BOOKS.get(id(rs))
+    if found is not None and found.rs is rs:
+        return found
+    if len(_BOOKS) >= 64:
+        _BOOKS.clear()
+    found = _BOOKS[id(rs)] = _Book(rs)
+    return found
 
 
 def _damage(spell: Spell) -> int:
@@ -332,6 +399,7 @@ def play_duo(
     turns = 0
     below = drawer(rng)  # rng.randint(1, 6) draws 1 + below(6)
     trusted = isinstance(run, TrustedDuo)
+    together = settings.posts_per_declaration_together
     while not run.finished and turns < max_turns:
         if not trusted:
             view = run.freeze()
@@ -340,14 +408,17 @@ def play_duo(
         for _ in range(4 * len(order)):  # each step takes a post (a held one is re-posted)
             if closed or run.finished:
                 break
-            if not trusted:
+            if trusted:  # its lookups read directly
+                members, posted = view.members, view.posted  # type: ignore[union-attr]
+                waiting = [n for n in order if n not in posted and members[n].points > 0]
+            else:
                 view = run.freeze()
-            up = view.active_names()
-            posted = view.posted
-            waiting = [n for n in order if n not in posted and n in up]
+                up = view.active_names()
+                posted = view.posted
+                waiting = [n for n in order if n not in posted and n in up]
             if not waiting:
                 break
-            take = settings.posts_per_declaration_together if view.all_together() else 1
+            take = together if together > 1 and view.all_together() else 1
             batch = [waiting[0]]
             if take > 1:
                 first = view.duo_of(waiting[0])
@@ -358,7 +429,9 @@ def play_duo(
             for who in batch:
                 pid += 1
                 posts.append(duo_post(rs, view, who, pid, env, rng, policy[who]))
-            dice = {p.post.post_id: (1 + below(6),) for p in posts}
+            dice = {}
+            for dp in posts:
+                dice[dp.post.post_id] = (1 + below(6),)
             closed = run.step(posts, dice)
         turns += 1
     return run.freeze(), turns

@@ -38,12 +38,13 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from rules.duo.engine import resolve_duo_step
-from rules.duo.environment import Environment
+from rules.duo.environment import Environment, Zone
 from rules.duo.opening import Target, resolve_target
 from rules.duo.outcome import Draw, DuoPost
 from rules.duo.settings import DuoSettings
 from rules.duo.state import DuoState, PendingAttack
 from rules.duo.step import _merged, _sub_duel
+from rules.duo.trusted_exchange import exchange
 from rules.duo.turn import duo_end, ticked
 from rules.fatigue.effects import DamageOverTime
 from rules.fatigue.engine import resolve_fatigue_step
@@ -54,6 +55,7 @@ from rules.fatigue.settings import FatigueRuleset
 from rules.model import AttackResult, DuellistState, DuelState, TurnOutcome, TurnPost
 
 _new = object.__new__
+_set = object.__setattr__  # a frozen value's __dict__, set whole
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ class TrustedDuo:
         self._counted: str | None = None  # the action that counted in the last defense
         # (Cible line, caster) -> its Target, read once per duel
         self._targets: dict[tuple[str | None, str], Target] = {}
+        self._zones: dict[str, Zone | None] = {}  # a move's text -> its zone, once per duel
         duos = state.duos
         self.duos = duos
         self._names = duos[0] + duos[1]
@@ -208,8 +211,8 @@ class TrustedDuo:
         zone = where[a]
         if where[b] != zone or where[c] != zone or where[d] != zone:
             return False
-        members = self.members
-        return all(members[n].points > 0 for n in self._names)
+        m = self.members
+        return m[a].points > 0 and m[b].points > 0 and m[c].points > 0 and m[d].points > 0
 
     # -- one declaration -------------------------------------------------------------------
     def step(self, posts: Sequence[DuoPost], dice: Mapping[int, Sequence[int]]) -> bool:
@@ -238,8 +241,10 @@ class TrustedDuo:
     def _step(self, posts: Sequence[DuoPost], dice: Mapping[int, Sequence[int]]) -> bool:
         if self.finished or self._plan is None:
             raise _Uncovered
-        together = self.all_together()
         need = self.cfg.posts_per_declaration_together
+        # read before the posts (they may move); a lone post is checked against the names
+        # posted before it only
+        together = (len(posts) > 1 or 0 < len(self.posted) < need) and self.all_together()
         for dp in posts:
             p = dp.post
             who = p.duellist
@@ -250,14 +255,17 @@ class TrustedDuo:
             posted = self.posted
             if together and who not in posted and len(posted) < need and self._mate[who] in posted:
                 raise _Uncovered  # a second initiative of one duo: held for the referee
-            rolled = tuple(dice[p.post_id])
+            fields = p.__dict__.copy()
+            fields["dice"] = tuple(dice[p.post_id])
             post = _new(TurnPost)
-            post.__dict__.update(p.__dict__)
-            post.__dict__["dice"] = rolled
+            _set(post, "__dict__", fields)
             self._post(post, dp.move_to)
-        if self._end():
-            return False
         members, posted = self.members, self.posted
+        for m in members.values():  # _end's first look, without its call
+            if m.points <= 0 or m.violations or m.disqualified:
+                if self._end():
+                    return False
+                break
         for n in self._names:
             if n not in posted and members[n].points > 0:
                 return False  # someone is still expected this turn
@@ -280,15 +288,20 @@ class TrustedDuo:
         defended: PendingAttack | None = None
         kind = target.kind
         if incoming and declared in ("dodge", "dodge_riposte"):
-            defended = next(
-                (p for p in incoming if kind == "duellist" and p.attacker == target.key),
-                incoming[0],
-            )
+            defended = incoming[0]
+            if kind == "duellist":
+                for p in incoming:
+                    if p.attacker == target.key:
+                        defended = p
+                        break
         elif incoming and declared == "cast":
             aimed = target.key if kind == "duellist" else None
             if kind == "none":
                 aimed = incoming[0].attacker
-            defended = next((p for p in incoming if p.attacker == aimed), None)
+            for p in incoming:
+                if p.attacker == aimed:
+                    defended = p
+                    break
         for p in incoming:
             if p is not defended:
                 self._resolve_pending(p, None)
@@ -312,7 +325,10 @@ class TrustedDuo:
             self._move(me, move_to)
         d = self.members[me]
         if d.last_action != counted:  # issue 26, D3: the action that counted
-            self.members[me] = _with(d, last_action=counted)
+            fields = d.__dict__.copy()
+            fields["last_action"] = counted
+            d = self.members[me] = _new(DuellistState)
+            _set(d, "__dict__", fields)
         self.posted = (*self.posted, me)
         self.posted_ids = (*self.posted_ids, post.post_id)
 
@@ -326,7 +342,7 @@ class TrustedDuo:
             # opponent, with a legal bet) read by the 1v1 engine waits for its target and
             # changes nobody (its ``_updated`` gives the same duellists back): it only waits.
             waiting = _new(PendingAttack)
-            waiting.__dict__.update(attacker=me, target=victim, post=post)
+            _set(waiting, "__dict__", {"attacker": me, "target": victim, "post": post})
             self.pending = (*self.pending, waiting)
             self._legal.add(post.post_id)
         elif kind == "self":
@@ -348,7 +364,10 @@ class TrustedDuo:
     def _resolve_pending(self, p: PendingAttack, defense: TurnPost | None) -> str | None:
         """Resolve a waiting initiative with ``defense`` (None: undefended); returns the
         action that counted in the defense."""
-        self.pending = tuple([x for x in self.pending if x != p])
+        self.pending = tuple([x for x in self.pending if x is not p])  # by identity
+        post = p.post
+        if post.dice and post.post_id in self._legal:  # legal play: on the two directly
+            return exchange(self, p.attacker, p.target, post, defense, p.target, None)
         self._counted = None
         self._exchange(p.attacker, p.target, p.post, defense, poster=p.target, close=False,
                        trusted=p.post.post_id in self._legal)  # fmt: skip
@@ -369,7 +388,9 @@ class TrustedDuo:
         )  # fmt: skip
 
     def _move(self, me: str, text: str) -> None:
-        zone = self.env.find_zone(text)
+        zone = self._zones.get(text)
+        if zone is None:
+            zone = self._zones[text] = self.env.find_zone(text)
         if zone is None:
             raise _Uncovered  # unknown_zone
         if zone.key == self.where[me]:
@@ -401,6 +422,17 @@ class TrustedDuo:
         initiator's AttackResult; for a defense (``pending`` and ``post``) the action that
         counted in it is left in ``_counted``. ``trusted``: the posts are legal play (the 1v1
         engine's trusted step reads them as posted and looks for no violation)."""
+        if trusted:
+            if pending is None:
+                if post is not None and close and _running(self.members[a]):
+                    mate = self.members[b]
+                    if keep is not None or _running(mate):
+                        if not mate.violations and not mate.disqualified:
+                            exchange(self, a, b, post, None, poster, keep)
+                            return None
+            elif pending.dice:
+                self._counted = exchange(self, a, b, pending, post, poster, keep)
+                return None
         other = self._sub_member(b)
         stand_in = keep is not None
         if stand_in and other.points < 1:

@@ -315,8 +315,12 @@ def ticked(
     (``(duellist, effect)`` of the turn, others' ignored) starting, one of the same kind and
     source kept with the longer duration. A knocked-out ``d`` (0 PV) loses every effect and
     takes nothing. Shared by the engine and the simulator's trusted step."""
+    fields = d.__dict__.copy()  # d's fields, changed below (built without evolve's checks)
+    new = _new(type(d))
     if d.points <= 0:  # knocked out: frozen, their lasting effects end with them
-        return 0, evolve(d, effects=())
+        fields["effects"] = ()
+        _set(new, "__dict__", fields)
+        return 0, new
     dot = 0
     running = []
     for e in d.effects:
@@ -336,15 +340,23 @@ def ticked(
                 break
         else:
             running.append(e)
-    return dot, evolve(d, points=d.points - dot, effects=tuple(running))
+    fields["points"] = d.points - dot
+    fields["effects"] = tuple(running)
+    _set(new, "__dict__", fields)
+    return dot, new
+
+
+_new = object.__new__
+_set = object.__setattr__  # a frozen value's __dict__, set whole
 
 
 def _shorter(e: Effect) -> Effect:
     """``e`` one turn shorter (its duration above 1, so its own check holds: built without
     ``dataclasses.replace``'s ``__post_init__`` round trip)."""
-    new = object.__new__(type(e))
-    new.__dict__.update(e.__dict__)
-    new.__dict__["duration"] = e.duration - 1
+    new = _new(type(e))
+    fields = e.__dict__.copy()
+    fields["duration"] = e.duration - 1
+    _set(new, "__dict__", fields)
     return new
 
 

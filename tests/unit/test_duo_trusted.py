@@ -15,7 +15,6 @@ and leaves to the full engine every step it does not cover.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +30,7 @@ from rules.duo import DuoOutcome, resolve_duo_step
 from rules.duo.trusted import LegalPost, TrustedDuo
 from rules.fatigue import load_fatigue_ruleset
 from tests.duo_play import DATA, ENVS, SETTINGS, SHIPPED, trusted_against_full
-from tests.unit.test_rules_fast_golden import _golden_tests
+from tests.golden import run_golden
 
 
 @settings(max_examples=12, deadline=None, derandomize=True)
@@ -145,11 +144,5 @@ def test_the_trusted_step_equals_the_full_engine_on_the_golden_2v2_duels(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counts = {"compared": 0, "fallback": 0, "full only": 0}
-    module = importlib.import_module(name)
-    assert hasattr(module, "resolve_duo_step"), name
-    monkeypatch.setattr(module, "resolve_duo_step", _compared(counts))
-    tests = _golden_tests(name)
-    assert tests
-    for _, fn in tests:
-        fn()
+    run_golden(monkeypatch, name, "resolve_duo_step", _compared(counts))
     assert counts["compared"] >= 1, counts

@@ -10,8 +10,6 @@ draft). They must agree on everything but the trail.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import random
 from collections.abc import Callable
 from typing import Any
@@ -24,6 +22,7 @@ from rules import TurnPost, new_duel, parse_ruleset, resolve_turn, start_duel
 from rules.balance.policies import POLICIES, Policy, classic_post
 from rules.classic_fast import resolve_fast
 from rules.model import DuelState, TurnOutcome
+from tests.golden import run_golden
 from tests.unit.test_rules_fast import CLASSIC_TEXT, CLASSIC_VARIANTS, YEARS, _variant
 
 A, C = "Aurora Vexley", "Cassius Thorne"
@@ -106,19 +105,7 @@ def test_classic_fast_path_equals_the_full_engine_on_every_golden_duel_turn(
     written, its ``resolve_turn`` wrapped: every turn the fast path takes is resolved by both
     and compared (the golden tests still check their own numbers)."""
     counts = {"compared": 0, "full only": 0}
-    module = importlib.import_module(name)
-    monkeypatch.setattr(module, "resolve_turn", _compared(counts))
-    tests = [
-        fn
-        for fn_name, fn in vars(module).items()
-        if fn_name.startswith("test_")
-        and inspect.isfunction(fn)
-        and not inspect.signature(fn).parameters  # parametrized ones run in their module
-        and not hasattr(fn, "hypothesis")
-    ]
-    assert tests
-    for fn in tests:
-        fn()
+    run_golden(monkeypatch, name, "resolve_turn", _compared(counts))
     assert counts["compared"] >= 20, counts
 
 

@@ -12,8 +12,6 @@ The golden tests still check their own hand-computed numbers. The generated play
 
 from __future__ import annotations
 
-import importlib
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +20,7 @@ import pytest
 from rules.fatigue import resolve_fatigue_step
 from rules.fatigue.fast import advance_trusted, plan_for, resolve_fast
 from rules.model import TurnOutcome
+from tests.golden import run_golden
 
 GOLDEN_MODULES = (
     "tests.unit.test_rules_fatigue",
@@ -74,29 +73,11 @@ def _compared(counts: dict[str, int]) -> Callable[..., TurnOutcome]:
     return step
 
 
-def _golden_tests(name: str) -> list[tuple[str, Callable[[], object]]]:
-    module = importlib.import_module(name)
-    return [
-        (f"{name}.{fn_name}", fn)
-        for fn_name, fn in vars(module).items()
-        if fn_name.startswith("test_")
-        and inspect.isfunction(fn)
-        and not inspect.signature(fn).parameters  # parametrized ones run in their module
-        and not hasattr(fn, "hypothesis")
-    ]
-
-
 @pytest.mark.parametrize("name", GOLDEN_MODULES)
 def test_fast_path_equals_the_full_engine_on_every_golden_duel_step(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     counts = {"compared": 0, "full only": 0, "trusted": 0}
-    module = importlib.import_module(name)
-    if hasattr(module, "resolve_fatigue_step"):
-        monkeypatch.setattr(module, "resolve_fatigue_step", _compared(counts))
-    tests = _golden_tests(name)
-    assert tests
-    for _, fn in tests:
-        fn()
+    run_golden(monkeypatch, name, "resolve_fatigue_step", _compared(counts), optional=True)
     # the golden duels are mostly plain play: many of their steps go through both paths
     assert counts["compared"] >= 5 and counts["trusted"] >= 1, counts
