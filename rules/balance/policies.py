@@ -209,14 +209,21 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     used = me.spells_used_on
     groups = _fatigue_menu(rs, me.year)[1]
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
+        # loops, not comprehensions: each of those is a function made and called per post
         name = opp.name
-        spent = {spell for spell, target in used if target == name}
+        spent: set[str] = set()
+        for spell, target in used:
+            if target == name:
+                spent.add(spell)
         for group, banned, all_banned, spells in groups:
             if banned.isdisjoint(spent):  # none of it spent
                 return list(spells)
             if all_banned and banned <= spent:  # all of it spent
                 continue
-            legal = [m[0] for m in group if not (m[1] and m[2] in spent)]
+            legal = []
+            for m in group:
+                if not (m[1] and m[2] in spent):
+                    legal.append(m[0])
             if legal:
                 return legal
         return []
@@ -382,10 +389,25 @@ def drawer(rng: Rng) -> Callable[[int], int]:
         base = next(
             (c for c in cls.__mro__ if c.__module__ == "random" and c.__name__ == "Random"), None
         )
-        plain = _PLAIN_RANDOM[cls] = base is not None and all(
+        plain = _PLAIN_RANDOM[cls] = 0
+        if base is not None and all(
             getattr(cls, m, None) is getattr(base, m, None)
             for m in ("choice", "randint", "randrange", "_randbelow")
-        )
+        ):
+            own = getattr(base, "_randbelow_with_getrandbits", 0)
+            bits = base._randbelow is own  # type: ignore[attr-defined]
+            plain = _PLAIN_RANDOM[cls] = 2 if bits else 1
+    if plain == 2:  # that _randbelow without its bound-method lookup per draw
+        getrandbits = rng.getrandbits  # type: ignore[attr-defined]
+
+        def below(n: int) -> int:
+            k = n.bit_length()
+            r: int = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            return r
+
+        return below
     if plain:
         return rng._randbelow  # type: ignore[attr-defined,no-any-return]
     return lambda n: rng.choice(range(n))
@@ -394,8 +416,9 @@ def drawer(rng: Rng) -> Callable[[int], int]:
 _new = object.__new__
 _set = object.__setattr__  # a frozen post's __dict__, set whole (one dict, no copy)
 
-_PLAIN_RANDOM: dict[type, bool] = {}
-"""Rng class -> True when it draws ``choice`` and ``randint`` as ``random.Random`` does."""
+_PLAIN_RANDOM: dict[type, int] = {}
+"""Rng class -> 1 when it draws ``choice`` and ``randint`` as ``random.Random`` does, 2 when
+that is also ``random.Random._randbelow_with_getrandbits`` (CPython's), else 0."""
 
 
 def _post(
