@@ -24,7 +24,7 @@ from rules.effects import Effect, NoAttack
 from rules.errors import RuleError
 from rules.fatigue.context import _bet_text
 from rules.fatigue.effects import NoDodge, Ward
-from rules.fatigue.fast_close import _carry, _close, _healed, _settle
+from rules.fatigue.fast_close import _carry, _close, _healed, _settle, _waiting
 from rules.fatigue.plan import (
     _PLANS,
     _bet,
@@ -353,8 +353,16 @@ def _initiative(
     _set(kept, "__dict__", k)
     call.plan.last_initiative = (kept, me.effects, me.last_action, me.spells_used_on, me.year,
                                  opp.name, read)  # fmt: skip
+    settled = None
     if call.penalties is None:
         points = (d0.points, d1.points)
+        if (
+            not call.violations and not d0.violations and not d1.violations
+            and not d0.disqualified and not d1.disqualified and points[0] > 0 and points[1] > 0
+        ):  # fmt: skip
+            settled = _waiting(state, kept)  # what _settle gives: nobody out, nothing changed
+            if lean:
+                return settled
     else:
         points = (d0.points - call.penalty(d0.name), d1.points - call.penalty(d1.name))
     if lean:
@@ -368,7 +376,7 @@ def _initiative(
         "landed": False, "damage": 0, "effects_applied": (), "void_reason": void,
         "attack_modifiers": (), "attack_value": sp.base if sp is not None else 0})  # fmt: skip
     return _close(call, state, state.turn + 1, False, (attack,), {post.post_id: (rolled,)},
-                  kept, points, (d0.effects, d1.effects), None)  # fmt: skip
+                  kept, points, (d0.effects, d1.effects), None, settled=settled)  # fmt: skip
 
 
 def _resolve(

@@ -143,17 +143,33 @@ def _settle(
     return new_state
 
 
+def _waiting(state: DuelState, kept: TurnPost) -> DuelState:
+    """:func:`_settle` of an initiative step that changed nothing but the waiting post
+    ``kept`` (no violation, no penalty, nobody disqualified, both above 0 PV: nobody is
+    out, the duellists stay the same objects), without its checks (issue 26)."""
+    new_state = _new(DuelState)
+    s = state.__dict__.copy()
+    _set(new_state, "__dict__", s)
+    s["finished"], s["winner"], s["draw"] = False, None, False
+    s["pending"] = (kept,)
+    return new_state
+
+
 def _close(
     call: _Call, state: DuelState, turn: int, closes_turn: bool,
     attacks: tuple[AttackResult, ...], dice: dict[int, tuple[int, ...]],
     pending: TurnPost | None, points: tuple[int, int],
     effects_next: tuple[tuple[Effect, ...], tuple[Effect, ...]],
     memory: tuple[_Memory, _Memory] | None, swap: bool = False,
+    settled: DuelState | None = None,
 ) -> TurnOutcome:  # fmt: skip
     """:func:`rules.fatigue.closing._close` without trail and overrides: :func:`_settle`'s
     state and the outcome around it; ``swap``: the outcome's ``effects_next`` names the
-    second duellist first (the initiative's caster, as the full engine does)."""
-    new_state = _settle(call, state, turn, closes_turn, pending, points, effects_next, memory)
+    second duellist first (the initiative's caster, as the full engine does); ``settled``:
+    that state already built (:func:`_waiting`)."""
+    new_state = settled or _settle(
+        call, state, turn, closes_turn, pending, points, effects_next, memory
+    )
     n0, n1 = state.duellists[0].name, state.duellists[1].name
     e0, e1 = effects_next
     finished = new_state.finished
