@@ -51,6 +51,7 @@ from rules.ruleset import Ruleset
 
 _new = object.__new__
 _set = object.__setattr__  # a frozen result's __dict__: a copy of another's, then changed
+# (a copy by dict(obj.__dict__), not .copy(): see rules/fatigue/fast_close.py)
 _ACTIONS = (None, "cast", "dodge", "dodge_riposte")
 # One read post (internal): (kind, spell plan or None, named, void, bet, die, bet won,
 # dodge ok), as :class:`rules.fatigue.context._Read`.
@@ -229,7 +230,7 @@ def _made(
     out = []
     for e, on_target in sp.carried:
         carried = _new(e.__class__)
-        d = e.__dict__.copy()
+        d = dict(e.__dict__)
         d["duration"] = max(1, e.duration + more)
         d["source"], d["caster"] = sp.name, caster
         _set(carried, "__dict__", d)
@@ -348,7 +349,7 @@ def _initiative(
     if read is None:
         return None
     kept = _new(TurnPost)
-    k = post.__dict__.copy()
+    k = dict(post.__dict__)
     k["dice"] = (rolled,)
     _set(kept, "__dict__", k)
     call.plan.last_initiative = (kept, me.effects, me.last_action, me.spells_used_on, me.year,
