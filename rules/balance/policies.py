@@ -110,7 +110,7 @@ def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     if me.effects and _barred(me):
         return []
     used = me.spells_used_on
-    menu, _, (spells, banned_at) = _fatigue_menu(rs, me.year)
+    menu, _, (spells, banned_at), _ = _fatigue_menu(rs, me.year)
     if not used and not rs.has_cast_limits:
         return list(spells)
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
@@ -157,7 +157,7 @@ def _castable(
 # spells (all legal while none of those names is spent).
 _Menu = tuple[tuple[Spell, bool, str, int], ...]
 _Groups = tuple[tuple[_Menu, frozenset[str], bool, tuple[Spell, ...]], ...]
-_Book = tuple[_Menu, _Groups, tuple[tuple[Spell, ...], dict[str, int]]]
+_Book = tuple[_Menu, _Groups, tuple[tuple[Spell, ...], dict[str, int]], bool]
 _FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
 
 
@@ -196,7 +196,9 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
         if m[1]:
             banned_at.setdefault(m[2], i)
     one_each = len(banned_at) == sum(1 for m in menu if m[1])
-    book: _Book = (menu, groups, (spells, banned_at if one_each else {}))
+    # the fourth part: rs.has_cast_limits (a cached_property: an attribute read CPython 3.11
+    # does not specialize, once per post otherwise)
+    book: _Book = (menu, groups, (spells, banned_at if one_each else {}), rs.has_cast_limits)
     _FATIGUE_MENUS[key] = (rs, book)
     return book
 
@@ -207,8 +209,9 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     if me.effects and _barred(me):
         return []
     used = me.spells_used_on
-    groups = _fatigue_menu(rs, me.year)[1]
-    if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
+    book = _fatigue_menu(rs, me.year)
+    groups = book[1]
+    if not book[3]:  # the reuse ban only: the names spent on this opponent
         # loops, not comprehensions: each of those is a function made and called per post
         name = opp.name
         spent: set[str] = set()
@@ -315,8 +318,10 @@ def fatigue_post(
     if below is None:
         below = drawer(rng)
     greedy = policy == "greedy"
-    if not greedy and not rs.has_cast_limits:
-        return _random_post(rs, me, opp, post_id, role, below)
+    if not greedy:
+        book = _fatigue_menu(rs, me.year)
+        if not book[3]:
+            return _random_post(rs, me, opp, post_id, role, below, book)
     spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
     if greedy and spells:
         kind = "cast"
@@ -335,13 +340,13 @@ def fatigue_post(
 
 def _random_post(
     rs: FatigueRuleset, me: DuellistState, opp: DuellistState, post_id: int, role: Role,
-    below: Callable[[int], int],
+    below: Callable[[int], int], book: _Book,
 ) -> TurnPost:  # fmt: skip
     """:func:`fatigue_post` of the random policy for a book without ``max_casts``: the same
     draws, without building the legal spell list. The spells spent on ``opp`` are skipped by
     their places in the year's menu (each banned name has one place): the ``i``-th legal
     spell is the menu's ``i``-th once the spent places before it are stepped over."""
-    spells, banned_at = _fatigue_menu(rs, me.year)[2]
+    spells, banned_at = book[2]
     places: list[int] = []
     if me.effects and _barred(me):
         spells = ()
