@@ -158,14 +158,16 @@ def _castable(
 _Menu = tuple[tuple[Spell, bool, str, int], ...]
 _Groups = tuple[tuple[_Menu, frozenset[str], bool, tuple[Spell, ...]], ...]
 _Book = tuple[_Menu, _Groups, tuple[tuple[Spell, ...], dict[str, int]], bool]
-_FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
+# ruleset id -> (ruleset, year -> book): two plain lookups, no key tuple to build and hash
+_FATIGUE_MENUS: dict[int, tuple[Ruleset, dict[str, _Book]]] = {}
 
 
 def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
-    key = (id(rs), year)
-    found = _FATIGUE_MENUS.get(key)
+    found = _FATIGUE_MENUS.get(id(rs))
     if found is not None and found[0] is rs:
-        return found[1]
+        known = found[1].get(year)
+        if known is not None:
+            return known
     menu = tuple(
         (
             s,
@@ -188,8 +190,6 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
         (g, frozenset(m[2] for m in g if m[1]), all(m[1] for m in g), tuple(m[0] for m in g))
         for g in grouped
     )
-    if len(_FATIGUE_MENUS) >= 1024:
-        _FATIGUE_MENUS.clear()
     spells = tuple(m[0] for m in menu)
     banned_at: dict[str, int] = {}
     for i, m in enumerate(menu):
@@ -199,7 +199,11 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
     # the fourth part: rs.has_cast_limits (a cached_property: an attribute read CPython 3.11
     # does not specialize, once per post otherwise)
     book: _Book = (menu, groups, (spells, banned_at if one_each else {}), rs.has_cast_limits)
-    _FATIGUE_MENUS[key] = (rs, book)
+    if found is None or found[0] is not rs:
+        if len(_FATIGUE_MENUS) >= 64:
+            _FATIGUE_MENUS.clear()
+        found = _FATIGUE_MENUS[id(rs)] = (rs, {})
+    found[1][year] = book
     return book
 
 
