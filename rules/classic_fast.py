@@ -497,7 +497,7 @@ def _copy(obj: T) -> T:
     """A copy of the frozen dataclass instance ``obj`` whose ``__dict__`` the caller then
     changes (one dict copy, no ``__init__``)."""
     new = _new(obj.__class__)
-    _set(new, "__dict__", obj.__dict__.copy())
+    _set(new, "__dict__", dict(obj.__dict__))  # combined, not split: rules/fast.py
     return new
 
 

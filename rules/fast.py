@@ -17,9 +17,12 @@ T = TypeVar("T")
 def evolve(obj: T, **changes: Any) -> T:
     """A copy of the frozen dataclass instance ``obj`` with ``changes`` applied."""
     new = object.__new__(type(obj))
-    d = new.__dict__
-    d.update(obj.__dict__)
+    # a new dict, not the fresh instance's own __dict__: that one (or a .copy() of an
+    # __init__-built instance's) is a split-table dict, and CPython 3.11 specializes no
+    # attribute read of an object with one (rules/fatigue/fast_close.py, issue 26)
+    d = dict(obj.__dict__)
     d.update(changes)
+    object.__setattr__(new, "__dict__", d)
     return new
 
 

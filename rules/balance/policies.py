@@ -110,7 +110,7 @@ def fatigue_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     if me.effects and _barred(me):
         return []
     used = me.spells_used_on
-    menu, _, (spells, banned_at) = _fatigue_menu(rs, me.year)
+    menu, _, (spells, banned_at), _ = _fatigue_menu(rs, me.year)
     if not used and not rs.has_cast_limits:
         return list(spells)
     if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
@@ -157,15 +157,17 @@ def _castable(
 # spells (all legal while none of those names is spent).
 _Menu = tuple[tuple[Spell, bool, str, int], ...]
 _Groups = tuple[tuple[_Menu, frozenset[str], bool, tuple[Spell, ...]], ...]
-_Book = tuple[_Menu, _Groups, tuple[tuple[Spell, ...], dict[str, int]]]
-_FATIGUE_MENUS: dict[tuple[int, str], tuple[Ruleset, _Book]] = {}
+_Book = tuple[_Menu, _Groups, tuple[tuple[Spell, ...], dict[str, int]], bool]
+# ruleset id -> (ruleset, year -> book): two plain lookups, no key tuple to build and hash
+_FATIGUE_MENUS: dict[int, tuple[Ruleset, dict[str, _Book]]] = {}
 
 
 def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
-    key = (id(rs), year)
-    found = _FATIGUE_MENUS.get(key)
+    found = _FATIGUE_MENUS.get(id(rs))
     if found is not None and found[0] is rs:
-        return found[1]
+        known = found[1].get(year)
+        if known is not None:
+            return known
     menu = tuple(
         (
             s,
@@ -188,16 +190,20 @@ def _fatigue_menu(rs: FatigueRuleset, year: str) -> _Book:
         (g, frozenset(m[2] for m in g if m[1]), all(m[1] for m in g), tuple(m[0] for m in g))
         for g in grouped
     )
-    if len(_FATIGUE_MENUS) >= 1024:
-        _FATIGUE_MENUS.clear()
     spells = tuple(m[0] for m in menu)
     banned_at: dict[str, int] = {}
     for i, m in enumerate(menu):
         if m[1]:
             banned_at.setdefault(m[2], i)
     one_each = len(banned_at) == sum(1 for m in menu if m[1])
-    book: _Book = (menu, groups, (spells, banned_at if one_each else {}))
-    _FATIGUE_MENUS[key] = (rs, book)
+    # the fourth part: rs.has_cast_limits (a cached_property: an attribute read CPython 3.11
+    # does not specialize, once per post otherwise)
+    book: _Book = (menu, groups, (spells, banned_at if one_each else {}), rs.has_cast_limits)
+    if found is None or found[0] is not rs:
+        if len(_FATIGUE_MENUS) >= 64:
+            _FATIGUE_MENUS.clear()
+        found = _FATIGUE_MENUS[id(rs)] = (rs, {})
+    found[1][year] = book
     return book
 
 
@@ -207,16 +213,24 @@ def _greedy_spells(rs: FatigueRuleset, me: DuellistState, opp: DuellistState) ->
     if me.effects and _barred(me):
         return []
     used = me.spells_used_on
-    groups = _fatigue_menu(rs, me.year)[1]
-    if not rs.has_cast_limits:  # the reuse ban only: the names spent on this opponent
+    book = _fatigue_menu(rs, me.year)
+    groups = book[1]
+    if not book[3]:  # the reuse ban only: the names spent on this opponent
+        # loops, not comprehensions: each of those is a function made and called per post
         name = opp.name
-        spent = {spell for spell, target in used if target == name}
+        spent: set[str] = set()
+        for spell, target in used:
+            if target == name:
+                spent.add(spell)
         for group, banned, all_banned, spells in groups:
             if banned.isdisjoint(spent):  # none of it spent
                 return list(spells)
             if all_banned and banned <= spent:  # all of it spent
                 continue
-            legal = [m[0] for m in group if not (m[1] and m[2] in spent)]
+            legal = []
+            for m in group:
+                if not (m[1] and m[2] in spent):
+                    legal.append(m[0])
             if legal:
                 return legal
         return []
@@ -308,8 +322,10 @@ def fatigue_post(
     if below is None:
         below = drawer(rng)
     greedy = policy == "greedy"
-    if not greedy and not rs.has_cast_limits:
-        return _random_post(rs, me, opp, post_id, role, below)
+    if not greedy:
+        book = _fatigue_menu(rs, me.year)
+        if not book[3]:
+            return _random_post(rs, me, opp, post_id, role, below, book)
     spells = _greedy_spells(rs, me, opp) if greedy else fatigue_spells(rs, me, opp)
     if greedy and spells:
         kind = "cast"
@@ -328,13 +344,13 @@ def fatigue_post(
 
 def _random_post(
     rs: FatigueRuleset, me: DuellistState, opp: DuellistState, post_id: int, role: Role,
-    below: Callable[[int], int],
+    below: Callable[[int], int], book: _Book,
 ) -> TurnPost:  # fmt: skip
     """:func:`fatigue_post` of the random policy for a book without ``max_casts``: the same
     draws, without building the legal spell list. The spells spent on ``opp`` are skipped by
     their places in the year's menu (each banned name has one place): the ``i``-th legal
     spell is the menu's ``i``-th once the spent places before it are stepped over."""
-    spells, banned_at = _fatigue_menu(rs, me.year)[2]
+    spells, banned_at = book[2]
     places: list[int] = []
     if me.effects and _barred(me):
         spells = ()
@@ -382,10 +398,25 @@ def drawer(rng: Rng) -> Callable[[int], int]:
         base = next(
             (c for c in cls.__mro__ if c.__module__ == "random" and c.__name__ == "Random"), None
         )
-        plain = _PLAIN_RANDOM[cls] = base is not None and all(
+        plain = _PLAIN_RANDOM[cls] = 0
+        if base is not None and all(
             getattr(cls, m, None) is getattr(base, m, None)
             for m in ("choice", "randint", "randrange", "_randbelow")
-        )
+        ):
+            own = getattr(base, "_randbelow_with_getrandbits", 0)
+            bits = base._randbelow is own  # type: ignore[attr-defined]
+            plain = _PLAIN_RANDOM[cls] = 2 if bits else 1
+    if plain == 2:  # that _randbelow without its bound-method lookup per draw
+        getrandbits = rng.getrandbits  # type: ignore[attr-defined]
+
+        def below(n: int) -> int:
+            k = n.bit_length()
+            r: int = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            return r
+
+        return below
     if plain:
         return rng._randbelow  # type: ignore[attr-defined,no-any-return]
     return lambda n: rng.choice(range(n))
@@ -394,8 +425,9 @@ def drawer(rng: Rng) -> Callable[[int], int]:
 _new = object.__new__
 _set = object.__setattr__  # a frozen post's __dict__, set whole (one dict, no copy)
 
-_PLAIN_RANDOM: dict[type, bool] = {}
-"""Rng class -> True when it draws ``choice`` and ``randint`` as ``random.Random`` does."""
+_PLAIN_RANDOM: dict[type, int] = {}
+"""Rng class -> 1 when it draws ``choice`` and ``randint`` as ``random.Random`` does, 2 when
+that is also ``random.Random._randbelow_with_getrandbits`` (CPython's), else 0."""
 
 
 def _post(

@@ -259,6 +259,8 @@ def _started(
             ("A", ya, (ta,) if isinstance(ta, str) else ta),
             ("B", yb, (tb,) if isinstance(tb, str) else tb),
         ]))  # fmt: skip
+        # the same values in combined-table dicts (evolve's): read fast by every duel
+        state = evolve(state, duellists=tuple(evolve(d) for d in state.duellists))
         if len(_STARTS) >= 4096:
             _STARTS.clear()
         _STARTS[key_a] = _STARTS[key_b] = (rs, state)

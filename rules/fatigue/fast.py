@@ -18,13 +18,13 @@ balance simulator's legal play only) reads each post as posted and looks for no 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, cast, overload
+from typing import Literal, overload
 
 from rules.effects import Effect, NoAttack
 from rules.errors import RuleError
 from rules.fatigue.context import _bet_text
 from rules.fatigue.effects import NoDodge, Ward
-from rules.fatigue.fast_close import _carry, _close, _healed, _settle
+from rules.fatigue.fast_close import _carry, _close, _healed, _settle, _waiting
 from rules.fatigue.plan import (
     _PLANS,
     _bet,
@@ -51,6 +51,7 @@ from rules.ruleset import Ruleset
 
 _new = object.__new__
 _set = object.__setattr__  # a frozen result's __dict__: a copy of another's, then changed
+# (a copy by dict(obj.__dict__), not .copy(): see rules/fatigue/fast_close.py)
 _ACTIONS = (None, "cast", "dodge", "dodge_riposte")
 # One read post (internal): (kind, spell plan or None, named, void, bet, die, bet won,
 # dodge ok), as :class:`rules.fatigue.context._Read`.
@@ -90,7 +91,10 @@ def _read(
     if declared != "cast" and role == "initiative":
         v(name, post.post_id, "initiative_not_cast", f"{declared} as the initiative")
         return None, None, spell_name, "initiative_not_cast", None, die, False, False
-    bet = _bet(plan, declared, post.bet)
+    try:  # the bet as read before (:func:`_bet`, inlined: a call less per post)
+        bet = plan.bets_read[(declared, post.bet)]
+    except (KeyError, TypeError):
+        bet = _bet(plan, declared, post.bet)
     if bet is None and record:
         allowed = plan.bets[declared]
         v(name, post.post_id, "invalid_bet",
@@ -226,7 +230,7 @@ def _made(
     out = []
     for e, on_target in sp.carried:
         carried = _new(e.__class__)
-        d = e.__dict__.copy()
+        d = dict(e.__dict__)
         d["duration"] = max(1, e.duration + more)
         d["source"], d["caster"] = sp.name, caster
         _set(carried, "__dict__", d)
@@ -302,7 +306,7 @@ def resolve_fast(
         if not pending_posts:
             if post is None:
                 return None
-            return cast("TurnOutcome | None", _initiative(call, state, post, rolled))
+            return _initiative(call, state, post, rolled)  # type: ignore[return-value]
         if len(pending_posts) > 1:
             return None
         pending = pending_posts[0]
@@ -322,7 +326,7 @@ def resolve_fast(
             pid = pending.post_id
             if any(v.post_id == pid and v.status == "waived" for v in a.violations):
                 return None
-        return cast("TurnOutcome | None", _resolve(call, state, a, d, pending, die, post, rolled))
+        return _resolve(call, state, a, d, pending, die, post, rolled)  # type: ignore[return-value]
     except RuleError:
         return None
 
@@ -345,13 +349,21 @@ def _initiative(
     if read is None:
         return None
     kept = _new(TurnPost)
-    k = post.__dict__.copy()
+    k = dict(post.__dict__)
     k["dice"] = (rolled,)
     _set(kept, "__dict__", k)
     call.plan.last_initiative = (kept, me.effects, me.last_action, me.spells_used_on, me.year,
                                  opp.name, read)  # fmt: skip
+    settled = None
     if call.penalties is None:
         points = (d0.points, d1.points)
+        if (
+            not call.violations and not d0.violations and not d1.violations
+            and not d0.disqualified and not d1.disqualified and points[0] > 0 and points[1] > 0
+        ):  # fmt: skip
+            settled = _waiting(state, kept)  # what _settle gives: nobody out, nothing changed
+            if lean:
+                return settled
     else:
         points = (d0.points - call.penalty(d0.name), d1.points - call.penalty(d1.name))
     if lean:
@@ -365,7 +377,7 @@ def _initiative(
         "landed": False, "damage": 0, "effects_applied": (), "void_reason": void,
         "attack_modifiers": (), "attack_value": sp.base if sp is not None else 0})  # fmt: skip
     return _close(call, state, state.turn + 1, False, (attack,), {post.post_id: (rolled,)},
-                  kept, points, (d0.effects, d1.effects), None)  # fmt: skip
+                  kept, points, (d0.effects, d1.effects), None, settled=settled)  # fmt: skip
 
 
 def _resolve(
@@ -469,9 +481,7 @@ def _resolve(
                            (eff_a, eff_d), (mem_a, mem_d))  # fmt: skip
         return _settle(call, state, state.turn + 1, True, None, (after_d, after_a),
                        (eff_d, eff_a), (mem_d, mem_a))  # fmt: skip
-    attacks = cast(
-        "tuple[AttackResult, ...]", (first,) if dfn is None else (first, second)
-    )
+    attacks: tuple[AttackResult, ...] = (first,) if dfn is None else (first, second)  # type: ignore[assignment]
     dice_used: dict[int, tuple[int, ...]] = {init_post.post_id: (init_die,)}
     if defense_post is not None:
         dice_used[defense_post.post_id] = (defense_die,)

@@ -13,6 +13,12 @@ from rules.model import AttackResult, DuellistState, DuelState, TurnOutcome, Tur
 
 _new = object.__new__
 _set = object.__setattr__  # a frozen result's __dict__: a copy of another's, then changed
+# The copies are dict(obj.__dict__), never obj.__dict__.copy(): an instance built by its
+# __init__ keeps its attributes inline, and its __dict__, once asked for, is a split-table
+# dict whose .copy() is split too; CPython 3.11 specializes no attribute read of an object
+# with a split dict, so every later state (each a copy of the one before) would be read
+# through the generic lookup. dict() makes a combined table (issue 26: -8.5 % instructions
+# per simulated duel, -11.7 % per bench turn).
 
 
 def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, ...]:
@@ -27,7 +33,7 @@ def _carry(plan: _Plan, me: DuellistState, new: list[Effect]) -> tuple[Effect, .
             found = next_of.get(id(e))
             if found is None or found[0] is not e:
                 c = _new(e.__class__)
-                d = e.__dict__.copy()
+                d = dict(e.__dict__)
                 d["duration"] = e.duration - 1
                 _set(c, "__dict__", d)
                 if len(next_of) >= 4096:
@@ -69,7 +75,7 @@ def _updated(
     and the step's memory (``memory``: last action, last spell, the spell-on-opponent pair
     used, or None); :func:`_settle` keeps ``d`` itself when nothing changed."""
     up = _new(DuellistState)
-    u = d.__dict__.copy()
+    u = dict(d.__dict__)
     _set(up, "__dict__", u)
     u["points"], u["effects"] = points, effects
     if violations:
@@ -133,7 +139,7 @@ def _settle(
     else:
         up1 = _updated(d1, p1, e1, violations, m1)
     new_state = _new(DuelState)
-    s = state.__dict__.copy()
+    s = dict(state.__dict__)
     _set(new_state, "__dict__", s)
     if closes_turn:
         s["turn"] = turn
@@ -143,17 +149,33 @@ def _settle(
     return new_state
 
 
+def _waiting(state: DuelState, kept: TurnPost) -> DuelState:
+    """:func:`_settle` of an initiative step that changed nothing but the waiting post
+    ``kept`` (no violation, no penalty, nobody disqualified, both above 0 PV: nobody is
+    out, the duellists stay the same objects), without its checks (issue 26)."""
+    new_state = _new(DuelState)
+    s = dict(state.__dict__)
+    _set(new_state, "__dict__", s)
+    s["finished"], s["winner"], s["draw"] = False, None, False
+    s["pending"] = (kept,)
+    return new_state
+
+
 def _close(
     call: _Call, state: DuelState, turn: int, closes_turn: bool,
     attacks: tuple[AttackResult, ...], dice: dict[int, tuple[int, ...]],
     pending: TurnPost | None, points: tuple[int, int],
     effects_next: tuple[tuple[Effect, ...], tuple[Effect, ...]],
     memory: tuple[_Memory, _Memory] | None, swap: bool = False,
+    settled: DuelState | None = None,
 ) -> TurnOutcome:  # fmt: skip
     """:func:`rules.fatigue.closing._close` without trail and overrides: :func:`_settle`'s
     state and the outcome around it; ``swap``: the outcome's ``effects_next`` names the
-    second duellist first (the initiative's caster, as the full engine does)."""
-    new_state = _settle(call, state, turn, closes_turn, pending, points, effects_next, memory)
+    second duellist first (the initiative's caster, as the full engine does); ``settled``:
+    that state already built (:func:`_waiting`)."""
+    new_state = settled or _settle(
+        call, state, turn, closes_turn, pending, points, effects_next, memory
+    )
     n0, n1 = state.duellists[0].name, state.duellists[1].name
     e0, e1 = effects_next
     finished = new_state.finished
