@@ -35,9 +35,9 @@ def evolve(obj: _T, **changes: Any) -> _T:
     if not names.issuperset(changes):
         raise TypeError(f"{cls.__name__} has no field {sorted(set(changes) - names)}")
     new = object.__new__(cls)
-    state = new.__dict__
-    state.update(obj.__dict__)
+    state = dict(obj.__dict__)  # a combined-table dict, not a split one (rules/fast.py evolve)
     state.update(changes)
+    object.__setattr__(new, "__dict__", state)
     return new
 
 

@@ -255,7 +255,7 @@ class TrustedDuo:
             posted = self.posted
             if together and who not in posted and len(posted) < need and self._mate[who] in posted:
                 raise _Uncovered  # a second initiative of one duo: held for the referee
-            fields = p.__dict__.copy()
+            fields = dict(p.__dict__)
             fields["dice"] = tuple(dice[p.post_id])
             post = _new(TurnPost)
             _set(post, "__dict__", fields)
@@ -325,7 +325,7 @@ class TrustedDuo:
             self._move(me, move_to)
         d = self.members[me]
         if d.last_action != counted:  # issue 26, D3: the action that counted
-            fields = d.__dict__.copy()
+            fields = dict(d.__dict__)
             fields["last_action"] = counted
             d = self.members[me] = _new(DuellistState)
             _set(d, "__dict__", fields)

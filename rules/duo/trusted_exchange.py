@@ -170,7 +170,7 @@ def _member(
     spent = d.spells_used_on
     if used and used[0] not in spent:  # the memory held only opponents: the new one kept
         spent = tuple([u for u in spent + used if u[1] in opponents])
-    fields = d.__dict__.copy()
+    fields = dict(d.__dict__)
     fields["points"] = points
     fields["spells_used_on"] = spent
     fields["last_spell"] = last

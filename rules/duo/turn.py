@@ -315,7 +315,7 @@ def ticked(
     (``(duellist, effect)`` of the turn, others' ignored) starting, one of the same kind and
     source kept with the longer duration. A knocked-out ``d`` (0 PV) loses every effect and
     takes nothing. Shared by the engine and the simulator's trusted step."""
-    fields = d.__dict__.copy()  # d's fields, changed below (built without evolve's checks)
+    fields = dict(d.__dict__)  # d's fields, changed below (built without evolve's checks)
     new = _new(type(d))
     if d.points <= 0:  # knocked out: frozen, their lasting effects end with them
         fields["effects"] = ()
@@ -354,7 +354,7 @@ def _shorter(e: Effect) -> Effect:
     """``e`` one turn shorter (its duration above 1, so its own check holds: built without
     ``dataclasses.replace``'s ``__post_init__`` round trip)."""
     new = _new(type(e))
-    fields = e.__dict__.copy()
+    fields = dict(e.__dict__)
     fields["duration"] = e.duration - 1
     _set(new, "__dict__", fields)
     return new
