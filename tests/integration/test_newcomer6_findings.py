@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from forumbot.ops.check import ruleset_warnings
+from tests.integration.test_cli_referee import board_cfg, duel, play_turn, run  # noqa: F401
+from tests.integration.test_newcomer4_cli import _speak
 
 STALLING = Path(__file__).resolve().parents[1] / "fixtures" / "fatigue_seed_tests.toml"
 """The issue-17 spellbook: most of its pairings stall (tests/unit/test_balance_readable.py)."""
@@ -37,3 +41,46 @@ def test_check_stall_warnings_say_adultes_in_year_order_with_sample_and_next_ste
     assert english[0].endswith("with no winner): 20 of 20 simulated duels"), english[0]
     assert "2nd-year against 1st-year duels" in english[1]
     assert english[-1].startswith("next step: see the whole table with forumbot simulate")
+
+
+def test_a_misspelt_set_or_waive_is_refused_in_french_with_the_closest_name(
+    request: pytest.FixtureRequest,
+) -> None:
+    """W4: on a French board, ``drafts edit --set`` refusals are French and name the closest
+    duellist or field (was « Error: referee.override: unknown override key ... » in English)."""
+    cfg, board, topic = request.getfixturevalue("duel")
+    draft = play_turn(cfg, board, topic)
+    edit = ["drafts", "edit", str(draft["id"]), "-c", str(cfg)]
+    english = run(*edit, "--set", "Cassius Thorn.points=3")
+    assert english.exit_code == 1
+    assert english.output == (
+        "Error: referee.override: unknown override key 'Cassius Thorn.points': no duellist "
+        "'Cassius Thorn' (did you mean 'Cassius Thorne'?); the duellists: 'Aurora Vexley', "
+        "'Cassius Thorne'\n"
+    ), english.output
+    _speak(cfg, "fr")
+    name = run(*edit, "--set", "Cassius Thorn.points=3")
+    assert name.exit_code == 1
+    assert name.output == (
+        "Erreur : clé de correction inconnue 'Cassius Thorn.points' : aucun duelliste "
+        "'Cassius Thorn' (vouliez-vous dire 'Cassius Thorne' ?) ; les duellistes : "
+        "'Aurora Vexley', 'Cassius Thorne'\n"
+    ), name.output
+    field = run(*edit, "--set", "cassius thorne.pionts=3")
+    assert field.output == (
+        "Erreur : clé de correction inconnue 'cassius thorne.pionts' : aucun champ 'pionts' "
+        "(vouliez-vous dire 'points' ?) ; les champs : attack_die, damage, defense_die, "
+        "disqualified, landed, points\n"
+    ), field.output
+    case = run(*edit, "--set", "cassius thorne.points=3")  # the classic engine's names: exact
+    assert "aucun duelliste 'cassius thorne' (vouliez-vous dire 'Cassius Thorne' ?)" in case.output
+    typed = run(*edit, "--set", "Aurora Vexley.landed=3")
+    assert (
+        typed.output == "Erreur : Aurora Vexley.landed attend true ou false (vrai/faux), reçu 3\n"
+    )
+    waived = run(*edit, "--waive", "Aurora Vexly:barred")
+    assert waived.exit_code == 1
+    assert waived.output == (
+        "Erreur : aucun duelliste ne s'appelle 'Aurora Vexly' "
+        "(vouliez-vous dire 'Aurora Vexley' ?)\n"
+    ), waived.output
