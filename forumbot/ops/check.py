@@ -4,8 +4,10 @@ It logs in, polls the watched forums with the real client, and prints the drafts
 would post. It works on an in-memory copy of the database (so the real one is untouched)
 and its forum client refuses every write (:class:`ReadOnlyClient`). The one thing it keeps
 is the dice seed of each duel it would open, in the reserve beside the database
-(:mod:`forumbot.duels.dice_reserve`): ``run`` then publishes the opening ``check`` printed,
-with the same dice commitment.
+(:mod:`forumbot.duels.dice_reserve`; one file, no lock file): ``run`` then publishes the
+opening ``check`` printed, with the same dice commitment; its output says so (newcomer6 W3).
+The language the board's pages say is recorded as ``doctor`` records it (into a database
+that exists).
 """
 
 from __future__ import annotations
@@ -247,7 +249,10 @@ def configured_duo_rulesets(config: Config) -> list[str]:
 
 
 def dry_run(
-    config: Config, client: ForumClient | None = None, language: str = SOURCE_LANGUAGE
+    config: Config,
+    client: ForumClient | None = None,
+    language: str = SOURCE_LANGUAGE,
+    record_language: bool = True,
 ) -> Iterator[str]:
     """Log in, poll, and yield printable lines: the drafts the bot would post, then what the
     club desks would have posted or sent (sign-up replies, owls), none of it sent.
@@ -257,7 +262,9 @@ def dry_run(
     notify) reads through the same read-only client.
 
     ``language``: the staff's; the lines around the drafts are in it (the drafts themselves
-    are the players' French).
+    are the players' French). ``record_language``: record the language the client's pages
+    said in the real database (False: the caller recorded the index page's, as ``doctor``:
+    :func:`forumbot.ops.doctor.pages_language`).
 
     Raises:
         ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login;
@@ -287,7 +294,7 @@ def dry_run(
                 report.forum_id, report.topics_listed, report.topics_read, report.new_posts,
             )  # fmt: skip
     found = getattr(real, "page_language", None)  # the pages' <html lang>, into the real database
-    if found:
+    if found and record_language:
         remember_language(config, found, datetime.now(UTC))
     for duel in storage.duels():
         if duel["status"] in ("open", "running", "finished"):
@@ -309,4 +316,11 @@ def dry_run(
         seen.add((what, message))
         yield _("--- would send: %s (not sent) ---", _(template, *values))
         yield message
+    if reserve.kept:  # the one file a dry run writes, said (newcomer6 W3)
+        yield _(
+            "kept for forumbot run: the dice seed of each opening above, in %s (as secret as "
+            "the database), so that run publishes the same dice fingerprint; nothing else "
+            "was written",
+            reserve.path,
+        )
     yield _("dry run: nothing was posted")

@@ -421,6 +421,23 @@ def remember_language(config: Config, language: str, now: datetime) -> bool:
         return False
 
 
+def pages_language(
+    config: Config,
+    transport: httpx.BaseTransport | None = None,
+    timeout_s: float = DEFAULT_DOCTOR_TIMEOUT_S,
+    now: Callable[[], datetime] | None = None,
+) -> str | None:
+    """The language the board's index page says, read as ``doctor``'s board check reads it
+    (:func:`_board_check`) and recorded as ``doctor`` records it (:func:`remember_language`:
+    only into a database that exists). ``check`` asks it when ``board.language`` is not set,
+    so both commands speak and record the same language (newcomer6 W3). None when the board
+    does not answer with its page or the page says none."""
+    _board, _date, language = _board_check(config, transport, timeout_s)
+    if language:
+        remember_language(config, language, (now or (lambda: datetime.now(UTC)))())
+    return language
+
+
 def doctor(
     config: Config | str | Path,
     *,

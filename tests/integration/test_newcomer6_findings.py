@@ -84,3 +84,58 @@ def test_a_misspelt_set_or_waive_is_refused_in_french_with_the_closest_name(
         "Erreur : aucun duelliste ne s'appelle 'Aurora Vexly' "
         "(vouliez-vous dire 'Aurora Vexley' ?)\n"
     ), waived.output
+
+
+@pytest.fixture()
+def fresh_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """``forumbot init`` and board.url, nothing else (no board.language, no database), in
+    an empty folder; the sandbox board's pages say lang="fr"."""
+    from click.testing import CliRunner
+
+    from forumbot.cli import main
+    from forumbot.sandbox import SandboxBoard
+
+    board = SandboxBoard(flood_interval_s=0)
+    board.add_user("Hibou", "pw-hibou", ignore_flood=True)
+    for name in ("Arbitre", "Aurora Vexley", "Cassius Thorne"):
+        board.add_user(name, "a")
+    url = board.start()
+    board.create_topic(
+        3, "Arbitre", "Duel : Aurora contre Cassius",
+        "Aurora Vexley (3e année) contre Cassius Thorne (4e année).",
+    )  # fmt: skip
+    home = tmp_path / "club"
+    home.mkdir()
+    monkeypatch.chdir(home)
+    cfg = home / "forumbot.toml"
+    assert CliRunner().invoke(main, ["init", str(cfg)]).exit_code == 0
+    cfg.write_text(cfg.read_text().replace('url = "http://127.0.0.1:8080"', f'url = "{url}"'))
+    monkeypatch.setenv("FORUMBOT_PASSWORD", "pw-hibou")
+    yield cfg
+    board.stop()
+
+
+def test_check_speaks_the_language_doctor_reads_and_writes_only_its_dice_reserve(
+    fresh_install: Path,
+) -> None:
+    """W3: with no board.language and no database, check spoke English (« not recorded yet »)
+    where doctor spoke French (« pages en langue fr »); now both read the index page the same
+    way. The dry run left ``forumbot.db.dice-reserve.json.lock`` too: now its one file is the
+    dice reserve (issue 13: run publishes the opening check printed), and it says so."""
+    cfg = fresh_install
+    checked = run("check", "-c", str(cfg))
+    assert checked.exit_code == 0, checked.output
+    assert checked.output.startswith(
+        "note : board.language n'est pas réglé : la ligne de commande parle la langue du "
+        "forum (fr, lue sur ses pages)\n"
+    ), checked.output
+    assert "essai à blanc" in checked.output and "dry run" not in checked.output
+    reserve = cfg.parent / "forumbot.db.dice-reserve.json"
+    assert sorted(p.name for p in cfg.parent.iterdir()) == [reserve.name, "forumbot.toml"]
+    assert (
+        f"mis de côté pour forumbot run : la graine des dés de chaque ouverture ci-dessus, dans "
+        f"{reserve} (aussi secret que la base de données)"
+    ) in checked.output, checked.output
+    doctor = run("doctor", "-c", str(cfg))
+    assert "pages en langue fr" in doctor.output and "connexion" in doctor.output, doctor.output
+    assert sorted(p.name for p in cfg.parent.iterdir()) == [reserve.name, "forumbot.toml"]
