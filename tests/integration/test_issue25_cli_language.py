@@ -273,7 +273,7 @@ def test_ruleset_warnings_in_french() -> None:
     assert english[-1].startswith("next step: ")
     assert french[-1].startswith("prochaine étape\u00a0: ")
     assert any(
-        line.startswith(f"avertissement (règles {stalling})\u00a0: en simulation, 100 % des duels")
+        line.startswith(f"avertissement (règles « {stalling} »)\u00a0: en simulation, 100 % des")
         and "élèves de 5e année" in line
         for line in french
     ), french

@@ -21,7 +21,7 @@ def test_check_stall_warnings_say_adultes_in_year_order_with_sample_and_next_ste
     (« 11 sur 20 duels simulés »), and a last line says what to do next."""
     french = ruleset_warnings([str(STALLING)], language="fr")
     assert not any("adult " in line or "d'adult" in line for line in french), french
-    head = f"avertissement (règles {STALLING})\u00a0: en simulation, "
+    head = f"avertissement (règles « {STALLING} »)\u00a0: en simulation, "
     assert all(line.startswith(head) for line in french[:-1]), french
     assert any("% des duels entre adultes ne peuvent pas finir" in line for line in french)
     assert any(
@@ -139,3 +139,15 @@ def test_check_speaks_the_language_doctor_reads_and_writes_only_its_dice_reserve
     doctor = run("doctor", "-c", str(cfg))
     assert "pages en langue fr" in doctor.output and "connexion" in doctor.output, doctor.output
     assert sorted(p.name for p in cfg.parent.iterdir()) == [reserve.name, "forumbot.toml"]
+
+
+def test_french_cli_lines_name_a_ruleset_one_way(request: pytest.FixtureRequest) -> None:
+    """C4: « règles classique » (doctor, drafts show --trail) and « règles « classique » »
+    (the review page) were two wordings, the first one ungrammatical: the command line's
+    lines now say « règles « classique » » as the page does, check's warnings too."""
+    cfg, _board, _topic = request.getfixturevalue("board_cfg")
+    _speak(cfg, "fr")
+    doctor = run("doctor", "--offline", "-c", str(cfg))
+    assert ", règles « classique », sous-forums suivis [3]" in doctor.output, doctor.output
+    french = ruleset_warnings([str(STALLING)], language="fr")
+    assert french[0].startswith(f"avertissement (règles « {STALLING} »)\u00a0: "), french[0]
