@@ -199,9 +199,11 @@ def drafts_edit(
     could contradict them); a text whose totals (an opening's starting points too) or dice
     contradict the draft's is refused (the differences are shown) unless ``--force``. A
     ``--set`` that changes nothing (already so) and a ``--waive`` of a violation the draft
-    does not have are refused too; a ``--text-file`` that gives the draft's own text says
-    so and changes nothing (no new version, exit 0); an opening's ``cast_before_start`` can
-    be waived (the opening then says nothing of it). Refusals exit non-zero and change nothing."""
+    does not have are refused too; a ``--text-file`` that gives the draft's own text (blanks
+    at line ends aside) says so and changes nothing (no new version, exit 0); an edit says
+    the new version (``# declaration 2 edited: draft, version 3``); an opening's
+    ``cast_before_start`` can be waived (the opening then says nothing of it). Refusals exit
+    non-zero and change nothing."""
     from forumbot.duels.overrides import (
         TextUnchanged,
         edit_text,
@@ -266,6 +268,7 @@ def drafts_edit(
     for warning in dict.fromkeys(warnings):  # the library's English, in the catalogue
         warn(N_("warning: declaration %s: %s"), decl_id, LibraryText(warning))
     after = storage.declaration(decl_id)
+    click.echo(_("# declaration %s edited: %s", decl_id, state(storage, after)))  # C6
     if before["status"] == "held" and after["status"] == "draft":
         click.echo(
             _(

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 
 from forumbot.ops.check import ruleset_warnings
-from tests.integration.test_cli_referee import board_cfg, duel, play_turn, run  # noqa: F401
+from tests.integration.test_cli_referee import (  # noqa: F401 (the fixtures)
+    board_cfg,
+    duel,
+    play_turn,
+    run,
+    storage,
+)
 from tests.integration.test_newcomer4_cli import _speak
 
 STALLING = Path(__file__).resolve().parents[1] / "fixtures" / "fatigue_seed_tests.toml"
@@ -151,3 +157,31 @@ def test_french_cli_lines_name_a_ruleset_one_way(request: pytest.FixtureRequest)
     assert ", règles « classique », sous-forums suivis [3]" in doctor.output, doctor.output
     french = ruleset_warnings([str(STALLING)], language="fr")
     assert french[0].startswith(f"avertissement (règles « {STALLING} »)\u00a0: "), french[0]
+
+
+def test_a_text_edit_says_its_version_and_trailing_spaces_change_nothing(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """C6: a file that is the draft's text with spaces at its lines' ends made version 2 (the
+    text's end only was ignored); an edit printed the text alone, no version."""
+    cfg, board, topic = request.getfixturevalue("duel")
+    draft = play_turn(cfg, board, topic)
+    text = storage(cfg).declaration(draft["id"])["text"]
+    new = tmp_path / "new.txt"
+    new.write_text("\n".join(line + "  \t" for line in text.split("\n")) + "\n\n")
+    _speak(cfg, "fr")
+    edit = ["drafts", "edit", str(draft["id"]), "--text-file", str(new), "-c", str(cfg)]
+    same = run(*edit)
+    assert same.exit_code == 0, same.output
+    assert same.output == f"déclaration {draft['id']} : texte inchangé : aucune nouvelle version\n"
+    assert storage(cfg).declaration(draft["id"])["text"] == text
+    new.write_text(text.replace("L'arbitre\n", "L'arbitre du club\n"))
+    edited = run(*edit)
+    assert edited.exit_code == 0, edited.output
+    head, _, shown = edited.output.partition("\n")
+    assert head == f"# déclaration {draft['id']} modifiée : brouillon, version 2", edited.output
+    assert "L'arbitre du club" in shown
+    _speak(cfg, "en")
+    numbers = run("drafts", "edit", str(draft["id"]), "--set", "Cassius Thorne.points=29",
+                  "-c", str(cfg))  # fmt: skip
+    assert f"# declaration {draft['id']} edited: draft, version 3\n" in numbers.output
