@@ -18,6 +18,7 @@ from forumbot.cli._common import (
     current_language,
     error,
     load,
+    ngettext,
     storage_for,
     warn,
 )
@@ -389,7 +390,14 @@ def drafts_redraft(config_path: str, decl_id: int, reason: str, by: str | None) 
             "run (was %s)",
             decl_id, _what(decl), _(str(done.before)),
         )  # fmt: skip
-        + (_("; %s referee task(s) closed", done.tasks_closed) if done.tasks_closed else "")
+        + (
+            ngettext(
+                "; %s referee task closed", "; %s referee tasks closed", done.tasks_closed,
+                done.tasks_closed,
+            )  # fmt: skip
+            if done.tasks_closed
+            else ""
+        )
     )
 
 
@@ -521,8 +529,8 @@ def duels_cancel(
         raise error("%s", exc) from exc
     click.echo(
         _(
-            "duel %s (topic %s): cancelled; %s draft(s) cancelled",
-            ended.duel_id, topic_id, len(ended.drafts),
+            "duel %s (topic %s): cancelled; %s",
+            ended.duel_id, topic_id, _cancelled(len(ended.drafts)),
         )  # fmt: skip
     )
     if ended.notice is not None:
@@ -533,6 +541,11 @@ def duels_cancel(
                 ended.notice,
             )
         )
+
+
+def _cancelled(n: int) -> str:
+    """« 1 brouillon annulé », « 2 brouillons annulés » (C7)."""
+    return ngettext("%s draft cancelled", "%s drafts cancelled", n, n)
 
 
 @duels.command("concede")
@@ -569,8 +582,8 @@ def duels_concede(config_path: str, topic_id: int, name: str, by: str | None) ->
         result = _("no winner")
     click.echo(
         _(
-            "duel %s (topic %s): %s concedes; %s; %s draft(s) cancelled",
-            done.duel_id, topic_id, done.conceded, result, len(done.drafts),
+            "duel %s (topic %s): %s concedes; %s; %s",
+            done.duel_id, topic_id, done.conceded, result, _cancelled(len(done.drafts)),
         )  # fmt: skip
     )
     click.echo(

@@ -17,12 +17,12 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from forumbot.app import bootstrap, counted
+from forumbot.app import bootstrap
 from forumbot.config import Config
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
-from forumbot.i18n import SOURCE_LANGUAGE, translator
+from forumbot.i18n import SOURCE_LANGUAGE, ngettext, translator
 from forumbot.ops.doctor import remember_language
 from forumbot.ops.session import bot_client, log_in
 from forumbot.rulesets import load_duo_inputs, load_ruleset
@@ -282,17 +282,15 @@ def dry_run(
     reserve = DiceReserve(reserve_path(config.database), keep=True)
     bot = bootstrap(config, storage=storage, rng=reserve, client=readonly)
     bot.referee.dry_run = True  # its log names no draft id of the copy (newcomer5 C5)
-    for report in bot.poll():
-        if language == SOURCE_LANGUAGE:
-            yield (
-                f"forum {report.forum_id}: {counted(report.topics_listed, 'topic')}, "
-                f"{report.topics_read} read, {counted(report.new_posts, 'new post')}"
-            )
-        else:
-            yield _(
-                "forum %s: topics listed %s, read %s, new posts %s",
-                report.forum_id, report.topics_listed, report.topics_read, report.new_posts,
-            )  # fmt: skip
+    for report in bot.poll():  # « forum 3: 1 topic, 1 read, 2 new posts » (C7: plurals)
+        listed, read, new = report.topics_listed, report.topics_read, report.new_posts
+        yield _(
+            "forum %s: %s, %s, %s",
+            report.forum_id,
+            _(ngettext("%s topic", "%s topics", listed), listed),
+            _(ngettext("%s read", "%s read", read), read),
+            _(ngettext("%s new post", "%s new posts", new), new),
+        )
     found = getattr(real, "page_language", None)  # the pages' <html lang>, into the real database
     if found and record_language:
         remember_language(config, found, datetime.now(UTC))

@@ -16,7 +16,7 @@ import httpx
 from forumbot.config import Config, ConfigError, load_config
 from forumbot.errors import BoardNotFound, CaptchaRequired, ForumError, LoginFailed, ServerError
 from forumbot.forums.outages import challenge_reason
-from forumbot.i18n import C_, N_, ruleset_word
+from forumbot.i18n import C_, N_, ngettext, ruleset_word
 from forumbot.ops.doctor_checks import Check, Text, _check
 from forumbot.ops.doctor_folders import backup_tool_check, filesystem_check
 from forumbot.ops.filesystem import PROC_MOUNTS
@@ -389,7 +389,9 @@ def _login_checks(
                 checks.append(_check(name, "fail", "%s", _failure(exc),
                                      alone=N_("the forum cannot be read")))
             else:
-                checks.append(_check(name, "ok", N_("readable, %s topics listed"), len(topics)))
+                listed = ngettext("readable, %s topic listed", "readable, %s topics listed",
+                                  len(topics))  # fmt: skip
+                checks.append(_check(name, "ok", listed, len(topics)))
     finally:
         close = getattr(client, "close", None)
         if callable(close):

@@ -12,6 +12,7 @@ from tests.integration.test_cli_referee import (  # noqa: F401 (the fixtures)
     board_cfg,
     duel,
     play_turn,
+    poll,
     run,
     storage,
 )
@@ -185,3 +186,31 @@ def test_a_text_edit_says_its_version_and_trailing_spaces_change_nothing(
     numbers = run("drafts", "edit", str(draft["id"]), "--set", "Cassius Thorne.points=29",
                   "-c", str(cfg))  # fmt: skip
     assert f"# declaration {draft['id']} edited: draft, version 3\n" in numbers.output
+
+
+def test_counts_are_printed_with_their_plural(
+    request: pytest.FixtureRequest, fresh_install: Path
+) -> None:
+    """C7: « 1 brouillon(s) annulé(s) », « lisible, 1 sujet(s) listé(s) », « sujets listés 1,
+    lus 1 »: each count takes its noun's form through ngettext (French: 0 and 1 singular)."""
+    from forumbot.i18n import ngettext, translate
+
+    one, many = "%s draft cancelled", "%s drafts cancelled"
+    assert [translate("fr", ngettext(one, many, n), n) for n in (0, 1, 2)] == [
+        "0 brouillon annulé", "1 brouillon annulé", "2 brouillons annulés",
+    ]  # fmt: skip
+    assert [translate("en", ngettext(one, many, n), n) for n in (0, 1, 2)] == [
+        "0 drafts cancelled", "1 draft cancelled", "2 drafts cancelled",
+    ]  # fmt: skip
+    checked = run("check", "-c", str(fresh_install))  # French: its pages say so (W3)
+    assert "sous-forum 3 : 1 sujet listé, 1 lu, 1 nouveau message\n" in checked.output
+    doctor = run("doctor", "-c", str(fresh_install))
+    assert "[    ok] sous-forum 3\u00a0: lisible, 1 sujet listé\n" in doctor.output, doctor.output
+    cfg, _board, topic = request.getfixturevalue("board_cfg")
+    _speak(cfg, "fr")
+    poll(cfg)
+    cancelled = run("duels", "cancel", str(topic), "--reason", "erreur", "-c", str(cfg))
+    assert cancelled.exit_code == 0, cancelled.output
+    assert cancelled.output.startswith(
+        f"duel 1 (sujet {topic}) : annulé ; 1 brouillon annulé\n"
+    ), cancelled.output
