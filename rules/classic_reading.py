@@ -28,6 +28,7 @@ from rules.model import (
     TurnPost,
     Violation,
 )
+from rules.override_keys import unknown_key, unknown_name
 from rules.ruleset import Ruleset, Spell
 from rules.trail import TrailBuilder
 
@@ -122,11 +123,7 @@ def _parse_overrides(
     for key, value in overrides.items():
         name, dot, fld = key.rpartition(".")
         if not dot or name not in names or fld not in _OVERRIDE_FIELDS:
-            raise RuleError(
-                "referee.override",
-                f"unknown override key {key!r}; use '<duellist>.<field>' with field in "
-                f"{sorted(_OVERRIDE_FIELDS)}",
-            )
+            raise unknown_key(key, names, _OVERRIDE_FIELDS)
         wanted = _OVERRIDE_FIELDS[fld]
         if wanted is bool and not isinstance(value, bool):
             raise RuleError("referee.override", f"{key} must be true or false, got {value!r}")
@@ -143,7 +140,7 @@ def _parse_waived(
     for item in waived:
         name, rule = item
         if name not in names:
-            raise RuleError("referee.waive", f"no duellist named {name!r}")
+            raise unknown_name("referee.waive", name, names)
         out.add((name, rule))
     return out
 

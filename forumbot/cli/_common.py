@@ -86,6 +86,15 @@ def _(message: str, *args: object) -> str:
     return translate(current_language(), message, *args)
 
 
+def ngettext(singular: str, plural: str, n: int, *args: object) -> str:
+    """The form of ``singular``/``plural`` (English, ``%s`` filled by ``args``) for the
+    count ``n`` in the command's :func:`language` (« 1 brouillon annulé », « 2 brouillons
+    annulés »; newcomer6 C7: « brouillon(s) annulé(s) »). Named for ``pybabel extract``."""
+    from forumbot.i18n import Plural, translate
+
+    return translate(current_language(), Plural(singular, plural, n), *args)
+
+
 def peek_language(config_path: str) -> str | None:
     """``board.language`` read straight from the file, for an error met before the
     configuration could be parsed; when the file sets none, the language the board's pages

@@ -18,6 +18,7 @@ from forumbot.cli._common import (
     current_language,
     error,
     load,
+    ngettext,
     storage_for,
     warn,
 )
@@ -199,9 +200,11 @@ def drafts_edit(
     could contradict them); a text whose totals (an opening's starting points too) or dice
     contradict the draft's is refused (the differences are shown) unless ``--force``. A
     ``--set`` that changes nothing (already so) and a ``--waive`` of a violation the draft
-    does not have are refused too; a ``--text-file`` that gives the draft's own text says
-    so and changes nothing (no new version, exit 0); an opening's ``cast_before_start`` can
-    be waived (the opening then says nothing of it). Refusals exit non-zero and change nothing."""
+    does not have are refused too; a ``--text-file`` that gives the draft's own text (blanks
+    at line ends aside) says so and changes nothing (no new version, exit 0); an edit says
+    the new version (``# declaration 2 edited: draft, version 3``); an opening's
+    ``cast_before_start`` can be waived (the opening then says nothing of it). Refusals exit
+    non-zero and change nothing."""
     from forumbot.duels.overrides import (
         TextUnchanged,
         edit_text,
@@ -266,6 +269,7 @@ def drafts_edit(
     for warning in dict.fromkeys(warnings):  # the library's English, in the catalogue
         warn(N_("warning: declaration %s: %s"), decl_id, LibraryText(warning))
     after = storage.declaration(decl_id)
+    click.echo(_("# declaration %s edited: %s", decl_id, state(storage, after)))  # C6
     if before["status"] == "held" and after["status"] == "draft":
         click.echo(
             _(
@@ -386,7 +390,14 @@ def drafts_redraft(config_path: str, decl_id: int, reason: str, by: str | None) 
             "run (was %s)",
             decl_id, _what(decl), _(str(done.before)),
         )  # fmt: skip
-        + (_("; %s referee task(s) closed", done.tasks_closed) if done.tasks_closed else "")
+        + (
+            ngettext(
+                "; %s referee task closed", "; %s referee tasks closed", done.tasks_closed,
+                done.tasks_closed,
+            )  # fmt: skip
+            if done.tasks_closed
+            else ""
+        )
     )
 
 
@@ -518,8 +529,8 @@ def duels_cancel(
         raise error("%s", exc) from exc
     click.echo(
         _(
-            "duel %s (topic %s): cancelled; %s draft(s) cancelled",
-            ended.duel_id, topic_id, len(ended.drafts),
+            "duel %s (topic %s): cancelled; %s",
+            ended.duel_id, topic_id, _cancelled(len(ended.drafts)),
         )  # fmt: skip
     )
     if ended.notice is not None:
@@ -530,6 +541,11 @@ def duels_cancel(
                 ended.notice,
             )
         )
+
+
+def _cancelled(n: int) -> str:
+    """« 1 brouillon annulé », « 2 brouillons annulés » (C7)."""
+    return ngettext("%s draft cancelled", "%s drafts cancelled", n, n)
 
 
 @duels.command("concede")
@@ -566,8 +582,8 @@ def duels_concede(config_path: str, topic_id: int, name: str, by: str | None) ->
         result = _("no winner")
     click.echo(
         _(
-            "duel %s (topic %s): %s concedes; %s; %s draft(s) cancelled",
-            done.duel_id, topic_id, done.conceded, result, len(done.drafts),
+            "duel %s (topic %s): %s concedes; %s; %s",
+            done.duel_id, topic_id, done.conceded, result, _cancelled(len(done.drafts)),
         )  # fmt: skip
     )
     click.echo(

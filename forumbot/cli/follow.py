@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import click
 
-from forumbot.cli._common import _, actor, config_option, error, storage_for
+from forumbot.cli._common import _, actor, config_option, error, ngettext, storage_for
 from forumbot.cli.drafts import _duel_of_topic
 
 
@@ -33,9 +33,13 @@ def duels_resume(config_path: str, topic_id: int, by: str | None) -> None:
         raise error("%s", exc) from exc
     click.echo(
         _(
-            "duel %s (topic %s): resumed; read again at the next poll; %s deadline(s) restarted "
-            "from now, %s draft(s) back to review, %s task(s) closed",
-            done.duel_id, topic_id, len(done.deadlines), len(done.drafts), len(done.tasks),
+            "duel %s (topic %s): resumed; read again at the next poll; %s, %s, %s",
+            done.duel_id, topic_id,
+            ngettext("%s deadline restarted from now", "%s deadlines restarted from now",
+                     len(done.deadlines), len(done.deadlines)),
+            ngettext("%s draft back to review", "%s drafts back to review",
+                     len(done.drafts), len(done.drafts)),
+            ngettext("%s task closed", "%s tasks closed", len(done.tasks), len(done.tasks)),
         )  # fmt: skip
     )
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import click
 
-from forumbot.cli._common import _, config_option, load
+from forumbot.cli._common import _, config_option, load, ngettext
 from forumbot.i18n import N_
 
 _config_opt = config_option
@@ -141,7 +141,7 @@ def notify_send(config_path: str) -> None:
         sent = bot.wired_notify().run()
     finally:
         bot.close()
-    click.echo(_("%s notices sent", len(sent)))
+    click.echo(ngettext("%s notice sent", "%s notices sent", len(sent), len(sent)))
 
 
 COMMANDS = (notify_group,)

@@ -118,8 +118,11 @@ def unset_language_note(recorded: str | None) -> str:
 @config_option
 def check(config_path: str) -> None:
     """Dry run against the live board: log in, find the duel topics, print the drafts the bot
-    would post. Posts nothing and leaves the database unchanged (works on a copy). First, a
-    quick simulation warns when a configured ruleset's duels often cannot end."""
+    would post. Posts nothing and leaves the database unchanged (works on a copy); it keeps
+    only the dice seed of each opening it prints (<database>.dice-reserve.json), so that run
+    publishes the same dice, and says so. First, a
+    quick simulation warns when a configured ruleset's duels often cannot end. Without
+    board.language, it speaks the language doctor reads from the board's index page."""
     from forumbot.ops.check import (
         configured_duo_rulesets,
         configured_rulesets,
@@ -128,14 +131,20 @@ def check(config_path: str) -> None:
     )
 
     config = load(config_path, validate=True)
-    if not config.board_language:
-        click.echo(unset_language_note(board_language(config)), err=True)
+    said = None
+    if not config.board_language:  # as doctor: the recorded language, else the pages' (W3)
+        from forumbot.ops.doctor import pages_language
+
+        recorded = board_language(config)
+        said = pages_language(config)
+        set_language(recorded or said)
+        click.echo(unset_language_note(recorded or said), err=True)
     rulesets = configured_rulesets(config)
     speak = current_language()
     duo = configured_duo_rulesets(config)
     for line in ruleset_warnings(rulesets, duo_names=duo, language=speak):
         click.echo(line, err=True)
-    for line in dry_run(config, language=speak):
+    for line in dry_run(config, language=speak, record_language=said is None):
         click.echo(line)
 
 

@@ -54,6 +54,9 @@ class DiceReserve(random.SystemRandom):
         super().__init__()
         self.path = path
         self.keep = keep
+        self.kept: set[str] = set()
+        """``keep``: the ``"<board id>:<topic id>"`` whose seed is in the reserve file now
+        (reserved or found there by this source), for ``check`` to say what it kept."""
 
     def seed_for(self, board_id: int, topic_id: int) -> bytes:
         """The dice seed of the duel adopted now in ``topic_id`` of board ``board_id``: the
@@ -74,6 +77,8 @@ class DiceReserve(random.SystemRandom):
                 if self.keep and seeds.get(key) != seed.hex():
                     seeds[key] = seed.hex()
                     save()
+                if self.keep:
+                    self.kept.add(key)
                 elif not self.keep and key in seeds:
                     del seeds[key]
                     save()
@@ -85,13 +90,15 @@ class DiceReserve(random.SystemRandom):
     @contextmanager
     def _locked(self) -> Iterator[tuple[dict[str, str], Callable[[], None]]]:
         """The reserve's seeds under an exclusive lock, and a function that writes them back
-        (atomically: a temporary file renamed over the reserve, mode 0600)."""
+        (atomically: a temporary file renamed over the reserve, mode 0600).
+
+        The lock is the ``flock`` of the reserve's folder (a lock file beside it stayed
+        behind after every ``check``: newcomer6 W3); the reserve itself is the only file."""
         assert self.path is not None
-        lock_path = self.path.with_name(self.path.name + ".lock")
         if not self.keep and not self.path.exists():
             yield {}, lambda: None  # nothing reserved: no file to create
             return
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(self.path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             seeds: dict[str, str] = {}

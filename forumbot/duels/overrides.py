@@ -59,8 +59,16 @@ class TextUnchanged(OverrideError):
 
 def same_text(stored: str, text: str) -> bool:
     """True when ``text`` is ``stored`` but for ``\\r\\n`` line ends and blanks at its
-    end (a text saved with ``drafts show > file`` comes back with one more newline)."""
-    return text.replace("\r\n", "\n").rstrip() == stored.replace("\r\n", "\n").rstrip()
+    end (a text saved with ``drafts show > file`` comes back with one more newline) or at
+    the end of its lines (an editor's trailing spaces: BBCode shows none; newcomer6 C6)."""
+    return _blank_free(text) == _blank_free(stored)
+
+
+def _blank_free(text: str) -> str:
+    """``text`` with ``\\n`` line ends, no space or tab at the end of a line (a no-break
+    space is French typography, kept) and no blank at the end of the text."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    return "\n".join(line.rstrip(" \t") for line in lines).rstrip()
 
 
 class TextContradicts(OverrideError):

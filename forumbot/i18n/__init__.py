@@ -174,15 +174,45 @@ def elide(text: str, args: tuple[object, ...]) -> str:
     return "%s".join(parts)
 
 
+class Plural(str):
+    """A message that has a plural: the string is the English singular (« %s duel »),
+    :attr:`plural` the English plural (« %s duels »), :attr:`n` the count that chooses
+    between them; :func:`translate` picks the catalogue's form for ``n`` (``ngettext``:
+    French « 0 duel », « 1 duel », « 2 duels »), so a message table or a doctor check can
+    carry it. Made by :func:`ngettext` (the name ``pybabel extract`` reads as a plural)."""
+
+    plural: str
+    n: int
+
+    def __new__(cls, singular: str, plural: str, n: int) -> Plural:
+        made = super().__new__(cls, singular)
+        made.plural, made.n = plural, n
+        return made
+
+    def english(self) -> str:
+        """The English form for :attr:`n` (singular for 1 only)."""
+        return str(self) if self.n == 1 else self.plural
+
+
+def ngettext(singular: str, plural: str, n: int) -> Plural:
+    """Mark a message with a plural for the catalogue (``msgid_plural``) without translating
+    it: a :class:`Plural` for the count ``n``, translated later by :func:`translate`."""
+    return Plural(singular, plural, n)
+
+
 def translate(language: str, message: str, *args: object, context: str | None = None) -> str:
     """``message`` (English, ``%s`` placeholders) in ``language``, filled with ``args``.
 
     ``context``: the ``msgctxt`` of a message that means two things in French (``pgettext``).
+    A :class:`Plural` message takes the catalogue's form for its count (``ngettext``).
     French elides « de »/« que » before a name that starts with a vowel (:func:`elide`).
     A message with no translation prints as written, in English.
     """
     table = catalogue(language)
-    out = table.pgettext(context, message) if context else table.gettext(message)
+    if isinstance(message, Plural):
+        out = table.ngettext(str(message), message.plural, message.n)
+    else:
+        out = table.pgettext(context, message) if context else table.gettext(message)
     if args:
         if language == "fr":
             out = elide(out, args)
@@ -254,6 +284,8 @@ def staff_language(value: str | None) -> str:
 
 
 __all__ = [
+    "Plural",
+    "ngettext",
     "RULESET_NAMES",
     "Word",
     "ruleset_word",

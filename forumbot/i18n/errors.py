@@ -65,6 +65,47 @@ LIBRARY_ERRORS = (
     C_("error", "post %s's %s die: the text says %s, the draft %s"),
     # forumbot.web.users.UserError, forumbot.notify.settings.NotifyConfigError (users ...)
     C_("error", "no user '%s'"),
+    # rules.override_keys (drafts edit --set / --waive, the review page): a key or name that
+    # names nothing, with the closest one (newcomer6 W4), and the engines' other refusals
+    C_(
+        "error",
+        "referee.override: unknown override key %s: no duellist %s (did you mean %s?); the "
+        "duellists: %s",
+    ),
+    C_("error", "referee.override: unknown override key %s: no duellist %s; the duellists: %s"),
+    C_(
+        "error",
+        "referee.override: unknown override key %s: no duellist or creature %s (did you mean "
+        "%s?); the duellists and creatures: %s",
+    ),
+    C_(
+        "error",
+        "referee.override: unknown override key %s: no duellist or creature %s; the duellists "
+        "and creatures: %s",
+    ),
+    C_(
+        "error",
+        "referee.override: unknown override key %s: no field %s (did you mean %s?); the "
+        "fields: %s",
+    ),
+    C_("error", "referee.override: unknown override key %s: no field %s; the fields: %s"),
+    C_(
+        "error",
+        "referee.override: unknown override key %s: write '<duellist>.<field>'; the "
+        "duellists: %s",
+    ),
+    C_(
+        "error",
+        "referee.override: unknown override key %s: write '<duellist or creature>.<field>'; "
+        "the duellists and creatures: %s",
+    ),
+    C_("error", "referee.override: %s must be true or false, got %s"),
+    C_("error", "referee.override: %s must be an integer, got %s"),
+    C_("error", "referee.override: %s cannot be negative, got %s"),
+    C_("error", "referee.waive: no duellist named %s"),
+    C_("error", "referee.waive: no duellist named %s (did you mean %s?)"),
+    C_("error", "referee.confirm: no duellist named %s"),
+    C_("error", "referee.confirm: no duellist named %s (did you mean %s?)"),
     # forumbot.duels.overrides.TEXT_RERENDERED (a warning of drafts edit --set / --waive)
     C_(
         "error",

@@ -4,8 +4,10 @@ It logs in, polls the watched forums with the real client, and prints the drafts
 would post. It works on an in-memory copy of the database (so the real one is untouched)
 and its forum client refuses every write (:class:`ReadOnlyClient`). The one thing it keeps
 is the dice seed of each duel it would open, in the reserve beside the database
-(:mod:`forumbot.duels.dice_reserve`): ``run`` then publishes the opening ``check`` printed,
-with the same dice commitment.
+(:mod:`forumbot.duels.dice_reserve`; one file, no lock file): ``run`` then publishes the
+opening ``check`` printed, with the same dice commitment; its output says so (newcomer6 W3).
+The language the board's pages say is recorded as ``doctor`` records it (into a database
+that exists).
 """
 
 from __future__ import annotations
@@ -15,12 +17,12 @@ from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from forumbot.app import bootstrap, counted
+from forumbot.app import bootstrap
 from forumbot.config import Config
 from forumbot.duels.dice_reserve import DiceReserve, reserve_path
 from forumbot.errors import ForumError
 from forumbot.forums.base import ForumClient, TopicSummary
-from forumbot.i18n import SOURCE_LANGUAGE, translator
+from forumbot.i18n import SOURCE_LANGUAGE, ngettext, translator
 from forumbot.ops.doctor import remember_language
 from forumbot.ops.session import bot_client, log_in
 from forumbot.rulesets import load_duo_inputs, load_ruleset
@@ -33,6 +35,7 @@ from rules.balance import Stall, stall_warnings
 from rules.balance.duo import duo_stall_warnings
 from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset
+from rules.ruleset import Ruleset
 
 
 class DryRunWrite(ForumError):
@@ -109,41 +112,77 @@ def _memory_copy(path: str) -> Storage:
 
 
 def _stall_line(name: str, stall: Stall, language: str) -> str:
-    """``"warning: ruleset NAME: <stall.message()>"``; in French from the catalogue (the
-    years as « 5e année »), rules/ keeping its English message."""
+    """``"warning: ruleset NAME: <stall.message()>: C of D simulated duels"``: the sample the
+    share is read from (newcomer6 W2); in French from the catalogue, the years in its words
+    (« entre élèves de 5e année », « entre adultes », « d'un adulte face à un élève de 7e
+    année »), rules/ keeping its English message."""
     if language == SOURCE_LANGUAGE:
-        return f"warning: ruleset {name}: {stall.message()}"
+        return (
+            f"warning: ruleset {name}: {stall.message()}: "
+            f"{stall.capped} of {stall.duels} simulated duels"
+        )
     _ = translator(language)
 
     def year(key: str) -> str:
-        if not key.isdigit():
-            return key
         return _("1st year") if key == "1" else _("year %s", key)
+
+    def many(key: str) -> str:  # the duellists of a mirror pairing
+        if stall.duo:
+            return _("duos of adults") if key == "adult" else _("duos of %s", year(key))
+        return _("adults") if key == "adult" else _("%s students", year(key))
+
+    def one(key: str) -> str:  # a side of a pairing of two years
+        if stall.duo:
+            return _("a duo of adults") if key == "adult" else _("a duo of %s", year(key))
+        return _("an adult") if key == "adult" else _("a %s student", year(key))
 
     share, cap = f"{100 * stall.share:.0f}", stall.max_turns
     if stall.row == stall.col:
         if stall.duo:
             return _(
-                "warning: ruleset %s: in simulation, %s %% of %s mirror 2v2 duels cannot end "
-                "(closed at the %s-turn cap with no winner)",
-                name, share, year(stall.row), cap,
+                "warning: ruleset %s: in simulation, %s %% of 2v2 duels between %s cannot end "
+                "(closed at the %s-turn cap with no winner): %s of %s simulated duels",
+                name, share, many(stall.row), cap, stall.capped, stall.duels,
             )  # fmt: skip
         return _(
-            "warning: ruleset %s: in simulation, %s %% of %s mirror duels cannot end (closed "
-            "at the %s-turn cap with no winner)",
-            name, share, year(stall.row), cap,
+            "warning: ruleset %s: in simulation, %s %% of duels between %s cannot end "
+            "(closed at the %s-turn cap with no winner): %s of %s simulated duels",
+            name, share, many(stall.row), cap, stall.capped, stall.duels,
         )  # fmt: skip
     if stall.duo:
         return _(
-            "warning: ruleset %s: in simulation, %s %% of %s against %s 2v2 duels cannot end "
-            "(closed at the %s-turn cap with no winner)",
-            name, share, year(stall.row), year(stall.col), cap,
+            "warning: ruleset %s: in simulation, %s %% of 2v2 duels of %s against %s cannot "
+            "end (closed at the %s-turn cap with no winner): %s of %s simulated duels",
+            name, share, one(stall.row), one(stall.col), cap, stall.capped, stall.duels,
         )  # fmt: skip
     return _(
-        "warning: ruleset %s: in simulation, %s %% of %s against %s duels cannot end (closed "
-        "at the %s-turn cap with no winner)",
-        name, share, year(stall.row), year(stall.col), cap,
+        "warning: ruleset %s: in simulation, %s %% of duels of %s against %s cannot end "
+        "(closed at the %s-turn cap with no winner): %s of %s simulated duels",
+        name, share, one(stall.row), one(stall.col), cap, stall.capped, stall.duels,
     )  # fmt: skip
+
+
+def _next_step(name: str, duo: bool, language: str) -> str:
+    """The line after a ruleset's stall warnings: what to do next (newcomer6 W2)."""
+    command = f"forumbot simulate --ruleset {name}" + (" --2v2" if duo else "")
+    _ = translator(language)
+    return _(
+        "next step: see the whole table with %s, then give the years whose duels cannot "
+        "end more attack spells (or fewer starting points), and run forumbot check again",
+        command,
+    )
+
+
+def years(rs: Ruleset) -> list[str]:
+    """The ruleset's years in its own order (``[starting_points]``: ``"1"``..``"adult"``)."""
+    return list(rs.starting_points)
+
+
+def _in_year_order(stalls: list[Stall], years: list[str]) -> list[Stall]:
+    """``stalls`` (worst first, as rules/ gives them) in the years' order: 1st year mirror,
+    2nd against 1st, 2nd mirror... (newcomer6 W2)."""
+    rank = {y: i for i, y in enumerate(years)}
+    return sorted(stalls, key=lambda s: (rank.get(s.row, 0), rank.get(s.col, 0)))
 
 
 def _N(message: str) -> str:  # noqa: N802 (gettext's name)
@@ -160,9 +199,11 @@ def ruleset_warnings(
     """One line per configured ruleset pairing whose simulated duels often cannot end
     (:func:`rules.balance.stall_warnings`: a quick simulation, at most a few hundred duels per
     ruleset, seeded): ``"warning: ruleset fatigue: in simulation, 40 % of 5th-year mirror
-    duels cannot end (...)"``. Issue 26: a club's own spellbook that stalls is told before
-    its first duel. Each distinct name (``club.ruleset``, ``registration[i].ruleset``) once;
-    a ruleset that does not load is :mod:`forumbot.ops.validate`'s business (skipped here).
+    duels cannot end (...): 8 of 20 simulated duels"``, in the years' order, then one line
+    with the next step (``forumbot simulate`` to see the table, what to change). Issue 26: a
+    club's own spellbook that stalls is told before its first duel. Each distinct name
+    (``club.ruleset``, ``registration[i].ruleset``) once; a ruleset that does not load is
+    :mod:`forumbot.ops.validate`'s business (skipped here).
 
     ``duo_names``: the rulesets of the 2v2 registrations, simulated as 2v2 duels too
     (:func:`rules.balance.duo.duo_stall_warnings`, the shipped 2v2 settings and
@@ -178,8 +219,10 @@ def ruleset_warnings(
             rs = load_ruleset(name)
         except (OSError, RuleError):
             continue
-        for stall in stall_warnings(rs, random.Random(seed)):
-            lines.append(_stall_line(name, stall, language))
+        stalls = stall_warnings(rs, random.Random(seed))
+        lines += [_stall_line(name, s, language) for s in _in_year_order(stalls, years(rs))]
+        if stalls:
+            lines.append(_next_step(name, False, language))
     for name in dict.fromkeys(duo_names):
         try:
             rs = load_ruleset(name)
@@ -188,8 +231,10 @@ def ruleset_warnings(
             continue
         if not isinstance(rs, FatigueRuleset):
             continue
-        for stall in duo_stall_warnings(rs, envs, settings, random.Random(seed)):
-            lines.append(_stall_line(name, stall, language))
+        stalls = duo_stall_warnings(rs, envs, settings, random.Random(seed))
+        lines += [_stall_line(name, s, language) for s in _in_year_order(stalls, years(rs))]
+        if stalls:
+            lines.append(_next_step(name, True, language))
     return lines
 
 
@@ -204,7 +249,10 @@ def configured_duo_rulesets(config: Config) -> list[str]:
 
 
 def dry_run(
-    config: Config, client: ForumClient | None = None, language: str = SOURCE_LANGUAGE
+    config: Config,
+    client: ForumClient | None = None,
+    language: str = SOURCE_LANGUAGE,
+    record_language: bool = True,
 ) -> Iterator[str]:
     """Log in, poll, and yield printable lines: the drafts the bot would post, then what the
     club desks would have posted or sent (sign-up replies, owls), none of it sent.
@@ -214,7 +262,9 @@ def dry_run(
     notify) reads through the same read-only client.
 
     ``language``: the staff's; the lines around the drafts are in it (the drafts themselves
-    are the players' French).
+    are the players' French). ``record_language``: record the language the client's pages
+    said in the real database (False: the caller recorded the index page's, as ``doctor``:
+    :func:`forumbot.ops.doctor.pages_language`).
 
     Raises:
         ConfigError: no password; LoginFailed/CaptchaRequired: the board refused the login;
@@ -232,19 +282,17 @@ def dry_run(
     reserve = DiceReserve(reserve_path(config.database), keep=True)
     bot = bootstrap(config, storage=storage, rng=reserve, client=readonly)
     bot.referee.dry_run = True  # its log names no draft id of the copy (newcomer5 C5)
-    for report in bot.poll():
-        if language == SOURCE_LANGUAGE:
-            yield (
-                f"forum {report.forum_id}: {counted(report.topics_listed, 'topic')}, "
-                f"{report.topics_read} read, {counted(report.new_posts, 'new post')}"
-            )
-        else:
-            yield _(
-                "forum %s: topics listed %s, read %s, new posts %s",
-                report.forum_id, report.topics_listed, report.topics_read, report.new_posts,
-            )  # fmt: skip
+    for report in bot.poll():  # « forum 3: 1 topic, 1 read, 2 new posts » (C7: plurals)
+        listed, read, new = report.topics_listed, report.topics_read, report.new_posts
+        yield _(
+            "forum %s: %s, %s, %s",
+            report.forum_id,
+            _(ngettext("%s topic", "%s topics", listed), listed),
+            _(ngettext("%s read", "%s read", read), read),
+            _(ngettext("%s new post", "%s new posts", new), new),
+        )
     found = getattr(real, "page_language", None)  # the pages' <html lang>, into the real database
-    if found:
+    if found and record_language:
         remember_language(config, found, datetime.now(UTC))
     for duel in storage.duels():
         if duel["status"] in ("open", "running", "finished"):
@@ -266,4 +314,11 @@ def dry_run(
         seen.add((what, message))
         yield _("--- would send: %s (not sent) ---", _(template, *values))
         yield message
+    if reserve.kept:  # the one file a dry run writes, said (newcomer6 W3)
+        yield _(
+            "kept for forumbot run: the dice seed of each opening above, in %s (as secret as "
+            "the database), so that run publishes the same dice fingerprint; nothing else "
+            "was written",
+            reserve.path,
+        )
     yield _("dry run: nothing was posted")

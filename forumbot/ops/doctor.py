@@ -16,7 +16,7 @@ import httpx
 from forumbot.config import Config, ConfigError, load_config
 from forumbot.errors import BoardNotFound, CaptchaRequired, ForumError, LoginFailed, ServerError
 from forumbot.forums.outages import challenge_reason
-from forumbot.i18n import C_, N_, ruleset_word
+from forumbot.i18n import C_, N_, ngettext, ruleset_word
 from forumbot.ops.doctor_checks import Check, Text, _check
 from forumbot.ops.doctor_folders import backup_tool_check, filesystem_check
 from forumbot.ops.filesystem import PROC_MOUNTS
@@ -389,7 +389,9 @@ def _login_checks(
                 checks.append(_check(name, "fail", "%s", _failure(exc),
                                      alone=N_("the forum cannot be read")))
             else:
-                checks.append(_check(name, "ok", N_("readable, %s topics listed"), len(topics)))
+                listed = ngettext("readable, %s topic listed", "readable, %s topics listed",
+                                  len(topics))  # fmt: skip
+                checks.append(_check(name, "ok", listed, len(topics)))
     finally:
         close = getattr(client, "close", None)
         if callable(close):
@@ -419,6 +421,23 @@ def remember_language(config: Config, language: str, now: datetime) -> bool:
     except (NotADatabaseError, OSError) as exc:
         log.warning("board language not recorded (%s)", exc)
         return False
+
+
+def pages_language(
+    config: Config,
+    transport: httpx.BaseTransport | None = None,
+    timeout_s: float = DEFAULT_DOCTOR_TIMEOUT_S,
+    now: Callable[[], datetime] | None = None,
+) -> str | None:
+    """The language the board's index page says, read as ``doctor``'s board check reads it
+    (:func:`_board_check`) and recorded as ``doctor`` records it (:func:`remember_language`:
+    only into a database that exists). ``check`` asks it when ``board.language`` is not set,
+    so both commands speak and record the same language (newcomer6 W3). None when the board
+    does not answer with its page or the page says none."""
+    _board, _date, language = _board_check(config, transport, timeout_s)
+    if language:
+        remember_language(config, language, (now or (lambda: datetime.now(UTC)))())
+    return language
 
 
 def doctor(

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from forumbot.i18n import Plural
+
 CheckStatus = Literal["ok", "warn", "fail", "skip"]
 """A check's outcome (:attr:`Check.status`)."""
 
@@ -76,5 +78,6 @@ def _check(
         raise ValueError(f"check {name!r}: a library's text needs the sentence said without it")
     if alone_args is None:
         alone_args = tuple(a for a in args if not isinstance(a, BaseException))
-    detail = message % args if args else message
+    english = message.english() if isinstance(message, Plural) else message  # « 1 topic »
+    detail = english % args if args else english
     return Check(name, status, detail, message, args, alone, alone_args)

@@ -33,7 +33,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from forumbot.i18n import N_, RULESET_NAMES
+from forumbot.i18n import N_, RULESET_NAMES, ngettext
 from forumbot.publish.labels import year_label
 from forumbot.publish.typography import MINUS, NBSP, NNBSP
 from forumbot.web.i18n import page_translator
@@ -227,7 +227,8 @@ def _detail_by_rule(rule: str, quantity: str, value: Any, d: str) -> str | None:
         amount = f"{int(m[3]):+d}"
         what = {"damage_percent": _("%s %% damage", amount), "damage_flat": f"{amount} PV",
                 "damage_taken_flat": _("%s PV taken", amount),
-                "duration_bonus": _("%s turn(s) of effect", amount),
+                "duration_bonus": _(ngettext("%s turn of effect", "%s turns of effect",
+                                             abs(int(m[3]))), amount),
                 "heal_flat": _("%s PV healed", amount)}.get(kind)  # fmt: skip
         what = what or effect_fr(kind)
         family = _("every spell") if m[4] == "*" else _("the spells of the family « %s »", m[4])

@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from forumbot.i18n import N_
+from forumbot.i18n import N_, ngettext
 from forumbot.publish.labels import RULE_NAMES, year_label  # shared with the notices
 from forumbot.publish.reasons import reason_fr, task_kind_fr, turn_label  # idem (issue 23)
 from forumbot.publish.typography import typeset
@@ -462,7 +462,8 @@ class Words:
         if is_long_text(before, after):  # a text edit: the lines that changed (newcomer5 C2)
             changes = text_changes(
                 before, after, _short, lambda n: _("line %s", n),
-                lambda k: _("and %s other changed passage(s)", k),
+                lambda k: _(ngettext("and %s other changed passage",
+                                     "and %s other changed passages", k), k),
             )  # fmt: skip
         elif self.french:  # the field's French name; the values as written (names, stakes)
             changes = tuple(

@@ -29,6 +29,7 @@ from rules.model import (
     TurnPost,
     Violation,
 )
+from rules.override_keys import unknown_key, unknown_name
 from rules.ruleset import Ruleset, Spell
 from rules.trail import TrailBuilder
 
@@ -294,7 +295,8 @@ def _parse_overrides(
 
     Raises:
         RuleError: ``"referee.override"`` for an unknown key (the message lists
-            ``subjects`` and the fields), a wrong type, or a negative ``damage``/``points``.
+            ``subjects`` and the closest name or field: :func:`rules.override_keys.unknown_key`),
+            a wrong type, or a negative ``damage``/``points``.
     """
     out: dict[tuple[str, str], OverrideValue] = {}
     for key, value in overrides.items():
@@ -306,11 +308,7 @@ def _parse_overrides(
                 found = (name, fld)
                 break
         if found is None:
-            raise RuleError(
-                "referee.override",
-                f"unknown override key {key!r}; use '{subjects}.<field>' with field in "
-                f"{sorted(_OVERRIDE_FIELDS)}",
-            )
+            raise unknown_key(key, names, _OVERRIDE_FIELDS, creatures="creature" in subjects)
         wanted = _OVERRIDE_FIELDS[found[1]]
         if wanted is bool and not isinstance(value, bool):
             raise RuleError("referee.override", f"{key} must be true or false, got {value!r}")
@@ -328,7 +326,7 @@ def _pairs(
     out: set[tuple[str, str]] = set()
     for name, code in items:
         if name not in names:
-            raise RuleError(rule, f"no duellist named {name!r}")
+            raise unknown_name(rule, name, names)
         out.add((name, code))
     return out
 

@@ -36,17 +36,25 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no
     )
     cfg = tmp_path / "forumbot.toml"
     assert CliRunner().invoke(main, ["init", str(cfg)]).exit_code == 0
-    cfg.write_text(cfg.read_text().replace('url = "http://127.0.0.1:8080"', f'url = "{url}"'))
+    # the sandbox's pages say lang="fr" (check speaks it, as doctor): checked in English here
+    cfg.write_text(
+        cfg.read_text()
+        .replace('url = "http://127.0.0.1:8080"', f'url = "{url}"')
+        .replace('language = ""', 'language = "en"', 1)
+    )
     monkeypatch.setenv("FORUMBOT_PASSWORD", "pw-hibou")
     yield cfg, board, topic
     board.stop()
 
 
 def printed_opening(output: str, topic: int) -> str:
-    """The text ``check`` prints under ``--- would post in topic <topic> (opening 0) ---``."""
+    """The text ``check`` prints under ``--- would post in topic <topic> (opening 0) ---``,
+    before its closing lines (the dice it kept, « dry run: nothing was posted »)."""
     head = f"--- would post in topic {topic} (opening 0) ---\n"
     assert head in output, output
-    return output.split(head, 1)[1].split("\ndry run: nothing was posted", 1)[0]
+    rest = output.split(head, 1)[1]  # up to the lines that close the dry run
+    closing = r"\n(?:kept for forumbot run: |dry run: nothing was posted)"
+    return re.split(closing, rest, maxsplit=1)[0]
 
 
 @pytest.mark.parametrize("engine", ["sqlite", "postgresql"])

@@ -37,8 +37,10 @@ def one_clean_line(result: Result) -> str:
 
 def write_config(path: Path, url: str, extra: str = "") -> Path:
     assert invoke(["init", str(path)]).exit_code == 0
-    text = path.read_text(encoding="utf-8").replace(
-        'url = "http://127.0.0.1:8080"', f'url = "{url}"'
+    text = (  # the sandbox's pages say lang="fr" (check speaks it): checked in English
+        path.read_text(encoding="utf-8")
+        .replace('url = "http://127.0.0.1:8080"', f'url = "{url}"')
+        .replace('language = ""', 'language = "en"', 1)
     )
     path.write_text(text + extra, encoding="utf-8")
     return path

@@ -229,7 +229,8 @@ def error_line(result: Result) -> str:
 
 @pytest.mark.parametrize("command", ["run", "check"])
 def test_a_wrong_password_still_exits_77(cli_board: Board, tmp_path: Path, command: str) -> None:
-    cfg = write_config(tmp_path / "forumbot.toml", config_text(cli_board, tmp_path))
+    text = config_text(cli_board, tmp_path)  # the pages say French (check speaks it): English
+    cfg = write_config(tmp_path / "forumbot.toml", text.replace("[bot]", 'language = "en"\n[bot]'))
     result = invoke([command, "-c", str(cfg)], password="wrong")
     assert result.exit_code == exit_codes.LOGIN_REFUSED, result.output
     assert "login refused" in error_line(result)
@@ -305,8 +306,9 @@ forum_id = 3
 kind = "1v1"
 ruleset = "fatigue"
 """
+        text = config_text(board, tmp_path, extra=registration)  # checked in English
         cfg = write_config(
-            tmp_path / "forumbot.toml", config_text(board, tmp_path, extra=registration)
+            tmp_path / "forumbot.toml", text.replace("[bot]", 'language = "en"\n[bot]', 1)
         )
         result = invoke(["check", "-c", str(cfg)])
         assert result.exit_code == 0, result.output

@@ -82,15 +82,18 @@ def test_the_rerendered_text_warning_is_in_one_language() -> None:
 
 
 def test_check_says_which_language_an_unset_board_language_gives(
-    request: pytest.FixtureRequest,
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """board.language unset: the command line follows the board's recorded language, else
-    English, and check's note says so in the language of the rest of its output."""
+    the one its index page says (as doctor reads it: newcomer6 W3), else English, and check's
+    note says so in the language of the rest of its output."""
     from tests.integration.test_issue25_cli_language import _record
 
     cfg, _board, _topic = request.getfixturevalue("sandbox")
     _speak(cfg, "")
-    first = _run("check", "-c", str(cfg))
+    with monkeypatch.context() as quiet:  # a board whose pages say no language
+        quiet.setattr("forumbot.ops.doctor.pages_language", lambda config: None)
+        first = _run("check", "-c", str(cfg))
     assert first.exit_code == 0, first.output
     assert (
         "warning: board.language is not set and the board's language is not recorded yet: "

@@ -257,7 +257,7 @@ def test_duels_resume_and_cancel_on_the_command_line(tmp_path: Path) -> None:
         runner = CliRunner()
         result = runner.invoke(main, ["duels", "resume", str(topic), "-c", str(cfg), "--by", "M"])
         assert result.exit_code == 0, result.output
-        assert "resumed" in result.output and "1 task(s) closed" in result.output
+        assert "resumed" in result.output and "1 task closed" in result.output
         again = runner.invoke(main, ["duels", "resume", str(topic), "-c", str(cfg)])
         assert again.exit_code != 0 and "is not held" in again.output
         for _ in range(1):  # still gone: held again at the next poll, a new task

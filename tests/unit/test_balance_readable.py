@@ -101,7 +101,8 @@ def test_stalling_spellbook_is_reported_by_check() -> None:
                for m in messages)  # fmt: skip
     assert stall_warnings(SHIPPED, random.Random(0), duels=6) == []
     lines = ruleset_warnings([str(FIXTURE), "fatigue", str(FIXTURE), "nowhere"])
-    assert lines and all(line.startswith(f"warning: ruleset {FIXTURE}:") for line in lines)
+    assert lines and all(line.startswith(f"warning: ruleset {FIXTURE}:") for line in lines[:-1])
+    assert lines[-1].startswith("next step: ")  # one for the one ruleset that stalls
 
 
 def test_simulate_takes_a_ruleset_name_as_well_as_a_path() -> None:

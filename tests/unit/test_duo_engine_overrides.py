@@ -150,8 +150,12 @@ def test_keys_are_case_insensitive_and_the_error_names_creatures() -> None:
     o = run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4,
             overrides={"STRANGULOT.points": 3, f"{A2.upper()}.points": 450})  # fmt: skip
     assert dict(o.state.creatures)["strangulot"] == 3 and pv(o.state, A2) == 450
-    with pytest.raises(RuleError, match="<duellist> or <creature key>"):
+    with pytest.raises(RuleError, match="no duellist or creature 'Nobody'; the duellists and "
+                       "creatures: .*'strangulot'"):  # fmt: skip
         run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4, overrides={"Nobody.points": 3})
+    with pytest.raises(RuleError, match="no duellist or creature 'STRANGULOTT' \\(did you mean "
+                       "'strangulot'\\?\\)"):  # fmt: skip
+        run(s, [post(A1, 1, "Flipendo", "le strangulot")], 4, overrides={"STRANGULOTT.points": 3})
 
 
 def test_pv_above_the_start_only_when_rewards_may_exceed_it() -> None:
