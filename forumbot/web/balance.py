@@ -3,8 +3,9 @@ the review page, one page per ruleset, as an SVG like the duel page's chart").
 
 :func:`shipped_rulesets` lists the rulesets in ``rules/data/*.toml`` (a file without a
 top-level ``name``, such as ``duo.toml``'s 2v2 settings, is no ruleset). :class:`BalanceCache`
-runs the pure simulator (:mod:`rules.balance`) once per ruleset and process and keeps the
-tables in memory: year against year, and for fatigue magic type against magic type. They are
+runs the pure simulator (:mod:`rules.balance`) once per ruleset and process (shared by the
+clubs of a host) and keeps the tables in memory: year against year, and for fatigue magic
+type against magic type. They are
 ``forumbot simulate``'s own tables (newcomer 6 C3: the page played 20 duels a pair from one
 generator, so its figures were nobody else's): :data:`DUELS` duels and seed :data:`SEED`, the
 command's defaults, each duel drawn from its own generator as the command's
@@ -64,17 +65,26 @@ def command(name: str, table: Table, duels: int = DUELS, seed: int = SEED) -> st
     return f"forumbot simulate --ruleset {name}{kind} --duels {duels} --seed {seed}"
 
 
+_SHARED_TABLES: dict[tuple[str, int, int, str], BalanceTables] = {}
+_SHARED_LOCK = threading.Lock()
+
+
 @dataclass
 class BalanceCache:
     """The tables of each shipped ruleset, computed at the first request and kept.
 
     ``duels``: each table's ``--duels`` (tests pass small numbers); ``seed``: its ``--seed``.
+    The tables are kept per process, not per cache: every club of a multi-club host reads the
+    same shipped files, so the first club's request computes them for all (keyed by ruleset,
+    ``duels``, ``seed`` and the file's text).
     """
 
     duels: int = DUELS
     seed: int = SEED
-    _tables: dict[str, BalanceTables] = field(default_factory=dict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _tables: dict[tuple[str, int, int, str], BalanceTables] = field(
+        default_factory=lambda: _SHARED_TABLES
+    )
+    _lock: threading.Lock = field(default_factory=lambda: _SHARED_LOCK)
 
     def tables(self, name: str) -> BalanceTables:
         """The tables of the shipped ruleset ``name`` (computed once; thread-safe).
@@ -84,13 +94,15 @@ class BalanceCache:
         """
         if name not in shipped_rulesets():
             raise KeyError(name)
+        text = (DATA_DIR / f"{name}.toml").read_text(encoding="utf-8")
+        key = (name, self.duels, self.seed, text)
         with self._lock:
-            if name not in self._tables:
-                self._tables[name] = self._compute(name)
-            return self._tables[name]
+            if key not in self._tables:
+                self._tables[key] = self._compute(name, text)
+            return self._tables[key]
 
-    def _compute(self, name: str) -> BalanceTables:
-        rs = parse_any_ruleset((DATA_DIR / f"{name}.toml").read_text(encoding="utf-8"))
+    def _compute(self, name: str, text: str) -> BalanceTables:
+        rs = parse_any_ruleset(text)
         fatigue = isinstance(rs, FatigueRuleset)
         engine = "fatigue" if fatigue else "classic"
 

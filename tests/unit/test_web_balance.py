@@ -105,3 +105,24 @@ def test_the_svg_is_well_formed_and_escaped() -> None:
         texts = "".join(root.itertext())
         assert EVIL in texts  # shown as text, not markup
         assert "75" in texts  # the win rate written in its square
+
+
+def test_the_clubs_of_a_host_share_one_computation_of_the_tables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every club's app has its own BalanceCache, but the shipped files are the same: the
+    first club's request computes the tables, the next club's reads them (6.6 s of CPU for
+    fatigue's default tables, once per process, not once per club)."""
+    computed: list[str] = []
+    real = BalanceCache._compute
+
+    def counting(self: BalanceCache, name: str, text: str) -> object:
+        computed.append(name)
+        return real(self, name, text)
+
+    monkeypatch.setattr(BalanceCache, "_compute", counting)
+    first, second = BalanceCache(duels=64, seed=3), BalanceCache(duels=64, seed=3)
+    assert first.tables("classic") is second.tables("classic")
+    assert computed == ["classic"]
+    other_seed = BalanceCache(duels=64, seed=4).tables("classic")
+    assert computed == ["classic", "classic"] and other_seed is not first.tables("classic")
