@@ -88,11 +88,11 @@ def _config_checks(config: Config) -> list[Check]:
         _check(
             "config",
             "ok",
-            N_("%s board %s, ruleset %s, watching forums %s"),
+            N_("%s board %s, ruleset %s, watching forums: %s"),
             config.platform,
             config.board_url,
             ruleset_word(config.ruleset),  # « classique » (C7)
-            [w.forum_id for w in config.watch],
+            ", ".join(str(w.forum_id) for w in config.watch),  # « 3, 5 », not « [3, 5] »
         )
     ]
     if not config.watch:

@@ -155,7 +155,7 @@ def test_french_cli_lines_name_a_ruleset_one_way(request: pytest.FixtureRequest)
     cfg, _board, _topic = request.getfixturevalue("board_cfg")
     _speak(cfg, "fr")
     doctor = run("doctor", "--offline", "-c", str(cfg))
-    assert ", règles « classique », sous-forums suivis [3]" in doctor.output, doctor.output
+    assert ", règles « classique », forums suivis : 3\n" in doctor.output, doctor.output
     french = ruleset_warnings([str(STALLING)], language="fr")
     assert french[0].startswith(f"avertissement (règles « {STALLING} »)\u00a0: "), french[0]
 
@@ -203,9 +203,9 @@ def test_counts_are_printed_with_their_plural(
         "0 drafts cancelled", "1 draft cancelled", "2 drafts cancelled",
     ]  # fmt: skip
     checked = run("check", "-c", str(fresh_install))  # French: its pages say so (W3)
-    assert "sous-forum 3 : 1 sujet listé, 1 lu, 1 nouveau message\n" in checked.output
+    assert "forum n°\u00a03 : 1 sujet listé, 1 lu, 1 nouveau message\n" in checked.output
     doctor = run("doctor", "-c", str(fresh_install))
-    assert "[    ok] sous-forum 3\u00a0: lisible, 1 sujet listé\n" in doctor.output, doctor.output
+    assert "[    ok] forum n°\u00a03\u00a0: lisible, 1 sujet listé\n" in doctor.output, doctor.output
     cfg, _board, topic = request.getfixturevalue("board_cfg")
     _speak(cfg, "fr")
     poll(cfg)
