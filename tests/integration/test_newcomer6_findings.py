@@ -205,7 +205,8 @@ def test_counts_are_printed_with_their_plural(
     checked = run("check", "-c", str(fresh_install))  # French: its pages say so (W3)
     assert "forum n°\u00a03 : 1 sujet listé, 1 lu, 1 nouveau message\n" in checked.output
     doctor = run("doctor", "-c", str(fresh_install))
-    assert "[    ok] forum n°\u00a03\u00a0: lisible, 1 sujet listé\n" in doctor.output, doctor.output
+    expected = "[    ok] forum n°\u00a03\u00a0: lisible, 1 sujet listé\n"
+    assert expected in doctor.output, doctor.output
     cfg, _board, topic = request.getfixturevalue("board_cfg")
     _speak(cfg, "fr")
     poll(cfg)
