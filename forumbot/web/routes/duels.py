@@ -68,7 +68,12 @@ async def duel_page(request: Request, user: User) -> Response:
         unit, engine = (rs.unit, rs.engine) if rs is not None else ("", engine)
     except Exception:  # an unreadable ruleset only loses the axis label
         unit = ""
-    chart = points_chart(view["series"], unit=unit, title=_("Points over time"))
+    chart = points_chart(
+        view["series"],
+        unit=unit,
+        title=_("Points over time"),
+        point=_("%(name)s, turn %(turn)s: %(value)s %(unit)s"),
+    )
     candidates = [
         u.username
         for u in list_users(storage)
