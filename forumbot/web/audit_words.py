@@ -242,12 +242,15 @@ def text_changes(
     passage in ``after`` (``line(n)``, 1-based: « ligne 3 »), the values are cut by
     ``short`` after :func:`_around`; a passage only added has « — » before, one only removed
     « — » after. At most :data:`TEXT_LINES_SHOWN` passages, then one triple ``("", "",
-    more(k))`` counting the ``k`` left out."""
-    old, new = before.splitlines(), after.splitlines()
+    more(k))`` counting the ``k`` left out. Spaces at a line's end and passages of blank
+    lines only are no change (as ``drafts edit`` counts them: newcomer 7, #17, showed
+    « ligne 21 : — → — » for an added empty line)."""
+    old = [ln.rstrip() for ln in before.splitlines()]
+    new = [ln.rstrip() for ln in after.splitlines()]
     passages = [
         (j1, "\n".join(old[i1:i2]), "\n".join(new[j1:j2]))
         for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, False).get_opcodes()
-        if tag != "equal"
+        if tag != "equal" and (any(old[i1:i2]) or any(new[j1:j2]))
     ]
     rows = []
     for first, was, now in passages[:TEXT_LINES_SHOWN]:

@@ -20,3 +20,18 @@ def test_the_chart_tooltips_say_the_turn_and_the_unit_in_the_pages_language() ->
     assert "<title>Aurora Vexley, turn 0: 30 PD</title>" in english
     no_unit = str(points_chart(series))
     assert "<title>Aurora Vexley, turn 1: 24</title>" in no_unit
+
+
+def test_an_audit_row_shows_no_change_for_blank_lines_or_trailing_spaces() -> None:
+    """#17: a text edit whose file ended with one more empty line showed « ligne 21 : — → — »
+    beside the real change; blank lines and spaces at a line's end are no change (as
+    ``drafts edit`` counts them), the real change is still shown."""
+    from forumbot.web.audit_words import text_changes
+
+    before = "Le tour 1 est terminé.\nAurora Vexley : 24 PD\n"
+    after = "Le premier tour est terminé.  \nAurora Vexley : 24 PD   \n\n\n"
+    rows = text_changes(before, after, str, lambda n: f"line {n}", lambda k: f"+{k}")
+    assert rows == (("line 1", "Le tour 1 est terminé.", "Le premier tour est terminé."),)
+    assert text_changes(before, before + "\n", str, str, str) == ()
+    removed = text_changes(before, "Aurora Vexley : 24 PD\n", str, str, str)
+    assert removed == (("1", "Le tour 1 est terminé.", "—"),)
