@@ -96,11 +96,21 @@ def run(config_path: str, give_up_after_s: float | None) -> None:
         bot.close()
 
 
-def unset_language_note(recorded: str | None) -> str:
+def unset_language_note(recorded: str | None, remembered: bool = True) -> str:
     """What ``check`` says when ``board.language`` is not set, in the command's language: the
     staff's command line follows the language the board's pages said (``recorded``, as
     :func:`forumbot.cli._common.board_language` finds it), else English until one is
-    recorded (docs/operations.md, "The staff's language")."""
+    recorded (docs/operations.md, "The staff's language"). ``remembered`` False: the pages
+    said it but there is no database to keep it in yet (a fresh install: only ``run``
+    creates it), so the next commands speak English until then (newcomer 7, #6)."""
+    if recorded and not remembered:
+        return _(
+            "note: board.language is not set: this command speaks the board's language (%s, "
+            "from its pages), not remembered yet: the other commands follow it once forumbot "
+            'run has created the database (or set board.language = "%s")',
+            recorded,
+            recorded,
+        )
     if recorded:
         return _(
             "note: board.language is not set: the command line speaks the board's language "
@@ -136,9 +146,10 @@ def check(config_path: str) -> None:
         from forumbot.ops.doctor import pages_language
 
         recorded = board_language(config)
-        said = pages_language(config)
+        said = pages_language(config)  # recorded in the database when there is one
         set_language(recorded or said)
-        click.echo(unset_language_note(recorded or said), err=True)
+        kept = bool(recorded) or board_language(config) is not None
+        click.echo(unset_language_note(recorded or said, remembered=kept), err=True)
     rulesets = configured_rulesets(config)
     speak = current_language()
     duo = configured_duo_rulesets(config)

@@ -132,9 +132,10 @@ def test_check_speaks_the_language_doctor_reads_and_writes_only_its_dice_reserve
     cfg = fresh_install
     checked = run("check", "-c", str(cfg))
     assert checked.exit_code == 0, checked.output
-    assert checked.output.startswith(
-        "note : board.language n'est pas réglé : la ligne de commande parle la langue du "
-        "forum (fr, lue sur ses pages)\n"
+    assert checked.output.startswith(  # no database yet: the note says it is not kept (NC7 #6)
+        "note : board.language n'est pas réglé : cette commande parle la langue du forum (fr, "
+        "lue sur ses pages), pas encore mémorisée : les autres commandes la suivront quand "
+        'forumbot run aura créé la base de données (ou réglez board.language = "fr")\n'
     ), checked.output
     assert "essai à blanc" in checked.output and "dry run" not in checked.output
     reserve = cfg.parent / "forumbot.db.dice-reserve.json"
