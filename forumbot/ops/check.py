@@ -185,6 +185,43 @@ def _in_year_order(stalls: list[Stall], years: list[str]) -> list[Stall]:
     return sorted(stalls, key=lambda s: (rank.get(s.row, 0), rank.get(s.col, 0)))
 
 
+def _stall_lines(name: str, stalls: list[Stall], keys: list[str], language: str) -> list[str]:
+    """The warning lines of one ruleset's ``stalls``: one a pairing (:func:`_stall_line`, in
+    the years' order), or, when every pairing checked stalls (each year against itself and
+    the year below: ``2 * len(keys) - 1`` of them) in the same share (all its simulated duels,
+    as a spellbook far too weak gives), one line for all with the duels counted (newcomer 7,
+    #9: 15 identical lines said one thing). Shares that differ keep their lines."""
+    pairs = 2 * len(keys) - 1
+    shares = {f"{100 * s.share:.0f}" for s in stalls}
+    if len(stalls) < pairs or pairs < 2 or len(shares) > 1:
+        return [_stall_line(name, s, language) for s in _in_year_order(stalls, keys)]
+    low = stalls[0]
+    capped, duels = sum(s.capped for s in stalls), sum(s.duels for s in stalls)
+    share, cap = f"{100 * low.share:.0f}", low.max_turns
+    if language == SOURCE_LANGUAGE:
+        kind = "2v2 " if low.duo else ""
+        return [
+            f"warning: ruleset {name}: in simulation, in every year pairing checked ({pairs}: "
+            f"each year against itself and the year below), {share} % of {kind}duels "
+            f"cannot end (closed at the {cap}-turn cap with no winner): {capped} of {duels} "
+            "simulated duels"
+        ]
+    _ = translator(language)
+    if low.duo:
+        text = _N(
+            "warning: ruleset %s: in simulation, in every year pairing checked (%s: each year "
+            "against itself and the year below), %s %% of 2v2 duels cannot end "
+            "(closed at the %s-turn cap with no winner): %s of %s simulated duels"
+        )
+    else:
+        text = _N(
+            "warning: ruleset %s: in simulation, in every year pairing checked (%s: each year "
+            "against itself and the year below), %s %% of duels cannot end (closed "
+            "at the %s-turn cap with no winner): %s of %s simulated duels"
+        )
+    return [_(text, name, pairs, share, cap, capped, duels)]
+
+
 def _N(message: str) -> str:  # noqa: N802 (gettext's name)
     """:func:`forumbot.i18n.N_` under the name ``pybabel extract`` knows in this module."""
     return message
@@ -220,7 +257,7 @@ def ruleset_warnings(
         except (OSError, RuleError):
             continue
         stalls = stall_warnings(rs, random.Random(seed))
-        lines += [_stall_line(name, s, language) for s in _in_year_order(stalls, years(rs))]
+        lines += _stall_lines(name, stalls, years(rs), language)
         if stalls:
             lines.append(_next_step(name, False, language))
     for name in dict.fromkeys(duo_names):
@@ -232,7 +269,7 @@ def ruleset_warnings(
         if not isinstance(rs, FatigueRuleset):
             continue
         stalls = duo_stall_warnings(rs, envs, settings, random.Random(seed))
-        lines += [_stall_line(name, s, language) for s in _in_year_order(stalls, years(rs))]
+        lines += _stall_lines(name, stalls, years(rs), language)
         if stalls:
             lines.append(_next_step(name, True, language))
     return lines

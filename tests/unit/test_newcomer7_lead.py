@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from forumbot.web.chart import points_chart
 from forumbot.web.i18n import page_translator
+from rules.ruleset import DATA_DIR
 
 POINT = "%(name)s, turn %(turn)s: %(value)s %(unit)s"
 
@@ -35,3 +39,30 @@ def test_an_audit_row_shows_no_change_for_blank_lines_or_trailing_spaces() -> No
     assert text_changes(before, before + "\n", str, str, str) == ()
     removed = text_changes(before, "Aurora Vexley : 24 PD\n", str, str, str)
     assert removed == (("1", "Le tour 1 est terminé.", "—"),)
+
+
+def test_a_spellbook_whose_every_pairing_stalls_gets_one_warning_line(tmp_path: Path) -> None:
+    """#9: a spellbook whose attack spells all do 1 PV stalls in every year pairing checked,
+    and check printed 15 near-identical lines; now one line for all, then the next step.
+    A spellbook stalling in some pairings, or in shares that differ, keeps its line a pairing
+    (test_newcomer6_findings)."""
+    from forumbot.ops.check import ruleset_warnings
+
+    text = (DATA_DIR / "fatigue.toml").read_text(encoding="utf-8")
+    weak = re.sub(r'(type = "(?:pv_damage|damage_over_time)", amount = )\d+', r"\g<1>1", text)
+    assert weak != text
+    path = tmp_path / "faible.toml"
+    path.write_text(weak, encoding="utf-8")
+    english = ruleset_warnings([str(path)])
+    assert len(english) == 2, english
+    assert english[0].startswith(
+        f"warning: ruleset {path}: in simulation, in every year pairing checked (15: each year "
+        "against itself and the year below), 100 % of duels cannot end "
+    ), english[0]
+    assert english[1].startswith("next step:")
+    french = ruleset_warnings([str(path)], language="fr")
+    assert len(french) == 2 and french[0].startswith(
+        f"avertissement (règles « {path} ») : en simulation, dans toutes les paires d'années "
+        "vérifiées (15 : chaque année contre elle-même et contre l'année d'en dessous), 100 % "
+        "des duels ne peuvent pas finir"
+    ), french[0]
