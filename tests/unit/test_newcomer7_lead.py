@@ -66,3 +66,23 @@ def test_a_spellbook_whose_every_pairing_stalls_gets_one_warning_line(tmp_path: 
         "vérifiées (15 : chaque année contre elle-même et contre l'année d'en dessous), 100 % "
         "des duels ne peuvent pas finir"
     ), french[0]
+
+
+def test_the_heatmap_page_words_read_plainly() -> None:
+    """#13/#14: classic's « 7+ » header reads « 7e et + » beside « 6e »; the median is whole
+    turns as the CLI prints it (« 13 », not « 13,0 »); the English page says « cell » as the
+    mirror caption does, never « square »; « au-delà de cet écart » names what it counts."""
+    from forumbot.web.balance import BalanceTables
+    from forumbot.web.routes.balance import labels_for, mirror_note, stats_line
+    from rules.balance import Cell, Table
+
+    keys = ("6", "7+")
+    cells = {(r, c): Cell(r, c, 10, 5, 5, 0, 0, 130, (13,) * 10) for r in keys for c in keys}
+    table = Table("classic", "years", keys, keys, cells)
+    tables = BalanceTables("classic", "classic", table, None)
+    assert labels_for(tables, table, "fr") == {"6": "6e", "7+": "7e et +"}
+    assert labels_for(tables, table, "en") == {"6": "6th", "7+": "7th+"}
+    assert "durée médiane\u00a0: 13 tours" in stats_line(table, "fr")
+    assert "median length: 13 turns" in stats_line(table, "en")
+    english = mirror_note(table, "en") or ""
+    assert "square" not in english and "than chance allows" in english

@@ -309,7 +309,7 @@ def test_balance_mirror_caption_is_true_of_its_table() -> None:
     assert "la diagonale va de 15\u202f% à 80\u202f%" in note
     assert "paires symétriques de 100\u202f% à 120\u202f%" in note  # 45+65=110, 20+100=120
     # beyond chance: a 80 and 15 on the diagonal (|Δ| > 22), the 120 pair is within 31
-    assert "comparaisons au-delà de cet écart\u00a0: 2 sur 6" in note
+    assert "que ne le permet le hasard\u00a0: 2 sur 6" in note  # NC7 #13: « au-delà de… »
     assert "environ 50\u202f% moins" not in note.replace("en moyenne 50\u202f%", "")
     stats = stats_line(table, "fr")  # type: ignore[arg-type]
     assert stats.startswith("180 duels · durée moyenne\u00a0: 10,0 tours")  # typeset

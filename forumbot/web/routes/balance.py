@@ -43,13 +43,18 @@ def _pct(share: float, language: str) -> str:
 
 
 def labels_for(tables: BalanceTables, table: Table, language: str) -> dict[str, str]:
-    """Readable headers: « 1re », « 2e »… « adulte » for years (``1st``… ``adult`` in
-    English), the ruleset's own label for a magic type (« Discrète », never ``discrete``)."""
+    """Readable headers: « 1re », « 2e »… « 7e et + », « adulte » for years (``1st``,
+    ``7th+``, ``adult`` in English), the ruleset's own label for a magic type (« Discrète »,
+    never ``discrete``)."""
     if table.kind == "magic_types":
         return {k: tables.labels.get(k, k) for k in table.rows}
     out = {}
     for key in table.rows:
-        if key == "adult" or not key.isdigit():
+        if key.endswith("+") and key[:-1].isdigit():  # classic's « 7+ »: 7th year and above
+            n = key[:-1]
+            english = {"1": "1st", "2": "2nd", "3": "3rd"}.get(n, f"{n}th") + "+"
+            out[key] = f"{n}e et +" if language == "fr" else english
+        elif key == "adult" or not key.isdigit():
             out[key] = "adulte" if language == "fr" and key == "adult" else key
         elif language == "fr":
             out[key] = "1re" if key == "1" else f"{key}e"
@@ -78,7 +83,7 @@ def caption(table: Table, language: str) -> str | None:
     few = table.few()
     if few is not None and why != "empty":
         parts.append(_(
-            "This table means little: only %s duels a square, so chance alone moves a square "
+            "This table means little: only %s duels a cell, so chance alone moves a cell "
             "by up to %s points.",
             few, chance_points(few)[0],
         ))  # fmt: skip
@@ -132,8 +137,8 @@ def mirror_note(table: Table, language: str) -> str | None:
     pairs = figures["pairs"]
     shown = _(
         "In this table the diagonal goes from %s to %s and the symmetric pairs from %s to %s "
-        "together; comparisons beyond that spread: %s of %s (chance alone would give about "
-        "%s).",
+        "together; cells and pairs further from 50 %% or 100 %% than chance allows: %s of %s "
+        "(chance alone would give about %s).",
         _pct(lo, language), _pct(hi, language),
         _pct(pairs[0] if pairs else 0, language), _pct(pairs[1] if pairs else 0, language),
         figures["beyond"], figures["checked"], max(1, round(0.05 * figures["checked"])),
@@ -148,7 +153,7 @@ def stats_line(table: Table, language: str) -> str:
     return _(
         "%s duels · mean length: %s turns · median length: %s turns · draws: %s %% · "
         "closed at the turn cap: %s %%",
-        table.duels, decimal(table.mean_turns, language), decimal(table.median_turns, language),
+        table.duels, decimal(table.mean_turns, language), f"{table.median_turns:.0f}",
         decimal(100 * table.draw_share, language), decimal(100 * table.capped_share, language),
     )  # fmt: skip
 
@@ -193,11 +198,11 @@ def source_line(table: Table, duels: int, language: str) -> str:
     per = table.duels // max(1, len(table.cells))
     if table.duels != duels:
         return _(
-            "%s duels a square (%s asked, rounded down to whole duels a square); the same "
+            "%s duels a cell (%s asked, rounded down to whole duels a cell); the same "
             "figures:",
             per, duels,
         )  # fmt: skip
-    return _("%s duels a square; the same figures:", per)
+    return _("%s duels a cell; the same figures:", per)
 
 
 @page
@@ -227,7 +232,7 @@ async def balance_page(request: Request, user: User) -> Response:
             "svg": heatmap(t, language, tables),
             "table": t,
             "caption": caption(t, language),
-            "median": decimal(t.median_turns, language),
+            "median": f"{t.median_turns:.0f}",  # whole turns, as the CLI prints it
             "mean": decimal(t.mean_turns, language),
             "draws": decimal(100 * t.draw_share, language),
             "capped": decimal(100 * t.capped_share, language),
