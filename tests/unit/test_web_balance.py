@@ -54,6 +54,9 @@ async def test_admin_sees_one_heatmap_page_per_ruleset(client: httpx.AsyncClient
     index = await client.get("/balance")
     assert index.status_code == 200
     assert 'href="/balance/classic"' in index.text and 'href="/balance/fatigue"' in index.text
+    # 2v2 has no heatmap page (newcomer 7, #15: /balance/duo was a bare 404): the command
+    assert "Deux contre deux : pas de carte de couleurs ici" in plain(index.text)
+    assert "<code>forumbot simulate --ruleset duo --duels 10000 --seed 1</code>" in index.text
     classic = await client.get("/balance/classic")
     assert classic.status_code == 200
     (svg,) = svgs(classic.text)  # classic: year against year only
