@@ -44,3 +44,40 @@ def test_both_forms_and_old_posts_are_recognised_as_waiting_for_players() -> Non
                  "Doivent poster pour le tour 3 : Aurora et Dorian."):  # fmt: skip
         assert deadline_problems(text), text
         assert deadline_problems(text.replace(".", f", {DEADLINE}.")) == [], text
+
+
+def _second_declaration_undefended() -> str:
+    """Fatigue 1v1, turn 1: Cassius, barred from casting and dodging, posts his story."""
+    from forumbot.duels.fatigue import step_context
+    from forumbot.storage.records import Duel
+    from rules import TurnPost
+    from rules.fatigue import resolve_fatigue_step
+    from tests.unit.test_fatigue_no_action import RS, barred, initiative
+
+    state = barred("cast", "dodge")
+    one = initiative(state)
+    story = TurnPost("Cassius Thorne", 2, None)
+    two = resolve_fatigue_step(one.state, [story], {2: ()}, ruleset=RS)
+    inputs = {"step": "defense", "state_before": one.state.to_dict(),
+              "posts": [story.to_dict()], "dice": {"2": []}}  # fmt: skip
+    duel = Duel(1, 1, 1, 3, "Duel", "fatigue", "running", state=one.state.to_dict())
+    context = step_context(RS, duel, inputs, two, "L'arbitre")
+    context["deadline"] = DEADLINE
+    return plain(str(render("fatigue_turn.bbcode.j2", context, "fr")))
+
+
+def test_the_deadline_is_the_first_posts_not_the_turns() -> None:
+    """#20: « prend l'initiative du tour 2, à poster avant le … » (a turn is not posted)."""
+    text = _second_declaration_undefended()
+    assert (
+        "Le premier de vous deux qui poste un sort prend l'initiative du tour 2 : premier "
+        f"message à poster {DEADLINE}."
+    ) in text
+    assert ", à poster" not in text
+
+
+def test_a_defender_who_could_not_act_is_not_told_nobody_dodges() -> None:
+    """#21: « Personne n'esquive : … chaque sort prend effet » after « ne pouvait pas agir »."""
+    text = _second_declaration_undefended()
+    assert "ne pouvait pas agir ce tour-ci : aucun dé n'est lancé pour sa défense." in text
+    assert "Personne n'esquive" not in text
