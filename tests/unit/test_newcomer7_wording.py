@@ -81,3 +81,28 @@ def test_a_defender_who_could_not_act_is_not_told_nobody_dodges() -> None:
     text = _second_declaration_undefended()
     assert "ne pouvait pas agir ce tour-ci : aucun dé n'est lancé pour sa défense." in text
     assert "Personne n'esquive" not in text
+
+
+def test_a_reward_draw_is_not_in_nested_parentheses() -> None:
+    """#22: « 20 PV (la récompense …, a été tirée au sort avec un dé à 4 faces (tirage : 3)) »;
+    « (tirage : 3) » after the colon would be a second colon in the sentence (house lint);
+    verify-dice reads the new sentence and the threads already published with the old one."""
+    from forumbot.duels.verify import _line_draws
+
+    draw = "reward:creature:strangulot:3 3/4"
+    event = {"kind": "reward", "who": A1, "target": None, "detail": "pv", "amount": 20,
+             "creature": None, "zone": None, "draw": draw}  # fmt: skip
+    names = {"creature:strangulot": "Le strangulot du bassin"}
+    text = rendered(events=[event], reward_sources=names)
+    sentence = (
+        f"{A1} reçoit en récompense 20 PV : la récompense du strangulot du bassin, gagnée au "
+        "message n° 3, tirée au sort avec un dé à 4 faces, qui a donné 3."
+    )
+    assert sentence in text and "))" not in text
+    label = ("reward:named:du strangulot du bassin:3", 3, 4)
+    assert _line_draws(sentence) == [label]
+    old = (
+        f"{A1} reçoit en récompense 20 PV (la récompense du strangulot du bassin, gagnée au "
+        "message n° 3, a été tirée au sort avec un dé à 4 faces (tirage : 3))."
+    )
+    assert _line_draws(old) == [label]
