@@ -106,3 +106,13 @@ def test_a_reward_draw_is_not_in_nested_parentheses() -> None:
         "message n° 3, a été tirée au sort avec un dé à 4 faces (tirage : 3))."
     )
     assert _line_draws(old) == [label]
+
+
+def test_a_knocked_out_duellist_no_longer_posts_said_plainly() -> None:
+    """#23: « hors de combat, sans plus poster dans ce duel » was stiff; the templates do not
+    know a duellist's gender, so no « il » / « elle »."""
+    event = {"kind": "knocked_out", "who": B1, "target": None, "detail": None, "amount": -12,
+             "creature": None, "zone": None}  # fmt: skip
+    text = rendered(events=[event]).replace("-12", "−12")
+    assert f"{B1} tombe à −12 PV : hors de combat, ne poste plus dans ce duel (un duo perd" in text
+    assert "sans plus poster" not in text
