@@ -116,3 +116,12 @@ def test_a_knocked_out_duellist_no_longer_posts_said_plainly() -> None:
     text = rendered(events=[event]).replace("-12", "−12")
     assert f"{B1} tombe à −12 PV : hors de combat, ne poste plus dans ce duel (un duo perd" in text
     assert "sans plus poster" not in text
+
+
+def test_the_demos_count_duplicates_without_parenthesised_plurals() -> None:
+    """#24: « 0 doublon(s) » in the demos' summaries; the forms come from the catalogue."""
+    from forumbot.demo.classic import duplicates_words
+
+    assert [duplicates_words(n) for n in (0, 1, 2)] == [
+        "aucun doublon", "1 doublon", "2 doublons"
+    ]  # fmt: skip
