@@ -17,6 +17,7 @@ from typing import Any
 
 from forumbot.app import Bot, bootstrap
 from forumbot.config import Config, WatchedForum
+from forumbot.i18n import N_, ngettext, translate
 from forumbot.publish.render import marker_text
 from forumbot.rulesets import load_ruleset
 from forumbot.storage import open_storage
@@ -32,6 +33,14 @@ _LINES = [
     "{me} ajuste sa garde, prêt à tout.",
     "Les torches du mur Est vacillent quand {me} lance son sort.",
 ]
+
+
+def duplicates_words(n: int) -> str:
+    """The demos' count of duplicated declarations, in French from the catalogue: « aucun
+    doublon », « 1 doublon », « 2 doublons » (newcomer 7 #24: « 0 doublon(s) »)."""
+    if n == 0:
+        return translate("fr", N_("no duplicate"))
+    return translate("fr", ngettext("%s duplicate", "%s duplicates", n), n)
 
 
 @dataclass
@@ -192,7 +201,7 @@ def run_demo(
         duplicates = sum(max(0, sum(m in t for t in texts) - 1) for m in markers)
         echo(
             f"=== {'match nul' if draw else f'vainqueur : {winner}'} "
-            f"({turns} tours, {len(published)} déclarations, {duplicates} doublon(s)) ==="
+            f"({turns} tours, {len(published)} déclarations, {duplicates_words(duplicates)}) ==="
         )
         bot.close()
         return DemoResult(published, winner, draw, duplicates, turns, topic_id)

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from forumbot.app import Bot
-from forumbot.demo.classic import DUEL_FORUM, demo_bot, make_demo_board
+from forumbot.demo.classic import DUEL_FORUM, demo_bot, duplicates_words, make_demo_board
 from forumbot.duels.duo import current_state, duo_settings, environments, load_env, open_duo_duel
 from forumbot.duels.verify import VerifyReport, format_report, verify_pages
 from forumbot.fetch import fetch_topic_pages
@@ -568,7 +568,7 @@ def _summary(
     outcome = "match nul" if draw else f"vainqueurs : {' et '.join(state.winners)}"
     echo(
         f"=== {outcome} ({max(state.duel.turn, read or 0)} tours, {len(published)} déclarations, "
-        f"{duplicates} doublon(s), {len(owls)} hiboux de zone, {twice} en double) ==="
+        f"{duplicates_words(duplicates)}, {len(owls)} hiboux de zone, {twice} en double) ==="
     )
     if violations:
         echo(

@@ -38,7 +38,7 @@ from typing import Any
 
 from forumbot.app import Bot
 from forumbot.config import Config, Registration, WatchedForum
-from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, make_demo_board
+from forumbot.demo.classic import BOT, BOT_PASSWORD, DUEL_FORUM, duplicates_words, make_demo_board
 from forumbot.demo.duo import topic_url
 from forumbot.duels.referee import Referee
 from forumbot.duels.verify import VerifyReport, format_report, verify_pages
@@ -503,7 +503,8 @@ def _summary(season: Season, duel_id: int, topic_id: int, before: str) -> Season
     outcome = "match nul" if state.draw else f"vainqueur : {winner}"
     season.echo(
         f"=== {outcome} ({result.turns} tours, {result.declarations} déclarations, "
-        f"{duplicates} doublon(s), {sum(result.magic_owls.values())} hiboux de type de magie, "
+        f"{duplicates_words(duplicates)}, "
+        f"{sum(result.magic_owls.values())} hiboux de type de magie, "
         f"{sum(result.result_owls.values())} hiboux de fin, classement "
         f"{'modifié' if result.leaderboard_after != before else 'inchangé'}) ==="
     )

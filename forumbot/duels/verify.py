@@ -18,8 +18,9 @@ final declaration ``Graine des dés : <seed>``. The seed also drew the starting 
 (:func:`forumbot.duels.duo.make_draw`: label ``place:<name>``, turn 0, post 0), which the
 opening lists (``[*] Zone <n> — <name> : <duellists>``): each placement is checked too (as
 turn 0 of the opening post); and each reward, whose line names its draw in French
-(``... (la récompense du strangulot du bassin, gagnée au message n° <id>, a été tirée au sort
-avec un dé à <sides> faces (tirage : <value>))``: the source as the environment names it,
+(``... : la récompense du strangulot du bassin, gagnée au message n° <id>, tirée au sort avec
+un dé à <sides> faces, qui a donné <value>.``, before newcomer 7 ``(… a été tirée au sort avec un
+dé à <sides> faces (tirage : <value>))``: the source as the environment names it,
 whose key is found in the environment the opening names, else in every shipped one; from it the
 label ``reward:creature|mechanism:<key>:<id>`` is rebuilt; threads written before the third reader
 of issue 25 say ``(la récompense de la créature|du mécanisme « <key> », …)``, before its seventh
@@ -72,6 +73,13 @@ _DRAW_DIE = re.compile(
 """The wording since the seventh reader of issue 25 (C2): the die's faces, then the value
 drawn; the source by its display name, or by its key (« de la créature « strangulot » »)
 when the environment did not name it."""
+_DRAW_COLON = re.compile(
+    r": la récompense (.+?), gagnée au message n° (\d+), "
+    r"tirée au sort avec un dé à (\d+) faces, qui a donné (\d+)"
+)
+"""The wording since newcomer 7 (#22), without nested parentheses: « reçoit en récompense
+20 PV : la récompense du strangulot du bassin, gagnée au message n° 3, tirée au sort avec
+un dé à 4 faces, qui a donné 3. »; groups as :data:`_DRAW_DIE`."""
 _KEYED = re.compile(r"(de la créature|du mécanisme) « ([^»]+?) »$")
 _NAMED = "named"
 """The kind of a draw label whose source is still a display name: ``reward:named:<words>:<id>``."""
@@ -81,7 +89,7 @@ _DRAW_KINDS = {
 }  # fmt: skip
 _REWARD = re.compile(
     r"(?:Récompense pour .+? : |reçoit en récompense )(\d+) (.+?) "
-    r"\((?:tirage reward:|récompense tirée|la récompense )"
+    r"(?:\((?:tirage reward:|récompense tirée|la récompense )|: la récompense )"
 )
 _ENV = re.compile(r"^(?:\[b\])?L'environnement : (.+?)(?:\[/b\])?$")
 _FATIGUE_ROLL = re.compile(r"message n°\s*(\d+)\b.* ; dé « ([^»]+?) » (\d)(?: :|,|\.|$)")
@@ -274,9 +282,10 @@ def _line_draws(line: str) -> list[tuple[str, int, int]]:
     tirée au sort : 3 sur 4`` -> ``("reward:creature:strangulot:42", 3, 4)``), the wording of
     issue 15 (``récompense tirée : 3 sur 4 ; tirage n° 42, créature strangulot``) and the
     older ``(tirage <label> 3/4)``. Since the seventh reader: ``… a été tirée au sort avec un
-    dé à 4 faces (tirage : 3)`` -> the same label, 3, 4."""
+    dé à 4 faces (tirage : 3)`` -> the same label, 3, 4; since newcomer 7 (#22)
+    ``… 20 PV : la récompense …, tirée au sort avec un dé à 4 faces, qui a donné 3``."""
     found = []
-    for d in _DRAW_DIE.finditer(line):
+    for d in [*_DRAW_COLON.finditer(line), *_DRAW_DIE.finditer(line)]:
         keyed = _KEYED.match(d.group(1))
         source = (
             f"{_DRAW_KINDS[keyed.group(1)]}:{keyed.group(2)}" if keyed

@@ -256,7 +256,7 @@ def breakdown_problems(text: str) -> list[str]:
 
 
 _WAITS = re.compile(
-    r"à vous pour le tour|de se défendre|Doivent encore poster|prend l'initiative du tour"
+    r"à vous pour le tour|de se défendre|Doi(?:ven)?t (?:encore )?poster|prend l'initiative du tour"
     r"|Merci de lancer|Le duel commence",
     re.IGNORECASE,
 )
@@ -281,7 +281,8 @@ wait for players; classic has no deadline (seed 000)."""
 
 
 def deadline_problems(text: str) -> list[str]:
-    """A post that waits for players (« à vous pour le tour 2 », « Doivent encore poster »)
+    """A post that waits for players (« à vous pour le tour 2 », « Doit encore poster », and
+    « Doivent encore poster » of the posts published before newcomer 7's #19)
     without a deadline as a date and time (« avant le jeudi 3 décembre à 20 h 54 »). Called
     for the rulesets that have a deadline (:data:`DEADLINE_TEMPLATES`)."""
     body = str(text).replace("\u00a0", " ").replace("\u202f", " ")

@@ -142,7 +142,9 @@ def _draw(audit: str, names: Any = None) -> str | Trusted:
     display name, "mechanism:<key>": …}``, the environment's, :func:`forumbot.duels.
     duo_context.turn_context`), the source is named as the ruleset writes it (reader3: never
     a lowercase key): ``reward:creature:strangulot:42 3/4`` -> ``la récompense du strangulot
-    du bassin, gagnée au message n° 42, a été tirée au sort avec un dé à 4 faces (tirage : 3)``
+    du bassin, gagnée au message n° 42, tirée au sort avec un dé à 4 faces, qui a donné 3``
+    (after « reçoit en récompense 20 PV : »; newcomer 7 #22: no nested parentheses, and no
+    « (tirage : 3) », a second colon in the sentence)
     (:mod:`forumbot.duels.verify` finds the key again in the environment; seventh reader, C2:
     « 3 sur 4 » said nothing to a player; the die's faces, not « les 4 récompenses possibles »,
     since a table's entries are weighted: the strangulot's 4 faces draw among 3 rewards).
@@ -161,8 +163,8 @@ def _draw(audit: str, names: Any = None) -> str | Trusted:
     )  # fmt: skip
     return Trusted(
         f"la récompense {source}, gagnée au message "
-        f"n°\u00a0{post_id}, a été tirée au sort avec un dé à {sides}\u00a0faces "
-        f"(tirage\u00a0: {value})"
+        f"n°\u00a0{post_id}, tirée au sort avec un dé à {sides}\u00a0faces, "
+        f"qui a donné {value}"
     )
 
 

@@ -333,9 +333,10 @@ def test_scripted_2v2_duel_to_the_end_on_the_sandbox(duel: Duo2v2) -> None:
     from forumbot.duels.verify import verify_pages
 
     secret = duel.bot.storage.duel(duel.duel_id)["dice_secret"]
-    reward_draws = sum(plain(t).count("(la récompense ") for t in duel.bot_texts())
-    # the source by the environment's name, never its key (issue 25, third reader)
-    assert reward_draws >= 1 and "(la récompense du strangulot du bassin, gagnée au message " \
+    reward_draws = sum(plain(t).count(" : la récompense ") for t in duel.bot_texts())
+    # the source by the environment's name, never its key (issue 25, third reader); after a
+    # colon, not in nested parentheses (newcomer 7 #22)
+    assert reward_draws >= 1 and " : la récompense du strangulot du bassin, gagnée au message " \
         "n° " in plain("".join(duel.bot_texts()))  # fmt: skip
     assert "« strangulot »" not in plain("".join(duel.bot_texts()))
     if duel.forum:  # the forum's dice for the bets; the seed drew placement and rewards only

@@ -45,16 +45,16 @@ def test_french_filters() -> None:
     assert _que("Odric Fenwick") == "qu'Odric Fenwick" and _que("Blaise") == "que Blaise"
     # a sentence (issue 25), typeset (reader after issue 25, T2), read back by verify-dice
     assert _draw("reward:creature:strangulot:42 3/4") == (
-        "la récompense de la créature «\u202fstrangulot\u202f», gagnée au message n°\u00a042, a "
-        "été tirée au sort avec un dé à 4\u00a0faces (tirage\u00a0: 3)"
+        "la récompense de la créature «\u202fstrangulot\u202f», gagnée au message n°\u00a042, "
+        "tirée au sort avec un dé à 4\u00a0faces, qui a donné 3"
     )
     assert plain(_draw("reward:mechanism:cadran:12 1/2")) == (
-        "la récompense du mécanisme « cadran », gagnée au message n° 12, a été tirée au sort "
-        "avec un dé à 2 faces (tirage : 1)"
+        "la récompense du mécanisme « cadran », gagnée au message n° 12, tirée au sort "
+        "avec un dé à 2 faces, qui a donné 1"
     )
     from forumbot.duels.verify import _line_draws
 
-    line = f"[*] Aurora reçoit en récompense 20 PV ({_draw('reward:creature:strangulot:42 3/4')})."
+    line = f"[*] Aurora reçoit en récompense 20 PV : {_draw('reward:creature:strangulot:42 3/4')}."
     assert _line_draws(plain(line)) == [("reward:creature:strangulot:42", 3, 4)]
 
 

@@ -72,7 +72,7 @@ def test_a_knocked_out_duellist_is_not_told_to_concede() -> None:
     text = rendered(events=[{"kind": "knocked_out", "who": B1, "target": None, "detail": None,
                             "amount": -1, "creature": None, "zone": None}])
     assert (
-        f"{B1} tombe à −1 PV : hors de combat, sans plus poster dans ce duel (un duo perd "
+        f"{B1} tombe à −1 PV : hors de combat, ne poste plus dans ce duel (un duo perd "
         "quand ses deux membres sont hors de combat)." in text.replace("-1", "−1")
     )
     assert "abandon" not in text

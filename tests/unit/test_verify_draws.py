@@ -36,7 +36,9 @@ def pages(
     ``old_wording``, as threads written before issue 15 did (« tirage reward:... v/6 »); with
     ``source``, as the declarations word it since the third reader (« la récompense du
     strangulot du bassin, … »: the environment's name for the source); since the seventh
-    reader the draw reads « … tirée au sort avec un dé à 6 faces (tirage : v) », and with
+    reader the draw reads « … tirée au sort avec un dé à 6 faces (tirage : v) », since
+    newcomer 7 (#22) after a colon, not in parentheses (« 10 gallions : la récompense …, tirée
+    au sort avec un dé à 6 faces, qui a donné v »); with
     ``reader3`` as threads written before it did (« … tirée au sort : v sur 6 »)."""
     zones: dict[int, list[str]] = {}
     for name in NAMES:
@@ -69,13 +71,13 @@ def pages(
             f"{source or KEYED}, gagnée au message n°\u00a012, a été tirée au sort\u00a0: "
             f"{value} sur 6)."
             if reader3
-            else f"[*] Cassius Thorne reçoit en récompense 10 gallions (la récompense {source}, "
-            f"gagnée au message n°\u00a012, a été tirée au sort avec un dé à 6\u00a0faces "
-            f"(tirage\u00a0: {value}))."
+            else f"[*] Cassius Thorne reçoit en récompense 10 gallions\u00a0: la récompense "
+            f"{source}, gagnée au message n°\u00a012, tirée au sort avec un dé à 6\u00a0faces, "
+            f"qui a donné {value}."
             if source
-            else "[*] Cassius Thorne reçoit en récompense 10 gallions (la récompense de la "
-            "créature\u202f«\u202fstrangulot\u202f», gagnée au message n°\u00a012, a été "
-            f"tirée au sort avec un dé à 6\u00a0faces (tirage\u00a0: {value})).",
+            else "[*] Cassius Thorne reçoit en récompense 10 gallions\u00a0: la récompense de la "
+            "créature\u202f«\u202fstrangulot\u202f», gagnée au message n°\u00a012, "
+            f"tirée au sort avec un dé à 6\u00a0faces, qui a donné {value}.",
             "Dés « Pari » lancés par le forum. Graine des dés de l'arbitre (placement et "
             f"récompenses) : {SEED.hex()}",
             "forumbot·turn2·",
@@ -181,9 +183,9 @@ def test_the_stated_reward_is_checked_against_the_environments_table() -> None:
         (page,) = pages()
         opening, turn = page.posts
         sides = sum(r.weight for r in table)
-        new_turn = re.sub(r"10 gallions \((la récompense .*? dé à )6(\u00a0faces "
-                          r"\(tirage\u00a0: )\d+\)\)",
-                          rf"{stated} (\g<1>{sides}\g<2>{value}))",
+        new_turn = re.sub(r"10 gallions\u00a0: (la récompense .*? dé à )6(\u00a0faces, "
+                          r"qui a donné )\d+",
+                          f"{stated}\u00a0: \\g<1>{sides}\\g<2>{value}",
                           turn.text)  # fmt: skip
         assert new_turn != turn.text
         return [replace(page, posts=(
@@ -257,9 +259,9 @@ def test_the_renderer_names_the_source_and_verify_reads_it_back() -> None:
     names = {f"creature:{c.key}": c.name for c in env.creatures}
     sentence = plain(_draw("reward:creature:strangulot:12 3/6", names))
     assert sentence == (
-        "la récompense du strangulot du bassin, gagnée au message n° 12, a été tirée au sort "
-        "avec un dé à 6 faces (tirage : 3)"
+        "la récompense du strangulot du bassin, gagnée au message n° 12, tirée au sort "
+        "avec un dé à 6 faces, qui a donné 3"
     )
-    assert _line_draws(f"(x ({sentence}).") == [
+    assert _line_draws(f"x 10 gallions : {sentence}.") == [
         ("reward:named:du strangulot du bassin:12", 3, 6)
     ]
