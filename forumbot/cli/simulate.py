@@ -160,6 +160,18 @@ def say(message: str, *values: object) -> str:
     return translate(current_language(), message) % ()
 
 
+def say_n(singular: str, plural: str, n: int, *values: object) -> str:
+    """:func:`say` for a caption with a plural (:data:`rules.balance.render.SayN`): the
+    catalogue's form for the count ``n`` (gettext's ``ngettext``: « 1 duel », « 2 duels »;
+    newcomer 7 #1: « 1 duels »), filled as :func:`say` fills."""
+    from forumbot.i18n import Plural, figures, translate
+
+    speak, message = current_language(), Plural(singular, plural, n)
+    if values:
+        return translate(speak, message, *figures(speak, values))
+    return translate(speak, message) % ()
+
+
 @click.command("simulate")
 @config_option
 @click.option(
@@ -256,7 +268,8 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
     labels = {}
     if tables[0].kind == "magic_types" and isinstance(rs, FatigueRuleset):
         labels = {k: t.label for k, t in rs.magic_types.items()}  # « Discrète » (C1)
-    click.echo(text_table(tables[0], other, say, labels=labels, asked=duels), nl=False)
+    shown = text_table(tables[0], other, say, labels=labels, asked=duels, say_n=say_n)
+    click.echo(shown, nl=False)
     if policy == "greedy":
         click.echo(_(GREEDY_NOTE))
     if csv_file:

@@ -29,6 +29,24 @@ def english(message: str, *values: object) -> str:
     return message % values
 
 
+SayN = Callable[..., str]
+"""``say_n(singular, plural, n, *values)``: the form of an English ``%``-template pair for
+the count ``n`` (gettext's ``ngettext``: « 1 duel », « 2 duels »), filled with ``values``, in
+the reader's language (the CLI passes its catalogue's; default English: :func:`english_n`)."""
+
+
+def ngettext(singular: str, plural: str) -> tuple[str, str]:
+    """``(singular, plural)`` itself: marks an English caption that has a plural for the
+    staff's catalogue (gettext's name, which ``pybabel extract`` reads as ``msgid`` and
+    ``msgid_plural``); a :data:`SayN` picks the form for its count."""
+    return singular, plural
+
+
+def english_n(singular: str, plural: str, n: int, *values: object) -> str:
+    """The default ``say_n``: ``singular`` for ``n == 1``, else ``plural``, ``% values``."""
+    return (singular if n == 1 else plural) % values
+
+
 MEANING_TEMPLATES = {
     "capped": N_(
         "this table means little: %s %% of its duels were closed at the turn cap (no "
@@ -40,17 +58,23 @@ MEANING_TEMPLATES = {
 """The captions of :meth:`rules.balance.simulate.Table.meaningless`, as ``say`` templates
 (``capped``: the share of capped duels, ``"%.0f"``)."""
 
-FEW_NOTE = N_(
+FEW_NOTE = ngettext(
+    "this table means little: only %s duel a cell, so chance alone moves a cell by up to %s "
+    "points; ask for --duels %s or more (%s a cell)",
     "this table means little: only %s duels a cell, so chance alone moves a cell by up to %s "
-    "points; ask for --duels %s or more (%s a cell)"
+    "points; ask for --duels %s or more (%s a cell)",
 )
 """The CLI's caption of a table with few duels a cell (:meth:`Table.few`, newcomer 6 C1):
 the smallest cell's duels, chance's spread (points), the ``--duels`` that gives
 :data:`~rules.balance.simulate.FEW_DUELS` a cell, that count."""
 
-ASKED_NOTE = N_("%s duels asked: %s cells of %s whole duels each, so %s played")
+ASKED_NOTE = ngettext(
+    "%s duels asked: %s cells of %s whole duel each, so %s played",
+    "%s duels asked: %s cells of %s whole duels each, so %s played",
+)
 """The CLI's line when ``--duels`` is not a whole number of duels a cell (newcomer 6 C1:
-500 asked, 448 played): asked, cells, duels a cell, played."""
+500 asked, 448 played): asked, cells, duels a cell, played (a :data:`SayN` pair: its form
+follows the duels a cell, newcomer 7 #1: « 1 whole duels »)."""
 
 MEANING = {
     "capped": "this table means little: {capped:.0f} % of its duels were closed at the turn cap "
@@ -60,16 +84,21 @@ MEANING = {
 }
 """English captions of :meth:`rules.balance.simulate.Table.meaningless` (the CLI's)."""
 
-MIRROR_NOTE = N_(
+MIRROR_NOTE = ngettext(
+    "Mirror cells (row = column: %s): the two sides are alike, so expect such a cell to read "
+    "on average 50 %% less half its draws and capped duels, and a cell plus its opposite "
+    "(column, row) 100 %% less their draws and capped duels. With %s duel a cell, chance "
+    "alone moves a cell by up to %s points (a pair by %s), 19 times in 20.",
     "Mirror cells (row = column: %s): the two sides are alike, so expect such a cell to read "
     "on average 50 %% less half its draws and capped duels, and a cell plus its opposite "
     "(column, row) 100 %% less their draws and capped duels. With %s duels a cell, chance "
-    "alone moves a cell by up to %s points (a pair by %s), 19 times in 20."
+    "alone moves a cell by up to %s points (a pair by %s), 19 times in 20.",
 )
 """The mirror cells' note, ONE text for the CLI (under a table whose rows are its columns)
 and the review page (:func:`forumbot.web.routes.balance.mirror_note`; newcomer 6 C2): a
-``say`` template (``%%`` is one « % »): :data:`MIRROR_SAME` of the table's kind, the duels
-of a cell, chance's spread of a cell and of a pair (points, 95 %: :func:`chance_points`)."""
+``say_n`` pair (its form follows the duels of a cell; ``%%`` is one « % »): :data:`MIRROR_SAME`
+of the table's kind, the duels of a cell, chance's spread of a cell and of a pair (points,
+95 %: :func:`chance_points`)."""
 
 MIRROR_SAME = {
     "years": N_("same year"),
@@ -87,15 +116,15 @@ def chance_points(duels: int) -> tuple[int, int]:
     return round(min(100 * band, 50)), round(min(100 * band * 2**0.5, 100))
 
 
-def mirror_text(table: Table, say: Say = english) -> str | None:
-    """:data:`MIRROR_NOTE` for ``table`` in ``say``'s language (the duels of its smallest
-    cell), or None when its rows are not its columns or it has no duel."""
+def mirror_text(table: Table, say: Say = english, say_n: SayN = english_n) -> str | None:
+    """:data:`MIRROR_NOTE` for ``table`` in ``say``'s and ``say_n``'s language (the duels of
+    its smallest cell), or None when its rows are not its columns or it has no duel."""
     if table.rows != table.cols or not table.duels:
         return None
     per = min(c.duels for c in table.cells.values())
     cell, pair = chance_points(per)
     same = say(MIRROR_SAME.get(table.kind, N_("same year")))
-    return say(MIRROR_NOTE, same, per, cell, pair)
+    return say_n(*MIRROR_NOTE, per, same, per, cell, pair)
 
 
 KINDS = {
@@ -149,7 +178,7 @@ def kind_words(table: Table, say: Say = english) -> str:
     return say(KINDS[table.kind]) if table.kind in KINDS else table.kind
 
 
-def _warnings(t: Table, say: Say) -> list[str]:
+def _warnings(t: Table, say: Say, say_n: SayN) -> list[str]:
     """The « WARNING » lines of a table: why it means little (:meth:`Table.meaningless`) and
     few duels a cell (:meth:`Table.few`)."""
     lines = []
@@ -161,7 +190,7 @@ def _warnings(t: Table, say: Say) -> list[str]:
     few = t.few()
     if few is not None and why != "empty":
         enough = FEW_DUELS * len(t.cells)
-        shown = say(FEW_NOTE, few, chance_points(few)[0], enough, FEW_DUELS)
+        shown = say_n(*FEW_NOTE, few, few, chance_points(few)[0], enough, FEW_DUELS)
         lines.append(say(N_("WARNING: %s"), shown))
     return lines
 
@@ -173,6 +202,7 @@ def text_table(
     *,
     labels: Mapping[str, str] | None = None,
     asked: int | None = None,
+    say_n: SayN = english_n,
 ) -> str:
     """Row side's win rate (%) against each column side with its 95 % Wilson interval
     (``62 (54-70)``; ``capped`` for a cell whose duels mostly hit the turn cap), then the
@@ -183,7 +213,8 @@ def text_table(
     With ``other``: its rate and the difference in percentage points (``other - table``) in
     each cell.
 
-    ``say``: how the captions are written (:data:`Say`; default English), and the words
+    ``say``, ``say_n``: how the captions are written (:data:`Say`, :data:`SayN` for those with
+    a plural; default English), and the words
     among the rows' and columns' names (:data:`SIDES`: « adulte »); ``labels``: a row or
     column key's header (a magic type's label, « Discrète »); the figures are not
     translated."""
@@ -244,9 +275,9 @@ def text_table(
             )
         lines.append(say(summary, *figures))
         if not compared and asked is not None and asked != t.duels:
-            lines.append(say(ASKED_NOTE, asked, len(t.cells), per, t.duels))
-        lines.extend(_warnings(t, say))
-    mirror = mirror_text(table, say)
+            lines.append(say_n(*ASKED_NOTE, per, asked, len(t.cells), per, t.duels))
+        lines.extend(_warnings(t, say, say_n))
+    mirror = mirror_text(table, say, say_n)
     if mirror is not None:
         lines.append(mirror)
     return "\n".join(lines) + "\n"

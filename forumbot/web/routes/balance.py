@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from forumbot.i18n import Plural
 from forumbot.web.balance import BalanceCache, BalanceTables, command, shipped_rulesets
 from forumbot.web.i18n import page_translator
 from forumbot.web.page_words import ruleset_fr
@@ -127,7 +128,7 @@ def mirror_note(table: Table, language: str) -> str | None:
     if figures is None:
         return None
     _ = page_translator(language)
-    text = mirror_text(table, _)
+    text = mirror_text(table, _, lambda one, many, n, *values: _(Plural(one, many, n), *values))
     lo, hi = figures["diagonal"]
     pairs = figures["pairs"]
     shown = _(

@@ -1,0 +1,35 @@
+"""Newcomer 7's findings about ``forumbot simulate`` (report items 1, 2, 3, 4, 4b, 8, 12):
+the plural of « 1 duel », refusals in the board's language, ``--compare``'s title, one name
+for the capped share, « classique » in French, French thousands. Small tables only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from forumbot.cli import main
+
+
+def _run(tmp_path: Path, language: str, *args: str) -> tuple[int, str]:
+    config = tmp_path / f"{language}.toml"
+    config.write_text(f'[board]\nlanguage = "{language}"\n', encoding="utf-8")
+    result = CliRunner().invoke(main, ["simulate", "-c", str(config), "--jobs", "1", *args])
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_1_one_duel_a_cell_is_singular(tmp_path: Path, language: str) -> None:
+    """64 classic duels: 49 cells of 1 duel each: « 1 duel », never « 1 duels »."""
+    code, out = _run(tmp_path, language, "--duels", "64")
+    assert code == 0, out
+    assert "1 duels" not in out
+    if language == "en":
+        wanted = ["49 cells of 1 whole duel each, so 49 played", "only 1 duel a cell",
+                  "With 1 duel a cell"]  # fmt: skip
+    else:
+        wanted = ["49 cases de 1 duel entier chacune, donc 49 joués",
+                  "1 duel seulement par case", "Avec 1 duel par case"]  # fmt: skip
+    for words in wanted:
+        assert words in out, (words, out)
