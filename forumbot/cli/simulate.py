@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from forumbot.cli._common import _, config_option, current_language
+from forumbot import exit_codes
+from forumbot.cli._common import LibraryText, _, config_option, current_language, error
 from forumbot.i18n import N_
 from rules import ruleset_path
 from rules.balance import POLICIES, Policy, csv_text, simulate_magic_types, text_table
@@ -34,12 +35,13 @@ ESTIMATE_FROM = 50_000
 """From this many duels, ``simulate`` times a small sample first and prints an estimate."""
 
 
-def ruleset_file_for(name: str) -> Path:
+def ruleset_file_for(name: str, option: str = "--ruleset") -> Path:
     """The file of ruleset ``name``: an existing file as given, else the shipped ruleset of
     that name (``fatigue`` -> ``rules/data/fatigue.toml``, as ``club.ruleset`` reads it).
 
     Raises:
-        click.BadParameter: neither a file nor a shipped ruleset."""
+        CliError: neither a file nor a shipped ruleset (exit 2, in the command's language;
+            ``option``: the option that named it, ``--ruleset`` or ``--compare``)."""
     given = Path(name)
     if given.is_file():
         return given
@@ -48,9 +50,10 @@ def ruleset_file_for(name: str) -> Path:
     except RuleError:
         shipped = None
     if shipped is None or not shipped.is_file():
-        raise click.BadParameter(
-            f"{name!r} is neither a file nor a shipped ruleset", param_hint="'--ruleset'"
-        )
+        raise error(
+            "%s %s: neither a file nor a shipped ruleset (classic, fatigue, duo)",
+            option, name, code=exit_codes.USAGE,
+        )  # fmt: skip
     return shipped
 
 
@@ -109,7 +112,7 @@ def _player(
     greedy-only 2v2 table always goes to the stronger duo, no die deciding).
 
     Raises:
-        click.UsageError: ``--magic-types`` or ``--2v2`` without a fatigue ruleset, or both.
+        CliError: ``--magic-types`` or ``--2v2`` without a fatigue ruleset, or both (exit 2).
         RuleError, OSError: a file that does not load."""
     from forumbot.rulesets import is_duo_settings, load_duo_inputs, load_ruleset
 
@@ -120,9 +123,9 @@ def _player(
         rs = parse_any_ruleset(text)
     if settings_file is not None or duo:
         if not isinstance(rs, FatigueRuleset):
-            raise click.UsageError("2v2 duels need a fatigue ruleset")
+            raise error("2v2 duels need a fatigue ruleset", code=exit_codes.USAGE)
         if magic_types:
-            raise click.UsageError("--magic-types plays 1v1 duels, not 2v2")
+            raise error("--magic-types plays 1v1 duels, not 2v2", code=exit_codes.USAGE)
         settings, envs = load_duo_inputs(None, environments)
         if settings_file is not None:
             from rules.duo import load_duo_settings
@@ -135,16 +138,19 @@ def _player(
     pols = POLICY_CHOICES[policy or "mixed"]
     if magic_types:
         if not isinstance(rs, FatigueRuleset):
-            raise click.UsageError("--magic-types needs a fatigue ruleset")
+            raise error("--magic-types needs a fatigue ruleset", code=exit_codes.USAGE)
         return rs, partial(simulate_magic_types, rs, policies=pols)
     return rs, partial(run_simulation, rs, policies=pols)
 
 
 def _duration(seconds: float) -> str:
+    """``seconds`` in its largest unit, three figures (« 9.25 min », « 9,25 min » in French)."""
+    from forumbot.i18n import figures
+
     units = ((N_("%s years"), 365 * 86400.0), (N_("%s days"), 86400.0), ("%s h", 3600.0))
     for unit, size in (*units, ("%s min", 60.0)):
         if seconds >= size:
-            return _(unit, f"{seconds / size:.3g}")
+            return _(unit, *figures(current_language(), (f"{seconds / size:.3g}",)))
     return f"{seconds:.0f} s"
 
 
@@ -236,15 +242,20 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
 
     2v2 (``--ruleset duo``, a 2v2 settings file, or ``--2v2``): duos of two duellists of one
     year, mixed duellists as in 1v1, through the 2v2 engine. Ruleset files are read with the
-    configuration's limits (size, UTF-8, depth: exit 78); ``--duels`` above ``--max-duels``
-    is refused (exit 2) with the time it would take. The captions are in ``board.language``
+    configuration's limits (size, UTF-8, depth: exit 78). Refusals exit 2, in the captions'
+    language: fewer duels than the table's cells, ``--duels`` above ``--max-duels`` (with the
+    time it would take), an unknown ruleset, ``--magic-types`` or ``--2v2`` without a fatigue
+    ruleset. The captions are in ``board.language``
     of ``-c`` (English without one). Duel ``i`` of a table draws from its own generator
     seeded from (``--seed``, ``i``), so ``--jobs`` changes the time, never the table."""
     from forumbot.cli.simulate_jobs import default_jobs, runner
     from forumbot.rulesets import is_duo_settings, read_ruleset_file
 
     named = (ruleset_file, *((other_file,) if other_file else ()))
-    files = [ruleset_file_for(f or "classic") for f in named]
+    files = [
+        ruleset_file_for(f or "classic", option)
+        for f, option in zip(named, ("--ruleset", "--compare"), strict=False)
+    ]
     texts = [read_ruleset_file(f) for f in files]
     try:
         # a 2v2 settings file makes every ruleset of the run play 2v2 (--compare included)
@@ -253,16 +264,20 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
         if duels >= ESTIMATE_FROM or duels > max_duels:
             seconds = sum(_estimate_s(play, duels) for _rs, play in players)
             if duels > max_duels:
-                raise click.UsageError(
-                    f"--duels {duels} is above --max-duels {max_duels}: it would take about "
-                    f"{_duration(seconds)}",
-                )
+                raise error(
+                    "--duels %s is above --max-duels %s: it would take about %s",
+                    duels, max_duels, _duration(seconds), code=exit_codes.USAGE,
+                )  # fmt: skip
             click.echo(_("%s duels: about %s", duels, _duration(seconds)), err=True)
         # the same draws for both rulesets
         run = runner(seed, jobs or default_jobs())
         tables = [play(duels=duels, run=run) for _rs, play in players]
-    except (RuleError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except RuleError as exc:
+        if exc.rule == "simulate":  # too few duels for the table: a refused argument
+            raise error("%s", LibraryText(exc.reason), code=exit_codes.USAGE) from exc
+        raise error("%s", exc) from exc
+    except FileNotFoundError as exc:
+        raise error("%s", exc) from exc
     other = tables[1] if len(tables) > 1 else None
     rs = players[0][0]
     labels = {}

@@ -33,3 +33,27 @@ def test_1_one_duel_a_cell_is_singular(tmp_path: Path, language: str) -> None:
                   "1 duel seulement par case", "Avec 1 duel par case"]  # fmt: skip
     for words in wanted:
         assert words in out, (words, out)
+
+
+@pytest.mark.parametrize(
+    ("args", "french"),
+    [
+        (["--duels", "1"], "Erreur : il faut au moins 49 duels (un par paire d'années)"),
+        (["--duels", "2000000", "--max-duels", "100"],
+         "Erreur : --duels 2000000 dépasse --max-duels 100 : cela prendrait environ "),
+        (["--ruleset", "nosuch"],
+         "Erreur : --ruleset nosuch : ni un fichier ni des règles fournies"),
+        (["--compare", "nosuch"],
+         "Erreur : --compare nosuch : ni un fichier ni des règles fournies"),
+        (["--duels", "10", "--magic-types"], "Erreur : --magic-types demande des règles fatigue"),
+    ],
+)  # fmt: skip
+def test_2_refusals_speak_the_boards_language_and_exit_2(
+    tmp_path: Path, args: list[str], french: str
+) -> None:
+    """simulate's refusals are « Erreur : … » on a French board, « Error: … » otherwise, one
+    line (no click usage) and exit 2 (USAGE), as the help says."""
+    code, out = _run(tmp_path, "fr", *args)
+    assert code == 2 and out.startswith(french) and "Usage:" not in out, out
+    code, out = _run(tmp_path, "en", *args)
+    assert code == 2 and out.startswith("Error: ") and "Erreur" not in out, out
