@@ -198,7 +198,8 @@ def say_n(singular: str, plural: str, n: int, *values: object) -> str:
 @click.option(
     "--compare",
     "other_file",
-    help="a second ruleset (name or file): its table side by side, differences in points",
+    help="a second ruleset (name or file): the table shows its win rates and, in brackets, "
+    "their difference from --ruleset's in points (both summaries below)",
 )
 @click.option(
     "--csv",
@@ -279,6 +280,12 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
     except FileNotFoundError as exc:
         raise error("%s", exc) from exc
     other = tables[1] if len(tables) > 1 else None
+    if other is not None and (other.rows, other.cols) != (tables[0].rows, tables[0].cols):
+        raise error(
+            "--compare needs the same rows and columns: %s has %s, %s has %s",
+            tables[0].ruleset, ", ".join(tables[0].rows), other.ruleset, ", ".join(other.rows),
+            code=exit_codes.USAGE,
+        )  # fmt: skip
     rs = players[0][0]
     labels = {}
     if tables[0].kind == "magic_types" and isinstance(rs, FatigueRuleset):

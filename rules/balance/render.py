@@ -211,7 +211,8 @@ def text_table(
     whole number a cell (:data:`ASKED_NOTE`), the mirror-cell note (:func:`mirror_text`),
     and a caption when the table means little (:meth:`Table.meaningless`, :meth:`Table.few`).
     With ``other``: its rate and the difference in percentage points (``other - table``) in
-    each cell.
+    each cell, the title naming both (« fatigue compared with faible — faible's win rate … in
+    brackets faible's minus fatigue's »).
 
     ``say``, ``say_n``: how the captions are written (:data:`Say`, :data:`SayN` for those with
     a plural; default English), and the words
@@ -230,8 +231,12 @@ def text_table(
         title = say(
             N_("%s — win rate of the row side (%%), 95 %% interval, %s"), table.ruleset, kind
         )
-    else:
-        title = say(N_("%s — win rate of the row side (%%), %s"), table.ruleset, kind)
+    else:  # the cells are ``other``'s rates (newcomer 7 #4b: the title named only ``table``)
+        title = say(
+            N_("%s compared with %s — %s's win rate of the row side (%%), in brackets %s's "
+               "minus %s's (points), %s"),
+            table.ruleset, other.ruleset, other.ruleset, other.ruleset, table.ruleset, kind,
+        )  # fmt: skip
     lines = [title, head]
     diff = compare(table, other) if other else {}
     for r in table.rows:

@@ -57,3 +57,31 @@ def test_2_refusals_speak_the_boards_language_and_exit_2(
     assert code == 2 and out.startswith(french) and "Usage:" not in out, out
     code, out = _run(tmp_path, "en", *args)
     assert code == 2 and out.startswith("Error: ") and "Erreur" not in out, out
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_4b_compare_title_names_whose_rates_the_cells_show(tmp_path: Path, language: str) -> None:
+    """``--compare``: the cells are the compared ruleset's rates and its difference from the
+    base's; the title says so (it named the base only). Two rulesets of different rows are
+    refused (exit 2), not a KeyError."""
+    shipped = Path(__file__).parents[2] / "rules" / "data" / "fatigue.toml"
+    other = tmp_path / "autre.toml"
+    other.write_text(
+        shipped.read_text(encoding="utf-8").replace('name = "fatigue"', 'name = "autre"', 1),
+        encoding="utf-8",
+    )
+    code, out = _run(tmp_path, language, "--ruleset", "fatigue", "--compare", str(other),
+                     "--duels", "64")  # fmt: skip
+    assert code == 0, out
+    title = out.splitlines()[0]
+    if language == "en":
+        assert title.startswith("fatigue compared with autre — autre's win rate of the row ")
+        assert "in brackets autre's minus fatigue's (points)" in title
+    else:
+        assert (
+            " comparé avec autre — victoires de la ligne contre la colonne (%) sous les "
+            "règles autre, entre parenthèses l'écart autre moins " in title
+        )
+    code, out = _run(tmp_path, language, "--ruleset", "classic", "--compare", "fatigue",
+                     "--duels", "64")  # fmt: skip
+    assert code == 2 and "--compare" in out and "Traceback" not in out, out
