@@ -239,7 +239,7 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
              environments: tuple[str, ...], policy: str | None,
              jobs: int | None) -> None:  # fmt: skip
     """Play scripted duels (random legal and greedy duellists) for every pair of years and
-    print who wins: win rates, mean length, draws, duels closed by the referee.
+    print who wins: win rates, mean length, draws, duels closed at the turn cap.
 
     2v2 (``--ruleset duo``, a 2v2 settings file, or ``--2v2``): duos of two duellists of one
     year, mixed duellists as in 1v1, through the 2v2 engine. Ruleset files are read with the

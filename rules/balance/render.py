@@ -86,12 +86,14 @@ MEANING = {
 
 MIRROR_NOTE = ngettext(
     "Mirror cells (row = column: %s): the two sides are alike, so expect such a cell to read "
-    "on average 50 %% less half its draws and capped duels, and a cell plus its opposite "
-    "(column, row) 100 %% less their draws and capped duels. With %s duel a cell, chance "
+    "on average 50 %% minus half its draws and duels closed at the turn cap, and a cell plus "
+    "its opposite (column, row) 100 %% minus their draws and duels closed at the turn cap. "
+    "With %s duel a cell, chance "
     "alone moves a cell by up to %s points (a pair by %s), 19 times in 20.",
     "Mirror cells (row = column: %s): the two sides are alike, so expect such a cell to read "
-    "on average 50 %% less half its draws and capped duels, and a cell plus its opposite "
-    "(column, row) 100 %% less their draws and capped duels. With %s duels a cell, chance "
+    "on average 50 %% minus half its draws and duels closed at the turn cap, and a cell plus "
+    "its opposite (column, row) 100 %% minus their draws and duels closed at the turn cap. "
+    "With %s duels a cell, chance "
     "alone moves a cell by up to %s points (a pair by %s), 19 times in 20.",
 )
 """The mirror cells' note, ONE text for the CLI (under a table whose rows are its columns)
@@ -106,6 +108,13 @@ MIRROR_SAME = {
     "magic_types": N_("same magic type"),
 }
 """What a mirror cell pairs, by :attr:`Table.kind` (``say`` templates)."""
+
+
+DRAWS_TITLE = N_("%s — draws (ties) / closed at the turn cap (%%), per cell: two distinct shares")
+"""The second table's title (``say`` template): a draw is a tie, a duel closed at the turn
+cap has no result; one duel is never both (``wins + losses + draws + capped == duels``).
+« closed at the turn cap » is the one name of that share, in the summary line and on the
+review page too (newcomer 7 #4: « closed by the referee » beside « capped at the turn cap »)."""
 
 
 def chance_points(duels: int) -> tuple[int, int]:
@@ -250,7 +259,7 @@ def text_table(
         lines.append(row)
     if other is None and any(c.draws or c.capped for c in table.cells.values()):
         small = max(6, *(len(sides[c]) + 1 for c in table.cols))
-        lines.append(say(N_("%s — draws / capped at the turn cap (%%), per cell"), table.ruleset))
+        lines.append(say(DRAWS_TITLE, table.ruleset))
         lines.append(f"{'':>{left}}" + "".join(f"{sides[c]:>{small}}" for c in table.cols))
         for r in table.rows:
             row = f"{sides[r]:>{left}}"
@@ -260,7 +269,7 @@ def text_table(
                 row += f"{shares:>{small}}"
             lines.append(row)
     elif other is None and table.duels:
-        lines.append(say(N_("%s — draws / capped at the turn cap: none in any cell"),
+        lines.append(say(N_("%s — draws (ties) / closed at the turn cap: none in any cell"),
                          table.ruleset))  # fmt: skip
     for compared, t in ((False, table),) + (((True, other),) if other else ()):
         per = t.duels // max(1, len(t.cells))
@@ -271,12 +280,12 @@ def text_table(
         if compared:
             summary = N_(
                 "compared: %s: %s duels (%s per cell), mean length %s turns, median %s, draws "
-                "%s %%, closed by the referee %s %%"
+                "%s %%, closed at the turn cap %s %%"
             )
         else:
             summary = N_(
                 "%s: %s duels (%s per cell), mean length %s turns, median %s, draws %s %%, "
-                "closed by the referee %s %%"
+                "closed at the turn cap %s %%"
             )
         lines.append(say(summary, *figures))
         if not compared and asked is not None and asked != t.duels:
@@ -365,7 +374,7 @@ def svg_heatmap(
     title = escape(title or f"{table.ruleset}: win rate of the row side, {kind_words(table)}")
     line = escape(
         f"{table.duels} duels, mean {table.mean_turns:.1f} turns, draws "
-        f"{100 * table.draw_share:.1f} %, closed by the referee {100 * table.capped_share:.1f} %"
+        f"{100 * table.draw_share:.1f} %, closed at the turn cap {100 * table.capped_share:.1f} %"
         if summary is None else summary
     )  # fmt: skip
     texts = [len(title) * 7.5, len(line) * _CHAR_W, len(caption or "") * _CHAR_W]

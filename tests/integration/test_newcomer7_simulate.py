@@ -85,3 +85,44 @@ def test_4b_compare_title_names_whose_rates_the_cells_show(tmp_path: Path, langu
     code, out = _run(tmp_path, language, "--ruleset", "classic", "--compare", "fatigue",
                      "--duels", "64")  # fmt: skip
     assert code == 2 and "--compare" in out and "Traceback" not in out, out
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_4_one_name_for_the_share_closed_at_the_turn_cap(tmp_path: Path, language: str) -> None:
+    """The second table, the summary and the mirror sentence call the capped share by one
+    name (« clos au plafond de tours » / « closed at the turn cap », the review page's), the
+    second table says draws and capped duels are distinct; English says « minus »."""
+    code, out = _run(tmp_path, language, "--ruleset", "fatigue", "--duels", "64")
+    assert code == 0, out
+    if language == "en":
+        name, gone = "closed at the turn cap", ("closed by the referee", "capped at the", " less ")
+        assert "draws (ties) / closed at the turn cap" in out
+        assert "50 % minus half its draws and duels closed at the turn cap" in out
+    else:
+        name, gone = "clos au plafond de tours", ("clos par l'arbitre",)
+        assert "nuls (égalités) / clos au plafond de tours" in out
+    summary = next(line for line in out.splitlines() if " per cell), " in line
+                   or " par case), " in line)  # fmt: skip
+    assert name in summary, summary
+    for old in gone:
+        assert old not in out, old
+
+
+def test_4_the_per_cell_table_says_draws_and_capped_duels_are_distinct() -> None:
+    """A table with draws and capped duels: its second table's title says they are two
+    distinct shares (a draw is a tie), in English and in French, figures unchanged."""
+    from forumbot.i18n import translator
+    from rules.balance import Cell, Table, text_table
+
+    keys = ("4", "5")
+    cells = {(r, c): Cell(r, c, 10, 4, 4, 1, 1, 100) for r in keys for c in keys}
+    table = Table("fatigue", "years", keys, keys, cells)
+    english, french = text_table(table), text_table(table, say=translator("fr"))
+    assert (
+        "fatigue — draws (ties) / closed at the turn cap (%), per cell: two distinct "
+        "shares" in english
+    )
+    assert (
+        "nuls (égalités) / clos au plafond de tours (%), par case : deux parts distinctes" in french
+    )
+    assert english.count("10/10") == french.count("10/10") == 4

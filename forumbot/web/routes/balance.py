@@ -2,7 +2,7 @@
 
 One page per shipped ruleset: the simulator's win-rate table as an SVG heatmap (year against
 year; for fatigue also magic type against magic type), with the mean length in turns, the
-share of draws and of duels closed by the referee at the turn cap. The tables come from
+share of draws and of duels closed at the turn cap. The tables come from
 :class:`forumbot.web.balance.BalanceCache` (computed once per process, off the event loop).
 """
 
@@ -171,7 +171,7 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
         lo, hi = cell.interval
         return _(
             "%s vs %s: %s won (95 %% interval: %s to %s), %s of %s duels; draws %s, closed at "
-            "the cap %s",
+            "the turn cap %s",
             row, col, _pct(cell.win_rate, language), _pct(lo, language), _pct(hi, language),
             cell.wins, cell.duels, _pct(cell.draw_share, language),
             _pct(cell.capped_share, language),
