@@ -178,6 +178,21 @@ def say_n(singular: str, plural: str, n: int, *values: object) -> str:
     return translate(speak, message) % ()
 
 
+def ruleset_words() -> dict[str, str]:
+    """The shipped rulesets' names as the command's language says them (the catalogue's
+    :data:`forumbot.i18n.RULESET_NAMES`: « classique », as ``doctor`` says; newcomer 7 #8),
+    none in English (``classic``, the ``--ruleset`` key); the shipped 2v2 table, ``fatigue
+    2v2``, is « deux contre deux »."""
+    from forumbot.i18n import RULESET_NAMES, SOURCE_LANGUAGE, translate
+
+    speak = current_language()
+    if speak == SOURCE_LANGUAGE:
+        return {}
+    words = {key: translate(speak, name) for key, name in RULESET_NAMES.items()}
+    words["fatigue 2v2"] = words["duo"]
+    return words
+
+
 @click.command("simulate")
 @config_option
 @click.option(
@@ -290,7 +305,9 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
     labels = {}
     if tables[0].kind == "magic_types" and isinstance(rs, FatigueRuleset):
         labels = {k: t.label for k, t in rs.magic_types.items()}  # « Discrète » (C1)
-    shown = text_table(tables[0], other, say, labels=labels, asked=duels, say_n=say_n)
+    shown = text_table(
+        tables[0], other, say, labels=labels, asked=duels, say_n=say_n, rulesets=ruleset_words()
+    )
     click.echo(shown, nl=False)
     if policy == "greedy":
         click.echo(_(GREEDY_NOTE))

@@ -212,6 +212,7 @@ def text_table(
     labels: Mapping[str, str] | None = None,
     asked: int | None = None,
     say_n: SayN = english_n,
+    rulesets: Mapping[str, str] | None = None,
 ) -> str:
     """Row side's win rate (%) against each column side with its 95 % Wilson interval
     (``62 (54-70)``; ``capped`` for a cell whose duels mostly hit the turn cap), then the
@@ -226,9 +227,13 @@ def text_table(
     ``say``, ``say_n``: how the captions are written (:data:`Say`, :data:`SayN` for those with
     a plural; default English), and the words
     among the rows' and columns' names (:data:`SIDES`: « adulte »); ``labels``: a row or
-    column key's header (a magic type's label, « Discrète »); the figures are not
-    translated."""
+    column key's header (a magic type's label, « Discrète »); ``rulesets``: a ruleset's name
+    as the captions say it (« classique » for ``classic``; newcomer 7 #8), others as they
+    are; the figures are not translated."""
     names = dict(labels or {})
+    words = dict(rulesets or {})
+    base = words.get(table.ruleset, table.ruleset)
+    rival = words.get(other.ruleset, other.ruleset) if other is not None else ""
     sides = {key: _side(key, say, names) for key in (*table.rows, *table.cols)}
     left = max(10, *(len(sides[r]) + 1 for r in table.rows))  # « Flamboyante » fits
     width = max(6, *(len(sides[c]) + 1 for c in table.cols)) + (8 if other else 0)  # a space
@@ -237,14 +242,12 @@ def text_table(
     head = f"{'':>{left}}" + "".join(f"{sides[c]:>{width}}" for c in table.cols)
     kind = kind_words(table, say)
     if other is None:
-        title = say(
-            N_("%s — win rate of the row side (%%), 95 %% interval, %s"), table.ruleset, kind
-        )
+        title = say(N_("%s — win rate of the row side (%%), 95 %% interval, %s"), base, kind)
     else:  # the cells are ``other``'s rates (newcomer 7 #4b: the title named only ``table``)
         title = say(
             N_("%s compared with %s — %s's win rate of the row side (%%), in brackets %s's "
                "minus %s's (points), %s"),
-            table.ruleset, other.ruleset, other.ruleset, other.ruleset, table.ruleset, kind,
+            base, rival, rival, rival, base, kind,
         )  # fmt: skip
     lines = [title, head]
     diff = compare(table, other) if other else {}
@@ -259,7 +262,7 @@ def text_table(
         lines.append(row)
     if other is None and any(c.draws or c.capped for c in table.cells.values()):
         small = max(6, *(len(sides[c]) + 1 for c in table.cols))
-        lines.append(say(DRAWS_TITLE, table.ruleset))
+        lines.append(say(DRAWS_TITLE, base))
         lines.append(f"{'':>{left}}" + "".join(f"{sides[c]:>{small}}" for c in table.cols))
         for r in table.rows:
             row = f"{sides[r]:>{left}}"
@@ -270,11 +273,12 @@ def text_table(
             lines.append(row)
     elif other is None and table.duels:
         lines.append(say(N_("%s — draws (ties) / closed at the turn cap: none in any cell"),
-                         table.ruleset))  # fmt: skip
+                         base))  # fmt: skip
     for compared, t in ((False, table),) + (((True, other),) if other else ()):
         per = t.duels // max(1, len(t.cells))
         figures = (
-            t.ruleset, t.duels, per, f"{t.mean_turns:.1f}", f"{t.median_turns:.0f}",
+            words.get(t.ruleset, t.ruleset), t.duels, per, f"{t.mean_turns:.1f}",
+            f"{t.median_turns:.0f}",
             f"{100 * t.draw_share:.1f}", f"{100 * t.capped_share:.1f}",
         )  # fmt: skip
         if compared:

@@ -126,3 +126,22 @@ def test_4_the_per_cell_table_says_draws_and_capped_duels_are_distinct() -> None
         "nuls (égalités) / clos au plafond de tours (%), par case : deux parts distinctes" in french
     )
     assert english.count("10/10") == french.count("10/10") == 4
+
+
+def test_8_french_tables_name_the_shipped_ruleset_in_french(tmp_path: Path) -> None:
+    """« classique » as doctor says it (the catalogue's RULESET_NAMES), in the title, the
+    per-cell title and the summary; English keeps ``classic``; a club file's name as is."""
+    code, out = _run(tmp_path, "fr", "--duels", "64")
+    assert code == 0 and "classic " not in out and "classic:" not in out, out
+    lines = out.splitlines()
+    assert lines[0].startswith("classique — victoires de la ligne contre la colonne (%)")
+    assert any(line.startswith("classique : 49 duels (1 par case)") for line in lines)
+    code, out = _run(tmp_path, "en", "--duels", "64")
+    assert code == 0 and out.startswith("classic — win rate of the row side")
+    shipped = Path(__file__).parents[2] / "rules" / "data" / "classic.toml"
+    mine = tmp_path / "mine.toml"
+    text = shipped.read_text(encoding="utf-8")
+    assert 'name = "classic"' in text
+    mine.write_text(text.replace('name = "classic"', 'name = "maison"', 1), encoding="utf-8")
+    code, out = _run(tmp_path, "fr", "--ruleset", str(mine), "--duels", "64")
+    assert code == 0 and out.startswith("maison — victoires"), out
