@@ -19,6 +19,7 @@ from forumbot.i18n import N_
 from rules import ruleset_path
 from rules.balance import POLICIES, Policy, csv_text, simulate_magic_types, text_table
 from rules.balance import simulate as run_simulation
+from rules.balance.render import Count
 from rules.balance.simulate import Table
 from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset, parse_any_ruleset
@@ -154,6 +155,15 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s"
 
 
+def grouped(speak: str, values: tuple[object, ...]) -> tuple[object, ...]:
+    """``values`` with each :class:`rules.balance.render.Count` (a count of duels, never an
+    option's value) written with French thousands in French (« 10\u202f000 »: a narrow
+    no-break space, as the posts' « 53\u202f% »; newcomer 7 #12), as it is otherwise."""
+    if speak != "fr":
+        return values
+    return tuple(f"{v:,}".replace(",", "\u202f") if isinstance(v, Count) else v for v in values)
+
+
 def say(message: str, *values: object) -> str:
     """The tables' captions in the command's language (:data:`rules.balance.render.Say`):
     ``message`` (an English ``%``-template of rules/balance, in the catalogue) translated,
@@ -162,7 +172,7 @@ def say(message: str, *values: object) -> str:
 
     if values:
         speak = current_language()
-        return translate(speak, message, *figures(speak, values))
+        return translate(speak, message, *figures(speak, grouped(speak, values)))
     return translate(current_language(), message) % ()
 
 
@@ -174,7 +184,7 @@ def say_n(singular: str, plural: str, n: int, *values: object) -> str:
 
     speak, message = current_language(), Plural(singular, plural, n)
     if values:
-        return translate(speak, message, *figures(speak, values))
+        return translate(speak, message, *figures(speak, grouped(speak, values)))
     return translate(speak, message) % ()
 
 
@@ -284,7 +294,8 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
                     "--duels %s is above --max-duels %s: it would take about %s",
                     duels, max_duels, _duration(seconds), code=exit_codes.USAGE,
                 )  # fmt: skip
-            click.echo(_("%s duels: about %s", duels, _duration(seconds)), err=True)
+            count = grouped(current_language(), (Count(duels),))[0]
+            click.echo(_("%s duels: about %s", count, _duration(seconds)), err=True)
         # the same draws for both rulesets
         run = runner(seed, jobs or default_jobs())
         tables = [play(duels=duels, run=run) for _rs, play in players]

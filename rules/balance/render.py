@@ -29,6 +29,12 @@ def english(message: str, *values: object) -> str:
     return message % values
 
 
+class Count(int):
+    """A count of duels in a caption (``10000`` duels played, asked, of a cell), not an
+    option's value: a :data:`Say` may group its thousands (the CLI's French: « 10 000 »,
+    newcomer 7 #12); ``%s`` writes it as the plain number."""
+
+
 SayN = Callable[..., str]
 """``say_n(singular, plural, n, *values)``: the form of an English ``%``-template pair for
 the count ``n`` (gettext's ``ngettext``: « 1 duel », « 2 duels »), filled with ``values``, in
@@ -133,7 +139,7 @@ def mirror_text(table: Table, say: Say = english, say_n: SayN = english_n) -> st
     per = min(c.duels for c in table.cells.values())
     cell, pair = chance_points(per)
     same = say(MIRROR_SAME.get(table.kind, N_("same year")))
-    return say_n(*MIRROR_NOTE, per, same, per, cell, pair)
+    return say_n(*MIRROR_NOTE, per, same, Count(per), cell, pair)
 
 
 KINDS = {
@@ -277,7 +283,7 @@ def text_table(
     for compared, t in ((False, table),) + (((True, other),) if other else ()):
         per = t.duels // max(1, len(t.cells))
         figures = (
-            words.get(t.ruleset, t.ruleset), t.duels, per, f"{t.mean_turns:.1f}",
+            words.get(t.ruleset, t.ruleset), Count(t.duels), Count(per), f"{t.mean_turns:.1f}",
             f"{t.median_turns:.0f}",
             f"{100 * t.draw_share:.1f}", f"{100 * t.capped_share:.1f}",
         )  # fmt: skip
@@ -293,7 +299,8 @@ def text_table(
             )
         lines.append(say(summary, *figures))
         if not compared and asked is not None and asked != t.duels:
-            lines.append(say_n(*ASKED_NOTE, per, asked, len(t.cells), per, t.duels))
+            counts = (Count(asked), len(t.cells), Count(per), Count(t.duels))
+            lines.append(say_n(*ASKED_NOTE, per, *counts))
         lines.extend(_warnings(t, say, say_n))
     mirror = mirror_text(table, say, say_n)
     if mirror is not None:
@@ -439,6 +446,6 @@ def svg_heatmap(
 
 
 __all__ = [
-    "MEANING", "MIRROR_NOTE", "chance_points", "csv_text", "kind_words", "mirror_text",
+    "Count", "MEANING", "MIRROR_NOTE", "chance_points", "csv_text", "kind_words", "mirror_text",
     "svg_heatmap", "text_table", "year_words",
 ]  # fmt: skip

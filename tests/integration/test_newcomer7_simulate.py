@@ -145,3 +145,22 @@ def test_8_french_tables_name_the_shipped_ruleset_in_french(tmp_path: Path) -> N
     mine.write_text(text.replace('name = "classic"', 'name = "maison"', 1), encoding="utf-8")
     code, out = _run(tmp_path, "fr", "--ruleset", str(mine), "--duels", "64")
     assert code == 0 and out.startswith("maison — victoires"), out
+
+
+def test_12_french_counts_group_their_thousands_not_the_commands(tmp_path: Path) -> None:
+    """French summary lines write « 1 984 duels » (a narrow no-break space), the asked line
+    « 2 000 duels demandés »; « --duels 1920 » in the advice stays a command; English keeps
+    « 1984 »."""
+    code, out = _run(tmp_path, "fr", "--ruleset", "fatigue", "--duels", "1000", "--seed", "2")
+    assert code == 0, out
+    assert "fatigue en un contre un : 960 duels (15 par case)" in out
+    assert "1\u202f000 duels demandés : 64 cases de 15 duels entiers chacune, donc 960 joués" in out
+    assert "demandez --duels 1920 ou plus" in out and "1\u202f920" not in out
+    from rules.balance import Cell, Table, text_table
+    from rules.balance.render import Count
+
+    assert f"{Count(1984)}" == "1984" == str(Count(1984))
+    keys = ("4", "5")
+    cells = {(r, c): Cell(r, c, 2500, 1250, 1250, 0, 0, 25000) for r in keys for c in keys}
+    english = text_table(Table("fatigue", "years", keys, keys, cells))
+    assert "fatigue: 10000 duels (2500 per cell)" in english
