@@ -164,3 +164,18 @@ def test_12_french_counts_group_their_thousands_not_the_commands(tmp_path: Path)
     cells = {(r, c): Cell(r, c, 2500, 1250, 1250, 0, 0, 25000) for r in keys for c in keys}
     english = text_table(Table("fatigue", "years", keys, keys, cells))
     assert "fatigue: 10000 duels (2500 per cell)" in english
+
+
+def test_12_the_review_page_groups_french_thousands_too() -> None:
+    """The balance page's figures line and source line say « 9 984 duels », « 10 000
+    demandés » in French (as the CLI), « 9984 » in English."""
+    from forumbot.web.routes.balance import count, source_line, stats_line
+    from rules.balance import Cell, Table
+
+    keys = ("4", "5")
+    cells = {(r, c): Cell(r, c, 2496, 1200, 1200, 48, 48, 24960) for r in keys for c in keys}
+    table = Table("fatigue", "years", keys, keys, cells)
+    assert count(10000, "fr") == "10\u202f000" and count(10000, "en") == "10000"
+    assert stats_line(table, "fr").startswith("9\u202f984 duels · durée moyenne")
+    assert stats_line(table, "en").startswith("9984 duels · mean length")
+    assert source_line(table, 10000, "fr").startswith("2\u202f496 duels par case (10\u202f000 ")

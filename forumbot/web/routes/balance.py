@@ -38,6 +38,12 @@ def decimal(value: float, language: str) -> str:
     return text.replace(".", ",") if language == "fr" else text
 
 
+def count(n: int, language: str) -> str:
+    """A count of duels with French thousands in French (« 10\u202f000 », a narrow no-break
+    space as « 53\u202f% »; newcomer 7 #12, as the CLI's), as it is in English."""
+    return f"{n:,}".replace(",", "\u202f") if language == "fr" else str(n)
+
+
 def _pct(share: float, language: str) -> str:
     """A share (0..1) as a whole percentage with the page's percent sign (``62 %``)."""
     return f"{100 * share:.0f}\u202f%" if language == "fr" else f"{100 * share:.0f} %"
@@ -149,7 +155,8 @@ def stats_line(table: Table, language: str) -> str:
     return _(
         "%s duels · mean length: %s turns · median length: %s turns · draws: %s %% · "
         "closed at the turn cap: %s %%",
-        table.duels, decimal(table.mean_turns, language), decimal(table.median_turns, language),
+        count(table.duels, language), decimal(table.mean_turns, language),
+        decimal(table.median_turns, language),
         decimal(100 * table.draw_share, language), decimal(100 * table.capped_share, language),
     )  # fmt: skip
 
@@ -196,9 +203,9 @@ def source_line(table: Table, duels: int, language: str) -> str:
         return _(
             "%s duels a square (%s asked, rounded down to whole duels a square); the same "
             "figures:",
-            per, duels,
+            count(per, language), count(duels, language),
         )  # fmt: skip
-    return _("%s duels a square; the same figures:", per)
+    return _("%s duels a square; the same figures:", count(per, language))
 
 
 @page
@@ -241,13 +248,13 @@ async def balance_page(request: Request, user: User) -> Response:
         "names": shipped_rulesets(),
         "b": tables,
         "maps": maps,
-        "duels": cache.duels,
+        "duels": count(cache.duels, language),
         "seed": cache.seed,
     }
     return render(request, "balance.html", context, user=user)
 
 
 __all__ = [
-    "balance_index", "balance_page", "caption", "decimal", "heatmap", "labels_for",
+    "balance_index", "balance_page", "caption", "count", "decimal", "heatmap", "labels_for",
     "mirror_note", "source_line", "stats_line",
 ]  # fmt: skip
