@@ -271,7 +271,7 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
     configuration's limits (size, UTF-8, depth: exit 78). Refusals exit 2, in the captions'
     language: fewer duels than the table's cells, ``--duels`` above ``--max-duels`` (with the
     time it would take), an unknown ruleset, ``--magic-types`` or ``--2v2`` without a fatigue
-    ruleset. The captions are in ``board.language``
+    ruleset, a ``--compare`` ruleset of other rows. The captions are in ``board.language``
     of ``-c`` (English without one). Duel ``i`` of a table draws from its own generator
     seeded from (``--seed``, ``i``), so ``--jobs`` changes the time, never the table."""
     from forumbot.cli.simulate_jobs import default_jobs, runner
