@@ -13,11 +13,13 @@ from pathlib import Path
 
 import click
 
-from forumbot.cli._common import _, config_option, current_language
+from forumbot import exit_codes
+from forumbot.cli._common import LibraryText, _, config_option, current_language, error
 from forumbot.i18n import N_
 from rules import ruleset_path
 from rules.balance import POLICIES, Policy, csv_text, simulate_magic_types, text_table
 from rules.balance import simulate as run_simulation
+from rules.balance.render import Count
 from rules.balance.simulate import Table
 from rules.errors import RuleError
 from rules.fatigue import FatigueRuleset, parse_any_ruleset
@@ -34,12 +36,13 @@ ESTIMATE_FROM = 50_000
 """From this many duels, ``simulate`` times a small sample first and prints an estimate."""
 
 
-def ruleset_file_for(name: str) -> Path:
+def ruleset_file_for(name: str, option: str = "--ruleset") -> Path:
     """The file of ruleset ``name``: an existing file as given, else the shipped ruleset of
     that name (``fatigue`` -> ``rules/data/fatigue.toml``, as ``club.ruleset`` reads it).
 
     Raises:
-        click.BadParameter: neither a file nor a shipped ruleset."""
+        CliError: neither a file nor a shipped ruleset (exit 2, in the command's language;
+            ``option``: the option that named it, ``--ruleset`` or ``--compare``)."""
     given = Path(name)
     if given.is_file():
         return given
@@ -48,9 +51,10 @@ def ruleset_file_for(name: str) -> Path:
     except RuleError:
         shipped = None
     if shipped is None or not shipped.is_file():
-        raise click.BadParameter(
-            f"{name!r} is neither a file nor a shipped ruleset", param_hint="'--ruleset'"
-        )
+        raise error(
+            "%s %s: neither a file nor a shipped ruleset (classic, fatigue, duo)",
+            option, name, code=exit_codes.USAGE,
+        )  # fmt: skip
     return shipped
 
 
@@ -109,7 +113,7 @@ def _player(
     greedy-only 2v2 table always goes to the stronger duo, no die deciding).
 
     Raises:
-        click.UsageError: ``--magic-types`` or ``--2v2`` without a fatigue ruleset, or both.
+        CliError: ``--magic-types`` or ``--2v2`` without a fatigue ruleset, or both (exit 2).
         RuleError, OSError: a file that does not load."""
     from forumbot.rulesets import is_duo_settings, load_duo_inputs, load_ruleset
 
@@ -120,9 +124,9 @@ def _player(
         rs = parse_any_ruleset(text)
     if settings_file is not None or duo:
         if not isinstance(rs, FatigueRuleset):
-            raise click.UsageError("2v2 duels need a fatigue ruleset")
+            raise error("2v2 duels need a fatigue ruleset", code=exit_codes.USAGE)
         if magic_types:
-            raise click.UsageError("--magic-types plays 1v1 duels, not 2v2")
+            raise error("--magic-types plays 1v1 duels, not 2v2", code=exit_codes.USAGE)
         settings, envs = load_duo_inputs(None, environments)
         if settings_file is not None:
             from rules.duo import load_duo_settings
@@ -135,17 +139,29 @@ def _player(
     pols = POLICY_CHOICES[policy or "mixed"]
     if magic_types:
         if not isinstance(rs, FatigueRuleset):
-            raise click.UsageError("--magic-types needs a fatigue ruleset")
+            raise error("--magic-types needs a fatigue ruleset", code=exit_codes.USAGE)
         return rs, partial(simulate_magic_types, rs, policies=pols)
     return rs, partial(run_simulation, rs, policies=pols)
 
 
 def _duration(seconds: float) -> str:
+    """``seconds`` in its largest unit, three figures (« 9.25 min », « 9,25 min » in French)."""
+    from forumbot.i18n import figures
+
     units = ((N_("%s years"), 365 * 86400.0), (N_("%s days"), 86400.0), ("%s h", 3600.0))
     for unit, size in (*units, ("%s min", 60.0)):
         if seconds >= size:
-            return _(unit, f"{seconds / size:.3g}")
+            return _(unit, *figures(current_language(), (f"{seconds / size:.3g}",)))
     return f"{seconds:.0f} s"
+
+
+def grouped(speak: str, values: tuple[object, ...]) -> tuple[object, ...]:
+    """``values`` with each :class:`rules.balance.render.Count` (a count of duels, never an
+    option's value) written with French thousands in French (« 10\u202f000 »: a narrow
+    no-break space, as the posts' « 53\u202f% »; newcomer 7 #12), as it is otherwise."""
+    if speak != "fr":
+        return values
+    return tuple(f"{v:,}".replace(",", "\u202f") if isinstance(v, Count) else v for v in values)
 
 
 def say(message: str, *values: object) -> str:
@@ -156,8 +172,35 @@ def say(message: str, *values: object) -> str:
 
     if values:
         speak = current_language()
-        return translate(speak, message, *figures(speak, values))
+        return translate(speak, message, *figures(speak, grouped(speak, values)))
     return translate(current_language(), message) % ()
+
+
+def say_n(singular: str, plural: str, n: int, *values: object) -> str:
+    """:func:`say` for a caption with a plural (:data:`rules.balance.render.SayN`): the
+    catalogue's form for the count ``n`` (gettext's ``ngettext``: « 1 duel », « 2 duels »;
+    newcomer 7 #1: « 1 duels »), filled as :func:`say` fills."""
+    from forumbot.i18n import Plural, figures, translate
+
+    speak, message = current_language(), Plural(singular, plural, n)
+    if values:
+        return translate(speak, message, *figures(speak, grouped(speak, values)))
+    return translate(speak, message) % ()
+
+
+def ruleset_words() -> dict[str, str]:
+    """The shipped rulesets' names as the command's language says them (the catalogue's
+    :data:`forumbot.i18n.RULESET_NAMES`: « classique », as ``doctor`` says; newcomer 7 #8),
+    none in English (``classic``, the ``--ruleset`` key); the shipped 2v2 table, ``fatigue
+    2v2``, is « deux contre deux »."""
+    from forumbot.i18n import RULESET_NAMES, SOURCE_LANGUAGE, translate
+
+    speak = current_language()
+    if speak == SOURCE_LANGUAGE:
+        return {}
+    words = {key: translate(speak, name) for key, name in RULESET_NAMES.items()}
+    words["fatigue 2v2"] = words["duo"]
+    return words
 
 
 @click.command("simulate")
@@ -180,7 +223,8 @@ def say(message: str, *values: object) -> str:
 @click.option(
     "--compare",
     "other_file",
-    help="a second ruleset (name or file): its table side by side, differences in points",
+    help="a second ruleset (name or file): the table shows its win rates and, in brackets, "
+    "their difference from --ruleset's in points (both summaries below)",
 )
 @click.option(
     "--csv",
@@ -220,19 +264,24 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
              environments: tuple[str, ...], policy: str | None,
              jobs: int | None) -> None:  # fmt: skip
     """Play scripted duels (random legal and greedy duellists) for every pair of years and
-    print who wins: win rates, mean length, draws, duels closed by the referee.
+    print who wins: win rates, mean length, draws, duels closed at the turn cap.
 
     2v2 (``--ruleset duo``, a 2v2 settings file, or ``--2v2``): duos of two duellists of one
     year, mixed duellists as in 1v1, through the 2v2 engine. Ruleset files are read with the
-    configuration's limits (size, UTF-8, depth: exit 78); ``--duels`` above ``--max-duels``
-    is refused (exit 2) with the time it would take. The captions are in ``board.language``
+    configuration's limits (size, UTF-8, depth: exit 78). Refusals exit 2, in the captions'
+    language: fewer duels than the table's cells, ``--duels`` above ``--max-duels`` (with the
+    time it would take), an unknown ruleset, ``--magic-types`` or ``--2v2`` without a fatigue
+    ruleset, a ``--compare`` ruleset of other rows. The captions are in ``board.language``
     of ``-c`` (English without one). Duel ``i`` of a table draws from its own generator
     seeded from (``--seed``, ``i``), so ``--jobs`` changes the time, never the table."""
     from forumbot.cli.simulate_jobs import default_jobs, runner
     from forumbot.rulesets import is_duo_settings, read_ruleset_file
 
     named = (ruleset_file, *((other_file,) if other_file else ()))
-    files = [ruleset_file_for(f or "classic") for f in named]
+    files = [
+        ruleset_file_for(f or "classic", option)
+        for f, option in zip(named, ("--ruleset", "--compare"), strict=False)
+    ]
     texts = [read_ruleset_file(f) for f in files]
     try:
         # a 2v2 settings file makes every ruleset of the run play 2v2 (--compare included)
@@ -241,22 +290,36 @@ def simulate(config_path: str, ruleset_file: str | None, duels: int, max_duels: 
         if duels >= ESTIMATE_FROM or duels > max_duels:
             seconds = sum(_estimate_s(play, duels) for _rs, play in players)
             if duels > max_duels:
-                raise click.UsageError(
-                    f"--duels {duels} is above --max-duels {max_duels}: it would take about "
-                    f"{_duration(seconds)}",
-                )
-            click.echo(_("%s duels: about %s", duels, _duration(seconds)), err=True)
+                raise error(
+                    "--duels %s is above --max-duels %s: it would take about %s",
+                    duels, max_duels, _duration(seconds), code=exit_codes.USAGE,
+                )  # fmt: skip
+            count = grouped(current_language(), (Count(duels),))[0]
+            click.echo(_("%s duels: about %s", count, _duration(seconds)), err=True)
         # the same draws for both rulesets
         run = runner(seed, jobs or default_jobs())
         tables = [play(duels=duels, run=run) for _rs, play in players]
-    except (RuleError, FileNotFoundError) as exc:
-        raise click.ClickException(str(exc)) from exc
+    except RuleError as exc:
+        if exc.rule == "simulate":  # too few duels for the table: a refused argument
+            raise error("%s", LibraryText(exc.reason), code=exit_codes.USAGE) from exc
+        raise error("%s", exc) from exc
+    except FileNotFoundError as exc:
+        raise error("%s", exc) from exc
     other = tables[1] if len(tables) > 1 else None
+    if other is not None and (other.rows, other.cols) != (tables[0].rows, tables[0].cols):
+        raise error(
+            "--compare needs the same rows and columns: %s has %s, %s has %s",
+            tables[0].ruleset, ", ".join(tables[0].rows), other.ruleset, ", ".join(other.rows),
+            code=exit_codes.USAGE,
+        )  # fmt: skip
     rs = players[0][0]
     labels = {}
     if tables[0].kind == "magic_types" and isinstance(rs, FatigueRuleset):
         labels = {k: t.label for k, t in rs.magic_types.items()}  # « Discrète » (C1)
-    click.echo(text_table(tables[0], other, say, labels=labels, asked=duels), nl=False)
+    shown = text_table(
+        tables[0], other, say, labels=labels, asked=duels, say_n=say_n, rulesets=ruleset_words()
+    )
+    click.echo(shown, nl=False)
     if policy == "greedy":
         click.echo(_(GREEDY_NOTE))
     if csv_file:

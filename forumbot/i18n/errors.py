@@ -13,6 +13,8 @@ from __future__ import annotations
 from forumbot.i18n import C_
 
 LIBRARY_ERRORS = (
+    # rules.balance.simulate.per_cell (forumbot simulate --duels too few for the table)
+    C_("error", "at least %s duels (one per pair of %s)"),
     C_("error", "cannot read configuration %s: %s"),
     C_("error", "No such file or directory"),
     C_("error", "Permission denied"),

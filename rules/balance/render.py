@@ -29,6 +29,30 @@ def english(message: str, *values: object) -> str:
     return message % values
 
 
+class Count(int):
+    """A count of duels in a caption (``10000`` duels played, asked, of a cell), not an
+    option's value: a :data:`Say` may group its thousands (the CLI's French: « 10 000 »,
+    newcomer 7 #12); ``%s`` writes it as the plain number."""
+
+
+SayN = Callable[..., str]
+"""``say_n(singular, plural, n, *values)``: the form of an English ``%``-template pair for
+the count ``n`` (gettext's ``ngettext``: « 1 duel », « 2 duels »), filled with ``values``, in
+the reader's language (the CLI passes its catalogue's; default English: :func:`english_n`)."""
+
+
+def ngettext(singular: str, plural: str) -> tuple[str, str]:
+    """``(singular, plural)`` itself: marks an English caption that has a plural for the
+    staff's catalogue (gettext's name, which ``pybabel extract`` reads as ``msgid`` and
+    ``msgid_plural``); a :data:`SayN` picks the form for its count."""
+    return singular, plural
+
+
+def english_n(singular: str, plural: str, n: int, *values: object) -> str:
+    """The default ``say_n``: ``singular`` for ``n == 1``, else ``plural``, ``% values``."""
+    return (singular if n == 1 else plural) % values
+
+
 MEANING_TEMPLATES = {
     "capped": N_(
         "this table means little: %s %% of its duels were closed at the turn cap (no "
@@ -40,17 +64,23 @@ MEANING_TEMPLATES = {
 """The captions of :meth:`rules.balance.simulate.Table.meaningless`, as ``say`` templates
 (``capped``: the share of capped duels, ``"%.0f"``)."""
 
-FEW_NOTE = N_(
+FEW_NOTE = ngettext(
+    "this table means little: only %s duel a cell, so chance alone moves a cell by up to %s "
+    "points; ask for --duels %s or more (%s a cell)",
     "this table means little: only %s duels a cell, so chance alone moves a cell by up to %s "
-    "points; ask for --duels %s or more (%s a cell)"
+    "points; ask for --duels %s or more (%s a cell)",
 )
 """The CLI's caption of a table with few duels a cell (:meth:`Table.few`, newcomer 6 C1):
 the smallest cell's duels, chance's spread (points), the ``--duels`` that gives
 :data:`~rules.balance.simulate.FEW_DUELS` a cell, that count."""
 
-ASKED_NOTE = N_("%s duels asked: %s cells of %s whole duels each, so %s played")
+ASKED_NOTE = ngettext(
+    "%s duels asked: %s cells of %s whole duel each, so %s played",
+    "%s duels asked: %s cells of %s whole duels each, so %s played",
+)
 """The CLI's line when ``--duels`` is not a whole number of duels a cell (newcomer 6 C1:
-500 asked, 448 played): asked, cells, duels a cell, played."""
+500 asked, 448 played): asked, cells, duels a cell, played (a :data:`SayN` pair: its form
+follows the duels a cell, newcomer 7 #1: « 1 whole duels »)."""
 
 MEANING = {
     "capped": "this table means little: {capped:.0f} % of its duels were closed at the turn cap "
@@ -60,16 +90,23 @@ MEANING = {
 }
 """English captions of :meth:`rules.balance.simulate.Table.meaningless` (the CLI's)."""
 
-MIRROR_NOTE = N_(
+MIRROR_NOTE = ngettext(
     "Mirror cells (row = column: %s): the two sides are alike, so expect such a cell to read "
-    "on average 50 %% less half its draws and capped duels, and a cell plus its opposite "
-    "(column, row) 100 %% less their draws and capped duels. With %s duels a cell, chance "
-    "alone moves a cell by up to %s points (a pair by %s), 19 times in 20."
+    "on average 50 %% minus half its draws and duels closed at the turn cap, and a cell plus "
+    "its opposite (column, row) 100 %% minus their draws and duels closed at the turn cap. "
+    "With %s duel a cell, chance "
+    "alone moves a cell by up to %s points (a pair by %s), 19 times in 20.",
+    "Mirror cells (row = column: %s): the two sides are alike, so expect such a cell to read "
+    "on average 50 %% minus half its draws and duels closed at the turn cap, and a cell plus "
+    "its opposite (column, row) 100 %% minus their draws and duels closed at the turn cap. "
+    "With %s duels a cell, chance "
+    "alone moves a cell by up to %s points (a pair by %s), 19 times in 20.",
 )
 """The mirror cells' note, ONE text for the CLI (under a table whose rows are its columns)
 and the review page (:func:`forumbot.web.routes.balance.mirror_note`; newcomer 6 C2): a
-``say`` template (``%%`` is one « % »): :data:`MIRROR_SAME` of the table's kind, the duels
-of a cell, chance's spread of a cell and of a pair (points, 95 %: :func:`chance_points`)."""
+``say_n`` pair (its form follows the duels of a cell; ``%%`` is one « % »): :data:`MIRROR_SAME`
+of the table's kind, the duels of a cell, chance's spread of a cell and of a pair (points,
+95 %: :func:`chance_points`)."""
 
 MIRROR_SAME = {
     "years": N_("same year"),
@@ -77,6 +114,13 @@ MIRROR_SAME = {
     "magic_types": N_("same magic type"),
 }
 """What a mirror cell pairs, by :attr:`Table.kind` (``say`` templates)."""
+
+
+DRAWS_TITLE = N_("%s — draws (ties) / closed at the turn cap (%%), per cell: two distinct shares")
+"""The second table's title (``say`` template): a draw is a tie, a duel closed at the turn
+cap has no result; one duel is never both (``wins + losses + draws + capped == duels``).
+« closed at the turn cap » is the one name of that share, in the summary line and on the
+review page too (newcomer 7 #4: « closed by the referee » beside « capped at the turn cap »)."""
 
 
 def chance_points(duels: int) -> tuple[int, int]:
@@ -87,15 +131,15 @@ def chance_points(duels: int) -> tuple[int, int]:
     return round(min(100 * band, 50)), round(min(100 * band * 2**0.5, 100))
 
 
-def mirror_text(table: Table, say: Say = english) -> str | None:
-    """:data:`MIRROR_NOTE` for ``table`` in ``say``'s language (the duels of its smallest
-    cell), or None when its rows are not its columns or it has no duel."""
+def mirror_text(table: Table, say: Say = english, say_n: SayN = english_n) -> str | None:
+    """:data:`MIRROR_NOTE` for ``table`` in ``say``'s and ``say_n``'s language (the duels of
+    its smallest cell), or None when its rows are not its columns or it has no duel."""
     if table.rows != table.cols or not table.duels:
         return None
     per = min(c.duels for c in table.cells.values())
     cell, pair = chance_points(per)
     same = say(MIRROR_SAME.get(table.kind, N_("same year")))
-    return say(MIRROR_NOTE, same, per, cell, pair)
+    return say_n(*MIRROR_NOTE, per, same, Count(per), cell, pair)
 
 
 KINDS = {
@@ -149,7 +193,7 @@ def kind_words(table: Table, say: Say = english) -> str:
     return say(KINDS[table.kind]) if table.kind in KINDS else table.kind
 
 
-def _warnings(t: Table, say: Say) -> list[str]:
+def _warnings(t: Table, say: Say, say_n: SayN) -> list[str]:
     """The « WARNING » lines of a table: why it means little (:meth:`Table.meaningless`) and
     few duels a cell (:meth:`Table.few`)."""
     lines = []
@@ -161,7 +205,7 @@ def _warnings(t: Table, say: Say) -> list[str]:
     few = t.few()
     if few is not None and why != "empty":
         enough = FEW_DUELS * len(t.cells)
-        shown = say(FEW_NOTE, few, chance_points(few)[0], enough, FEW_DUELS)
+        shown = say_n(*FEW_NOTE, few, few, chance_points(few)[0], enough, FEW_DUELS)
         lines.append(say(N_("WARNING: %s"), shown))
     return lines
 
@@ -173,6 +217,8 @@ def text_table(
     *,
     labels: Mapping[str, str] | None = None,
     asked: int | None = None,
+    say_n: SayN = english_n,
+    rulesets: Mapping[str, str] | None = None,
 ) -> str:
     """Row side's win rate (%) against each column side with its 95 % Wilson interval
     (``62 (54-70)``; ``capped`` for a cell whose duels mostly hit the turn cap), then the
@@ -181,13 +227,19 @@ def text_table(
     whole number a cell (:data:`ASKED_NOTE`), the mirror-cell note (:func:`mirror_text`),
     and a caption when the table means little (:meth:`Table.meaningless`, :meth:`Table.few`).
     With ``other``: its rate and the difference in percentage points (``other - table``) in
-    each cell.
+    each cell, the title naming both (« fatigue compared with faible — faible's win rate … in
+    brackets faible's minus fatigue's »).
 
-    ``say``: how the captions are written (:data:`Say`; default English), and the words
+    ``say``, ``say_n``: how the captions are written (:data:`Say`, :data:`SayN` for those with
+    a plural; default English), and the words
     among the rows' and columns' names (:data:`SIDES`: « adulte »); ``labels``: a row or
-    column key's header (a magic type's label, « Discrète »); the figures are not
-    translated."""
+    column key's header (a magic type's label, « Discrète »); ``rulesets``: a ruleset's name
+    as the captions say it (« classique » for ``classic``; newcomer 7 #8), others as they
+    are; the figures are not translated."""
     names = dict(labels or {})
+    words = dict(rulesets or {})
+    base = words.get(table.ruleset, table.ruleset)
+    rival = words.get(other.ruleset, other.ruleset) if other is not None else ""
     sides = {key: _side(key, say, names) for key in (*table.rows, *table.cols)}
     left = max(10, *(len(sides[r]) + 1 for r in table.rows))  # « Flamboyante » fits
     width = max(6, *(len(sides[c]) + 1 for c in table.cols)) + (8 if other else 0)  # a space
@@ -196,11 +248,13 @@ def text_table(
     head = f"{'':>{left}}" + "".join(f"{sides[c]:>{width}}" for c in table.cols)
     kind = kind_words(table, say)
     if other is None:
+        title = say(N_("%s — win rate of the row side (%%), 95 %% interval, %s"), base, kind)
+    else:  # the cells are ``other``'s rates (newcomer 7 #4b: the title named only ``table``)
         title = say(
-            N_("%s — win rate of the row side (%%), 95 %% interval, %s"), table.ruleset, kind
-        )
-    else:
-        title = say(N_("%s — win rate of the row side (%%), %s"), table.ruleset, kind)
+            N_("%s compared with %s — %s's win rate of the row side (%%), in brackets %s's "
+               "minus %s's (points), %s"),
+            base, rival, rival, rival, base, kind,
+        )  # fmt: skip
     lines = [title, head]
     diff = compare(table, other) if other else {}
     for r in table.rows:
@@ -214,7 +268,7 @@ def text_table(
         lines.append(row)
     if other is None and any(c.draws or c.capped for c in table.cells.values()):
         small = max(6, *(len(sides[c]) + 1 for c in table.cols))
-        lines.append(say(N_("%s — draws / capped at the turn cap (%%), per cell"), table.ruleset))
+        lines.append(say(DRAWS_TITLE, base))
         lines.append(f"{'':>{left}}" + "".join(f"{sides[c]:>{small}}" for c in table.cols))
         for r in table.rows:
             row = f"{sides[r]:>{left}}"
@@ -224,29 +278,31 @@ def text_table(
                 row += f"{shares:>{small}}"
             lines.append(row)
     elif other is None and table.duels:
-        lines.append(say(N_("%s — draws / capped at the turn cap: none in any cell"),
-                         table.ruleset))  # fmt: skip
+        lines.append(say(N_("%s — draws (ties) / closed at the turn cap: none in any cell"),
+                         base))  # fmt: skip
     for compared, t in ((False, table),) + (((True, other),) if other else ()):
         per = t.duels // max(1, len(t.cells))
         figures = (
-            t.ruleset, t.duels, per, f"{t.mean_turns:.1f}", f"{t.median_turns:.0f}",
+            words.get(t.ruleset, t.ruleset), Count(t.duels), Count(per), f"{t.mean_turns:.1f}",
+            f"{t.median_turns:.0f}",
             f"{100 * t.draw_share:.1f}", f"{100 * t.capped_share:.1f}",
         )  # fmt: skip
         if compared:
             summary = N_(
                 "compared: %s: %s duels (%s per cell), mean length %s turns, median %s, draws "
-                "%s %%, closed by the referee %s %%"
+                "%s %%, closed at the turn cap %s %%"
             )
         else:
             summary = N_(
                 "%s: %s duels (%s per cell), mean length %s turns, median %s, draws %s %%, "
-                "closed by the referee %s %%"
+                "closed at the turn cap %s %%"
             )
         lines.append(say(summary, *figures))
         if not compared and asked is not None and asked != t.duels:
-            lines.append(say(ASKED_NOTE, asked, len(t.cells), per, t.duels))
-        lines.extend(_warnings(t, say))
-    mirror = mirror_text(table, say)
+            counts = (Count(asked), len(t.cells), Count(per), Count(t.duels))
+            lines.append(say_n(*ASKED_NOTE, per, *counts))
+        lines.extend(_warnings(t, say, say_n))
+    mirror = mirror_text(table, say, say_n)
     if mirror is not None:
         lines.append(mirror)
     return "\n".join(lines) + "\n"
@@ -329,7 +385,7 @@ def svg_heatmap(
     title = escape(title or f"{table.ruleset}: win rate of the row side, {kind_words(table)}")
     line = escape(
         f"{table.duels} duels, mean {table.mean_turns:.1f} turns, draws "
-        f"{100 * table.draw_share:.1f} %, closed by the referee {100 * table.capped_share:.1f} %"
+        f"{100 * table.draw_share:.1f} %, closed at the turn cap {100 * table.capped_share:.1f} %"
         if summary is None else summary
     )  # fmt: skip
     texts = [len(title) * 7.5, len(line) * _CHAR_W, len(caption or "") * _CHAR_W]
@@ -390,6 +446,6 @@ def svg_heatmap(
 
 
 __all__ = [
-    "MEANING", "MIRROR_NOTE", "chance_points", "csv_text", "kind_words", "mirror_text",
+    "Count", "MEANING", "MIRROR_NOTE", "chance_points", "csv_text", "kind_words", "mirror_text",
     "svg_heatmap", "text_table", "year_words",
 ]  # fmt: skip

@@ -236,9 +236,9 @@ def test_simulate_captions_speak_the_board_language(tmp_path: Path, language: st
     first = result.output.splitlines()[0]
     if language == "fr":
         assert first == (
-            "classic — victoires de la ligne contre la colonne (%), intervalle à 95 %, années"
+            "classique — victoires de la ligne contre la colonne (%), intervalle à 95 %, années"
         )
-        assert "clos par l'arbitre" in result.output and "Cases miroirs" in result.output
+        assert "clos au plafond de tours" in result.output and "Cases miroirs" in result.output
         assert re.search(r"durée moyenne \d+,\d tours, médiane \d+, nuls \d+,\d %", result.output)
     else:
         assert first == "classic — win rate of the row side (%), 95 % interval, years"

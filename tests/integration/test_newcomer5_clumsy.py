@@ -169,7 +169,12 @@ def test_the_simulate_table_says_adult_in_french_with_the_same_figures() -> None
     }  # fmt: skip
     table = Table("fatigue", "years", keys, keys, cells)
     english = text_table(table)
-    french = text_table(table, say=translator("fr"))
+    from forumbot.i18n import Plural, translate
+
+    def say_n(one: str, many: str, n: int, *values: object) -> str:
+        return translate("fr", Plural(one, many, n), *values)
+
+    french = text_table(table, say=translator("fr"), say_n=say_n)
     assert "  adult " not in french and "adulte" in french
     numbers = [line.split()[1:] for line in english.splitlines()[2:4]]
     assert numbers == [line.split()[1:] for line in french.splitlines()[2:4]]

@@ -73,15 +73,15 @@ def _plain(text: str) -> str:
 def test_c2_one_short_mirror_caption_for_the_cli_and_the_review_page(language: str) -> None:
     """The CLI's mirror line is the review page's caption's first part, word for word (one
     catalogue message, MIRROR_NOTE), in two short sentences with the table's own figures."""
-    from forumbot.cli.simulate import say
-    from forumbot.i18n import translate
+    from forumbot.cli.simulate import say, say_n
+    from forumbot.i18n import Plural, translate
     from forumbot.web.routes.balance import mirror_note
     from rules.balance import MIRROR_NOTE, Cell, Table, text_table
 
     keys = ("4", "5")
     cells = {(r, c): Cell(r, c, 40, 20, 19, 1, 0, 400) for r in keys for c in keys}
     table = Table("fatigue", "years", keys, keys, cells)
-    assert translate("fr", MIRROR_NOTE) != MIRROR_NOTE  # in the catalogue, translated
+    assert translate("fr", Plural(*MIRROR_NOTE, 2)) != MIRROR_NOTE[1]  # in the catalogue
 
     def speak(message: str, *values: object) -> str:  # the CLI's say, in ``language``
         from forumbot.cli._common import set_language
@@ -90,7 +90,14 @@ def test_c2_one_short_mirror_caption_for_the_cli_and_the_review_page(language: s
             set_language(language)
             return say(message, *values)
 
-    cli = text_table(table, say=speak).splitlines()[-1]
+    def speak_n(one: str, many: str, n: int, *values: object) -> str:  # say_n, in ``language``
+        from forumbot.cli._common import set_language
+
+        with click.Context(click.Command("simulate")):
+            set_language(language)
+            return say_n(one, many, n, *values)
+
+    cli = text_table(table, say=speak, say_n=speak_n).splitlines()[-1]
     page = mirror_note(table, language)
     assert page is not None and _plain(page).startswith(_plain(cli))
     assert cli.count(". ") == 1 and cli.endswith(".") and len(cli) < 420  # two sentences

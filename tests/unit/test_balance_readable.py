@@ -49,7 +49,7 @@ def _table(capped: int, wins: int = 3) -> Table:
 def test_text_table_prints_intervals_draws_capped_and_the_mirror_note() -> None:
     text = text_table(_table(capped=1))
     assert "30 (11-60)" in text  # 3 of 10 won: the Wilson interval
-    assert "draws / capped" in text and "0/10" in text
+    assert "draws (ties) / closed at the turn cap" in text and "0/10" in text
     assert "Mirror cells (row = column: same year)" in text
     # 10 duels a cell are few (newcomer 6 C1): the one warning says so, none says "nothing"
     (warning,) = [line for line in text.splitlines() if line.startswith("WARNING")]

@@ -75,7 +75,7 @@ def test_compare_csv_and_text_show_percentage_point_differences() -> None:
     rows = list(csv.DictReader(io.StringIO(csv_text(a, b))))
     assert len(rows) == 49 and float(rows[0]["diff_points"]) == diff[("1", "1")]
     text = text_table(a, b)
-    assert "mean length" in text and "closed by the referee" in text and "compared" in text
+    assert "mean length" in text and "closed at the turn cap" in text and "compared" in text
     with pytest.raises(RuleError):
         simulate(CLASSIC, duels=10, rng=random.Random(1))
 

@@ -2,7 +2,7 @@
 
 One page per shipped ruleset: the simulator's win-rate table as an SVG heatmap (year against
 year; for fatigue also magic type against magic type), with the mean length in turns, the
-share of draws and of duels closed by the referee at the turn cap. The tables come from
+share of draws and of duels closed at the turn cap. The tables come from
 :class:`forumbot.web.balance.BalanceCache` (computed once per process, off the event loop).
 """
 
@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from forumbot.i18n import Plural
 from forumbot.web.balance import BalanceCache, BalanceTables, command, shipped_rulesets
 from forumbot.web.i18n import page_translator
 from forumbot.web.page_words import ruleset_fr
@@ -35,6 +36,12 @@ def decimal(value: float, language: str) -> str:
     """``value`` with one decimal, a comma in French (``10,5``), a point in English."""
     text = f"{value:.1f}"
     return text.replace(".", ",") if language == "fr" else text
+
+
+def count(n: int, language: str) -> str:
+    """A count of duels with French thousands in French (« 10\u202f000 », a narrow no-break
+    space as « 53\u202f% »; newcomer 7 #12, as the CLI's), as it is in English."""
+    return f"{n:,}".replace(",", "\u202f") if language == "fr" else str(n)
 
 
 def _pct(share: float, language: str) -> str:
@@ -132,7 +139,7 @@ def mirror_note(table: Table, language: str) -> str | None:
     if figures is None:
         return None
     _ = page_translator(language)
-    text = mirror_text(table, _)
+    text = mirror_text(table, _, lambda one, many, n, *values: _(Plural(one, many, n), *values))
     lo, hi = figures["diagonal"]
     pairs = figures["pairs"]
     shown = _(
@@ -153,7 +160,8 @@ def stats_line(table: Table, language: str) -> str:
     return _(
         "%s duels · mean length: %s turns · median length: %s turns · draws: %s %% · "
         "closed at the turn cap: %s %%",
-        table.duels, decimal(table.mean_turns, language), f"{table.median_turns:.0f}",
+        count(table.duels, language), decimal(table.mean_turns, language),
+        f"{table.median_turns:.0f}",
         decimal(100 * table.draw_share, language), decimal(100 * table.capped_share, language),
     )  # fmt: skip
 
@@ -175,7 +183,7 @@ def heatmap(table: Table, language: str, tables: BalanceTables | None = None) ->
         lo, hi = cell.interval
         return _(
             "%s vs %s: %s won (95 %% interval: %s to %s), %s of %s duels; draws %s, closed at "
-            "the cap %s",
+            "the turn cap %s",
             row, col, _pct(cell.win_rate, language), _pct(lo, language), _pct(hi, language),
             cell.wins, cell.duels, _pct(cell.draw_share, language),
             _pct(cell.capped_share, language),
@@ -200,9 +208,9 @@ def source_line(table: Table, duels: int, language: str) -> str:
         return _(
             "%s duels a cell (%s asked, rounded down to whole duels a cell); the same "
             "figures:",
-            per, duels,
+            count(per, language), count(duels, language),
         )  # fmt: skip
-    return _("%s duels a cell; the same figures:", per)
+    return _("%s duels a cell; the same figures:", count(per, language))
 
 
 @page
@@ -245,13 +253,13 @@ async def balance_page(request: Request, user: User) -> Response:
         "names": shipped_rulesets(),
         "b": tables,
         "maps": maps,
-        "duels": cache.duels,
+        "duels": count(cache.duels, language),
         "seed": cache.seed,
     }
     return render(request, "balance.html", context, user=user)
 
 
 __all__ = [
-    "balance_index", "balance_page", "caption", "decimal", "heatmap", "labels_for",
+    "balance_index", "balance_page", "caption", "count", "decimal", "heatmap", "labels_for",
     "mirror_note", "source_line", "stats_line",
 ]  # fmt: skip
