@@ -198,15 +198,7 @@ def _stall_lines(name: str, stalls: list[Stall], keys: list[str], language: str)
     low = stalls[0]
     capped, duels = sum(s.capped for s in stalls), sum(s.duels for s in stalls)
     share, cap = f"{100 * low.share:.0f}", low.max_turns
-    if language == SOURCE_LANGUAGE:
-        kind = "2v2 " if low.duo else ""
-        return [
-            f"warning: ruleset {name}: in simulation, in every year pairing checked ({pairs}: "
-            f"each year against itself and the year below), {share} % of {kind}duels "
-            f"cannot end (closed at the {cap}-turn cap with no winner): {capped} of {duels} "
-            "simulated duels"
-        ]
-    _ = translator(language)
+    _ = translator(language)  # English: the message itself
     if low.duo:
         text = _N(
             "warning: ruleset %s: in simulation, in every year pairing checked (%s: each year "

@@ -57,16 +57,13 @@ def labels_for(tables: BalanceTables, table: Table, language: str) -> dict[str, 
         return {k: tables.labels.get(k, k) for k in table.rows}
     out = {}
     for key in table.rows:
-        if key.endswith("+") and key[:-1].isdigit():  # classic's « 7+ »: 7th year and above
-            n = key[:-1]
-            english = {"1": "1st", "2": "2nd", "3": "3rd"}.get(n, f"{n}th") + "+"
-            out[key] = f"{n}e et +" if language == "fr" else english
-        elif key == "adult" or not key.isdigit():
+        year, plus = (key[:-1], "+") if key.endswith("+") else (key, "")  # classic's « 7+ »
+        if not year.isdigit():
             out[key] = "adulte" if language == "fr" and key == "adult" else key
         elif language == "fr":
-            out[key] = "1re" if key == "1" else f"{key}e"
+            out[key] = ("1re" if year == "1" else f"{year}e") + (" et +" if plus else "")
         else:
-            out[key] = {"1": "1st", "2": "2nd", "3": "3rd"}.get(key, f"{key}th")
+            out[key] = {"1": "1st", "2": "2nd", "3": "3rd"}.get(year, f"{year}th") + plus
     return out
 
 
