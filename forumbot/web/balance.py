@@ -65,7 +65,7 @@ def command(name: str, table: Table, duels: int = DUELS, seed: int = SEED) -> st
     return f"forumbot simulate --ruleset {name}{kind} --duels {duels} --seed {seed}"
 
 
-_SHARED_TABLES: dict[tuple[str, int, int, str], BalanceTables] = {}
+_SHARED_TABLES: dict[tuple[str, int, int], BalanceTables] = {}
 _SHARED_LOCK = threading.Lock()
 
 
@@ -75,13 +75,13 @@ class BalanceCache:
 
     ``duels``: each table's ``--duels`` (tests pass small numbers); ``seed``: its ``--seed``.
     The tables are kept per process, not per cache: every club of a multi-club host reads the
-    same shipped files, so the first club's request computes them for all (keyed by ruleset,
-    ``duels``, ``seed`` and the file's text).
+    same shipped files (package data), so the first club's request computes them for all
+    (keyed by ruleset, ``duels`` and ``seed``).
     """
 
     duels: int = DUELS
     seed: int = SEED
-    _tables: dict[tuple[str, int, int, str], BalanceTables] = field(
+    _tables: dict[tuple[str, int, int], BalanceTables] = field(
         default_factory=lambda: _SHARED_TABLES
     )
     _lock: threading.Lock = field(default_factory=lambda: _SHARED_LOCK)
@@ -94,15 +94,14 @@ class BalanceCache:
         """
         if name not in shipped_rulesets():
             raise KeyError(name)
-        text = (DATA_DIR / f"{name}.toml").read_text(encoding="utf-8")
-        key = (name, self.duels, self.seed, text)
+        key = (name, self.duels, self.seed)
         with self._lock:
             if key not in self._tables:
-                self._tables[key] = self._compute(name, text)
+                self._tables[key] = self._compute(name)
             return self._tables[key]
 
-    def _compute(self, name: str, text: str) -> BalanceTables:
-        rs = parse_any_ruleset(text)
+    def _compute(self, name: str) -> BalanceTables:
+        rs = parse_any_ruleset((DATA_DIR / f"{name}.toml").read_text(encoding="utf-8"))
         fatigue = isinstance(rs, FatigueRuleset)
         engine = "fatigue" if fatigue else "classic"
 

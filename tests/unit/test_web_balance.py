@@ -119,9 +119,9 @@ def test_the_clubs_of_a_host_share_one_computation_of_the_tables(
     computed: list[str] = []
     real = BalanceCache._compute
 
-    def counting(self: BalanceCache, name: str, text: str) -> object:
+    def counting(self: BalanceCache, name: str) -> object:
         computed.append(name)
-        return real(self, name, text)
+        return real(self, name)
 
     monkeypatch.setattr(BalanceCache, "_compute", counting)
     first, second = BalanceCache(duels=64, seed=3), BalanceCache(duels=64, seed=3)
