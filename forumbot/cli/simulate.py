@@ -161,7 +161,9 @@ def grouped(speak: str, values: tuple[object, ...]) -> tuple[object, ...]:
     no-break space, as the posts' « 53\u202f% »; newcomer 7 #12), as it is otherwise."""
     if speak != "fr":
         return values
-    return tuple(f"{v:,}".replace(",", "\u202f") if isinstance(v, Count) else v for v in values)
+    from forumbot.i18n import thousands
+
+    return tuple(thousands(v, speak) if isinstance(v, Count) else v for v in values)
 
 
 def say(message: str, *values: object) -> str:

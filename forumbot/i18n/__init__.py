@@ -251,6 +251,13 @@ def ruleset_word(name: str) -> Word:
     return Word(name, RULESET_NAMES.get(name, name))
 
 
+def thousands(n: int, language: str) -> str:
+    """A count with French thousands in French (« 10\u202f000 »: a narrow no-break space, as
+    « 53\u202f% »; newcomer 7 #12), as it is in English (``10000``). The CLI's captions and
+    the review page's balance figures both write their counts of duels with it."""
+    return f"{n:,}".replace(",", "\u202f") if language == "fr" else str(n)
+
+
 def figures(language: str, values: tuple[object, ...]) -> tuple[object, ...]:
     """``values`` with each decimal figure written as a string (``"10.6"``) in ``language``'s
     way: a decimal comma in French (``"10,6"``); a :class:`Word` in ``language``'s words;
@@ -298,6 +305,7 @@ __all__ = [
     "catalogue",
     "elide",
     "figures",
+    "thousands",
     "translate_detail",
     "staff_language",
     "translate",

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from forumbot.i18n import Plural
+from forumbot.i18n import Plural, thousands
 from forumbot.web.balance import BalanceCache, BalanceTables, command, shipped_rulesets
 from forumbot.web.i18n import page_translator
 from forumbot.web.page_words import ruleset_fr
@@ -39,9 +39,8 @@ def decimal(value: float, language: str) -> str:
 
 
 def count(n: int, language: str) -> str:
-    """A count of duels with French thousands in French (« 10\u202f000 », a narrow no-break
-    space as « 53\u202f% »; newcomer 7 #12, as the CLI's), as it is in English."""
-    return f"{n:,}".replace(",", "\u202f") if language == "fr" else str(n)
+    """A count of duels as the CLI writes it (:func:`forumbot.i18n.thousands`)."""
+    return thousands(n, language)
 
 
 def _pct(share: float, language: str) -> str:
